@@ -1,0 +1,83 @@
+//! [`Concat`]: datasets (traces) concatenated into one.
+
+use crate::{Dataset, Error, Result};
+
+/// Datasets, usually traces, concatenated into one dataset: the reference's
+/// `abstract.Dataset`.
+///
+/// Only the cumulative lengths are stored; a global index is mapped to
+/// `(part, local index)` by binary search, so lookup is `O(log parts)` and
+/// memory is one `usize` per part. Empty parts are skipped. Parts may be
+/// `Concat`s themselves (nesting), or boxed `dyn Dataset`s to mix kinds.
+///
+/// ```
+/// use adl_core::{Concat, Dataset};
+///
+/// let ds = Concat::new(vec![vec![1, 2, 3], vec![], vec![4]].into_iter().map(Ints).collect())?;
+/// assert_eq!(ds.len(), 4);
+/// assert_eq!(ds.locate(3)?, (2, 0));
+/// assert_eq!(ds.get(3)?, 4);
+///
+/// struct Ints(Vec<i32>);
+/// impl Dataset for Ints {
+///     type Sample = i32;
+///     fn len(&self) -> usize { self.0.len() }
+///     fn get(&self, i: usize) -> adl_core::Result<i32> {
+///         self.0.get(i).copied().ok_or(adl_core::Error::out_of_range("ints", i, self.0.len()))
+///     }
+/// }
+/// # Ok::<(), adl_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Concat<D> {
+    parts: Vec<D>,
+    /// Exclusive global end index of each part.
+    ends: Vec<usize>,
+}
+
+impl<D: Dataset> Concat<D> {
+    /// Concatenate `parts` in order. Fails only if the total length does not
+    /// fit `usize`.
+    pub fn new(parts: Vec<D>) -> Result<Self> {
+        let mut ends = Vec::with_capacity(parts.len());
+        let mut total = 0usize;
+        for (i, part) in parts.iter().enumerate() {
+            total = total.checked_add(part.len()).ok_or_else(|| {
+                Error::invalid("dataset", format!("part {i} makes the total length overflow usize"))
+            })?;
+            ends.push(total);
+        }
+        Ok(Concat { parts, ends })
+    }
+
+    /// The part holding global `index`, and the index within that part.
+    pub fn locate(&self, index: usize) -> Result<(usize, usize)> {
+        let len = self.len();
+        if index >= len {
+            return Err(Error::out_of_range("dataset", index, len));
+        }
+        // First part whose end is past `index`; empty parts (end equal to the
+        // previous end) are never chosen.
+        let part = self.ends.partition_point(|&end| end <= index);
+        let start = if part == 0 { 0 } else { self.ends[part - 1] };
+        Ok((part, index - start))
+    }
+
+    /// The parts, in order.
+    pub fn parts(&self) -> &[D] {
+        &self.parts
+    }
+}
+
+impl<D: Dataset> Dataset for Concat<D> {
+    type Sample = D::Sample;
+
+    fn len(&self) -> usize {
+        self.ends.last().copied().unwrap_or(0)
+    }
+
+    fn get(&self, index: usize) -> Result<D::Sample> {
+        let (part, local) = self.locate(index)?;
+        self.parts[part].get(local)
+    }
+}

@@ -1,0 +1,144 @@
+//! The one error type of adl-core.
+//!
+//! Every variant names *what* went wrong and *where* (the sensor, the index,
+//! the value), so a message read in a training log is enough to find the bad
+//! input. Nothing in adl-core panics on user input; it returns one of these.
+
+use std::fmt;
+
+/// A boxed error from user code (a sensor's loader, a transform).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Shorthand for `Result<T, adl_core::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in adl-core.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A timestamp is NaN or infinite.
+    #[error("sensor `{sensor}`: timestamp [{index}] is {value}; timestamps must be finite seconds")]
+    NonFiniteTimestamp {
+        /// The sensor whose timestamps are bad.
+        sensor: String,
+        /// Position of the bad timestamp.
+        index: usize,
+        /// The bad value.
+        value: f64,
+    },
+    /// Timestamps go backwards.
+    #[error(
+        "sensor `{sensor}`: timestamps are not sorted: [{index}] = {value} comes after [{}] = {previous}",
+        index - 1
+    )]
+    UnsortedTimestamps {
+        /// The sensor whose timestamps are bad.
+        sensor: String,
+        /// Position of the first timestamp smaller than its predecessor.
+        index: usize,
+        /// The timestamp before it.
+        previous: f64,
+        /// The out-of-order timestamp.
+        value: f64,
+    },
+    /// Two or more timestamps, all equal (a clock that never advanced, such
+    /// as a topic logged with zero timestamps).
+    #[error(
+        "sensor `{sensor}`: all {len} timestamps equal {value}; the sensor's clock never advances"
+    )]
+    ConstantTimestamps {
+        /// The sensor whose timestamps are bad.
+        sensor: String,
+        /// How many timestamps it has.
+        len: usize,
+        /// The one value they all have.
+        value: f64,
+    },
+    /// A sensor without samples where at least one is needed.
+    #[error("sensor `{sensor}` has no samples; {needed_for} needs at least one")]
+    EmptySensor {
+        /// The empty sensor.
+        sensor: String,
+        /// What needed a sample (e.g. "Next synchronization").
+        needed_for: &'static str,
+    },
+    /// A sensor name that the trace does not have.
+    #[error("{role} sensor `{name}` is not in the trace; its sensors are [{}]", .available.join(", "))]
+    UnknownSensor {
+        /// What the name was used as ("reference", "margin", "requested").
+        role: &'static str,
+        /// The name asked for.
+        name: String,
+        /// The names the trace has, in order.
+        available: Vec<String>,
+    },
+    /// The same sensor name twice in one trace.
+    #[error("sensor name `{name}` appears twice in one trace; names must be unique")]
+    DuplicateSensor {
+        /// The repeated name.
+        name: String,
+    },
+    /// An index past the end of a sensor, trace or dataset.
+    #[error("index {index} is out of range for {what} of length {len}")]
+    IndexOutOfRange {
+        /// What was indexed, e.g. "sensor `imu`" or "dataset".
+        what: String,
+        /// The index asked for.
+        index: usize,
+        /// The length of what was indexed.
+        len: usize,
+    },
+    /// A parameter outside its domain (a negative tolerance, a zero batch
+    /// size, a margin that eats a whole sensor...).
+    #[error("invalid {parameter}: {reason}")]
+    InvalidParameter {
+        /// The parameter, e.g. "tolerance" or "margin for sensor `imu`".
+        parameter: String,
+        /// Why the value is not accepted, with the value.
+        reason: String,
+    },
+    /// Index arrays given to or produced for a trace that do not fit it.
+    #[error("synchronization indices do not fit the trace: {reason}")]
+    BadIndices {
+        /// What does not fit, naming the sensor.
+        reason: String,
+    },
+    /// A sensor's loader failed to read a sample.
+    #[error("sensor `{sensor}`: loading sample {index} failed: {source}")]
+    Load {
+        /// The sensor being read.
+        sensor: String,
+        /// The sample index being read.
+        index: usize,
+        /// The loader's own error.
+        #[source]
+        source: BoxError,
+    },
+    /// A source file (a log, a recording) that could not be read or parsed.
+    #[error("{path}: {reason}")]
+    Source {
+        /// The file.
+        path: String,
+        /// What went wrong, in words.
+        reason: String,
+    },
+}
+
+impl Error {
+    /// An [`Error::InvalidParameter`] from anything printable.
+    pub fn invalid(parameter: impl fmt::Display, reason: impl fmt::Display) -> Self {
+        Error::InvalidParameter {
+            parameter: parameter.to_string(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// An [`Error::IndexOutOfRange`] for `what`.
+    pub fn out_of_range(what: impl fmt::Display, index: usize, len: usize) -> Self {
+        Error::IndexOutOfRange {
+            what: what.to_string(),
+            index,
+            len,
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! # adl-core
+//!
+//! The [Abstract Dataloader](https://wiselabcmu.github.io/abstract-dataloader/)
+//! specification as Rust traits, and the generic components that implement
+//! it. This crate is pure data logic: synchronous, no threads, no I/O beyond
+//! what a sensor's loader does. The engine (planning, scheduling, OpenCL) is
+//! `adl-graph`; the macros are `adl-macros`; users depend on the facade `adl`.
+//!
+//! - [`spec`]: the eight traits of the specification — [`Metadata`],
+//!   [`Sensor`], [`Synchronization`], [`Trace`], [`Dataset`], [`Transform`],
+//!   [`Collate`], [`Pipeline`] — with their composition rules.
+//! - Sensors: [`Timestamps`] (validated metadata), [`Series`] (a sensor made
+//!   of timestamps and a loader), [`Window`] (past and future samples around
+//!   each one), [`SensorDataset`].
+//! - [`sync`]: the synchronization policies [`Empty`](sync::Empty),
+//!   [`Next`](sync::Next), [`Nearest`](sync::Nearest),
+//!   [`Decimate`](sync::Decimate), and their [`Margin`](sync::Margin)s.
+//! - Traces and datasets: [`Recording`] (a trace of named sensors,
+//!   synchronized once), [`Record`] (one synchronized sample), [`Concat`]
+//!   (traces concatenated into a dataset).
+//! - [`sample`]: low-discrepancy sampling ([`sample_ld`](sample::sample_ld))
+//!   and [`Sampled`](sample::Sampled) datasets.
+//!
+//! ```
+//! use adl_core::{Concat, Dataset, Recording, Series, Timestamps, sync::Nearest};
+//!
+//! let sensor = |name: &str, times: Vec<f64>| -> adl_core::Result<_> {
+//!     let ts = Timestamps::new(name, times)?;
+//!     Ok(Series::new(name, ts, |i| Ok(i)))
+//! };
+//! let trace = Recording::new(
+//!     "flight-1",
+//!     vec![
+//!         sensor("imu", vec![0.0, 0.01, 0.02, 0.03])?,
+//!         sensor("gps", vec![0.0, 0.02])?,
+//!     ],
+//!     &Nearest::new("gps", 0.005)?,
+//! )?;
+//! let dataset = Concat::new(vec![trace])?;
+//! let sample = dataset.get(1)?;
+//! assert_eq!((sample["imu"], sample["gps"]), (2, 1));
+//! # Ok::<(), adl_core::Error>(())
+//! ```
+
+pub mod error;
+mod indices;
+mod record;
+// HELPER: pub mod sample;
+mod sensor;
+pub mod spec;
+pub mod sync;
+mod timestamps;
+mod concat;
+mod recording;
+
+// HELPER: #[cfg(feature = "px4")]
+// HELPER: pub mod px4;
+
+pub use error::{BoxError, Error, Result};
+pub use indices::Indices;
+pub use record::Record;
+pub use sensor::Series; // HELPER: SensorDataset, Window
+pub use spec::{
+    Collate, Dataset, Metadata, Pipeline, Sensor, Synchronization, Trace, Transform,
+};
+pub use timestamps::Timestamps;
+pub use concat::Concat;
+pub use recording::Recording;

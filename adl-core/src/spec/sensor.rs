@@ -1,0 +1,205 @@
+use super::Metadata;
+use crate::{Error, Result};
+
+/// One modality of one recording: a synchronous time series of samples.
+///
+/// A sensor is read by its own (sensor-scope) index, `0..len()`. Its
+/// [`Metadata`] holds one timestamp per sample. By the specification's
+/// convention, samples carry a leading singleton "batch" axis where they are
+/// arrays.
+///
+/// Only [`name`](Sensor::name), [`metadata`](Sensor::metadata) and
+/// [`get`](Sensor::get) are required; `len`, `stream`, `duration` and
+/// `framerate` follow from them, as in the Python reference's
+/// `abstract.Sensor`.
+///
+/// ```
+/// use adl_core::{Sensor, Series, Timestamps};
+///
+/// let times = Timestamps::new("imu", vec![0.0, 0.01, 0.02])?;
+/// let imu = Series::new("imu", times, |i| Ok(i as f32 * 2.0));
+/// assert_eq!(imu.len(), 3);
+/// assert_eq!(imu.get(2)?, 4.0);
+/// assert_eq!(imu.framerate(), Some(100.0));
+/// # Ok::<(), adl_core::Error>(())
+/// ```
+pub trait Sensor {
+    /// What one read returns.
+    type Sample;
+    /// The sensor's metadata type.
+    type Metadata: Metadata;
+
+    /// The sensor's name, used in error messages and as its key in a trace.
+    fn name(&self) -> &str;
+
+    /// The sensor's metadata (its timestamps).
+    fn metadata(&self) -> &Self::Metadata;
+
+    /// Read sample `index`, `0 <= index < len()`.
+    ///
+    /// An index out of range is [`Error::IndexOutOfRange`]; a failing read
+    /// is [`Error::Load`]. Never panics.
+    fn get(&self, index: usize) -> Result<Self::Sample>;
+
+    /// Number of samples: the number of timestamps.
+    fn len(&self) -> usize {
+        self.metadata().timestamps().len()
+    }
+
+    /// Whether the sensor has no samples.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every sample in order, one at a time.
+    fn stream(&self) -> Stream<'_, Self>
+    where
+        Self: Sized,
+    {
+        Stream {
+            sensor: self,
+            next: 0,
+        }
+    }
+
+    /// Samples in consecutive batches of `batch` samples, in order.
+    ///
+    /// As in the reference, only *full* batches are yielded: a trailing
+    /// partial batch is dropped (`len / batch` batches). A batch size of 0 is
+    /// [`Error::InvalidParameter`] (the reference divides by zero).
+    fn stream_batches(&self, batch: usize) -> Result<Batches<'_, Self>>
+    where
+        Self: Sized,
+    {
+        if batch == 0 {
+            return Err(Error::invalid(
+                format!("batch size for sensor `{}`", self.name()),
+                "must be at least 1, got 0",
+            ));
+        }
+        Ok(Batches {
+            sensor: self,
+            batch,
+            next: 0,
+        })
+    }
+
+    /// Last timestamp minus first, in seconds; 0.0 for an empty sensor.
+    fn duration(&self) -> f64 {
+        match self.metadata().timestamps() {
+            [] => 0.0,
+            [first, .., last] => last - first,
+            [_] => 0.0,
+        }
+    }
+
+    /// Mean sample rate, `(len - 1) / duration`, in Hz.
+    ///
+    /// `None` where it is undefined: fewer than two samples, or a duration
+    /// that is not positive. (The reference returns NaN for one sample and
+    /// raises ZeroDivisionError for none.)
+    fn framerate(&self) -> Option<f64> {
+        let n = self.len();
+        let duration = self.duration();
+        (n >= 2 && duration > 0.0).then(|| (n - 1) as f64 / duration)
+    }
+}
+
+/// Iterator over a sensor's samples, from [`Sensor::stream`].
+#[derive(Debug)]
+pub struct Stream<'a, S> {
+    sensor: &'a S,
+    next: usize,
+}
+
+impl<S: Sensor> Iterator for Stream<'_, S> {
+    type Item = Result<S::Sample>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.sensor.len() {
+            return None;
+        }
+        let item = self.sensor.get(self.next);
+        self.next += 1;
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.sensor.len().saturating_sub(self.next);
+        (left, Some(left))
+    }
+}
+
+impl<S: Sensor> ExactSizeIterator for Stream<'_, S> {}
+
+/// Iterator over full batches of a sensor's samples, from
+/// [`Sensor::stream_batches`].
+#[derive(Debug)]
+pub struct Batches<'a, S> {
+    sensor: &'a S,
+    batch: usize,
+    next: usize,
+}
+
+impl<S: Sensor> Iterator for Batches<'_, S> {
+    type Item = Result<Vec<S::Sample>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let end = self.next.checked_add(self.batch)?;
+        if end > self.sensor.len() {
+            return None;
+        }
+        let batch = (self.next..end).map(|i| self.sensor.get(i)).collect();
+        self.next = end;
+        Some(batch)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.sensor.len().saturating_sub(self.next) / self.batch;
+        (left, Some(left))
+    }
+}
+
+impl<S: Sensor> ExactSizeIterator for Batches<'_, S> {}
+
+impl<S: Sensor + ?Sized> Sensor for &S {
+    type Sample = S::Sample;
+    type Metadata = S::Metadata;
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn metadata(&self) -> &Self::Metadata {
+        (**self).metadata()
+    }
+    fn get(&self, index: usize) -> Result<Self::Sample> {
+        (**self).get(index)
+    }
+}
+
+impl<S: Sensor + ?Sized> Sensor for Box<S> {
+    type Sample = S::Sample;
+    type Metadata = S::Metadata;
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn metadata(&self) -> &Self::Metadata {
+        (**self).metadata()
+    }
+    fn get(&self, index: usize) -> Result<Self::Sample> {
+        (**self).get(index)
+    }
+}
+
+impl<S: Sensor + ?Sized> Sensor for std::sync::Arc<S> {
+    type Sample = S::Sample;
+    type Metadata = S::Metadata;
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn metadata(&self) -> &Self::Metadata {
+        (**self).metadata()
+    }
+    fn get(&self, index: usize) -> Result<Self::Sample> {
+        (**self).get(index)
+    }
+}

@@ -1,0 +1,112 @@
+//! Loading golden files and counting results.
+
+use std::path::PathBuf;
+
+use adl::Error;
+use serde_json::Value;
+
+/// The cases of one golden file.
+pub fn cases(file: &str) -> Vec<Value> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(file);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let mut doc: Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+    match doc["cases"].take() {
+        Value::Array(cases) => cases,
+        _ => panic!("{} has no `cases` array", path.display()),
+    }
+}
+
+/// A golden float: a JSON number, or one of the strings "inf", "-inf", "nan".
+pub fn f64_of(v: &Value) -> f64 {
+    match v {
+        Value::Number(n) => n.as_f64().expect("finite number"),
+        Value::String(s) if s == "inf" => f64::INFINITY,
+        Value::String(s) if s == "-inf" => f64::NEG_INFINITY,
+        Value::String(s) if s == "nan" => f64::NAN,
+        other => panic!("not a golden float: {other}"),
+    }
+}
+
+/// A JSON array of golden floats.
+pub fn f64s(v: &Value) -> Vec<f64> {
+    v.as_array().expect("array of floats").iter().map(f64_of).collect()
+}
+
+/// A JSON array of unsigned integers.
+pub fn usizes(v: &Value) -> Vec<usize> {
+    v.as_array()
+        .expect("array of integers")
+        .iter()
+        .map(|x| x.as_u64().expect("unsigned integer") as usize)
+        .collect()
+}
+
+/// The Python exception type that corresponds to one of our errors, for
+/// cases where both sides fail.
+pub fn python_type(e: &Error) -> &'static str {
+    match e {
+        Error::UnknownSensor { .. } => "KeyError",
+        Error::IndexOutOfRange { .. } | Error::EmptySensor { .. } => "IndexError",
+        Error::InvalidParameter { .. }
+        | Error::NonFiniteTimestamp { .. }
+        | Error::UnsortedTimestamps { .. }
+        | Error::ConstantTimestamps { .. }
+        | Error::DuplicateSensor { .. }
+        | Error::BadIndices { .. } => "ValueError",
+        _ => "Exception",
+    }
+}
+
+/// The expected error type of a golden `expected` object, if it is an error.
+pub fn expected_error(expected: &Value) -> Option<&str> {
+    expected.get("error").map(|e| e["type"].as_str().expect("error type"))
+}
+
+/// Counts for one golden file.
+#[derive(Debug)]
+pub struct Tally {
+    /// The golden file.
+    pub file: &'static str,
+    /// Cases where we give exactly the reference's result.
+    pub matched: usize,
+    /// Cases where we diverge on purpose and our own behaviour checked out.
+    pub diverged: usize,
+    /// `id: what went wrong`, for every failing case.
+    pub failures: Vec<String>,
+}
+
+impl Tally {
+    /// An empty tally for `file`.
+    pub fn new(file: &'static str) -> Self {
+        Tally { file, matched: 0, diverged: 0, failures: Vec::new() }
+    }
+
+    /// Record a case that must match the reference.
+    pub fn matches(&mut self, id: &str, check: Result<(), String>) {
+        match check {
+            Ok(()) => self.matched += 1,
+            Err(why) => self.failures.push(format!("{}/{id}: {why}", self.file)),
+        }
+    }
+
+    /// Record a case that diverges on purpose; `check` tests our behaviour.
+    pub fn diverges(&mut self, id: &str, reason: &str, check: Result<(), String>) {
+        match check {
+            Ok(()) => self.diverged += 1,
+            Err(why) => self.failures.push(format!("{}/{id} (diverges: {reason}): {why}", self.file)),
+        }
+    }
+
+    /// One line: `file: N matched, M diverge on purpose, K failed`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: {} matched, {} diverge on purpose, {} failed",
+            self.file,
+            self.matched,
+            self.diverged,
+            self.failures.len()
+        )
+    }
+}
