@@ -63,6 +63,11 @@ impl<D: Dataset> Concat<D> {
         Ok((part, index - start))
     }
 
+    /// The exclusive global end index of each part (the cumulative lengths).
+    pub fn ends(&self) -> &[usize] {
+        &self.ends
+    }
+
     /// The parts, in order.
     pub fn parts(&self) -> &[D] {
         &self.parts
