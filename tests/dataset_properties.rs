@@ -14,7 +14,11 @@ fn identity(i: usize) -> Result<usize> {
 /// `row` (manual indices, reversed so that local and sensor index differ).
 fn trace(len: usize) -> Trace {
     let times: Vec<f64> = (0..len).map(|i| i as f64).collect();
-    let sensor = Series::new("x", Timestamps::new("x", times).unwrap(), identity as fn(usize) -> Result<usize>);
+    let sensor = Series::new(
+        "x",
+        Timestamps::new("x", times).unwrap(),
+        identity as fn(usize) -> Result<usize>,
+    );
     let reversed = (0..len as u32).rev().collect();
     let indices = Indices::new(vec![("x".into(), reversed)]).unwrap();
     Recording::with_indices("t", vec![sensor], indices).unwrap()

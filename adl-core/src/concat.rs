@@ -43,7 +43,10 @@ impl<D: Dataset> Concat<D> {
         let mut total = 0usize;
         for (i, part) in parts.iter().enumerate() {
             total = total.checked_add(part.len()).ok_or_else(|| {
-                Error::invalid("dataset", format!("part {i} makes the total length overflow usize"))
+                Error::invalid(
+                    "dataset",
+                    format!("part {i} makes the total length overflow usize"),
+                )
             })?;
             ends.push(total);
         }

@@ -62,7 +62,11 @@ impl<S: Sensor> Recording<S> {
 
     /// Use index arrays computed elsewhere: one per sensor, in the sensors'
     /// order, every index in range.
-    pub fn with_indices(name: impl Into<String>, sensors: Vec<S>, indices: Indices) -> Result<Self> {
+    pub fn with_indices(
+        name: impl Into<String>,
+        sensors: Vec<S>,
+        indices: Indices,
+    ) -> Result<Self> {
         let names = unique_names(&sensors)?;
         Self::checked(name.into(), names, sensors, Some(indices))
     }
@@ -131,10 +135,18 @@ impl<S: Sensor> Recording<S> {
     pub fn sensor_indices(&self, index: usize) -> Result<Vec<usize>> {
         let len = self.len();
         if index >= len {
-            return Err(Error::out_of_range(format!("trace `{}`", self.name), index, len));
+            return Err(Error::out_of_range(
+                format!("trace `{}`", self.name),
+                index,
+                len,
+            ));
         }
         Ok(match &self.indices {
-            Some(indices) => indices.columns().iter().map(|c| c[index] as usize).collect(),
+            Some(indices) => indices
+                .columns()
+                .iter()
+                .map(|c| c[index] as usize)
+                .collect(),
             None => vec![index; self.sensors.len()],
         })
     }

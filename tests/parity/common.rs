@@ -7,7 +7,9 @@ use serde_json::Value;
 
 /// The cases of one golden file.
 pub fn cases(file: &str) -> Vec<Value> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(file);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(file);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let mut doc: Value = serde_json::from_str(&text)
@@ -31,7 +33,11 @@ pub fn f64_of(v: &Value) -> f64 {
 
 /// A JSON array of golden floats.
 pub fn f64s(v: &Value) -> Vec<f64> {
-    v.as_array().expect("array of floats").iter().map(f64_of).collect()
+    v.as_array()
+        .expect("array of floats")
+        .iter()
+        .map(f64_of)
+        .collect()
 }
 
 /// A JSON array of unsigned integers.
@@ -61,7 +67,9 @@ pub fn python_type(e: &Error) -> &'static str {
 
 /// The expected error type of a golden `expected` object, if it is an error.
 pub fn expected_error(expected: &Value) -> Option<&str> {
-    expected.get("error").map(|e| e["type"].as_str().expect("error type"))
+    expected
+        .get("error")
+        .map(|e| e["type"].as_str().expect("error type"))
 }
 
 /// Counts for one golden file.
@@ -80,7 +88,12 @@ pub struct Tally {
 impl Tally {
     /// An empty tally for `file`.
     pub fn new(file: &'static str) -> Self {
-        Tally { file, matched: 0, diverged: 0, failures: Vec::new() }
+        Tally {
+            file,
+            matched: 0,
+            diverged: 0,
+            failures: Vec::new(),
+        }
     }
 
     /// Record a case that must match the reference.
@@ -95,7 +108,9 @@ impl Tally {
     pub fn diverges(&mut self, id: &str, reason: &str, check: Result<(), String>) {
         match check {
             Ok(()) => self.diverged += 1,
-            Err(why) => self.failures.push(format!("{}/{id} (diverges: {reason}): {why}", self.file)),
+            Err(why) => self
+                .failures
+                .push(format!("{}/{id} (diverges: {reason}): {why}", self.file)),
         }
     }
 

@@ -43,7 +43,10 @@ fn build_trace(spec: &Value) -> Result<TestTrace> {
             let columns = names
                 .iter()
                 .map(|&n| {
-                    let col = usizes(&sync["indices"][n]).into_iter().map(|i| i as u32).collect();
+                    let col = usizes(&sync["indices"][n])
+                        .into_iter()
+                        .map(|i| i as u32)
+                        .collect();
                     (n.to_owned(), col)
                 })
                 .collect();
@@ -57,7 +60,11 @@ fn build_trace(spec: &Value) -> Result<TestTrace> {
 fn divergence(spec: &Value) -> Option<&'static str> {
     let sync = &spec["sync"];
     let lens = |obj: &Value| -> Vec<usize> {
-        obj.as_object().expect("object").values().map(|v| v.as_array().expect("array").len()).collect()
+        obj.as_object()
+            .expect("object")
+            .values()
+            .map(|v| v.as_array().expect("array").len())
+            .collect()
     };
     let unequal = |l: Vec<usize>| l.windows(2).any(|w| w[0] != w[1]);
     match sync["policy"].as_str() {
@@ -71,7 +78,10 @@ fn divergence(spec: &Value) -> Option<&'static str> {
     }
 }
 
-fn check_error(ours: Result<impl std::fmt::Debug>, expected: &Value) -> std::result::Result<(), String> {
+fn check_error(
+    ours: Result<impl std::fmt::Debug>,
+    expected: &Value,
+) -> std::result::Result<(), String> {
     let want = expected_error(expected).expect("an error case");
     match ours {
         Err(e) if python_type(&e) == want => Ok(()),
@@ -92,7 +102,11 @@ fn check_sensor_indices(
         }
     }
     if sample.len() != want.len() {
-        return Err(format!("expected sensors {:?}, got {:?}", want.keys(), sample.names()));
+        return Err(format!(
+            "expected sensors {:?}, got {:?}",
+            want.keys(),
+            sample.names()
+        ));
     }
     Ok(())
 }
@@ -108,14 +122,19 @@ fn check_trace(trace: &TestTrace, expected: &Value) -> std::result::Result<(), S
             for (name, col) in want {
                 let want: Vec<u32> = usizes(col).into_iter().map(|i| i as u32).collect();
                 if got.column(name) != Some(&want[..]) {
-                    return Err(format!("indices of {name}: expected {want:?}, got {:?}", got.column(name)));
+                    return Err(format!(
+                        "indices of {name}: expected {want:?}, got {:?}",
+                        got.column(name)
+                    ));
                 }
             }
         }
         (want, got) => return Err(format!("indices: expected {want}, got {got:?}")),
     }
     for lookup in expected["lookups"].as_array().expect("lookups") {
-        let Some(index) = lookup["index"].as_u64() else { continue }; // negative: not representable
+        let Some(index) = lookup["index"].as_u64() else {
+            continue;
+        }; // negative: not representable
         let ours = trace.get(index as usize);
         if lookup.get("error").is_some() {
             check_error(ours, lookup)
@@ -137,7 +156,10 @@ fn build_dataset(case: &Value, traces: Vec<TestTrace>) -> Result<(Concat<Part>, 
             .expect("nesting list")
             .iter()
             .map(|entry| match entry {
-                Value::Array(inner) => inner.iter().map(|i| i.as_u64().expect("trace number") as usize).collect(),
+                Value::Array(inner) => inner
+                    .iter()
+                    .map(|i| i.as_u64().expect("trace number") as usize)
+                    .collect(),
                 i => vec![i.as_u64().expect("trace number") as usize],
             })
             .collect(),
@@ -147,7 +169,9 @@ fn build_dataset(case: &Value, traces: Vec<TestTrace>) -> Result<(Concat<Part>, 
     let mut take = |i: usize| traces[i].take().expect("each trace used once");
     for (k, member) in members.iter().enumerate() {
         if case.get("nesting").is_some_and(|n| n[k].is_array()) {
-            parts.push(Box::new(Concat::new(member.iter().map(|&i| take(i)).collect())?));
+            parts.push(Box::new(Concat::new(
+                member.iter().map(|&i| take(i)).collect(),
+            )?));
         } else {
             parts.push(Box::new(take(member[0])));
         }
@@ -157,7 +181,12 @@ fn build_dataset(case: &Value, traces: Vec<TestTrace>) -> Result<(Concat<Part>, 
 
 /// The flat trace number and local index that global `index` reads, walking
 /// our own trace lengths inside the part that `Concat::locate` picked.
-fn flat_location(ds: &Concat<Part>, members: &[Vec<usize>], lens: &[usize], index: usize) -> Result<(usize, usize)> {
+fn flat_location(
+    ds: &Concat<Part>,
+    members: &[Vec<usize>],
+    lens: &[usize],
+    index: usize,
+) -> Result<(usize, usize)> {
     let (part, mut local) = ds.locate(index)?;
     for &trace in &members[part] {
         if local < lens[trace] {
@@ -177,7 +206,11 @@ fn check_case(case: &Value) -> std::result::Result<(), String> {
         .enumerate()
         .map(|(i, spec)| build_trace(spec).map_err(|e| format!("trace {i}: {e}")))
         .collect::<std::result::Result<Vec<_>, _>>()?;
-    for (i, (trace, want)) in traces.iter().zip(expected["traces"].as_array().expect("traces")).enumerate() {
+    for (i, (trace, want)) in traces
+        .iter()
+        .zip(expected["traces"].as_array().expect("traces"))
+        .enumerate()
+    {
         check_trace(trace, want).map_err(|e| format!("trace {i}: {e}"))?;
     }
     let lens: Vec<usize> = traces.iter().map(Dataset::len).collect();
@@ -188,17 +221,27 @@ fn check_case(case: &Value) -> std::result::Result<(), String> {
     }
     let ends = usizes(&expected["end_indices"]);
     if ds.ends() != ends {
-        return Err(format!("end indices: expected {ends:?}, got {:?}", ds.ends()));
+        return Err(format!(
+            "end indices: expected {ends:?}, got {:?}",
+            ds.ends()
+        ));
     }
     for lookup in expected["lookups"].as_array().expect("lookups") {
-        let Some(index) = lookup["index"].as_u64() else { continue }; // negative: not representable
+        let Some(index) = lookup["index"].as_u64() else {
+            continue;
+        }; // negative: not representable
         let index = index as usize;
         let result = if lookup.get("error").is_some() {
             check_error(ds.get(index), lookup)
         } else {
-            let want = (lookup["trace"].as_u64().unwrap() as usize, lookup["local"].as_u64().unwrap() as usize);
+            let want = (
+                lookup["trace"].as_u64().unwrap() as usize,
+                lookup["local"].as_u64().unwrap() as usize,
+            );
             match flat_location(&ds, &members, &lens, index) {
-                Ok(got) if got == want => check_sensor_indices(ds.get(index), &lookup["sensor_indices"]),
+                Ok(got) if got == want => {
+                    check_sensor_indices(ds.get(index), &lookup["sensor_indices"])
+                }
                 other => Err(format!("location: expected {want:?}, got {other:?}")),
             }
         };
@@ -212,10 +255,19 @@ pub fn run(file: &'static str) -> Tally {
     let mut tally = Tally::new(file);
     for case in super::common::cases(file) {
         let id = case["id"].as_str().expect("id");
-        let refused = case["traces"].as_array().expect("traces").iter().find_map(divergence);
+        let refused = case["traces"]
+            .as_array()
+            .expect("traces")
+            .iter()
+            .find_map(divergence);
         match refused {
             Some(reason) => {
-                let ours = case["traces"].as_array().unwrap().iter().map(build_trace).find_map(Result::err);
+                let ours = case["traces"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(build_trace)
+                    .find_map(Result::err);
                 let check = match ours {
                     Some(Error::BadIndices { .. }) => Ok(()),
                     other => Err(format!("expected Error::BadIndices, got {other:?}")),

@@ -80,10 +80,7 @@ fn ensure_system_packages() -> Result<(), String> {
             ))
         };
     }
-    let missing: Vec<&str> = PACKAGES
-        .into_iter()
-        .filter(|p| !is_installed(p))
-        .collect();
+    let missing: Vec<&str> = PACKAGES.into_iter().filter(|p| !is_installed(p)).collect();
     if missing.is_empty() {
         return Ok(());
     }
@@ -115,7 +112,10 @@ fn is_installed(package: &str) -> bool {
     Command::new("dpkg-query")
         .args(["-W", "-f=${Status}", package])
         .output()
-        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("install ok installed"))
+        .is_ok_and(|o| {
+            o.status.success()
+                && String::from_utf8_lossy(&o.stdout).contains("install ok installed")
+        })
 }
 
 fn is_root() -> bool {
