@@ -236,7 +236,11 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
         .iter()
         .map(|f| {
             let (b, ty, binding) = (builder_ty(f), &f.ty, &f.binding);
-            quote!(<#b as #krate::collate::BatchBuilder<#ty>>::finish(self.#binding))
+            let segment = match &f.member {
+                syn::Member::Named(i) => format!(".{i}"),
+                syn::Member::Unnamed(i) => format!(".{}", i.index),
+            };
+            quote!(<#b as #krate::collate::BatchBuilder<#ty>>::finish(self.#binding).map_err(|e| e.within(#segment))?)
         })
         .collect();
     let construct_batch = if *named {
@@ -277,8 +281,8 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
                 Ok(())
             }
 
-            fn finish(self) -> Self::Batch {
-                #construct_batch
+            fn finish(self) -> #krate::Result<Self::Batch> {
+                Ok(#construct_batch)
             }
         }
     }

@@ -81,6 +81,8 @@ pub struct Tally {
     pub matched: usize,
     /// Cases where we diverge on purpose and our own behaviour checked out.
     pub diverged: usize,
+    /// `id: why`, for cases that have no Rust analogue (and so are not run).
+    pub no_analogue: Vec<String>,
     /// `id: what went wrong`, for every failing case.
     pub failures: Vec<String>,
 }
@@ -92,6 +94,7 @@ impl Tally {
             file,
             matched: 0,
             diverged: 0,
+            no_analogue: Vec::new(),
             failures: Vec::new(),
         }
     }
@@ -114,10 +117,20 @@ impl Tally {
         }
     }
 
-    /// One line: `file: N matched, M diverge on purpose, K failed`.
+    /// Record a case that has no Rust analogue, with the reason.
+    pub fn no_analogue(&mut self, id: &str, reason: &str) {
+        self.no_analogue.push(format!("{id}: {reason}"));
+    }
+
+    /// One line: `file: N matched, M diverge on purpose, K failed` (and how
+    /// many have no Rust analogue, if any).
     pub fn summary(&self) -> String {
+        let skipped = match self.no_analogue.len() {
+            0 => String::new(),
+            n => format!(", {n} without a Rust analogue"),
+        };
         format!(
-            "{}: {} matched, {} diverge on purpose, {} failed",
+            "{}: {} matched, {} diverge on purpose{skipped}, {} failed",
             self.file,
             self.matched,
             self.diverged,

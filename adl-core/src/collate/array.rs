@@ -45,13 +45,14 @@ impl<A: Clone, D: Dimension> BatchBuilder<Array<A, D>> for StackBuilder<A, D> {
         Ok(())
     }
 
-    fn finish(self) -> Self::Batch {
+    fn finish(self) -> Result<Self::Batch> {
         let mut shape = D::Larger::zeros(self.shape.ndim() + 1);
         shape[0] = self.pushed;
         shape.slice_mut()[1..].copy_from_slice(self.shape.slice());
         // Every push checked the shape, so the data has exactly
         // pushed * product(shape) elements.
-        Array::from_shape_vec(shape, self.data).expect("stacked data matches its shape")
+        Array::from_shape_vec(shape, self.data)
+            .map_err(|e| Error::collate(self.pushed, format!("cannot stack the batch: {e}")))
     }
 }
 

@@ -46,10 +46,13 @@ impl<K: Eq + Hash + Debug, V: Collatable> BatchBuilder<HashMap<K, V>> for HashMa
         Ok(())
     }
 
-    fn finish(self) -> Self::Batch {
+    fn finish(self) -> Result<Self::Batch> {
         self.values
             .into_iter()
-            .map(|(k, b)| (k, b.finish()))
+            .map(|(k, b)| {
+                let batch = b.finish().map_err(|e| e.within(format!("[{k:?}]")))?;
+                Ok((k, batch))
+            })
             .collect()
     }
 }
@@ -94,10 +97,13 @@ impl<K: Ord + Debug, V: Collatable> BatchBuilder<BTreeMap<K, V>> for BTreeMapBui
         Ok(())
     }
 
-    fn finish(self) -> Self::Batch {
+    fn finish(self) -> Result<Self::Batch> {
         self.values
             .into_iter()
-            .map(|(k, b)| (k, b.finish()))
+            .map(|(k, b)| {
+                let batch = b.finish().map_err(|e| e.within(format!("[{k:?}]")))?;
+                Ok((k, batch))
+            })
             .collect()
     }
 }
@@ -149,11 +155,14 @@ impl<T: Collatable> BatchBuilder<Record<T>> for RecordBuilder<T> {
         Ok(())
     }
 
-    fn finish(self) -> Record<T::Batch> {
-        Record::new(
-            self.names,
-            self.values.into_iter().map(BatchBuilder::finish).collect(),
-        )
+    fn finish(self) -> Result<Record<T::Batch>> {
+        let values = self
+            .names
+            .iter()
+            .zip(self.values)
+            .map(|(name, b)| b.finish().map_err(|e| e.within(format!(".{name}"))))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Record::new(self.names, values))
     }
 }
 

@@ -94,8 +94,9 @@ pub trait BatchBuilder<T> {
     /// layout differs from the first is an [`Error::Collate`].
     fn push(&mut self, item: T, position: usize) -> Result<()>;
 
-    /// The finished batch.
-    fn finish(self) -> Self::Batch;
+    /// The finished batch. Fails only where the samples pushed cannot form
+    /// a batch (for instance none were pushed where a layout needs one).
+    fn finish(self) -> Result<Self::Batch>;
 }
 
 /// The default collate: structure-preserving batching of any
@@ -125,5 +126,5 @@ pub fn collate_with<S: Strategy<T>, T>(samples: Vec<T>) -> Result<S::Batch> {
     for (position, sample) in samples.into_iter().enumerate() {
         builder.push(sample, position)?;
     }
-    Ok(builder.finish())
+    builder.finish()
 }

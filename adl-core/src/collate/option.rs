@@ -26,10 +26,10 @@ impl<T: Collatable> BatchBuilder<Option<T>> for OptionBuilder<T> {
         }
     }
 
-    fn finish(self) -> Option<T::Batch> {
+    fn finish(self) -> Result<Option<T::Batch>> {
         match self {
-            OptionBuilder::Some(builder) => Some(builder.finish()),
-            OptionBuilder::None => None,
+            OptionBuilder::Some(builder) => builder.finish().map(Some),
+            OptionBuilder::None => Ok(None),
         }
     }
 }

@@ -26,8 +26,8 @@ impl<T> BatchBuilder<T> for ScalarBuilder<T> {
         Ok(())
     }
 
-    fn finish(self) -> Array1<T> {
-        Array1::from(self.values)
+    fn finish(self) -> Result<Array1<T>> {
+        Ok(Array1::from(self.values))
     }
 }
 

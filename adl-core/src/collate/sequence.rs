@@ -29,10 +29,11 @@ impl<T: Collatable> BatchBuilder<Vec<T>> for VecBuilder<T> {
         Ok(())
     }
 
-    fn finish(self) -> Vec<T::Batch> {
+    fn finish(self) -> Result<Vec<T::Batch>> {
         self.elements
             .into_iter()
-            .map(BatchBuilder::finish)
+            .enumerate()
+            .map(|(k, b)| b.finish().map_err(|e| e.within(format!("[{k}]"))))
             .collect()
     }
 }
@@ -65,8 +66,15 @@ impl<T: Collatable, const N: usize> BatchBuilder<[T; N]> for FixedArrayBuilder<T
         Ok(())
     }
 
-    fn finish(self) -> [T::Batch; N] {
-        self.elements.map(BatchBuilder::finish)
+    fn finish(self) -> Result<[T::Batch; N]> {
+        let mut batches = Vec::with_capacity(N);
+        for (k, b) in self.elements.into_iter().enumerate() {
+            batches.push(b.finish().map_err(|e| e.within(format!("[{k}]")))?);
+        }
+        match batches.try_into() {
+            Ok(array) => Ok(array),
+            Err(_) => unreachable!("exactly N batches from N builders"),
+        }
     }
 }
 

@@ -49,8 +49,8 @@ impl<T> BatchBuilder<T> for ListBuilder<T> {
         Ok(())
     }
 
-    fn finish(self) -> Vec<T> {
-        self.values
+    fn finish(self) -> Result<Vec<T>> {
+        Ok(self.values)
     }
 }
 
@@ -79,14 +79,26 @@ pub struct ConcatBuilder<A, D> {
     data: Vec<A>,
 }
 
+/// Whether `shape` and `first` disagree on an axis other than the first.
+/// Both have at least one axis (checked before).
 fn trailing_shape_differs<D: Dimension>(shape: &[usize], first: &D) -> bool {
     shape.len() != first.ndim() || shape[1..] != first.slice()[1..]
+}
+
+fn zero_dimensional(position: usize, what: &str) -> Error {
+    Error::collate(
+        position,
+        format!("a zero-dimensional array cannot be {what}: it has no first axis"),
+    )
 }
 
 impl<A: Clone, D: RemoveAxis> BatchBuilder<Array<A, D>> for ConcatBuilder<A, D> {
     type Batch = Array<A, D>;
 
     fn push(&mut self, item: Array<A, D>, position: usize) -> Result<()> {
+        if item.ndim() == 0 {
+            return Err(zero_dimensional(position, "concatenated"));
+        }
         if trailing_shape_differs(item.shape(), &self.first_shape) {
             return Err(Error::collate(
                 position,
@@ -105,10 +117,14 @@ impl<A: Clone, D: RemoveAxis> BatchBuilder<Array<A, D>> for ConcatBuilder<A, D> 
         Ok(())
     }
 
-    fn finish(self) -> Array<A, D> {
+    fn finish(self) -> Result<Array<A, D>> {
         let mut shape = self.first_shape;
+        if shape.ndim() == 0 {
+            return Err(zero_dimensional(0, "concatenated"));
+        }
         shape[0] = self.rows;
-        Array::from_shape_vec(shape, self.data).expect("concatenated data matches its shape")
+        Array::from_shape_vec(shape, self.data)
+            .map_err(|e| Error::collate(0, format!("cannot concatenate the batch: {e}")))
     }
 }
 
@@ -155,6 +171,9 @@ impl<A: Clone + Default, D: RemoveAxis> BatchBuilder<Array<A, D>> for PadBuilder
     type Batch = Padded<A, D::Larger>;
 
     fn push(&mut self, item: Array<A, D>, position: usize) -> Result<()> {
+        if item.ndim() == 0 {
+            return Err(zero_dimensional(position, "padded"));
+        }
         if trailing_shape_differs(item.shape(), &self.first_shape) {
             return Err(Error::collate(
                 position,
@@ -169,7 +188,10 @@ impl<A: Clone + Default, D: RemoveAxis> BatchBuilder<Array<A, D>> for PadBuilder
         Ok(())
     }
 
-    fn finish(self) -> Self::Batch {
+    fn finish(self) -> Result<Self::Batch> {
+        if self.first_shape.ndim() == 0 {
+            return Err(zero_dimensional(0, "padded"));
+        }
         let lengths: Array1<usize> = self.samples.iter().map(|a| a.len_of(Axis(0))).collect();
         let longest = lengths.iter().copied().max().unwrap_or(0);
         let mut shape = D::Larger::zeros(self.first_shape.ndim() + 1);
@@ -184,11 +206,11 @@ impl<A: Clone + Default, D: RemoveAxis> BatchBuilder<Array<A, D>> for PadBuilder
                 .assign(&sample.view().into_dyn());
         }
         let mask = Array2::from_shape_fn((self.samples.len(), longest), |(b, r)| r < lengths[b]);
-        Padded {
+        Ok(Padded {
             data,
             lengths,
             mask,
-        }
+        })
     }
 }
 

@@ -24,8 +24,8 @@ impl<S: Into<String>> BatchBuilder<S> for TextBuilder {
         Ok(())
     }
 
-    fn finish(self) -> Vec<String> {
-        self.values
+    fn finish(self) -> Result<Vec<String>> {
+        Ok(self.values)
     }
 }
 

@@ -14,8 +14,8 @@ macro_rules! tuple_collatable {
                 Ok(())
             }
 
-            fn finish(self) -> Self::Batch {
-                ($(self.$idx.finish(),)+)
+            fn finish(self) -> Result<Self::Batch> {
+                Ok(($(self.$idx.finish().map_err(|e| e.within(concat!(".", stringify!($idx))))?,)+))
             }
         }
 
