@@ -138,3 +138,104 @@ impl Tally {
         )
     }
 }
+
+/// The margins of golden `params` (`margin` + `margin_kinds`): a pair
+/// `[start, end]` for all sensors or an object `{sensor: [start, end]}`.
+/// A kind is `"index"` (samples) or `"time"` (seconds); without
+/// `margin_kinds`, a JSON integer is samples and anything else seconds. No
+/// `margin` is the library default (none). A pair that is not of length 2
+/// is [`Error::InvalidParameter`] (the reference's TypeError).
+pub fn margins_from_params(params: &Value) -> Result<adl::sync::Margins, Error> {
+    use adl::sync::{Margin, Margins};
+    let kinds = params.get("margin_kinds");
+    let pair = |what: String, v: &Value, kinds: Option<&Value>| -> Result<Margin, Error> {
+        let ends = v.as_array().expect("margin pair is an array");
+        if ends.len() != 2 {
+            return Err(Error::invalid(
+                what,
+                format!(
+                    "must be a pair (start, end), got {} values: {v}",
+                    ends.len()
+                ),
+            ));
+        }
+        let bound = |i: usize| {
+            let kind = kinds.and_then(|k| k.get(i)).and_then(Value::as_str);
+            let is_index = match kind {
+                Some("index") => true,
+                Some("time") => false,
+                Some(other) => panic!("unknown margin kind {other}"),
+                None => ends[i].is_i64() || ends[i].is_u64(),
+            };
+            if is_index {
+                adl::sync::Bound::Samples(ends[i].as_i64().expect("integer margin"))
+            } else {
+                adl::sync::Bound::Seconds(f64_of(&ends[i]))
+            }
+        };
+        Ok(Margin::new(bound(0), bound(1)))
+    };
+    match params.get("margin") {
+        None | Some(Value::Null) => Ok(Margins::default()),
+        Some(v @ Value::Array(_)) => Ok(Margins::All(pair("margin".into(), v, kinds)?)),
+        Some(Value::Object(map)) => {
+            let mut list = Vec::with_capacity(map.len());
+            for (sensor, v) in map {
+                let k = kinds.and_then(|k| k.get(sensor));
+                list.push((
+                    sensor.clone(),
+                    pair(format!("margin for sensor `{sensor}`"), v, k)?,
+                ));
+            }
+            Ok(Margins::PerSensor(list))
+        }
+        Some(other) => panic!("not a golden margin: {other}"),
+    }
+}
+
+/// Build the synchronization policy `policy` ("Empty", "Next", "Nearest",
+/// "Decimate") from golden `params`. Missing `margin`/`tol` are the library
+/// defaults (no margin, tolerance 0.1); `tol` may be "inf". Decimate's
+/// params are `{inner: {policy, params}, factor, reference}`. Errors are the
+/// ones our constructors give (the reference's "construct" stage).
+pub fn sync_from_params(
+    policy: &str,
+    params: &Value,
+) -> Result<Box<dyn adl::Synchronization>, Error> {
+    use adl::sync::{Decimate, Empty, Nearest, Next};
+    let reference = || {
+        params["reference"]
+            .as_str()
+            .expect("reference name")
+            .to_owned()
+    };
+    Ok(match policy {
+        "Empty" => Box::new(Empty),
+        "Next" => Box::new(Next::new(reference()).margin(margins_from_params(params)?)),
+        "Nearest" => {
+            let tol = params.get("tol").map_or(0.1, f64_of);
+            // The reference checks the tolerance before the margins.
+            let nearest = Nearest::new(reference(), tol)?;
+            Box::new(nearest.margin(margins_from_params(params)?))
+        }
+        "Decimate" => {
+            let inner = &params["inner"];
+            let inner = sync_from_params(
+                inner["policy"].as_str().expect("inner policy"),
+                &inner["params"],
+            )?;
+            let factor = params["factor"].as_u64().expect("decimation factor") as usize;
+            let decimate = Decimate::new(inner, factor)?;
+            match params.get("reference").and_then(Value::as_str) {
+                Some(name) => Box::new(decimate.reference(name)),
+                None => Box::new(decimate),
+            }
+        }
+        other => {
+            return Err(Error::invalid(
+                "synchronization policy",
+                format!("unknown: {other}"),
+            ));
+        }
+    })
+}
