@@ -45,7 +45,7 @@
 pub mod error;
 mod indices;
 mod record;
-// HELPER: pub mod sample;
+pub mod sample;
 mod sensor;
 pub mod spec;
 pub mod sync;
@@ -59,7 +59,7 @@ mod recording;
 pub use error::{BoxError, Error, Result};
 pub use indices::Indices;
 pub use record::Record;
-pub use sensor::Series; // HELPER: SensorDataset, Window
+pub use sensor::{SensorDataset, Series, Window, WindowMetadata};
 pub use spec::{
     Collate, Dataset, Metadata, Pipeline, Sensor, Synchronization, Trace, Transform,
 };
