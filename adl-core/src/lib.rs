@@ -46,9 +46,9 @@ pub mod collate;
 pub mod error;
 mod indices;
 mod record;
-// HELPER: pub mod sample;
 mod concat;
 mod recording;
+pub mod sample;
 mod sensor;
 pub mod spec;
 pub mod sync;
@@ -62,6 +62,6 @@ pub use error::{BoxError, Error, Result};
 pub use indices::Indices;
 pub use record::Record;
 pub use recording::Recording;
-pub use sensor::Series; // HELPER: SensorDataset, Window
+pub use sensor::{SensorDataset, Series, Window, WindowMetadata};
 pub use spec::{Collate, Dataset, Metadata, Pipeline, Sensor, Synchronization, Trace, Transform};
 pub use timestamps::Timestamps;

@@ -27,7 +27,7 @@ use crate::{Dataset, Error, Indices, Metadata, Record, Result, Sensor, Synchroni
 ///     vec![s("lidar", vec![0.0, 0.1, 0.2, 0.3]), s("radar", vec![0.05, 0.15, 0.25])],
 ///     &Next::new("radar"),
 /// )?;
-/// assert_eq!(trace.len(), 2);
+/// assert_eq!(trace.len(), 3); // the window [0.05, 0.25] is inclusive
 /// assert_eq!(trace.get(0)?.values(), &[1, 0]);
 /// assert_eq!(trace.sensor("radar")?.name(), "radar");
 /// # use adl_core::Sensor;
