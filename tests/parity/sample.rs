@@ -1,7 +1,7 @@
 //! Parity cases of `sample.json`: `sample_ld` and `SampledDataset`.
 //!
 //! Each case is classified by rules on its *inputs*; where a rule says we
-//! diverge on purpose (see `docs/divergences-sensor-sample.md`), our own
+//! diverge on purpose (see `docs/divergences.md`), our own
 //! behaviour is checked instead.
 
 use adl::sample::{Amount, Sampled, Sampling, Seed, Step, ld_step, sample_ld};

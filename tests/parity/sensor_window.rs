@@ -2,7 +2,7 @@
 //! `stream_batches`, `duration`, `framerate`) and `Window`.
 //!
 //! Each case is classified by rules on its *inputs*; where a rule says we
-//! diverge on purpose (see `docs/divergences-sensor-sample.md`), our own
+//! diverge on purpose (see `docs/divergences.md`), our own
 //! behaviour is checked instead, and everything else in the case is still
 //! compared exactly with the reference.
 

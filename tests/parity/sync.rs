@@ -3,7 +3,7 @@
 //!
 //! Each case is classified by a rule on its *inputs* (policy, params,
 //! timestamps) into "must match the reference exactly" or one of the
-//! deliberate divergences of `docs/divergences-sync.md`; for the latter our
+//! deliberate divergences of `docs/divergences.md`; for the latter our
 //! own behaviour is checked instead.
 
 use adl::Error;
