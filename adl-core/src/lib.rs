@@ -53,8 +53,8 @@ mod timestamps;
 mod concat;
 mod recording;
 
-// HELPER: #[cfg(feature = "px4")]
-// HELPER: pub mod px4;
+#[cfg(feature = "px4")]
+pub mod px4;
 
 pub use error::{BoxError, Error, Result};
 pub use indices::Indices;
