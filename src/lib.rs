@@ -11,8 +11,9 @@
 //! ```
 //! use adl::prelude::*;
 //!
-//! let imu = Series::new("imu", Timestamps::new("imu", vec![0.00, 0.01, 0.02, 0.03])?, |i| Ok(i));
-//! let gps = Series::new("gps", Timestamps::new("gps", vec![0.005, 0.025])?, |i| Ok(i));
+//! let load = |i: usize| -> adl::Result<usize> { Ok(i) };
+//! let imu = Series::new("imu", Timestamps::new("imu", vec![0.00, 0.01, 0.02, 0.03])?, load);
+//! let gps = Series::new("gps", Timestamps::new("gps", vec![0.005, 0.025])?, load);
 //! let trace = Recording::new("flight", vec![imu, gps], &Nearest::new("gps", 0.006)?)?;
 //! let dataset = Concat::new(vec![trace])?;
 //! assert_eq!(dataset.len(), 2);
@@ -24,9 +25,13 @@
 
 pub use adl_core::*;
 
+/// `#[derive(Collate)]`: see [`collate`].
+pub use adl_macros::Collate;
+
 /// The names most programs need, in one `use adl::prelude::*;`.
 pub mod prelude {
-    pub use adl_core::sync::{Bound, Empty, Margin, Margins}; // HELPER: Decimate, Nearest, Next
+    pub use adl_core::collate::{Collatable, DefaultCollate};
+    pub use adl_core::sync::{Bound, Decimate, Empty, Margin, Margins, Nearest, Next};
     pub use adl_core::{
         Collate, Concat, Dataset, Error, Indices, Metadata, Pipeline, Record, Recording, Result,
         Sensor, Series, Synchronization, Timestamps, Trace, Transform,

@@ -18,6 +18,7 @@ mod parity {
     pub mod sample;
     pub mod sensor_window;
     pub mod sync;
+    pub mod torch_collate;
     pub mod trace_dataset;
 }
 
@@ -31,11 +32,15 @@ fn main() {
         parity::trace_dataset::run("trace_dataset.json"),
         parity::sensor_window::run("sensor_window.json"),
         parity::sample::run("sample.json"),
+        parity::torch_collate::run("torch_collate.json"),
     ];
     let mut passed = 0;
     let mut failed = 0;
     for t in &tallies {
         println!("{}", t.summary());
+        for n in &t.no_analogue {
+            println!("    no Rust analogue: {n}");
+        }
         for f in &t.failures {
             println!("    FAILED {f}");
         }

@@ -43,7 +43,10 @@ impl<D: Dataset> Concat<D> {
         let mut total = 0usize;
         for (i, part) in parts.iter().enumerate() {
             total = total.checked_add(part.len()).ok_or_else(|| {
-                Error::invalid("dataset", format!("part {i} makes the total length overflow usize"))
+                Error::invalid(
+                    "dataset",
+                    format!("part {i} makes the total length overflow usize"),
+                )
             })?;
             ends.push(total);
         }
@@ -61,6 +64,11 @@ impl<D: Dataset> Concat<D> {
         let part = self.ends.partition_point(|&end| end <= index);
         let start = if part == 0 { 0 } else { self.ends[part - 1] };
         Ok((part, index - start))
+    }
+
+    /// The exclusive global end index of each part (the cumulative lengths).
+    pub fn ends(&self) -> &[usize] {
+        &self.ends
     }
 
     /// The parts, in order.

@@ -114,6 +114,18 @@ pub enum Error {
         #[source]
         source: BoxError,
     },
+    /// Samples that cannot be collated into one batch: a shape mismatch, a
+    /// missing key, lists of different lengths, an empty batch...
+    #[error("collate: {} of sample {position}: {reason}", if .path.is_empty() { "the value" } else { .path.as_str() })]
+    Collate {
+        /// Where in the sample, e.g. `.image` or `.points[2]`; empty for the
+        /// sample itself.
+        path: String,
+        /// The sample's position in the batch.
+        position: usize,
+        /// What does not fit, with both values (e.g. both shapes).
+        reason: String,
+    },
     /// A source file (a log, a recording) that could not be read or parsed.
     #[error("{path}: {reason}")]
     Source {
@@ -131,6 +143,25 @@ impl Error {
             parameter: parameter.to_string(),
             reason: reason.to_string(),
         }
+    }
+
+    /// An [`Error::Collate`] at the sample itself (no path yet).
+    pub fn collate(position: usize, reason: impl fmt::Display) -> Self {
+        Error::Collate {
+            path: String::new(),
+            position,
+            reason: reason.to_string(),
+        }
+    }
+
+    /// Prefix the path of an [`Error::Collate`] with `segment` (such as
+    /// `.image` or `[2]`), as the error travels out of a nested value.
+    /// Other errors are returned unchanged.
+    pub fn within(mut self, segment: impl fmt::Display) -> Self {
+        if let Error::Collate { path, .. } = &mut self {
+            *path = format!("{segment}{path}");
+        }
+        self
     }
 
     /// An [`Error::IndexOutOfRange`] for `what`.

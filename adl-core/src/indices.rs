@@ -88,7 +88,10 @@ impl Indices {
     /// Keep every `factor`-th row, starting with the first.
     pub fn every_nth(&self, factor: usize) -> Result<Self> {
         if factor == 0 {
-            return Err(Error::invalid("decimation factor", "must be at least 1, got 0"));
+            return Err(Error::invalid(
+                "decimation factor",
+                "must be at least 1, got 0",
+            ));
         }
         let columns = self
             .columns
@@ -111,12 +114,20 @@ impl Indices {
                 reason: format!(
                     "indices are for sensors [{}] but the trace has [{}]",
                     self.names.join(", "),
-                    sensors.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                    sensors
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             });
         }
         for ((name, len), column) in sensors.iter().zip(&self.columns) {
-            if let Some((row, &bad)) = column.iter().enumerate().find(|&(_, &i)| i as usize >= *len) {
+            if let Some((row, &bad)) = column
+                .iter()
+                .enumerate()
+                .find(|&(_, &i)| i as usize >= *len)
+            {
                 return Err(Error::BadIndices {
                     reason: format!(
                         "sample {row} reads index {bad} of sensor `{name}`, which has {len} samples"
@@ -133,7 +144,10 @@ pub(crate) fn to_u32(sensor: &str, index: usize) -> Result<u32> {
     u32::try_from(index).map_err(|_| {
         Error::invalid(
             format!("sensor `{sensor}`"),
-            format!("index {index} does not fit the u32 index arrays (more than {} samples)", u32::MAX),
+            format!(
+                "index {index} does not fit the u32 index arrays (more than {} samples)",
+                u32::MAX
+            ),
         )
     })
 }

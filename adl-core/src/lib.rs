@@ -42,27 +42,26 @@
 //! # Ok::<(), adl_core::Error>(())
 //! ```
 
+pub mod collate;
 pub mod error;
 mod indices;
 mod record;
-// HELPER: pub mod sample;
+mod concat;
+mod recording;
+pub mod sample;
 mod sensor;
 pub mod spec;
 pub mod sync;
 mod timestamps;
-mod concat;
-mod recording;
 
 #[cfg(feature = "px4")]
 pub mod px4;
 
+pub use concat::Concat;
 pub use error::{BoxError, Error, Result};
 pub use indices::Indices;
 pub use record::Record;
-pub use sensor::Series; // HELPER: SensorDataset, Window
-pub use spec::{
-    Collate, Dataset, Metadata, Pipeline, Sensor, Synchronization, Trace, Transform,
-};
-pub use timestamps::Timestamps;
-pub use concat::Concat;
 pub use recording::Recording;
+pub use sensor::{SensorDataset, Series, Window, WindowMetadata};
+pub use spec::{Collate, Dataset, Metadata, Pipeline, Sensor, Synchronization, Trace, Transform};
+pub use timestamps::Timestamps;

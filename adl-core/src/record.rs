@@ -39,6 +39,11 @@ impl<T> Record<T> {
         &self.names
     }
 
+    /// The names, shared (cheap to clone) with every record of the trace.
+    pub fn shared_names(&self) -> Arc<[String]> {
+        self.names.clone()
+    }
+
     /// The values, in the order of [`names`](Record::names).
     pub fn values(&self) -> &[T] {
         &self.values
@@ -72,7 +77,10 @@ impl<T> std::ops::Index<&str> for Record<T> {
     fn index(&self, name: &str) -> &T {
         match self.get(name) {
             Some(v) => v,
-            None => panic!("record has no sensor `{name}`; it has [{}]", self.names.join(", ")),
+            None => panic!(
+                "record has no sensor `{name}`; it has [{}]",
+                self.names.join(", ")
+            ),
         }
     }
 }

@@ -27,7 +27,7 @@ use crate::{Dataset, Error, Indices, Metadata, Record, Result, Sensor, Synchroni
 ///     vec![s("lidar", vec![0.0, 0.1, 0.2, 0.3]), s("radar", vec![0.05, 0.15, 0.25])],
 ///     &Next::new("radar"),
 /// )?;
-/// assert_eq!(trace.len(), 2);
+/// assert_eq!(trace.len(), 3); // the window [0.05, 0.25] is inclusive
 /// assert_eq!(trace.get(0)?.values(), &[1, 0]);
 /// assert_eq!(trace.sensor("radar")?.name(), "radar");
 /// # use adl_core::Sensor;
@@ -62,7 +62,11 @@ impl<S: Sensor> Recording<S> {
 
     /// Use index arrays computed elsewhere: one per sensor, in the sensors'
     /// order, every index in range.
-    pub fn with_indices(name: impl Into<String>, sensors: Vec<S>, indices: Indices) -> Result<Self> {
+    pub fn with_indices(
+        name: impl Into<String>,
+        sensors: Vec<S>,
+        indices: Indices,
+    ) -> Result<Self> {
         let names = unique_names(&sensors)?;
         Self::checked(name.into(), names, sensors, Some(indices))
     }
@@ -131,10 +135,18 @@ impl<S: Sensor> Recording<S> {
     pub fn sensor_indices(&self, index: usize) -> Result<Vec<usize>> {
         let len = self.len();
         if index >= len {
-            return Err(Error::out_of_range(format!("trace `{}`", self.name), index, len));
+            return Err(Error::out_of_range(
+                format!("trace `{}`", self.name),
+                index,
+                len,
+            ));
         }
         Ok(match &self.indices {
-            Some(indices) => indices.columns().iter().map(|c| c[index] as usize).collect(),
+            Some(indices) => indices
+                .columns()
+                .iter()
+                .map(|c| c[index] as usize)
+                .collect(),
             None => vec![index; self.sensors.len()],
         })
     }

@@ -103,7 +103,10 @@ mod tests {
         let inf = Timestamps::new("lidar", vec![f64::NEG_INFINITY, 0.0]).unwrap_err();
         assert!(matches!(inf, Error::NonFiniteTimestamp { index: 0, .. }));
         let unsorted = Timestamps::new("radar", vec![0.0, 2.0, 1.0]).unwrap_err();
-        assert!(matches!(unsorted, Error::UnsortedTimestamps { index: 2, .. }));
+        assert!(matches!(
+            unsorted,
+            Error::UnsortedTimestamps { index: 2, .. }
+        ));
         assert!(unsorted.to_string().contains("[2] = 1 comes after [1] = 2"));
         let zeros = Timestamps::new("gps", vec![0.0; 4]).unwrap_err();
         assert!(matches!(zeros, Error::ConstantTimestamps { len: 4, .. }));

@@ -7,7 +7,9 @@ use serde_json::Value;
 
 /// The cases of one golden file.
 pub fn cases(file: &str) -> Vec<Value> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(file);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(file);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let mut doc: Value = serde_json::from_str(&text)
@@ -31,7 +33,11 @@ pub fn f64_of(v: &Value) -> f64 {
 
 /// A JSON array of golden floats.
 pub fn f64s(v: &Value) -> Vec<f64> {
-    v.as_array().expect("array of floats").iter().map(f64_of).collect()
+    v.as_array()
+        .expect("array of floats")
+        .iter()
+        .map(f64_of)
+        .collect()
 }
 
 /// A JSON array of unsigned integers.
@@ -61,7 +67,9 @@ pub fn python_type(e: &Error) -> &'static str {
 
 /// The expected error type of a golden `expected` object, if it is an error.
 pub fn expected_error(expected: &Value) -> Option<&str> {
-    expected.get("error").map(|e| e["type"].as_str().expect("error type"))
+    expected
+        .get("error")
+        .map(|e| e["type"].as_str().expect("error type"))
 }
 
 /// Counts for one golden file.
@@ -73,6 +81,8 @@ pub struct Tally {
     pub matched: usize,
     /// Cases where we diverge on purpose and our own behaviour checked out.
     pub diverged: usize,
+    /// `id: why`, for cases that have no Rust analogue (and so are not run).
+    pub no_analogue: Vec<String>,
     /// `id: what went wrong`, for every failing case.
     pub failures: Vec<String>,
 }
@@ -80,7 +90,13 @@ pub struct Tally {
 impl Tally {
     /// An empty tally for `file`.
     pub fn new(file: &'static str) -> Self {
-        Tally { file, matched: 0, diverged: 0, failures: Vec::new() }
+        Tally {
+            file,
+            matched: 0,
+            diverged: 0,
+            no_analogue: Vec::new(),
+            failures: Vec::new(),
+        }
     }
 
     /// Record a case that must match the reference.
@@ -95,18 +111,131 @@ impl Tally {
     pub fn diverges(&mut self, id: &str, reason: &str, check: Result<(), String>) {
         match check {
             Ok(()) => self.diverged += 1,
-            Err(why) => self.failures.push(format!("{}/{id} (diverges: {reason}): {why}", self.file)),
+            Err(why) => self
+                .failures
+                .push(format!("{}/{id} (diverges: {reason}): {why}", self.file)),
         }
     }
 
-    /// One line: `file: N matched, M diverge on purpose, K failed`.
+    /// Record a case that has no Rust analogue, with the reason.
+    pub fn no_analogue(&mut self, id: &str, reason: &str) {
+        self.no_analogue.push(format!("{id}: {reason}"));
+    }
+
+    /// One line: `file: N matched, M diverge on purpose, K failed` (and how
+    /// many have no Rust analogue, if any).
     pub fn summary(&self) -> String {
+        let skipped = match self.no_analogue.len() {
+            0 => String::new(),
+            n => format!(", {n} without a Rust analogue"),
+        };
         format!(
-            "{}: {} matched, {} diverge on purpose, {} failed",
+            "{}: {} matched, {} diverge on purpose{skipped}, {} failed",
             self.file,
             self.matched,
             self.diverged,
             self.failures.len()
         )
     }
+}
+
+/// The margins of golden `params` (`margin` + `margin_kinds`): a pair
+/// `[start, end]` for all sensors or an object `{sensor: [start, end]}`.
+/// A kind is `"index"` (samples) or `"time"` (seconds); without
+/// `margin_kinds`, a JSON integer is samples and anything else seconds. No
+/// `margin` is the library default (none). A pair that is not of length 2
+/// is [`Error::InvalidParameter`] (the reference's TypeError).
+pub fn margins_from_params(params: &Value) -> Result<adl::sync::Margins, Error> {
+    use adl::sync::{Margin, Margins};
+    let kinds = params.get("margin_kinds");
+    let pair = |what: String, v: &Value, kinds: Option<&Value>| -> Result<Margin, Error> {
+        let ends = v.as_array().expect("margin pair is an array");
+        if ends.len() != 2 {
+            return Err(Error::invalid(
+                what,
+                format!(
+                    "must be a pair (start, end), got {} values: {v}",
+                    ends.len()
+                ),
+            ));
+        }
+        let bound = |i: usize| {
+            let kind = kinds.and_then(|k| k.get(i)).and_then(Value::as_str);
+            let is_index = match kind {
+                Some("index") => true,
+                Some("time") => false,
+                Some(other) => panic!("unknown margin kind {other}"),
+                None => ends[i].is_i64() || ends[i].is_u64(),
+            };
+            if is_index {
+                adl::sync::Bound::Samples(ends[i].as_i64().expect("integer margin"))
+            } else {
+                adl::sync::Bound::Seconds(f64_of(&ends[i]))
+            }
+        };
+        Ok(Margin::new(bound(0), bound(1)))
+    };
+    match params.get("margin") {
+        None | Some(Value::Null) => Ok(Margins::default()),
+        Some(v @ Value::Array(_)) => Ok(Margins::All(pair("margin".into(), v, kinds)?)),
+        Some(Value::Object(map)) => {
+            let mut list = Vec::with_capacity(map.len());
+            for (sensor, v) in map {
+                let k = kinds.and_then(|k| k.get(sensor));
+                list.push((
+                    sensor.clone(),
+                    pair(format!("margin for sensor `{sensor}`"), v, k)?,
+                ));
+            }
+            Ok(Margins::PerSensor(list))
+        }
+        Some(other) => panic!("not a golden margin: {other}"),
+    }
+}
+
+/// Build the synchronization policy `policy` ("Empty", "Next", "Nearest",
+/// "Decimate") from golden `params`. Missing `margin`/`tol` are the library
+/// defaults (no margin, tolerance 0.1); `tol` may be "inf". Decimate's
+/// params are `{inner: {policy, params}, factor, reference}`. Errors are the
+/// ones our constructors give (the reference's "construct" stage).
+pub fn sync_from_params(
+    policy: &str,
+    params: &Value,
+) -> Result<Box<dyn adl::Synchronization>, Error> {
+    use adl::sync::{Decimate, Empty, Nearest, Next};
+    let reference = || {
+        params["reference"]
+            .as_str()
+            .expect("reference name")
+            .to_owned()
+    };
+    Ok(match policy {
+        "Empty" => Box::new(Empty),
+        "Next" => Box::new(Next::new(reference()).margin(margins_from_params(params)?)),
+        "Nearest" => {
+            let tol = params.get("tol").map_or(0.1, f64_of);
+            // The reference checks the tolerance before the margins.
+            let nearest = Nearest::new(reference(), tol)?;
+            Box::new(nearest.margin(margins_from_params(params)?))
+        }
+        "Decimate" => {
+            let inner = &params["inner"];
+            let inner = sync_from_params(
+                inner["policy"].as_str().expect("inner policy"),
+                &inner["params"],
+            )?;
+            let factor = params["factor"].as_u64().expect("decimation factor") as usize;
+            let decimate = Decimate::new(inner, factor)?;
+            match params.get("reference").and_then(Value::as_str) {
+                Some(name) => Box::new(decimate.reference(name)),
+                None => Box::new(decimate),
+            }
+        }
+        other => {
+            return Err(Error::invalid(
+                "synchronization policy",
+                format!("unknown: {other}"),
+            ));
+        }
+    })
 }

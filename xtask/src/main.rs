@@ -1,1 +1,140 @@
-fn main(){}
+//! `cargo xtask`: the two commands at the top of the README.
+//!
+//! - `cargo xtask example [ARGS...]`: run the main example (`px4_trace`).
+//! - `cargo xtask test`: run the whole test suite.
+//! - `cargo xtask setup`: only make sure the system packages are present.
+//!
+//! Each first makes sure the system packages adl needs are installed: the
+//! OpenCL ICD loader and headers (`ocl-icd-opencl-dev`) and the POCL CPU
+//! OpenCL device (`pocl-opencl-icd`). As root it installs missing ones with
+//! apt-get; otherwise it prints the exact command to run and stops. Set
+//! `ADL_SKIP_SETUP=1` to skip the check (for systems that provide OpenCL in
+//! another way).
+
+use std::process::{Command, ExitCode};
+
+/// Debian packages needed by the build and the tests.
+const PACKAGES: [&str; 2] = ["ocl-icd-opencl-dev", "pocl-opencl-icd"];
+
+const USAGE: &str = "usage: cargo xtask <example [ARGS...] | test [CARGO TEST ARGS...] | setup>";
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let Some(task) = args.next() else {
+        eprintln!("{USAGE}");
+        return ExitCode::FAILURE;
+    };
+    let rest: Vec<String> = args.collect();
+    let cargo_args: Vec<String> = match task.as_str() {
+        "example" => ["run", "--example", "px4_trace", "--"]
+            .into_iter()
+            .map(String::from)
+            .chain(rest)
+            .collect(),
+        "test" => ["test", "--workspace"]
+            .into_iter()
+            .map(String::from)
+            .chain(rest)
+            .collect(),
+        "setup" => Vec::new(),
+        other => {
+            eprintln!("xtask: unknown task `{other}`\n{USAGE}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(message) = ensure_system_packages() {
+        eprintln!("xtask: {message}");
+        return ExitCode::FAILURE;
+    }
+    if cargo_args.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    match Command::new(&cargo).args(&cargo_args).status() {
+        Ok(status) if status.success() => ExitCode::SUCCESS,
+        Ok(status) => {
+            eprintln!("xtask: `cargo {}` failed ({status})", cargo_args.join(" "));
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("xtask: could not run {cargo}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Install the missing [`PACKAGES`] (as root) or say exactly what to run.
+fn ensure_system_packages() -> Result<(), String> {
+    if std::env::var_os("ADL_SKIP_SETUP").is_some_and(|v| v == "1") {
+        return Ok(());
+    }
+    if !succeeds("dpkg-query", &["--version"]) {
+        return if succeeds("sh", &["-c", "ldconfig -p | grep -q 'libOpenCL.so'"]) {
+            Ok(())
+        } else {
+            Err(format!(
+                "this is not a Debian system and no OpenCL loader (libOpenCL.so) was found.\n\
+                 Install an OpenCL ICD loader and a CPU OpenCL driver (on Debian: {}),\n\
+                 or set ADL_SKIP_SETUP=1 to skip this check.",
+                PACKAGES.join(" ")
+            ))
+        };
+    }
+    let missing: Vec<&str> = PACKAGES.into_iter().filter(|p| !is_installed(p)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let install = format!(
+        "apt-get install -y --no-install-recommends {}",
+        missing.join(" ")
+    );
+    if !is_root() {
+        return Err(format!(
+            "missing system packages: {}. Run:\n    sudo apt-get update && sudo {install}\nthen run this command again.",
+            missing.join(", ")
+        ));
+    }
+    eprintln!("xtask: installing {} with apt-get", missing.join(", "));
+    let script = format!("apt-get update -q && DEBIAN_FRONTEND=noninteractive {install} -q");
+    if !run_visible("sh", &["-c", &script]) {
+        return Err(format!(
+            "installing {} failed; run `{script}` by hand and look at its output",
+            missing.join(", ")
+        ));
+    }
+    match PACKAGES.into_iter().find(|p| !is_installed(p)) {
+        Some(p) => Err(format!("{p} is still not installed after apt-get")),
+        None => Ok(()),
+    }
+}
+
+fn is_installed(package: &str) -> bool {
+    Command::new("dpkg-query")
+        .args(["-W", "-f=${Status}", package])
+        .output()
+        .is_ok_and(|o| {
+            o.status.success()
+                && String::from_utf8_lossy(&o.stdout).contains("install ok installed")
+        })
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+fn succeeds(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn run_visible(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .status()
+        .is_ok_and(|s| s.success())
+}

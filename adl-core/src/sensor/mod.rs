@@ -2,10 +2,10 @@
 //! (a window of samples around each one), and [`SensorDataset`] (a sensor
 //! read as a dataset).
 
-// HELPER: mod dataset;
+mod dataset;
 mod series;
-// HELPER: mod window;
+mod window;
 
-// HELPER: pub use dataset::SensorDataset;
+pub use dataset::SensorDataset;
 pub use series::Series;
-// HELPER: pub use window::Window;
+pub use window::{Window, WindowMetadata};

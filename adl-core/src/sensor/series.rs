@@ -39,7 +39,12 @@ impl<L> Series<L> {
 
 impl<L> std::fmt::Debug for Series<L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Series({}, n={})", self.name, self.timestamps.as_slice().len())
+        write!(
+            f,
+            "Series({}, n={})",
+            self.name,
+            self.timestamps.as_slice().len()
+        )
     }
 }
 
@@ -58,7 +63,11 @@ impl<T, L: Fn(usize) -> Result<T>> Sensor for Series<L> {
     fn get(&self, index: usize) -> Result<T> {
         let len = self.timestamps.as_slice().len();
         if index >= len {
-            return Err(Error::out_of_range(format!("sensor `{}`", self.name), index, len));
+            return Err(Error::out_of_range(
+                format!("sensor `{}`", self.name),
+                index,
+                len,
+            ));
         }
         (self.load)(index)
     }

@@ -111,3 +111,153 @@ impl Margins {
         Ok(())
     }
 }
+
+/// The checks and the window shared by [`Next`](crate::sync::Next) and
+/// [`Nearest`](crate::sync::Nearest) (abstract-dataloader 0.4.7's
+/// `Synchronization.get_reference`), in this order:
+///
+/// 1. every sensor's timestamps pass [`Timestamps::validate`];
+/// 2. `reference` is one of the sensors ([`Error::UnknownSensor`], role
+///    "reference");
+/// 3. every per-sensor margin names a sensor (role "margin");
+/// 4. no sensor is empty ([`Error::EmptySensor`] with `needed_for`);
+/// 5. each sensor's margin leaves its first kept index `start` and last kept
+///    index `end` inside the sensor ([`Error::InvalidParameter`] naming the
+///    sensor and the margin otherwise: a negative sample count, or a margin
+///    that trims past the sensor's last sample);
+///
+/// then the common window is `[max_k T_k[start_k], min_k T_k[end_k]]`,
+/// inclusive at both ends, and the rows are the reference samples inside it:
+/// the returned sub-slice of the reference's timestamps (empty when the
+/// window is).
+pub(crate) fn reference_rows<'a>(
+    reference: &str,
+    margins: &Margins,
+    timestamps: &[(&str, &'a [f64])],
+    needed_for: &'static str,
+) -> Result<&'a [f64]> {
+    for (name, times) in timestamps {
+        crate::Timestamps::validate(name, times)?;
+    }
+    let Some(&(_, reference_times)) = timestamps.iter().find(|(n, _)| *n == reference) else {
+        return Err(Error::UnknownSensor {
+            role: "reference",
+            name: reference.to_owned(),
+            available: timestamps.iter().map(|(n, _)| (*n).to_owned()).collect(),
+        });
+    };
+    margins.check_names(timestamps)?;
+    if let Some((name, _)) = timestamps.iter().find(|(_, t)| t.is_empty()) {
+        return Err(Error::EmptySensor {
+            sensor: (*name).to_owned(),
+            needed_for,
+        });
+    }
+    let mut window_start = f64::NEG_INFINITY;
+    let mut window_end = f64::INFINITY;
+    for (name, times) in timestamps {
+        let margin = margins.for_sensor(name);
+        let start = start_index(name, times, margin.start)?;
+        let end = end_index(name, times, margin.end)?;
+        window_start = window_start.max(times[start]);
+        window_end = window_end.min(times[end]);
+    }
+    let first = reference_times.partition_point(|&t| t < window_start);
+    let past_last = reference_times.partition_point(|&t| t <= window_end);
+    Ok(reference_times.get(first..past_last).unwrap_or(&[]))
+}
+
+/// The first index of a (non-empty) sensor kept by a start margin: `n`
+/// samples, or the first sample at or after `t[0] + s` seconds.
+fn start_index(sensor: &str, times: &[f64], bound: Bound) -> Result<usize> {
+    let len = times.len();
+    let index = match bound {
+        Bound::Samples(n) => {
+            let n = non_negative(sensor, "start", n)?;
+            if n >= len {
+                return Err(trims_all(sensor, "start", &format!("{n} samples"), len));
+            }
+            n
+        }
+        Bound::Seconds(s) => {
+            let s = not_nan(sensor, "start", s)?;
+            let from = times[0] + s;
+            let index = times.partition_point(|&t| t < from);
+            if index >= len {
+                return Err(trims_all(sensor, "start", &format!("{s} s"), len));
+            }
+            index
+        }
+    };
+    Ok(index)
+}
+
+/// The last index of a (non-empty) sensor kept by an end margin: `n` samples
+/// before the last, or the last sample at or before `t[last] - s` seconds.
+fn end_index(sensor: &str, times: &[f64], bound: Bound) -> Result<usize> {
+    let len = times.len();
+    let past_end = match bound {
+        Bound::Samples(n) => {
+            let n = non_negative(sensor, "end", n)?;
+            len.saturating_sub(n)
+        }
+        Bound::Seconds(s) => {
+            let s = not_nan(sensor, "end", s)?;
+            let until = times[len - 1] - s;
+            times.partition_point(|&t| t <= until)
+        }
+    };
+    match past_end.checked_sub(1) {
+        Some(index) => Ok(index),
+        None => {
+            let what = match bound {
+                Bound::Samples(n) => format!("{n} samples"),
+                Bound::Seconds(s) => format!("{s} s"),
+            };
+            Err(trims_all(sensor, "end", &what, len))
+        }
+    }
+}
+
+fn non_negative(sensor: &str, end: &str, n: i64) -> Result<usize> {
+    usize::try_from(n).map_err(|_| {
+        Error::invalid(
+            format!("margin for sensor `{sensor}`"),
+            format!("{end} margin of {n} samples is negative; sample margins must be 0 or more"),
+        )
+    })
+}
+
+fn not_nan(sensor: &str, end: &str, s: f64) -> Result<f64> {
+    if s.is_nan() {
+        return Err(Error::invalid(
+            format!("margin for sensor `{sensor}`"),
+            format!("{end} margin is NaN seconds"),
+        ));
+    }
+    Ok(s)
+}
+
+fn trims_all(sensor: &str, end: &str, what: &str, len: usize) -> Error {
+    Error::invalid(
+        format!("margin for sensor `{sensor}`"),
+        format!("{end} margin of {what} trims all {len} samples of the sensor"),
+    )
+}
+
+/// The first `i` in `0..len` for which `is_before(i)` is false, assuming it
+/// is true then false along `0..len` (`len` if it never turns false): the
+/// binary search of [`slice::partition_point`] over a virtual sorted array,
+/// such as the midpoints between a sensor's samples.
+pub(crate) fn partition_point_by(len: usize, mut is_before: impl FnMut(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if is_before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}

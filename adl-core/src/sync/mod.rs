@@ -16,14 +16,14 @@
 //! range; the divergences from the reference are listed in
 //! `docs/divergences.md`.
 
-// HELPER: mod decimate;
+mod decimate;
 mod empty;
 mod margin;
-// HELPER: mod nearest;
-// HELPER: mod next;
+mod nearest;
+mod next;
 
-// HELPER: pub use decimate::Decimate;
+pub use decimate::Decimate;
 pub use empty::Empty;
 pub use margin::{Bound, Margin, Margins};
-// HELPER: pub use nearest::Nearest;
-// HELPER: pub use next::Next;
+pub use nearest::Nearest;
+pub use next::Next;

@@ -1,0 +1,130 @@
+//! Collation: turning a `Vec` of samples into one batch, with PyTorch
+//! `default_collate` semantics, typed.
+//!
+//! [`DefaultCollate`] collates any [`Collatable`] sample, preserving its
+//! structure:
+//!
+//! | sample | batch |
+//! |---|---|
+//! | `ndarray::Array<A, D>` (equal shapes) | `Array<A, D::Larger>`, stacked along a new first axis |
+//! | `i8`…`i64`, `u8`…`u64`, `isize`, `usize`, `f32`, `f64`, `bool` | `Array1` of the **same** type |
+//! | `String`, `&str` | `Vec<String>` |
+//! | tuples (up to 8), `[T; N]` | the same shape of batches |
+//! | `Vec<T>` (equal lengths) | `Vec<T::Batch>`, transposed, as torch does for lists |
+//! | `HashMap<K, V>`, `BTreeMap<K, V>`, [`Record<T>`](crate::Record) (same keys) | the same map of batches |
+//! | `Option<T>` (all `Some` or all `None`) | `Option<T::Batch>` |
+//! | a struct with `#[derive(Collate)]` | its generated `…Batch` struct |
+//!
+//! **A deliberate difference from torch**: numbers keep their type. torch
+//! turns Python floats into `float64` tensors; here `f32` samples give an
+//! `Array1<f32>` and `f64` samples an `Array1<f64>`, because a Rust sample's
+//! type is already the precision its author chose.
+//!
+//! Collation writes each sample once: the first sample fixes the layout, a
+//! [`BatchBuilder`] preallocates the whole batch, and every sample is moved or
+//! copied straight into its slot. A sample that does not fit (another shape,
+//! other keys, another list length) is an [`Error::Collate`](crate::Error::Collate)
+//! naming the path inside the sample (`.image`, `[2]`, `["key"]`), the
+//! sample's position and both values.
+//!
+//! Other strategies for one field (keep a list, concatenate rows, pad ragged
+//! arrays) are [`Strategy`] types: [`Stack`], [`List`], [`ConcatRows`],
+//! [`Pad`].
+//!
+//! ```
+//! use adl_core::{Collate, collate::DefaultCollate};
+//! use ndarray::{Array1, array};
+//!
+//! let samples = vec![(array![1.0f32, 2.0], 7i64), (array![3.0, 4.0], 8)];
+//! let (x, y) = DefaultCollate.collate(samples)?;
+//! assert_eq!(x, array![[1.0f32, 2.0], [3.0, 4.0]]);
+//! assert_eq!(y, Array1::from(vec![7i64, 8]));
+//! # Ok::<(), adl_core::Error>(())
+//! ```
+
+mod array;
+mod map;
+mod option;
+mod scalar;
+mod sequence;
+mod strategy;
+mod text;
+mod tuple;
+
+pub use array::StackBuilder;
+pub use map::{BTreeMapBuilder, HashMapBuilder, RecordBuilder};
+pub use option::OptionBuilder;
+pub use scalar::ScalarBuilder;
+pub use sequence::{FixedArrayBuilder, VecBuilder};
+pub use strategy::{
+    ConcatBuilder, ConcatRows, List, ListBuilder, Pad, PadBuilder, Padded, Stack, Strategy,
+};
+pub use text::TextBuilder;
+pub use tuple::{
+    Tuple1Builder, Tuple2Builder, Tuple3Builder, Tuple4Builder, Tuple5Builder, Tuple6Builder,
+    Tuple7Builder, Tuple8Builder,
+};
+
+use crate::{Collate, Error, Result};
+
+/// A sample type that [`DefaultCollate`] can batch.
+///
+/// Implemented for the types in the [module table](self) and derived for
+/// structs with `#[derive(Collate)]`. An implementation says what a batch
+/// of `Self` is and how to build one.
+pub trait Collatable: Sized {
+    /// A batch of `Self`.
+    type Batch;
+    /// Builds a batch from samples pushed one by one.
+    type Builder: BatchBuilder<Self, Batch = Self::Batch>;
+
+    /// A builder for a batch of `len` samples whose layout (shapes, keys,
+    /// list lengths) is that of `first`. Allocates the batch once.
+    fn builder(first: &Self, len: usize) -> Self::Builder;
+}
+
+/// Builds one batch: samples are pushed in order, each written once into
+/// the preallocated batch, then [`finish`](BatchBuilder::finish) hands the
+/// batch over.
+pub trait BatchBuilder<T> {
+    /// The batch built.
+    type Batch;
+
+    /// Write sample `item`, at `position` in the batch. A sample whose
+    /// layout differs from the first is an [`Error::Collate`].
+    fn push(&mut self, item: T, position: usize) -> Result<()>;
+
+    /// The finished batch. Fails only where the samples pushed cannot form
+    /// a batch (for instance none were pushed where a layout needs one).
+    fn finish(self) -> Result<Self::Batch>;
+}
+
+/// The default collate: structure-preserving batching of any
+/// [`Collatable`] sample (see the [module docs](self)).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DefaultCollate;
+
+impl<T: Collatable> Collate<T> for DefaultCollate {
+    type Batch = T::Batch;
+
+    fn collate(&self, samples: Vec<T>) -> Result<T::Batch> {
+        collate_with::<Stack, T>(samples)
+    }
+}
+
+/// Collate `samples` with strategy `S`: build from the first sample's
+/// layout, push every sample, finish. An empty batch is an error (there is
+/// no first sample to take the layout from).
+pub fn collate_with<S: Strategy<T>, T>(samples: Vec<T>) -> Result<S::Batch> {
+    let Some(first) = samples.first() else {
+        return Err(Error::collate(
+            0,
+            "the batch is empty; there is nothing to collate",
+        ));
+    };
+    let mut builder = S::builder(first, samples.len());
+    for (position, sample) in samples.into_iter().enumerate() {
+        builder.push(sample, position)?;
+    }
+    builder.finish()
+}

@@ -1,0 +1,383 @@
+use std::fmt;
+
+use crate::{Error, Metadata, Result, Sensor};
+
+/// A sensor that returns, for each sample, the window of consecutive
+/// samples around it: `past` samples before, the sample itself, and
+/// `future` samples after (`past + 1 + future` samples in all, in order).
+///
+/// The reference's `generic.Window`. Two ways to handle the edges, where a
+/// full window does not fit:
+///
+/// - **Cropped** ([`Window::new`], the default): the edges are cut off.
+///   With `n` samples in the inner sensor the window has
+///   `n - past - future` samples (0 if the window is longer than the
+///   sensor); `window.get(i)` is inner samples `i ..= i + past + future`,
+///   whose "current" sample is `i + past`, and the window's timestamps are
+///   the inner timestamps `[past .. n - future]`, the times of the current
+///   samples.
+/// - **Uncropped** ([`Window::uncropped`]): the window keeps the inner
+///   sensor's `n` samples and timestamps; `window.get(i)` is inner samples
+///   `i - past ..= i + future`, so indices `i < past` and `i >= n - future`
+///   have no full window and are [`Error::IndexOutOfRange`].
+///
+/// Reading a window reads its samples one after the other. Loading them
+/// in parallel (the reference's `parallel=N` thread pool) is the engine's
+/// business (`adl-graph`), not this synchronous crate's. To combine the
+/// samples into one value (the reference's `collate_fn`), map the
+/// `Vec` afterwards, e.g. with a [`Transform`](crate::Transform).
+///
+/// ```
+/// use adl_core::{Metadata, Sensor, Series, Timestamps, Window};
+///
+/// let times = Timestamps::new("imu", vec![0.0, 1.0, 2.0, 3.0, 4.0])?;
+/// let imu = Series::new("imu", times, |i| Ok(i));
+///
+/// let cropped = Window::new(&imu, 1, 1);
+/// assert_eq!(cropped.len(), 3);
+/// assert_eq!(cropped.get(0)?, vec![0, 1, 2]);
+/// assert_eq!(cropped.get(2)?, vec![2, 3, 4]);
+/// assert_eq!(cropped.metadata().timestamps(), &[1.0, 2.0, 3.0]);
+/// assert!(cropped.get(3).is_err());
+///
+/// let uncropped = Window::new(&imu, 1, 1).uncropped();
+/// assert_eq!(uncropped.len(), 5);
+/// assert_eq!(uncropped.get(1)?, vec![0, 1, 2]);
+/// assert!(uncropped.get(0).is_err()); // no sample before the first
+/// assert!(uncropped.get(4).is_err()); // no sample after the last
+/// # Ok::<(), adl_core::Error>(())
+/// ```
+pub struct Window<S> {
+    sensor: S,
+    past: usize,
+    future: usize,
+    crop: bool,
+    metadata: WindowMetadata,
+}
+
+/// The timestamps of a [`Window`]: the inner sensor's, cropped to the
+/// samples that have a full window unless the window is uncropped.
+///
+/// A plain copy, not re-validated: a cropped slice of valid
+/// [`Timestamps`](crate::Timestamps) can be all equal (`[0, 0, 1]` cropped
+/// to `[0, 0]`), which is still a correct description of the window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowMetadata {
+    timestamps: Vec<f64>,
+}
+
+impl WindowMetadata {
+    /// The timestamps as a slice.
+    pub fn as_slice(&self) -> &[f64] {
+        &self.timestamps
+    }
+}
+
+impl Metadata for WindowMetadata {
+    fn timestamps(&self) -> &[f64] {
+        &self.timestamps
+    }
+}
+
+impl<S: Sensor> Window<S> {
+    /// A cropped window of `past` samples before and `future` samples after
+    /// each sample of `sensor`.
+    ///
+    /// A window longer than the sensor is not an error: it has no samples.
+    pub fn new(sensor: S, past: usize, future: usize) -> Self {
+        Self::with_crop(sensor, past, future, true)
+    }
+
+    /// A window that is cropped (`crop = true`, as [`Window::new`]) or not
+    /// (as [`Window::uncropped`]).
+    pub fn with_crop(sensor: S, past: usize, future: usize, crop: bool) -> Self {
+        let metadata = Self::window_metadata(&sensor, past, future, crop);
+        Window {
+            sensor,
+            past,
+            future,
+            crop,
+            metadata,
+        }
+    }
+
+    /// The same window, uncropped: it keeps every timestamp of the inner
+    /// sensor, and the indices without a full window are errors.
+    pub fn uncropped(self) -> Self {
+        Self::with_crop(self.sensor, self.past, self.future, false)
+    }
+
+    fn window_metadata(sensor: &S, past: usize, future: usize, crop: bool) -> WindowMetadata {
+        let all = sensor.metadata().timestamps();
+        let timestamps = if crop {
+            let n = all.len();
+            match n.checked_sub(past.saturating_add(future)) {
+                Some(len) => all[past..past + len].to_vec(),
+                None => Vec::new(),
+            }
+        } else {
+            all.to_vec()
+        };
+        WindowMetadata { timestamps }
+    }
+
+    /// Samples before each sample.
+    pub fn past(&self) -> usize {
+        self.past
+    }
+
+    /// Samples after each sample.
+    pub fn future(&self) -> usize {
+        self.future
+    }
+
+    /// Whether the edges without a full window are cropped.
+    pub fn is_cropped(&self) -> bool {
+        self.crop
+    }
+
+    /// The inner sensor.
+    pub fn inner(&self) -> &S {
+        &self.sensor
+    }
+
+    /// Give the inner sensor back.
+    pub fn into_inner(self) -> S {
+        self.sensor
+    }
+
+    /// The inner indices of window `index`, or why there are none.
+    ///
+    /// ```
+    /// use adl_core::{Series, Timestamps, Window};
+    ///
+    /// let s = Series::new("s", Timestamps::new("s", vec![0.0, 1.0, 2.0])?, |i| Ok(i));
+    /// assert_eq!(Window::new(&s, 1, 0).range(1)?, 1..=2);
+    /// assert_eq!(Window::new(&s, 1, 0).uncropped().range(1)?, 0..=1);
+    /// # Ok::<(), adl_core::Error>(())
+    /// ```
+    pub fn range(&self, index: usize) -> Result<std::ops::RangeInclusive<usize>> {
+        let n = self.sensor.len();
+        let first = if self.crop {
+            Some(index)
+        } else {
+            index.checked_sub(self.past)
+        };
+        let last = first
+            .and_then(|first| first.checked_add(self.past))
+            .and_then(|current| current.checked_add(self.future));
+        match (first, last) {
+            (Some(first), Some(last)) if last < n => Ok(first..=last),
+            _ => Err(self.invalid_index(index)),
+        }
+    }
+
+    fn invalid_index(&self, index: usize) -> Error {
+        let n = self.sensor.len();
+        let (what, len) = if self.crop {
+            (
+                format!(
+                    "cropped window [-{}:+{}] over sensor `{}` ({} samples)",
+                    self.past,
+                    self.future,
+                    self.sensor.name(),
+                    n
+                ),
+                self.len(),
+            )
+        } else {
+            let valid = match n.checked_sub(self.future) {
+                Some(end) if end > self.past => format!("{}..{}", self.past, end),
+                _ => "none".to_owned(),
+            };
+            (
+                format!(
+                    "uncropped window [-{}:+{}] over sensor `{}` (valid indices: {})",
+                    self.past,
+                    self.future,
+                    self.sensor.name(),
+                    valid
+                ),
+                n,
+            )
+        };
+        Error::out_of_range(what, index, len)
+    }
+}
+
+impl<S: Sensor> Sensor for Window<S> {
+    type Sample = Vec<S::Sample>;
+    type Metadata = WindowMetadata;
+
+    /// The inner sensor's name: a window over `imu` stands in for `imu` in
+    /// a trace.
+    fn name(&self) -> &str {
+        self.sensor.name()
+    }
+
+    fn metadata(&self) -> &WindowMetadata {
+        &self.metadata
+    }
+
+    /// The `past + 1 + future` inner samples of window `index`, in order.
+    fn get(&self, index: usize) -> Result<Vec<S::Sample>> {
+        self.range(index)?.map(|i| self.sensor.get(i)).collect()
+    }
+}
+
+impl<S: fmt::Debug> fmt::Debug for Window<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?} x [-{}:+{}]", self.sensor, self.past, self.future)?;
+        if !self.crop {
+            write!(f, " (uncropped)")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Series, Timestamps};
+
+    fn series(n: usize) -> Series<impl Fn(usize) -> Result<usize>> {
+        let times = (0..n).map(|i| i as f64).collect();
+        Series::new("s", Timestamps::new("s", times).unwrap(), Ok)
+    }
+
+    #[test]
+    fn cropped_matches_the_reference_example() {
+        let s = series(5);
+        let w = Window::new(&s, 1, 1);
+        assert_eq!(w.len(), 3);
+        assert_eq!(w.get(0).unwrap(), vec![0, 1, 2]);
+        assert_eq!(w.get(2).unwrap(), vec![2, 3, 4]);
+        assert_eq!(w.metadata().timestamps(), &[1.0, 2.0, 3.0]);
+        assert!(matches!(
+            w.get(3),
+            Err(Error::IndexOutOfRange {
+                index: 3,
+                len: 3,
+                ..
+            })
+        ));
+        assert_eq!(w.name(), "s");
+    }
+
+    #[test]
+    fn uncropped_matches_the_reference_example() {
+        let s = series(5);
+        let w = Window::new(&s, 1, 1).uncropped();
+        assert!(!w.is_cropped());
+        assert_eq!(w.len(), 5);
+        assert_eq!(w.get(1).unwrap(), vec![0, 1, 2]);
+        assert_eq!(w.get(3).unwrap(), vec![2, 3, 4]);
+        assert_eq!(w.metadata().timestamps(), &[0.0, 1.0, 2.0, 3.0, 4.0]);
+        for bad in [0, 4, 5] {
+            let err = w.get(bad).unwrap_err();
+            assert!(matches!(err, Error::IndexOutOfRange { index, .. } if index == bad));
+            assert!(err.to_string().contains("valid indices: 1..4"), "{err}");
+        }
+    }
+
+    #[test]
+    fn zero_window_is_the_sensor() {
+        let s = series(3);
+        for w in [Window::new(&s, 0, 0), Window::new(&s, 0, 0).uncropped()] {
+            assert_eq!(w.len(), 3);
+            assert_eq!(w.get(2).unwrap(), vec![2]);
+            assert!(w.get(3).is_err());
+        }
+    }
+
+    #[test]
+    fn window_longer_than_sensor_is_empty() {
+        let s = series(2);
+        let w = Window::new(&s, 2, 1);
+        assert_eq!(w.len(), 0);
+        assert!(w.metadata().timestamps().is_empty());
+        assert!(w.get(0).is_err());
+        let u = Window::new(&s, 2, 1).uncropped();
+        assert_eq!(u.len(), 2);
+        let err = u.get(0).unwrap_err();
+        assert!(err.to_string().contains("valid indices: none"), "{err}");
+    }
+
+    #[test]
+    fn empty_sensor() {
+        let s = series(0);
+        let w = Window::new(&s, 1, 1);
+        assert_eq!(w.len(), 0);
+        assert!(w.get(0).is_err());
+        assert_eq!(w.duration(), 0.0);
+        assert_eq!(w.framerate(), None);
+        assert!(Window::new(&s, 0, 0).uncropped().get(0).is_err());
+    }
+
+    #[test]
+    fn huge_indices_and_sizes_do_not_overflow() {
+        let s = series(4);
+        let w = Window::new(&s, 1, 1);
+        assert!(w.get(usize::MAX).is_err());
+        assert!(w.uncropped().get(usize::MAX).is_err());
+        let huge = Window::new(&s, usize::MAX, usize::MAX);
+        assert_eq!(huge.len(), 0);
+        assert!(huge.get(0).is_err());
+        let huge = huge.uncropped();
+        assert_eq!(huge.len(), 4);
+        assert!(huge.get(usize::MAX).is_err());
+    }
+
+    #[test]
+    fn cropped_timestamps_may_be_constant() {
+        let times = Timestamps::new("s", vec![0.0, 0.0, 1.0]).unwrap();
+        let s = Series::new("s", times, Ok);
+        let w = Window::new(&s, 0, 1);
+        assert_eq!(w.metadata().timestamps(), &[0.0, 0.0]);
+        assert_eq!(w.framerate(), None);
+        assert_eq!(w.get(1).unwrap(), vec![1, 2]);
+    }
+
+    #[test]
+    fn stream_and_batches_yield_windows() {
+        let s = series(4);
+        let w = Window::new(&s, 1, 0);
+        let all: Vec<_> = w.stream().collect::<Result<_>>().unwrap();
+        assert_eq!(all, vec![vec![0, 1], vec![1, 2], vec![2, 3]]);
+        let batches: Vec<_> = w.stream_batches(2).unwrap().collect::<Result<_>>().unwrap();
+        assert_eq!(batches, vec![vec![vec![0, 1], vec![1, 2]]]);
+        assert!(w.stream_batches(0).is_err());
+    }
+
+    #[test]
+    fn loader_errors_propagate() {
+        let times = Timestamps::new("s", vec![0.0, 1.0, 2.0]).unwrap();
+        let s = Series::new("s", times, |i| {
+            if i == 2 {
+                Err(Error::Load {
+                    sensor: "s".into(),
+                    index: i,
+                    source: "broken".into(),
+                })
+            } else {
+                Ok(i)
+            }
+        });
+        let w = Window::new(&s, 0, 1);
+        assert_eq!(w.get(0).unwrap(), vec![0, 1]);
+        assert!(matches!(w.get(1), Err(Error::Load { index: 2, .. })));
+    }
+
+    #[test]
+    fn debug_names_the_window() {
+        let s = series(3);
+        assert_eq!(
+            format!("{:?}", Window::new(&s, 1, 2)),
+            "Series(s, n=3) x [-1:+2]"
+        );
+        assert_eq!(
+            format!("{:?}", Window::new(&s, 1, 2).uncropped()),
+            "Series(s, n=3) x [-1:+2] (uncropped)"
+        );
+    }
+}

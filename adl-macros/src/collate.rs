@@ -1,0 +1,289 @@
+//! `#[derive(Collate)]`: parse, check, generate.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Ident, Path, Type, Visibility};
+
+/// Expand `#[derive(Collate)]` on `input`. Errors become `compile_error!`.
+pub(crate) fn expand(input: TokenStream) -> TokenStream {
+    match syn::parse2::<DeriveInput>(input)
+        .and_then(|input| parse(&input).map(|p| generate(&input, &p)))
+    {
+        Ok(tokens) => tokens,
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+/// How one field is collated.
+enum Strategy {
+    Stack,
+    List,
+    Concat,
+    Pad,
+}
+
+struct Field {
+    /// `image` for named fields, `0` for tuple fields.
+    member: syn::Member,
+    /// The name the builder uses for it.
+    binding: Ident,
+    vis: Visibility,
+    ty: Type,
+    strategy: Strategy,
+    span: Span,
+}
+
+struct Parsed {
+    krate: Path,
+    derives: Vec<Path>,
+    named: bool,
+    fields: Vec<Field>,
+}
+
+/// Parse and check: a struct with fields, known attributes only. Every
+/// error found is reported, not only the first.
+fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let mut krate: Path = syn::parse_quote!(::adl);
+    let mut derives = Vec::new();
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("collate")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                krate = lit.parse()?;
+                Ok(())
+            } else if meta.path.is_ident("derive") {
+                meta.parse_nested_meta(|inner| {
+                    derives.push(inner.path);
+                    Ok(())
+                })
+            } else {
+                Err(meta
+                    .error("unknown struct attribute; expected `crate = \"...\"` or `derive(...)`"))
+            }
+        });
+        errors.extend(result.err());
+    }
+    let data = match &input.data {
+        Data::Struct(data) => data,
+        Data::Enum(e) => {
+            return Err(syn::Error::new(
+                e.enum_token.span,
+                "#[derive(Collate)] works on structs: an enum's variants have different layouts and cannot be batched field by field",
+            ));
+        }
+        Data::Union(u) => {
+            return Err(syn::Error::new(
+                u.union_token.span,
+                "#[derive(Collate)] works on structs, not unions",
+            ));
+        }
+    };
+    let (named, raw_fields) = match &data.fields {
+        Fields::Named(f) => (true, f.named.iter().collect::<Vec<_>>()),
+        Fields::Unnamed(f) => (false, f.unnamed.iter().collect()),
+        Fields::Unit => {
+            return Err(syn::Error::new(
+                input.ident.span(),
+                "#[derive(Collate)] needs a struct with fields; a unit struct has nothing to collate",
+            ));
+        }
+    };
+    let mut fields = Vec::new();
+    for (i, f) in raw_fields.into_iter().enumerate() {
+        let mut strategy = Strategy::Stack;
+        for attr in f.attrs.iter().filter(|a| a.path().is_ident("collate")) {
+            let result = attr.parse_nested_meta(|meta| {
+                strategy = if meta.path.is_ident("list") {
+                    Strategy::List
+                } else if meta.path.is_ident("concat") {
+                    Strategy::Concat
+                } else if meta.path.is_ident("pad") {
+                    Strategy::Pad
+                } else {
+                    return Err(
+                        meta.error("unknown collate strategy; expected `list`, `concat` or `pad`")
+                    );
+                };
+                Ok(())
+            });
+            errors.extend(result.err());
+        }
+        let (member, binding) = match &f.ident {
+            Some(ident) => (syn::Member::Named(ident.clone()), ident.clone()),
+            None => (syn::Member::Unnamed(i.into()), format_ident!("field_{}", i)),
+        };
+        fields.push(Field {
+            member,
+            binding,
+            vis: f.vis.clone(),
+            ty: f.ty.clone(),
+            strategy,
+            span: f.ty.span(),
+        });
+    }
+    match errors.into_iter().reduce(|mut all, e| {
+        all.combine(e);
+        all
+    }) {
+        Some(all) => Err(all),
+        None => Ok(Parsed {
+            krate,
+            derives,
+            named,
+            fields,
+        }),
+    }
+}
+
+/// Generate the batch struct, its builder, and the two impls.
+fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
+    let Parsed {
+        krate,
+        derives,
+        named,
+        fields,
+    } = parsed;
+    let name = &input.ident;
+    let vis = &input.vis;
+    let batch = format_ident!("{}Batch", name);
+    let builder = format_ident!("{}BatchBuilder", name);
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+
+    let strategy = |f: &Field| -> TokenStream {
+        let s = match f.strategy {
+            Strategy::Stack => quote!(Stack),
+            Strategy::List => quote!(List),
+            Strategy::Concat => quote!(ConcatRows),
+            Strategy::Pad => quote!(Pad),
+        };
+        quote!(#krate::collate::#s)
+    };
+    // Bounds spanned at each field's type, so an uncollatable field is
+    // reported there.
+    let bounds: Vec<TokenStream> = fields
+        .iter()
+        .map(|f| {
+            let (s, ty) = (strategy(f), &f.ty);
+            quote_spanned!(f.span=> #s: #krate::collate::Strategy<#ty>)
+        })
+        .collect();
+    let mut where_all = quote!(where);
+    if let Some(w) = where_clause {
+        let preds = &w.predicates;
+        where_all = quote!(where #preds,);
+    }
+    let where_all = quote!(#where_all #(#bounds,)*);
+
+    let batch_ty = |f: &Field| {
+        let (s, ty) = (strategy(f), &f.ty);
+        quote!(<#s as #krate::collate::Strategy<#ty>>::Batch)
+    };
+    let builder_ty = |f: &Field| {
+        let (s, ty) = (strategy(f), &f.ty);
+        quote!(<#s as #krate::collate::Strategy<#ty>>::Builder)
+    };
+    let batch_doc =
+        format!("A batch of [`{name}`], made by `#[derive(Collate)]`: each field batched.");
+    let builder_doc =
+        format!("Builds a [`{batch}`] sample by sample (generated by `#[derive(Collate)]`).");
+    let derive_attr = if derives.is_empty() {
+        quote!()
+    } else {
+        quote!(#[derive(#(#derives),*)])
+    };
+
+    let bindings: Vec<&Ident> = fields.iter().map(|f| &f.binding).collect();
+    let members: Vec<&syn::Member> = fields.iter().map(|f| &f.member).collect();
+    let field_vis: Vec<&Visibility> = fields.iter().map(|f| &f.vis).collect();
+    let batch_tys: Vec<TokenStream> = fields.iter().map(batch_ty).collect();
+    let builder_tys: Vec<TokenStream> = fields.iter().map(builder_ty).collect();
+    let strategies: Vec<TokenStream> = fields.iter().map(strategy).collect();
+    let tys: Vec<&Type> = fields.iter().map(|f| &f.ty).collect();
+    let segments: Vec<String> = fields
+        .iter()
+        .map(|f| match &f.member {
+            syn::Member::Named(i) => format!(".{i}"),
+            syn::Member::Unnamed(i) => format!(".{}", i.index),
+        })
+        .collect();
+
+    let batch_def = if *named {
+        let docs = fields
+            .iter()
+            .map(|f| format!("The batch of field `{}`.", f.binding));
+        quote! {
+            #[doc = #batch_doc]
+            #derive_attr
+            #vis struct #batch #impl_generics #where_all {
+                #(#[doc = #docs] #field_vis #bindings: #batch_tys,)*
+            }
+        }
+    } else {
+        quote! {
+            #[doc = #batch_doc]
+            #derive_attr
+            #vis struct #batch #impl_generics (#(#field_vis #batch_tys),*) #where_all;
+        }
+    };
+    let destructure = if *named {
+        quote!(#name { #(#members: #bindings),* })
+    } else {
+        quote!(#name ( #(#bindings),* ))
+    };
+    let finishes: Vec<TokenStream> = fields
+        .iter()
+        .map(|f| {
+            let (b, ty, binding) = (builder_ty(f), &f.ty, &f.binding);
+            let segment = match &f.member {
+                syn::Member::Named(i) => format!(".{i}"),
+                syn::Member::Unnamed(i) => format!(".{}", i.index),
+            };
+            quote!(<#b as #krate::collate::BatchBuilder<#ty>>::finish(self.#binding).map_err(|e| e.within(#segment))?)
+        })
+        .collect();
+    let construct_batch = if *named {
+        quote!(#batch { #(#bindings: #finishes),* })
+    } else {
+        quote!(#batch ( #(#finishes),* ))
+    };
+
+    quote! {
+        #batch_def
+
+        #[doc = #builder_doc]
+        #[doc(hidden)]
+        #vis struct #builder #impl_generics #where_all {
+            #(#bindings: #builder_tys,)*
+        }
+
+        impl #impl_generics #krate::collate::Collatable for #name #ty_generics #where_all {
+            type Batch = #batch #ty_generics;
+            type Builder = #builder #ty_generics;
+
+            fn builder(first: &Self, len: usize) -> Self::Builder {
+                #builder {
+                    #(#bindings: <#strategies as #krate::collate::Strategy<#tys>>::builder(&first.#members, len),)*
+                }
+            }
+        }
+
+        impl #impl_generics #krate::collate::BatchBuilder<#name #ty_generics> for #builder #ty_generics #where_all {
+            type Batch = #batch #ty_generics;
+
+            fn push(&mut self, item: #name #ty_generics, position: usize) -> #krate::Result<()> {
+                let #destructure = item;
+                #(
+                    <#builder_tys as #krate::collate::BatchBuilder<#tys>>::push(&mut self.#bindings, #bindings, position)
+                        .map_err(|e| e.within(#segments))?;
+                )*
+                Ok(())
+            }
+
+            fn finish(self) -> #krate::Result<Self::Batch> {
+                Ok(#construct_batch)
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! Collation throughput, in GB/s of batch written, for the batch shapes of
+//! the peer workloads (`../shared/bench/WORKLOADS.md`):
+//!
+//! - W1: 256 samples of `{x: f32[64], y: i64}` (a derived struct);
+//! - W2: 64 images `f32[3, 64, 64]`.
+//!
+//! Next to each, the same bytes moved by plain `memcpy` (`copy_from_slice`
+//! of every sample into one buffer), both into a freshly allocated buffer,
+//! as collation does, and into a reused one: the goal is at least half of
+//! the memcpy bandwidth for W2-sized batches.
+//!
+//! Run: `cargo bench --bench collate`.
+
+use adl::Collate;
+use adl::collate::DefaultCollate;
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use ndarray::{Array1, Array3};
+use std::hint::black_box;
+
+#[derive(adl::Collate, Clone)]
+struct Tiny {
+    x: Array1<f32>,
+    y: i64,
+}
+
+fn w1_samples() -> Vec<Tiny> {
+    (0..256)
+        .map(|i| Tiny {
+            x: Array1::from_shape_fn(64, |j| (i * 64 + j) as f32 * 0.5),
+            y: i as i64 % 10,
+        })
+        .collect()
+}
+
+fn w2_samples() -> Vec<Array3<f32>> {
+    (0..64)
+        .map(|i| Array3::from_shape_fn((3, 64, 64), |(c, h, w)| (i + c + h + w) as f32 / 255.0))
+        .collect()
+}
+
+fn memcpy_fresh(parts: &[&[f32]]) -> Vec<f32> {
+    let mut out = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        out.extend_from_slice(p);
+    }
+    out
+}
+
+fn bench(c: &mut Criterion) {
+    let w1 = w1_samples();
+    let w1_bytes = 256 * (64 * 4 + 8);
+    let mut g = c.benchmark_group("collate/W1 256 x {f32[64], i64}");
+    g.throughput(Throughput::Bytes(w1_bytes));
+    g.bench_function("adl DefaultCollate", |b| {
+        b.iter_batched(|| w1.clone(), |s| black_box(DefaultCollate.collate(s).unwrap()), BatchSize::SmallInput)
+    });
+    g.finish();
+
+    let w2 = w2_samples();
+    let w2_bytes = 64 * 3 * 64 * 64 * 4;
+    let mut g = c.benchmark_group("collate/W2 64 x f32[3,64,64]");
+    g.throughput(Throughput::Bytes(w2_bytes));
+    g.bench_function("adl DefaultCollate", |b| {
+        b.iter_batched(|| w2.clone(), |s| black_box(DefaultCollate.collate(s).unwrap()), BatchSize::SmallInput)
+    });
+    let parts: Vec<&[f32]> = w2.iter().map(|a| a.as_slice().unwrap()).collect();
+    g.bench_function("memcpy into a fresh buffer", |b| b.iter(|| black_box(memcpy_fresh(&parts))));
+    let mut reused = vec![0f32; w2_bytes as usize / 4];
+    g.bench_function("memcpy into a reused buffer", |b| {
+        b.iter(|| {
+            for (dst, src) in reused.chunks_exact_mut(3 * 64 * 64).zip(&parts) {
+                dst.copy_from_slice(src);
+            }
+            black_box(&reused);
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

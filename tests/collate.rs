@@ -1,0 +1,194 @@
+//! Default collation and `#[derive(Collate)]`: structure, types, strategies
+//! and errors that name the field path, the sample and both values.
+
+use std::collections::{BTreeMap, HashMap};
+
+use adl::collate::{DefaultCollate, Padded};
+use adl::{Collate, Error};
+use ndarray::{Array1, Array2, Array3, Array4, array};
+
+#[derive(Collate, Clone)]
+#[collate(derive(Debug, Clone, PartialEq))]
+struct Frame {
+    image: Array3<u8>,
+    label: i64,
+    t: f64,
+    name: String,
+}
+
+#[derive(Collate)]
+struct Pose(f32, [f32; 3]);
+
+#[derive(Collate)]
+struct Nested {
+    frame: Frame,
+    pose: Pose,
+    tags: Vec<u16>,
+    extra: Option<BTreeMap<String, f32>>,
+}
+
+#[derive(Collate)]
+struct Strategies {
+    #[collate(list)]
+    raw: Vec<u8>,
+    #[collate(concat)]
+    points: Array2<f32>,
+    #[collate(pad)]
+    track: Array2<f32>,
+}
+
+#[derive(Collate)]
+struct Generic<T> {
+    value: T,
+    weight: f32,
+}
+
+fn frame(k: u8) -> Frame {
+    Frame {
+        image: Array3::from_elem((2, 3, 4), k),
+        label: k as i64,
+        t: k as f64 * 0.5,
+        name: format!("f{k}"),
+    }
+}
+
+#[test]
+fn derived_struct_batches_field_by_field() {
+    let batch: FrameBatch = DefaultCollate
+        .collate(vec![frame(1), frame(2), frame(3)])
+        .unwrap();
+    let image: Array4<u8> = batch.image;
+    assert_eq!(image.shape(), &[3, 2, 3, 4]);
+    assert!(
+        image
+            .outer_iter()
+            .enumerate()
+            .all(|(i, img)| img.iter().all(|&p| p == i as u8 + 1))
+    );
+    assert_eq!(batch.label, array![1i64, 2, 3]);
+    assert_eq!(batch.t, array![0.5, 1.0, 1.5]);
+    assert_eq!(batch.name, vec!["f1", "f2", "f3"]);
+}
+
+#[test]
+fn nesting_tuple_structs_arrays_vecs_options_maps() {
+    let sample = |k: u8| Nested {
+        frame: frame(k),
+        pose: Pose(k as f32, [k as f32, 0.0, -(k as f32)]),
+        tags: vec![k as u16, 10 * k as u16],
+        extra: Some(BTreeMap::from([("gain".to_string(), k as f32)])),
+    };
+    let b: NestedBatch = DefaultCollate.collate(vec![sample(1), sample(2)]).unwrap();
+    assert_eq!(b.frame.label, array![1, 2]);
+    let PoseBatch(yaw, xyz): PoseBatch = b.pose;
+    let yaw: Array1<f32> = yaw; // f32 stays f32
+    assert_eq!(yaw, array![1.0f32, 2.0]);
+    assert_eq!(xyz[2], array![-1.0f32, -2.0]);
+    assert_eq!(b.tags, vec![array![1u16, 2], array![10u16, 20]]); // transposed like torch lists
+    assert_eq!(b.extra.unwrap()["gain"], array![1.0f32, 2.0]);
+}
+
+#[test]
+fn strategies_list_concat_pad() {
+    let s1 = Strategies {
+        raw: vec![1, 2, 3],
+        points: Array2::zeros((2, 3)),
+        track: Array2::ones((1, 2)),
+    };
+    let s2 = Strategies {
+        raw: vec![4],
+        points: Array2::ones((3, 3)),
+        track: Array2::ones((3, 2)),
+    };
+    let b: StrategiesBatch = DefaultCollate.collate(vec![s1, s2]).unwrap();
+    assert_eq!(b.raw, vec![vec![1, 2, 3], vec![4]]);
+    assert_eq!(b.points.shape(), &[5, 3]);
+    assert_eq!(b.points.column(0).to_vec(), vec![0.0, 0.0, 1.0, 1.0, 1.0]);
+    let Padded {
+        data,
+        lengths,
+        mask,
+    } = b.track;
+    assert_eq!(data.shape(), &[2, 3, 2]);
+    assert_eq!(lengths, array![1, 3]);
+    assert_eq!(mask, array![[true, false, false], [true, true, true]]);
+    assert_eq!(data[[0, 1, 0]], 0.0); // padding
+    assert_eq!(data[[1, 2, 1]], 1.0);
+}
+
+#[test]
+fn generic_structs_derive() {
+    let b: GenericBatch<Array1<f64>> = DefaultCollate
+        .collate(vec![
+            Generic {
+                value: array![1.0, 2.0],
+                weight: 0.5,
+            },
+            Generic {
+                value: array![3.0, 4.0],
+                weight: 1.5,
+            },
+        ])
+        .unwrap();
+    assert_eq!(b.value, array![[1.0, 2.0], [3.0, 4.0]]);
+    assert_eq!(b.weight, array![0.5f32, 1.5]);
+}
+
+#[test]
+fn shape_mismatch_names_path_sample_and_both_shapes() {
+    let mut bad = frame(2);
+    bad.image = Array3::zeros((2, 3, 5));
+    let err = DefaultCollate
+        .collate(vec![frame(1), frame(1), bad])
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "collate: .image of sample 2: shape [2, 3, 5] differs from shape [2, 3, 4] of sample 0"
+    );
+    assert!(matches!(err, Error::Collate { position: 2, .. }));
+}
+
+#[test]
+fn container_mismatches_are_errors() {
+    let err = DefaultCollate
+        .collate(vec![vec![1, 2], vec![3]])
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "collate: the value of sample 1: list of 1 elements, but sample 0 has 2; lists must have equal lengths"
+    );
+    let a = HashMap::from([("a", 1)]);
+    let b = HashMap::from([("b", 2)]);
+    let err = DefaultCollate.collate(vec![a, b]).unwrap_err();
+    assert!(
+        err.to_string().contains("key \"b\" is not in sample 0"),
+        "{err}"
+    );
+    let err = DefaultCollate.collate(vec![Some(1.0), None]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("sample 1: None, but sample 0 is Some"),
+        "{err}"
+    );
+    let nested = |v: Vec<Array1<f32>>| (0u8, v);
+    let err = DefaultCollate
+        .collate(vec![
+            nested(vec![array![1.0]]),
+            nested(vec![array![1.0, 2.0]]),
+        ])
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("collate: .1[0] of sample 1: shape [2]"),
+        "{err}"
+    );
+    let err = DefaultCollate.collate(Vec::<f32>::new()).unwrap_err();
+    assert!(err.to_string().contains("the batch is empty"), "{err}");
+}
+
+#[test]
+fn non_contiguous_arrays_are_copied_in_logical_order() {
+    let t = array![[1, 2], [3, 4]].reversed_axes(); // column-major view of [[1,3],[2,4]]
+    let b = DefaultCollate.collate(vec![t.clone(), t]).unwrap();
+    assert_eq!(b, array![[[1, 3], [2, 4]], [[1, 3], [2, 4]]]);
+}
