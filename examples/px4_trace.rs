@@ -232,7 +232,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         let rate = sensor
             .framerate()
             .map_or("-".to_owned(), |hz| format!("{hz:.2}"));
-        let role = if sensor.name() == reference {
+        let role = if sensor.name() == reference && *role != "reference" {
             format!("{role} (ref)")
         } else {
             role.to_string()

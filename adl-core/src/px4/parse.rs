@@ -6,7 +6,9 @@
 //! primary section, then each appended section. A broken record inside the
 //! data section ends the parse but keeps what came before it (the log is then
 //! [`Completeness::Malformed`] or [`Completeness::Truncated`]); a file that
-//! never reaches its data section is an [`Error::Source`].
+//! never reaches its data section is an [`Error::Source`]. `px4-ulog` 0.6
+//! panics on a few malformed records; that panic is caught and handled as
+//! the parse error it stands for (this needs `panic = "unwind"`, the default).
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
