@@ -1,1 +1,250 @@
-fn main() {}
+//! Read a PX4 flight log (ULog) and synchronize four of its sensors.
+//!
+//! ```text
+//! cargo run --example px4_trace -- [LOG] [--reference NAME] [--tolerance SECONDS]
+//! ```
+//!
+//! - `LOG`: a `.ulg` file; default `tests/data/px4/pixhawk4-sample-small.ulg`
+//!   of this repository (found from any working directory).
+//! - `--reference NAME`: the sensor whose samples are the rows of the trace;
+//!   default the GPS (`vehicle_gps_position`, or `sensor_gps` in logs that
+//!   name it so). A log sensor outside the four below joins the trace.
+//! - `--tolerance SECONDS`: the largest `|t_sensor - t_reference|` a row may
+//!   have; default half the period of the slowest other sensor, so that only
+//!   rows where some sensor has a real gap (a dropout) are left out.
+//!
+//! It prints every sensor of the log with its sample count and mean rate,
+//! the topics that are not sensors and why, then builds a `Recording` of the
+//! IMU (`sensor_combined`), attitude (`vehicle_attitude`), local position
+//! (`vehicle_local_position`) and GPS, synchronized with `Nearest`, and
+//! prints the number of synchronized samples and, for every sensor, the
+//! largest time gap to the reference over those samples. A topic the log
+//! lacks is reported and left out.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use adl::px4::{Px4Log, TopicSensor};
+use adl::sync::Nearest;
+use adl::{Dataset, Metadata, Recording, Sensor};
+
+/// The sensors of the trace: a role and the topic names that fill it, the
+/// first present wins.
+const ROLES: [(&str, &[&str]); 4] = [
+    ("IMU", &["sensor_combined"]),
+    ("attitude", &["vehicle_attitude"]),
+    ("local position", &["vehicle_local_position"]),
+    ("GPS", &["vehicle_gps_position", "sensor_gps"]),
+];
+
+const USAGE: &str = "usage: px4_trace [LOG] [--reference NAME] [--tolerance SECONDS]\n\
+     \n  LOG                 a PX4 .ulg file (default: tests/data/px4/pixhawk4-sample-small.ulg)\
+     \n  --reference NAME    the sensor whose samples are the rows (default: the GPS)\
+     \n  --tolerance SECONDS the largest |t_sensor - t_reference| of a row\
+     \n                      (default: half the period of the slowest other sensor)";
+
+/// The command line.
+struct Args {
+    log: PathBuf,
+    reference: Option<String>,
+    tolerance: Option<f64>,
+}
+
+fn parse_args() -> Result<Option<Args>, String> {
+    let mut log = None;
+    let mut reference = None;
+    let mut tolerance = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |flag: &str| args.next().ok_or(format!("{flag} needs a value\n{USAGE}"));
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--reference" => reference = Some(value("--reference")?),
+            "--tolerance" => {
+                let text = value("--tolerance")?;
+                let seconds: f64 = text
+                    .parse()
+                    .map_err(|_| format!("--tolerance: `{text}` is not a number of seconds"))?;
+                tolerance = Some(seconds);
+            }
+            flag if flag.starts_with("--") => {
+                return Err(format!("unknown option `{flag}`\n{USAGE}"));
+            }
+            path if log.is_none() => log = Some(PathBuf::from(path)),
+            extra => return Err(format!("unexpected argument `{extra}`\n{USAGE}")),
+        }
+    }
+    let log = log.unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/px4/pixhawk4-sample-small.ulg")
+    });
+    Ok(Some(Args {
+        log,
+        reference,
+        tolerance,
+    }))
+}
+
+fn main() -> ExitCode {
+    match parse_args() {
+        Ok(Some(args)) => match run(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Ok(None) => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    let log = Px4Log::open(&args.log)?;
+    println!("log: {}", log.path().display());
+    if !log.completeness().is_complete() {
+        println!(
+            "  (incomplete: {:?}; samples before the break are kept)",
+            log.completeness()
+        );
+    }
+
+    // Every sensor, with its count and rate.
+    let width = log
+        .sensors()
+        .iter()
+        .map(|s| s.name().len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    println!("\n{} sensors:", log.sensors().len());
+    println!(
+        "  {:<width$}  {:>7}  {:>9}",
+        "sensor", "samples", "rate (Hz)"
+    );
+    for sensor in log.sensors() {
+        let rate = sensor
+            .framerate()
+            .map_or("-".to_owned(), |hz| format!("{hz:.2}"));
+        println!(
+            "  {:<width$}  {:>7}  {:>9}",
+            sensor.name(),
+            sensor.len(),
+            rate
+        );
+    }
+
+    // Topics that are not sensors.
+    println!("\n{} rejected topics:", log.rejected().len());
+    let width = log
+        .rejected()
+        .iter()
+        .map(|(n, _)| n.len())
+        .max()
+        .unwrap_or(0);
+    for (name, why) in log.rejected() {
+        println!("  {name:<width$}  {why}");
+    }
+
+    // The four sensors of the trace (those the log has), then the reference
+    // if it is another sensor of the log.
+    let mut chosen: Vec<(&str, &TopicSensor)> = Vec::new();
+    for (role, topics) in ROLES {
+        match topics.iter().find_map(|t| log.sensor(t).ok()) {
+            Some(sensor) => chosen.push((role, sensor)),
+            None => println!(
+                "\nno {role} topic ({}) in this log: left out",
+                topics.join(" or ")
+            ),
+        }
+    }
+    let reference = match &args.reference {
+        Some(name) => name.clone(),
+        None => match chosen.iter().find(|(role, _)| *role == "GPS") {
+            Some((_, gps)) => gps.name().to_owned(),
+            None => {
+                return Err(
+                    "the log has no GPS topic to use as reference; pass --reference NAME".into(),
+                );
+            }
+        },
+    };
+    if !chosen.iter().any(|(_, s)| s.name() == reference)
+        && let Ok(sensor) = log.sensor(&reference)
+    {
+        chosen.push(("reference", sensor));
+    }
+
+    // Default tolerance: half the period of the slowest other sensor.
+    let tolerance = match args.tolerance {
+        Some(t) => t,
+        None => chosen
+            .iter()
+            .filter(|(_, s)| s.name() != reference)
+            .filter_map(|(_, s)| s.framerate())
+            .map(|hz| 0.5 / hz)
+            .fold(0.0, f64::max),
+    };
+
+    let sensors: Vec<&TopicSensor> = chosen.iter().map(|(_, s)| *s).collect();
+    let trace = Recording::new("px4", sensors, &Nearest::new(reference.clone(), tolerance)?)?;
+    println!(
+        "\ntrace: Nearest to `{reference}`, tolerance {tolerance:.4} s{}",
+        if args.tolerance.is_none() {
+            " (half the slowest other sensor's period)"
+        } else {
+            ""
+        }
+    );
+    println!("synchronized samples: {}", trace.len());
+
+    // Largest |t_sensor - t_reference| over the synchronized rows.
+    let indices = trace.indices().ok_or("a Nearest trace has indices")?;
+    let reference_times = log.sensor(&reference)?.metadata().timestamps();
+    let reference_rows = indices
+        .column(&reference)
+        .ok_or("the reference has an index column")?;
+    let width = chosen
+        .iter()
+        .map(|(_, s)| s.name().len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    println!(
+        "  {:<16}  {:<width$}  {:>7}  {:>9}  {:>12}",
+        "role", "sensor", "samples", "rate (Hz)", "max |dt| (s)"
+    );
+    for (role, sensor) in &chosen {
+        let times = sensor.metadata().timestamps();
+        let rows = indices
+            .column(sensor.name())
+            .ok_or("every sensor has an index column")?;
+        let gap = rows
+            .iter()
+            .zip(reference_rows)
+            .map(|(&i, &r)| (times[i as usize] - reference_times[r as usize]).abs())
+            .fold(0.0, f64::max);
+        let rate = sensor
+            .framerate()
+            .map_or("-".to_owned(), |hz| format!("{hz:.2}"));
+        let role = if sensor.name() == reference && *role != "reference" {
+            format!("{role} (ref)")
+        } else {
+            role.to_string()
+        };
+        println!(
+            "  {:<16}  {:<width$}  {:>7}  {:>9}  {:>12.6}",
+            role,
+            sensor.name(),
+            sensor.len(),
+            rate,
+            gap
+        );
+    }
+    Ok(())
+}

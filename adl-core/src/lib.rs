@@ -54,8 +54,8 @@ pub mod spec;
 pub mod sync;
 mod timestamps;
 
-// HELPER: #[cfg(feature = "px4")]
-// HELPER: pub mod px4;
+#[cfg(feature = "px4")]
+pub mod px4;
 
 pub use concat::Concat;
 pub use error::{BoxError, Error, Result};
