@@ -63,7 +63,11 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("collate/W1 256 x {f32[64], i64}");
     g.throughput(Throughput::Bytes(w1_bytes));
     g.bench_function("adl DefaultCollate", |b| {
-        b.iter_batched(|| w1.clone(), |s| drop(black_box(DefaultCollate.collate(s).unwrap())), BatchSize::SmallInput)
+        b.iter_batched(
+            || w1.clone(),
+            |s| drop(black_box(DefaultCollate.collate(s).unwrap())),
+            BatchSize::SmallInput,
+        )
     });
     g.finish();
 
@@ -72,7 +76,11 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("collate/W2 64 x f32[3,64,64]");
     g.throughput(Throughput::Bytes(w2_bytes));
     g.bench_function("adl DefaultCollate", |b| {
-        b.iter_batched(|| w2.clone(), |s| drop(black_box(DefaultCollate.collate(s).unwrap())), BatchSize::SmallInput)
+        b.iter_batched(
+            || w2.clone(),
+            |s| drop(black_box(DefaultCollate.collate(s).unwrap())),
+            BatchSize::SmallInput,
+        )
     });
     g.bench_function("memcpy into a fresh buffer", |b| {
         b.iter_batched(

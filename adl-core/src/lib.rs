@@ -43,10 +43,10 @@
 //! ```
 
 pub mod collate;
+mod concat;
 pub mod error;
 mod indices;
 mod record;
-mod concat;
 mod recording;
 pub mod sample;
 mod sensor;

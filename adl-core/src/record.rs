@@ -90,6 +90,7 @@ impl<T> IntoIterator for Record<T> {
     type IntoIter = std::iter::Zip<std::vec::IntoIter<String>, std::vec::IntoIter<T>>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.names.to_vec().into_iter().zip(self.values)
+        let names: Vec<String> = self.names.iter().cloned().collect();
+        names.into_iter().zip(self.values)
     }
 }

@@ -228,7 +228,7 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
         }
     };
     let destructure = if *named {
-        quote!(#name { #(#members: #bindings),* })
+        quote!(#name { #(#bindings),* })
     } else {
         quote!(#name ( #(#bindings),* ))
     };
