@@ -45,6 +45,7 @@
 pub mod collate;
 pub mod error;
 mod indices;
+pub mod pipes;
 mod record;
 // HELPER: pub mod sample;
 mod concat;
