@@ -31,6 +31,7 @@ pub use adl_macros::Collate;
 /// The names most programs need, in one `use adl::prelude::*;`.
 pub mod prelude {
     pub use adl_core::collate::{Collatable, DefaultCollate};
+    pub use adl_core::pipes::{DatasetExt, IterableDataset, IterableExt, OnError};
     pub use adl_core::sync::{Bound, Decimate, Empty, Margin, Margins, Nearest, Next};
     pub use adl_core::{
         Collate, Concat, Dataset, Error, Indices, Metadata, Pipeline, Record, Recording, Result,

@@ -126,6 +126,21 @@ pub enum Error {
         /// What does not fit, with both values (e.g. both shapes).
         reason: String,
     },
+    /// A [`pipes`](crate::pipes) adaptor failed on one item: its function
+    /// (a transform, a flat-map function) returned an error, or a window
+    /// needed an item whose failure was already reported.
+    #[error("{adaptor}: item {index}: {source}")]
+    Pipe {
+        /// The adaptor, e.g. "map", "flat_map" or "window".
+        adaptor: &'static str,
+        /// The item's index in the adaptor's source: the sample index of a
+        /// map-style source, the position in the stream of an iterable one.
+        index: usize,
+        /// What went wrong (an [`Error`] from a transform is boxed here and
+        /// can be downcast back).
+        #[source]
+        source: BoxError,
+    },
     /// A source file (a log, a recording) that could not be read or parsed.
     #[error("{path}: {reason}")]
     Source {

@@ -46,6 +46,7 @@ pub mod collate;
 mod concat;
 pub mod error;
 mod indices;
+pub mod pipes;
 mod record;
 mod recording;
 pub mod sample;
