@@ -9,6 +9,9 @@
 //! - [`spec`]: the eight traits of the specification — [`Metadata`],
 //!   [`Sensor`], [`Synchronization`], [`Trace`], [`Dataset`], [`Transform`],
 //!   [`Collate`], [`Pipeline`] — with their composition rules.
+//! - [`transform`] and [`pipeline`]: composition — `a.then(b)`, named and
+//!   fallible steps, three-stage pipelines ([`Stages`](pipeline::Stages)),
+//!   pre/post-composition, parallel and sequence pipelines.
 //! - Sensors: [`Timestamps`] (validated metadata), [`Series`] (a sensor made
 //!   of timestamps and a loader), [`Window`] (past and future samples around
 //!   each one), [`SensorDataset`].
@@ -47,12 +50,14 @@ pub mod error;
 mod indices;
 mod record;
 mod concat;
+pub mod pipeline;
 mod recording;
 pub mod sample;
 mod sensor;
 pub mod spec;
 pub mod sync;
 mod timestamps;
+pub mod transform;
 
 // HELPER: #[cfg(feature = "px4")]
 // HELPER: pub mod px4;
