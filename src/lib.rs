@@ -31,8 +31,12 @@ pub use adl_macros::Collate;
 /// The names most programs need, in one `use adl::prelude::*;`.
 pub mod prelude {
     pub use adl_core::collate::{Collatable, DefaultCollate};
+    pub use adl_core::pipeline::{
+        IdentityCollate, ParallelPipelines, SequencePipeline, Stages, collate_fn,
+    };
     pub use adl_core::pipes::{DatasetExt, IterableDataset, IterableExt, OnError};
     pub use adl_core::sync::{Bound, Decimate, Empty, Margin, Margins, Nearest, Next};
+    pub use adl_core::transform::{Identity, ParallelTransforms, TransformExt, fallible, named};
     pub use adl_core::{
         Collate, Concat, Dataset, Error, Indices, Metadata, Pipeline, Record, Recording, Result,
         Sensor, Series, Synchronization, Timestamps, Trace, Transform,

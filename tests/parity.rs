@@ -15,6 +15,7 @@
 
 mod parity {
     pub mod common;
+    pub mod composition;
     pub mod sample;
     pub mod sensor_window;
     pub mod sync;
@@ -33,6 +34,7 @@ fn main() {
         parity::sensor_window::run("sensor_window.json"),
         parity::sample::run("sample.json"),
         parity::torch_collate::run("torch_collate.json"),
+        parity::composition::run("composition.json"),
     ];
     let mut passed = 0;
     let mut failed = 0;

@@ -126,6 +126,17 @@ pub enum Error {
         /// What does not fit, with both values (e.g. both shapes).
         reason: String,
     },
+    /// A transform step failed: a fallible step returned an error, or a
+    /// parallel branch found no input under its key.
+    #[error("transform{}: {source}", if .node.is_empty() { String::new() } else { format!(" `{}`", .node) })]
+    Transform {
+        /// The failing step's name, outermost first and joined by `/` (e.g.
+        /// `image/flip`); empty for a step without a name.
+        node: String,
+        /// The step's own error.
+        #[source]
+        source: BoxError,
+    },
     /// A [`pipes`](crate::pipes) adaptor failed on one item: its function
     /// (a transform, a flat-map function) returned an error, or a window
     /// needed an item whose failure was already reported.

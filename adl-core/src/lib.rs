@@ -9,6 +9,9 @@
 //! - [`spec`]: the eight traits of the specification — [`Metadata`],
 //!   [`Sensor`], [`Synchronization`], [`Trace`], [`Dataset`], [`Transform`],
 //!   [`Collate`], [`Pipeline`] — with their composition rules.
+//! - [`transform`] and [`pipeline`]: composition — `a.then(b)`, named and
+//!   fallible steps, three-stage pipelines ([`Stages`](pipeline::Stages)),
+//!   pre/post-composition, parallel and sequence pipelines.
 //! - Sensors: [`Timestamps`] (validated metadata), [`Series`] (a sensor made
 //!   of timestamps and a loader), [`Window`] (past and future samples around
 //!   each one), [`SensorDataset`].
@@ -46,6 +49,7 @@ pub mod collate;
 mod concat;
 pub mod error;
 mod indices;
+pub mod pipeline;
 pub mod pipes;
 mod record;
 mod recording;
@@ -54,6 +58,7 @@ mod sensor;
 pub mod spec;
 pub mod sync;
 mod timestamps;
+pub mod transform;
 
 #[cfg(feature = "px4")]
 pub mod px4;

@@ -1,0 +1,22 @@
+use crate::{Result, Transform};
+
+/// The transform that returns its input unchanged: the empty sequential
+/// composition, and the default `sample` and `batch` stages of a
+/// [`Stages`](crate::pipeline::Stages) pipeline.
+///
+/// ```
+/// use adl_core::{Transform, transform::Identity};
+///
+/// assert_eq!(Identity.apply(vec![1, 2])?, vec![1, 2]);
+/// # Ok::<(), adl_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Identity;
+
+impl<T> Transform<T> for Identity {
+    type Output = T;
+
+    fn apply(&self, input: T) -> Result<T> {
+        Ok(input)
+    }
+}

@@ -1,0 +1,154 @@
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+use crate::{Error, Record};
+
+/// A sample made of values under string keys, which parallel composition
+/// ([`ParallelTransforms`](super::ParallelTransforms),
+/// [`ParallelPipelines`](crate::pipeline::ParallelPipelines)) routes key by
+/// key: [`Record<T>`], `HashMap<String, T>` and `BTreeMap<String, T>`.
+///
+/// The output of a parallel step is the same kind of container, holding
+/// only the step's keys: a `Record` keeps the step's key order, the maps
+/// their own.
+pub trait Keyed: Sized {
+    /// The value under each key.
+    type Value;
+    /// The same kind of container, holding values of type `U`.
+    type Of<U>: Keyed<Value = U>;
+
+    /// The values under `keys`, in that order; other keys are dropped. A
+    /// key that the sample lacks (or a key asked for twice) is a
+    /// [`MissingKey`].
+    fn take(self, keys: &[String]) -> std::result::Result<Vec<Self::Value>, MissingKey>;
+
+    /// A container with `values[i]` under `keys[i]`.
+    fn assemble<U>(keys: &Arc<[String]>, values: Vec<U>) -> Self::Of<U>;
+}
+
+/// A key that a parallel step routes but the sample does not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingKey {
+    /// The key looked for.
+    pub key: String,
+    /// The keys the sample has.
+    pub available: Vec<String>,
+}
+
+impl fmt::Display for MissingKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the sample has no key `{}`; its keys are [{}]",
+            self.key,
+            self.available.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for MissingKey {}
+
+impl MissingKey {
+    /// As the error of the sample (or batch) stage: an
+    /// [`Error::Transform`] of the branch named by the key.
+    pub(crate) fn into_transform_error(self) -> Error {
+        Error::Transform {
+            node: self.key.clone(),
+            source: Box::new(self),
+        }
+    }
+
+    /// As the error of the collate stage: an [`Error::Collate`] at
+    /// `["key"]` of sample `position`.
+    pub(crate) fn into_collate_error(self, position: usize) -> Error {
+        Error::collate(position, &self).within(format!("[{:?}]", self.key))
+    }
+}
+
+fn missing<'a>(key: &str, available: impl Iterator<Item = &'a String>) -> MissingKey {
+    MissingKey {
+        key: key.to_owned(),
+        available: available.cloned().collect(),
+    }
+}
+
+impl<T> Keyed for Record<T> {
+    type Value = T;
+    type Of<U> = Record<U>;
+
+    fn take(self, keys: &[String]) -> std::result::Result<Vec<T>, MissingKey> {
+        let names = self.shared_names();
+        let positions = keys
+            .iter()
+            .map(|k| {
+                names
+                    .iter()
+                    .position(|n| n == k)
+                    .ok_or_else(|| missing(k, names.iter()))
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let mut values: Vec<Option<T>> = self.into_values().into_iter().map(Some).collect();
+        positions
+            .into_iter()
+            .zip(keys)
+            .map(|(p, k)| values[p].take().ok_or_else(|| missing(k, names.iter())))
+            .collect()
+    }
+
+    fn assemble<U>(keys: &Arc<[String]>, values: Vec<U>) -> Record<U> {
+        Record::new(keys.clone(), values)
+    }
+}
+
+impl<T> Keyed for HashMap<String, T> {
+    type Value = T;
+    type Of<U> = HashMap<String, U>;
+
+    fn take(mut self, keys: &[String]) -> std::result::Result<Vec<T>, MissingKey> {
+        let mut values = Vec::with_capacity(keys.len());
+        for (i, k) in keys.iter().enumerate() {
+            match self.remove(k) {
+                Some(v) => values.push(v),
+                None => {
+                    let mut available: Vec<String> =
+                        keys[..i].iter().chain(self.keys()).cloned().collect();
+                    available.sort();
+                    available.dedup();
+                    return Err(missing(k, available.iter()));
+                }
+            }
+        }
+        Ok(values)
+    }
+
+    fn assemble<U>(keys: &Arc<[String]>, values: Vec<U>) -> HashMap<String, U> {
+        keys.iter().cloned().zip(values).collect()
+    }
+}
+
+impl<T> Keyed for BTreeMap<String, T> {
+    type Value = T;
+    type Of<U> = BTreeMap<String, U>;
+
+    fn take(mut self, keys: &[String]) -> std::result::Result<Vec<T>, MissingKey> {
+        let mut values = Vec::with_capacity(keys.len());
+        for (i, k) in keys.iter().enumerate() {
+            match self.remove(k) {
+                Some(v) => values.push(v),
+                None => {
+                    let mut available: Vec<String> =
+                        keys[..i].iter().chain(self.keys()).cloned().collect();
+                    available.sort();
+                    available.dedup();
+                    return Err(missing(k, available.iter()));
+                }
+            }
+        }
+        Ok(values)
+    }
+
+    fn assemble<U>(keys: &Arc<[String]>, values: Vec<U>) -> BTreeMap<String, U> {
+        keys.iter().cloned().zip(values).collect()
+    }
+}

@@ -1,0 +1,64 @@
+//! Transforms and their composition.
+//!
+//! A [`Transform`](crate::Transform) is any step `In → Out`; every closure
+//! or function `Fn(In) -> Out` is one. This module composes them:
+//!
+//! | composition | built with | result |
+//! |---|---|---|
+//! | sequential | [`a.then(b)`](TransformExt::then), [`Then::new`] | `a`, then `b` on its output |
+//! | identity | [`Identity`] | the input, unchanged (the empty sequence) |
+//! | fallible step | [`fallible(f)`](fallible) for `Fn(In) -> Result<Out, E>` | `f`'s errors as [`Error::Transform`](crate::Error::Transform) |
+//! | named step | [`named("flip", t)`](named), [`t.named("flip")`](TransformExt::named) | `t`, its errors naming the step |
+//! | parallel, by key | [`ParallelTransforms`] over [`Keyed`] samples | one transform per key |
+//! | parallel, typed | a tuple `(t0, t1, ...)` over a tuple sample | one transform per element |
+//! | type-erased | [`BoxedTransform`], [`t.boxed()`](TransformExt::boxed) | any transform `In → Out` |
+//!
+//! # Parallel composition
+//!
+//! A tuple of up to 8 transforms is a transform of the tuple of their
+//! inputs: `(t0, t1).apply((a, b))` is `(t0.apply(a)?, t1.apply(b)?)`. An
+//! error of element `i` is named `.i`.
+//!
+//! ```
+//! use adl_core::Transform;
+//!
+//! let both = (|x: i64| x + 1, |s: &str| s.len());
+//! assert_eq!(both.apply((1, "four"))?, (2, 4));
+//! # Ok::<(), adl_core::Error>(())
+//! ```
+//!
+//! # What does not compose: collates
+//!
+//! A [`Collate`](crate::Collate) never composes sequentially: samples are
+//! aggregated into a batch once. The types say so: a collate is not a
+//! transform, so it has no `then`, and [`Then`] of two collates is not a
+//! transform (nor a collate) and fits no pipeline stage. Collates compose
+//! only in parallel, through
+//! [`ParallelPipelines`](crate::pipeline::ParallelPipelines) or tuples of
+//! pipelines.
+//!
+//! ```compile_fail
+//! use adl_core::{Collate, collate::DefaultCollate, transform::TransformExt};
+//!
+//! // error: `DefaultCollate` is not a transform, so it has no `then`
+//! let twice = DefaultCollate.then(DefaultCollate);
+//! ```
+
+mod boxed;
+mod fallible;
+mod identity;
+mod keyed;
+mod named;
+mod parallel;
+mod then;
+mod tuple;
+
+pub use boxed::BoxedTransform;
+pub use fallible::{TryFn, fallible};
+pub use identity::Identity;
+pub use keyed::{Keyed, MissingKey};
+pub use named::{Named, named};
+pub use parallel::ParallelTransforms;
+pub use then::{Then, TransformExt};
+
+pub(crate) use named::label;
