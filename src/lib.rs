@@ -38,7 +38,7 @@ pub mod prelude {
     pub use adl_core::sync::{Bound, Decimate, Empty, Margin, Margins, Nearest, Next};
     pub use adl_core::transform::{Identity, ParallelTransforms, TransformExt, fallible, named};
     pub use adl_core::{
-        Collate, Concat, Dataset, Error, Indices, Metadata, Pipeline, Record, Recording, Result,
-        Sensor, Series, Synchronization, Timestamps, Trace, Transform,
+        Collate, Concat, Dataset, Error, InMemory, Indices, Metadata, Pipeline, Record, Recording,
+        Result, Sensor, Series, Synchronization, Timestamps, Trace, Transform,
     };
 }

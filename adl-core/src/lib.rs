@@ -48,6 +48,7 @@
 pub mod collate;
 mod concat;
 pub mod error;
+mod in_memory;
 mod indices;
 pub mod pipeline;
 pub mod pipes;
@@ -65,6 +66,7 @@ pub mod px4;
 
 pub use concat::Concat;
 pub use error::{BoxError, Error, Result};
+pub use in_memory::InMemory;
 pub use indices::Indices;
 pub use record::Record;
 pub use recording::Recording;

@@ -8,14 +8,14 @@
 //! "list"` or `null` is [`IdentityCollate`]. Keyed cases run over
 //! `BTreeMap`, `HashMap` and `Record` samples alike.
 //!
-//! Divergences, by rule (see `docs/divergences-composition.md`):
+//! Divergences, by rule (see `docs/divergences.md`):
 //! - SequencePipeline with raw sequences of different lengths: the reference
 //!   truncates to the shortest (`zip`); we check that the sample stage
 //!   matches and that collate fails with an `Error::Collate` naming the
 //!   first sample whose length differs from sample 0's, and both lengths.
 //!
-//! Not covered yet: `generic.DatasetMeta` (a dataset adaptor that adl does
-//! not have yet); such cases are skipped, with a note on stdout.
+//! `generic.DatasetMeta` cases run through `adl::pipes::DatasetMeta` over
+//! `Record` samples (which keep the reference's key order).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
@@ -380,6 +380,56 @@ fn parallel_transforms_case(case: &Value) -> Check {
     Ok(())
 }
 
+/// `DatasetMeta`: every sample (a `Record` of JSON values, in the
+/// reference's key order) gets `"meta"` first; a sample's own wins.
+fn dataset_meta_case(case: &Value) -> Result<(), String> {
+    use adl::pipes::DatasetExt;
+    use adl::{Dataset, InMemory, Record};
+    let samples: InMemory<Record<Value>> = case["data"]
+        .as_array()
+        .ok_or("data is not a list")?
+        .iter()
+        .map(|d| {
+            let o = d.as_object().expect("a sample object");
+            Record::new(
+                o.keys().cloned().collect::<Vec<_>>().into(),
+                o.values().cloned().collect(),
+            )
+        })
+        .collect();
+    let ds = samples.with_meta(case["meta"].clone());
+    let expected = &case["expected"];
+    if ds.len() as u64 != expected["len"].as_u64().ok_or("no len")? {
+        return Err(format!("len {} differs from {}", ds.len(), expected["len"]));
+    }
+    for (i, (item, order)) in expected["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(expected["key_order"].as_array().unwrap())
+        .enumerate()
+    {
+        let got = ds.get(i).map_err(|e| e.to_string())?;
+        let names: Vec<Value> = got
+            .names()
+            .iter()
+            .map(|n| Value::from(n.as_str()))
+            .collect();
+        if &Value::Array(names) != order {
+            return Err(format!(
+                "item {i}: key order {:?}, expected {order}",
+                got.names()
+            ));
+        }
+        for (k, v) in got.iter() {
+            if &item[k] != v {
+                return Err(format!("item {i}: {k} = {v}, expected {}", item[k]));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Run every case of `file`.
 pub fn run(file: &'static str) -> Tally {
     let mut tally = Tally::new(file);
@@ -392,9 +442,7 @@ pub fn run(file: &'static str) -> Tally {
             "generic.SequencePipeline" => sequence_case(&case, &mut tally, &id),
             "generic.ParallelPipelines" => tally.matches(&id, parallel_pipelines_case(&case)),
             "generic.ParallelTransforms" => tally.matches(&id, parallel_transforms_case(&case)),
-            "generic.DatasetMeta" => {
-                println!("    SKIPPED {file}/{id}: DatasetMeta is not in adl yet");
-            }
+            "generic.DatasetMeta" => tally.matches(&id, dataset_meta_case(&case)),
             other => tally.matches(&id, Err(format!("unknown case kind {other}"))),
         }
     }

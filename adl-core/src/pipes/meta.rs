@@ -32,19 +32,26 @@ impl<V: Clone> MetaSample<V> for BTreeMap<String, V> {
     }
 }
 
-/// `"meta"` comes first, as in the reference's `{"meta": meta, **sample}`.
+/// `"meta"` comes first, as in the reference's `{"meta": meta, **sample}`,
+/// also when the sample's own `"meta"` wins.
 impl<V: Clone> MetaSample<V> for Record<V> {
     fn insert_meta(self, meta: &V) -> Self {
-        if self.get("meta").is_some() {
-            return self;
-        }
-        let names: Vec<String> = std::iter::once("meta".to_owned())
-            .chain(self.names().iter().cloned())
+        // The sample's own "meta" wins, but, as in a Python dict update,
+        // the key stays first.
+        let own = self.names().iter().position(|n| n == "meta");
+        let others: Vec<String> = self
+            .names()
+            .iter()
+            .filter(|n| *n != "meta")
+            .cloned()
             .collect();
-        let values: Vec<V> = std::iter::once(meta.clone())
-            .chain(self.into_values())
-            .collect();
-        Record::new(names.into(), values)
+        let mut values = self.into_values();
+        let first = match own {
+            Some(at) => values.remove(at),
+            None => meta.clone(),
+        };
+        let names: Vec<String> = std::iter::once("meta".to_owned()).chain(others).collect();
+        Record::new(names.into(), std::iter::once(first).chain(values).collect())
     }
 }
 
