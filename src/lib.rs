@@ -20,6 +20,41 @@
 //! # Ok::<(), adl::Error>(())
 //! ```
 //!
+//! From a dataset to batches: a typed [`Pipeline`](adl_core::Pipeline) of a
+//! per-sample transform, the default collate (structure-preserving, like
+//! PyTorch's `default_collate`) and a batch transform, over batches of
+//! dataset indices:
+//!
+//! ```
+//! use adl::prelude::*;
+//! use ndarray::{Array1, array};
+//!
+//! #[derive(adl::Collate, Clone)]
+//! struct Reading {
+//!     accel: Array1<f32>,
+//!     label: i64,
+//! }
+//! // -> ReadingBatch { accel: Array2<f32>, label: Array1<i64> }
+//!
+//! let dataset: InMemory<Reading> = (0..10)
+//!     .map(|i| Reading { accel: Array1::from_elem(3, i as f32), label: i % 2 })
+//!     .collect();
+//! let pipeline = Stages::new()
+//!     .with_sample(|r: Reading| Reading { accel: r.accel * 2.0, ..r })
+//!     .with_collate(DefaultCollate)
+//!     .with_batch(|b: ReadingBatch| (b.accel.sum_axis(ndarray::Axis(1)), b.label));
+//!
+//! let mut batches = Vec::new();
+//! for samples in dataset.batch(4)?.iter() {
+//!     batches.push(adl::pipeline::run(&pipeline, samples?)?);
+//! }
+//! assert_eq!(batches.len(), 3); // 4 + 4 + 2: the last batch is partial
+//! let (accel_sums, labels) = &batches[0];
+//! assert_eq!(accel_sums, &array![0.0f32, 6.0, 12.0, 18.0]);
+//! assert_eq!(labels, &array![0i64, 1, 0, 1]);
+//! # Ok::<(), adl::Error>(())
+//! ```
+//!
 //! The crates behind the facade: `adl-core` (the specification and its
 //! generic components), `adl-macros` (the DSL), `adl-graph` (the engine).
 
