@@ -16,6 +16,10 @@ const RULE_EXACT_REPEATS: &str = "an exact step sharing a factor with the total 
      indices; we refuse with InvalidParameter (the reference returns repeats)";
 const RULE_OVERFLOW: &str = "samples * step >= 2^63 - 1: the reference raises \
      NotImplementedError; we compute in 128 bits and return the indices";
+const RULE_NO_GCD: &str = "the reference tries only min(total - q, q) step candidates around \
+     q = int(total * ratio) and raises ValueError(\"No GCD found\") when none is co-prime with \
+     the total (totals 1, 6, ...); we search on over 1..total (step 0 for totals 0 and 1) and \
+     return distinct indices";
 const RULE_RANDOM: &str = "mode random: the reference's indices come from numpy's PCG64; ours \
      from SplitMix64 (only length, range and read-through are compared)";
 
@@ -44,6 +48,60 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
     a
 }
 
+/// Emulates the reference's step search for a float `ratio` (`ext.sample.sample_ld`):
+/// `q = int(total * ratio)`, then `q, q+1, q-1, q+2, ...`, at most
+/// `min(total - q, q)` candidates, the first co-prime with `total`.
+/// True when it finds none ("No GCD found"). A non-finite `total * ratio`
+/// fails earlier in Python (`int(inf)`), so it is not counted here.
+fn reference_search_fails(total: usize, ratio: f64) -> bool {
+    let scaled = total as f64 * ratio;
+    if !scaled.is_finite() {
+        return false;
+    }
+    let q = scaled as i128;
+    let tries = (total as i128 - q).min(q).max(0);
+    !(0..tries).any(|i| {
+        let offset = (i + 1) / 2;
+        let candidate = if i % 2 == 0 { q - offset } else { q + offset };
+        gcd(candidate as u128, total as u128) == 1
+    })
+}
+
+/// The inverse golden ratio, as the reference computes it.
+fn golden_ratio() -> f64 {
+    2.0 / (5f64.sqrt() + 1.0)
+}
+
+/// Our behaviour where the reference's step search fails: `want` samples
+/// (`None`: the count itself is invalid, so `InvalidParameter`), distinct
+/// and below `total`.
+fn check_no_gcd(
+    ours: Result<&[usize], &Error>,
+    want: Option<usize>,
+    total: usize,
+) -> Result<(), String> {
+    match (ours, want) {
+        (Err(Error::InvalidParameter { .. }), None) => Ok(()),
+        (Ok(idx), Some(want)) => {
+            let mut sorted = idx.to_vec();
+            sorted.sort_unstable();
+            sorted.dedup();
+            if idx.len() != want {
+                Err(format!("{} indices {idx:?}, expected {want}", idx.len()))
+            } else if sorted.len() != idx.len() {
+                Err(format!("repeated indices {idx:?}"))
+            } else if idx.iter().any(|&i| i >= total) {
+                Err(format!("indices {idx:?} not below {total}"))
+            } else {
+                Ok(())
+            }
+        }
+        (other, want) => Err(format!(
+            "gave {other:?}, expected {want:?} distinct indices"
+        )),
+    }
+}
+
 /// `samples` of a case: our amount, and the integer count the reference
 /// works with (`int(samples * total)` for a float).
 fn amount(case: &Value, total: usize) -> (Option<Amount>, i128) {
@@ -59,6 +117,16 @@ fn amount(case: &Value, total: usize) -> (Option<Amount>, i128) {
         let amount = usize::try_from(i).ok().map(Amount::Count);
         (amount, i as i128)
     }
+}
+
+/// Whether the reference can turn `samples` (and a float `seed`) into
+/// integers: `int(x * total)` of a non-finite value raises in Python.
+fn finite_count(case: &Value, total: usize) -> bool {
+    let finite = |key: &str, float: &str| {
+        !case[float].as_bool().expect("is_float flag")
+            || (case[key].as_f64().expect("float") * total as f64).is_finite()
+    };
+    finite("samples", "samples_is_float") && finite("seed", "seed_is_float")
 }
 
 /// `seed` of a case, as our [`Seed`].
@@ -110,6 +178,22 @@ fn ld_case(case: &Value) -> (Option<&'static str>, Result<(), String>) {
     let ours = sample_ld(total, amount, seed, step);
     let our_step = ld_step(total, step);
     let in_range = (0..=total as i128).contains(&count);
+
+    // The reference's limited search for a ratio step finds nothing.
+    let ratio = match step {
+        Step::GoldenRatio => Some(golden_ratio()),
+        Step::Ratio(r) => Some(r),
+        Step::Exact(_) => None,
+    };
+    if let Some(ratio) = ratio
+        && reference_search_fails(total, ratio)
+    {
+        let want = (finite_count(case, total) && in_range).then_some(count as usize);
+        return (
+            Some(RULE_NO_GCD),
+            check_no_gcd(ours.as_deref(), want, total),
+        );
+    }
 
     // An exact step visits total / gcd(step, total) distinct indices.
     if let Some(a) = exact
@@ -210,6 +294,19 @@ fn sampled_case(case: &Value) -> (Option<&'static str>, Result<(), String>) {
     };
     let ours = Sampled::new(&dataset, amount, sampling);
     let items = |s: &Sampled<_>| -> Result<Vec<usize>> { (0..s.len()).map(|i| s.get(i)).collect() };
+
+    if mode == "ld" && reference_search_fails(n, golden_ratio()) {
+        // SampledDataset caps the count at the length.
+        let want = finite_count(case, n).then_some(count.min(n as i128) as usize);
+        let check =
+            check_no_gcd(ours.as_ref().map(|s| s.indices()), want, n).and_then(|()| match &ours {
+                Ok(s) if !items(s).is_ok_and(|got| got == s.indices()) => {
+                    Err("items are not read through the subset".into())
+                }
+                _ => Ok(()),
+            });
+        return (Some(RULE_NO_GCD), check);
+    }
 
     if mode == "random" {
         let check = match (&ours, Sampled::new(&dataset, amount, sampling)) {

@@ -154,15 +154,30 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 }
 
 /// The effective integer step of a low-discrepancy sequence over `total`
-/// indices, in `0..total` (0 when `total` is 0).
+/// indices, in `0..total` (0 when `total` is 0 or 1).
 ///
-/// For [`Step::Ratio`] (and [`Step::GoldenRatio`]) this is the reference's
-/// search: `q = trunc(total * ratio)`, then the candidates
-/// `q, q+1, q-1, q+2, q-2, ...`, at most `min(total - q, q)` of them, and
-/// the first co-prime with `total` wins. When none is (a total of 0 or 1,
-/// a ratio outside `(0, 1)`, or a total such as 6 where the few candidates
-/// near `q` all share a factor with it), the result is
-/// [`Error::InvalidParameter`]; pass a [`Step::Exact`] step instead.
+/// For [`Step::Ratio`] (and [`Step::GoldenRatio`]) the step is the
+/// candidate closest to `q = trunc(total * ratio)` that is co-prime with
+/// `total`, so that the sequence visits every index once before
+/// repeating. Candidates come in the reference's order `q, q+1, q-1, q+2,
+/// q-2, ...`; the reference gives up ("No GCD found") after
+/// `min(total - q, q)` of them, but here the search goes on outward over
+/// the whole range `1..total` (outside it, candidates are skipped), so
+/// for every total of 2 or more a step is found (1 and `total - 1` always
+/// are co-prime with it). Wherever the reference finds a step, this is
+/// the same step. For a total of 0 or 1 the step is 0: every index is 0,
+/// or there are none. The only error ([`Error::InvalidParameter`]) is a
+/// ratio whose product with `total` is not finite.
+///
+/// ```
+/// use adl_core::sample::{ld_step, Step};
+///
+/// // The reference finds no step for 6 with the golden ratio (it tries
+/// // only 3, 4 and 2); the search goes on to 5.
+/// assert_eq!(ld_step(6, Step::GoldenRatio)?, 5);
+/// assert_eq!(ld_step(1, Step::GoldenRatio)?, 0);
+/// # Ok::<(), adl_core::Error>(())
+/// ```
 pub fn ld_step(total: usize, step: Step) -> Result<usize> {
     let ratio = match step {
         Step::Exact(step) => {
@@ -182,22 +197,38 @@ pub fn ld_step(total: usize, step: Step) -> Result<usize> {
             format!("ratio {ratio} of total {total} is not a finite number"),
         ));
     }
-    let q = scaled as i128;
-    let tries = (total as i128 - q).min(q).max(0);
-    for i in 0..tries {
-        let offset = (i + 1) / 2;
-        let candidate = if i % 2 == 0 { q - offset } else { q + offset };
-        if gcd(candidate as u128, total as u128) == 1 {
-            return Ok(candidate as usize);
-        }
+    if total <= 1 {
+        return Ok(0);
     }
-    Err(Error::invalid(
-        "low-discrepancy step",
-        format!(
-            "no step co-prime with total {total} among the {tries} candidates around \
-             {q} = trunc({total} * {ratio}); pass an exact step (Step::Exact) instead"
-        ),
-    ))
+    let n = total as i128;
+    let coprime = |candidate: i128| gcd(candidate as u128, total as u128) == 1;
+    // `as` saturates, so q is finite even for a huge ratio.
+    let q = scaled as i128;
+    if q >= n {
+        // Every candidate above q is out of range; the nearest one below
+        // in range is total - 1, which is co-prime with total.
+        return Ok(total - 1);
+    }
+    if q <= 0 {
+        // Likewise from below: 1 is co-prime with every total.
+        return Ok(1);
+    }
+    // q is in 1..total. The reference's min(total - q, q) candidates all
+    // lie in 1..total; past them, the same order goes on until one side
+    // leaves the range, then the other side alone. Both ends (1 and
+    // total - 1) are co-prime with total, so the loop ends by then.
+    let mut distance = 0;
+    loop {
+        let above = q + distance;
+        let below = q - distance;
+        if distance > 0 && above < n && coprime(above) {
+            return Ok(above as usize);
+        }
+        if below >= 1 && coprime(below) {
+            return Ok(below as usize);
+        }
+        distance += 1;
+    }
 }
 
 /// Indices of a low-discrepancy subset of `0..total`: `samples` distinct
@@ -211,10 +242,9 @@ pub fn ld_step(total: usize, step: Step) -> Result<usize> {
 /// - `step`: see [`Step`] and [`ld_step`]; `Step::default()` is the
 ///   golden ratio.
 ///
-/// Errors ([`Error::InvalidParameter`], never a panic): no co-prime step
-/// for a ratio (see [`ld_step`]), a number of samples outside
-/// `0..=total`, a non-finite fraction, or an exact step that would repeat
-/// indices (`samples > total / gcd(step, total)`). There is no overflow:
+/// Errors ([`Error::InvalidParameter`], never a panic): a number of
+/// samples outside `0..=total`, a non-finite fraction or ratio, or an
+/// exact step that would repeat indices (`samples > total / gcd(step, total)`). There is no overflow:
 /// the arithmetic is done in 128 bits.
 ///
 /// ```
@@ -295,16 +325,67 @@ mod tests {
         assert_eq!(exact.unwrap(), Vec::<usize>::new());
     }
 
+    /// Sorted copy of `idx`, checked to be distinct and below `total`.
+    fn distinct_below(idx: &[usize], total: usize) -> Vec<usize> {
+        let mut sorted = idx.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), idx.len(), "repeats in {idx:?}");
+        assert!(sorted.iter().all(|&i| i < total), "{idx:?} not < {total}");
+        sorted
+    }
+
     #[test]
-    fn degenerate_totals_have_no_ratio_step() {
-        for total in [0, 1, 6] {
-            let err = ld(total, 0).unwrap_err();
-            assert!(matches!(err, Error::InvalidParameter { .. }), "{err}");
-            assert!(err.to_string().contains("Step::Exact"), "{err}");
+    fn totals_beyond_the_reference_search() {
+        // The reference's limited search fails for these ("No GCD found").
+        assert_eq!(ld_step(0, Step::GoldenRatio).unwrap(), 0);
+        assert_eq!(ld_step(1, Step::GoldenRatio).unwrap(), 0);
+        assert_eq!(ld_step(6, Step::GoldenRatio).unwrap(), 5);
+        assert_eq!(ld_step(2, Step::Ratio(0.3)).unwrap(), 1);
+        assert_eq!(ld_step(3, Step::Ratio(0.3)).unwrap(), 1);
+        assert_eq!(ld_step(12, Step::Ratio(0.3)).unwrap(), 5);
+        for step in [Step::GoldenRatio, Step::Ratio(0.3)] {
+            for total in [1, 2, 3, 6, 12] {
+                for samples in 0..=total {
+                    for seed in [0, 3, -7] {
+                        let idx =
+                            sample_ld(total, Amount::Count(samples), Seed::Offset(seed), step)
+                                .unwrap();
+                        assert_eq!(idx.len(), samples);
+                        let sorted = distinct_below(&idx, total);
+                        if samples == total {
+                            assert_eq!(sorted, (0..total).collect::<Vec<_>>());
+                        }
+                    }
+                }
+            }
         }
-        // An exact step always works.
-        let one = sample_ld(1, Amount::Count(1), Seed::Offset(5), Step::Exact(1));
-        assert_eq!(one.unwrap(), vec![0]);
+        assert_eq!(ld(1, 1).unwrap(), vec![0]);
+        assert_eq!(ld(0, 0).unwrap(), Vec::<usize>::new());
+        // Only the count can still be out of range.
+        assert!(ld(0, 1).unwrap_err().to_string().contains("not in [0, 0]"));
+        assert!(ld(1, 2).unwrap_err().to_string().contains("not in [0, 1]"));
+    }
+
+    #[test]
+    fn ratios_outside_the_unit_interval() {
+        // The reference tries no candidate at all; the nearest in range wins.
+        assert_eq!(ld_step(10, Step::Ratio(1.5)).unwrap(), 9);
+        assert_eq!(ld_step(10, Step::Ratio(1e300)).unwrap(), 9);
+        assert_eq!(ld_step(10, Step::Ratio(0.0)).unwrap(), 1);
+        assert_eq!(ld_step(10, Step::Ratio(-2.0)).unwrap(), 1);
+        assert!(ld_step(10, Step::Ratio(f64::INFINITY)).is_err());
+        assert!(ld_step(0, Step::Ratio(f64::INFINITY)).is_err());
+    }
+
+    #[test]
+    fn every_small_total_has_a_coprime_step() {
+        for total in 2..2000usize {
+            for step in [Step::GoldenRatio, Step::Ratio(0.3), Step::Ratio(0.999)] {
+                let s = ld_step(total, step).unwrap();
+                assert!((1..total).contains(&s) && gcd(s as u128, total as u128) == 1);
+            }
+        }
     }
 
     #[test]

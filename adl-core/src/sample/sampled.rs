@@ -63,10 +63,10 @@ impl<D: Dataset> Sampled<D> {
     /// picked by `sampling`.
     ///
     /// Errors ([`Error::InvalidParameter`]): a fraction that is not finite
-    /// or comes to a negative count, a non-finite seed fraction, and, for
-    /// [`Sampling::LowDiscrepancy`], a length with no co-prime golden-ratio
-    /// step (see [`ld_step`](super::ld_step): lengths 0, 1 and a few small
-    /// ones such as 6).
+    /// or comes to a negative count, and a non-finite seed fraction.
+    /// [`Sampling::LowDiscrepancy`] works for every length, including 0, 1
+    /// and 6, which the reference refuses ("No GCD found"; see
+    /// [`ld_step`](super::ld_step)).
     pub fn new(dataset: D, samples: Amount, sampling: Sampling) -> Result<Self> {
         let len = dataset.len();
         let count = samples.count(len)?;
@@ -227,10 +227,18 @@ mod tests {
     }
 
     #[test]
-    fn low_discrepancy_needs_a_coprime_step() {
-        for len in [0, 1, 6] {
-            let err = Sampled::low_discrepancy(Range(len), Amount::Count(0), Seed::default());
-            assert!(matches!(err, Err(Error::InvalidParameter { .. })));
+    fn low_discrepancy_works_for_every_length() {
+        for len in [0, 1, 6, 12] {
+            for count in [0, len / 2, len, len + 3] {
+                let s = Sampled::low_discrepancy(Range(len), Amount::Count(count), Seed::Offset(5))
+                    .unwrap();
+                let mut got = items(&s);
+                assert_eq!(got, s.indices());
+                got.sort_unstable();
+                got.dedup();
+                assert_eq!(got.len(), count.min(len));
+                assert!(got.iter().all(|&i| i < len));
+            }
         }
     }
 
