@@ -48,6 +48,7 @@
 pub mod collate;
 mod concat;
 pub mod error;
+pub mod graph;
 mod in_memory;
 mod indices;
 pub mod pipeline;

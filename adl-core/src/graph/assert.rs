@@ -1,0 +1,14 @@
+//! Compile-time checks that `pipeline!` emits, spanned at the user's
+//! token: each is a function whose bounds are the rule, so a broken rule is
+//! a rustc error with the rule's message (see [`Rule`](super::Rule)).
+
+use super::{BatchNode, Node, SampleNode, Takes};
+
+/// `node` may stand under `sample:` (rule `batch_node_in_sample`).
+pub fn assert_sample_node<N: SampleNode + ?Sized>(_node: &N) {}
+
+/// `node` may stand under `batch:` (rule `sample_node_in_batch`).
+pub fn assert_batch_node<N: BatchNode + ?Sized>(_node: &N) {}
+
+/// `next` takes what `before` gives (rule `type_mismatch`).
+pub fn assert_feeds<A: Node + ?Sized, B: Takes<A::Output> + ?Sized>(_before: &A, _next: &B) {}

@@ -1,0 +1,27 @@
+//! What a pipeline looks like as a graph, and the composition rules that
+//! every pipeline obeys: the data shared by the `pipeline!` macro (which
+//! checks them at compile time) and the planner in `adl-graph` (which
+//! checks them again at run time and draws the graph).
+//!
+//! - [`Stage`]: the three stages of the specification, and [`Device`].
+//! - [`Rule`]: every composition rule, with its message, in one table
+//!   ([`rules`](self::Rule::ALL)); [`may_follow`] and [`check_path`] apply
+//!   the stage rules to a path of nodes.
+//! - [`NodeInfo`] and [`Node`]: what `#[transform]` records about a node
+//!   (name, stage, input and output types, kernel, doc).
+//! - [`Description`]: a whole pipeline (pre, sample, collate, batch, post,
+//!   parallel branches) as nested data, built by `pipeline!` or by hand.
+
+mod assert;
+mod description;
+mod node;
+mod rule;
+mod stage;
+
+pub use assert::{assert_batch_node, assert_feeds, assert_sample_node};
+pub use description::{Body, Description};
+pub use node::{Node, NodeInfo, TypeInfo, info_of};
+pub use rule::{
+    BatchNode, MAY_END, MAY_FOLLOW, Rule, SampleNode, Takes, Violation, check_path, may_follow,
+};
+pub use stage::{Device, Stage};

@@ -1,0 +1,31 @@
+//! Compile-fail tests of the DSL, one folder per composition rule
+//! (`tests/ui/<rule id>/`, ids from `adl::graph::Rule::ALL`), each case with
+//! the `.stderr` a user sees; and a compile-pass set (`tests/ui/pass/`) that
+//! covers every DSL form.
+//!
+//! Refresh the expected output after a deliberate change with
+//! `TRYBUILD=overwrite cargo test --test ui`.
+
+use std::path::Path;
+
+use adl::graph::Rule;
+
+#[test]
+fn every_rule_fails_to_compile_with_our_message_and_every_form_compiles() {
+    let t = trybuild::TestCases::new();
+    let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
+    let mut missing = Vec::new();
+    for rule in Rule::ALL {
+        let dir = ui.join(rule.id());
+        let has_case = std::fs::read_dir(&dir)
+            .map(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "rs")))
+            .unwrap_or(false);
+        if has_case {
+            t.compile_fail(format!("tests/ui/{}/*.rs", rule.id()));
+        } else {
+            missing.push(rule.id());
+        }
+    }
+    t.pass("tests/ui/pass/*.rs");
+    assert!(missing.is_empty(), "rules without a compile-fail test in tests/ui/<id>/: {missing:?}");
+}
