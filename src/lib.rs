@@ -62,6 +62,8 @@ pub use adl_core::*;
 
 /// `#[derive(Collate)]`: see [`collate`].
 pub use adl_macros::Collate;
+/// `pipeline! { sample: ..., collate: ..., batch: ... }`: a typed pipeline with the description of its graph (see `docs/dsl.md`).
+pub use adl_macros::pipeline;
 
 /// The names most programs need, in one `use adl::prelude::*;`.
 pub mod prelude {

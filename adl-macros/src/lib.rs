@@ -14,6 +14,7 @@
 use proc_macro::TokenStream;
 
 mod collate;
+mod pipeline;
 
 /// Derive `adl::collate::Collatable` for a struct: `Frame` gets a
 /// `FrameBatch` with one batch per field, and collates field by field.
@@ -36,4 +37,40 @@ mod collate;
 #[proc_macro_derive(Collate, attributes(collate))]
 pub fn derive_collate(input: TokenStream) -> TokenStream {
     collate::expand(input.into()).into()
+}
+
+/// Build a typed pipeline from its stages, checked at compile time: see
+/// `docs/dsl.md` for the whole language.
+///
+/// ```ignore
+/// let pipe = pipeline! {
+///     pre: decode,                          // transforms before the pipeline
+///     sample: flip -> normalize(MEAN, STD), // sample nodes, in order
+///     collate: default,                     // exactly one collate
+///     batch: to_f32 -> |b: Array4<f32>| b * 2.0,
+///     post: summarize,                      // transforms after the pipeline
+/// };
+/// let branches = pipeline! {
+///     Frame {                               // one branch per field of `Frame`
+///         radar: { sample: crop, collate: default },
+///         lidar: { collate: default, batch: voxelize },
+///     }
+/// };
+/// ```
+///
+/// A bare path (`flip`) is a `#[transform]` node; any other expression is
+/// a node value (`normalize(MEAN, STD)`, `(node)`), closures are anonymous
+/// nodes of the stage they stand in, `collate: default` is
+/// `adl::collate::DefaultCollate`. Parallel forms route the fields of a
+/// struct (`Frame { radar: { ... } }`, batches `batch.radar`) or the keys
+/// of a keyed sample (`{ "radar": { ... } }`); branches nest.
+///
+/// The expansion is an `adl::graph::Described<P>`: it runs as the typed
+/// pipeline `P` (an `adl::Pipeline`), and `.graph()` is the
+/// `adl::graph::Description` of its graph. Every broken composition rule
+/// is a compile error at the offending token, in the words of
+/// `adl::graph::Rule`; all of them are reported.
+#[proc_macro]
+pub fn pipeline(input: TokenStream) -> TokenStream {
+    pipeline::expand(input.into()).into()
 }

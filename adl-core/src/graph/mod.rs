@@ -13,15 +13,23 @@
 //!   parallel branches) as nested data, built by `pipeline!` or by hand.
 
 mod assert;
+mod branches;
+mod closure;
+mod described;
 mod description;
 mod node;
 mod rule;
 mod stage;
+mod witness;
 
 pub use assert::{assert_batch_node, assert_feeds, assert_sample_node};
+pub use branches::{Branch, BranchNames, KeyedBranches, NoBranch, SameBranches};
+pub use closure::{BatchFn, SampleFn};
+pub use described::Described;
 pub use description::{Body, Description};
 pub use node::{Node, NodeInfo, TypeInfo, info_of};
 pub use rule::{
     BatchNode, MAY_END, MAY_FOLLOW, Rule, SampleNode, Takes, Violation, check_path, may_follow,
 };
 pub use stage::{Device, Stage};
+pub use witness::{Witness, assert_gives, collate_node};

@@ -1,0 +1,492 @@
+//! Check: the syntax tree against the composition rules of
+//! `adl_core::graph::Rule` (everything that the tokens alone show), into
+//! the model that [`generate`](super::generate) expands.
+//!
+//! Every broken rule is reported, spanned at the offending token, with the
+//! rule's own message. The model is repaired as it goes (the first of two
+//! collates is kept, a duplicate stage or branch is left out, a missing
+//! collate becomes the identity collate) so that the expansion can still
+//! be generated and an IDE keeps resolving names. What only types show (a
+//! node's stage, neighbours' types) is left to the assertions that the
+//! expansion emits.
+
+use std::collections::HashMap;
+
+use adl_core::graph::{Rule, Stage};
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{Expr, Ident, Type};
+
+use super::parse::{Body, BranchName, Entry, Parallel};
+
+/// A section of a level, in the order the sections run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Section {
+    /// `pre:`: transforms before the pipeline.
+    Pre,
+    /// `sample:`.
+    Sample,
+    /// `collate:` (or a parallel form, which collates in each branch).
+    Collate,
+    /// `batch:`.
+    Batch,
+    /// `post:`: transforms after the pipeline.
+    Post,
+}
+
+impl Section {
+    /// Every section, in order.
+    const ALL: [Section; 5] = [
+        Section::Pre,
+        Section::Sample,
+        Section::Collate,
+        Section::Batch,
+        Section::Post,
+    ];
+
+    /// The DSL keyword.
+    pub(crate) fn keyword(self) -> &'static str {
+        match self {
+            Section::Pre => "pre",
+            Section::Sample => Stage::Sample.keyword(),
+            Section::Collate => Stage::Collate.keyword(),
+            Section::Batch => Stage::Batch.keyword(),
+            Section::Post => "post",
+        }
+    }
+
+    fn from_keyword(word: &str) -> Option<Section> {
+        Section::ALL.into_iter().find(|s| s.keyword() == word)
+    }
+}
+
+/// How a node is written, which says how it becomes a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NodeKind {
+    /// A bare path `flip`: a `#[transform]` node type, the value `flip {}`.
+    Type,
+    /// A closure: an anonymous node of the stage it stands in.
+    Closure {
+        /// Whether every parameter has a type annotation.
+        typed: bool,
+    },
+    /// Any other expression, used as the node value (`normalize(0.5)`).
+    Value,
+}
+
+/// One node, checked.
+pub(crate) struct NodeRef {
+    /// The node as written.
+    pub(crate) expr: Expr,
+    /// How it is written.
+    pub(crate) kind: NodeKind,
+    /// Where it is written.
+    pub(crate) span: Span,
+}
+
+impl NodeRef {
+    fn new(expr: Expr) -> Self {
+        let kind = match &expr {
+            Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => NodeKind::Type,
+            Expr::Closure(c) => NodeKind::Closure {
+                typed: c.inputs.iter().all(|p| matches!(p, syn::Pat::Type(_))),
+            },
+            _ => NodeKind::Value,
+        };
+        let span = expr.span();
+        NodeRef { expr, kind, span }
+    }
+}
+
+/// The collate of a level, checked.
+pub(crate) struct CollateRef {
+    /// The collate as written.
+    pub(crate) expr: Expr,
+    /// Its name in the description: `default`, or the expression's text.
+    pub(crate) name: String,
+    /// Where it is written.
+    pub(crate) span: Span,
+}
+
+/// What a level collates with.
+pub(crate) enum Core {
+    /// `collate: c`.
+    Collate(CollateRef),
+    /// A parallel form: each branch collates.
+    Parallel(ParallelModel),
+    /// No collate (an error was reported): the identity collate stands in.
+    Missing,
+}
+
+/// What a parallel form routes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Routing {
+    /// The fields of a struct sample.
+    Fields,
+    /// The keys of a keyed sample.
+    Keys,
+}
+
+/// A parallel form, checked.
+pub(crate) struct ParallelModel {
+    /// The sample type, where written.
+    pub(crate) ty: Option<Type>,
+    /// Fields or keys.
+    pub(crate) routing: Routing,
+    /// The branches, each with its name's token (a field's ident, or the
+    /// key as an ident-free span).
+    pub(crate) branches: Vec<BranchModel>,
+}
+
+/// One branch, checked.
+pub(crate) struct BranchModel {
+    /// The field or key.
+    pub(crate) name: String,
+    /// The field's ident (fields only).
+    pub(crate) field: Option<Ident>,
+    /// The branch's pipeline.
+    pub(crate) level: Level,
+}
+
+/// One level of the pipeline, checked: what the expansion builds.
+pub(crate) struct Level {
+    /// Nodes under `pre:`.
+    pub(crate) pre: Vec<NodeRef>,
+    /// Nodes under `sample:`.
+    pub(crate) sample: Vec<NodeRef>,
+    /// The collate, or the branches.
+    pub(crate) core: Core,
+    /// Nodes under `batch:`.
+    pub(crate) batch: Vec<NodeRef>,
+    /// Nodes under `post:`.
+    pub(crate) post: Vec<NodeRef>,
+    /// Nodes left out of the pipeline (under an unknown or repeated
+    /// stage, or a second collate): still evaluated, so that their names
+    /// resolve.
+    pub(crate) unused: Vec<NodeRef>,
+}
+
+/// The error of `rule` at `span`, with the message filled by `args` and
+/// the rule's help below it.
+pub(crate) fn rule_error(span: Span, rule: Rule, args: &[(&str, &str)]) -> syn::Error {
+    syn::Error::new(span, format!("{}\n  = help: {}", rule.render(args), rule.help()))
+}
+
+/// Check the macro's body. Returns the model and every broken rule.
+pub(crate) fn check(body: &Body) -> (Level, Vec<syn::Error>) {
+    let mut errors = Vec::new();
+    let level = level(body, None, &mut errors);
+    (level, errors)
+}
+
+/// The text of an expression, for names and docs: its tokens, spaced as
+/// people write them (`collate_fn(stack::<f32>)`, `|x: i64| x + 1`).
+pub(crate) fn text_of(tokens: &impl ToTokens) -> String {
+    let mut out = String::new();
+    write_tokens(tokens.to_token_stream(), &mut out);
+    out
+}
+
+/// What the previous token was, for spacing.
+#[derive(Clone, Copy, PartialEq)]
+enum Prev {
+    Start,
+    Word,
+    /// A punctuation character, and whether it joins the next one.
+    Punct(char, bool),
+    /// A `(...)` or `[...]` group.
+    Call,
+    /// A `{...}` group.
+    Block,
+}
+
+fn write_tokens(tokens: TokenStream, out: &mut String) {
+    use proc_macro2::{Delimiter, Spacing, TokenTree};
+    let mut prev = Prev::Start;
+    // Inside closure parameters `|...|`; depth of turbofish generics.
+    let mut params = false;
+    let mut generics = 0usize;
+    let mut colons = false; // the previous two tokens were `::`
+    for tree in tokens {
+        let (text, this) = match &tree {
+            TokenTree::Group(g) => {
+                let mut inner = String::new();
+                write_tokens(g.stream(), &mut inner);
+                match g.delimiter() {
+                    Delimiter::Parenthesis => (format!("({inner})"), Prev::Call),
+                    Delimiter::Bracket => (format!("[{inner}]"), Prev::Call),
+                    Delimiter::Brace if inner.is_empty() => ("{}".to_owned(), Prev::Block),
+                    Delimiter::Brace => (format!("{{ {inner} }}"), Prev::Block),
+                    Delimiter::None => (inner, Prev::Word),
+                }
+            }
+            TokenTree::Ident(i) => (i.to_string(), Prev::Word),
+            TokenTree::Literal(l) => (l.to_string(), Prev::Word),
+            TokenTree::Punct(p) => (p.as_char().to_string(), Prev::Punct(p.as_char(), p.spacing() == Spacing::Joint)),
+        };
+        let space = match (prev, this) {
+            (Prev::Start, _) => false,
+            (Prev::Punct(_, true), Prev::Punct(..)) => false,
+            (_, Prev::Punct(c, _)) if matches!(c, ',' | ';' | '.' | '?') => false,
+            (_, Prev::Punct(':', _)) => false,
+            (Prev::Punct(':', _), _) if colons => false,
+            (_, Prev::Punct('<', _)) if params || generics > 0 => false,
+            (Prev::Punct('<', _), _) if generics > 0 => false,
+            (_, Prev::Punct('>', _)) if generics > 0 => false,
+            (Prev::Punct(c, _), _) if matches!(c, '.' | '&' | '!' | '#') => false,
+            (Prev::Punct('|', _), _) if params => false,
+            (_, Prev::Punct('|', _)) if params => false,
+            (Prev::Word | Prev::Call | Prev::Punct('>', _) | Prev::Punct('!', _), Prev::Call)
+                if matches!(&tree, TokenTree::Group(_)) =>
+            {
+                false
+            }
+            _ => true,
+        };
+        if space {
+            out.push(' ');
+        }
+        out.push_str(&text);
+        // Track `::`, turbofish generics and closure parameters.
+        match this {
+            Prev::Punct('<', _) if colons || params || generics > 0 => generics += 1,
+            Prev::Punct('>', _) if generics > 0 => generics -= 1,
+            Prev::Punct('|', _) if params => params = false,
+            Prev::Punct('|', joint)
+                if !joint && (prev == Prev::Start || matches!(&prev, Prev::Word) && out.ends_with("move |")) =>
+            {
+                params = true
+            }
+            _ => {}
+        }
+        colons = matches!(this, Prev::Punct(':', _)) && matches!(prev, Prev::Punct(':', true));
+        prev = this;
+    }
+}
+
+/// The name of the collate `expr` in the description.
+fn collate_name(expr: &Expr) -> String {
+    text_of(expr)
+}
+
+/// What the rules call the path of a level in messages.
+fn path_text(path: Option<&str>) -> String {
+    match path {
+        None => "this pipeline".to_owned(),
+        Some(p) => format!("branch `{p}`"),
+    }
+}
+
+/// The form `Frame { .. }` or `{ .. }`, as the rules name it.
+fn form_text(parallel: &Parallel) -> String {
+    match &parallel.ty {
+        Some(ty) => format!("{} {{ .. }}", text_of(ty)),
+        None => "{ .. }".to_owned(),
+    }
+}
+
+/// Check one level: `path` names it (`None`: the whole pipeline).
+fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> Level {
+    let mut out = Level {
+        pre: Vec::new(),
+        sample: Vec::new(),
+        core: Core::Missing,
+        batch: Vec::new(),
+        post: Vec::new(),
+        unused: Vec::new(),
+    };
+    let mut seen: HashMap<Section, Ident> = HashMap::new();
+    // The latest section so far (by order), and how it was written.
+    let mut latest: Option<(Section, String)> = None;
+    // The first entry that collates: its name.
+    let mut collated: Option<String> = None;
+    let mut in_order = |section: Section, span: Span, errors: &mut Vec<syn::Error>| match &latest {
+        Some((after, word)) if *after > section => {
+            errors.push(rule_error(
+                span,
+                Rule::StageOrder,
+                &[("stage", section.keyword()), ("after", word)],
+            ));
+        }
+        _ => latest = Some((section, section.keyword().to_owned())),
+    };
+    for entry in &body.entries {
+        match entry {
+            Entry::Stage(stage) => {
+                let given = stage.keyword.to_string();
+                let nodes: Vec<NodeRef> = stage.nodes.iter().cloned().map(NodeRef::new).collect();
+                let Some(section) = Section::from_keyword(&given) else {
+                    errors.push(rule_error(stage.keyword.span(), Rule::UnknownStage, &[("given", &given)]));
+                    out.unused.extend(nodes);
+                    continue;
+                };
+                if seen.contains_key(&section) {
+                    errors.push(rule_error(
+                        stage.keyword.span(),
+                        Rule::DuplicateStage,
+                        &[("stage", section.keyword())],
+                    ));
+                    out.unused.extend(nodes);
+                    continue;
+                }
+                seen.insert(section, stage.keyword.clone());
+                in_order(section, stage.keyword.span(), errors);
+                if nodes.is_empty() {
+                    errors.push(rule_error(
+                        stage.keyword.span(),
+                        Rule::EmptyStage,
+                        &[("stage", section.keyword())],
+                    ));
+                    continue;
+                }
+                match section {
+                    Section::Pre => out.pre.extend(nodes),
+                    Section::Sample => out.sample.extend(nodes),
+                    Section::Batch => out.batch.extend(nodes),
+                    Section::Post => out.post.extend(nodes),
+                    Section::Collate => {
+                        let mut nodes = nodes.into_iter();
+                        let first = nodes.next().expect("a non-empty stage");
+                        let name = collate_name(&first.expr);
+                        for extra in nodes {
+                            let second = collate_name(&extra.expr);
+                            errors.push(rule_error(
+                                extra.span,
+                                Rule::CollateOnce,
+                                &[("first", &name), ("second", &second)],
+                            ));
+                            out.unused.push(extra);
+                        }
+                        match &collated {
+                            Some(before) => {
+                                errors.push(rule_error(
+                                    first.span,
+                                    Rule::CollateOnce,
+                                    &[("first", before), ("second", &name)],
+                                ));
+                                out.unused.push(first);
+                            }
+                            None => {
+                                collated = Some(name.clone());
+                                out.core = Core::Collate(CollateRef {
+                                    expr: first.expr,
+                                    name,
+                                    span: first.span,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            Entry::Parallel(parallel) => {
+                in_order(Section::Collate, parallel.span, errors);
+                let model = parallel_form(parallel, path, errors);
+                match &collated {
+                    Some(before) => errors.push(rule_error(
+                        parallel.span,
+                        Rule::CollateOnce,
+                        &[("first", before), ("second", &form_text(parallel))],
+                    )),
+                    None => {
+                        collated = Some(form_text(parallel));
+                        out.core = Core::Parallel(model);
+                    }
+                }
+            }
+        }
+    }
+    if collated.is_none() {
+        errors.push(rule_error(
+            body.span,
+            Rule::MissingCollate,
+            &[("path", &path_text(path))],
+        ));
+    }
+    out
+}
+
+/// Check a parallel form and its branches.
+fn parallel_form(parallel: &Parallel, path: Option<&str>, errors: &mut Vec<syn::Error>) -> ParallelModel {
+    let routing = match (&parallel.ty, parallel.branches.iter().find_map(|b| b.name.as_ref())) {
+        (None, _) | (Some(_), Some(BranchName::Key(_))) => Routing::Keys,
+        (Some(_), _) => Routing::Fields,
+    };
+    if parallel.branches.is_empty() {
+        errors.push(rule_error(parallel.braces, Rule::NoBranches, &[]));
+    }
+    let mut names: Vec<String> = Vec::new();
+    let mut branches = Vec::new();
+    for branch in &parallel.branches {
+        let Some(name) = &branch.name else {
+            errors.push(rule_error(branch.span, Rule::MissingBranchName, &[]));
+            // Still check the branch, for its own errors.
+            let _ = level(&branch.body, path, errors);
+            continue;
+        };
+        let text = name.text();
+        let field = match (name, routing) {
+            (BranchName::Field(ident), Routing::Fields) => Some(ident.clone()),
+            (BranchName::Key(_), Routing::Keys) => None,
+            (BranchName::Field(ident), Routing::Keys) => {
+                let message = match &parallel.ty {
+                    None => format!(
+                        "`{ident}:` routes a field, but this parallel form has no sample type: write the type before the braces, `Frame {{ {ident}: ... }}`, or name a key, `\"{ident}\": ...`"
+                    ),
+                    Some(_) => format!(
+                        "`{ident}:` routes a field, but this parallel form routes keys (`\"key\": ...`); write `\"{ident}\":`"
+                    ),
+                };
+                errors.push(syn::Error::new(ident.span(), message));
+                continue;
+            }
+            (BranchName::Key(lit), Routing::Fields) => {
+                errors.push(syn::Error::new(
+                    lit.span(),
+                    format!(
+                        "{:?} routes a key, but this parallel form routes the fields of its type; write the field, `{}:`",
+                        text, text
+                    ),
+                ));
+                continue;
+            }
+        };
+        let inner = match path {
+            None => text.clone(),
+            Some(p) => format!("{p}/{text}"),
+        };
+        let level = level(&branch.body, Some(&inner), errors);
+        if names.contains(&text) {
+            errors.push(rule_error(name.span(), Rule::DuplicateBranch, &[("name", &text)]));
+            continue;
+        }
+        names.push(text.clone());
+        branches.push(BranchModel {
+            name: text,
+            field,
+            level,
+        });
+    }
+    ParallelModel {
+        ty: parallel.ty.clone(),
+        routing,
+        branches,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_of_expressions() {
+        let e: Expr = syn::parse_quote!(collate_fn(stack::<f32>));
+        assert_eq!(text_of(&e), "collate_fn(stack::<f32>)");
+        let e: Expr = syn::parse_quote!(|x: i64| x + 1);
+        assert_eq!(text_of(&e), "|x: i64| x + 1");
+        let e: Expr = syn::parse_quote!(my::Pad { to: 3, value: 0.0 });
+        assert_eq!(text_of(&e), "my::Pad { to: 3, value: 0.0 }");
+        let e: Expr = syn::parse_quote!(&self.x[0]);
+        assert_eq!(text_of(&e), "&self.x[0]");
+    }
+}

@@ -1,0 +1,356 @@
+//! Generate: the checked model into a block expression that evaluates to
+//! an `adl::graph::Described<P>`: a typed pipeline `P` built from the
+//! adl-core building blocks (`Stages`, `Then`, `Pre`, `Post`, `Branch`,
+//! `KeyedBranches`) and the `Description` of its graph.
+//!
+//! Every node becomes a local binding, asserted where it stands
+//! (`assert_sample_node` / `assert_batch_node`) and against the node
+//! before it (`assert_feeds`), with the spans of the user's tokens, so
+//! that rustc reports a broken rule there, in the rule's words. The errors
+//! of the parse and check phases come first, as `compile_error!`s, and the
+//! expansion follows them anyway.
+
+use adl_core::graph::Stage;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::Expr;
+
+use super::check::{CollateRef, Core, Level, NodeKind, NodeRef, ParallelModel, Routing, text_of};
+
+/// The expansion of a checked model, after the `errors` found so far.
+pub(crate) fn generate(level: &Level, errors: &[syn::Error]) -> TokenStream {
+    let mut generator = Generator { next: 0 };
+    let body = generator.level(level, None);
+    let errors = errors.iter().map(syn::Error::to_compile_error);
+    quote! {{
+        #(#errors)*
+        #body
+    }}
+}
+
+/// Names the expansion's bindings: hygienic (`Span::mixed_site`), each
+/// located at the user's token it stands for.
+struct Generator {
+    next: usize,
+}
+
+/// The nodes of one chain as generated: their bindings, and the
+/// expressions of their `NodeInfo`s.
+#[derive(Default)]
+struct Chain {
+    bindings: Vec<Ident>,
+    infos: Vec<TokenStream>,
+}
+
+/// `Then::new` of the transforms in order, or the identity.
+fn then(steps: Vec<TokenStream>) -> TokenStream {
+    steps
+        .into_iter()
+        .reduce(|acc, next| quote!(::adl::transform::Then::new(#acc, #next)))
+        .unwrap_or_else(|| quote!(::adl::transform::Identity))
+}
+
+impl Generator {
+    /// A fresh binding called `__adl_{what}{n}`, located at `span`.
+    fn ident(&mut self, what: &str, span: Span) -> Ident {
+        self.next += 1;
+        format_ident!(
+            "__adl_{}{}",
+            what,
+            self.next,
+            span = Span::mixed_site().located_at(span)
+        )
+    }
+
+    /// One node standing in `stage`: bind it, assert it, and check it
+    /// against the node before it (`cursor`, which becomes this node).
+    fn node(&mut self, node: &NodeRef, stage: Stage, cursor: &mut Option<Ident>, out: &mut Vec<TokenStream>) -> (Ident, TokenStream) {
+        let span = node.span;
+        let binding = self.ident("node", span);
+        let value = node_value(node, stage, cursor.as_ref());
+        let assert = match stage {
+            Stage::Batch => quote_spanned!(span=> assert_batch_node),
+            _ => quote_spanned!(span=> assert_sample_node),
+        };
+        out.push(quote_spanned! {span=>
+            let #binding = #value;
+            ::adl::graph::#assert(&#binding);
+        });
+        if let Some(before) = cursor {
+            out.push(quote_spanned!(span=> ::adl::graph::assert_feeds(&#before, &#binding);));
+        }
+        *cursor = Some(binding.clone());
+        let info = quote_spanned!(span=> ::adl::graph::info_of(&#binding));
+        (binding, info)
+    }
+
+    /// A chain of nodes standing in `stage`.
+    fn chain<'a>(
+        &mut self,
+        nodes: impl IntoIterator<Item = &'a NodeRef>,
+        stage: Stage,
+        cursor: &mut Option<Ident>,
+        out: &mut Vec<TokenStream>,
+    ) -> Chain {
+        let mut chain = Chain::default();
+        for node in nodes {
+            let (binding, info) = self.node(node, stage, cursor, out);
+            chain.bindings.push(binding);
+            chain.infos.push(info);
+        }
+        chain
+    }
+
+    /// Nodes left out of the pipeline: evaluated, so that their names
+    /// resolve (closures are left out: alone they may not infer).
+    fn unused(&mut self, level: &Level, out: &mut Vec<TokenStream>) {
+        for node in &level.unused {
+            if let NodeKind::Closure { .. } = node.kind {
+                continue;
+            }
+            let value = node_value(node, Stage::Sample, None);
+            out.push(quote_spanned!(node.span=> let _ = #value;));
+        }
+    }
+
+    /// One level, after `cursor` (the node, or witness, before it).
+    fn level(&mut self, level: &Level, cursor: Option<Ident>) -> TokenStream {
+        let mut out = Vec::new();
+        self.unused(level, &mut out);
+        match &level.core {
+            Core::Parallel(parallel) => self.parallel(level, parallel, cursor, out),
+            Core::Collate(collate) => self.stages(level, Some(collate), cursor, out),
+            Core::Missing => self.stages(level, None, cursor, out),
+        }
+    }
+
+    /// `pre: ..., sample: ..., collate: ..., batch: ..., post: ...`, as one
+    /// `Stages` (pre folded into its sample stage, post into its batch
+    /// stage).
+    fn stages(&mut self, level: &Level, collate: Option<&CollateRef>, cursor: Option<Ident>, mut out: Vec<TokenStream>) -> TokenStream {
+        let mut cursor = cursor;
+        let pre = self.chain(&level.pre, Stage::Sample, &mut cursor, &mut out);
+        let sample = self.chain(&level.sample, Stage::Sample, &mut cursor, &mut out);
+        let (collate_value, collate_info) = match collate {
+            Some(collate) => {
+                let span = collate.span;
+                let binding = self.ident("collate", span);
+                let value = collate_value(collate);
+                let name = &collate.name;
+                out.push(quote_spanned!(span=> let #binding = #value;));
+                let info = match cursor.take() {
+                    Some(before) => {
+                        let info = self.ident("collate_info", span);
+                        let batch = self.ident("collated", span);
+                        out.push(quote_spanned! {span=>
+                            let (#info, #batch) = ::adl::graph::collate_node(#name, &#before, &#binding);
+                        });
+                        cursor = Some(batch);
+                        quote!(#info)
+                    }
+                    None => quote!(::adl::graph::NodeInfo::new(#name, ::adl::graph::Stage::Collate)),
+                };
+                (quote!(#binding), quote!(::std::vec![#info]))
+            }
+            None => {
+                cursor = None;
+                (quote!(::adl::pipeline::IdentityCollate), quote!(::std::vec::Vec::new()))
+            }
+        };
+        let batch = self.chain(&level.batch, Stage::Batch, &mut cursor, &mut out);
+        let post = self.chain(&level.post, Stage::Batch, &mut cursor, &mut out);
+        let (pre_infos, sample_infos, batch_infos, post_infos) = (&pre.infos, &sample.infos, &batch.infos, &post.infos);
+        let sample_stage = then(pre.bindings.iter().chain(&sample.bindings).map(|b| quote!(#b)).collect());
+        let batch_stage = then(batch.bindings.iter().chain(&post.bindings).map(|b| quote!(#b)).collect());
+        let description = format_ident!("__adl_description", span = Span::mixed_site());
+        quote! {{
+            #(#out)*
+            let #description = ::adl::graph::Description {
+                pre: ::std::vec![#(#pre_infos),*],
+                body: ::adl::graph::Body::Stages {
+                    sample: ::std::vec![#(#sample_infos),*],
+                    collate: #collate_info,
+                    batch: ::std::vec![#(#batch_infos),*],
+                },
+                post: ::std::vec![#(#post_infos),*],
+            };
+            ::adl::graph::Described::new(
+                ::adl::pipeline::Stages::from_parts(#sample_stage, #collate_value, #batch_stage),
+                #description,
+            )
+        }}
+    }
+
+    /// A parallel form with the nodes around it: `pre:` and `sample:`
+    /// before the split (the description's `pre`), `batch:` and `post:`
+    /// after the merge (its `post`).
+    fn parallel(&mut self, level: &Level, parallel: &ParallelModel, cursor: Option<Ident>, mut out: Vec<TokenStream>) -> TokenStream {
+        let mut cursor = cursor;
+        let before = self.chain(level.pre.iter().chain(&level.sample), Stage::Sample, &mut cursor, &mut out);
+        let mut pre_steps: Vec<TokenStream> = before.bindings.iter().map(|b| quote!(#b)).collect();
+        let mut post_steps = Vec::new();
+
+        // The sample type, the split into the branches and each branch's
+        // first witness.
+        let sample = format_ident!("__adl_sample", span = Span::mixed_site());
+        let mut witnesses: Vec<Option<Ident>> = Vec::new();
+        match (parallel.routing, &parallel.ty) {
+            (Routing::Fields, Some(ty)) => {
+                let span = syn::spanned::Spanned::span(ty);
+                let split = self.ident("split", span);
+                let fields: Vec<&Ident> = parallel.branches.iter().filter_map(|b| b.field.as_ref()).collect();
+                let nested = fields
+                    .iter()
+                    .rev()
+                    .fold(quote!(()), |rest, field| quote!((#sample.#field, #rest)));
+                out.push(quote_spanned!(span=> let #split = |#sample: #ty| #nested;));
+                if let Some(before) = &cursor {
+                    out.push(quote_spanned!(span=> ::adl::graph::assert_gives(&#before, &#split);));
+                }
+                for field in &fields {
+                    let witness = self.ident("field", field.span());
+                    out.push(quote_spanned! {field.span()=>
+                        let #witness = ::adl::graph::Witness::field(|#sample: &#ty| &#sample.#field);
+                    });
+                    witnesses.push(Some(witness));
+                }
+                pre_steps.push(quote!(#split));
+                post_steps.push(merge(&fields));
+            }
+            (_, ty) => {
+                let witness = ty.as_ref().map(|ty| {
+                    let span = syn::spanned::Spanned::span(ty);
+                    if let Some(before) = &cursor {
+                        out.push(quote_spanned!(span=> ::adl::graph::assert_gives(&#before, |_: #ty| ());));
+                    }
+                    let witness = self.ident("value", span);
+                    out.push(quote_spanned! {span=>
+                        let #witness = ::adl::graph::Witness::<<#ty as ::adl::transform::Keyed>::Value>::new();
+                    });
+                    witness
+                });
+                witnesses = vec![witness; parallel.branches.len()];
+            }
+        }
+
+        // The branches.
+        let mut list = quote!(::adl::graph::NoBranch);
+        let mut described = Vec::new();
+        for (branch, witness) in parallel.branches.iter().zip(witnesses) {
+            let block = self.level(&branch.level, witness);
+            let span = Span::mixed_site();
+            let pipeline = self.ident("branch", span);
+            let description = self.ident("branch_description", span);
+            out.push(quote!(let (#pipeline, #description) = #block.into_parts();));
+            described.push((branch.name.clone(), pipeline, description));
+        }
+        for (name, pipeline, _) in described.iter().rev() {
+            list = quote!(::adl::graph::Branch::new(#name, #pipeline, #list));
+        }
+        let branches = described
+            .iter()
+            .map(|(name, _, d)| quote!((::std::string::String::from(#name), #d)));
+        let branch_pipeline = match parallel.routing {
+            Routing::Fields => list,
+            Routing::Keys => quote!(::adl::graph::KeyedBranches::new(#list)),
+        };
+
+        // After the merge: no witness of the merged type (see docs/dsl.md).
+        let mut cursor = None;
+        let after = self.chain(level.batch.iter().chain(&level.post), Stage::Batch, &mut cursor, &mut out);
+        post_steps.extend(after.bindings.iter().map(|b| quote!(#b)));
+
+        let mut pipeline = branch_pipeline;
+        if !post_steps.is_empty() {
+            let post = then(post_steps);
+            pipeline = quote!(::adl::pipeline::Post::new(#pipeline, #post));
+        }
+        if !pre_steps.is_empty() {
+            let pre = then(pre_steps);
+            pipeline = quote!(::adl::pipeline::Pre::new(#pre, #pipeline));
+        }
+        let (pre_infos, post_infos) = (&before.infos, &after.infos);
+        let description = format_ident!("__adl_description", span = Span::mixed_site());
+        quote! {{
+            #(#out)*
+            let #description = ::adl::graph::Description {
+                pre: ::std::vec![#(#pre_infos),*],
+                body: ::adl::graph::Body::Parallel {
+                    branches: ::std::vec![#(#branches),*],
+                },
+                post: ::std::vec![#(#post_infos),*],
+            };
+            ::adl::graph::Described::new(#pipeline, #description)
+        }}
+    }
+}
+
+/// The merge of a struct form's branches: a transform from the nested
+/// pairs that the branches give into a struct with one `pub` field per
+/// branch, generic over their types. Its items live in a block of their
+/// own, so that their names shadow nothing the user wrote.
+fn merge(fields: &[&Ident]) -> TokenStream {
+    let params: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("T{}", i)).collect();
+    let nested_ty = params.iter().rev().fold(quote!(()), |rest, p| quote!((#p, #rest)));
+    let nested_pat = fields.iter().rev().fold(quote!(()), |rest, f| quote!((#f, #rest)));
+    quote! {{
+        /// The batch of a parallel form: one field per branch.
+        #[derive(Debug, Clone, PartialEq)]
+        #[allow(unreachable_pub)]
+        pub struct Branches<#(#params),*> {
+            #(pub #fields: #params,)*
+        }
+        struct Merge;
+        impl<#(#params),*> ::adl::Transform<#nested_ty> for Merge {
+            type Output = Branches<#(#params),*>;
+            #[inline]
+            fn apply(&self, #nested_pat: #nested_ty) -> ::adl::Result<Self::Output> {
+                ::core::result::Result::Ok(Branches { #(#fields),* })
+            }
+        }
+        Merge
+    }}
+}
+
+/// The value of a node standing in `stage`, after `cursor`.
+fn node_value(node: &NodeRef, stage: Stage, cursor: Option<&Ident>) -> TokenStream {
+    let span = node.span;
+    let expr = &node.expr;
+    match node.kind {
+        NodeKind::Type => quote_spanned!(span=> #expr {}),
+        NodeKind::Closure { typed } => {
+            let wrapper = match stage {
+                Stage::Batch => quote_spanned!(span=> BatchFn),
+                _ => quote_spanned!(span=> SampleFn),
+            };
+            let source = text_of(expr);
+            match (typed, cursor) {
+                (false, Some(before)) => {
+                    quote_spanned!(span=> ::adl::graph::#wrapper::after(&#before, #expr, #source))
+                }
+                _ => quote_spanned!(span=> ::adl::graph::#wrapper::new(#expr, #source)),
+            }
+        }
+        NodeKind::Value => match expr {
+            // `(node)`: the parentheses only say "a value, not a type".
+            Expr::Paren(inner) => {
+                let inner = &inner.expr;
+                quote!(#inner)
+            }
+            _ => quote!(#expr),
+        },
+    }
+}
+
+/// The value of a collate: `default` is `DefaultCollate`, a closure is a
+/// `collate_fn`, anything else is used as it is.
+fn collate_value(collate: &CollateRef) -> TokenStream {
+    let span = collate.span;
+    match &collate.expr {
+        Expr::Path(p) if p.qself.is_none() && p.path.is_ident("default") => {
+            quote_spanned!(span=> ::adl::collate::DefaultCollate)
+        }
+        closure @ Expr::Closure(_) => quote_spanned!(span=> ::adl::pipeline::collate_fn(#closure)),
+        other => quote!(#other),
+    }
+}

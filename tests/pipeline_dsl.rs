@@ -1,0 +1,367 @@
+//! `pipeline!` at run time: every DSL form runs on real data, and its
+//! `.graph()` describes it (nodes, stages, branches, types) and passes the
+//! planner's checks.
+
+use std::collections::BTreeMap;
+
+use adl::graph::{Body, Description, NodeInfo, Stage, TypeInfo};
+use adl::pipeline::run;
+use adl::{Collate, Pipeline, pipeline};
+use ndarray::{Array1, Array2, array};
+
+/// Nodes as `#[transform]` declares them (written out by hand: the
+/// attribute's expansion, so that these tests do not depend on it).
+mod nodes {
+    use ndarray::{Array1, Array2, Axis};
+
+    /// What `#[transform]` / `#[transform(batch)]` generates for a
+    /// function node: the function, a braced empty struct of the same
+    /// name, and its impls.
+    macro_rules! transform_fn {
+        ($stage:ident $marker:ident; fn $name:ident($arg:ident: $in:ty) -> $out:ty $body:block) => {
+            pub(crate) fn $name($arg: $in) -> $out $body
+
+            #[allow(non_camel_case_types)]
+            #[derive(Debug, Clone, Copy, Default)]
+            pub(crate) struct $name {}
+
+            impl adl::Transform<$in> for $name {
+                type Output = $out;
+                fn apply(&self, input: $in) -> adl::Result<$out> {
+                    Ok($name(input))
+                }
+            }
+
+            impl adl::graph::Node for $name {
+                type Input = $in;
+                type Output = $out;
+                fn info(&self) -> adl::graph::NodeInfo {
+                    adl::graph::NodeInfo::new(stringify!($name), adl::graph::Stage::$stage).typed::<$in, $out>()
+                }
+            }
+
+            impl adl::graph::$marker for $name {}
+            impl adl::graph::Takes<$in> for $name {}
+        };
+    }
+
+    transform_fn!(Sample SampleNode; fn double(x: i64) -> i64 { x * 2 });
+    transform_fn!(Sample SampleNode; fn to_f32(x: i64) -> f32 { x as f32 });
+    transform_fn!(Sample SampleNode; fn features(x: f32) -> Array1<f32> { Array1::from(vec![x, -x]) });
+    transform_fn!(Batch BatchNode; fn row_sums(b: Array2<f32>) -> Array1<f32> { b.sum_axis(Axis(1)) });
+    transform_fn!(Batch BatchNode; fn total(b: Array1<f32>) -> f32 { b.sum() });
+
+    /// A stateful node, as `#[transform] impl Scale { fn apply(&self, ...) }`
+    /// declares it.
+    #[derive(Debug, Clone, Copy)]
+    pub(crate) struct Scale {
+        pub(crate) k: f32,
+    }
+
+    /// `Scale` as a call, the way a stateful node is usually built.
+    pub(crate) fn scale(k: f32) -> Scale {
+        Scale { k }
+    }
+
+    impl adl::Transform<f32> for Scale {
+        type Output = f32;
+        fn apply(&self, input: f32) -> adl::Result<f32> {
+            Ok(input * self.k)
+        }
+    }
+
+    impl adl::graph::Node for Scale {
+        type Input = f32;
+        type Output = f32;
+        fn info(&self) -> adl::graph::NodeInfo {
+            adl::graph::NodeInfo::new("scale", adl::graph::Stage::Sample).typed::<f32, f32>()
+        }
+    }
+
+    impl adl::graph::SampleNode for Scale {}
+    impl adl::graph::Takes<f32> for Scale {}
+}
+
+use nodes::*;
+
+/// A custom collate: the sum of the samples.
+struct Sum;
+
+impl Collate<f32> for Sum {
+    type Batch = f32;
+    fn collate(&self, samples: Vec<f32>) -> adl::Result<f32> {
+        Ok(samples.into_iter().sum())
+    }
+}
+
+fn names(nodes: &[NodeInfo]) -> Vec<&str> {
+    nodes.iter().map(|n| n.name.as_ref()).collect()
+}
+
+fn stages(d: &Description) -> (&[NodeInfo], &[NodeInfo], &[NodeInfo]) {
+    match &d.body {
+        Body::Stages { sample, collate, batch } => (sample, collate, batch),
+        Body::Parallel { .. } => panic!("expected stages, got branches"),
+    }
+}
+
+/// `d.check()` finds nothing but the type of the split: it compares the
+/// type that the nodes before a parallel form give (the whole sample) with
+/// what the first node of a branch takes (one field of it). Each branch is
+/// sound on its own.
+fn assert_sound_around_branches(d: &Description) {
+    for v in d.check() {
+        assert_eq!(v.rule, adl::graph::Rule::TypeMismatch, "{v}");
+        assert!(v.message.contains("`Frame`"), "{v}");
+    }
+    for (_, branch) in branches(d) {
+        assert_eq!(branch.check(), vec![]);
+    }
+}
+
+fn branches(d: &Description) -> Vec<(&str, &Description)> {
+    match &d.body {
+        Body::Parallel { branches } => branches.iter().map(|(n, d)| (n.as_str(), d)).collect(),
+        Body::Stages { .. } => panic!("expected branches, got stages"),
+    }
+}
+
+#[test]
+fn stages_run_and_describe_their_nodes_and_types() {
+    let p = pipeline! {
+        sample: double -> to_f32 -> features,
+        collate: default,
+        batch: row_sums -> total,
+    };
+    assert_eq!(run(&p, vec![1, 2, 3]).unwrap(), 0.0);
+    assert_eq!(p.sample(4).unwrap(), array![8.0f32, -8.0]);
+
+    let d = p.graph();
+    assert_eq!(d.check(), vec![]);
+    let (sample, collate, batch) = stages(d);
+    assert_eq!(names(sample), ["double", "to_f32", "features"]);
+    assert_eq!(names(collate), ["default"]);
+    assert_eq!(names(batch), ["row_sums", "total"]);
+    assert_eq!(collate[0].stage, Stage::Collate);
+    assert_eq!(collate[0].input, Some(TypeInfo::of::<Array1<f32>>()));
+    assert_eq!(collate[0].output, Some(TypeInfo::of::<Array2<f32>>()));
+    assert_eq!(sample[1].input, Some(TypeInfo::of::<i64>()));
+    assert_eq!(batch[1].output, Some(TypeInfo::of::<f32>()));
+}
+
+#[test]
+fn sample_and_batch_default_to_the_identity() {
+    let p = pipeline! { collate: default };
+    assert_eq!(run(&p, vec![1i64, 2]).unwrap(), array![1i64, 2]);
+    let (sample, collate, batch) = stages(p.graph());
+    assert!(sample.is_empty() && batch.is_empty());
+    // With nothing before it, the collate's types are not known.
+    assert_eq!(collate[0].input, None);
+    assert_eq!(p.graph().check(), vec![]);
+}
+
+#[test]
+fn stateful_nodes_are_expressions() {
+    let half = scale(0.5);
+    let p = pipeline! {
+        sample: to_f32 -> scale(2.0) -> (half) -> Scale { k: 10.0 },
+        collate: Sum,
+    };
+    assert_eq!(run(&p, vec![1, 2, 3]).unwrap(), 60.0);
+    let (sample, collate, _) = stages(p.graph());
+    assert_eq!(names(sample), ["to_f32", "scale", "scale", "scale"]);
+    assert_eq!(names(collate), ["Sum"]);
+    assert_eq!(collate[0].output, Some(TypeInfo::of::<f32>()));
+    assert_eq!(p.graph().check(), vec![]);
+}
+
+#[test]
+fn closures_are_nodes_of_the_stage_they_stand_in() {
+    let offset = 100;
+    let p = pipeline! {
+        sample: |x: i64| x + 1 -> |x| x * 2 -> move |x| x + offset,
+        collate: |v: Vec<i64>| v.iter().sum::<i64>(),
+        batch: |s| s * 10 -> |s: i64| -> String { s.to_string() },
+    };
+    assert_eq!(run(&p, vec![1, 2]).unwrap(), "2100");
+    let (sample, collate, batch) = stages(p.graph());
+    assert_eq!(names(sample), ["closure"; 3]);
+    assert!(sample.iter().all(|n| n.stage == Stage::Sample));
+    assert!(batch.iter().all(|n| n.stage == Stage::Batch));
+    assert_eq!(sample[0].doc, "|x: i64| x + 1");
+    assert_eq!(sample[1].input, Some(TypeInfo::of::<i64>()));
+    assert_eq!(names(collate), ["|v: Vec<i64>| v.iter().sum::<i64>()"]);
+    assert_eq!(batch[1].output, Some(TypeInfo::of::<String>()));
+    assert_eq!(p.graph().check(), vec![]);
+}
+
+#[test]
+fn pre_and_post_wrap_the_pipeline() {
+    let p = pipeline! {
+        pre: |s: &'static str| s.len() as i64 -> double,
+        sample: to_f32,
+        collate: Sum,
+        post: |x: f32| x / 2.0,
+    };
+    assert_eq!(run(&p, vec!["ab", "cde"]).unwrap(), 5.0);
+    let d = p.graph();
+    assert_eq!(names(&d.pre), ["closure", "double"]);
+    assert_eq!(names(&d.post), ["closure"]);
+    assert_eq!(d.post[0].stage, Stage::Batch);
+    assert_eq!(d.check(), vec![]);
+}
+
+#[derive(adl::Collate, Debug, Clone)]
+struct Frame {
+    radar: Radar,
+    label: i64,
+}
+
+#[derive(adl::Collate, Debug, Clone)]
+struct Radar {
+    range: f32,
+    doppler: Array1<f32>,
+}
+
+fn frame(i: i64) -> Frame {
+    Frame {
+        radar: Radar {
+            range: i as f32,
+            doppler: array![i as f32, 1.0],
+        },
+        label: i,
+    }
+}
+
+#[test]
+fn struct_branches_route_fields_and_batch_into_named_fields() {
+    let p = pipeline! {
+        Frame {
+            radar: { sample: |r: Radar| r.range, collate: Sum },
+            label: { sample: double, collate: default, batch: |b: Array1<i64>| b.sum() },
+        }
+    };
+    let batch = run(&p, vec![frame(1), frame(2)]).unwrap();
+    assert_eq!(batch.radar, 3.0);
+    assert_eq!(batch.label, 6);
+
+    let d = p.graph();
+    assert_eq!(d.check(), vec![]);
+    let b = branches(d);
+    assert_eq!(b.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["radar", "label"]);
+    let (_, collate, _) = stages(b[1].1);
+    // The branch's collate is typed from the field, through its sample node.
+    assert_eq!(collate[0].input, Some(TypeInfo::of::<i64>()));
+    let (_, collate, _) = stages(b[0].1);
+    assert_eq!(collate[0].input, Some(TypeInfo::of::<f32>()));
+}
+
+#[test]
+fn a_branch_without_sample_nodes_is_typed_from_its_field() {
+    let p = pipeline! { Frame { label: { collate: default } } };
+    assert_eq!(run(&p, vec![frame(4)]).unwrap().label, array![4i64]);
+    let (_, collate, _) = stages(branches(p.graph())[0].1);
+    assert_eq!(collate[0].input, Some(TypeInfo::of::<i64>()));
+    assert_eq!(collate[0].output, Some(TypeInfo::of::<Array1<i64>>()));
+}
+
+#[test]
+fn branches_nest_and_take_pre_and_post() {
+    let p = pipeline! {
+        pre: |i: i64| frame(i),
+        Frame {
+            radar: Radar {
+                range: { sample: scale(2.0), collate: Sum },
+                doppler: { collate: default, batch: |b: Array2<f32>| b.sum() },
+            },
+            label: { collate: default },
+        },
+        post: |b| b,
+    };
+    let batch = run(&p, vec![1, 2, 3]).unwrap();
+    assert_eq!(batch.radar.range, 12.0);
+    assert_eq!(batch.radar.doppler, 9.0);
+    assert_eq!(batch.label, array![1i64, 2, 3]);
+
+    let d = p.graph();
+    assert_sound_around_branches(d);
+    assert_eq!(names(&d.pre), ["closure"]);
+    let radar = branches(d)[0].1;
+    let inner = branches(radar);
+    assert_eq!(inner.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["range", "doppler"]);
+    let (sample, _, _) = stages(inner[0].1);
+    assert_eq!(names(sample), ["scale"]);
+}
+
+#[test]
+fn sample_and_batch_around_branches_stand_before_and_after_them() {
+    let p = pipeline! {
+        sample: |i: i64| frame(i),
+        Frame { label: { collate: default } },
+        batch: |b| b,
+    };
+    assert_eq!(run(&p, vec![7]).unwrap().label, array![7i64]);
+    let d = p.graph();
+    assert_eq!((d.pre.len(), d.post.len()), (1, 1));
+    assert_sound_around_branches(d);
+}
+
+fn keyed(a: i64, b: i64) -> BTreeMap<String, i64> {
+    BTreeMap::from([("a".to_owned(), a), ("b".to_owned(), b), ("c".to_owned(), 0)])
+}
+
+#[test]
+fn keyed_branches_route_keys() {
+    let p = pipeline! {
+        { "a": { sample: double, collate: default }, "b": { collate: default } }
+    };
+    let out = run(&p, vec![keyed(1, 2), keyed(3, 4)]).unwrap();
+    assert_eq!(out.len(), 2, "keys without a branch are dropped");
+    assert_eq!(out["a"], array![2i64, 6]);
+    assert_eq!(out["b"], array![2i64, 4]);
+    let d = p.graph();
+    assert_eq!(d.check(), vec![]);
+    assert_eq!(branches(d).iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["a", "b"]);
+}
+
+#[test]
+fn keyed_branches_may_stand_alone_and_name_their_sample_type() {
+    let bare = pipeline! { "a": { collate: default }, "b": { collate: default } };
+    assert_eq!(run(&bare, vec![keyed(1, 2)]).unwrap()["b"], array![2i64]);
+
+    let typed = pipeline! {
+        BTreeMap<String, i64> {
+            "a": { collate: default },
+            "b": { sample: |x| x + 1, collate: default },
+        }
+    };
+    assert_eq!(run(&typed, vec![keyed(1, 2)]).unwrap()["b"], array![3i64]);
+    // The sample type types the collate of a branch without sample nodes.
+    let (_, collate, _) = stages(branches(typed.graph())[0].1);
+    assert_eq!(collate[0].input, Some(TypeInfo::of::<i64>()));
+}
+
+#[test]
+fn branch_errors_are_named_by_the_branch() {
+    let p = pipeline! {
+        { "a": { collate: default }, "missing": { collate: default } }
+    };
+    let err = run(&p, vec![keyed(1, 2)]).unwrap_err();
+    assert!(err.to_string().contains("missing"), "{err}");
+
+    let p = pipeline! {
+        Frame { radar: { sample: |r: Radar| r.doppler, collate: default } }
+    };
+    let mut odd = frame(2);
+    odd.radar.doppler = array![1.0];
+    let err = run(&p, vec![frame(1), odd]).unwrap_err();
+    assert!(err.to_string().contains(".radar"), "{err}");
+}
+
+#[test]
+fn the_described_pipeline_unwraps() {
+    let p = pipeline! { sample: double, collate: default };
+    let (inner, description) = p.clone().into_parts();
+    assert_eq!(&description, p.graph());
+    assert_eq!(run(&inner, vec![1i64]).unwrap(), array![2i64]);
+}
