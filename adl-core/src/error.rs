@@ -44,7 +44,8 @@ pub enum Error {
     /// Two or more timestamps, all equal (a clock that never advanced, such
     /// as a topic logged with zero timestamps).
     #[error(
-        "sensor `{sensor}`: all {len} timestamps equal {value}; the sensor's clock never advances"
+        "sensor `{sensor}`: {}; the sensor's clock never advances",
+        if *.len == 1 { format!("its only timestamp is {value}") } else { format!("all {len} timestamps equal {value}") }
     )]
     ConstantTimestamps {
         /// The sensor whose timestamps are bad.
