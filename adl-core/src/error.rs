@@ -41,8 +41,9 @@ pub enum Error {
         /// The out-of-order timestamp.
         value: f64,
     },
-    /// Two or more timestamps, all equal (a clock that never advanced, such
-    /// as a topic logged with zero timestamps).
+    /// Two or more timestamps, all equal: a clock that never advanced. (A
+    /// PX4 log topic whose only sample is stamped zero is reported the
+    /// same way.)
     #[error(
         "sensor `{sensor}`: {}; the sensor's clock never advances",
         if *.len == 1 { format!("its only timestamp is {value}") } else { format!("all {len} timestamps equal {value}") }

@@ -60,11 +60,20 @@ impl Description {
 
     /// Walk the paths below this description; `prefix` holds the nodes of
     /// enclosing `pre:` stages (they stand in the sample stage).
-    fn check_into(&self, at: &str, prefix: &mut Vec<(NodeInfo, Stage)>, found: &mut Vec<Violation>) {
+    fn check_into(
+        &self,
+        at: &str,
+        prefix: &mut Vec<(NodeInfo, Stage)>,
+        found: &mut Vec<Violation>,
+    ) {
         let start = prefix.len();
         prefix.extend(self.pre.iter().map(|n| (n.clone(), Stage::Sample)));
         match &self.body {
-            Body::Stages { sample, collate, batch } => {
+            Body::Stages {
+                sample,
+                collate,
+                batch,
+            } => {
                 let mut path = prefix.clone();
                 path.extend(sample.iter().map(|n| (n.clone(), Stage::Sample)));
                 path.extend(collate.iter().map(|n| (n.clone(), Stage::Collate)));
@@ -164,7 +173,11 @@ mod tests {
     fn violations_are_found_on_every_branch() {
         let stages = |collate: Vec<NodeInfo>, batch: Vec<NodeInfo>| Description {
             pre: vec![],
-            body: Body::Stages { sample: vec![], collate, batch },
+            body: Body::Stages {
+                sample: vec![],
+                collate,
+                batch,
+            },
             post: vec![],
         };
         let d = Description {
@@ -172,8 +185,17 @@ mod tests {
             body: Body::Parallel {
                 branches: vec![
                     ("radar".into(), stages(vec![], vec![])),
-                    ("lidar".into(), stages(vec![node("c", Stage::Collate)], vec![node("flip", Stage::Sample)])),
-                    ("lidar".into(), stages(vec![node("c", Stage::Collate)], vec![])),
+                    (
+                        "lidar".into(),
+                        stages(
+                            vec![node("c", Stage::Collate)],
+                            vec![node("flip", Stage::Sample)],
+                        ),
+                    ),
+                    (
+                        "lidar".into(),
+                        stages(vec![node("c", Stage::Collate)], vec![]),
+                    ),
                 ],
             },
             post: vec![],
@@ -189,7 +211,10 @@ mod tests {
         let d = Description {
             pre: vec![],
             body: Body::Stages {
-                sample: vec![node("a", Stage::Sample).typed::<u8, u16>(), node("b", Stage::Sample).typed::<u32, u32>()],
+                sample: vec![
+                    node("a", Stage::Sample).typed::<u8, u16>(),
+                    node("b", Stage::Sample).typed::<u32, u32>(),
+                ],
                 collate: vec![node("c", Stage::Collate)],
                 batch: vec![],
             },
@@ -197,6 +222,9 @@ mod tests {
         };
         let v = d.check();
         assert_eq!(v.len(), 1);
-        assert_eq!(v[0].message, "type mismatch: `b` does not take `u16`, which the node before it gives");
+        assert_eq!(
+            v[0].message,
+            "type mismatch: `b` does not take `u16`, which the node before it gives"
+        );
     }
 }

@@ -261,7 +261,9 @@ pub fn check_path(at: &str, nodes: &[(&str, Stage)]) -> Vec<Violation> {
         let here = format!("{at}/{name}");
         if !may_follow(state, stage) {
             let (rule, args) = match (stage, collate) {
-                (Stage::Collate, Some(first)) => (Rule::CollateOnce, vec![("first", first), ("second", name)]),
+                (Stage::Collate, Some(first)) => {
+                    (Rule::CollateOnce, vec![("first", first), ("second", name)])
+                }
                 (Stage::Sample, Some(_)) => (Rule::SampleNodeInBatch, vec![("Self", name)]),
                 _ => (Rule::BatchNodeInSample, vec![("Self", name)]),
             };
@@ -304,22 +306,40 @@ mod tests {
         ids.sort();
         ids.dedup();
         assert_eq!(ids.len(), Rule::ALL.len());
-        assert!(Rule::ALL.iter().all(|r| !r.template().is_empty() && !r.help().is_empty()));
+        assert!(
+            Rule::ALL
+                .iter()
+                .all(|r| !r.template().is_empty() && !r.help().is_empty())
+        );
     }
 
     #[test]
     fn paths() {
         use Stage::*;
-        let rules = |nodes: &[(&str, Stage)]| -> Vec<Rule> { check_path("p", nodes).into_iter().map(|v| v.rule).collect() };
+        let rules = |nodes: &[(&str, Stage)]| -> Vec<Rule> {
+            check_path("p", nodes).into_iter().map(|v| v.rule).collect()
+        };
         assert!(rules(&[("a", Sample), ("b", Sample), ("c", Collate), ("d", Batch)]).is_empty());
         assert!(rules(&[("c", Collate)]).is_empty());
         assert_eq!(rules(&[("a", Sample)]), vec![Rule::MissingCollate]);
         assert_eq!(rules(&[]), vec![Rule::MissingCollate]);
-        assert_eq!(rules(&[("a", Batch), ("c", Collate)]), vec![Rule::BatchNodeInSample]);
-        assert_eq!(rules(&[("c", Collate), ("a", Sample), ("b", Batch)]), vec![Rule::SampleNodeInBatch]);
-        assert_eq!(rules(&[("c", Collate), ("d", Collate)]), vec![Rule::CollateOnce]);
+        assert_eq!(
+            rules(&[("a", Batch), ("c", Collate)]),
+            vec![Rule::BatchNodeInSample]
+        );
+        assert_eq!(
+            rules(&[("c", Collate), ("a", Sample), ("b", Batch)]),
+            vec![Rule::SampleNodeInBatch]
+        );
+        assert_eq!(
+            rules(&[("c", Collate), ("d", Collate)]),
+            vec![Rule::CollateOnce]
+        );
         let v = check_path("p", &[("c", Collate), ("d", Collate)]);
-        assert_eq!(v[0].message, "a pipeline collates exactly once: `d` would collate again after `c`");
+        assert_eq!(
+            v[0].message,
+            "a pipeline collates exactly once: `d` would collate again after `c`"
+        );
         assert_eq!(v[0].at, "p/d");
     }
 
