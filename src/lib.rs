@@ -20,7 +20,7 @@
 //! # Ok::<(), adl::Error>(())
 //! ```
 //!
-//! From a dataset to batches: a typed [`Pipeline`](adl_core::Pipeline) of a
+//! From a dataset to batches: a typed [`Pipeline`] of a
 //! per-sample transform, the default collate (structure-preserving, like
 //! PyTorch's `default_collate`) and a batch transform, over batches of
 //! dataset indices:
