@@ -18,10 +18,13 @@ mod node;
 mod rule;
 mod stage;
 
-pub use assert::{assert_batch_node, assert_feeds, assert_sample_node};
+pub use assert::{
+    assert_batch_node, assert_collate_after, assert_collate_of, assert_feeds, assert_sample_node,
+};
 pub use description::{Body, Description};
 pub use node::{Node, NodeInfo, TypeInfo, info_of};
 pub use rule::{
-    BatchNode, MAY_END, MAY_FOLLOW, Rule, SampleNode, Takes, Violation, check_path, may_follow,
+    BatchNode, CollateNode, MAY_END, MAY_FOLLOW, Rule, SampleNode, Takes, Violation, check_path,
+    may_follow,
 };
 pub use stage::{Device, Stage};

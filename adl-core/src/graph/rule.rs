@@ -86,9 +86,9 @@ rules! {
     /// A batch node where samples flow.
     BatchNodeInSample {
         id: "batch_node_in_sample",
-        message: "`{Self}` is a batch node; it cannot stand under `sample:`",
-        label: "a batch node in the sample stage",
-        help: "move it under `batch:`, or declare it as a sample node (`#[transform]`, without `batch`)",
+        message: "`{Self}` is not a sample node; it cannot stand under `sample:`",
+        label: "not a sample node",
+        help: "a batch node goes under `batch:` and a collate under `collate:`; a sample node is declared with `#[transform]` (without `batch`)",
         diagnostic: {
             /// A node that may stand under `sample:`. `#[transform]`
             /// implements it for sample nodes; `pipeline!` asserts it for
@@ -99,9 +99,9 @@ rules! {
     /// A sample node where batches flow.
     SampleNodeInBatch {
         id: "sample_node_in_batch",
-        message: "`{Self}` is a sample node; it cannot stand under `batch:`",
-        label: "a sample node in the batch stage",
-        help: "move it under `sample:`, or declare it as a batch node (`#[transform(batch)]`)",
+        message: "`{Self}` is not a batch node; it cannot stand under `batch:`",
+        label: "not a batch node",
+        help: "a sample node goes under `sample:` and a collate under `collate:`; a batch node is declared with `#[transform(batch)]`",
         diagnostic: {
             /// A node that may stand under `batch:`. `#[transform(batch)]`
             /// implements it; `pipeline!` asserts it for every node under
@@ -121,6 +121,26 @@ rules! {
             /// neighbours.
             trait Takes<T>
         },
+    }
+    /// Something other than a collate under `collate:`.
+    NotACollate {
+        id: "not_a_collate",
+        message: "`{Self}` is not a collate of `{T}`; only a collate can stand under `collate:`",
+        label: "not a collate of the samples before it",
+        help: "write `collate: default` (PyTorch default_collate semantics) or a value implementing `adl::Collate` for the sample type; transforms go under `sample:` or `batch:`",
+        diagnostic: {
+            /// A collate of `T` samples: implemented for every
+            /// [`Collate<T>`](crate::Collate); `pipeline!` asserts it for the
+            /// node under `collate:`.
+            trait CollateNode<T>
+        },
+    }
+    /// A collate standing outside `collate:`.
+    CollateOutOfPlace {
+        id: "collate_out_of_place",
+        message: "`{Self}` is a collate; it can only stand under `collate:`",
+        label: "a collate outside `collate:`",
+        help: "put it under `collate:` (a pipeline has exactly one)",
     }
     /// A stage keyword that does not exist.
     UnknownStage {
@@ -193,6 +213,8 @@ rules! {
         help: "a transform node is `fn name(input: In) -> Out` (or `-> Result<Out, E>`); on an impl block, `fn apply(&self, input: In) -> Out`",
     }
 }
+
+impl<T, C: crate::Collate<T> + ?Sized> CollateNode<T> for C {}
 
 impl Rule {
     /// The message with its placeholders filled: `args` are
@@ -347,7 +369,7 @@ mod tests {
     fn render_fills_placeholders() {
         assert_eq!(
             Rule::BatchNodeInSample.render(&[("Self", "normalize")]),
-            "`normalize` is a batch node; it cannot stand under `sample:`"
+            "`normalize` is not a sample node; it cannot stand under `sample:`"
         );
     }
 }
