@@ -63,6 +63,12 @@ pub use adl_core::*;
 /// `#[derive(Collate)]`: see [`collate`].
 pub use adl_macros::Collate;
 
+/// The engine (`adl-graph`): the [`Planner`](engine::Planner) that turns a
+/// pipeline's [`Description`](adl_core::graph::Description) into a checked
+/// petgraph [`Plan`](engine::Plan), the run-time
+/// [`GraphBuilder`](engine::GraphBuilder), and DOT/SVG export.
+pub use adl_graph as engine;
+
 /// The names most programs need, in one `use adl::prelude::*;`.
 pub mod prelude {
     pub use adl_core::collate::{Collatable, DefaultCollate};
