@@ -207,7 +207,7 @@ fn every_violation_is_listed_one_per_line() {
         error.to_string().lines().collect::<Vec<_>>(),
         [
             "pipeline/radar: a pipeline collates exactly once, but `pipeline/radar` never collates [missing_collate]",
-            "pipeline/lidar/flip: `flip` is a sample node; it cannot stand under `batch:` [sample_node_in_batch]",
+            "pipeline/lidar/flip: `flip` is not a batch node; it cannot stand under `batch:` [sample_node_in_batch]",
             "pipeline/lidar: branch `lidar` is given twice [duplicate_branch]",
         ]
     );
@@ -215,15 +215,16 @@ fn every_violation_is_listed_one_per_line() {
 
 #[test]
 fn post_after_a_parallel_body_is_checked_on_every_path() {
-    // `Description::check` does not walk the post of a parallel body; the
-    // graph does: it stands after the merge on every branch's path.
+    // The post of a parallel body stands after the merge, on every branch's
+    // path: both the description and the graph walk find it there.
     let branch = || GraphBuilder::new().collate(collate("default"));
     let description = GraphBuilder::parallel()
         .branch("a", branch())
         .branch("b", branch())
         .post(sample("flip"))
         .build();
-    assert!(description.check().is_empty());
+    let found: Vec<String> = description.check().into_iter().map(|v| v.at).collect();
+    assert_eq!(found, ["pipeline/a/flip", "pipeline/b/flip"]);
     let error = Planner.plan(&description).unwrap_err();
     let at: Vec<&str> = error.violations().iter().map(|v| v.at.as_str()).collect();
     assert_eq!(at, ["pipeline/a/flip", "pipeline/b/flip"]);
