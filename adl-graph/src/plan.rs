@@ -20,7 +20,7 @@
 //! are in branch order); the DOT export and the path walk rely on that for
 //! deterministic output.
 
-use adl_core::graph::{Description, NodeInfo, Stage, TypeInfo};
+use adl_core::graph::{Description, NodeInfo, Stage, TypeInfo, placement};
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 
@@ -210,10 +210,10 @@ impl PlanNode {
     /// Whether a transform stands in a stage where it may not: a batch
     /// node in the sample stage or a sample node in the batch stage.
     pub fn is_misplaced(&self) -> bool {
-        matches!(
-            (self.info().map(|i| i.stage), self.stands_in()),
-            (Some(Stage::Batch), Some(Stage::Sample)) | (Some(Stage::Sample), Some(Stage::Batch))
-        )
+        match (self.info(), self.stands_in()) {
+            (Some(info), Some(stands_in)) => placement(info.stage, stands_in).is_some(),
+            _ => false,
+        }
     }
 }
 

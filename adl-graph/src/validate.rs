@@ -17,7 +17,7 @@
 //! Types are not compared across a split or a merge: a branch takes one
 //! field of the sample, and the merge gives a whole batch again.
 
-use adl_core::graph::{Rule, Stage, Violation, check_path};
+use adl_core::graph::{Rule, Stage, Violation, check_path, misplaced};
 
 use crate::plan::Plan;
 
@@ -94,17 +94,8 @@ impl Plan {
                 .collect();
             for &n in &nodes {
                 let node = &self.graph[n];
-                if node.is_misplaced() {
-                    let rule = if node.stands_in() == Some(Stage::Sample) {
-                        Rule::BatchNodeInSample
-                    } else {
-                        Rule::SampleNodeInBatch
-                    };
-                    found.push(Violation {
-                        rule,
-                        at: format!("{at}/{}", node.name()),
-                        message: rule.render(&[("Self", node.name())]),
-                    });
+                if let (Some(info), Some(stands_in)) = (node.info(), node.stands_in()) {
+                    found.extend(misplaced(at, info, stands_in));
                 }
             }
             let positions: Vec<(&str, Stage)> = nodes

@@ -1,6 +1,6 @@
 use std::collections::HashSet;
 
-use super::{NodeInfo, Rule, Stage, Violation, check_path};
+use super::{NodeInfo, Rule, Stage, Violation, check_path, placement};
 
 /// A whole pipeline as data: pre-composed transforms, a body, and
 /// post-composed transforms. `pipeline!` builds one for every pipeline it
@@ -145,30 +145,28 @@ impl Description {
     }
 }
 
+/// The violation of a node of its own stage standing in `stands_in`, if it
+/// may not stand there (see [`PLACEMENT`](super::PLACEMENT)). Shared with
+/// the planner's graph walk.
+pub fn misplaced(at: &str, node: &NodeInfo, stands_in: Stage) -> Option<Violation> {
+    let rule = placement(node.stage, stands_in)?;
+    let given = node
+        .input
+        .map(|t| t.short_name())
+        .unwrap_or_else(|| "the samples".to_owned());
+    Some(Violation {
+        rule,
+        at: format!("{at}/{}", node.name),
+        message: rule.render(&[("Self", &node.name), ("T", &given)]),
+    })
+}
+
 /// The rules on one path: every node standing where it may, then the
 /// stage order (via [`check_path`] on the stage each node stands in), then
 /// neighbour types within a segment.
 fn check_one_path(at: &str, path: &[Step<'_>], found: &mut Vec<Violation>) {
     for step in path {
-        let rule = match (step.node.stage, step.stands_in) {
-            (Stage::Batch, Stage::Sample) => Some(Rule::BatchNodeInSample),
-            (Stage::Sample, Stage::Batch) => Some(Rule::SampleNodeInBatch),
-            (Stage::Collate, Stage::Sample | Stage::Batch) => Some(Rule::CollateOutOfPlace),
-            (Stage::Sample | Stage::Batch, Stage::Collate) => Some(Rule::NotACollate),
-            _ => None,
-        };
-        if let Some(rule) = rule {
-            let given = step
-                .node
-                .input
-                .map(|t| t.short_name())
-                .unwrap_or_else(|| "the samples".to_owned());
-            found.push(Violation {
-                rule,
-                at: format!("{at}/{}", step.node.name),
-                message: rule.render(&[("Self", &step.node.name), ("T", &given)]),
-            });
-        }
+        found.extend(misplaced(at, step.node, step.stands_in));
     }
     let positions: Vec<(&str, Stage)> = path
         .iter()

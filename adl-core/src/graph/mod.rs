@@ -21,10 +21,10 @@ mod stage;
 pub use assert::{
     assert_batch_node, assert_collate_after, assert_collate_of, assert_feeds, assert_sample_node,
 };
-pub use description::{Body, Description};
+pub use description::{Body, Description, misplaced};
 pub use node::{Node, NodeInfo, TypeInfo, info_of};
 pub use rule::{
-    BatchNode, CollateNode, MAY_END, MAY_FOLLOW, Rule, SampleNode, Takes, Violation, check_path,
-    may_follow,
+    BatchNode, CollateNode, MAY_END, MAY_FOLLOW, PLACEMENT, Rule, SampleNode, Takes, Violation,
+    check_path, may_follow, placement,
 };
 pub use stage::{Device, Stage};

@@ -256,6 +256,26 @@ pub const MAY_FOLLOW: &[(Option<Stage>, Stage)] = &[
     (Some(Stage::Batch), Stage::Batch),
 ];
 
+/// Which rule a node breaks when it *is* of one stage but *stands* in
+/// another: `(is, stands in, rule)`. Pairs not listed are fine.
+pub const PLACEMENT: &[(Stage, Stage, Rule)] = &[
+    (Stage::Batch, Stage::Sample, Rule::BatchNodeInSample),
+    (Stage::Collate, Stage::Sample, Rule::CollateOutOfPlace),
+    (Stage::Sample, Stage::Batch, Rule::SampleNodeInBatch),
+    (Stage::Collate, Stage::Batch, Rule::CollateOutOfPlace),
+    (Stage::Sample, Stage::Collate, Rule::NotACollate),
+    (Stage::Batch, Stage::Collate, Rule::NotACollate),
+];
+
+/// The rule a node of stage `is` breaks by standing in `stands_in`, if any
+/// (see [`PLACEMENT`]).
+pub fn placement(is: Stage, stands_in: Stage) -> Option<Rule> {
+    PLACEMENT
+        .iter()
+        .find(|(i, s, _)| *i == is && *s == stands_in)
+        .map(|(_, _, rule)| *rule)
+}
+
 /// The stages a path may end with: it must have collated.
 pub const MAY_END: &[Stage] = &[Stage::Collate, Stage::Batch];
 
