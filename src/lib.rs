@@ -62,6 +62,8 @@ pub use adl_core::*;
 
 /// `#[derive(Collate)]`: see [`collate`].
 pub use adl_macros::Collate;
+/// `#[transform]`: declare a typed, named pipeline node (see [`graph::Node`]).
+pub use adl_macros::transform;
 
 /// The names most programs need, in one `use adl::prelude::*;`.
 pub mod prelude {
