@@ -62,6 +62,8 @@ pub use adl_core::*;
 
 /// `#[derive(Collate)]`: see [`collate`].
 pub use adl_macros::Collate;
+/// `#[transform]`: declare a typed, named pipeline node (see [`graph::Node`]).
+pub use adl_macros::transform;
 
 /// The engine (`adl-graph`): the [`Planner`](engine::Planner) that turns a
 /// pipeline's [`Description`](adl_core::graph::Description) into a checked
