@@ -73,6 +73,7 @@ pub use adl_graph as engine;
 
 /// The names most programs need, in one `use adl::prelude::*;`.
 pub mod prelude {
+    pub use adl_macros::{Collate, transform};
     pub use adl_core::collate::{Collatable, DefaultCollate};
     pub use adl_core::pipeline::{
         IdentityCollate, ParallelPipelines, SequencePipeline, Stages, collate_fn,
