@@ -20,7 +20,7 @@
 //! # Ok::<(), adl::Error>(())
 //! ```
 //!
-//! From a dataset to batches: a typed [`Pipeline`](adl_core::Pipeline) of a
+//! From a dataset to batches: a typed [`Pipeline`] of a
 //! per-sample transform, the default collate (structure-preserving, like
 //! PyTorch's `default_collate`) and a batch transform, over batches of
 //! dataset indices:
@@ -64,9 +64,18 @@ pub use adl_core::*;
 pub use adl_macros::Collate;
 /// `pipeline! { sample: ..., collate: ..., batch: ... }`: a typed pipeline with the description of its graph (see `docs/dsl.md`).
 pub use adl_macros::pipeline;
+/// `#[transform]`: declare a typed, named pipeline node (see [`graph::Node`]).
+pub use adl_macros::transform;
+
+/// The engine (`adl-graph`): the [`Planner`](engine::Planner) that turns a
+/// pipeline's [`Description`](adl_core::graph::Description) into a checked
+/// petgraph [`Plan`](engine::Plan), the run-time
+/// [`GraphBuilder`](engine::GraphBuilder), and DOT/SVG export.
+pub use adl_graph as engine;
 
 /// The names most programs need, in one `use adl::prelude::*;`.
 pub mod prelude {
+    pub use adl_macros::{Collate, pipeline, transform};
     pub use adl_core::collate::{Collatable, DefaultCollate};
     pub use adl_core::pipeline::{
         IdentityCollate, ParallelPipelines, SequencePipeline, Stages, collate_fn,

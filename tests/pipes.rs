@@ -777,8 +777,11 @@ fn with_meta_on_records_and_btreemaps() {
     assert_eq!(first["meta"], "trace-1");
     assert_eq!(first["gps"], "b0");
     let second = ds.get(1).unwrap();
-    assert_eq!(second.names(), ["imu", "meta"]);
+    // The sample's own "meta" wins, and moves first, as in Python's
+    // `{"meta": meta, **sample}`.
+    assert_eq!(second.names(), ["meta", "imu"]);
     assert_eq!(second["meta"], "b1");
+    assert_eq!(second["imu"], "a1");
 
     let tree = Stream::new(2)
         .map(|i: usize| BTreeMap::from([("i".to_owned(), i)]))

@@ -18,7 +18,11 @@ fn every_rule_fails_to_compile_with_our_message_and_every_form_compiles() {
     for rule in Rule::ALL {
         let dir = ui.join(rule.id());
         let has_case = std::fs::read_dir(&dir)
-            .map(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "rs")))
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .any(|e| e.path().extension().is_some_and(|x| x == "rs"))
+            })
             .unwrap_or(false);
         if has_case {
             t.compile_fail(format!("tests/ui/{}/*.rs", rule.id()));
@@ -27,5 +31,8 @@ fn every_rule_fails_to_compile_with_our_message_and_every_form_compiles() {
         }
     }
     t.pass("tests/ui/pass/*.rs");
-    assert!(missing.is_empty(), "rules without a compile-fail test in tests/ui/<id>/: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "rules without a compile-fail test in tests/ui/<id>/: {missing:?}"
+    );
 }

@@ -41,10 +41,12 @@ pub enum Error {
         /// The out-of-order timestamp.
         value: f64,
     },
-    /// Two or more timestamps, all equal (a clock that never advanced, such
-    /// as a topic logged with zero timestamps).
+    /// Two or more timestamps, all equal: a clock that never advanced. (A
+    /// PX4 log topic whose only sample is stamped zero is reported the
+    /// same way.)
     #[error(
-        "sensor `{sensor}`: all {len} timestamps equal {value}; the sensor's clock never advances"
+        "sensor `{sensor}`: {}; the sensor's clock never advances",
+        if *.len == 1 { format!("its only timestamp is {value}") } else { format!("all {len} timestamps equal {value}") }
     )]
     ConstantTimestamps {
         /// The sensor whose timestamps are bad.

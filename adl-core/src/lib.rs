@@ -55,6 +55,7 @@ pub mod pipeline;
 pub mod pipes;
 mod record;
 mod recording;
+mod rng;
 pub mod sample;
 mod sensor;
 pub mod spec;

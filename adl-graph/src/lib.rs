@@ -1,13 +1,48 @@
 //! # adl-graph
 //!
 //! The adl engine. It holds a pipeline as a petgraph graph of nodes (name,
-//! stage, device, input and output types), validates it with the composition
-//! rules of `adl-core`, exports it to DOT, and runs it: sample nodes in
-//! parallel on rayon, one collate, batch nodes as OpenCL kernels with a CPU
-//! fallback, behind a `Loader` that shuffles, shards, batches and prefetches.
+//! stage, device, input and output types), validates it with the
+//! composition rules of `adl-core`, and exports it to DOT (and SVG through
+//! Graphviz). The executor and the `Loader` (rayon for sample nodes,
+//! OpenCL for batch kernels) will run these plans.
 //!
-//! Nothing is exported yet: the planner and the executor arrive with the
-//! pipeline and DSL work (issues 3 and 4). The crate already depends on
-//! `adl-core`, whose specification traits it will schedule.
+//! - [`Planner`] turns a [`Description`](adl_core::graph::Description)
+//!   (from `pipeline!`'s `.graph()`, or from the run-time builders) into a
+//!   [`Plan`], or a [`PlanError`] listing every broken rule.
+//! - [`Plan`]: the [`petgraph`] graph of [`PlanNode`]s and [`Flow`]s, its
+//!   source-to-sink [`PlanPath`]s, [`Plan::check`], [`Plan::to_dot`],
+//!   [`Plan::to_svg`].
+//! - [`GraphBuilder`] and [`ParallelBuilder`] describe pipelines at run
+//!   time, e.g. from a configuration.
+//!
+//! ```
+//! use adl_core::graph::{NodeInfo, Stage};
+//! use adl_graph::{GraphBuilder, Planner};
+//!
+//! let description = GraphBuilder::new()
+//!     .sample(NodeInfo::new("flip", Stage::Sample).typed::<Vec<u8>, Vec<u8>>())
+//!     .collate(NodeInfo::new("default", Stage::Collate).typed::<Vec<u8>, Vec<Vec<u8>>>())
+//!     .batch(NodeInfo::new("normalize", Stage::Batch).typed::<Vec<Vec<u8>>, Vec<f32>>().with_kernel("__kernel void normalize() {}"))
+//!     .build();
+//! let plan = Planner.plan(&description)?;
+//! let dot = plan.to_dot();
+//! assert!(dot.contains("subgraph cluster_batch_opencl {"));
+//! assert!(dot.contains("label=\"normalize\\n[opencl kernel]\""));
+//! # Ok::<(), adl_graph::PlanError>(())
+//! ```
+
+mod builder;
+mod dot;
+mod plan;
+mod planner;
+mod svg;
+mod validate;
 
 pub use adl_core as core;
+pub use petgraph;
+
+pub use builder::{GraphBuilder, ParallelBuilder};
+pub use plan::{Flow, NodeKind, Plan, PlanNode, PlanPath, Section};
+pub use planner::Planner;
+pub use svg::SvgError;
+pub use validate::PlanError;

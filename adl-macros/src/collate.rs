@@ -287,3 +287,66 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Snapshots of the expansion of each `#[derive(Collate)]` form.
+
+    use quote::quote;
+
+    fn expanded(input: proc_macro2::TokenStream) -> String {
+        let tokens = super::expand(input);
+        match syn::parse2::<syn::File>(tokens.clone()) {
+            Ok(file) => prettyplease::unparse(&file),
+            Err(_) => tokens.to_string(),
+        }
+    }
+
+    #[test]
+    fn named_struct() {
+        insta::assert_snapshot!(expanded(quote! {
+            pub struct Frame { image: Array3<u8>, pub label: i64, name: String }
+        }));
+    }
+
+    #[test]
+    fn tuple_struct_with_derives() {
+        insta::assert_snapshot!(expanded(quote! {
+            #[collate(derive(Debug, Clone))]
+            struct Pose(f32, [f32; 3]);
+        }));
+    }
+
+    #[test]
+    fn field_strategies_and_crate_path() {
+        insta::assert_snapshot!(expanded(quote! {
+            #[collate(crate = "my_adl")]
+            struct Scan {
+                #[collate(list)] raw: Vec<u8>,
+                #[collate(concat)] points: Array2<f32>,
+                #[collate(pad)] track: Array2<f32>,
+            }
+        }));
+    }
+
+    #[test]
+    fn generic_struct() {
+        insta::assert_snapshot!(expanded(quote! {
+            struct Generic<T: Clone> where T: Send { value: T, weight: f32 }
+        }));
+    }
+
+    #[test]
+    fn errors_are_all_reported() {
+        insta::assert_snapshot!(expanded(quote! {
+            #[collate(flatten)]
+            struct Bad { #[collate(stack_twice)] a: u8, #[collate(transpose)] b: u8 }
+        }));
+    }
+
+    #[test]
+    fn enums_and_unit_structs_are_refused() {
+        insta::assert_snapshot!(expanded(quote! { enum E { A(u8), B } }));
+        insta::assert_snapshot!(expanded(quote! { struct Unit; }));
+    }
+}

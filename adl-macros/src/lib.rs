@@ -15,6 +15,7 @@ use proc_macro::TokenStream;
 
 mod collate;
 mod pipeline;
+mod transform;
 
 /// Derive `adl::collate::Collatable` for a struct: `Frame` gets a
 /// `FrameBatch` with one batch per field, and collates field by field.
@@ -37,6 +38,41 @@ mod pipeline;
 #[proc_macro_derive(Collate, attributes(collate))]
 pub fn derive_collate(input: TokenStream) -> TokenStream {
     collate::expand(input.into()).into()
+}
+
+/// Declare a transform node: a function, or an impl block whose
+/// `fn apply(&self, input: In) -> Out` is the node's body (so that a
+/// configured node, such as a normalisation with its mean and std, is a
+/// value).
+///
+/// The item stays as written. The node type (for a function, a braced
+/// empty struct of the same name, `flip {}`; for an impl block, its type)
+/// implements `adl::Transform<In>`, `adl::graph::Node` (name, stage, input
+/// and output types, kernel, doc), `adl::graph::SampleNode` or
+/// `adl::graph::BatchNode`, and `adl::graph::Takes<In>`. A node returning
+/// `Result<Out, E>` is fallible: its errors become
+/// `adl::Error::Transform` naming the node.
+///
+/// Options: `sample` (the default) or `batch`; `opencl = "source"` or
+/// `opencl = include_str!("kernel.cl")` (batch nodes only);
+/// `name = "..."` (default: the function's name, or the type's in
+/// snake_case); `crate = "path"` when `adl` is re-exported elsewhere.
+///
+/// ```ignore
+/// #[transform]
+/// fn flip(f: Frame) -> Frame { ... }
+/// flip(frame);                       // still a function
+/// flip {}.apply(frame)?;             // and a node
+///
+/// struct Normalize { mean: f32, std: f32 }
+/// #[transform(batch, opencl = include_str!("normalize.cl"))]
+/// impl Normalize {
+///     fn apply(&self, b: Array4<f32>) -> Array4<f32> { (b - self.mean) / self.std }
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn transform(args: TokenStream, item: TokenStream) -> TokenStream {
+    transform::expand(args.into(), item.into()).into()
 }
 
 /// Build a typed pipeline from its stages, checked at compile time: see

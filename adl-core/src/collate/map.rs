@@ -20,107 +20,71 @@ fn size_mismatch(position: usize, got: usize, want: usize) -> Error {
     )
 }
 
-/// Collates `HashMap`s with the same keys, key by key.
-pub struct HashMapBuilder<K, V: Collatable> {
-    values: HashMap<K, V::Builder>,
-}
+/// The builder and the impls of one map type: collated key by key, every
+/// sample with the same keys.
+macro_rules! map_collatable {
+    ($(#[$doc:meta])* $builder:ident, $map:ident, [$($key_bound:tt)*]) => {
+        $(#[$doc])*
+        pub struct $builder<K, V: Collatable> {
+            values: $map<K, V::Builder>,
+        }
 
-impl<K: Eq + Hash + Debug, V: Collatable> BatchBuilder<HashMap<K, V>> for HashMapBuilder<K, V> {
-    type Batch = HashMap<K, V::Batch>;
+        impl<K: $($key_bound)* + Debug, V: Collatable> BatchBuilder<$map<K, V>> for $builder<K, V> {
+            type Batch = $map<K, V::Batch>;
 
-    fn push(&mut self, item: HashMap<K, V>, position: usize) -> Result<()> {
-        if item.len() != self.values.len() {
-            if let Some(extra) = item.keys().find(|k| !self.values.contains_key(*k)) {
-                return Err(key_mismatch(position, extra));
+            fn push(&mut self, item: $map<K, V>, position: usize) -> Result<()> {
+                if item.len() != self.values.len() {
+                    if let Some(extra) = item.keys().find(|k| !self.values.contains_key(*k)) {
+                        return Err(key_mismatch(position, extra));
+                    }
+                    return Err(size_mismatch(position, item.len(), self.values.len()));
+                }
+                for (key, value) in item {
+                    let Some(builder) = self.values.get_mut(&key) else {
+                        return Err(key_mismatch(position, &key));
+                    };
+                    builder
+                        .push(value, position)
+                        .map_err(|e| e.within(format!("[{key:?}]")))?;
+                }
+                Ok(())
             }
-            return Err(size_mismatch(position, item.len(), self.values.len()));
-        }
-        for (key, value) in item {
-            let Some(builder) = self.values.get_mut(&key) else {
-                return Err(key_mismatch(position, &key));
-            };
-            builder
-                .push(value, position)
-                .map_err(|e| e.within(format!("[{key:?}]")))?;
-        }
-        Ok(())
-    }
 
-    fn finish(self) -> Result<Self::Batch> {
-        self.values
-            .into_iter()
-            .map(|(k, b)| {
-                let batch = b.finish().map_err(|e| e.within(format!("[{k:?}]")))?;
-                Ok((k, batch))
-            })
-            .collect()
-    }
-}
-
-impl<K: Eq + Hash + Clone + Debug, V: Collatable> Collatable for HashMap<K, V> {
-    type Batch = HashMap<K, V::Batch>;
-    type Builder = HashMapBuilder<K, V>;
-
-    fn builder(first: &Self, len: usize) -> Self::Builder {
-        HashMapBuilder {
-            values: first
-                .iter()
-                .map(|(k, v)| (k.clone(), V::builder(v, len)))
-                .collect(),
-        }
-    }
-}
-
-/// Collates `BTreeMap`s with the same keys, key by key.
-pub struct BTreeMapBuilder<K, V: Collatable> {
-    values: BTreeMap<K, V::Builder>,
-}
-
-impl<K: Ord + Debug, V: Collatable> BatchBuilder<BTreeMap<K, V>> for BTreeMapBuilder<K, V> {
-    type Batch = BTreeMap<K, V::Batch>;
-
-    fn push(&mut self, item: BTreeMap<K, V>, position: usize) -> Result<()> {
-        if item.len() != self.values.len() {
-            if let Some(extra) = item.keys().find(|k| !self.values.contains_key(*k)) {
-                return Err(key_mismatch(position, extra));
+            fn finish(self) -> Result<Self::Batch> {
+                self.values
+                    .into_iter()
+                    .map(|(k, b)| {
+                        let batch = b.finish().map_err(|e| e.within(format!("[{k:?}]")))?;
+                        Ok((k, batch))
+                    })
+                    .collect()
             }
-            return Err(size_mismatch(position, item.len(), self.values.len()));
         }
-        for (key, value) in item {
-            let Some(builder) = self.values.get_mut(&key) else {
-                return Err(key_mismatch(position, &key));
-            };
-            builder
-                .push(value, position)
-                .map_err(|e| e.within(format!("[{key:?}]")))?;
-        }
-        Ok(())
-    }
 
-    fn finish(self) -> Result<Self::Batch> {
-        self.values
-            .into_iter()
-            .map(|(k, b)| {
-                let batch = b.finish().map_err(|e| e.within(format!("[{k:?}]")))?;
-                Ok((k, batch))
-            })
-            .collect()
-    }
+        impl<K: $($key_bound)* + Clone + Debug, V: Collatable> Collatable for $map<K, V> {
+            type Batch = $map<K, V::Batch>;
+            type Builder = $builder<K, V>;
+
+            fn builder(first: &Self, len: usize) -> Self::Builder {
+                $builder {
+                    values: first
+                        .iter()
+                        .map(|(k, v)| (k.clone(), V::builder(v, len)))
+                        .collect(),
+                }
+            }
+        }
+    };
 }
 
-impl<K: Ord + Clone + Debug, V: Collatable> Collatable for BTreeMap<K, V> {
-    type Batch = BTreeMap<K, V::Batch>;
-    type Builder = BTreeMapBuilder<K, V>;
-
-    fn builder(first: &Self, len: usize) -> Self::Builder {
-        BTreeMapBuilder {
-            values: first
-                .iter()
-                .map(|(k, v)| (k.clone(), V::builder(v, len)))
-                .collect(),
-        }
-    }
-}
+map_collatable!(
+    /// Collates `HashMap`s with the same keys, key by key.
+    HashMapBuilder, HashMap, [Eq + Hash]
+);
+map_collatable!(
+    /// Collates `BTreeMap`s with the same keys, key by key.
+    BTreeMapBuilder, BTreeMap, [Ord]
+);
 
 /// Collates [`Record`]s (synchronized trace samples) sensor by sensor.
 pub struct RecordBuilder<T: Collatable> {

@@ -23,7 +23,7 @@
 //! Collation writes each sample once: the first sample fixes the layout, a
 //! [`BatchBuilder`] preallocates the whole batch, and every sample is moved or
 //! copied straight into its slot. A sample that does not fit (another shape,
-//! other keys, another list length) is an [`Error::Collate`](crate::Error::Collate)
+//! other keys, another list length) is an [`Error::Collate`]
 //! naming the path inside the sample (`.image`, `[2]`, `["key"]`), the
 //! sample's position and both values.
 //!

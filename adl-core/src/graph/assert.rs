@@ -2,7 +2,7 @@
 //! token: each is a function whose bounds are the rule, so a broken rule is
 //! a rustc error with the rule's message (see [`Rule`](super::Rule)).
 
-use super::{BatchNode, Node, SampleNode, Takes};
+use super::{BatchNode, CollateNode, Node, SampleNode, Takes};
 
 /// `node` may stand under `sample:` (rule `batch_node_in_sample`).
 pub fn assert_sample_node<N: SampleNode + ?Sized>(_node: &N) {}
@@ -12,3 +12,14 @@ pub fn assert_batch_node<N: BatchNode + ?Sized>(_node: &N) {}
 
 /// `next` takes what `before` gives (rule `type_mismatch`).
 pub fn assert_feeds<A: Node + ?Sized, B: Takes<A::Output> + ?Sized>(_before: &A, _next: &B) {}
+
+/// `collate` collates the samples `before` gives (rule `not_a_collate`).
+pub fn assert_collate_after<A: Node + ?Sized, C: CollateNode<A::Output> + ?Sized>(
+    _before: &A,
+    _collate: &C,
+) {
+}
+
+/// `collate` collates `T` samples (rule `not_a_collate`), for a collate
+/// with no node before it.
+pub fn assert_collate_of<T, C: CollateNode<T> + ?Sized>(_collate: &C) {}

@@ -76,8 +76,10 @@ macro_rules! closure_node {
             }
         }
 
+        #[diagnostic::do_not_recommend]
         impl<F, In, Out> $marker for $name<F, In, Out> {}
 
+        #[diagnostic::do_not_recommend]
         impl<F, In, Out> Takes<In> for $name<F, In, Out> {}
     };
 }

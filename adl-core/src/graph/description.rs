@@ -1,6 +1,6 @@
 use std::collections::HashSet;
 
-use super::{NodeInfo, Rule, Stage, Violation, check_path};
+use super::{NodeInfo, Rule, Stage, Violation, check_path, placement};
 
 /// A whole pipeline as data: pre-composed transforms, a body, and
 /// post-composed transforms. `pipeline!` builds one for every pipeline it
@@ -47,35 +47,69 @@ impl Default for Body {
     }
 }
 
+/// One node on a path: what it is, where it stands, and which segment of
+/// the pipeline it belongs to. Types are compared only between neighbours
+/// of one segment: a parallel split routes one field to each branch and a
+/// merge rebuilds the sample, so the types across them differ by design.
+#[derive(Clone)]
+struct Step<'a> {
+    node: &'a NodeInfo,
+    stands_in: Stage,
+    segment: usize,
+}
+
 impl Description {
     /// Check every composition rule that the description can show: on
-    /// every path, one collate and nodes in the stage they belong to;
-    /// neighbours whose types are both known must agree; branch names are
-    /// unique. Returns every violation (empty: the pipeline is sound).
+    /// every path from the source to the sink, one collate and every node in
+    /// the stage it belongs to; neighbours whose types are both known must
+    /// agree; branch names are unique. Returns every violation (empty: the
+    /// pipeline is sound).
     pub fn check(&self) -> Vec<Violation> {
         let mut found = Vec::new();
-        self.check_into("pipeline", &mut Vec::new(), &mut found);
+        let mut segments = 0;
+        self.check_into("pipeline", &[], &[], &mut segments, &mut found);
         found
     }
 
-    /// Walk the paths below this description; `prefix` holds the nodes of
-    /// enclosing `pre:` stages (they stand in the sample stage).
-    fn check_into(&self, at: &str, prefix: &mut Vec<(NodeInfo, Stage)>, found: &mut Vec<Violation>) {
-        let start = prefix.len();
-        prefix.extend(self.pre.iter().map(|n| (n.clone(), Stage::Sample)));
+    /// Walk the paths below this description. `prefix` holds the enclosing
+    /// `pre:` nodes (they stand in the sample stage) and `suffix` the
+    /// enclosing `post:` nodes (they stand in the batch stage).
+    fn check_into<'a>(
+        &'a self,
+        at: &str,
+        prefix: &[Step<'a>],
+        suffix: &[Step<'a>],
+        segments: &mut usize,
+        found: &mut Vec<Violation>,
+    ) {
+        let segment = *segments;
+        *segments += 1;
+        let steps = |nodes: &'a [NodeInfo], stands_in: Stage, segment: usize| {
+            nodes.iter().map(move |node| Step {
+                node,
+                stands_in,
+                segment,
+            })
+        };
         match &self.body {
-            Body::Stages { sample, collate, batch } => {
-                let mut path = prefix.clone();
-                path.extend(sample.iter().map(|n| (n.clone(), Stage::Sample)));
-                path.extend(collate.iter().map(|n| (n.clone(), Stage::Collate)));
-                path.extend(batch.iter().map(|n| (n.clone(), Stage::Batch)));
-                // `post:` of this and of enclosing descriptions stand in the
-                // batch stage; enclosing ones are checked by the caller.
-                path.extend(self.post.iter().map(|n| (n.clone(), Stage::Batch)));
+            Body::Stages {
+                sample,
+                collate,
+                batch,
+            } => {
+                let path: Vec<Step<'a>> = prefix
+                    .iter()
+                    .cloned()
+                    .chain(steps(&self.pre, Stage::Sample, segment))
+                    .chain(steps(sample, Stage::Sample, segment))
+                    .chain(steps(collate, Stage::Collate, segment))
+                    .chain(steps(batch, Stage::Batch, segment))
+                    .chain(steps(&self.post, Stage::Batch, segment))
+                    .chain(suffix.iter().cloned())
+                    .collect();
                 check_one_path(at, &path, found);
             }
             Body::Parallel { branches } => {
-                let mut seen = HashSet::new();
                 if branches.is_empty() {
                     found.push(Violation {
                         rule: Rule::NoBranches,
@@ -83,56 +117,75 @@ impl Description {
                         message: Rule::NoBranches.template().to_owned(),
                     });
                 }
+                let inner_prefix: Vec<Step<'a>> = prefix
+                    .iter()
+                    .cloned()
+                    .chain(steps(&self.pre, Stage::Sample, segment))
+                    .collect();
+                // After the merge: a segment of its own.
+                let merged = *segments;
+                *segments += 1;
+                let inner_suffix: Vec<Step<'a>> = steps(&self.post, Stage::Batch, merged)
+                    .chain(suffix.iter().cloned())
+                    .collect();
+                let mut seen = HashSet::new();
                 for (name, branch) in branches {
+                    let here = format!("{at}/{name}");
                     if !seen.insert(name.as_str()) {
                         found.push(Violation {
                             rule: Rule::DuplicateBranch,
-                            at: format!("{at}/{name}"),
+                            at: here.clone(),
                             message: Rule::DuplicateBranch.render(&[("name", name)]),
                         });
                     }
-                    let mut inner = prefix.clone();
-                    branch.check_into(&format!("{at}/{name}"), &mut inner, found);
+                    branch.check_into(&here, &inner_prefix, &inner_suffix, segments, found);
                 }
             }
         }
-        prefix.truncate(start);
     }
 }
 
-/// The rules on one path: positions (via [`check_path`] on the stage each
-/// node *is*, after checking it stands where it may) and neighbour types.
-fn check_one_path(at: &str, path: &[(NodeInfo, Stage)], found: &mut Vec<Violation>) {
-    // A node standing in a stage other than its own: report it under the
-    // stage it stands in, as the DSL does.
-    for (node, position) in path {
-        let rule = match (node.stage, position) {
-            (Stage::Batch, Stage::Sample) => Some(Rule::BatchNodeInSample),
-            (Stage::Sample, Stage::Batch) => Some(Rule::SampleNodeInBatch),
-            _ => None,
-        };
-        if let Some(rule) = rule {
-            found.push(Violation {
-                rule,
-                at: format!("{at}/{}", node.name),
-                message: rule.render(&[("Self", &node.name)]),
-            });
-        }
+/// The violation of a node of its own stage standing in `stands_in`, if it
+/// may not stand there (see [`PLACEMENT`](super::PLACEMENT)). Shared with
+/// the planner's graph walk.
+pub fn misplaced(at: &str, node: &NodeInfo, stands_in: Stage) -> Option<Violation> {
+    let rule = placement(node.stage, stands_in)?;
+    let given = node
+        .input
+        .map(|t| t.short_name())
+        .unwrap_or_else(|| "the samples".to_owned());
+    Some(Violation {
+        rule,
+        at: format!("{at}/{}", node.name),
+        message: rule.render(&[("Self", &node.name), ("T", &given)]),
+    })
+}
+
+/// The rules on one path: every node standing where it may, then the
+/// stage order (via [`check_path`] on the stage each node stands in), then
+/// neighbour types within a segment.
+fn check_one_path(at: &str, path: &[Step<'_>], found: &mut Vec<Violation>) {
+    for step in path {
+        found.extend(misplaced(at, step.node, step.stands_in));
     }
-    let positions: Vec<(&str, Stage)> = path.iter().map(|(n, p)| (n.name.as_ref(), *p)).collect();
+    let positions: Vec<(&str, Stage)> = path
+        .iter()
+        .map(|s| (s.node.name.as_ref(), s.stands_in))
+        .collect();
     found.extend(check_path(at, &positions));
     for pair in path.windows(2) {
-        let (before, after) = (&pair[0].0, &pair[1].0);
-        // A collate takes `Vec<T>` of the sample type: compare with its
-        // declared element input.
-        if let (Some(out), Some(input)) = (before.output, after.input)
+        let (before, after) = (&pair[0], &pair[1]);
+        if before.segment != after.segment {
+            continue;
+        }
+        if let (Some(out), Some(input)) = (before.node.output, after.node.input)
             && out.id != input.id
         {
             let given = out.short_name();
             found.push(Violation {
                 rule: Rule::TypeMismatch,
-                at: format!("{at}/{}", after.name),
-                message: Rule::TypeMismatch.render(&[("Self", &after.name), ("T", &given)]),
+                at: format!("{at}/{}", after.node.name),
+                message: Rule::TypeMismatch.render(&[("Self", &after.node.name), ("T", &given)]),
             });
         }
     }
@@ -164,7 +217,11 @@ mod tests {
     fn violations_are_found_on_every_branch() {
         let stages = |collate: Vec<NodeInfo>, batch: Vec<NodeInfo>| Description {
             pre: vec![],
-            body: Body::Stages { sample: vec![], collate, batch },
+            body: Body::Stages {
+                sample: vec![],
+                collate,
+                batch,
+            },
             post: vec![],
         };
         let d = Description {
@@ -172,8 +229,17 @@ mod tests {
             body: Body::Parallel {
                 branches: vec![
                     ("radar".into(), stages(vec![], vec![])),
-                    ("lidar".into(), stages(vec![node("c", Stage::Collate)], vec![node("flip", Stage::Sample)])),
-                    ("lidar".into(), stages(vec![node("c", Stage::Collate)], vec![])),
+                    (
+                        "lidar".into(),
+                        stages(
+                            vec![node("c", Stage::Collate)],
+                            vec![node("flip", Stage::Sample)],
+                        ),
+                    ),
+                    (
+                        "lidar".into(),
+                        stages(vec![node("c", Stage::Collate)], vec![]),
+                    ),
                 ],
             },
             post: vec![],
@@ -185,11 +251,67 @@ mod tests {
     }
 
     #[test]
+    fn types_are_not_compared_across_a_split_or_a_merge_but_post_is_checked() {
+        let branch = |ty: fn() -> NodeInfo| Description {
+            pre: vec![],
+            body: Body::Stages {
+                sample: vec![ty()],
+                collate: vec![node("c", Stage::Collate)],
+                batch: vec![],
+            },
+            post: vec![],
+        };
+        let d = Description {
+            pre: vec![node("decode", Stage::Sample).typed::<Vec<u8>, (u8, u16)>()],
+            body: Body::Parallel {
+                branches: vec![
+                    (
+                        "0".into(),
+                        branch(|| node("a", Stage::Sample).typed::<u8, u8>()),
+                    ),
+                    (
+                        "1".into(),
+                        branch(|| node("b", Stage::Sample).typed::<u16, u16>()),
+                    ),
+                ],
+            },
+            post: vec![node("to_tensor", Stage::Batch).typed::<String, String>()],
+        };
+        assert_eq!(d.check(), vec![]);
+        let mut bad = d.clone();
+        bad.post = vec![node("flip", Stage::Sample)];
+        let rules: Vec<Rule> = bad.check().into_iter().map(|v| v.rule).collect();
+        assert_eq!(
+            rules,
+            vec![Rule::SampleNodeInBatch, Rule::SampleNodeInBatch]
+        );
+    }
+
+    #[test]
+    fn collates_stand_only_under_collate() {
+        let d = Description {
+            pre: vec![],
+            body: Body::Stages {
+                sample: vec![node("stack", Stage::Collate)],
+                collate: vec![node("flip", Stage::Sample)],
+                batch: vec![],
+            },
+            post: vec![],
+        };
+        let rules: Vec<Rule> = d.check().into_iter().map(|v| v.rule).collect();
+        assert!(rules.contains(&Rule::CollateOutOfPlace), "{rules:?}");
+        assert!(rules.contains(&Rule::NotACollate), "{rules:?}");
+    }
+
+    #[test]
     fn neighbour_types_must_agree() {
         let d = Description {
             pre: vec![],
             body: Body::Stages {
-                sample: vec![node("a", Stage::Sample).typed::<u8, u16>(), node("b", Stage::Sample).typed::<u32, u32>()],
+                sample: vec![
+                    node("a", Stage::Sample).typed::<u8, u16>(),
+                    node("b", Stage::Sample).typed::<u32, u32>(),
+                ],
                 collate: vec![node("c", Stage::Collate)],
                 batch: vec![],
             },
@@ -197,6 +319,9 @@ mod tests {
         };
         let v = d.check();
         assert_eq!(v.len(), 1);
-        assert_eq!(v[0].message, "type mismatch: `b` does not take `u16`, which the node before it gives");
+        assert_eq!(
+            v[0].message,
+            "type mismatch: `b` does not take `u16`, which the node before it gives"
+        );
     }
 }

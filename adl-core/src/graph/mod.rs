@@ -22,14 +22,17 @@ mod rule;
 mod stage;
 mod witness;
 
-pub use assert::{assert_batch_node, assert_feeds, assert_sample_node};
+pub use assert::{
+    assert_batch_node, assert_collate_after, assert_collate_of, assert_feeds, assert_sample_node,
+};
 pub use branches::{Branch, BranchNames, KeyedBranches, NoBranch, SameBranches};
 pub use closure::{BatchFn, SampleFn};
 pub use described::Described;
-pub use description::{Body, Description};
+pub use description::{Body, Description, misplaced};
 pub use node::{Node, NodeInfo, TypeInfo, info_of};
 pub use rule::{
-    BatchNode, MAY_END, MAY_FOLLOW, Rule, SampleNode, Takes, Violation, check_path, may_follow,
+    BatchNode, CollateNode, MAY_END, MAY_FOLLOW, PLACEMENT, Rule, SampleNode, Takes, Violation,
+    check_path, may_follow, placement,
 };
 pub use stage::{Device, Stage};
 pub use witness::{Witness, assert_gives, collate_node};

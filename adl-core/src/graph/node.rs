@@ -148,7 +148,10 @@ mod tests {
     #[test]
     fn short_names() {
         assert_eq!(short_type_name("alloc::vec::Vec<my::Frame>"), "Vec<Frame>");
-        assert_eq!(short_type_name("(i64, core::option::Option<f32>)"), "(i64, Option<f32>)");
+        assert_eq!(
+            short_type_name("(i64, core::option::Option<f32>)"),
+            "(i64, Option<f32>)"
+        );
         assert_eq!(TypeInfo::of::<u8>().short_name(), "u8");
     }
 }

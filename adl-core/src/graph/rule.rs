@@ -86,9 +86,9 @@ rules! {
     /// A batch node where samples flow.
     BatchNodeInSample {
         id: "batch_node_in_sample",
-        message: "`{Self}` is a batch node; it cannot stand under `sample:`",
-        label: "a batch node in the sample stage",
-        help: "move it under `batch:`, or declare it as a sample node (`#[transform]`, without `batch`)",
+        message: "`{Self}` is not a sample node; it cannot stand under `sample:`",
+        label: "not a sample node",
+        help: "a batch node goes under `batch:` and a collate under `collate:`; a sample node is declared with `#[transform]` (without `batch`)",
         diagnostic: {
             /// A node that may stand under `sample:`. `#[transform]`
             /// implements it for sample nodes; `pipeline!` asserts it for
@@ -99,9 +99,9 @@ rules! {
     /// A sample node where batches flow.
     SampleNodeInBatch {
         id: "sample_node_in_batch",
-        message: "`{Self}` is a sample node; it cannot stand under `batch:`",
-        label: "a sample node in the batch stage",
-        help: "move it under `sample:`, or declare it as a batch node (`#[transform(batch)]`)",
+        message: "`{Self}` is not a batch node; it cannot stand under `batch:`",
+        label: "not a batch node",
+        help: "a sample node goes under `sample:` and a collate under `collate:`; a batch node is declared with `#[transform(batch)]`",
         diagnostic: {
             /// A node that may stand under `batch:`. `#[transform(batch)]`
             /// implements it; `pipeline!` asserts it for every node under
@@ -121,6 +121,26 @@ rules! {
             /// neighbours.
             trait Takes<T>
         },
+    }
+    /// Something other than a collate under `collate:`.
+    NotACollate {
+        id: "not_a_collate",
+        message: "`{Self}` is not a collate of `{T}`; only a collate can stand under `collate:`",
+        label: "not a collate of the samples before it",
+        help: "write `collate: default` (PyTorch default_collate semantics) or a value implementing `adl::Collate` for the sample type; transforms go under `sample:` or `batch:`",
+        diagnostic: {
+            /// A collate of `T` samples: implemented for every
+            /// [`Collate<T>`](crate::Collate); `pipeline!` asserts it for the
+            /// node under `collate:`.
+            trait CollateNode<T>
+        },
+    }
+    /// A collate standing outside `collate:`.
+    CollateOutOfPlace {
+        id: "collate_out_of_place",
+        message: "`{Self}` is a collate; it can only stand under `collate:`",
+        label: "a collate outside `collate:`",
+        help: "put it under `collate:` (a pipeline has exactly one)",
     }
     /// A stage keyword that does not exist.
     UnknownStage {
@@ -194,6 +214,8 @@ rules! {
     }
 }
 
+impl<T, C: crate::Collate<T> + ?Sized> CollateNode<T> for C {}
+
 impl Rule {
     /// The message with its placeholders filled: `args` are
     /// `(placeholder, value)` pairs, e.g. `("Self", "flip")`.
@@ -234,6 +256,26 @@ pub const MAY_FOLLOW: &[(Option<Stage>, Stage)] = &[
     (Some(Stage::Batch), Stage::Batch),
 ];
 
+/// Which rule a node breaks when it *is* of one stage but *stands* in
+/// another: `(is, stands in, rule)`. Pairs not listed are fine.
+pub const PLACEMENT: &[(Stage, Stage, Rule)] = &[
+    (Stage::Batch, Stage::Sample, Rule::BatchNodeInSample),
+    (Stage::Collate, Stage::Sample, Rule::CollateOutOfPlace),
+    (Stage::Sample, Stage::Batch, Rule::SampleNodeInBatch),
+    (Stage::Collate, Stage::Batch, Rule::CollateOutOfPlace),
+    (Stage::Sample, Stage::Collate, Rule::NotACollate),
+    (Stage::Batch, Stage::Collate, Rule::NotACollate),
+];
+
+/// The rule a node of stage `is` breaks by standing in `stands_in`, if any
+/// (see [`PLACEMENT`]).
+pub fn placement(is: Stage, stands_in: Stage) -> Option<Rule> {
+    PLACEMENT
+        .iter()
+        .find(|(i, s, _)| *i == is && *s == stands_in)
+        .map(|(_, _, rule)| *rule)
+}
+
 /// The stages a path may end with: it must have collated.
 pub const MAY_END: &[Stage] = &[Stage::Collate, Stage::Batch];
 
@@ -261,7 +303,9 @@ pub fn check_path(at: &str, nodes: &[(&str, Stage)]) -> Vec<Violation> {
         let here = format!("{at}/{name}");
         if !may_follow(state, stage) {
             let (rule, args) = match (stage, collate) {
-                (Stage::Collate, Some(first)) => (Rule::CollateOnce, vec![("first", first), ("second", name)]),
+                (Stage::Collate, Some(first)) => {
+                    (Rule::CollateOnce, vec![("first", first), ("second", name)])
+                }
                 (Stage::Sample, Some(_)) => (Rule::SampleNodeInBatch, vec![("Self", name)]),
                 _ => (Rule::BatchNodeInSample, vec![("Self", name)]),
             };
@@ -304,22 +348,40 @@ mod tests {
         ids.sort();
         ids.dedup();
         assert_eq!(ids.len(), Rule::ALL.len());
-        assert!(Rule::ALL.iter().all(|r| !r.template().is_empty() && !r.help().is_empty()));
+        assert!(
+            Rule::ALL
+                .iter()
+                .all(|r| !r.template().is_empty() && !r.help().is_empty())
+        );
     }
 
     #[test]
     fn paths() {
         use Stage::*;
-        let rules = |nodes: &[(&str, Stage)]| -> Vec<Rule> { check_path("p", nodes).into_iter().map(|v| v.rule).collect() };
+        let rules = |nodes: &[(&str, Stage)]| -> Vec<Rule> {
+            check_path("p", nodes).into_iter().map(|v| v.rule).collect()
+        };
         assert!(rules(&[("a", Sample), ("b", Sample), ("c", Collate), ("d", Batch)]).is_empty());
         assert!(rules(&[("c", Collate)]).is_empty());
         assert_eq!(rules(&[("a", Sample)]), vec![Rule::MissingCollate]);
         assert_eq!(rules(&[]), vec![Rule::MissingCollate]);
-        assert_eq!(rules(&[("a", Batch), ("c", Collate)]), vec![Rule::BatchNodeInSample]);
-        assert_eq!(rules(&[("c", Collate), ("a", Sample), ("b", Batch)]), vec![Rule::SampleNodeInBatch]);
-        assert_eq!(rules(&[("c", Collate), ("d", Collate)]), vec![Rule::CollateOnce]);
+        assert_eq!(
+            rules(&[("a", Batch), ("c", Collate)]),
+            vec![Rule::BatchNodeInSample]
+        );
+        assert_eq!(
+            rules(&[("c", Collate), ("a", Sample), ("b", Batch)]),
+            vec![Rule::SampleNodeInBatch]
+        );
+        assert_eq!(
+            rules(&[("c", Collate), ("d", Collate)]),
+            vec![Rule::CollateOnce]
+        );
         let v = check_path("p", &[("c", Collate), ("d", Collate)]);
-        assert_eq!(v[0].message, "a pipeline collates exactly once: `d` would collate again after `c`");
+        assert_eq!(
+            v[0].message,
+            "a pipeline collates exactly once: `d` would collate again after `c`"
+        );
         assert_eq!(v[0].at, "p/d");
     }
 
@@ -327,7 +389,7 @@ mod tests {
     fn render_fills_placeholders() {
         assert_eq!(
             Rule::BatchNodeInSample.render(&[("Self", "normalize")]),
-            "`normalize` is a batch node; it cannot stand under `sample:`"
+            "`normalize` is not a sample node; it cannot stand under `sample:`"
         );
     }
 }

@@ -6,7 +6,8 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use super::{Node, NodeInfo, Stage};
-use crate::Collate;
+use crate::transform::Keyed;
+use crate::{Collate, Transform};
 
 /// The type `T` flowing at some point of a pipeline, as a node that gives
 /// it (and takes it), so that `pipeline!` can check the next node with
@@ -23,6 +24,32 @@ impl<T: ?Sized> Witness<T> {
     /// The witness of a part of `S`: `Witness::field(|s: &Frame| &s.radar)`
     /// is the witness of the type of the field `radar`.
     pub fn field<S: ?Sized>(_project: impl Fn(&S) -> &T) -> Self {
+        Witness::new()
+    }
+}
+
+impl<T> Witness<T> {
+    /// The witness of what `node` gives.
+    pub fn output_of<N: Node<Output = T> + ?Sized>(_node: &N) -> Self {
+        Witness::new()
+    }
+
+    /// The witness of the pair `(T, R)`, the shape of the samples that
+    /// parallel branches take and give (`(a, (b, ()))`).
+    pub fn pair<R>(self, _rest: Witness<R>) -> Witness<(T, R)> {
+        Witness::new()
+    }
+
+    /// The witness of what `transform` gives for a `T`.
+    pub fn through<M: Transform<T>>(self, _transform: &M) -> Witness<M::Output> {
+        Witness::new()
+    }
+}
+
+impl<S: Keyed> Witness<S> {
+    /// The witness of a keyed sample of the same kind as `S` holding
+    /// values of type `U` (what keyed branches giving `U` give).
+    pub fn keyed<U>(self, _value: Witness<U>) -> Witness<S::Of<U>> {
         Witness::new()
     }
 }

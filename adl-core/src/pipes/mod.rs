@@ -106,7 +106,6 @@ mod flat_map;
 mod iterable;
 mod map;
 mod meta;
-mod rng;
 mod shuffle;
 mod shuffled;
 mod skip;

@@ -1,8 +1,8 @@
 //! [`Shuffle`]: a buffered, seeded shuffle of a stream.
 
-use super::rng::SplitMix64;
 use super::{IterableDataset, nonzero};
 use crate::Result;
+use crate::rng::SplitMix64;
 
 /// A buffered shuffle, as DataPipes' `Shuffler`:
 /// [`shuffle`](super::DatasetExt::shuffle). Items fill a buffer of

@@ -1,6 +1,6 @@
 //! [`Shuffled`]: a seeded random permutation keeping random access.
 
-use super::rng::SplitMix64;
+use crate::rng::SplitMix64;
 use crate::{Dataset, Error, Result};
 
 /// A map-style dataset in a seeded random order:

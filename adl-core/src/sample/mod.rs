@@ -20,7 +20,6 @@
 //! ```
 
 mod ld;
-mod rng;
 mod sampled;
 
 pub use ld::{Amount, Seed, Step, ld_step, sample_ld};

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::ld::{Amount, Seed, Step, sample_ld};
-use super::rng::SplitMix64;
+use crate::rng::SplitMix64;
 use crate::{Dataset, Error, Result};
 
 /// How a [`Sampled`] dataset picks its subset.
@@ -85,7 +85,7 @@ impl<D: Dataset> Sampled<D> {
             Sampling::Random(seed) => {
                 let seed = seed.value(len)?;
                 let mut rng = SplitMix64::new(seed as u64);
-                (0..count).map(|_| rng.below(len as u64) as usize).collect()
+                (0..count).map(|_| rng.below(len)).collect()
             }
         };
         Ok(Sampled { dataset, indices })

@@ -162,15 +162,20 @@ pub(crate) struct Level {
     /// Nodes under `post:`.
     pub(crate) post: Vec<NodeRef>,
     /// Nodes left out of the pipeline (under an unknown or repeated
-    /// stage, or a second collate): still evaluated, so that their names
-    /// resolve.
+    /// stage): still evaluated, so that their names resolve.
     pub(crate) unused: Vec<NodeRef>,
+    /// Collates left out of the pipeline (a second collate): the same.
+    pub(crate) unused_collates: Vec<CollateRef>,
 }
 
-/// The error of `rule` at `span`, with the message filled by `args` and
-/// the rule's help below it.
+/// The error of `rule` at `span`: the message and the help, their
+/// placeholders filled by `args`.
 pub(crate) fn rule_error(span: Span, rule: Rule, args: &[(&str, &str)]) -> syn::Error {
-    syn::Error::new(span, format!("{}\n  = help: {}", rule.render(args), rule.help()))
+    let mut help = rule.help().to_owned();
+    for (key, value) in args {
+        help = help.replace(&format!("{{{key}}}"), value);
+    }
+    syn::Error::new(span, format!("{}\n= help: {help}", rule.render(args)))
 }
 
 /// Check the macro's body. Returns the model and every broken rule.
@@ -295,6 +300,7 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> Level
         batch: Vec::new(),
         post: Vec::new(),
         unused: Vec::new(),
+        unused_collates: Vec::new(),
     };
     let mut seen: HashMap<Section, Ident> = HashMap::new();
     // The latest section so far (by order), and how it was written.
@@ -318,7 +324,7 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> Level
                 let nodes: Vec<NodeRef> = stage.nodes.iter().cloned().map(NodeRef::new).collect();
                 let Some(section) = Section::from_keyword(&given) else {
                     errors.push(rule_error(stage.keyword.span(), Rule::UnknownStage, &[("given", &given)]));
-                    out.unused.extend(nodes);
+                    out.unused.extend(no_collates(nodes, errors));
                     continue;
                 };
                 if seen.contains_key(&section) {
@@ -340,6 +346,11 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> Level
                     ));
                     continue;
                 }
+                let nodes = if section == Section::Collate {
+                    nodes
+                } else {
+                    no_collates(nodes, errors)
+                };
                 match section {
                     Section::Pre => out.pre.extend(nodes),
                     Section::Sample => out.sample.extend(nodes),
@@ -356,7 +367,11 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> Level
                                 Rule::CollateOnce,
                                 &[("first", &name), ("second", &second)],
                             ));
-                            out.unused.push(extra);
+                            out.unused_collates.push(CollateRef {
+                                expr: extra.expr,
+                                name: second,
+                                span: extra.span,
+                            });
                         }
                         match &collated {
                             Some(before) => {
@@ -365,7 +380,11 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> Level
                                     Rule::CollateOnce,
                                     &[("first", before), ("second", &name)],
                                 ));
-                                out.unused.push(first);
+                                out.unused_collates.push(CollateRef {
+                                    expr: first.expr,
+                                    name,
+                                    span: first.span,
+                                });
                             }
                             None => {
                                 collated = Some(name.clone());
@@ -404,6 +423,21 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> Level
         ));
     }
     out
+}
+
+/// The nodes of a stage other than `collate:`, without `default` (the
+/// default collate, which can only stand under `collate:`).
+fn no_collates(nodes: Vec<NodeRef>, errors: &mut Vec<syn::Error>) -> Vec<NodeRef> {
+    nodes
+        .into_iter()
+        .filter(|node| match &node.expr {
+            Expr::Path(p) if p.qself.is_none() && p.path.is_ident("default") => {
+                errors.push(rule_error(node.span, Rule::CollateOutOfPlace, &[("Self", "default")]));
+                false
+            }
+            _ => true,
+        })
+        .collect()
 }
 
 /// Check a parallel form and its branches.

@@ -20,7 +20,7 @@ use super::check::{CollateRef, Core, Level, NodeKind, NodeRef, ParallelModel, Ro
 /// The expansion of a checked model, after the `errors` found so far.
 pub(crate) fn generate(level: &Level, errors: &[syn::Error]) -> TokenStream {
     let mut generator = Generator { next: 0 };
-    let body = generator.level(level, None);
+    let (body, _) = generator.level(level, None, false);
     let errors = errors.iter().map(syn::Error::to_compile_error);
     quote! {{
         #(#errors)*
@@ -28,8 +28,9 @@ pub(crate) fn generate(level: &Level, errors: &[syn::Error]) -> TokenStream {
     }}
 }
 
-/// Names the expansion's bindings: hygienic (`Span::mixed_site`), each
-/// located at the user's token it stands for.
+/// Names the expansion's bindings. A node's binding carries the span of
+/// the user's token, like the assertion around it, so that rustc reports a
+/// broken bound on `&binding` at that token.
 struct Generator {
     next: usize,
 }
@@ -51,15 +52,10 @@ fn then(steps: Vec<TokenStream>) -> TokenStream {
 }
 
 impl Generator {
-    /// A fresh binding called `__adl_{what}{n}`, located at `span`.
+    /// A fresh binding called `__adl_{what}{n}`, spanned at `span`.
     fn ident(&mut self, what: &str, span: Span) -> Ident {
         self.next += 1;
-        format_ident!(
-            "__adl_{}{}",
-            what,
-            self.next,
-            span = Span::mixed_site().located_at(span)
-        )
+        format_ident!("__adl_{}{}", what, self.next, span = span)
     }
 
     /// One node standing in `stage`: bind it, assert it, and check it
@@ -111,26 +107,58 @@ impl Generator {
             let value = node_value(node, Stage::Sample, None);
             out.push(quote_spanned!(node.span=> let _ = #value;));
         }
+        for collate in &level.unused_collates {
+            if let Expr::Closure(_) = collate.expr {
+                continue;
+            }
+            let value = collate_value(collate);
+            out.push(quote_spanned!(collate.span=> let _ = #value;));
+        }
     }
 
-    /// One level, after `cursor` (the node, or witness, before it).
-    fn level(&mut self, level: &Level, cursor: Option<Ident>) -> TokenStream {
+    /// One level, after `cursor` (the node, or witness, before it): a
+    /// block that evaluates to its `Described` pipeline, or, with
+    /// `output`, to the pair of it and the witness of what it gives, where
+    /// that is known (the `bool`).
+    fn level(&mut self, level: &Level, cursor: Option<Ident>, output: bool) -> (TokenStream, bool) {
         let mut out = Vec::new();
         self.unused(level, &mut out);
-        match &level.core {
-            Core::Parallel(parallel) => self.parallel(level, parallel, cursor, out),
-            Core::Collate(collate) => self.stages(level, Some(collate), cursor, out),
-            Core::Missing => self.stages(level, None, cursor, out),
-        }
+        let (pipeline, description, last) = match &level.core {
+            Core::Parallel(parallel) => self.parallel(level, parallel, cursor, &mut out),
+            Core::Collate(collate) => self.stages(level, Some(collate), cursor, &mut out),
+            Core::Missing => self.stages(level, None, cursor, &mut out),
+        };
+        let binding = format_ident!("__adl_description", span = Span::mixed_site());
+        let described = quote!(::adl::graph::Described::new(#pipeline, #binding));
+        let (value, known) = match (output, last) {
+            (true, Some(last)) => {
+                let witness = format_ident!("__adl_output", span = Span::mixed_site());
+                out.push(quote!(let #witness = ::adl::graph::Witness::output_of(&#last);));
+                (quote!((#described, #witness)), true)
+            }
+            _ => (described, false),
+        };
+        let block = quote! {{
+            #(#out)*
+            let #binding = #description;
+            #value
+        }};
+        (block, known)
     }
 
     /// `pre: ..., sample: ..., collate: ..., batch: ..., post: ...`, as one
     /// `Stages` (pre folded into its sample stage, post into its batch
     /// stage).
-    fn stages(&mut self, level: &Level, collate: Option<&CollateRef>, cursor: Option<Ident>, mut out: Vec<TokenStream>) -> TokenStream {
+    fn stages(
+        &mut self,
+        level: &Level,
+        collate: Option<&CollateRef>,
+        cursor: Option<Ident>,
+        out: &mut Vec<TokenStream>,
+    ) -> (TokenStream, TokenStream, Option<Ident>) {
         let mut cursor = cursor;
-        let pre = self.chain(&level.pre, Stage::Sample, &mut cursor, &mut out);
-        let sample = self.chain(&level.sample, Stage::Sample, &mut cursor, &mut out);
+        let pre = self.chain(&level.pre, Stage::Sample, &mut cursor, out);
+        let sample = self.chain(&level.sample, Stage::Sample, &mut cursor, out);
         let (collate_value, collate_info) = match collate {
             Some(collate) => {
                 let span = collate.span;
@@ -142,7 +170,11 @@ impl Generator {
                     Some(before) => {
                         let info = self.ident("collate_info", span);
                         let batch = self.ident("collated", span);
+                        // The rule's assertion first: a broken bound of
+                        // `collate_node` (the same, at the same token) is
+                        // then left out by rustc.
                         out.push(quote_spanned! {span=>
+                            ::adl::graph::assert_collate_after(&#before, &#binding);
                             let (#info, #batch) = ::adl::graph::collate_node(#name, &#before, &#binding);
                         });
                         cursor = Some(batch);
@@ -157,15 +189,13 @@ impl Generator {
                 (quote!(::adl::pipeline::IdentityCollate), quote!(::std::vec::Vec::new()))
             }
         };
-        let batch = self.chain(&level.batch, Stage::Batch, &mut cursor, &mut out);
-        let post = self.chain(&level.post, Stage::Batch, &mut cursor, &mut out);
+        let batch = self.chain(&level.batch, Stage::Batch, &mut cursor, out);
+        let post = self.chain(&level.post, Stage::Batch, &mut cursor, out);
         let (pre_infos, sample_infos, batch_infos, post_infos) = (&pre.infos, &sample.infos, &batch.infos, &post.infos);
         let sample_stage = then(pre.bindings.iter().chain(&sample.bindings).map(|b| quote!(#b)).collect());
         let batch_stage = then(batch.bindings.iter().chain(&post.bindings).map(|b| quote!(#b)).collect());
-        let description = format_ident!("__adl_description", span = Span::mixed_site());
-        quote! {{
-            #(#out)*
-            let #description = ::adl::graph::Description {
+        let description = quote! {
+            ::adl::graph::Description {
                 pre: ::std::vec![#(#pre_infos),*],
                 body: ::adl::graph::Body::Stages {
                     sample: ::std::vec![#(#sample_infos),*],
@@ -173,20 +203,24 @@ impl Generator {
                     batch: ::std::vec![#(#batch_infos),*],
                 },
                 post: ::std::vec![#(#post_infos),*],
-            };
-            ::adl::graph::Described::new(
-                ::adl::pipeline::Stages::from_parts(#sample_stage, #collate_value, #batch_stage),
-                #description,
-            )
-        }}
+            }
+        };
+        let pipeline = quote!(::adl::pipeline::Stages::from_parts(#sample_stage, #collate_value, #batch_stage));
+        (pipeline, description, cursor)
     }
 
     /// A parallel form with the nodes around it: `pre:` and `sample:`
     /// before the split (the description's `pre`), `batch:` and `post:`
     /// after the merge (its `post`).
-    fn parallel(&mut self, level: &Level, parallel: &ParallelModel, cursor: Option<Ident>, mut out: Vec<TokenStream>) -> TokenStream {
+    fn parallel(
+        &mut self,
+        level: &Level,
+        parallel: &ParallelModel,
+        cursor: Option<Ident>,
+        out: &mut Vec<TokenStream>,
+    ) -> (TokenStream, TokenStream, Option<Ident>) {
         let mut cursor = cursor;
-        let before = self.chain(level.pre.iter().chain(&level.sample), Stage::Sample, &mut cursor, &mut out);
+        let before = self.chain(level.pre.iter().chain(&level.sample), Stage::Sample, &mut cursor, out);
         let mut pre_steps: Vec<TokenStream> = before.bindings.iter().map(|b| quote!(#b)).collect();
         let mut post_steps = Vec::new();
 
@@ -194,6 +228,7 @@ impl Generator {
         // first witness.
         let sample = format_ident!("__adl_sample", span = Span::mixed_site());
         let mut witnesses: Vec<Option<Ident>> = Vec::new();
+        let mut merge_binding = None;
         match (parallel.routing, &parallel.ty) {
             (Routing::Fields, Some(ty)) => {
                 let span = syn::spanned::Spanned::span(ty);
@@ -215,7 +250,11 @@ impl Generator {
                     witnesses.push(Some(witness));
                 }
                 pre_steps.push(quote!(#split));
-                post_steps.push(merge(&fields));
+                let merge_ident = self.ident("merge", Span::call_site());
+                let merge = merge(&fields);
+                out.push(quote!(let #merge_ident = #merge;));
+                post_steps.push(quote!(#merge_ident));
+                merge_binding = Some(merge_ident);
             }
             (_, ty) => {
                 let witness = ty.as_ref().map(|ty| {
@@ -233,17 +272,31 @@ impl Generator {
             }
         }
 
-        // The branches.
-        let mut list = quote!(::adl::graph::NoBranch);
+        // The branches, each with the witness of what it gives.
         let mut described = Vec::new();
+        let mut outputs = Vec::new();
         for (branch, witness) in parallel.branches.iter().zip(witnesses) {
-            let block = self.level(&branch.level, witness);
+            let (block, known) = self.level(&branch.level, witness, true);
             let span = Span::mixed_site();
             let pipeline = self.ident("branch", span);
             let description = self.ident("branch_description", span);
-            out.push(quote!(let (#pipeline, #description) = #block.into_parts();));
+            if known {
+                let output = self.ident("branch_output", span);
+                let (d, o) = (format_ident!("__adl_d", span = span), format_ident!("__adl_o", span = span));
+                out.push(quote! {
+                    let ((#pipeline, #description), #output) = {
+                        let (#d, #o) = #block;
+                        (#d.into_parts(), #o)
+                    };
+                });
+                outputs.push(Some(output));
+            } else {
+                out.push(quote!(let (#pipeline, #description) = #block.into_parts();));
+                outputs.push(None);
+            }
             described.push((branch.name.clone(), pipeline, description));
         }
+        let mut list = quote!(::adl::graph::NoBranch);
         for (name, pipeline, _) in described.iter().rev() {
             list = quote!(::adl::graph::Branch::new(#name, #pipeline, #list));
         }
@@ -255,9 +308,29 @@ impl Generator {
             Routing::Keys => quote!(::adl::graph::KeyedBranches::new(#list)),
         };
 
-        // After the merge: no witness of the merged type (see docs/dsl.md).
+        // What the branches give together, where every branch's is known:
+        // the merged struct, or the keyed sample of the branches' type.
+        let known: Option<Vec<Ident>> = outputs.into_iter().collect();
         let mut cursor = None;
-        let after = self.chain(level.batch.iter().chain(&level.post), Stage::Batch, &mut cursor, &mut out);
+        match (known, &merge_binding, &parallel.ty) {
+            (Some(outputs), Some(merge), _) => {
+                let nested = outputs.iter().rev().fold(
+                    quote!(::adl::graph::Witness::<()>::new()),
+                    |rest, o| quote!(#o.pair(#rest)),
+                );
+                let merged = self.ident("merged", Span::call_site());
+                out.push(quote!(let #merged = #nested.through(&#merge);));
+                cursor = Some(merged);
+            }
+            (Some(outputs), None, Some(ty)) if !outputs.is_empty() => {
+                let first = &outputs[0];
+                let merged = self.ident("merged", Span::call_site());
+                out.push(quote!(let #merged = ::adl::graph::Witness::<#ty>::new().keyed(#first);));
+                cursor = Some(merged);
+            }
+            _ => {}
+        }
+        let after = self.chain(level.batch.iter().chain(&level.post), Stage::Batch, &mut cursor, out);
         post_steps.extend(after.bindings.iter().map(|b| quote!(#b)));
 
         let mut pipeline = branch_pipeline;
@@ -270,18 +343,16 @@ impl Generator {
             pipeline = quote!(::adl::pipeline::Pre::new(#pre, #pipeline));
         }
         let (pre_infos, post_infos) = (&before.infos, &after.infos);
-        let description = format_ident!("__adl_description", span = Span::mixed_site());
-        quote! {{
-            #(#out)*
-            let #description = ::adl::graph::Description {
+        let description = quote! {
+            ::adl::graph::Description {
                 pre: ::std::vec![#(#pre_infos),*],
                 body: ::adl::graph::Body::Parallel {
                     branches: ::std::vec![#(#branches),*],
                 },
                 post: ::std::vec![#(#post_infos),*],
-            };
-            ::adl::graph::Described::new(#pipeline, #description)
-        }}
+            }
+        };
+        (pipeline, description, cursor)
     }
 }
 
@@ -351,6 +422,10 @@ fn collate_value(collate: &CollateRef) -> TokenStream {
             quote_spanned!(span=> ::adl::collate::DefaultCollate)
         }
         closure @ Expr::Closure(_) => quote_spanned!(span=> ::adl::pipeline::collate_fn(#closure)),
+        Expr::Paren(inner) => {
+            let inner = &inner.expr;
+            quote!(#inner)
+        }
         other => quote!(#other),
     }
 }

@@ -1,5 +1,7 @@
 //! SplitMix64: a small, self-contained seeded generator, so that an order
-//! depends only on the seed (not on a crate version or the platform).
+//! or a random subset depends only on the seed (not on a crate version or
+//! the platform). Shared by shuffling (`pipes`) and random sampling
+//! (`sample`).
 
 /// Sebastiano Vigna's SplitMix64.
 #[derive(Debug, Clone)]
@@ -47,6 +49,17 @@ mod tests {
         let mut rng = SplitMix64::new(0);
         assert_eq!(rng.next_u64(), 0xE220_A839_7B1D_CDAF);
         assert_eq!(rng.next_u64(), 0x6E78_9E6A_A1B9_65F4);
+    }
+
+    #[test]
+    fn below_covers_its_range() {
+        let mut rng = SplitMix64::new(42);
+        let mut seen = [false; 7];
+        for _ in 0..1000 {
+            seen[rng.below(7)] = true;
+        }
+        assert!(seen.iter().all(|&s| s));
+        assert_eq!(SplitMix64::new(1).below(1), 0);
     }
 
     #[test]

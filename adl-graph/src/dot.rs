@@ -1,0 +1,225 @@
+//! DOT export: a [`Plan`] as Graphviz source.
+//!
+//! Layout of the output, which is deterministic (node and edge order
+//! follow the description):
+//!
+//! - `source` and `sink` are ellipses, a parallel body's `split` and
+//!   `merge` diamonds;
+//! - transforms are boxes labelled with their name, grouped in one
+//!   cluster per stage they stand in (`sample`, `collate`, `batch`; `pre:`
+//!   nodes stand in `sample`, `post:` nodes in `batch`), and within it one
+//!   cluster per device (`cpu`, `opencl`); nodes with an OpenCL kernel say
+//!   so under their name; a node in a stage where it may not stand is red;
+//! - each branch of a parallel body is a cluster labelled with its name,
+//!   holding its own stage clusters and, nested, its own branches;
+//! - edges are labelled with the short name of the type that flows (edges
+//!   into a branch with the branch name too); an edge whose two ends
+//!   disagree on the type is red and names both.
+
+use std::fmt::Write;
+
+use adl_core::graph::{Device, Stage};
+use petgraph::graph::NodeIndex;
+use petgraph::visit::EdgeRef;
+
+use crate::plan::{NodeKind, Plan};
+
+const INDENT: &str = "    ";
+
+impl Plan {
+    /// The plan as Graphviz DOT source (see the module docs of `dot` for
+    /// the layout). Render it with `dot -Tsvg` or [`Plan::to_svg`].
+    ///
+    /// ```
+    /// use adl_core::graph::{Body, Description, NodeInfo, Stage};
+    /// use adl_graph::Planner;
+    ///
+    /// let description = Description {
+    ///     body: Body::Stages {
+    ///         sample: vec![],
+    ///         collate: vec![NodeInfo::new("default", Stage::Collate).typed::<u8, Vec<u8>>()],
+    ///         batch: vec![],
+    ///     },
+    ///     ..Description::default()
+    /// };
+    /// let dot = Planner.plan(&description)?.to_dot();
+    /// assert!(dot.starts_with("digraph pipeline {"));
+    /// assert!(dot.contains("subgraph cluster_collate {"));
+    /// assert!(dot.contains("n0 -> n1 [label=\"u8\"];"));
+    /// # Ok::<(), adl_graph::PlanError>(())
+    /// ```
+    pub fn to_dot(&self) -> String {
+        let mut out = String::new();
+        out.push_str("digraph pipeline {\n");
+        out.push_str("    rankdir=LR;\n");
+        out.push_str("    node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\"];\n");
+        out.push_str("    edge [fontname=\"Helvetica\", fontsize=10];\n");
+        self.write_scope(&mut out, 0, 1);
+        for edge in self.graph.edge_references() {
+            let flow = edge.weight();
+            let mut label = flow.branch.as_deref().map(escape).unwrap_or_default();
+            let ty = match (flow.given, flow.taken) {
+                (Some(given), Some(taken)) if flow.is_mismatch() => Some(format!(
+                    "{} ≠ {}",
+                    escape(&given.short_name()),
+                    escape(&taken.short_name())
+                )),
+                _ => flow.ty().map(|t| escape(&t.short_name())),
+            };
+            if let Some(ty) = ty {
+                if !label.is_empty() {
+                    label.push_str(": ");
+                }
+                label.push_str(&ty);
+            }
+            let mut attributes = Vec::new();
+            if !label.is_empty() {
+                attributes.push(format!("label=\"{label}\""));
+            }
+            if flow.is_mismatch() {
+                attributes.push("color=red, fontcolor=red".to_owned());
+            }
+            let (from, to) = (edge.source().index(), edge.target().index());
+            if attributes.is_empty() {
+                let _ = writeln!(out, "{INDENT}n{from} -> n{to};");
+            } else {
+                let _ = writeln!(out, "{INDENT}n{from} -> n{to} [{}];", attributes.join(", "));
+            }
+        }
+        out.push_str("}\n");
+        out
+    }
+
+    /// Write the nodes and clusters of `scope` (0: the root).
+    fn write_scope(&self, out: &mut String, scope: usize, depth: usize) {
+        let pad = INDENT.repeat(depth);
+        let prefix = if scope == 0 {
+            String::new()
+        } else {
+            format!("b{scope}_")
+        };
+        let in_scope: Vec<NodeIndex> = self
+            .graph
+            .node_indices()
+            .filter(|&n| self.graph[n].scope == scope)
+            .collect();
+        for &n in &in_scope {
+            if self.graph[n].info().is_none() {
+                self.write_node(out, n, &pad);
+            }
+        }
+        for stage in Stage::ALL {
+            let here: Vec<NodeIndex> = in_scope
+                .iter()
+                .copied()
+                .filter(|&n| self.graph[n].stands_in() == Some(stage))
+                .collect();
+            if here.is_empty() {
+                continue;
+            }
+            let fill = match stage {
+                Stage::Sample => "#eef4fb",
+                Stage::Collate => "#fdf6e3",
+                Stage::Batch => "#eefbee",
+            };
+            let _ = writeln!(out, "{pad}subgraph cluster_{prefix}{stage} {{");
+            let _ = writeln!(out, "{pad}{INDENT}label=\"{stage}\";");
+            let _ = writeln!(out, "{pad}{INDENT}style=\"rounded,filled\";");
+            let _ = writeln!(out, "{pad}{INDENT}fillcolor=\"{fill}\";");
+            for device in [Device::Cpu, Device::OpenCl] {
+                let on: Vec<NodeIndex> = here
+                    .iter()
+                    .copied()
+                    .filter(|&n| self.graph[n].info().map(|i| i.device()) == Some(device))
+                    .collect();
+                if on.is_empty() {
+                    continue;
+                }
+                let inner = format!("{pad}{INDENT}{INDENT}");
+                let _ = writeln!(
+                    out,
+                    "{pad}{INDENT}subgraph cluster_{prefix}{stage}_{device} {{"
+                );
+                let _ = writeln!(out, "{inner}label=\"{device}\";");
+                let _ = writeln!(out, "{inner}style=dashed;");
+                if device == Device::OpenCl {
+                    let _ = writeln!(out, "{inner}color=\"#d9822b\";");
+                }
+                for n in on {
+                    self.write_node(out, n, &inner);
+                }
+                let _ = writeln!(out, "{pad}{INDENT}}}");
+            }
+            let _ = writeln!(out, "{pad}}}");
+        }
+        for (child, (parent, name)) in self.scopes.iter().enumerate() {
+            if *parent != Some(scope) {
+                continue;
+            }
+            let name = escape(name.as_deref().unwrap_or_default());
+            let _ = writeln!(out, "{pad}subgraph cluster_b{child} {{");
+            let _ = writeln!(out, "{pad}{INDENT}label=\"branch {name}\";");
+            let _ = writeln!(out, "{pad}{INDENT}style=\"rounded,bold\";");
+            self.write_scope(out, child, depth + 1);
+            let _ = writeln!(out, "{pad}}}");
+        }
+    }
+
+    fn write_node(&self, out: &mut String, n: NodeIndex, pad: &str) {
+        let node = &self.graph[n];
+        let i = n.index();
+        let attributes = match node.kind() {
+            NodeKind::Source | NodeKind::Sink => {
+                format!("label=\"{}\", shape=ellipse", node.name())
+            }
+            NodeKind::Split | NodeKind::Merge => {
+                format!("label=\"{}\", shape=diamond", node.name())
+            }
+            NodeKind::Transform { info, .. } => {
+                let mut attributes = format!("label=\"{}", escape(&info.name));
+                if info.device() == Device::OpenCl {
+                    attributes.push_str("\\n[opencl kernel]");
+                }
+                attributes.push('"');
+                if node.is_misplaced() {
+                    attributes.push_str(", color=red, fontcolor=red");
+                }
+                if !info.doc.trim().is_empty() {
+                    let _ = write!(attributes, ", tooltip=\"{}\"", escape(info.doc.trim()));
+                }
+                attributes
+            }
+        };
+        let _ = writeln!(out, "{pad}n{i} [{attributes}];");
+    }
+}
+
+/// Escape `text` for a double-quoted DOT string: backslashes and quotes
+/// are escaped, line breaks become `\n`.
+///
+/// Design note: DOT treats `\n`, `\l`, `\r` and a few `\X` sequences in
+/// labels specially, so a backslash is always doubled.
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn escapes_quotes_backslashes_and_line_breaks() {
+        assert_eq!(escape(r#"say "hi"\now"#), r#"say \"hi\"\\now"#);
+        assert_eq!(escape("two\r\nlines"), "two\\nlines");
+    }
+}

@@ -1,0 +1,9 @@
+// The default collate outside `collate:`.
+use adl::pipeline;
+
+fn main() {
+    let _ = pipeline! {
+        sample: default,
+        collate: default,
+    };
+}

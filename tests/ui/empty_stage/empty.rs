@@ -1,0 +1,10 @@
+// Stages with no node.
+use adl::pipeline;
+
+fn main() {
+    let _ = pipeline! {
+        sample:,
+        collate: default,
+        batch:
+    };
+}
