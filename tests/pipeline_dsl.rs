@@ -70,13 +70,26 @@ impl Collate<f32> for Sum {
     }
 }
 
+/// The description is sound, and the planner plans and draws it.
+fn assert_plans(d: &Description) {
+    assert_eq!(d.check(), vec![]);
+    let plan = adl::engine::Planner
+        .plan(d)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(plan.to_dot().starts_with("digraph"));
+}
+
 fn names(nodes: &[NodeInfo]) -> Vec<&str> {
     nodes.iter().map(|n| n.name.as_ref()).collect()
 }
 
 fn stages(d: &Description) -> (&[NodeInfo], &[NodeInfo], &[NodeInfo]) {
     match &d.body {
-        Body::Stages { sample, collate, batch } => (sample, collate, batch),
+        Body::Stages {
+            sample,
+            collate,
+            batch,
+        } => (sample, collate, batch),
         Body::Parallel { .. } => panic!("expected stages, got branches"),
     }
 }
@@ -99,7 +112,7 @@ fn stages_run_and_describe_their_nodes_and_types() {
     assert_eq!(p.sample(4).unwrap(), array![8.0f32, -8.0]);
 
     let d = p.graph();
-    assert_eq!(d.check(), vec![]);
+    assert_plans(d);
     let (sample, collate, batch) = stages(d);
     assert_eq!(names(sample), ["double", "to_f32", "features"]);
     assert_eq!(names(collate), ["default"]);
@@ -119,7 +132,7 @@ fn sample_and_batch_default_to_the_identity() {
     assert!(sample.is_empty() && batch.is_empty());
     // With nothing before it, the collate's types are not known.
     assert_eq!(collate[0].input, None);
-    assert_eq!(p.graph().check(), vec![]);
+    assert_plans(p.graph());
 }
 
 #[test]
@@ -134,7 +147,7 @@ fn stateful_nodes_are_expressions() {
     assert_eq!(names(sample), ["to_f32", "scale", "scale", "scale"]);
     assert_eq!(names(collate), ["Sum"]);
     assert_eq!(collate[0].output, Some(TypeInfo::of::<f32>()));
-    assert_eq!(p.graph().check(), vec![]);
+    assert_plans(p.graph());
 }
 
 #[test]
@@ -154,7 +167,7 @@ fn closures_are_nodes_of_the_stage_they_stand_in() {
     assert_eq!(sample[1].input, Some(TypeInfo::of::<i64>()));
     assert_eq!(names(collate), ["|v: Vec<i64>| v.iter().sum::<i64>()"]);
     assert_eq!(batch[1].output, Some(TypeInfo::of::<String>()));
-    assert_eq!(p.graph().check(), vec![]);
+    assert_plans(p.graph());
 }
 
 #[test]
@@ -170,7 +183,7 @@ fn pre_and_post_wrap_the_pipeline() {
     assert_eq!(names(&d.pre), ["closure", "double"]);
     assert_eq!(names(&d.post), ["closure"]);
     assert_eq!(d.post[0].stage, Stage::Batch);
-    assert_eq!(d.check(), vec![]);
+    assert_plans(d);
 }
 
 #[derive(adl::Collate, Debug, Clone)]
@@ -208,9 +221,12 @@ fn struct_branches_route_fields_and_batch_into_named_fields() {
     assert_eq!(batch.label, 6);
 
     let d = p.graph();
-    assert_eq!(d.check(), vec![]);
+    assert_plans(d);
     let b = branches(d);
-    assert_eq!(b.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["radar", "label"]);
+    assert_eq!(
+        b.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        ["radar", "label"]
+    );
     let (_, collate, _) = stages(b[1].1);
     // The branch's collate is typed from the field, through its sample node.
     assert_eq!(collate[0].input, Some(TypeInfo::of::<i64>()));
@@ -246,11 +262,14 @@ fn branches_nest_and_take_pre_and_post() {
     assert_eq!(batch.label, array![1i64, 2, 3]);
 
     let d = p.graph();
-    assert_eq!(d.check(), vec![]);
+    assert_plans(d);
     assert_eq!(names(&d.pre), ["closure"]);
     let radar = branches(d)[0].1;
     let inner = branches(radar);
-    assert_eq!(inner.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["range", "doppler"]);
+    assert_eq!(
+        inner.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        ["range", "doppler"]
+    );
     let (sample, _, _) = stages(inner[0].1);
     assert_eq!(names(sample), ["scale"]);
 }
@@ -265,11 +284,15 @@ fn sample_and_batch_around_branches_stand_before_and_after_them() {
     assert_eq!(run(&p, vec![7]).unwrap().label, array![7i64]);
     let d = p.graph();
     assert_eq!((d.pre.len(), d.post.len()), (1, 1));
-    assert_eq!(d.check(), vec![]);
+    assert_plans(d);
 }
 
 fn keyed(a: i64, b: i64) -> BTreeMap<String, i64> {
-    BTreeMap::from([("a".to_owned(), a), ("b".to_owned(), b), ("c".to_owned(), 0)])
+    BTreeMap::from([
+        ("a".to_owned(), a),
+        ("b".to_owned(), b),
+        ("c".to_owned(), 0),
+    ])
 }
 
 #[test]
@@ -282,8 +305,11 @@ fn keyed_branches_route_keys() {
     assert_eq!(out["a"], array![2i64, 6]);
     assert_eq!(out["b"], array![2i64, 4]);
     let d = p.graph();
-    assert_eq!(d.check(), vec![]);
-    assert_eq!(branches(d).iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["a", "b"]);
+    assert_plans(d);
+    assert_eq!(
+        branches(d).iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        ["a", "b"]
+    );
 }
 
 #[test]
@@ -326,4 +352,28 @@ fn the_described_pipeline_unwraps() {
     let (inner, description) = p.clone().into_parts();
     assert_eq!(&description, p.graph());
     assert_eq!(run(&inner, vec![1i64]).unwrap(), array![2i64]);
+}
+
+#[test]
+fn the_first_example_of_the_docs() {
+    use adl::prelude::*;
+
+    #[transform]
+    fn double(x: i64) -> i64 {
+        x * 2
+    }
+
+    #[transform(batch)]
+    fn total(b: Array1<i64>) -> i64 {
+        b.sum()
+    }
+
+    let pipe = pipeline! {
+        sample: double -> |x: i64| x + 1,
+        collate: default,
+        batch: total,
+    };
+    assert_eq!(adl::pipeline::run(&pipe, vec![1, 2, 3]).unwrap(), 15);
+    let plan = adl::engine::Planner.plan(pipe.graph()).unwrap();
+    assert!(plan.to_dot().contains("double"));
 }

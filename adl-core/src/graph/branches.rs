@@ -46,7 +46,11 @@ pub struct NoBranch;
 impl<P, Next> Branch<P, Next> {
     /// The branch `name` running `pipeline`, then the branches `next`.
     pub fn new(name: &'static str, pipeline: P, next: Next) -> Self {
-        Branch { name, pipeline, next }
+        Branch {
+            name,
+            pipeline,
+            next,
+        }
     }
 
     /// The branch's name.
@@ -103,7 +107,10 @@ where
     type Processed = (P::Processed, Next::Processed);
 
     fn sample(&self, (value, rest): (V, R)) -> Result<Self::Transformed> {
-        let value = self.pipeline.sample(value).map_err(|e| label(e, self.name))?;
+        let value = self
+            .pipeline
+            .sample(value)
+            .map_err(|e| label(e, self.name))?;
         Ok((value, self.next.sample(rest)?))
     }
 
@@ -117,7 +124,10 @@ where
     }
 
     fn batch(&self, (value, rest): Self::Collated) -> Result<Self::Processed> {
-        let value = self.pipeline.batch(value).map_err(|e| label(e, self.name))?;
+        let value = self
+            .pipeline
+            .batch(value)
+            .map_err(|e| label(e, self.name))?;
         Ok((value, self.next.batch(rest)?))
     }
 }
@@ -129,7 +139,11 @@ pub trait SameBranches<V, T, C, O>: BranchNames {
     /// `sample` of each branch on its value.
     fn sample_each(&self, values: &mut std::vec::IntoIter<V>, into: &mut Vec<T>) -> Result<()>;
     /// `collate` of each branch on its column.
-    fn collate_each(&self, columns: &mut std::vec::IntoIter<Vec<T>>, into: &mut Vec<C>) -> Result<()>;
+    fn collate_each(
+        &self,
+        columns: &mut std::vec::IntoIter<Vec<T>>,
+        into: &mut Vec<C>,
+    ) -> Result<()>;
     /// `batch` of each branch on its batch.
     fn batch_each(&self, values: &mut std::vec::IntoIter<C>, into: &mut Vec<O>) -> Result<()>;
 }
@@ -155,7 +169,11 @@ impl<V, T, C, O> SameBranches<V, T, C, O> for NoBranch {
     fn sample_each(&self, _values: &mut std::vec::IntoIter<V>, _into: &mut Vec<T>) -> Result<()> {
         Ok(())
     }
-    fn collate_each(&self, _columns: &mut std::vec::IntoIter<Vec<T>>, _into: &mut Vec<C>) -> Result<()> {
+    fn collate_each(
+        &self,
+        _columns: &mut std::vec::IntoIter<Vec<T>>,
+        _into: &mut Vec<C>,
+    ) -> Result<()> {
         Ok(())
     }
     fn batch_each(&self, _values: &mut std::vec::IntoIter<C>, _into: &mut Vec<O>) -> Result<()> {
@@ -168,9 +186,17 @@ where
     P: Pipeline<V>,
     Next: SameBranches<V, P::Transformed, P::Collated, P::Processed>,
 {
-    fn sample_each(&self, values: &mut std::vec::IntoIter<V>, into: &mut Vec<P::Transformed>) -> Result<()> {
+    fn sample_each(
+        &self,
+        values: &mut std::vec::IntoIter<V>,
+        into: &mut Vec<P::Transformed>,
+    ) -> Result<()> {
         let value = values.next().expect("one value per branch");
-        into.push(self.pipeline.sample(value).map_err(|e| label(e, self.name))?);
+        into.push(
+            self.pipeline
+                .sample(value)
+                .map_err(|e| label(e, self.name))?,
+        );
         self.next.sample_each(values, into)
     }
 
@@ -188,9 +214,17 @@ where
         self.next.collate_each(columns, into)
     }
 
-    fn batch_each(&self, values: &mut std::vec::IntoIter<P::Collated>, into: &mut Vec<P::Processed>) -> Result<()> {
+    fn batch_each(
+        &self,
+        values: &mut std::vec::IntoIter<P::Collated>,
+        into: &mut Vec<P::Processed>,
+    ) -> Result<()> {
         let value = values.next().expect("one value per branch");
-        into.push(self.pipeline.batch(value).map_err(|e| label(e, self.name))?);
+        into.push(
+            self.pipeline
+                .batch(value)
+                .map_err(|e| label(e, self.name))?,
+        );
         self.next.batch_each(values, into)
     }
 }
@@ -268,13 +302,15 @@ where
     fn sample(&self, raw: S) -> Result<Self::Transformed> {
         let values = raw.take(&self.keys).map_err(missing_key)?;
         let mut out = Vec::with_capacity(self.keys.len());
-        self.branches.sample_each(&mut values.into_iter(), &mut out)?;
+        self.branches
+            .sample_each(&mut values.into_iter(), &mut out)?;
         Ok(S::assemble(&self.keys, out))
     }
 
     fn collate(&self, samples: Vec<Self::Transformed>) -> Result<Self::Collated> {
-        let mut columns: Vec<Vec<P::Transformed>> =
-            (0..self.keys.len()).map(|_| Vec::with_capacity(samples.len())).collect();
+        let mut columns: Vec<Vec<P::Transformed>> = (0..self.keys.len())
+            .map(|_| Vec::with_capacity(samples.len()))
+            .collect();
         for (position, sample) in samples.into_iter().enumerate() {
             let values = sample.take(&self.keys).map_err(|m| {
                 let key = format!("[{:?}]", m.key);
@@ -285,14 +321,16 @@ where
             }
         }
         let mut out = Vec::with_capacity(self.keys.len());
-        self.branches.collate_each(&mut columns.into_iter(), &mut out)?;
+        self.branches
+            .collate_each(&mut columns.into_iter(), &mut out)?;
         Ok(S::assemble(&self.keys, out))
     }
 
     fn batch(&self, collated: Self::Collated) -> Result<Self::Processed> {
         let values = collated.take(&self.keys).map_err(missing_key)?;
         let mut out = Vec::with_capacity(self.keys.len());
-        self.branches.batch_each(&mut values.into_iter(), &mut out)?;
+        self.branches
+            .batch_each(&mut values.into_iter(), &mut out)?;
         Ok(S::assemble(&self.keys, out))
     }
 }

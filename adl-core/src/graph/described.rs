@@ -31,7 +31,10 @@ pub struct Described<P> {
 impl<P> Described<P> {
     /// `pipeline`, described by `description`.
     pub fn new(pipeline: P, description: Description) -> Self {
-        Described { pipeline, description }
+        Described {
+            pipeline,
+            description,
+        }
     }
 
     /// The description of the pipeline's graph.

@@ -11,6 +11,10 @@
 //!   (name, stage, input and output types, kernel, doc).
 //! - [`Description`]: a whole pipeline (pre, sample, collate, batch, post,
 //!   parallel branches) as nested data, built by `pipeline!` or by hand.
+//! - [`Described`]: what `pipeline!` returns, a typed pipeline with its
+//!   description; and what its expansion is built from: closure nodes
+//!   ([`SampleFn`], [`BatchFn`]), parallel branches ([`Branch`],
+//!   [`KeyedBranches`]), type [`Witness`]es and [`collate_node`].
 
 mod assert;
 mod branches;

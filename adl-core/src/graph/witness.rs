@@ -87,7 +87,11 @@ impl<T> Node for Witness<T> {
 /// (named `name`, typed from `before`'s output to the batch), and the
 /// witness of the batch for the node after it. Fails to compile, at the
 /// collate, where `collate` cannot collate what `before` gives.
-pub fn collate_node<A, C>(name: &'static str, _before: &A, _collate: &C) -> (NodeInfo, Witness<C::Batch>)
+pub fn collate_node<A, C>(
+    name: &'static str,
+    _before: &A,
+    _collate: &C,
+) -> (NodeInfo, Witness<C::Batch>)
 where
     A: Node + ?Sized,
     A::Output: 'static,
@@ -104,7 +108,7 @@ where
 /// of a parallel form into its branches, or `|_: Frame| ()` naming the
 /// sample type): a mismatch is rustc's closure type mismatch at `next`,
 /// naming both types.
-pub fn assert_gives<A, F, O>(_before: &A, _next: F)
+pub fn assert_gives<A, F, O>(_before: &A, _next: &F)
 where
     A: Node + ?Sized,
     F: Fn(A::Output) -> O,
@@ -119,10 +123,11 @@ mod tests {
     #[test]
     fn witnesses_type_the_collate() {
         let w = Witness::field(|s: &(i64, String)| &s.0);
-        let (info, _batch): (NodeInfo, Witness<ndarray::Array1<i64>>) = collate_node("default", &w, &DefaultCollate);
+        let (info, _batch): (NodeInfo, Witness<ndarray::Array1<i64>>) =
+            collate_node("default", &w, &DefaultCollate);
         assert_eq!(info.stage, Stage::Collate);
         assert_eq!(info.input.map(|t| t.short_name()), Some("i64".to_owned()));
-        assert_gives(&w, |x: i64| x + 1);
+        assert_gives(&w, &|x: i64| x + 1);
         assert_eq!(format!("{w:?}"), "Witness<i64>");
     }
 }

@@ -175,7 +175,7 @@ pub(crate) fn rule_error(span: Span, rule: Rule, args: &[(&str, &str)]) -> syn::
     for (key, value) in args {
         help = help.replace(&format!("{{{key}}}"), value);
     }
-    syn::Error::new(span, format!("{}\n= help: {help}", rule.render(args)))
+    syn::Error::new(span, format!("{}\n\n= help: {help}", rule.render(args)))
 }
 
 /// Check the macro's body. Returns the model and every broken rule.
@@ -228,21 +228,24 @@ fn write_tokens(tokens: TokenStream, out: &mut String) {
             }
             TokenTree::Ident(i) => (i.to_string(), Prev::Word),
             TokenTree::Literal(l) => (l.to_string(), Prev::Word),
-            TokenTree::Punct(p) => (p.as_char().to_string(), Prev::Punct(p.as_char(), p.spacing() == Spacing::Joint)),
+            TokenTree::Punct(p) => (
+                p.as_char().to_string(),
+                Prev::Punct(p.as_char(), p.spacing() == Spacing::Joint),
+            ),
         };
         let space = match (prev, this) {
             (Prev::Start, _) => false,
             (Prev::Punct(_, true), Prev::Punct(..)) => false,
-            (_, Prev::Punct(c, _)) if matches!(c, ',' | ';' | '.' | '?') => false,
+            (_, Prev::Punct(',' | ';' | '.' | '?', _)) => false,
             (_, Prev::Punct(':', _)) => false,
             (Prev::Punct(':', _), _) if colons => false,
             (_, Prev::Punct('<', _)) if params || generics > 0 => false,
             (Prev::Punct('<', _), _) if generics > 0 => false,
             (_, Prev::Punct('>', _)) if generics > 0 => false,
-            (Prev::Punct(c, _), _) if matches!(c, '.' | '&' | '!' | '#') => false,
+            (Prev::Punct('.' | '&' | '!' | '#', _), _) => false,
             (Prev::Punct('|', _), _) if params => false,
             (_, Prev::Punct('|', _)) if params => false,
-            (Prev::Word | Prev::Call | Prev::Punct('>', _) | Prev::Punct('!', _), Prev::Call)
+            (Prev::Word | Prev::Call | Prev::Punct('>', _), Prev::Call)
                 if matches!(&tree, TokenTree::Group(_)) =>
             {
                 false
@@ -259,7 +262,9 @@ fn write_tokens(tokens: TokenStream, out: &mut String) {
             Prev::Punct('>', _) if generics > 0 => generics -= 1,
             Prev::Punct('|', _) if params => params = false,
             Prev::Punct('|', joint)
-                if !joint && (prev == Prev::Start || matches!(&prev, Prev::Word) && out.ends_with("move |")) =>
+                if !joint
+                    && (prev == Prev::Start
+                        || matches!(&prev, Prev::Word) && out.ends_with("move |")) =>
             {
                 params = true
             }
@@ -323,7 +328,11 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> Level
                 let given = stage.keyword.to_string();
                 let nodes: Vec<NodeRef> = stage.nodes.iter().cloned().map(NodeRef::new).collect();
                 let Some(section) = Section::from_keyword(&given) else {
-                    errors.push(rule_error(stage.keyword.span(), Rule::UnknownStage, &[("given", &given)]));
+                    errors.push(rule_error(
+                        stage.keyword.span(),
+                        Rule::UnknownStage,
+                        &[("given", &given)],
+                    ));
                     out.unused.extend(no_collates(nodes, errors));
                     continue;
                 };
@@ -399,7 +408,8 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> Level
                 }
             }
             Entry::Parallel(parallel) => {
-                in_order(Section::Collate, parallel.span, errors);
+                // The form stands where `collate:` would (each branch
+                // collates): a second one is a second collate.
                 let model = parallel_form(parallel, path, errors);
                 match &collated {
                     Some(before) => errors.push(rule_error(
@@ -408,6 +418,7 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> Level
                         &[("first", before), ("second", &form_text(parallel))],
                     )),
                     None => {
+                        in_order(Section::Collate, parallel.span, errors);
                         collated = Some(form_text(parallel));
                         out.core = Core::Parallel(model);
                     }
@@ -432,7 +443,11 @@ fn no_collates(nodes: Vec<NodeRef>, errors: &mut Vec<syn::Error>) -> Vec<NodeRef
         .into_iter()
         .filter(|node| match &node.expr {
             Expr::Path(p) if p.qself.is_none() && p.path.is_ident("default") => {
-                errors.push(rule_error(node.span, Rule::CollateOutOfPlace, &[("Self", "default")]));
+                errors.push(rule_error(
+                    node.span,
+                    Rule::CollateOutOfPlace,
+                    &[("Self", "default")],
+                ));
                 false
             }
             _ => true,
@@ -441,8 +456,15 @@ fn no_collates(nodes: Vec<NodeRef>, errors: &mut Vec<syn::Error>) -> Vec<NodeRef
 }
 
 /// Check a parallel form and its branches.
-fn parallel_form(parallel: &Parallel, path: Option<&str>, errors: &mut Vec<syn::Error>) -> ParallelModel {
-    let routing = match (&parallel.ty, parallel.branches.iter().find_map(|b| b.name.as_ref())) {
+fn parallel_form(
+    parallel: &Parallel,
+    path: Option<&str>,
+    errors: &mut Vec<syn::Error>,
+) -> ParallelModel {
+    let routing = match (
+        &parallel.ty,
+        parallel.branches.iter().find_map(|b| b.name.as_ref()),
+    ) {
         (None, _) | (Some(_), Some(BranchName::Key(_))) => Routing::Keys,
         (Some(_), _) => Routing::Fields,
     };
@@ -491,7 +513,11 @@ fn parallel_form(parallel: &Parallel, path: Option<&str>, errors: &mut Vec<syn::
         };
         let level = level(&branch.body, Some(&inner), errors);
         if names.contains(&text) {
-            errors.push(rule_error(name.span(), Rule::DuplicateBranch, &[("name", &text)]));
+            errors.push(rule_error(
+                name.span(),
+                Rule::DuplicateBranch,
+                &[("name", &text)],
+            ));
             continue;
         }
         names.push(text.clone());
@@ -505,22 +531,5 @@ fn parallel_form(parallel: &Parallel, path: Option<&str>, errors: &mut Vec<syn::
         ty: parallel.ty.clone(),
         routing,
         branches,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn text_of_expressions() {
-        let e: Expr = syn::parse_quote!(collate_fn(stack::<f32>));
-        assert_eq!(text_of(&e), "collate_fn(stack::<f32>)");
-        let e: Expr = syn::parse_quote!(|x: i64| x + 1);
-        assert_eq!(text_of(&e), "|x: i64| x + 1");
-        let e: Expr = syn::parse_quote!(my::Pad { to: 3, value: 0.0 });
-        assert_eq!(text_of(&e), "my::Pad { to: 3, value: 0.0 }");
-        let e: Expr = syn::parse_quote!(&self.x[0]);
-        assert_eq!(text_of(&e), "&self.x[0]");
     }
 }

@@ -21,6 +21,9 @@ use super::check::{CollateRef, Core, Level, NodeKind, NodeRef, ParallelModel, Ro
 pub(crate) fn generate(level: &Level, errors: &[syn::Error]) -> TokenStream {
     let mut generator = Generator { next: 0 };
     let (body, _) = generator.level(level, None, false);
+    if errors.is_empty() {
+        return body;
+    }
     let errors = errors.iter().map(syn::Error::to_compile_error);
     quote! {{
         #(#errors)*
@@ -60,7 +63,13 @@ impl Generator {
 
     /// One node standing in `stage`: bind it, assert it, and check it
     /// against the node before it (`cursor`, which becomes this node).
-    fn node(&mut self, node: &NodeRef, stage: Stage, cursor: &mut Option<Ident>, out: &mut Vec<TokenStream>) -> (Ident, TokenStream) {
+    fn node(
+        &mut self,
+        node: &NodeRef,
+        stage: Stage,
+        cursor: &mut Option<Ident>,
+        out: &mut Vec<TokenStream>,
+    ) -> (Ident, TokenStream) {
         let span = node.span;
         let binding = self.ident("node", span);
         let value = node_value(node, stage, cursor.as_ref());
@@ -180,20 +189,39 @@ impl Generator {
                         cursor = Some(batch);
                         quote!(#info)
                     }
-                    None => quote!(::adl::graph::NodeInfo::new(#name, ::adl::graph::Stage::Collate)),
+                    None => {
+                        quote!(::adl::graph::NodeInfo::new(#name, ::adl::graph::Stage::Collate))
+                    }
                 };
                 (quote!(#binding), quote!(::std::vec![#info]))
             }
             None => {
                 cursor = None;
-                (quote!(::adl::pipeline::IdentityCollate), quote!(::std::vec::Vec::new()))
+                (
+                    quote!(::adl::pipeline::IdentityCollate),
+                    quote!(::std::vec::Vec::new()),
+                )
             }
         };
         let batch = self.chain(&level.batch, Stage::Batch, &mut cursor, out);
         let post = self.chain(&level.post, Stage::Batch, &mut cursor, out);
-        let (pre_infos, sample_infos, batch_infos, post_infos) = (&pre.infos, &sample.infos, &batch.infos, &post.infos);
-        let sample_stage = then(pre.bindings.iter().chain(&sample.bindings).map(|b| quote!(#b)).collect());
-        let batch_stage = then(batch.bindings.iter().chain(&post.bindings).map(|b| quote!(#b)).collect());
+        let (pre_infos, sample_infos, batch_infos, post_infos) =
+            (&pre.infos, &sample.infos, &batch.infos, &post.infos);
+        let sample_stage = then(
+            pre.bindings
+                .iter()
+                .chain(&sample.bindings)
+                .map(|b| quote!(#b))
+                .collect(),
+        );
+        let batch_stage = then(
+            batch
+                .bindings
+                .iter()
+                .chain(&post.bindings)
+                .map(|b| quote!(#b))
+                .collect(),
+        );
         let description = quote! {
             ::adl::graph::Description {
                 pre: ::std::vec![#(#pre_infos),*],
@@ -220,7 +248,12 @@ impl Generator {
         out: &mut Vec<TokenStream>,
     ) -> (TokenStream, TokenStream, Option<Ident>) {
         let mut cursor = cursor;
-        let before = self.chain(level.pre.iter().chain(&level.sample), Stage::Sample, &mut cursor, out);
+        let before = self.chain(
+            level.pre.iter().chain(&level.sample),
+            Stage::Sample,
+            &mut cursor,
+            out,
+        );
         let mut pre_steps: Vec<TokenStream> = before.bindings.iter().map(|b| quote!(#b)).collect();
         let mut post_steps = Vec::new();
 
@@ -233,7 +266,11 @@ impl Generator {
             (Routing::Fields, Some(ty)) => {
                 let span = syn::spanned::Spanned::span(ty);
                 let split = self.ident("split", span);
-                let fields: Vec<&Ident> = parallel.branches.iter().filter_map(|b| b.field.as_ref()).collect();
+                let fields: Vec<&Ident> = parallel
+                    .branches
+                    .iter()
+                    .filter_map(|b| b.field.as_ref())
+                    .collect();
                 let nested = fields
                     .iter()
                     .rev()
@@ -260,12 +297,15 @@ impl Generator {
                 let witness = ty.as_ref().map(|ty| {
                     let span = syn::spanned::Spanned::span(ty);
                     if let Some(before) = &cursor {
-                        out.push(quote_spanned!(span=> ::adl::graph::assert_gives(&#before, |_: #ty| ());));
+                        out.push(quote_spanned!(span=> ::adl::graph::assert_gives(&#before, &|_: #ty| ());));
                     }
                     let witness = self.ident("value", span);
                     out.push(quote_spanned! {span=>
                         let #witness = ::adl::graph::Witness::<<#ty as ::adl::transform::Keyed>::Value>::new();
                     });
+                    // The named type is the pipeline's input: the identity
+                    // on it pins the raw sample type for inference.
+                    pre_steps.push(quote_spanned!(span=> |#sample: #ty| #sample));
                     witness
                 });
                 witnesses = vec![witness; parallel.branches.len()];
@@ -282,7 +322,10 @@ impl Generator {
             let description = self.ident("branch_description", span);
             if known {
                 let output = self.ident("branch_output", span);
-                let (d, o) = (format_ident!("__adl_d", span = span), format_ident!("__adl_o", span = span));
+                let (d, o) = (
+                    format_ident!("__adl_d", span = span),
+                    format_ident!("__adl_o", span = span),
+                );
                 out.push(quote! {
                     let ((#pipeline, #description), #output) = {
                         let (#d, #o) = #block;
@@ -330,7 +373,12 @@ impl Generator {
             }
             _ => {}
         }
-        let after = self.chain(level.batch.iter().chain(&level.post), Stage::Batch, &mut cursor, out);
+        let after = self.chain(
+            level.batch.iter().chain(&level.post),
+            Stage::Batch,
+            &mut cursor,
+            out,
+        );
         post_steps.extend(after.bindings.iter().map(|b| quote!(#b)));
 
         let mut pipeline = branch_pipeline;
@@ -362,8 +410,14 @@ impl Generator {
 /// own, so that their names shadow nothing the user wrote.
 fn merge(fields: &[&Ident]) -> TokenStream {
     let params: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("T{}", i)).collect();
-    let nested_ty = params.iter().rev().fold(quote!(()), |rest, p| quote!((#p, #rest)));
-    let nested_pat = fields.iter().rev().fold(quote!(()), |rest, f| quote!((#f, #rest)));
+    let nested_ty = params
+        .iter()
+        .rev()
+        .fold(quote!(()), |rest, p| quote!((#p, #rest)));
+    let nested_pat = fields
+        .iter()
+        .rev()
+        .fold(quote!(()), |rest, f| quote!((#f, #rest)));
     quote! {{
         /// The batch of a parallel form: one field per branch.
         #[derive(Debug, Clone, PartialEq)]

@@ -39,7 +39,7 @@ pub(crate) enum Entry {
     /// `keyword: a -> b -> c`.
     Stage(StageEntry),
     /// `Frame { radar: { ... }, ... }` or `{ "radar": { ... }, ... }`.
-    Parallel(Parallel),
+    Parallel(Box<Parallel>),
 }
 
 /// `keyword: a -> b -> c` (the keyword is not checked yet).
@@ -155,12 +155,12 @@ fn body(input: ParseStream, entries: &mut Vec<Entry>, errors: &mut Vec<syn::Erro
         // The level is a keyed parallel form by itself: `"radar": { ... }`.
         let span = input.span();
         let branches = branches(input, errors);
-        entries.push(Entry::Parallel(Parallel {
+        entries.push(Entry::Parallel(Box::new(Parallel {
             ty: None,
             span,
             braces: span,
             branches,
-        }));
+        })));
         return;
     }
     while !input.is_empty() {
@@ -204,12 +204,12 @@ fn entry(input: ParseStream, errors: &mut Vec<syn::Error>) -> syn::Result<Entry>
     if input.peek(syn::token::Brace) {
         let (group, span) = brace_group(input)?;
         let branches = nested_branches(group, errors);
-        return Ok(Entry::Parallel(Parallel {
+        return Ok(Entry::Parallel(Box::new(Parallel {
             ty: None,
             span,
             braces: span,
             branches,
-        }));
+        })));
     }
     let start = input.span();
     let ty: Type = input.parse().map_err(|_| {
@@ -226,12 +226,12 @@ fn entry(input: ParseStream, errors: &mut Vec<syn::Error>) -> syn::Result<Entry>
     }
     let (group, braces) = brace_group(input)?;
     let branches = nested_branches(group, errors);
-    Ok(Entry::Parallel(Parallel {
+    Ok(Entry::Parallel(Box::new(Parallel {
         ty: Some(ty),
         span: start,
         braces,
         branches,
-    }))
+    })))
 }
 
 /// `chain := node ("->" node)*` (arrows already rewritten to `=>`).
@@ -332,12 +332,12 @@ fn branch(input: ParseStream, errors: &mut Vec<syn::Error>) -> syn::Result<Branc
         let branches = nested_branches(group, errors);
         Body {
             span,
-            entries: vec![Entry::Parallel(Parallel {
+            entries: vec![Entry::Parallel(Box::new(Parallel {
                 ty: Some(ty),
                 span,
                 braces,
                 branches,
-            })],
+            }))],
         }
     };
     Ok(Branch { name, body, span })

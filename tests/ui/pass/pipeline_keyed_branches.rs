@@ -25,8 +25,11 @@ fn main() {
     };
     assert_eq!(run(&bare, vec![raw()]).unwrap()["a"][0], 2);
     assert_eq!(run(&braced, vec![raw()]).unwrap()["b"][0], 2);
-    let map: HashMap<String, i64> = raw().into_iter().collect();
-    assert_eq!(run(&typed, vec![map]).unwrap()["a"][0], 2);
+    // The sample type also tells the pipeline what it takes.
+    assert_eq!(
+        run(&typed, vec![raw().into_iter().collect()]).unwrap()["a"][0],
+        2
+    );
 
     // A keyed form inside a struct form.
     struct Sample {

@@ -41,7 +41,13 @@ fn main() {
 
     let only_collate = pipeline! { collate: default };
     let trailing_comma = pipeline! { sample: double, collate: default, };
-    assert_eq!(run(&only_collate, vec![1i64]).unwrap(), Array1::from(vec![1i64]));
-    assert_eq!(run(&trailing_comma, vec![1i64]).unwrap(), Array1::from(vec![2i64]));
+    assert_eq!(
+        run(&only_collate, vec![1i64]).unwrap(),
+        Array1::from(vec![1i64])
+    );
+    assert_eq!(
+        run(&trailing_comma, vec![1i64]).unwrap(),
+        Array1::from(vec![2i64])
+    );
     assert!(p.graph().check().is_empty());
 }

@@ -27,7 +27,10 @@ fn mean(b: Array1<f32>) -> f32 {
 
 fn frame(i: i64) -> Frame {
     Frame {
-        radar: Radar { range: i as f32, doppler: vec![1.0, 2.0] },
+        radar: Radar {
+            range: i as f32,
+            doppler: vec![1.0, 2.0],
+        },
         label: i,
         name: format!("f{i}"),
     }
