@@ -75,7 +75,6 @@ pub use adl_graph as engine;
 
 /// The names most programs need, in one `use adl::prelude::*;`.
 pub mod prelude {
-    pub use adl_macros::{Collate, pipeline, transform};
     pub use adl_core::collate::{Collatable, DefaultCollate};
     pub use adl_core::pipeline::{
         IdentityCollate, ParallelPipelines, SequencePipeline, Stages, collate_fn,
@@ -87,4 +86,5 @@ pub mod prelude {
         Collate, Concat, Dataset, Error, InMemory, Indices, Metadata, Pipeline, Record, Recording,
         Result, Sensor, Series, Synchronization, Timestamps, Trace, Transform,
     };
+    pub use adl_macros::{Collate, pipeline, transform};
 }
