@@ -20,13 +20,25 @@
 //! prints the number of synchronized samples and, for every sensor, the
 //! largest time gap to the reference over those samples. A topic the log
 //! lacks is reported and left out.
+//!
+//! Then it runs the pipeline of `examples/shared/px4_pipeline.rs`, written
+//! with the DSL (`#[transform]` nodes wired by `pipeline!`, one branch per
+//! part of the sample), over the trace in batches of 8, prints the first
+//! batch, and checks the pipeline's graph with the planner. `--dot FILE`
+//! writes that graph as Graphviz DOT.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use adl::pipes::DatasetExt;
 use adl::px4::{Px4Log, TopicSensor};
 use adl::sync::Nearest;
 use adl::{Dataset, Metadata, Recording, Sensor};
+
+// Shared with tests/example_graphs.rs, hence `pub` items in a private module.
+#[path = "shared/px4_pipeline.rs"]
+#[allow(unreachable_pub)]
+mod px4_pipeline;
 
 /// The sensors of the trace: a role and the topic names that fill it, the
 /// first present wins.
@@ -37,29 +49,33 @@ const ROLES: [(&str, &[&str]); 4] = [
     ("GPS", &["vehicle_gps_position", "sensor_gps"]),
 ];
 
-const USAGE: &str = "usage: px4_trace [LOG] [--reference NAME] [--tolerance SECONDS]\n\
+const USAGE: &str = "usage: px4_trace [LOG] [--reference NAME] [--tolerance SECONDS] [--dot FILE]\n\
      \n  LOG                 a PX4 .ulg file (default: tests/data/px4/pixhawk4-sample-small.ulg)\
      \n  --reference NAME    the sensor whose samples are the rows (default: the GPS)\
      \n  --tolerance SECONDS the largest |t_sensor - t_reference| of a row\
-     \n                      (default: half the period of the slowest other sensor)";
+     \n                      (default: half the period of the slowest other sensor)\
+     \n  --dot FILE          write the pipeline's graph as Graphviz DOT";
 
 /// The command line.
 struct Args {
     log: PathBuf,
     reference: Option<String>,
     tolerance: Option<f64>,
+    dot: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Option<Args>, String> {
     let mut log = None;
     let mut reference = None;
     let mut tolerance = None;
+    let mut dot = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().ok_or(format!("{flag} needs a value\n{USAGE}"));
         match arg.as_str() {
             "-h" | "--help" => return Ok(None),
             "--reference" => reference = Some(value("--reference")?),
+            "--dot" => dot = Some(PathBuf::from(value("--dot")?)),
             "--tolerance" => {
                 let text = value("--tolerance")?;
                 let seconds: f64 = text
@@ -81,6 +97,7 @@ fn parse_args() -> Result<Option<Args>, String> {
         log,
         reference,
         tolerance,
+        dot,
     }))
 }
 
@@ -246,5 +263,45 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             gap
         );
     }
+
+    run_pipeline(&trace, args.dot.as_deref())
+}
+
+/// Run the DSL pipeline over the trace in batches of 8, print the first
+/// batch and what the planner says of the graph.
+fn run_pipeline(
+    trace: &Recording<&TopicSensor>,
+    dot: Option<&std::path::Path>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let pipeline = px4_pipeline::flight_pipeline();
+    let plan = adl::engine::Planner.plan(pipeline.graph())?;
+    println!(
+        "\npipeline (pipeline! in examples/shared/px4_pipeline.rs): {} nodes, {} paths, \
+         every composition rule holds",
+        plan.transforms().count(),
+        plan.paths().len()
+    );
+    if let Some(path) = dot {
+        std::fs::write(path, plan.to_dot())?;
+        println!("graph written to {}", path.display());
+    }
+    let mut batches = 0;
+    for samples in trace.batch(8)?.iter() {
+        let batch = adl::pipeline::run(&pipeline, samples?)?;
+        if batches == 0 {
+            println!(
+                "first batch: imu.gyro {:?}, imu.accel {:?}, pose.attitude {:?}, pose.position {:?}, pose.altitude {:?}",
+                batch.imu.gyro.shape(),
+                batch.imu.accel.shape(),
+                batch.pose.attitude.shape(),
+                batch.pose.position.shape(),
+                batch.pose.altitude.shape()
+            );
+            println!("  accel[0] in g: {:.3}", batch.imu.accel.row(0));
+            println!("  altitude (m): {:.1}", batch.pose.altitude);
+        }
+        batches += 1;
+    }
+    println!("{batches} batches of up to 8 samples");
     Ok(())
 }

@@ -37,6 +37,16 @@ struct Strategies {
     track: Array2<f32>,
 }
 
+/// Field names that the generated code also uses for its own locals.
+#[derive(Collate)]
+struct Shadowing {
+    position: u8,
+    item: u8,
+    first: u8,
+    len: u8,
+    e: u8,
+}
+
 #[derive(Collate)]
 struct Generic<T> {
     value: T,
@@ -191,4 +201,21 @@ fn non_contiguous_arrays_are_copied_in_logical_order() {
     let t = array![[1, 2], [3, 4]].reversed_axes(); // column-major view of [[1,3],[2,4]]
     let b = DefaultCollate.collate(vec![t.clone(), t]).unwrap();
     assert_eq!(b, array![[[1, 3], [2, 4]], [[1, 3], [2, 4]]]);
+}
+
+#[test]
+fn field_names_do_not_clash_with_generated_names() {
+    let s = |k: u8| Shadowing {
+        position: k,
+        item: k + 1,
+        first: k + 2,
+        len: k + 3,
+        e: k + 4,
+    };
+    let b: ShadowingBatch = DefaultCollate.collate(vec![s(0), s(10)]).unwrap();
+    assert_eq!(b.position, array![0u8, 10]);
+    assert_eq!(b.item, array![1u8, 11]);
+    assert_eq!(b.first, array![2u8, 12]);
+    assert_eq!(b.len, array![3u8, 13]);
+    assert_eq!(b.e, array![4u8, 14]);
 }

@@ -195,6 +195,12 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
     };
 
     let bindings: Vec<&Ident> = fields.iter().map(|f| &f.binding).collect();
+    // Locals for the destructured fields, prefixed so that no field name
+    // (`position`, `item`...) shadows the generated code's own names.
+    let locals: Vec<Ident> = fields
+        .iter()
+        .map(|f| format_ident!("__adl_field_{}", f.binding))
+        .collect();
     let members: Vec<&syn::Member> = fields.iter().map(|f| &f.member).collect();
     let field_vis: Vec<&Visibility> = fields.iter().map(|f| &f.vis).collect();
     let batch_tys: Vec<TokenStream> = fields.iter().map(batch_ty).collect();
@@ -228,9 +234,9 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
         }
     };
     let destructure = if *named {
-        quote!(#name { #(#bindings),* })
+        quote!(#name { #(#members: #locals),* })
     } else {
-        quote!(#name ( #(#bindings),* ))
+        quote!(#name ( #(#locals),* ))
     };
     let finishes: Vec<TokenStream> = fields
         .iter()
@@ -262,9 +268,9 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
             type Batch = #batch #ty_generics;
             type Builder = #builder #ty_generics;
 
-            fn builder(first: &Self, len: usize) -> Self::Builder {
+            fn builder(__adl_first: &Self, __adl_len: usize) -> Self::Builder {
                 #builder {
-                    #(#bindings: <#strategies as #krate::collate::Strategy<#tys>>::builder(&first.#members, len),)*
+                    #(#bindings: <#strategies as #krate::collate::Strategy<#tys>>::builder(&__adl_first.#members, __adl_len),)*
                 }
             }
         }
@@ -272,10 +278,10 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
         impl #impl_generics #krate::collate::BatchBuilder<#name #ty_generics> for #builder #ty_generics #where_all {
             type Batch = #batch #ty_generics;
 
-            fn push(&mut self, item: #name #ty_generics, position: usize) -> #krate::Result<()> {
-                let #destructure = item;
+            fn push(&mut self, __adl_item: #name #ty_generics, __adl_position: usize) -> #krate::Result<()> {
+                let #destructure = __adl_item;
                 #(
-                    <#builder_tys as #krate::collate::BatchBuilder<#tys>>::push(&mut self.#bindings, #bindings, position)
+                    <#builder_tys as #krate::collate::BatchBuilder<#tys>>::push(&mut self.#bindings, #locals, __adl_position)
                         .map_err(|e| e.within(#segments))?;
                 )*
                 Ok(())

@@ -1,0 +1,70 @@
+//! The graphs of the examples' pipelines, as the planner draws them
+//! (insta snapshots of the DOT), and a run of each on real data.
+
+#[path = "../examples/shared/px4_pipeline.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod px4_pipeline;
+
+use adl::engine::Planner;
+use adl::pipes::DatasetExt;
+use adl::px4::Px4Log;
+use adl::sync::Nearest;
+use adl::{Dataset, Recording};
+
+#[test]
+fn px4_pipeline_graph() {
+    let pipeline = px4_pipeline::flight_pipeline();
+    assert_eq!(
+        pipeline.graph().check(),
+        vec![],
+        "the example's pipeline breaks a rule"
+    );
+    let plan = Planner
+        .plan(pipeline.graph())
+        .expect("the example's pipeline plans");
+    insta::assert_snapshot!(plan.to_dot());
+}
+
+#[test]
+fn px4_pipeline_runs_on_both_logs() {
+    for log in ["pixhawk4-sample-small.ulg", "cube-orange-vtol-small.ulg"] {
+        let path = format!("{}/tests/data/px4/{log}", env!("CARGO_MANIFEST_DIR"));
+        let log = Px4Log::open(&path).unwrap();
+        let sensors = [
+            "sensor_combined",
+            "vehicle_attitude",
+            "vehicle_local_position",
+            "vehicle_gps_position",
+        ]
+        .map(|name| log.sensor(name).unwrap())
+        .to_vec();
+        let trace = Recording::new(
+            "px4",
+            sensors,
+            &Nearest::new("vehicle_gps_position", 0.05).unwrap(),
+        )
+        .unwrap();
+        let pipeline = px4_pipeline::flight_pipeline();
+        let mut seen = 0;
+        for samples in (&trace).batch(8).unwrap().iter() {
+            let batch = adl::pipeline::run(&pipeline, samples.unwrap()).unwrap();
+            let n = batch.imu.gyro.nrows();
+            assert_eq!(batch.imu.accel.shape(), &[n, 3]);
+            assert_eq!(batch.pose.attitude.shape(), &[n, 4]);
+            assert_eq!(batch.pose.position.shape(), &[n, 3]);
+            // The batch node removed the batch's mean angular rate.
+            let mean = batch.imu.gyro.mean_axis(ndarray::Axis(0)).unwrap();
+            assert!(mean.iter().all(|m| m.abs() < 1e-5), "{mean}");
+            assert!(
+                batch
+                    .imu
+                    .accel
+                    .iter()
+                    .all(|a| a.is_finite() && a.abs() < 16.0),
+                "accel in g"
+            );
+            seen += n;
+        }
+        assert_eq!(seen, trace.len());
+    }
+}
