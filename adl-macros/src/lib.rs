@@ -1,9 +1,14 @@
 //! # adl-macros
 //!
 //! The procedural macros of adl, re-exported by the facade crate `adl`:
-//! `#[derive(Collate)]` today; `#[transform]` (typed transform nodes) and
-//! `pipeline!` (sample → collate → batch pipelines with parallel branches,
-//! checked at compile time) with the DSL work.
+//! `#[derive(Collate)]` (batch types), `#[transform]` (typed, named
+//! pipeline nodes) and `pipeline!` (sample → collate → batch pipelines with
+//! parallel branches, checked at compile time). The DSL reference, with
+//! every form and every error, is `docs/dsl.md`.
+//!
+//! The composition rules are not here: they are data in
+//! `adl_core::graph::Rule`, shared with the planner; this crate renders
+//! them as spanned errors.
 //!
 //! This crate stays thin, in the style of serde_derive: each entry point
 //! parses, checks and generates, each phase a plain function on
