@@ -20,7 +20,7 @@ use proptest::prelude::*;
 fn record<T>(pairs: Vec<(&str, T)>) -> Record<T> {
     let (names, values): (Vec<String>, Vec<T>) =
         pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).unzip();
-    Record::new(Arc::from(names), values)
+    Record::new(Arc::from(names), values).expect("as many names as values")
 }
 
 fn btree<T>(pairs: Vec<(&str, T)>) -> BTreeMap<String, T> {

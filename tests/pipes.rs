@@ -765,10 +765,7 @@ fn with_meta_on_records_and_btreemaps() {
             } else {
                 vec!["imu".into(), "meta".into()]
             };
-            Ok(Record::new(
-                names.into(),
-                vec![format!("a{i}"), format!("b{i}")],
-            ))
+            Record::new(names.into(), vec![format!("a{i}"), format!("b{i}")])
         }
     }
     let ds = Records.with_meta("trace-1".to_owned());

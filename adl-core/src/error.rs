@@ -29,7 +29,7 @@ pub enum Error {
     /// Timestamps go backwards.
     #[error(
         "sensor `{sensor}`: timestamps are not sorted: [{index}] = {value} comes after [{}] = {previous}",
-        index - 1
+        index.saturating_sub(1)
     )]
     UnsortedTimestamps {
         /// The sensor whose timestamps are bad.

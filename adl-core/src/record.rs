@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use crate::{Error, Result};
+
 /// One value per sensor, in the trace's sensor order; what a
 /// [`Recording`](crate::Recording) returns for a global index.
 ///
@@ -11,9 +13,10 @@ use std::sync::Arc;
 /// ```
 /// use adl_core::Record;
 ///
-/// let r = Record::new(vec!["imu".into(), "gps".into()].into(), vec![1, 2]);
+/// let r = Record::new(vec!["imu".into(), "gps".into()].into(), vec![1, 2])?;
 /// assert_eq!(r["gps"], 2);
 /// assert_eq!(r.get("lidar"), None);
+/// # Ok::<(), adl_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record<T> {
@@ -22,8 +25,21 @@ pub struct Record<T> {
 }
 
 impl<T> Record<T> {
-    /// A record of `values`, named by `names` (same length and order).
-    pub fn new(names: Arc<[String]>, values: Vec<T>) -> Self {
+    /// A record of `values`, named by `names` (same length and order; a
+    /// different number of names and values is [`Error::InvalidParameter`]).
+    pub fn new(names: Arc<[String]>, values: Vec<T>) -> Result<Self> {
+        if names.len() != values.len() {
+            return Err(Error::invalid(
+                "record",
+                format!("{} names for {} values", names.len(), values.len()),
+            ));
+        }
+        Ok(Record { names, values })
+    }
+
+    /// A record whose names and values are known to match (they come from
+    /// the same trace, map or builder).
+    pub(crate) fn from_parts(names: Arc<[String]>, values: Vec<T>) -> Self {
         debug_assert_eq!(names.len(), values.len());
         Record { names, values }
     }

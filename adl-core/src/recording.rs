@@ -183,7 +183,7 @@ impl<S: Sensor> Dataset for Recording<S> {
             .zip(rows)
             .map(|(sensor, row)| sensor.get(row))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Record::new(self.names.clone(), values))
+        Ok(Record::from_parts(self.names.clone(), values))
     }
 }
 

@@ -257,7 +257,7 @@ impl<T: Clone> Sample<T> for HashMap<String, T> {
 impl<T: Clone> Sample<T> for Record<T> {
     fn from_map(m: BTreeMap<String, T>) -> Self {
         let (names, values): (Vec<String>, Vec<T>) = m.into_iter().unzip();
-        Record::new(Arc::from(names), values)
+        Record::new(Arc::from(names), values).expect("as many names as values")
     }
     fn to_map(self) -> BTreeMap<String, T> {
         self.into_iter().collect()
@@ -396,7 +396,8 @@ fn dataset_meta_case(case: &Value) -> Result<(), String> {
                 o.values().cloned().collect(),
             )
         })
-        .collect();
+        .collect::<adl::Result<_>>()
+        .map_err(|e| e.to_string())?;
     let ds = samples.with_meta(case["meta"].clone());
     let expected = &case["expected"];
     if ds.len() as u64 != expected["len"].as_u64().ok_or("no len")? {

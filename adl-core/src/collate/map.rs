@@ -126,7 +126,7 @@ impl<T: Collatable> BatchBuilder<Record<T>> for RecordBuilder<T> {
             .zip(self.values)
             .map(|(name, b)| b.finish().map_err(|e| e.within(format!(".{name}"))))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Record::new(self.names, values))
+        Ok(Record::from_parts(self.names, values))
     }
 }
 

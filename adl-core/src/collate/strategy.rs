@@ -198,13 +198,22 @@ impl<A: Clone + Default, D: RemoveAxis> BatchBuilder<Array<A, D>> for PadBuilder
         shape[0] = self.samples.len();
         shape[1] = longest;
         shape.slice_mut()[2..].copy_from_slice(&self.first_shape.slice()[1..]);
-        let mut data = Array::from_elem(shape, A::default());
-        for (slot, sample) in data.outer_iter_mut().zip(&self.samples) {
-            let rows = sample.len_of(Axis(0));
-            slot.into_dyn()
-                .slice_axis_mut(Axis(0), (0..rows).into())
-                .assign(&sample.view().into_dyn());
+        // One pass: each sample's rows, then its padding, straight into the
+        // batch buffer.
+        let row_len: usize = self.first_shape.slice()[1..].iter().product();
+        let mut values = Vec::with_capacity(self.samples.len() * longest * row_len);
+        for (sample, &rows) in self.samples.iter().zip(&lengths) {
+            match sample.as_slice() {
+                Some(contiguous) => values.extend_from_slice(contiguous),
+                None => values.extend(sample.iter().cloned()),
+            }
+            values.extend(std::iter::repeat_n(
+                A::default(),
+                (longest - rows) * row_len,
+            ));
         }
+        let data = Array::from_shape_vec(shape, values)
+            .map_err(|e| Error::collate(0, format!("cannot pad the batch: {e}")))?;
         let mask = Array2::from_shape_fn((self.samples.len(), longest), |(b, r)| r < lengths[b]);
         Ok(Padded {
             data,

@@ -39,10 +39,11 @@ impl std::fmt::Display for Stage {
 /// Where a node runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Device {
-    /// On the CPU (sample nodes on rayon, collate, batch nodes without a
+    /// On the CPU (sample nodes, the collate, batch nodes without a
     /// kernel).
     Cpu,
-    /// As an OpenCL kernel (batch nodes that declare one).
+    /// As an OpenCL kernel (batch nodes that declare one; the executor that
+    /// runs kernels is still to come, and such nodes run their Rust body).
     OpenCl,
 }
 

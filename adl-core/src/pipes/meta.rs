@@ -51,7 +51,7 @@ impl<V: Clone> MetaSample<V> for Record<V> {
             None => meta.clone(),
         };
         let names: Vec<String> = std::iter::once("meta".to_owned()).chain(others).collect();
-        Record::new(names.into(), std::iter::once(first).chain(values).collect())
+        Record::from_parts(names.into(), std::iter::once(first).chain(values).collect())
     }
 }
 

@@ -195,7 +195,7 @@ impl Sensor for TopicSensor {
             .iter()
             .map(|f| f.row(index).to_owned())
             .collect();
-        Ok(Record::new(self.field_names.clone(), values))
+        Ok(Record::from_parts(self.field_names.clone(), values))
     }
 }
 

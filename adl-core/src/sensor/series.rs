@@ -5,7 +5,9 @@ use crate::{Error, Result, Sensor, Timestamps};
 ///
 /// The loader is any `Fn(usize) -> Result<T>`: an array lookup, a file read,
 /// a decoder. `Series` checks the index against the timestamps before
-/// calling it, so the loader only sees `0..len`.
+/// calling it, so the loader only sees `0..len`; a loader error that is not
+/// already an [`Error::Load`] is wrapped in one naming the sensor and the
+/// index.
 ///
 /// ```
 /// use adl_core::{Sensor, Series, Timestamps};
@@ -69,6 +71,15 @@ impl<T, L: Fn(usize) -> Result<T>> Sensor for Series<L> {
                 len,
             ));
         }
-        (self.load)(index)
+        // A loader's own error gains the sensor and the index, unless it
+        // already says them.
+        (self.load)(index).map_err(|e| match e {
+            Error::Load { .. } => e,
+            other => Error::Load {
+                sensor: self.name.clone(),
+                index,
+                source: Box::new(other),
+            },
+        })
     }
 }

@@ -97,7 +97,7 @@ impl<T> Keyed for Record<T> {
     }
 
     fn assemble<U>(keys: &Arc<[String]>, values: Vec<U>) -> Record<U> {
-        Record::new(keys.clone(), values)
+        Record::from_parts(keys.clone(), values)
     }
 }
 
