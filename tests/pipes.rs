@@ -869,3 +869,18 @@ fn map_style_and_iterable_versions_agree() {
     let batches = ds().batch(4).unwrap();
     assert_eq!(samples(&batches), outcomes(&batches.iterable()));
 }
+
+#[test]
+fn a_failed_read_keeps_its_place_in_the_shuffled_order() {
+    let clean: Vec<_> = outcomes(&Stream::new(40).shuffle(8, 3).unwrap());
+    let failing: Vec<_> = outcomes(&Stream::failing(40, &[5, 17]).shuffle(8, 3).unwrap());
+    // Same order; the failed reads stand where their items would have.
+    let as_index = |o: &std::result::Result<usize, usize>| match o {
+        Ok(i) | Err(i) => *i,
+    };
+    assert_eq!(
+        clean.iter().map(as_index).collect::<Vec<_>>(),
+        failing.iter().map(as_index).collect::<Vec<_>>()
+    );
+    assert_eq!(failing.iter().filter(|o| o.is_err()).count(), 2);
+}

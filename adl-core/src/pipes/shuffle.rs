@@ -104,7 +104,9 @@ impl<S: IterableDataset> IterableDataset for Shuffle<S> {
 pub struct ShuffleIter<'a, S: IterableDataset + 'a> {
     inner: S::Iter<'a>,
     rng: SplitMix64,
-    buffer: Vec<S::Item>,
+    /// Failed reads are buffered like items, so that the order depends
+    /// only on the seed, not on which reads failed.
+    buffer: Vec<Result<S::Item>>,
     capacity: usize,
     exhausted: bool,
 }
@@ -116,11 +118,10 @@ impl<'a, S: IterableDataset + 'a> Iterator for ShuffleIter<'a, S> {
         while !self.exhausted {
             match self.inner.next() {
                 None => self.exhausted = true,
-                Some(Err(e)) => return Some(Err(e)),
-                Some(Ok(item)) if self.buffer.len() < self.capacity => self.buffer.push(item),
-                Some(Ok(item)) => {
+                Some(item) if self.buffer.len() < self.capacity => self.buffer.push(item),
+                Some(item) => {
                     let at = self.rng.below(self.buffer.len());
-                    return Some(Ok(std::mem::replace(&mut self.buffer[at], item)));
+                    return Some(std::mem::replace(&mut self.buffer[at], item));
                 }
             }
         }
@@ -128,7 +129,7 @@ impl<'a, S: IterableDataset + 'a> Iterator for ShuffleIter<'a, S> {
             return None;
         }
         let at = self.rng.below(self.buffer.len());
-        Some(Ok(self.buffer.swap_remove(at)))
+        Some(self.buffer.swap_remove(at))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
