@@ -181,6 +181,15 @@ impl<V, T, C, O> SameBranches<V, T, C, O> for NoBranch {
     }
 }
 
+/// Fewer values than branches: a caller of [`SameBranches`] broke its
+/// contract (one value per branch, in order).
+fn too_few(branch: &str) -> crate::Error {
+    crate::Error::invalid(
+        "keyed branches",
+        format!("no value left for branch `{branch}`: give one value per branch, in order"),
+    )
+}
+
 impl<V, P, Next> SameBranches<V, P::Transformed, P::Collated, P::Processed> for Branch<P, Next>
 where
     P: Pipeline<V>,
@@ -191,7 +200,7 @@ where
         values: &mut std::vec::IntoIter<V>,
         into: &mut Vec<P::Transformed>,
     ) -> Result<()> {
-        let value = values.next().expect("one value per branch");
+        let value = values.next().ok_or_else(|| too_few(self.name))?;
         into.push(
             self.pipeline
                 .sample(value)
@@ -205,7 +214,7 @@ where
         columns: &mut std::vec::IntoIter<Vec<P::Transformed>>,
         into: &mut Vec<P::Collated>,
     ) -> Result<()> {
-        let column = columns.next().expect("one column per branch");
+        let column = columns.next().ok_or_else(|| too_few(self.name))?;
         let batch = self
             .pipeline
             .collate(column)
@@ -219,7 +228,7 @@ where
         values: &mut std::vec::IntoIter<P::Collated>,
         into: &mut Vec<P::Processed>,
     ) -> Result<()> {
-        let value = values.next().expect("one value per branch");
+        let value = values.next().ok_or_else(|| too_few(self.name))?;
         into.push(
             self.pipeline
                 .batch(value)
