@@ -46,10 +46,15 @@ struct Parsed {
 fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
     let mut errors: Vec<syn::Error> = Vec::new();
     let mut krate: Path = syn::parse_quote!(::adl);
+    let mut krate_given = false;
     let mut derives = Vec::new();
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("collate")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("crate") {
+                if krate_given {
+                    return Err(meta.error("`crate` is given twice"));
+                }
+                krate_given = true;
                 let lit: syn::LitStr = meta.value()?.parse()?;
                 krate = lit.parse()?;
                 Ok(())
@@ -93,8 +98,15 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
     let mut fields = Vec::new();
     for (i, f) in raw_fields.into_iter().enumerate() {
         let mut strategy = Strategy::Stack;
+        let mut chosen = false;
         for attr in f.attrs.iter().filter(|a| a.path().is_ident("collate")) {
             let result = attr.parse_nested_meta(|meta| {
+                if chosen {
+                    return Err(
+                        meta.error("a field has one collate strategy; this one is given a second")
+                    );
+                }
+                chosen = true;
                 strategy = if meta.path.is_ident("list") {
                     Strategy::List
                 } else if meta.path.is_ident("concat") {
@@ -347,6 +359,14 @@ mod tests {
         insta::assert_snapshot!(expanded(quote! {
             #[collate(flatten)]
             struct Bad { #[collate(stack_twice)] a: u8, #[collate(transpose)] b: u8 }
+        }));
+    }
+
+    #[test]
+    fn conflicting_attributes_are_errors() {
+        insta::assert_snapshot!(expanded(quote! {
+            #[collate(crate = "a", crate = "b")]
+            struct Twice { #[collate(list, pad)] a: Vec<u8>, #[collate(list)] #[collate(concat)] b: u8 }
         }));
     }
 

@@ -75,6 +75,15 @@ impl Px4Log {
                 Err(error) => rejected.push((name, error)),
             }
         }
+        for (name, reason) in parsed.dropped {
+            rejected.push((
+                name,
+                Error::Source {
+                    path: shown.clone(),
+                    reason,
+                },
+            ));
+        }
         Ok(Px4Log {
             path: path.to_owned(),
             sensors,

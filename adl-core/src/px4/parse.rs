@@ -48,6 +48,8 @@ pub(crate) struct RawTopic {
 #[derive(Debug)]
 pub(crate) struct ParsedLog {
     pub(crate) topics: Vec<RawTopic>,
+    /// Rows that could not join their sensor: `(sensor name, why)`.
+    pub(crate) dropped: Vec<(String, String)>,
     pub(crate) completeness: Completeness,
 }
 
@@ -193,6 +195,7 @@ pub(crate) fn parse(path: &Path) -> Result<ParsedLog> {
     // Registered instances, with or without data, by (topic, instance).
     let mut topics: Vec<RawTopic> = Vec::new();
     let mut at: HashMap<(String, u8), usize> = HashMap::new();
+    let mut dropped = Vec::new();
     for collector in collectors.into_iter().flatten() {
         let mut raw = collector.topic;
         // Whole rows only (a row cut short cannot happen without a panic in
@@ -211,7 +214,17 @@ pub(crate) fn parse(path: &Path) -> Result<ParsedLog> {
                 topics[i].times.extend(raw.times);
                 topics[i].values.extend(raw.values);
             }
-            Some(_) => {}
+            // Logged again with other fields: the rows cannot join the
+            // sensor's columns; say so rather than drop them silently.
+            Some(&i) => dropped.push((
+                crate::px4::TopicSensor::sensor_name(&raw.topic, raw.instance),
+                format!(
+                    "{} rows logged again with {} columns instead of {}; those rows are left out",
+                    raw.times.len(),
+                    raw.columns.len(),
+                    topics[i].columns.len()
+                ),
+            )),
             None => {
                 at.insert(key, topics.len());
                 topics.push(raw);
@@ -230,6 +243,7 @@ pub(crate) fn parse(path: &Path) -> Result<ParsedLog> {
     topics.sort_by(|a, b| (&a.topic, a.instance).cmp(&(&b.topic, b.instance)));
     Ok(ParsedLog {
         topics,
+        dropped,
         completeness,
     })
 }
