@@ -8,13 +8,13 @@ use super::options::Options;
 /// A kernel only on a batch node (rule `kernel_on_sample_node`, at
 /// `opencl`). The kernel is dropped so that the expansion still follows.
 pub(crate) fn check(options: &mut Options, name: &str, errors: &mut Errors) {
-    if options.stage == Stage::Sample {
-        if let Some(kernel) = options.kernel.take() {
-            errors.push(rule_error(
-                Rule::KernelOnSampleNode,
-                kernel.key.span(),
-                &[("node", name)],
-            ));
-        }
+    if options.stage == Stage::Sample
+        && let Some(kernel) = options.kernel.take()
+    {
+        errors.push(rule_error(
+            Rule::KernelOnSampleNode,
+            kernel.key.span(),
+            &[("node", name)],
+        ));
     }
 }
