@@ -106,7 +106,7 @@ fn flattens_in_order_including_empty_outputs() {
     assert_eq!(empty.len(), Some(0));
     assert!(ok_items(&empty).is_empty());
     // Any IntoIterator: an Option, a range.
-    let some = Numbers::new(4).flat_map(|n: usize| Ok((n % 2 == 0).then_some(n)));
+    let some = Numbers::new(4).flat_map(|n: usize| Ok(n.is_multiple_of(2).then_some(n)));
     assert_eq!(ok_items(&some), [0, 2]);
     let ranges = Stream(4).flat_map(|n: usize| Ok(0..n));
     assert_eq!(ranges.len(), None);
@@ -303,7 +303,7 @@ fn worker_threads_process_every_item_exactly_once() {
 #[test]
 fn iterable_sources_can_be_sharded() {
     let ds = Stream(20)
-        .filter(|n: &usize| n % 3 != 0)
+        .filter(|n: &usize| !n.is_multiple_of(3))
         .flat_map(|n: usize| Ok(vec![n; 2]));
     let mut union: Vec<usize> = (0..3)
         .flat_map(|w| ok_items(&ds.shard(w, 3).unwrap()))

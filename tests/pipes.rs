@@ -217,7 +217,7 @@ fn map_takes_any_transform() {
 #[test]
 fn try_map_errors_carry_the_index_and_source_errors_pass_unchanged() {
     let half = |x: usize| {
-        if x % 2 == 0 {
+        if x.is_multiple_of(2) {
             Ok(x / 2)
         } else {
             Err(Error::invalid("x", format!("{x} is odd")))
@@ -707,7 +707,7 @@ fn cached_streams_replay_a_complete_pass() {
     assert_eq!(source.reads(), reads, "replayed without reading");
 
     // An unknown length becomes known once a pass is kept.
-    let filtered = Stream::new(6).filter(|x: &usize| x % 3 == 0).cache();
+    let filtered = Stream::new(6).filter(|x: &usize| x.is_multiple_of(3)).cache();
     assert_eq!(filtered.len(), None);
     assert_eq!(ok_items(&filtered), [0, 3]);
     assert_eq!(filtered.len(), Some(2));
@@ -807,7 +807,7 @@ fn nothing_is_read_before_iteration_starts() {
         .batch(2)
         .unwrap();
     let stream = (&source)
-        .filter(|x: &usize| x % 2 == 0)
+        .filter(|x: &usize| x.is_multiple_of(2))
         .map(|x: usize| x * 2)
         .concat((&source).iterable())
         .flat_map(|x: usize| Ok(vec![x, x]))
