@@ -707,7 +707,9 @@ fn cached_streams_replay_a_complete_pass() {
     assert_eq!(source.reads(), reads, "replayed without reading");
 
     // An unknown length becomes known once a pass is kept.
-    let filtered = Stream::new(6).filter(|x: &usize| x.is_multiple_of(3)).cache();
+    let filtered = Stream::new(6)
+        .filter(|x: &usize| x.is_multiple_of(3))
+        .cache();
     assert_eq!(filtered.len(), None);
     assert_eq!(ok_items(&filtered), [0, 3]);
     assert_eq!(filtered.len(), Some(2));

@@ -2,7 +2,7 @@
 
 use super::{
     Batch, Cache, Chain, DatasetIter, DatasetMeta, Enumerate, Filter, FlatMap, Iterable,
-    IterableDataset, Map, Shuffle, Shuffled, Skip, Take, TryFn, Window, Zip,
+    IterableDataset, Map, ResultFn, Shuffle, Shuffled, Skip, Take, Windows, Zip,
 };
 use crate::{Dataset, Result, Transform};
 
@@ -49,11 +49,11 @@ pub trait DatasetExt: Dataset + Sized {
     /// A fallible function applied to every sample; its errors are the
     /// samples' errors ([`Error::Pipe`](crate::Error::Pipe) `"map"`).
     /// Map-style; length `L`.
-    fn try_map<F, Out>(self, function: F) -> Map<Self, TryFn<F>>
+    fn try_map<F, Out>(self, function: F) -> Map<Self, ResultFn<F>>
     where
         F: Fn(Self::Sample) -> Result<Out>,
     {
-        Map::new(self, TryFn(function))
+        Map::new(self, ResultFn(function))
     }
 
     /// The samples for which `predicate` is true: [`Filter`]. Iterable;
@@ -122,11 +122,11 @@ pub trait DatasetExt: Dataset + Sized {
     }
 
     /// Sliding windows of `size` samples, one every `step` (1 for every
-    /// position): [`Window`]. Map-style; length `(L - size) / step + 1`,
+    /// position): [`Windows`]. Map-style; length `(L - size) / step + 1`,
     /// or 0. A zero size or step is an
     /// [`Error::InvalidParameter`](crate::Error::InvalidParameter).
-    fn window(self, size: usize, step: usize) -> Result<Window<Self>> {
-        Window::new(self, size, step)
+    fn window(self, size: usize, step: usize) -> Result<Windows<Self>> {
+        Windows::new(self, size, step)
     }
 
     /// Samples memoised after their first read: [`Cache`]. Map-style;
@@ -176,11 +176,11 @@ pub trait IterableExt: IterableDataset + Sized {
     /// A fallible function applied to every item; its errors are `Err`
     /// items ([`Error::Pipe`](crate::Error::Pipe) `"map"`). Length: the
     /// source's.
-    fn try_map<F, Out>(self, function: F) -> Map<Self, TryFn<F>>
+    fn try_map<F, Out>(self, function: F) -> Map<Self, ResultFn<F>>
     where
         F: Fn(Self::Item) -> Result<Out>,
     {
-        Map::new(self, TryFn(function))
+        Map::new(self, ResultFn(function))
     }
 
     /// The items for which `predicate` is true: [`Filter`]. Length `None`.
@@ -240,14 +240,14 @@ pub trait IterableExt: IterableDataset + Sized {
         Skip::new(self, n)
     }
 
-    /// Sliding windows of `size` items, one every `step`: [`Window`].
+    /// Sliding windows of `size` items, one every `step`: [`Windows`].
     /// Length `(L - size) / step + 1`, or 0, or `None`. A zero size or
     /// step is an [`Error::InvalidParameter`](crate::Error::InvalidParameter).
-    fn window(self, size: usize, step: usize) -> Result<Window<Self>>
+    fn window(self, size: usize, step: usize) -> Result<Windows<Self>>
     where
         Self::Item: Clone,
     {
-        Window::new(self, size, step)
+        Windows::new(self, size, step)
     }
 
     /// The first complete pass kept in memory and replayed: [`Cache`].

@@ -137,12 +137,12 @@ impl<'a, S: IterableDataset + 'a, T: Transform<S::Item>> Iterator for MapIter<'a
 /// [`try_map`](super::DatasetExt::try_map).
 ///
 /// (A plain closure returning `Result` is a transform whose output *is* a
-/// `Result`; wrap it in `TryFn` to make its errors the transform's.)
+/// `Result`; wrap it in `ResultFn` to make its errors the transform's.)
 ///
 /// ```
-/// use adl_core::{Error, Transform, pipes::TryFn};
+/// use adl_core::{Error, Transform, pipes::ResultFn};
 ///
-/// let half = TryFn(|x: u32| {
+/// let half = ResultFn(|x: u32| {
 ///     if x % 2 == 0 { Ok(x / 2) } else { Err(Error::invalid("x", "odd")) }
 /// });
 /// assert_eq!(half.apply(4)?, 2);
@@ -150,9 +150,9 @@ impl<'a, S: IterableDataset + 'a, T: Transform<S::Item>> Iterator for MapIter<'a
 /// # Ok::<(), adl_core::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy)]
-pub struct TryFn<F>(pub F);
+pub struct ResultFn<F>(pub F);
 
-impl<In, Out, F: Fn(In) -> Result<Out>> Transform<In> for TryFn<F> {
+impl<In, Out, F: Fn(In) -> Result<Out>> Transform<In> for ResultFn<F> {
     type Output = Out;
 
     fn apply(&self, input: In) -> Result<Out> {

@@ -68,7 +68,7 @@
 //! | [`enumerate`](DatasetExt::enumerate) | map-style [`Enumerate`] | `L` |
 //! | [`take`](DatasetExt::take) | map-style [`Take`] | `min(n, L)` (iterable: `Some(0)` for `n = 0`) |
 //! | [`skip`](DatasetExt::skip) | map-style [`Skip`] | `L - n`, at least 0 |
-//! | [`window`](DatasetExt::window) | map-style [`Window`] | `(L - size) / step + 1` if `L >= size`, else 0 |
+//! | [`window`](DatasetExt::window) | map-style [`Windows`] | `(L - size) / step + 1` if `L >= size`, else 0 |
 //! | [`cache`](DatasetExt::cache) | map-style [`Cache`] | `L` (iterable: exact once a full pass is cached) |
 //! | [`with_meta`](DatasetExt::with_meta) | map-style [`DatasetMeta`] | `L` |
 //!
@@ -123,13 +123,13 @@ pub use ext::{DatasetExt, IterableExt};
 pub use filter::{Filter, FilterIter};
 pub use flat_map::{FlatMap, FlatMapIter, FlatMapShard, OnError, SkipCounts};
 pub use iterable::{DatasetIter, Iterable};
-pub use map::{Map, MapIter, TransformedDataset, TryFn};
+pub use map::{Map, MapIter, ResultFn, TransformedDataset};
 pub use meta::{DatasetMeta, MetaIter, MetaSample};
 pub use shuffle::{Shuffle, ShuffleIter};
 pub use shuffled::Shuffled;
 pub use skip::{Skip, SkipIter};
 pub use take::{Take, TakeIter};
-pub use window::{Window, WindowIter};
+pub use window::{Windows, WindowsIter};
 pub use zip::{Zip, ZipIter};
 
 use crate::{BoxError, Error, Result};

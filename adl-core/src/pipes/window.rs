@@ -1,4 +1,4 @@
-//! [`Window`]: sliding windows of consecutive samples.
+//! [`Windows`]: sliding windows of consecutive samples.
 
 use std::collections::VecDeque;
 
@@ -43,17 +43,17 @@ use crate::{Dataset, Error, Result};
 /// # Ok::<(), adl_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct Window<S> {
+pub struct Windows<S> {
     source: S,
     size: usize,
     step: usize,
 }
 
-impl<S> Window<S> {
+impl<S> Windows<S> {
     /// Windows of `size` samples of `source`, one every `step` samples.
     /// A zero size or step is an [`Error::InvalidParameter`].
     pub fn new(source: S, size: usize, step: usize) -> Result<Self> {
-        Ok(Window {
+        Ok(Windows {
             source,
             size: nonzero("window size", size)?,
             step: nonzero("window step", step)?,
@@ -84,7 +84,7 @@ impl<S> Window<S> {
     }
 }
 
-impl<S: Dataset> Dataset for Window<S> {
+impl<S: Dataset> Dataset for Windows<S> {
     type Sample = Vec<S::Sample>;
 
     fn len(&self) -> usize {
@@ -104,18 +104,18 @@ impl<S: Dataset> Dataset for Window<S> {
     }
 }
 
-impl<S: IterableDataset> IterableDataset for Window<S>
+impl<S: IterableDataset> IterableDataset for Windows<S>
 where
     S::Item: Clone,
 {
     type Item = Vec<S::Item>;
     type Iter<'a>
-        = WindowIter<'a, S>
+        = WindowsIter<'a, S>
     where
         Self: 'a;
 
-    fn iter(&self) -> WindowIter<'_, S> {
-        WindowIter {
+    fn iter(&self) -> WindowsIter<'_, S> {
+        WindowsIter {
             inner: self.source.iter(),
             size: self.size,
             step: self.step,
@@ -144,8 +144,8 @@ enum Slot<T> {
     },
 }
 
-/// The iterator of an iterable [`Window`].
-pub struct WindowIter<'a, S: IterableDataset + 'a> {
+/// The iterator of an iterable [`Windows`].
+pub struct WindowsIter<'a, S: IterableDataset + 'a> {
     inner: S::Iter<'a>,
     size: usize,
     step: usize,
@@ -158,7 +158,7 @@ pub struct WindowIter<'a, S: IterableDataset + 'a> {
     done: bool,
 }
 
-impl<'a, S: IterableDataset + 'a> WindowIter<'a, S> {
+impl<'a, S: IterableDataset + 'a> WindowsIter<'a, S> {
     /// Buffer the item at `self.position`.
     fn push(&mut self, item: Result<S::Item>) {
         let index = self.position;
@@ -174,7 +174,7 @@ impl<'a, S: IterableDataset + 'a> WindowIter<'a, S> {
     }
 }
 
-impl<'a, S: IterableDataset + 'a> Iterator for WindowIter<'a, S>
+impl<'a, S: IterableDataset + 'a> Iterator for WindowsIter<'a, S>
 where
     S::Item: Clone,
 {
