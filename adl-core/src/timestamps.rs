@@ -67,6 +67,14 @@ impl Timestamps {
         Ok(())
     }
 
+    /// [`validate`](Timestamps::validate) every `(sensor, timestamps)` pair,
+    /// as a [`Synchronization`](crate::Synchronization) receives them.
+    pub fn validate_all(timestamps: &[(&str, &[f64])]) -> Result<()> {
+        timestamps
+            .iter()
+            .try_for_each(|(sensor, values)| Self::validate(sensor, values))
+    }
+
     /// The timestamps as a slice.
     pub fn as_slice(&self) -> &[f64] {
         &self.values

@@ -82,9 +82,7 @@ impl<S: Synchronization> Synchronization for Decimate<S> {
         let Some(reference) = &self.reference else {
             return self.inner.synchronize(timestamps)?.every_nth(self.factor);
         };
-        for (name, times) in timestamps {
-            Timestamps::validate(name, times)?;
-        }
+        Timestamps::validate_all(timestamps)?;
         let Some(at) = timestamps.iter().position(|(n, _)| n == reference) else {
             return Err(Error::UnknownSensor {
                 role: "decimated",

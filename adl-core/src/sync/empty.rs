@@ -18,9 +18,7 @@ pub struct Empty;
 
 impl Synchronization for Empty {
     fn synchronize(&self, timestamps: &[(&str, &[f64])]) -> Result<Indices> {
-        for (name, times) in timestamps {
-            Timestamps::validate(name, times)?;
-        }
+        Timestamps::validate_all(timestamps)?;
         Ok(Indices::empty(timestamps.iter().map(|(n, _)| *n)))
     }
 }

@@ -136,9 +136,7 @@ pub(crate) fn reference_rows<'a>(
     timestamps: &[(&str, &'a [f64])],
     needed_for: &'static str,
 ) -> Result<&'a [f64]> {
-    for (name, times) in timestamps {
-        crate::Timestamps::validate(name, times)?;
-    }
+    crate::Timestamps::validate_all(timestamps)?;
     let Some(&(_, reference_times)) = timestamps.iter().find(|(n, _)| *n == reference) else {
         return Err(Error::UnknownSensor {
             role: "reference",
