@@ -92,6 +92,25 @@ fn bench(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
+    // Samples just made (in cache), as when a sample stage has just
+    // produced them: one fresh clone right before each timed collation.
+    g.bench_function("adl DefaultCollate, samples in cache", |b| {
+        b.iter_batched(
+            || w2.clone(),
+            |s| drop(black_box(DefaultCollate.collate(s).unwrap())),
+            BatchSize::PerIteration,
+        )
+    });
+    g.bench_function("memcpy into a fresh buffer, samples in cache", |b| {
+        b.iter_batched(
+            || w2.clone(),
+            |s| {
+                let parts: Vec<&[f32]> = s.iter().map(|a| a.as_slice().unwrap()).collect();
+                drop(black_box(memcpy_fresh(&parts)))
+            },
+            BatchSize::PerIteration,
+        )
+    });
     let mut reused = vec![0f32; w2_bytes as usize / 4];
     g.bench_function("memcpy into a reused buffer", |b| {
         b.iter_batched(
