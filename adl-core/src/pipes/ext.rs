@@ -89,6 +89,10 @@ pub trait DatasetExt: Dataset + Sized {
     /// shorter (see [`Batch::drop_last`]): [`Batch`]. Map-style; length
     /// `ceil(L / size)`. A zero size is an
     /// [`Error::InvalidParameter`](crate::Error::InvalidParameter).
+    ///
+    /// (Unlike [`Sensor::stream_batches`](crate::Sensor::stream_batches),
+    /// which follows the reference and yields only full batches, the
+    /// partial last batch is kept unless dropped.)
     fn batch(self, size: usize) -> Result<Batch<Self>> {
         Batch::new(self, size)
     }

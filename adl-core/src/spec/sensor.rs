@@ -65,7 +65,9 @@ pub trait Sensor {
     /// Samples in consecutive batches of `batch` samples, in order.
     ///
     /// As in the reference, only *full* batches are yielded: a trailing
-    /// partial batch is dropped (`len / batch` batches). A batch size of 0 is
+    /// partial batch is dropped (`len / batch` batches). (The dataset
+    /// adaptor [`batch`](crate::pipes::DatasetExt::batch) keeps it by
+    /// default.) A batch size of 0 is
     /// [`Error::InvalidParameter`] (the reference divides by zero).
     fn stream_batches(&self, batch: usize) -> Result<Batches<'_, Self>>
     where
