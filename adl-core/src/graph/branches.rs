@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use crate::pipeline::in_branch;
 use crate::transform::{Keyed, label};
 use crate::{Error, Pipeline, Result};
 
@@ -69,16 +70,6 @@ impl<P, Next> Branch<P, Next> {
     }
 }
 
-/// An error of the collate stage of branch `name`: a collate error gets
-/// the branch's path segment (`.name` or `["name"]`), any other is named by
-/// the branch.
-fn in_branch(error: Error, segment: impl FnOnce() -> String, name: &str) -> Error {
-    match error {
-        e @ Error::Collate { .. } => e.within(segment()),
-        other => label(other, name),
-    }
-}
-
 impl Pipeline<()> for NoBranch {
     type Transformed = ();
     type Collated = ();
@@ -119,7 +110,7 @@ where
         let value = self
             .pipeline
             .collate(values)
-            .map_err(|e| in_branch(e, || format!(".{}", self.name), self.name))?;
+            .map_err(|e| in_branch(e, &format!(".{}", self.name), self.name))?;
         Ok((value, self.next.collate(rest)?))
     }
 
@@ -218,7 +209,7 @@ where
         let batch = self
             .pipeline
             .collate(column)
-            .map_err(|e| in_branch(e, || format!("[{:?}]", self.name), self.name))?;
+            .map_err(|e| in_branch(e, &format!("[{:?}]", self.name), self.name))?;
         into.push(batch);
         self.next.collate_each(columns, into)
     }
@@ -291,13 +282,6 @@ impl<L> KeyedBranches<L> {
     }
 }
 
-fn missing_key(error: crate::transform::MissingKey) -> Error {
-    Error::Transform {
-        node: error.key.clone(),
-        source: Box::new(error),
-    }
-}
-
 impl<S, P, Next> Pipeline<S> for KeyedBranches<Branch<P, Next>>
 where
     S: Keyed,
@@ -309,7 +293,9 @@ where
     type Processed = S::Of<P::Processed>;
 
     fn sample(&self, raw: S) -> Result<Self::Transformed> {
-        let values = raw.take(&self.keys).map_err(missing_key)?;
+        let values = raw
+            .take(&self.keys)
+            .map_err(crate::transform::MissingKey::into_transform_error)?;
         let mut out = Vec::with_capacity(self.keys.len());
         self.branches
             .sample_each(&mut values.into_iter(), &mut out)?;
@@ -321,10 +307,9 @@ where
             .map(|_| Vec::with_capacity(samples.len()))
             .collect();
         for (position, sample) in samples.into_iter().enumerate() {
-            let values = sample.take(&self.keys).map_err(|m| {
-                let key = format!("[{:?}]", m.key);
-                Error::collate(position, &m).within(key)
-            })?;
+            let values = sample
+                .take(&self.keys)
+                .map_err(|m| m.into_collate_error(position))?;
             for (column, v) in columns.iter_mut().zip(values) {
                 column.push(v);
             }
@@ -336,7 +321,9 @@ where
     }
 
     fn batch(&self, collated: Self::Collated) -> Result<Self::Processed> {
-        let values = collated.take(&self.keys).map_err(missing_key)?;
+        let values = collated
+            .take(&self.keys)
+            .map_err(crate::transform::MissingKey::into_transform_error)?;
         let mut out = Vec::with_capacity(self.keys.len());
         self.branches
             .batch_each(&mut values.into_iter(), &mut out)?;

@@ -98,7 +98,7 @@ pub use stages::Stages;
 /// An error of the collate stage of branch `path` (`.0`, `[3]`,
 /// `["image"]`): a collate error gets `path` prefixed to its path, any
 /// other is named `name`.
-fn in_branch(error: Error, path: &str, name: &str) -> Error {
+pub(crate) fn in_branch(error: Error, path: &str, name: &str) -> Error {
     match error {
         e @ Error::Collate { .. } => e.within(path),
         other => label(other, name),
