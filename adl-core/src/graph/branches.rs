@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::pipeline::in_branch;
 use crate::transform::{Keyed, label};
-use crate::{Error, Pipeline, Result};
+use crate::{Pipeline, Result};
 
 /// A list of named branch pipelines: `pipeline` for the first element of
 /// a pair sample, `next` (another `Branch`, or [`NoBranch`]) for the rest.
