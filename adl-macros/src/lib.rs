@@ -19,6 +19,7 @@
 use proc_macro::TokenStream;
 
 mod collate;
+mod diagnostic;
 mod pipeline;
 mod transform;
 

@@ -220,12 +220,22 @@ impl Rule {
     /// The message with its placeholders filled: `args` are
     /// `(placeholder, value)` pairs, e.g. `("Self", "flip")`.
     pub fn render(self, args: &[(&str, &str)]) -> String {
-        let mut text = self.template().to_owned();
-        for (key, value) in args {
-            text = text.replace(&format!("{{{key}}}"), value);
-        }
-        text
+        fill(self.template(), args)
     }
+
+    /// The help with its placeholders filled, as [`render`](Rule::render).
+    pub fn render_help(self, args: &[(&str, &str)]) -> String {
+        fill(self.help(), args)
+    }
+}
+
+/// `text` with every `{key}` replaced by its value.
+fn fill(text: &str, args: &[(&str, &str)]) -> String {
+    let mut text = text.to_owned();
+    for (key, value) in args {
+        text = text.replace(&format!("{{{key}}}"), value);
+    }
+    text
 }
 
 /// A broken rule, found by [`check_path`] or by the planner.

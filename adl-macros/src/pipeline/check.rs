@@ -19,6 +19,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Type};
 
 use super::parse::{Body, BranchName, Entry, Parallel};
+use crate::diagnostic::rule_error;
 
 /// A section of a level, in the order the sections run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -166,16 +167,6 @@ pub(crate) struct Level {
     pub(crate) unused: Vec<NodeRef>,
     /// Collates left out of the pipeline (a second collate): the same.
     pub(crate) unused_collates: Vec<CollateRef>,
-}
-
-/// The error of `rule` at `span`: the message and the help, their
-/// placeholders filled by `args`.
-pub(crate) fn rule_error(span: Span, rule: Rule, args: &[(&str, &str)]) -> syn::Error {
-    let mut help = rule.help().to_owned();
-    for (key, value) in args {
-        help = help.replace(&format!("{{{key}}}"), value);
-    }
-    syn::Error::new(span, format!("{}\n\n= help: {help}", rule.render(args)))
 }
 
 /// Check the macro's body. Returns the model and every broken rule.

@@ -2,8 +2,8 @@
 
 use adl_core::graph::{Rule, Stage};
 
-use super::diagnostic::{Errors, rule_error};
 use super::options::Options;
+use crate::diagnostic::{Errors, rule_error};
 
 /// A kernel only on a batch node (rule `kernel_on_sample_node`, at
 /// `opencl`). The kernel is dropped so that the expansion still follows.
@@ -12,8 +12,8 @@ pub(crate) fn check(options: &mut Options, name: &str, errors: &mut Errors) {
         && let Some(kernel) = options.kernel.take()
     {
         errors.push(rule_error(
-            Rule::KernelOnSampleNode,
             kernel.key.span(),
+            Rule::KernelOnSampleNode,
             &[("node", name)],
         ));
     }

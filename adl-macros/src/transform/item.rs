@@ -22,7 +22,7 @@ use syn::{
     PathArguments, ReturnType, Signature, Type, Visibility,
 };
 
-use super::diagnostic::{Errors, problem, problem_at};
+use crate::diagnostic::{Errors, problem, problem_at};
 
 const SIGNATURE: Rule = Rule::TransformSignature;
 

@@ -28,7 +28,6 @@
 //!   allows), so that an IDE keeps working.
 
 mod check;
-mod diagnostic;
 mod generate;
 mod item;
 mod options;
@@ -39,7 +38,7 @@ mod tests;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use diagnostic::Errors;
+use crate::diagnostic::Errors;
 
 /// Expand `#[transform(args)] item`.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {

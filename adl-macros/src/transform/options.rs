@@ -10,7 +10,7 @@ use proc_macro2::TokenStream;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Ident, LitStr, Meta, Path, Token};
 
-use super::diagnostic::{Errors, problem, problem_at};
+use crate::diagnostic::{Errors, problem, problem_at};
 
 /// The options as understood.
 pub(crate) struct Options {

@@ -1,6 +1,7 @@
-//! Errors in our words: every error of `#[transform]` is a [`Rule`] of
-//! adl-core's table, rendered with its message and help, spanned at the
-//! user's token, and collected so that one expansion reports them all.
+//! Errors in our words: every error of `#[transform]` and `pipeline!` is a
+//! [`Rule`] of adl-core's table, rendered with its message and help,
+//! spanned at the user's token, and collected so that one expansion reports
+//! them all.
 
 use std::fmt::Display;
 
@@ -11,18 +12,22 @@ use quote::ToTokens;
 /// The text of an error: the rule's message with its placeholders filled
 /// from `args`, then its help.
 fn message(rule: Rule, args: &[(&str, &str)]) -> String {
-    format!("{}\n\n= help: {}", rule.render(args), rule.help())
+    format!(
+        "{}\n\n= help: {}",
+        rule.render(args),
+        rule.render_help(args)
+    )
 }
 
 /// A compile error for `rule` at `span`.
-pub(crate) fn rule_error(rule: Rule, span: Span, args: &[(&str, &str)]) -> syn::Error {
+pub(crate) fn rule_error(span: Span, rule: Rule, args: &[(&str, &str)]) -> syn::Error {
     syn::Error::new(span, message(rule, args))
 }
 
 /// A `transform_signature` or `transform_option` error (those rules'
 /// message is the problem itself) at `span`.
 pub(crate) fn problem(rule: Rule, span: Span, problem: impl Display) -> syn::Error {
-    rule_error(rule, span, &[("problem", &problem.to_string())])
+    rule_error(span, rule, &[("problem", &problem.to_string())])
 }
 
 /// [`problem`] over `tokens`, underlined from their first to their last
