@@ -303,17 +303,7 @@ where
     }
 
     fn collate(&self, samples: Vec<Self::Transformed>) -> Result<Self::Collated> {
-        let mut columns: Vec<Vec<P::Transformed>> = (0..self.keys.len())
-            .map(|_| Vec::with_capacity(samples.len()))
-            .collect();
-        for (position, sample) in samples.into_iter().enumerate() {
-            let values = sample
-                .take(&self.keys)
-                .map_err(|m| m.into_collate_error(position))?;
-            for (column, v) in columns.iter_mut().zip(values) {
-                column.push(v);
-            }
-        }
+        let columns = crate::transform::key_columns(&self.keys, samples)?;
         let mut out = Vec::with_capacity(self.keys.len());
         self.branches
             .collate_each(&mut columns.into_iter(), &mut out)?;

@@ -2,7 +2,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
-use crate::{Error, Record};
+use crate::{Error, Record, Result};
 
 /// A sample made of values under string keys, which parallel composition
 /// ([`ParallelTransforms`](super::ParallelTransforms),
@@ -101,54 +101,57 @@ impl<T> Keyed for Record<T> {
     }
 }
 
-impl<T> Keyed for HashMap<String, T> {
-    type Value = T;
-    type Of<U> = HashMap<String, U>;
+/// `Keyed` for a map type with `String` keys.
+macro_rules! keyed_map {
+    ($map:ident) => {
+        impl<T> Keyed for $map<String, T> {
+            type Value = T;
+            type Of<U> = $map<String, U>;
 
-    fn take(mut self, keys: &[String]) -> std::result::Result<Vec<T>, MissingKey> {
-        let mut values = Vec::with_capacity(keys.len());
-        for (i, k) in keys.iter().enumerate() {
-            match self.remove(k) {
-                Some(v) => values.push(v),
-                None => {
-                    let mut available: Vec<String> =
-                        keys[..i].iter().chain(self.keys()).cloned().collect();
-                    available.sort();
-                    available.dedup();
-                    return Err(missing(k, available.iter()));
+            fn take(mut self, keys: &[String]) -> std::result::Result<Vec<T>, MissingKey> {
+                let mut values = Vec::with_capacity(keys.len());
+                for (i, k) in keys.iter().enumerate() {
+                    match self.remove(k) {
+                        Some(v) => values.push(v),
+                        None => {
+                            let mut available: Vec<String> =
+                                keys[..i].iter().chain(self.keys()).cloned().collect();
+                            available.sort();
+                            available.dedup();
+                            return Err(missing(k, available.iter()));
+                        }
+                    }
                 }
+                Ok(values)
+            }
+
+            fn assemble<U>(keys: &Arc<[String]>, values: Vec<U>) -> $map<String, U> {
+                keys.iter().cloned().zip(values).collect()
             }
         }
-        Ok(values)
-    }
-
-    fn assemble<U>(keys: &Arc<[String]>, values: Vec<U>) -> HashMap<String, U> {
-        keys.iter().cloned().zip(values).collect()
-    }
+    };
 }
 
-impl<T> Keyed for BTreeMap<String, T> {
-    type Value = T;
-    type Of<U> = BTreeMap<String, U>;
+keyed_map!(HashMap);
+keyed_map!(BTreeMap);
 
-    fn take(mut self, keys: &[String]) -> std::result::Result<Vec<T>, MissingKey> {
-        let mut values = Vec::with_capacity(keys.len());
-        for (i, k) in keys.iter().enumerate() {
-            match self.remove(k) {
-                Some(v) => values.push(v),
-                None => {
-                    let mut available: Vec<String> =
-                        keys[..i].iter().chain(self.keys()).cloned().collect();
-                    available.sort();
-                    available.dedup();
-                    return Err(missing(k, available.iter()));
-                }
-            }
+/// The collate stage's split of keyed samples: one column per key (in
+/// `keys` order) of every sample's value; a sample without a key is an
+/// [`Error::Collate`] at `["key"]` of its position.
+pub(crate) fn key_columns<S: Keyed>(
+    keys: &[String],
+    samples: Vec<S>,
+) -> Result<Vec<Vec<S::Value>>> {
+    let mut columns: Vec<Vec<S::Value>> = (0..keys.len())
+        .map(|_| Vec::with_capacity(samples.len()))
+        .collect();
+    for (position, sample) in samples.into_iter().enumerate() {
+        let values = sample
+            .take(keys)
+            .map_err(|m| m.into_collate_error(position))?;
+        for (column, v) in columns.iter_mut().zip(values) {
+            column.push(v);
         }
-        Ok(values)
     }
-
-    fn assemble<U>(keys: &Arc<[String]>, values: Vec<U>) -> BTreeMap<String, U> {
-        keys.iter().cloned().zip(values).collect()
-    }
+    Ok(columns)
 }

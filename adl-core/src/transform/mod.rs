@@ -56,6 +56,7 @@ mod tuple;
 pub use boxed::BoxedTransform;
 pub use fallible::{TryFn, fallible};
 pub use identity::Identity;
+pub(crate) use keyed::key_columns;
 pub use keyed::{Keyed, MissingKey};
 pub use named::{Named, named};
 pub use parallel::ParallelTransforms;
