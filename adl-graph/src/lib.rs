@@ -41,8 +41,9 @@ mod validate;
 pub use adl_core as core;
 pub use petgraph;
 
+pub use adl_core::graph::Section;
 pub use builder::{GraphBuilder, ParallelBuilder};
-pub use plan::{Flow, NodeKind, Plan, PlanNode, PlanPath, Section};
+pub use plan::{Flow, NodeKind, Plan, PlanNode, PlanPath};
 pub use planner::Planner;
 pub use svg::SvgError;
 pub use validate::PlanError;

@@ -20,7 +20,7 @@
 //! are in branch order); the DOT export and the path walk rely on that for
 //! deterministic output.
 
-use adl_core::graph::{Description, NodeInfo, Stage, TypeInfo, placement};
+use adl_core::graph::{Description, NodeInfo, Section, Stage, TypeInfo, placement};
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 
@@ -236,59 +236,6 @@ pub enum NodeKind {
         /// The section it is listed under.
         section: Section,
     },
-}
-
-/// The section of a pipeline a transform is listed under: `pre:`,
-/// `sample:`, `collate:`, `batch:` or `post:`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Section {
-    /// `pre:`: before the body, on every sample.
-    Pre,
-    /// `sample:`.
-    Sample,
-    /// `collate:`.
-    Collate,
-    /// `batch:`.
-    Batch,
-    /// `post:`: after the body, on every batch.
-    Post,
-}
-
-impl Section {
-    /// The DSL keyword: `pre`, `sample`, `collate`, `batch`, `post`.
-    pub fn keyword(self) -> &'static str {
-        match self {
-            Section::Pre => "pre",
-            Section::Sample => "sample",
-            Section::Collate => "collate",
-            Section::Batch => "batch",
-            Section::Post => "post",
-        }
-    }
-
-    /// The stage the section's nodes stand in: `pre:` stands in the
-    /// sample stage, `post:` in the batch stage.
-    ///
-    /// ```
-    /// use adl_core::graph::Stage;
-    /// use adl_graph::Section;
-    ///
-    /// assert_eq!(Section::Pre.stands_in(), Stage::Sample);
-    /// assert_eq!(Section::Post.stands_in(), Stage::Batch);
-    /// ```
-    pub fn stands_in(self) -> Stage {
-        match self {
-            Section::Pre | Section::Sample => Stage::Sample,
-            Section::Collate => Stage::Collate,
-            Section::Batch | Section::Post => Stage::Batch,
-        }
-    }
-}
-
-impl std::fmt::Display for Section {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.keyword())
-    }
 }
 
 /// An edge of a [`Plan`]: what flows from one node to the next.

@@ -8,7 +8,9 @@
 use adl_core::graph::{Body, Description, NodeInfo, TypeInfo};
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use crate::plan::{Flow, NodeKind, Plan, PlanNode, Section};
+use adl_core::graph::Section;
+
+use crate::plan::{Flow, NodeKind, Plan, PlanNode};
 use crate::validate::PlanError;
 
 /// Builds [`Plan`]s from [`Description`]s.

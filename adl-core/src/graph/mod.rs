@@ -38,5 +38,5 @@ pub use rule::{
     BatchNode, CollateNode, MAY_END, MAY_FOLLOW, PLACEMENT, Rule, SampleNode, Takes, Violation,
     check_path, may_follow, placement,
 };
-pub use stage::{Device, Stage};
+pub use stage::{Device, Section, Stage};
 pub use witness::{Witness, assert_gives, collate_node};

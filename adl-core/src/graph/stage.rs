@@ -55,3 +55,69 @@ impl std::fmt::Display for Device {
         })
     }
 }
+
+/// The section of a pipeline a node is written under: `pre:`, `sample:`,
+/// `collate:`, `batch:` or `post:`, in the order they run. `pre:` stands
+/// in the sample stage and `post:` in the batch stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Section {
+    /// `pre:`: before the body, on every sample.
+    Pre,
+    /// `sample:`.
+    Sample,
+    /// `collate:` (or a parallel form, which collates in each branch).
+    Collate,
+    /// `batch:`.
+    Batch,
+    /// `post:`: after the body, on every batch.
+    Post,
+}
+
+impl Section {
+    /// Every section, in the order they run.
+    pub const ALL: [Section; 5] = [
+        Section::Pre,
+        Section::Sample,
+        Section::Collate,
+        Section::Batch,
+        Section::Post,
+    ];
+
+    /// The DSL keyword: `pre`, `sample`, `collate`, `batch`, `post`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Section::Pre => "pre",
+            Section::Sample => Stage::Sample.keyword(),
+            Section::Collate => Stage::Collate.keyword(),
+            Section::Batch => Stage::Batch.keyword(),
+            Section::Post => "post",
+        }
+    }
+
+    /// The section of a DSL keyword.
+    pub fn from_keyword(word: &str) -> Option<Section> {
+        Section::ALL.into_iter().find(|s| s.keyword() == word)
+    }
+
+    /// The stage the section's nodes stand in.
+    ///
+    /// ```
+    /// use adl_core::graph::{Section, Stage};
+    ///
+    /// assert_eq!(Section::Pre.stands_in(), Stage::Sample);
+    /// assert_eq!(Section::Post.stands_in(), Stage::Batch);
+    /// ```
+    pub fn stands_in(self) -> Stage {
+        match self {
+            Section::Pre | Section::Sample => Stage::Sample,
+            Section::Collate => Stage::Collate,
+            Section::Batch | Section::Post => Stage::Batch,
+        }
+    }
+}
+
+impl std::fmt::Display for Section {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.keyword())
+    }
+}

@@ -12,7 +12,8 @@
 
 use std::collections::HashMap;
 
-use adl_core::graph::{Rule, Stage};
+use adl_core::graph::Rule;
+pub(crate) use adl_core::graph::Section;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::spanned::Spanned;
@@ -20,47 +21,6 @@ use syn::{Expr, Ident, Type};
 
 use super::parse::{Body, BranchName, Entry, Parallel};
 use crate::diagnostic::rule_error;
-
-/// A section of a level, in the order the sections run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Section {
-    /// `pre:`: transforms before the pipeline.
-    Pre,
-    /// `sample:`.
-    Sample,
-    /// `collate:` (or a parallel form, which collates in each branch).
-    Collate,
-    /// `batch:`.
-    Batch,
-    /// `post:`: transforms after the pipeline.
-    Post,
-}
-
-impl Section {
-    /// Every section, in order.
-    const ALL: [Section; 5] = [
-        Section::Pre,
-        Section::Sample,
-        Section::Collate,
-        Section::Batch,
-        Section::Post,
-    ];
-
-    /// The DSL keyword.
-    pub(crate) fn keyword(self) -> &'static str {
-        match self {
-            Section::Pre => "pre",
-            Section::Sample => Stage::Sample.keyword(),
-            Section::Collate => Stage::Collate.keyword(),
-            Section::Batch => Stage::Batch.keyword(),
-            Section::Post => "post",
-        }
-    }
-
-    fn from_keyword(word: &str) -> Option<Section> {
-        Section::ALL.into_iter().find(|s| s.keyword() == word)
-    }
-}
 
 /// How a node is written, which says how it becomes a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
