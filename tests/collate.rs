@@ -37,6 +37,16 @@ struct Strategies {
     track: Array2<f32>,
 }
 
+/// A generic struct whose where-clause ends with a comma (rustfmt's
+/// multi-line style), and a raw identifier field.
+#[derive(Collate)]
+struct Trailing<T>
+where
+    T: Clone,
+{
+    r#type: T,
+}
+
 /// Field names that the generated code also uses for its own locals.
 #[derive(Collate)]
 struct Shadowing {
@@ -218,4 +228,12 @@ fn field_names_do_not_clash_with_generated_names() {
     assert_eq!(b.first, array![2u8, 12]);
     assert_eq!(b.len, array![3u8, 13]);
     assert_eq!(b.e, array![4u8, 14]);
+}
+
+#[test]
+fn where_clauses_with_a_trailing_comma_and_raw_identifiers() {
+    let b: TrailingBatch<i32> = DefaultCollate
+        .collate(vec![Trailing { r#type: 1 }, Trailing { r#type: 2 }])
+        .unwrap();
+    assert_eq!(b.r#type, array![1, 2]);
 }

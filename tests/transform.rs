@@ -205,3 +205,32 @@ fn nodes_satisfy_the_composition_markers() {
     assert_feeds(&double {}, &ScaleBatch { factor: 1.0 });
     assert_feeds(&parse {}, &checked {});
 }
+
+/// Nodes named like the generated code's own parameter and closure names.
+#[adl::transform]
+fn input(x: i64) -> i64 {
+    x + 1
+}
+
+#[adl::transform]
+fn error(x: i64) -> Result<i64, String> {
+    if x < 0 {
+        Err(format!("{x} is negative"))
+    } else {
+        Ok(x)
+    }
+}
+
+#[test]
+fn node_names_do_not_clash_with_generated_names() {
+    use adl::Transform;
+    assert_eq!(input {}.apply(1).unwrap(), 2);
+    assert_eq!(error {}.apply(3).unwrap(), 3);
+    assert!(
+        error {}
+            .apply(-1)
+            .unwrap_err()
+            .to_string()
+            .contains("-1 is negative")
+    );
+}

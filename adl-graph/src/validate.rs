@@ -25,8 +25,8 @@ use crate::plan::Plan;
 /// id and where.
 ///
 /// `Display` writes one violation a line:
-/// `pipeline/radar/flip: `flip` is a sample node; it cannot stand under
-/// `batch:` [sample_node_in_batch]`.
+/// `` pipeline/radar/flip: `flip` is not a batch node; it cannot stand
+/// under `batch:` [sample_node_in_batch] ``.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanError {
     violations: Vec<Violation>,

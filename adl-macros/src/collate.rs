@@ -2,6 +2,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, Path, Type, Visibility};
 
@@ -183,8 +184,10 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
         .collect();
     let mut where_all = quote!(where);
     if let Some(w) = where_clause {
-        let preds = &w.predicates;
-        where_all = quote!(where #preds,);
+        // Each predicate with its own comma: the user's list may or may not
+        // end with one.
+        let preds = w.predicates.iter();
+        where_all = quote!(where #(#preds,)*);
     }
     let where_all = quote!(#where_all #(#bounds,)*);
 
@@ -211,7 +214,7 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
     // (`position`, `item`...) shadows the generated code's own names.
     let locals: Vec<Ident> = fields
         .iter()
-        .map(|f| format_ident!("__adl_field_{}", f.binding))
+        .map(|f| format_ident!("__adl_field_{}", f.binding.unraw()))
         .collect();
     let members: Vec<&syn::Member> = fields.iter().map(|f| &f.member).collect();
     let field_vis: Vec<&Visibility> = fields.iter().map(|f| &f.vis).collect();
@@ -222,7 +225,7 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
     let segments: Vec<String> = fields
         .iter()
         .map(|f| match &f.member {
-            syn::Member::Named(i) => format!(".{i}"),
+            syn::Member::Named(i) => format!(".{}", i.unraw()),
             syn::Member::Unnamed(i) => format!(".{}", i.index),
         })
         .collect();
@@ -230,7 +233,7 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
     let batch_def = if *named {
         let docs = fields
             .iter()
-            .map(|f| format!("The batch of field `{}`.", f.binding));
+            .map(|f| format!("The batch of field `{}`.", f.binding.unraw()));
         quote! {
             #[doc = #batch_doc]
             #derive_attr
@@ -255,7 +258,7 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
         .map(|f| {
             let (b, ty, binding) = (builder_ty(f), &f.ty, &f.binding);
             let segment = match &f.member {
-                syn::Member::Named(i) => format!(".{i}"),
+                syn::Member::Named(i) => format!(".{}", i.unraw()),
                 syn::Member::Unnamed(i) => format!(".{}", i.index),
             };
             quote!(<#b as #krate::collate::BatchBuilder<#ty>>::finish(self.#binding).map_err(|e| e.within(#segment))?)
@@ -296,11 +299,11 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
                     <#builder_tys as #krate::collate::BatchBuilder<#tys>>::push(&mut self.#bindings, #locals, __adl_position)
                         .map_err(|e| e.within(#segments))?;
                 )*
-                Ok(())
+                ::core::result::Result::Ok(())
             }
 
             fn finish(self) -> #krate::Result<Self::Batch> {
-                Ok(#construct_batch)
+                ::core::result::Result::Ok(#construct_batch)
             }
         }
     }

@@ -19,7 +19,3 @@ pub fn assert_collate_after<A: Node + ?Sized, C: CollateNode<A::Output> + ?Sized
     _collate: &C,
 ) {
 }
-
-/// `collate` collates `T` samples (rule `not_a_collate`), for a collate
-/// with no node before it.
-pub fn assert_collate_of<T, C: CollateNode<T> + ?Sized>(_collate: &C) {}

@@ -26,9 +26,7 @@ mod rule;
 mod stage;
 mod witness;
 
-pub use assert::{
-    assert_batch_node, assert_collate_after, assert_collate_of, assert_feeds, assert_sample_node,
-};
+pub use assert::{assert_batch_node, assert_collate_after, assert_feeds, assert_sample_node};
 pub use branches::{Branch, BranchNames, KeyedBranches, NoBranch, SameBranches};
 pub use closure::{BatchFn, SampleFn};
 pub use described::Described;

@@ -203,7 +203,7 @@ rules! {
         id: "transform_option",
         message: "{problem}",
         label: "here",
-        help: "#[transform] takes `sample` (the default) or `batch`, `opencl = \"kernel source\"` (or `include_str!(...)`), and `name = \"...\"`",
+        help: "#[transform] takes `sample` (the default) or `batch`, `opencl = \"kernel source\"` (or `include_str!(...)`), `name = \"...\"` and `crate = \"...\"`",
     }
     /// A `#[transform]` function or method of the wrong shape.
     TransformSignature {
@@ -309,9 +309,13 @@ pub fn check_path(at: &str, nodes: &[(&str, Stage)]) -> Vec<Violation> {
     let mut found = Vec::new();
     let mut state: Option<Stage> = None;
     let mut collate: Option<&str> = None;
+    let collates = nodes.iter().any(|&(_, stage)| stage == Stage::Collate);
     for &(name, stage) in nodes {
         let here = format!("{at}/{name}");
-        if !may_follow(state, stage) {
+        // A batch node on a path that never collates is that path's
+        // `missing_collate`, reported once below, not a misplaced node.
+        let uncollated_batch = stage == Stage::Batch && !collates;
+        if !may_follow(state, stage) && !uncollated_batch {
             let (rule, args) = match (stage, collate) {
                 (Stage::Collate, Some(first)) => {
                     (Rule::CollateOnce, vec![("first", first), ("second", name)])
@@ -374,6 +378,10 @@ mod tests {
         assert!(rules(&[("a", Sample), ("b", Sample), ("c", Collate), ("d", Batch)]).is_empty());
         assert!(rules(&[("c", Collate)]).is_empty());
         assert_eq!(rules(&[("a", Sample)]), vec![Rule::MissingCollate]);
+        assert_eq!(
+            rules(&[("a", Sample), ("n", Batch)]),
+            vec![Rule::MissingCollate]
+        );
         assert_eq!(rules(&[]), vec![Rule::MissingCollate]);
         assert_eq!(
             rules(&[("a", Batch), ("c", Collate)]),

@@ -263,6 +263,9 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> Level
     let mut latest: Option<(Section, String)> = None;
     // The first entry that collates: its name.
     let mut collated: Option<String> = None;
+    // An empty `collate:` is its own error (`empty_stage`), not also a
+    // missing collate.
+    let mut empty_collate = false;
     let mut in_order = |section: Section, span: Span, errors: &mut Vec<syn::Error>| match &latest {
         Some((after, word)) if *after > section => {
             errors.push(rule_error(
@@ -304,6 +307,7 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> Level
                         Rule::EmptyStage,
                         &[("stage", section.keyword())],
                     ));
+                    empty_collate |= section == Section::Collate;
                     continue;
                 }
                 let nodes = if section == Section::Collate {
@@ -377,7 +381,7 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> Level
             }
         }
     }
-    if collated.is_none() {
+    if collated.is_none() && !empty_collate {
         errors.push(rule_error(
             body.span,
             Rule::MissingCollate,

@@ -347,8 +347,12 @@ impl Generator {
             .iter()
             .map(|(name, _, d)| quote!((::std::string::String::from(#name), #d)));
         let branch_pipeline = match parallel.routing {
-            Routing::Fields => list,
-            Routing::Keys => quote!(::adl::graph::KeyedBranches::new(#list)),
+            // An empty keyed form (already the `no_branches` error) is just
+            // the empty list, so that no second error follows.
+            Routing::Keys if !described.is_empty() => {
+                quote!(::adl::graph::KeyedBranches::new(#list))
+            }
+            _ => list,
         };
 
         // What the branches give together, where every branch's is known:
@@ -414,23 +418,29 @@ fn merge(fields: &[&Ident]) -> TokenStream {
         .iter()
         .rev()
         .fold(quote!(()), |rest, p| quote!((#p, #rest)));
-    let nested_pat = fields
+    // Hygienic (mixed-site) bindings: a field named like a unit struct or a
+    // constant in scope must not turn into a constant pattern.
+    let values: Vec<Ident> = (0..fields.len())
+        .map(|i| Ident::new(&format!("__adl_value{i}"), proc_macro2::Span::mixed_site()))
+        .collect();
+    let nested_pat = values
         .iter()
         .rev()
-        .fold(quote!(()), |rest, f| quote!((#f, #rest)));
+        .fold(quote!(()), |rest, v| quote!((#v, #rest)));
     quote! {{
         /// The batch of a parallel form: one field per branch.
-        #[derive(Debug, Clone, PartialEq)]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
         #[allow(unreachable_pub)]
         pub struct Branches<#(#params),*> {
             #(pub #fields: #params,)*
         }
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy)]
         struct Merge;
         impl<#(#params),*> ::adl::Transform<#nested_ty> for Merge {
             type Output = Branches<#(#params),*>;
             #[inline]
             fn apply(&self, #nested_pat: #nested_ty) -> ::adl::Result<Self::Output> {
-                ::core::result::Result::Ok(Branches { #(#fields),* })
+                ::core::result::Result::Ok(Branches { #(#fields: #values),* })
             }
         }
         Merge

@@ -3,7 +3,7 @@
 //! `graph::BatchNode`, and `graph::Takes<In>`.
 
 use adl_core::graph::Stage;
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
 
 use super::item::{Form, NodeItem, NodeSignature};
@@ -30,8 +30,14 @@ pub(crate) fn node_struct(item: &NodeItem) -> TokenStream {
         #(#docs)*
         #gap
         #[doc = #note]
-        #[allow(non_camel_case_types)]
-        #[derive(Debug, Clone, Copy, Default)]
+        // Unused when the function is only called as a function.
+        #[allow(non_camel_case_types, dead_code)]
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::default::Default
+        )]
         #vis struct #ident {}
     }
 }
@@ -51,17 +57,23 @@ pub(crate) fn node_impls(
         fallible,
         return_span,
     } = signature;
+    // The generated parameter and closure names are hygienic (mixed-site),
+    // so that a node called `input` or `error` does not clash with them.
+    let input_arg = Ident::new("input", Span::mixed_site());
+    let error_arg = Ident::new("error", Span::mixed_site());
     let (node_ty, call) = match &item.form {
-        Form::Function { ident, .. } => (quote!(#ident), quote!(#ident(input))),
-        Form::Method { self_ty } => (quote!(#self_ty), quote!(<#self_ty>::apply(self, input))),
+        Form::Function { ident, .. } => (quote!(#ident), quote!(#ident(#input_arg))),
+        Form::Method { self_ty } => (
+            quote!(#self_ty),
+            quote!(<#self_ty>::apply(self, #input_arg)),
+        ),
     };
     let body = if *fallible {
         // Spanned at the user's return type, so that an error type that is
         // not an error is reported there.
-        let source =
-            quote_spanned!(*return_span=> ::core::convert::Into::<#krate::BoxError>::into(error));
+        let source = quote_spanned!(*return_span=> ::core::convert::Into::<#krate::BoxError>::into(#error_arg));
         quote! {
-            #call.map_err(|error| #krate::Error::Transform {
+            #call.map_err(|#error_arg| #krate::Error::Transform {
                 node: ::std::string::String::from(#name),
                 source: #source,
             })
@@ -88,7 +100,7 @@ pub(crate) fn node_impls(
             type Output = #output;
 
             #[inline]
-            fn apply(&self, input: #input) -> #krate::Result<#output> {
+            fn apply(&self, #input_arg: #input) -> #krate::Result<#output> {
                 #body
             }
         }
