@@ -377,3 +377,22 @@ fn the_first_example_of_the_docs() {
     let plan = adl::engine::Planner.plan(pipe.graph()).unwrap();
     assert!(plan.to_dot().contains("double"));
 }
+
+/// `adl` under another path: `crate = path;` first.
+mod renamed {
+    pub use adl as engine_of_data;
+}
+
+#[test]
+fn the_crate_path_can_be_given() {
+    let p = adl::pipeline! {
+        crate = renamed::engine_of_data;
+        sample: |x: i64| x * 3,
+        collate: default,
+    };
+    assert_eq!(
+        adl::pipeline::run(&p, vec![1, 2]).unwrap(),
+        ndarray::Array1::from(vec![3i64, 6])
+    );
+    assert!(p.graph().check().is_empty());
+}

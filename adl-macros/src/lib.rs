@@ -105,7 +105,9 @@ pub fn transform(args: TokenStream, item: TokenStream) -> TokenStream {
 /// nodes of the stage they stand in, `collate: default` is
 /// `adl::collate::DefaultCollate`. Parallel forms route the fields of a
 /// struct (`Frame { radar: { ... } }`, batches `batch.radar`) or the keys
-/// of a keyed sample (`{ "radar": { ... } }`); branches nest.
+/// of a keyed sample (`{ "radar": { ... } }`); branches nest. A first
+/// entry `crate = path;` names the `adl` crate when it is re-exported or
+/// renamed.
 ///
 /// The expansion is an `adl::graph::Described<P>`: it runs as the typed
 /// pipeline `P` (an `adl::Pipeline`), and `.graph()` is the

@@ -18,14 +18,15 @@ use syn::Expr;
 use super::check::{CollateRef, Core, Level, NodeKind, NodeRef, ParallelModel, Routing, text_of};
 
 /// The expansion of a checked model, after the `errors` found so far.
-pub(crate) fn generate(level: &Level, errors: &[syn::Error]) -> TokenStream {
+/// Generated paths go through the alias `__adl_crate` of `krate` (the
+/// `adl` facade, or the path given by `crate = ...`).
+pub(crate) fn generate(level: &Level, errors: &[syn::Error], krate: &syn::Path) -> TokenStream {
     let mut generator = Generator { next: 0 };
     let (body, _) = generator.level(level, None, false);
-    if errors.is_empty() {
-        return body;
-    }
     let errors = errors.iter().map(syn::Error::to_compile_error);
     quote! {{
+        #[allow(unused_imports)]
+        use #krate as __adl_crate;
         #(#errors)*
         #body
     }}
@@ -50,8 +51,8 @@ struct Chain {
 fn then(steps: Vec<TokenStream>) -> TokenStream {
     steps
         .into_iter()
-        .reduce(|acc, next| quote!(::adl::transform::Then::new(#acc, #next)))
-        .unwrap_or_else(|| quote!(::adl::transform::Identity))
+        .reduce(|acc, next| quote!(__adl_crate::transform::Then::new(#acc, #next)))
+        .unwrap_or_else(|| quote!(__adl_crate::transform::Identity))
 }
 
 impl Generator {
@@ -79,13 +80,13 @@ impl Generator {
         };
         out.push(quote_spanned! {span=>
             let #binding = #value;
-            ::adl::graph::#assert(&#binding);
+            __adl_crate::graph::#assert(&#binding);
         });
         if let Some(before) = cursor {
-            out.push(quote_spanned!(span=> ::adl::graph::assert_feeds(&#before, &#binding);));
+            out.push(quote_spanned!(span=> __adl_crate::graph::assert_feeds(&#before, &#binding);));
         }
         *cursor = Some(binding.clone());
-        let info = quote_spanned!(span=> ::adl::graph::info_of(&#binding));
+        let info = quote_spanned!(span=> __adl_crate::graph::info_of(&#binding));
         (binding, info)
     }
 
@@ -138,11 +139,11 @@ impl Generator {
             Core::Missing => self.stages(level, None, cursor, &mut out),
         };
         let binding = format_ident!("__adl_description", span = Span::mixed_site());
-        let described = quote!(::adl::graph::Described::new(#pipeline, #binding));
+        let described = quote!(__adl_crate::graph::Described::new(#pipeline, #binding));
         let (value, known) = match (output, last) {
             (true, Some(last)) => {
                 let witness = format_ident!("__adl_output", span = Span::mixed_site());
-                out.push(quote!(let #witness = ::adl::graph::Witness::output_of(&#last);));
+                out.push(quote!(let #witness = __adl_crate::graph::Witness::output_of(&#last);));
                 (quote!((#described, #witness)), true)
             }
             _ => (described, false),
@@ -183,14 +184,14 @@ impl Generator {
                         // `collate_node` (the same, at the same token) is
                         // then left out by rustc.
                         out.push(quote_spanned! {span=>
-                            ::adl::graph::assert_collate_after(&#before, &#binding);
-                            let (#info, #batch) = ::adl::graph::collate_node(#name, &#before, &#binding);
+                            __adl_crate::graph::assert_collate_after(&#before, &#binding);
+                            let (#info, #batch) = __adl_crate::graph::collate_node(#name, &#before, &#binding);
                         });
                         cursor = Some(batch);
                         quote!(#info)
                     }
                     None => {
-                        quote!(::adl::graph::NodeInfo::new(#name, ::adl::graph::Stage::Collate))
+                        quote!(__adl_crate::graph::NodeInfo::new(#name, __adl_crate::graph::Stage::Collate))
                     }
                 };
                 (quote!(#binding), quote!(::std::vec![#info]))
@@ -198,7 +199,7 @@ impl Generator {
             None => {
                 cursor = None;
                 (
-                    quote!(::adl::pipeline::IdentityCollate),
+                    quote!(__adl_crate::pipeline::IdentityCollate),
                     quote!(::std::vec::Vec::new()),
                 )
             }
@@ -223,9 +224,9 @@ impl Generator {
                 .collect(),
         );
         let description = quote! {
-            ::adl::graph::Description {
+            __adl_crate::graph::Description {
                 pre: ::std::vec![#(#pre_infos),*],
-                body: ::adl::graph::Body::Stages {
+                body: __adl_crate::graph::Body::Stages {
                     sample: ::std::vec![#(#sample_infos),*],
                     collate: #collate_info,
                     batch: ::std::vec![#(#batch_infos),*],
@@ -233,7 +234,7 @@ impl Generator {
                 post: ::std::vec![#(#post_infos),*],
             }
         };
-        let pipeline = quote!(::adl::pipeline::Stages::from_parts(#sample_stage, #collate_value, #batch_stage));
+        let pipeline = quote!(__adl_crate::pipeline::Stages::from_parts(#sample_stage, #collate_value, #batch_stage));
         (pipeline, description, cursor)
     }
 
@@ -277,12 +278,14 @@ impl Generator {
                     .fold(quote!(()), |rest, field| quote!((#sample.#field, #rest)));
                 out.push(quote_spanned!(span=> let #split = |#sample: #ty| #nested;));
                 if let Some(before) = &cursor {
-                    out.push(quote_spanned!(span=> ::adl::graph::assert_gives(&#before, &#split);));
+                    out.push(
+                        quote_spanned!(span=> __adl_crate::graph::assert_gives(&#before, &#split);),
+                    );
                 }
                 for field in &fields {
                     let witness = self.ident("field", field.span());
                     out.push(quote_spanned! {field.span()=>
-                        let #witness = ::adl::graph::Witness::field(|#sample: &#ty| &#sample.#field);
+                        let #witness = __adl_crate::graph::Witness::field(|#sample: &#ty| &#sample.#field);
                     });
                     witnesses.push(Some(witness));
                 }
@@ -297,11 +300,11 @@ impl Generator {
                 let witness = ty.as_ref().map(|ty| {
                     let span = syn::spanned::Spanned::span(ty);
                     if let Some(before) = &cursor {
-                        out.push(quote_spanned!(span=> ::adl::graph::assert_gives(&#before, &|_: #ty| ());));
+                        out.push(quote_spanned!(span=> __adl_crate::graph::assert_gives(&#before, &|_: #ty| ());));
                     }
                     let witness = self.ident("value", span);
                     out.push(quote_spanned! {span=>
-                        let #witness = ::adl::graph::Witness::<<#ty as ::adl::transform::Keyed>::Value>::new();
+                        let #witness = __adl_crate::graph::Witness::<<#ty as __adl_crate::transform::Keyed>::Value>::new();
                     });
                     // The named type is the pipeline's input: the identity
                     // on it pins the raw sample type for inference.
@@ -339,9 +342,9 @@ impl Generator {
             }
             described.push((branch.name.clone(), pipeline, description));
         }
-        let mut list = quote!(::adl::graph::NoBranch);
+        let mut list = quote!(__adl_crate::graph::NoBranch);
         for (name, pipeline, _) in described.iter().rev() {
-            list = quote!(::adl::graph::Branch::new(#name, #pipeline, #list));
+            list = quote!(__adl_crate::graph::Branch::new(#name, #pipeline, #list));
         }
         let branches = described
             .iter()
@@ -350,7 +353,7 @@ impl Generator {
             // An empty keyed form (already the `no_branches` error) is just
             // the empty list, so that no second error follows.
             Routing::Keys if !described.is_empty() => {
-                quote!(::adl::graph::KeyedBranches::new(#list))
+                quote!(__adl_crate::graph::KeyedBranches::new(#list))
             }
             _ => list,
         };
@@ -362,7 +365,7 @@ impl Generator {
         match (known, &merge_binding, &parallel.ty) {
             (Some(outputs), Some(merge), _) => {
                 let nested = outputs.iter().rev().fold(
-                    quote!(::adl::graph::Witness::<()>::new()),
+                    quote!(__adl_crate::graph::Witness::<()>::new()),
                     |rest, o| quote!(#o.pair(#rest)),
                 );
                 let merged = self.ident("merged", Span::call_site());
@@ -372,7 +375,9 @@ impl Generator {
             (Some(outputs), None, Some(ty)) if !outputs.is_empty() => {
                 let first = &outputs[0];
                 let merged = self.ident("merged", Span::call_site());
-                out.push(quote!(let #merged = ::adl::graph::Witness::<#ty>::new().keyed(#first);));
+                out.push(
+                    quote!(let #merged = __adl_crate::graph::Witness::<#ty>::new().keyed(#first);),
+                );
                 cursor = Some(merged);
             }
             _ => {}
@@ -388,17 +393,17 @@ impl Generator {
         let mut pipeline = branch_pipeline;
         if !post_steps.is_empty() {
             let post = then(post_steps);
-            pipeline = quote!(::adl::pipeline::Post::new(#pipeline, #post));
+            pipeline = quote!(__adl_crate::pipeline::Post::new(#pipeline, #post));
         }
         if !pre_steps.is_empty() {
             let pre = then(pre_steps);
-            pipeline = quote!(::adl::pipeline::Pre::new(#pre, #pipeline));
+            pipeline = quote!(__adl_crate::pipeline::Pre::new(#pre, #pipeline));
         }
         let (pre_infos, post_infos) = (&before.infos, &after.infos);
         let description = quote! {
-            ::adl::graph::Description {
+            __adl_crate::graph::Description {
                 pre: ::std::vec![#(#pre_infos),*],
-                body: ::adl::graph::Body::Parallel {
+                body: __adl_crate::graph::Body::Parallel {
                     branches: ::std::vec![#(#branches),*],
                 },
                 post: ::std::vec![#(#post_infos),*],
@@ -436,10 +441,10 @@ fn merge(fields: &[&Ident]) -> TokenStream {
         }
         #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy)]
         struct Merge;
-        impl<#(#params),*> ::adl::Transform<#nested_ty> for Merge {
+        impl<#(#params),*> __adl_crate::Transform<#nested_ty> for Merge {
             type Output = Branches<#(#params),*>;
             #[inline]
-            fn apply(&self, #nested_pat: #nested_ty) -> ::adl::Result<Self::Output> {
+            fn apply(&self, #nested_pat: #nested_ty) -> __adl_crate::Result<Self::Output> {
                 ::core::result::Result::Ok(Branches { #(#fields: #values),* })
             }
         }
@@ -461,9 +466,9 @@ fn node_value(node: &NodeRef, stage: Stage, cursor: Option<&Ident>) -> TokenStre
             let source = text_of(expr);
             match (typed, cursor) {
                 (false, Some(before)) => {
-                    quote_spanned!(span=> ::adl::graph::#wrapper::after(&#before, #expr, #source))
+                    quote_spanned!(span=> __adl_crate::graph::#wrapper::after(&#before, #expr, #source))
                 }
-                _ => quote_spanned!(span=> ::adl::graph::#wrapper::new(#expr, #source)),
+                _ => quote_spanned!(span=> __adl_crate::graph::#wrapper::new(#expr, #source)),
             }
         }
         NodeKind::Value => match expr {
@@ -483,9 +488,11 @@ fn collate_value(collate: &CollateRef) -> TokenStream {
     let span = collate.span;
     match &collate.expr {
         Expr::Path(p) if p.qself.is_none() && p.path.is_ident("default") => {
-            quote_spanned!(span=> ::adl::collate::DefaultCollate)
+            quote_spanned!(span=> __adl_crate::collate::DefaultCollate)
         }
-        closure @ Expr::Closure(_) => quote_spanned!(span=> ::adl::pipeline::collate_fn(#closure)),
+        closure @ Expr::Closure(_) => {
+            quote_spanned!(span=> __adl_crate::pipeline::collate_fn(#closure))
+        }
         Expr::Paren(inner) => {
             let inner = &inner.expr;
             quote!(#inner)

@@ -18,10 +18,13 @@ mod tests;
 
 use proc_macro2::TokenStream;
 
-/// Expand `pipeline! { ... }`.
+/// Expand `pipeline! { ... }`. An optional first entry `crate = path;`
+/// names the `adl` crate when it is re-exported or renamed.
 pub(crate) fn expand(input: TokenStream) -> TokenStream {
-    let (body, mut errors) = parse::parse(input);
+    let (krate, input, mut errors) = parse::crate_path(input);
+    let (body, parse_errors) = parse::parse(input);
+    errors.extend(parse_errors);
     let (level, rule_errors) = check::check(&body);
     errors.extend(rule_errors);
-    generate::generate(&level, &errors)
+    generate::generate(&level, &errors, &krate)
 }

@@ -106,6 +106,31 @@ pub(crate) fn parse(input: TokenStream) -> (Body, Vec<syn::Error>) {
     (body, errors)
 }
 
+/// Split off an optional leading `crate = path;`: the path of the `adl`
+/// crate (default `::adl`), the rest of the tokens, and an error if the
+/// entry is malformed.
+pub(crate) fn crate_path(input: TokenStream) -> (syn::Path, TokenStream, Vec<syn::Error>) {
+    let default: syn::Path = syn::parse_quote!(::adl);
+    let mut trees = input.clone().into_iter();
+    let starts_with_crate = matches!(trees.next(), Some(TokenTree::Ident(i)) if i == "crate")
+        && matches!(trees.next(), Some(TokenTree::Punct(p)) if p.as_char() == '=');
+    if !starts_with_crate {
+        return (default, input, Vec::new());
+    }
+    let parser = |stream: ParseStream| {
+        stream.parse::<syn::Token![crate]>()?;
+        stream.parse::<syn::Token![=]>()?;
+        let path: syn::Path = stream.parse()?;
+        stream.parse::<syn::Token![;]>()?;
+        let rest: TokenStream = stream.parse()?;
+        Ok((path, rest))
+    };
+    match parser.parse2(input) {
+        Ok((path, rest)) => (path, rest, Vec::new()),
+        Err(error) => (default, TokenStream::new(), vec![error]),
+    }
+}
+
 /// Parse one level's tokens (its arrows not yet rewritten).
 fn parse_level(tokens: TokenStream, span: Span, errors: &mut Vec<syn::Error>) -> Body {
     let mut entries = Vec::new();
