@@ -380,7 +380,7 @@ fn the_first_example_of_the_docs() {
 
 /// `adl` under another path: `crate = path;` first.
 mod renamed {
-    pub use adl as engine_of_data;
+    pub(crate) use adl as engine_of_data;
 }
 
 #[test]
