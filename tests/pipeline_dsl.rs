@@ -396,3 +396,21 @@ fn the_crate_path_can_be_given() {
     );
     assert!(p.graph().check().is_empty());
 }
+
+#[test]
+fn arrows_inside_closure_parameter_types_are_not_chain_arrows() {
+    fn plus_one(x: i64) -> i64 {
+        x + 1
+    }
+    // The `->` of `fn(i64) -> i64` stands at the level of the chain,
+    // between the closure's `|`s.
+    let p = adl::pipeline! {
+        sample: |f: fn(i64) -> i64| f(2) -> |x: i64| x * 10,
+        collate: default,
+    };
+    let raws: Vec<fn(i64) -> i64> = vec![plus_one, plus_one];
+    assert_eq!(
+        adl::pipeline::run(&p, raws).unwrap(),
+        ndarray::Array1::from(vec![30i64, 30])
+    );
+}

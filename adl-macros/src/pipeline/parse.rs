@@ -148,11 +148,22 @@ fn parse_level(tokens: TokenStream, span: Span, errors: &mut Vec<syn::Error>) ->
 /// return type and stays.
 fn rewrite_arrows(tokens: TokenStream) -> TokenStream {
     let mut out: Vec<TokenTree> = Vec::new();
+    // Between a closure's two `|`, arrows belong to parameter types
+    // (`|f: fn(i64) -> i64| ...`): the state resets at each entry (`,`).
+    let mut in_closure_params = false;
     let mut iter = tokens.into_iter().peekable();
     while let Some(tree) = iter.next() {
+        if let TokenTree::Punct(p) = &tree {
+            match p.as_char() {
+                '|' => in_closure_params = !in_closure_params,
+                ',' => in_closure_params = false,
+                _ => {}
+            }
+        }
         if let TokenTree::Punct(minus) = &tree
             && minus.as_char() == '-'
             && minus.spacing() == Spacing::Joint
+            && !in_closure_params
             && let Some(TokenTree::Punct(gt)) = iter.peek()
             && gt.as_char() == '>'
             && !matches!(out.last(), Some(TokenTree::Punct(p)) if p.as_char() == '|')
