@@ -173,6 +173,16 @@ impl Error {
         }
     }
 
+    /// `value` if it is at least 1, else an [`Error::InvalidParameter`] for
+    /// `parameter` (a batch size, a factor, a number of workers...).
+    pub(crate) fn nonzero(parameter: impl fmt::Display, value: usize) -> Result<usize> {
+        if value == 0 {
+            Err(Error::invalid(parameter, "must be at least 1, got 0"))
+        } else {
+            Ok(value)
+        }
+    }
+
     /// An [`Error::Collate`] at the sample itself (no path yet).
     pub fn collate(position: usize, reason: impl fmt::Display) -> Self {
         Error::Collate {

@@ -87,12 +87,7 @@ impl Indices {
 
     /// Keep every `factor`-th row, starting with the first.
     pub fn every_nth(&self, factor: usize) -> Result<Self> {
-        if factor == 0 {
-            return Err(Error::invalid(
-                "decimation factor",
-                "must be at least 1, got 0",
-            ));
-        }
+        Error::nonzero("decimation factor", factor)?;
         let columns = self
             .columns
             .iter()

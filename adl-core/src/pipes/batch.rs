@@ -1,6 +1,6 @@
 //! [`Batch`]: consecutive samples grouped into `Vec`s.
 
-use super::{IterableDataset, nonzero};
+use super::IterableDataset;
 use crate::{Dataset, Error, Result};
 
 /// Consecutive samples grouped into `Vec`s of `size`:
@@ -47,7 +47,7 @@ impl<S> Batch<S> {
     pub fn new(source: S, size: usize) -> Result<Self> {
         Ok(Batch {
             source,
-            size: nonzero("batch size", size)?,
+            size: Error::nonzero("batch size", size)?,
             drop_last: false,
         })
     }

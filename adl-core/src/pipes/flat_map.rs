@@ -168,9 +168,7 @@ impl<S, F> FlatMap<S, F> {
     /// # Ok::<(), adl_core::Error>(())
     /// ```
     pub fn shard(&self, worker: usize, num_workers: usize) -> Result<FlatMapShard<'_, S, F>> {
-        if num_workers == 0 {
-            return Err(Error::invalid("num_workers", "must be at least 1, got 0"));
-        }
+        Error::nonzero("num_workers", num_workers)?;
         if worker >= num_workers {
             return Err(Error::invalid(
                 "worker",

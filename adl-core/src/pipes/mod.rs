@@ -242,12 +242,3 @@ fn pipe_error(adaptor: &'static str, index: usize, source: impl Into<BoxError>) 
         source: source.into(),
     }
 }
-
-/// Check that `value` is at least 1.
-fn nonzero(parameter: &str, value: usize) -> Result<usize> {
-    if value == 0 {
-        Err(Error::invalid(parameter, "must be at least 1, got 0"))
-    } else {
-        Ok(value)
-    }
-}

@@ -1,8 +1,8 @@
 //! [`Shuffle`]: a buffered, seeded shuffle of a stream.
 
-use super::{IterableDataset, nonzero};
-use crate::Result;
+use super::IterableDataset;
 use crate::rng::SplitMix64;
+use crate::{Error, Result};
 
 /// A buffered shuffle, as DataPipes' `Shuffler`:
 /// [`shuffle`](super::DatasetExt::shuffle). Items fill a buffer of
@@ -51,7 +51,7 @@ impl<S> Shuffle<S> {
     pub fn new(source: S, buffer: usize, seed: u64) -> Result<Self> {
         Ok(Shuffle {
             source,
-            buffer: nonzero("shuffle buffer size", buffer)?,
+            buffer: Error::nonzero("shuffle buffer size", buffer)?,
             seed,
         })
     }

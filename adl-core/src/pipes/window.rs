@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use super::{IterableDataset, nonzero, pipe_error};
+use super::{IterableDataset, pipe_error};
 use crate::{Dataset, Error, Result};
 
 /// Sliding windows of `size` consecutive samples, one every `step`
@@ -55,8 +55,8 @@ impl<S> Windows<S> {
     pub fn new(source: S, size: usize, step: usize) -> Result<Self> {
         Ok(Windows {
             source,
-            size: nonzero("window size", size)?,
-            step: nonzero("window step", step)?,
+            size: Error::nonzero("window size", size)?,
+            step: Error::nonzero("window step", step)?,
         })
     }
 

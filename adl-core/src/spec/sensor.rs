@@ -73,12 +73,10 @@ pub trait Sensor {
     where
         Self: Sized,
     {
-        if batch == 0 {
-            return Err(Error::invalid(
-                format!("batch size for sensor `{}`", self.name()),
-                "must be at least 1, got 0",
-            ));
-        }
+        Error::nonzero(
+            format_args!("batch size for sensor `{}`", self.name()),
+            batch,
+        )?;
         Ok(Batches {
             sensor: self,
             batch,

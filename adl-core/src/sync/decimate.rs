@@ -41,12 +41,7 @@ impl<S> Decimate<S> {
     /// Keep every `factor`-th row of `inner`'s result. A factor of 0 is
     /// [`Error::InvalidParameter`]; 1 changes nothing.
     pub fn new(inner: S, factor: usize) -> Result<Decimate<S>> {
-        if factor == 0 {
-            return Err(Error::invalid(
-                "decimation factor",
-                "must be at least 1, got 0",
-            ));
-        }
+        Error::nonzero("decimation factor", factor)?;
         Ok(Decimate {
             inner,
             factor,
