@@ -49,7 +49,11 @@ impl Plan {
     /// `dot` is not on `PATH`.
     ///
     /// ```no_run
-    /// # let plan: adl_graph::Plan = todo!();
+    /// use adl_core::graph::{NodeInfo, Stage};
+    /// use adl_graph::{GraphBuilder, Planner};
+    ///
+    /// let description = GraphBuilder::new().collate(NodeInfo::new("default", Stage::Collate)).build();
+    /// let plan = Planner.plan(&description)?;
     /// match plan.to_svg() {
     ///     Ok(svg) => std::fs::write("pipeline.svg", svg)?,
     ///     Err(adl_graph::SvgError::NotInstalled { .. }) => std::fs::write("pipeline.dot", plan.to_dot())?,
