@@ -192,47 +192,26 @@ pub trait IterableDataset {
     }
 }
 
-impl<I: IterableDataset + ?Sized> IterableDataset for &I {
-    type Item = I::Item;
-    type Iter<'a>
-        = I::Iter<'a>
-    where
-        Self: 'a;
-    fn iter(&self) -> Self::Iter<'_> {
-        (**self).iter()
-    }
-    fn len(&self) -> Option<usize> {
-        (**self).len()
-    }
+/// `IterableDataset` through a pointer to one.
+macro_rules! forward_iterable {
+    ($($pointer:ty),*) => {$(
+        impl<I: IterableDataset + ?Sized> IterableDataset for $pointer {
+            type Item = I::Item;
+            type Iter<'a>
+                = I::Iter<'a>
+            where
+                Self: 'a;
+            fn iter(&self) -> Self::Iter<'_> {
+                (**self).iter()
+            }
+            fn len(&self) -> Option<usize> {
+                (**self).len()
+            }
+        }
+    )*};
 }
 
-impl<I: IterableDataset + ?Sized> IterableDataset for Box<I> {
-    type Item = I::Item;
-    type Iter<'a>
-        = I::Iter<'a>
-    where
-        Self: 'a;
-    fn iter(&self) -> Self::Iter<'_> {
-        (**self).iter()
-    }
-    fn len(&self) -> Option<usize> {
-        (**self).len()
-    }
-}
-
-impl<I: IterableDataset + ?Sized> IterableDataset for Arc<I> {
-    type Item = I::Item;
-    type Iter<'a>
-        = I::Iter<'a>
-    where
-        Self: 'a;
-    fn iter(&self) -> Self::Iter<'_> {
-        (**self).iter()
-    }
-    fn len(&self) -> Option<usize> {
-        (**self).len()
-    }
-}
+forward_iterable!(&I, Box<I>, Arc<I>);
 
 /// An [`Error::Pipe`] for `adaptor` at item `index`.
 fn pipe_error(adaptor: &'static str, index: usize, source: impl Into<BoxError>) -> Error {

@@ -26,32 +26,19 @@ pub trait Dataset {
     fn get(&self, index: usize) -> Result<Self::Sample>;
 }
 
-impl<D: Dataset + ?Sized> Dataset for &D {
-    type Sample = D::Sample;
-    fn len(&self) -> usize {
-        (**self).len()
-    }
-    fn get(&self, index: usize) -> Result<Self::Sample> {
-        (**self).get(index)
-    }
+/// `Dataset` through a pointer to one.
+macro_rules! forward_dataset {
+    ($($pointer:ty),*) => {$(
+        impl<D: Dataset + ?Sized> Dataset for $pointer {
+            type Sample = D::Sample;
+            fn len(&self) -> usize {
+                (**self).len()
+            }
+            fn get(&self, index: usize) -> Result<Self::Sample> {
+                (**self).get(index)
+            }
+        }
+    )*};
 }
 
-impl<D: Dataset + ?Sized> Dataset for Box<D> {
-    type Sample = D::Sample;
-    fn len(&self) -> usize {
-        (**self).len()
-    }
-    fn get(&self, index: usize) -> Result<Self::Sample> {
-        (**self).get(index)
-    }
-}
-
-impl<D: Dataset + ?Sized> Dataset for std::sync::Arc<D> {
-    type Sample = D::Sample;
-    fn len(&self) -> usize {
-        (**self).len()
-    }
-    fn get(&self, index: usize) -> Result<Self::Sample> {
-        (**self).get(index)
-    }
-}
+forward_dataset!(&D, Box<D>, std::sync::Arc<D>);

@@ -162,44 +162,23 @@ impl<S: Sensor> Iterator for Batches<'_, S> {
 
 impl<S: Sensor> ExactSizeIterator for Batches<'_, S> {}
 
-impl<S: Sensor + ?Sized> Sensor for &S {
-    type Sample = S::Sample;
-    type Metadata = S::Metadata;
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn metadata(&self) -> &Self::Metadata {
-        (**self).metadata()
-    }
-    fn get(&self, index: usize) -> Result<Self::Sample> {
-        (**self).get(index)
-    }
+/// `Sensor` through a pointer to one.
+macro_rules! forward_sensor {
+    ($($pointer:ty),*) => {$(
+        impl<S: Sensor + ?Sized> Sensor for $pointer {
+            type Sample = S::Sample;
+            type Metadata = S::Metadata;
+            fn name(&self) -> &str {
+                (**self).name()
+            }
+            fn metadata(&self) -> &Self::Metadata {
+                (**self).metadata()
+            }
+            fn get(&self, index: usize) -> Result<Self::Sample> {
+                (**self).get(index)
+            }
+        }
+    )*};
 }
 
-impl<S: Sensor + ?Sized> Sensor for Box<S> {
-    type Sample = S::Sample;
-    type Metadata = S::Metadata;
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn metadata(&self) -> &Self::Metadata {
-        (**self).metadata()
-    }
-    fn get(&self, index: usize) -> Result<Self::Sample> {
-        (**self).get(index)
-    }
-}
-
-impl<S: Sensor + ?Sized> Sensor for std::sync::Arc<S> {
-    type Sample = S::Sample;
-    type Metadata = S::Metadata;
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn metadata(&self) -> &Self::Metadata {
-        (**self).metadata()
-    }
-    fn get(&self, index: usize) -> Result<Self::Sample> {
-        (**self).get(index)
-    }
-}
+forward_sensor!(&S, Box<S>, std::sync::Arc<S>);
