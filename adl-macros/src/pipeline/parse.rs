@@ -199,9 +199,27 @@ fn body(input: ParseStream, entries: &mut Vec<Entry>, errors: &mut Vec<syn::Erro
         })));
         return;
     }
+    entries.extend(separated(
+        input,
+        errors,
+        entry,
+        "expected `,` between two entries, or `->` between two nodes",
+    ));
+}
+
+/// `item ("," item)* ","?`, with error recovery: an item that does not
+/// parse, or a missing comma (reported with `missing_comma`), skips to the
+/// next entry and parsing goes on.
+fn separated<T>(
+    input: ParseStream,
+    errors: &mut Vec<syn::Error>,
+    mut item: impl FnMut(ParseStream, &mut Vec<syn::Error>) -> syn::Result<T>,
+    missing_comma: &str,
+) -> Vec<T> {
+    let mut out = Vec::new();
     while !input.is_empty() {
-        match entry(input, errors) {
-            Ok(e) => entries.push(e),
+        match item(input, errors) {
+            Ok(x) => out.push(x),
             Err(e) => {
                 errors.push(e);
                 skip_entry(input);
@@ -213,11 +231,12 @@ fn body(input: ParseStream, entries: &mut Vec<Entry>, errors: &mut Vec<syn::Erro
         if input.peek(Token![,]) {
             let _ = input.parse::<Token![,]>();
         } else {
-            errors.push(input.error("expected `,` between two entries, or `->` between two nodes"));
+            errors.push(input.error(missing_comma));
             skip_entry(input);
             let _ = input.parse::<Token![,]>();
         }
     }
+    out
 }
 
 /// Whether the input starts with `ident :` (and not `ident ::`).
@@ -309,27 +328,7 @@ fn nested_branches(tokens: TokenStream, errors: &mut Vec<syn::Error>) -> Vec<Bra
 
 /// `branches := branch ("," branch)* ","?`.
 fn branches(input: ParseStream, errors: &mut Vec<syn::Error>) -> Vec<Branch> {
-    let mut out = Vec::new();
-    while !input.is_empty() {
-        match branch(input, errors) {
-            Ok(b) => out.push(b),
-            Err(e) => {
-                errors.push(e);
-                skip_entry(input);
-            }
-        }
-        if input.is_empty() {
-            break;
-        }
-        if input.peek(Token![,]) {
-            let _ = input.parse::<Token![,]>();
-        } else {
-            errors.push(input.error("expected `,` between two branches"));
-            skip_entry(input);
-            let _ = input.parse::<Token![,]>();
-        }
-    }
-    out
+    separated(input, errors, branch, "expected `,` between two branches")
 }
 
 /// `branch := (IDENT | STRING) ":" value`, or a value without a name.
