@@ -2,27 +2,17 @@
 //! deliberate change: `INSTA_UPDATE=always cargo test -p adl-graph --test
 //! dot`, then review the diff of the `.snap` files.
 
-use adl_core::graph::{Description, NodeInfo, Stage};
+use adl_core::graph::Description;
 use adl_graph::{GraphBuilder, Planner};
 
-struct Raw;
-struct Frame;
-struct FrameBatch;
-struct Tensor;
+mod common;
+
+use common::{Frame, FrameBatch, Raw, Tensor, batch, collate, sample};
+
 struct Radar;
 struct RadarBatch;
 struct Lidar;
 struct LidarBatch;
-
-fn sample(name: &'static str) -> NodeInfo {
-    NodeInfo::new(name, Stage::Sample)
-}
-fn collate(name: &'static str) -> NodeInfo {
-    NodeInfo::new(name, Stage::Collate)
-}
-fn batch(name: &'static str) -> NodeInfo {
-    NodeInfo::new(name, Stage::Batch)
-}
 
 fn dot(description: &Description) -> String {
     Planner

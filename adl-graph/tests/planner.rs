@@ -4,20 +4,9 @@
 use adl_core::graph::{Body, Description, NodeInfo, Rule, Stage};
 use adl_graph::{GraphBuilder, NodeKind, Planner, Section, SvgError};
 
-struct Raw;
-struct Frame;
-struct FrameBatch;
-struct Tensor;
+mod common;
 
-fn sample(name: &'static str) -> NodeInfo {
-    NodeInfo::new(name, Stage::Sample)
-}
-fn collate(name: &'static str) -> NodeInfo {
-    NodeInfo::new(name, Stage::Collate)
-}
-fn batch(name: &'static str) -> NodeInfo {
-    NodeInfo::new(name, Stage::Batch)
-}
+use common::{Frame, FrameBatch, Raw, Tensor, batch, collate, sample};
 
 fn rules(description: &Description) -> Vec<Rule> {
     match Planner.plan(description) {

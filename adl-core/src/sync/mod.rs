@@ -27,3 +27,16 @@ pub use empty::Empty;
 pub use margin::{Bound, Margin, Margins};
 pub use nearest::Nearest;
 pub use next::Next;
+
+/// The reference's unit-test fixture, shared by the policies' tests.
+#[cfg(test)]
+mod fixture {
+    const S1: [f64; 6] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
+    const S2: [f64; 5] = [0.5, 1.5, 2.5, 3.5, 4.5];
+    const S3: [f64; 4] = [1.0, 2.0, 3.0, 4.0];
+
+    /// sensor1 = 0..5 step 1, sensor2 = 0.5..4.5, sensor3 = 1..4.
+    pub(super) fn fixture() -> [(&'static str, &'static [f64]); 3] {
+        [("sensor1", &S1), ("sensor2", &S2), ("sensor3", &S3)]
+    }
+}

@@ -125,13 +125,7 @@ mod tests {
     use super::*;
     use crate::sync::Margin;
 
-    const S1: [f64; 6] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
-    const S2: [f64; 5] = [0.5, 1.5, 2.5, 3.5, 4.5];
-    const S3: [f64; 4] = [1.0, 2.0, 3.0, 4.0];
-
-    fn fixture() -> [(&'static str, &'static [f64]); 3] {
-        [("sensor1", &S1), ("sensor2", &S2), ("sensor3", &S3)]
-    }
+    use crate::sync::fixture::fixture;
 
     #[test]
     fn tolerance_is_checked() {
