@@ -414,3 +414,96 @@ fn arrows_inside_closure_parameter_types_are_not_chain_arrows() {
         ndarray::Array1::from(vec![30i64, 30])
     );
 }
+
+/// A context that records the id of every node it enters, running
+/// everything in order on the calling thread.
+#[derive(Default)]
+struct Recording {
+    entered: std::sync::Mutex<Vec<adl::exec::NodeId>>,
+}
+
+impl Recording {
+    /// The names of the nodes entered since the last call, by their ids in
+    /// `d.nodes()`.
+    fn take<'d>(&self, d: &'d Description) -> Vec<&'d str> {
+        let nodes = d.nodes();
+        std::mem::take(&mut *self.entered.lock().unwrap())
+            .into_iter()
+            .map(|id| nodes[id.index()].name.as_ref())
+            .collect()
+    }
+}
+
+impl adl::exec::Context for Recording {
+    fn join_dyn(&self, a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
+        a();
+        b();
+    }
+
+    fn enter(&self, node: adl::exec::NodeId) -> Option<std::time::Instant> {
+        self.entered.lock().unwrap().push(node);
+        None
+    }
+
+    fn leave(&self, _node: adl::exec::NodeId, _entered: Option<std::time::Instant>) {}
+
+    fn rng(&self, node: adl::exec::NodeId) -> adl::exec::SampleRng {
+        adl::exec::SampleRng::new(0, 0, 0, node)
+    }
+
+    fn sample_index(&self) -> Option<usize> {
+        None
+    }
+}
+
+#[test]
+fn every_node_runs_tagged_with_its_index_in_the_description() {
+    let p = pipeline! {
+        pre: |i: i64| frame(i),
+        Frame {
+            radar: { sample: |r: Radar| r.range -> scale(2.0), collate: Sum, batch: |s: f32| s + 1.0 },
+            label: { sample: double, collate: default, batch: |b: Array1<i64>| b.sum() },
+        },
+        post: |b| b,
+    };
+    let d = p.graph();
+    assert_eq!(
+        d.nodes()
+            .iter()
+            .map(|n| n.name.as_ref())
+            .collect::<Vec<_>>(),
+        [
+            "closure", "closure", "scale", "Sum", "closure", "double", "default", "closure",
+            "closure"
+        ]
+    );
+    let cx = Recording::default();
+    let samples = vec![p.sample_in(&cx, 1).unwrap(), p.sample_in(&cx, 2).unwrap()];
+    // Per sample: pre, then each branch's sample nodes.
+    let per_sample = ["closure", "closure", "scale", "double"];
+    assert_eq!(cx.take(d), [per_sample, per_sample].concat());
+    let collated = p.collate_in(&cx, samples).unwrap();
+    assert_eq!(cx.take(d), ["Sum", "default"]);
+    let batch = p.batch_in(&cx, collated).unwrap();
+    assert_eq!(cx.take(d), ["closure", "closure", "closure"]);
+    assert_eq!(batch.radar, 7.0);
+    assert_eq!(batch.label, 6);
+
+    // Names repeat ("closure"): the ids themselves are each node's place.
+    for _ in 0..2 {
+        p.sample_in(&cx, 3).unwrap();
+    }
+    let ids: Vec<u32> = std::mem::take(&mut *cx.entered.lock().unwrap())
+        .into_iter()
+        .map(|id| id.0)
+        .collect();
+    assert_eq!(ids, [0, 1, 2, 5, 0, 1, 2, 5]);
+    let samples = vec![p.sample(1).unwrap()];
+    let collated = p.collate_in(&cx, samples).unwrap();
+    p.batch_in(&cx, collated).unwrap();
+    let ids: Vec<u32> = std::mem::take(&mut *cx.entered.lock().unwrap())
+        .into_iter()
+        .map(|id| id.0)
+        .collect();
+    assert_eq!(ids, [3, 6, 4, 7, 8]);
+}

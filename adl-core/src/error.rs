@@ -154,6 +154,49 @@ pub enum Error {
         #[source]
         source: BoxError,
     },
+    /// A sample that failed in a loader: reading it, or a node of the
+    /// sample stage. Carries the dataset index and the node.
+    #[error("sample {index} (node `{node}`): {source}")]
+    Sample {
+        /// The sample's dataset index.
+        index: usize,
+        /// The failing node's name: a node of the pipeline, or `dataset`
+        /// when reading the sample failed.
+        node: String,
+        /// The error itself.
+        #[source]
+        source: Box<Error>,
+    },
+    /// A batch whose collate or batch stage failed in a loader.
+    #[error("batch {batch} (node `{node}`, samples {}): {source}", format_indices(.indices))]
+    Batch {
+        /// The batch's position in its epoch (on this rank).
+        batch: usize,
+        /// The dataset indices of its samples.
+        indices: Vec<usize>,
+        /// The failing node's name (or the stage's).
+        node: String,
+        /// The error itself.
+        #[source]
+        source: Box<Error>,
+    },
+    /// A node panicked; the panic was caught.
+    #[error("node `{node}` panicked{}: {message}", match .index { Some(i) => format!(" on sample {i}"), None => String::new() })]
+    Panic {
+        /// The node that panicked.
+        node: String,
+        /// The dataset index of the sample, where known.
+        index: Option<usize>,
+        /// The panic's message.
+        message: String,
+    },
+    /// A loader state that cannot be resumed here: taken from another
+    /// pipeline or dataset, or damaged.
+    #[error("cannot resume: {reason}")]
+    Resume {
+        /// Why, naming both values.
+        reason: String,
+    },
     /// A source file (a log, a recording) that could not be read or parsed.
     #[error("{path}: {reason}")]
     Source {
@@ -164,7 +207,39 @@ pub enum Error {
     },
 }
 
+/// `[3, 8, 9]`, or the first few and a count.
+fn format_indices(indices: &[usize]) -> String {
+    const SHOWN: usize = 8;
+    let shown: Vec<String> = indices
+        .iter()
+        .take(SHOWN)
+        .map(ToString::to_string)
+        .collect();
+    if indices.len() > SHOWN {
+        format!("[{}, ... {} in all]", shown.join(", "), indices.len())
+    } else {
+        format!("[{}]", shown.join(", "))
+    }
+}
+
 impl Error {
+    /// The node an error comes from, where it says: the node of a
+    /// [`Sample`](Error::Sample), [`Batch`](Error::Batch),
+    /// [`Panic`](Error::Panic) or named [`Transform`](Error::Transform)
+    /// error, `dataset` for a [`Load`](Error::Load) error, `collate` for a
+    /// [`Collate`](Error::Collate) error.
+    pub fn node(&self) -> Option<&str> {
+        match self {
+            Error::Sample { node, .. } | Error::Batch { node, .. } | Error::Panic { node, .. } => {
+                Some(node)
+            }
+            Error::Transform { node, .. } if !node.is_empty() => Some(node),
+            Error::Load { .. } => Some("dataset"),
+            Error::Collate { .. } => Some("collate"),
+            _ => None,
+        }
+    }
+
     /// An [`Error::InvalidParameter`] from anything printable.
     pub fn invalid(parameter: impl fmt::Display, reason: impl fmt::Display) -> Self {
         Error::InvalidParameter {

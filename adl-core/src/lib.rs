@@ -22,6 +22,9 @@
 //! - Traces and datasets: [`Recording`] (a trace of named sensors,
 //!   synchronized once), [`Record`] (one synchronized sample), [`Concat`]
 //!   (traces concatenated into a dataset).
+//! - [`exec`]: the execution context a pipeline runs in (parallel
+//!   branches, per-node observation, per-sample random generators), and
+//!   [`Sequential`](exec::Sequential), the one that runs on the calling thread.
 //! - [`sample`]: low-discrepancy sampling ([`sample_ld`](sample::sample_ld))
 //!   and [`Sampled`](sample::Sampled) datasets.
 //!
@@ -49,6 +52,7 @@
 pub mod collate;
 mod concat;
 pub mod error;
+pub mod exec;
 pub mod graph;
 mod in_memory;
 mod indices;

@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use crate::exec::{Context, Sequential};
 use crate::pipeline::in_branch;
 use crate::transform::{Keyed, label};
 use crate::{Pipeline, Result};
@@ -90,36 +91,61 @@ impl Pipeline<()> for NoBranch {
 
 impl<V, R, P, Next> Pipeline<(V, R)> for Branch<P, Next>
 where
-    P: Pipeline<V>,
-    Next: Pipeline<R>,
+    P: Pipeline<V> + Sync,
+    Next: Pipeline<R> + Sync,
+    P::Transformed: Send,
+    P::Collated: Send,
+    P::Processed: Send,
+    Next::Transformed: Send,
+    Next::Collated: Send,
+    Next::Processed: Send,
 {
     type Transformed = (P::Transformed, Next::Transformed);
     type Collated = (P::Collated, Next::Collated);
     type Processed = (P::Processed, Next::Processed);
 
-    fn sample(&self, (value, rest): (V, R)) -> Result<Self::Transformed> {
-        let value = self
-            .pipeline
-            .sample(value)
-            .map_err(|e| label(e, self.name))?;
-        Ok((value, self.next.sample(rest)?))
+    fn sample(&self, raw: (V, R)) -> Result<Self::Transformed> {
+        self.sample_in(&Sequential::new(), raw)
     }
 
     fn collate(&self, samples: Vec<Self::Transformed>) -> Result<Self::Collated> {
-        let (values, rest): (Vec<_>, Vec<_>) = samples.into_iter().unzip();
-        let value = self
-            .pipeline
-            .collate(values)
-            .map_err(|e| in_branch(e, &format!(".{}", self.name), self.name))?;
-        Ok((value, self.next.collate(rest)?))
+        <Self as Pipeline<(V, R)>>::collate_in(self, &Sequential::new(), samples)
     }
 
-    fn batch(&self, (value, rest): Self::Collated) -> Result<Self::Processed> {
+    fn batch(&self, collated: Self::Collated) -> Result<Self::Processed> {
+        <Self as Pipeline<(V, R)>>::batch_in(self, &Sequential::new(), collated)
+    }
+
+    fn sample_in(&self, cx: &dyn Context, (value, rest): (V, R)) -> Result<Self::Transformed> {
         let value = self
             .pipeline
-            .batch(value)
+            .sample_in(cx, value)
             .map_err(|e| label(e, self.name))?;
-        Ok((value, self.next.batch(rest)?))
+        Ok((value, self.next.sample_in(cx, rest)?))
+    }
+
+    /// This branch's collate and the next branches' at once.
+    fn collate_in(
+        &self,
+        cx: &dyn Context,
+        samples: Vec<Self::Transformed>,
+    ) -> Result<Self::Collated> {
+        let (values, rest): (Vec<_>, Vec<_>) = samples.into_iter().unzip();
+        let (value, rest) = cx.join(
+            || self.pipeline.collate_in(cx, values),
+            || self.next.collate_in(cx, rest),
+        );
+        let value = value.map_err(|e| in_branch(e, &format!(".{}", self.name), self.name))?;
+        Ok((value, rest?))
+    }
+
+    /// This branch's batch stage and the next branches' at once.
+    fn batch_in(&self, cx: &dyn Context, (value, rest): Self::Collated) -> Result<Self::Processed> {
+        let (value, rest) = cx.join(
+            || self.pipeline.batch_in(cx, value),
+            || self.next.batch_in(cx, rest),
+        );
+        Ok((value.map_err(|e| label(e, self.name))?, rest?))
     }
 }
 
@@ -127,16 +153,27 @@ where
 /// (collate) and `O` (batch): what [`KeyedBranches`] runs, one value per
 /// branch, in order.
 pub trait SameBranches<V, T, C, O>: BranchNames {
-    /// `sample` of each branch on its value.
-    fn sample_each(&self, values: &mut std::vec::IntoIter<V>, into: &mut Vec<T>) -> Result<()>;
-    /// `collate` of each branch on its column.
+    /// `sample` of each branch on its value, in `cx`.
+    fn sample_each(
+        &self,
+        cx: &dyn Context,
+        values: &mut std::vec::IntoIter<V>,
+        into: &mut Vec<T>,
+    ) -> Result<()>;
+    /// `collate` of each branch on its column, in `cx`: the branches at once.
     fn collate_each(
         &self,
+        cx: &dyn Context,
         columns: &mut std::vec::IntoIter<Vec<T>>,
         into: &mut Vec<C>,
     ) -> Result<()>;
-    /// `batch` of each branch on its batch.
-    fn batch_each(&self, values: &mut std::vec::IntoIter<C>, into: &mut Vec<O>) -> Result<()>;
+    /// `batch` of each branch on its batch, in `cx`: the branches at once.
+    fn batch_each(
+        &self,
+        cx: &dyn Context,
+        values: &mut std::vec::IntoIter<C>,
+        into: &mut Vec<O>,
+    ) -> Result<()>;
 }
 
 /// The names of a [`Branch`] list, in order.
@@ -157,17 +194,28 @@ impl<P, Next: BranchNames> BranchNames for Branch<P, Next> {
 }
 
 impl<V, T, C, O> SameBranches<V, T, C, O> for NoBranch {
-    fn sample_each(&self, _values: &mut std::vec::IntoIter<V>, _into: &mut Vec<T>) -> Result<()> {
+    fn sample_each(
+        &self,
+        _cx: &dyn Context,
+        _values: &mut std::vec::IntoIter<V>,
+        _into: &mut Vec<T>,
+    ) -> Result<()> {
         Ok(())
     }
     fn collate_each(
         &self,
+        _cx: &dyn Context,
         _columns: &mut std::vec::IntoIter<Vec<T>>,
         _into: &mut Vec<C>,
     ) -> Result<()> {
         Ok(())
     }
-    fn batch_each(&self, _values: &mut std::vec::IntoIter<C>, _into: &mut Vec<O>) -> Result<()> {
+    fn batch_each(
+        &self,
+        _cx: &dyn Context,
+        _values: &mut std::vec::IntoIter<C>,
+        _into: &mut Vec<O>,
+    ) -> Result<()> {
         Ok(())
     }
 }
@@ -183,49 +231,65 @@ fn too_few(branch: &str) -> crate::Error {
 
 impl<V, P, Next> SameBranches<V, P::Transformed, P::Collated, P::Processed> for Branch<P, Next>
 where
-    P: Pipeline<V>,
-    Next: SameBranches<V, P::Transformed, P::Collated, P::Processed>,
+    P: Pipeline<V> + Sync,
+    P::Transformed: Send,
+    P::Collated: Send,
+    P::Processed: Send,
+    Next: SameBranches<V, P::Transformed, P::Collated, P::Processed> + Sync,
 {
     fn sample_each(
         &self,
+        cx: &dyn Context,
         values: &mut std::vec::IntoIter<V>,
         into: &mut Vec<P::Transformed>,
     ) -> Result<()> {
         let value = values.next().ok_or_else(|| too_few(self.name))?;
         into.push(
             self.pipeline
-                .sample(value)
+                .sample_in(cx, value)
                 .map_err(|e| label(e, self.name))?,
         );
-        self.next.sample_each(values, into)
+        self.next.sample_each(cx, values, into)
     }
 
     fn collate_each(
         &self,
+        cx: &dyn Context,
         columns: &mut std::vec::IntoIter<Vec<P::Transformed>>,
         into: &mut Vec<P::Collated>,
     ) -> Result<()> {
         let column = columns.next().ok_or_else(|| too_few(self.name))?;
-        let batch = self
-            .pipeline
-            .collate(column)
-            .map_err(|e| in_branch(e, &format!("[{:?}]", self.name), self.name))?;
-        into.push(batch);
-        self.next.collate_each(columns, into)
+        let (batch, rest) = cx.join(
+            || self.pipeline.collate_in(cx, column),
+            || {
+                let mut rest = Vec::new();
+                self.next
+                    .collate_each(cx, columns, &mut rest)
+                    .map(|()| rest)
+            },
+        );
+        into.push(batch.map_err(|e| in_branch(e, &format!("[{:?}]", self.name), self.name))?);
+        into.extend(rest?);
+        Ok(())
     }
 
     fn batch_each(
         &self,
+        cx: &dyn Context,
         values: &mut std::vec::IntoIter<P::Collated>,
         into: &mut Vec<P::Processed>,
     ) -> Result<()> {
         let value = values.next().ok_or_else(|| too_few(self.name))?;
-        into.push(
-            self.pipeline
-                .batch(value)
-                .map_err(|e| label(e, self.name))?,
+        let (batch, rest) = cx.join(
+            || self.pipeline.batch_in(cx, value),
+            || {
+                let mut rest = Vec::new();
+                self.next.batch_each(cx, values, &mut rest).map(|()| rest)
+            },
         );
-        self.next.batch_each(values, into)
+        into.push(batch.map_err(|e| label(e, self.name))?);
+        into.extend(rest?);
+        Ok(())
     }
 }
 
@@ -285,38 +349,54 @@ impl<L> KeyedBranches<L> {
 impl<S, P, Next> Pipeline<S> for KeyedBranches<Branch<P, Next>>
 where
     S: Keyed,
+    Branch<P, Next>: SameBranches<S::Value, P::Transformed, P::Collated, P::Processed>,
     P: Pipeline<S::Value>,
-    Next: SameBranches<S::Value, P::Transformed, P::Collated, P::Processed>,
 {
     type Transformed = S::Of<P::Transformed>;
     type Collated = S::Of<P::Collated>;
     type Processed = S::Of<P::Processed>;
 
     fn sample(&self, raw: S) -> Result<Self::Transformed> {
+        self.sample_in(&Sequential::new(), raw)
+    }
+
+    fn collate(&self, samples: Vec<Self::Transformed>) -> Result<Self::Collated> {
+        <Self as Pipeline<S>>::collate_in(self, &Sequential::new(), samples)
+    }
+
+    fn batch(&self, collated: Self::Collated) -> Result<Self::Processed> {
+        <Self as Pipeline<S>>::batch_in(self, &Sequential::new(), collated)
+    }
+
+    fn sample_in(&self, cx: &dyn Context, raw: S) -> Result<Self::Transformed> {
         let values = raw
             .take(&self.keys)
             .map_err(crate::transform::MissingKey::into_transform_error)?;
         let mut out = Vec::with_capacity(self.keys.len());
         self.branches
-            .sample_each(&mut values.into_iter(), &mut out)?;
+            .sample_each(cx, &mut values.into_iter(), &mut out)?;
         Ok(S::assemble(&self.keys, out))
     }
 
-    fn collate(&self, samples: Vec<Self::Transformed>) -> Result<Self::Collated> {
+    fn collate_in(
+        &self,
+        cx: &dyn Context,
+        samples: Vec<Self::Transformed>,
+    ) -> Result<Self::Collated> {
         let columns = crate::transform::key_columns(&self.keys, samples)?;
         let mut out = Vec::with_capacity(self.keys.len());
         self.branches
-            .collate_each(&mut columns.into_iter(), &mut out)?;
+            .collate_each(cx, &mut columns.into_iter(), &mut out)?;
         Ok(S::assemble(&self.keys, out))
     }
 
-    fn batch(&self, collated: Self::Collated) -> Result<Self::Processed> {
+    fn batch_in(&self, cx: &dyn Context, collated: Self::Collated) -> Result<Self::Processed> {
         let values = collated
             .take(&self.keys)
             .map_err(crate::transform::MissingKey::into_transform_error)?;
         let mut out = Vec::with_capacity(self.keys.len());
         self.branches
-            .batch_each(&mut values.into_iter(), &mut out)?;
+            .batch_each(cx, &mut values.into_iter(), &mut out)?;
         Ok(S::assemble(&self.keys, out))
     }
 }

@@ -2,6 +2,7 @@
 //! the description of its graph.
 
 use super::Description;
+use crate::exec::Context;
 use crate::{Pipeline, Result};
 
 /// A pipeline with the static description of its graph: what `pipeline!`
@@ -76,5 +77,24 @@ impl<Raw, P: Pipeline<Raw>> Pipeline<Raw> for Described<P> {
     #[inline]
     fn batch(&self, collated: P::Collated) -> Result<P::Processed> {
         self.pipeline.batch(collated)
+    }
+
+    fn description(&self) -> Option<&Description> {
+        Some(&self.description)
+    }
+
+    #[inline]
+    fn sample_in(&self, cx: &dyn Context, raw: Raw) -> Result<P::Transformed> {
+        self.pipeline.sample_in(cx, raw)
+    }
+
+    #[inline]
+    fn collate_in(&self, cx: &dyn Context, samples: Vec<P::Transformed>) -> Result<P::Collated> {
+        self.pipeline.collate_in(cx, samples)
+    }
+
+    #[inline]
+    fn batch_in(&self, cx: &dyn Context, collated: P::Collated) -> Result<P::Processed> {
+        self.pipeline.batch_in(cx, collated)
     }
 }

@@ -59,6 +59,39 @@ struct Step<'a> {
 }
 
 impl Description {
+    /// Every node of the pipeline, in canonical order: the `pre` nodes,
+    /// then the body (for [`Body::Stages`] its `sample`, then its `collate`,
+    /// then its `batch` nodes; for [`Body::Parallel`] each branch's
+    /// `nodes()`, in branch order), then the `post` nodes.
+    ///
+    /// The index of a node in this list is its
+    /// [`NodeId`](crate::exec::NodeId), which `pipeline!` passes to the
+    /// node at run time (it wraps every node in an
+    /// [`exec::Tagged`](crate::exec::Tagged)).
+    pub fn nodes(&self) -> Vec<&NodeInfo> {
+        let mut nodes = Vec::new();
+        self.nodes_into(&mut nodes);
+        nodes
+    }
+
+    /// [`nodes`](Description::nodes), appended to `nodes`.
+    fn nodes_into<'a>(&'a self, nodes: &mut Vec<&'a NodeInfo>) {
+        nodes.extend(&self.pre);
+        match &self.body {
+            Body::Stages {
+                sample,
+                collate,
+                batch,
+            } => nodes.extend(sample.iter().chain(collate).chain(batch)),
+            Body::Parallel { branches } => {
+                for (_, branch) in branches {
+                    branch.nodes_into(nodes);
+                }
+            }
+        }
+        nodes.extend(&self.post);
+    }
+
     /// Check every composition rule that the description can show: on
     /// every path from the source to the sink, one collate and every node in
     /// the stage it belongs to; neighbours whose types are both known must
@@ -301,6 +334,63 @@ mod tests {
         let rules: Vec<Rule> = d.check().into_iter().map(|v| v.rule).collect();
         assert!(rules.contains(&Rule::CollateOutOfPlace), "{rules:?}");
         assert!(rules.contains(&Rule::NotACollate), "{rules:?}");
+    }
+
+    #[test]
+    fn nodes_are_listed_in_canonical_order() {
+        let stages =
+            |sample: &'static str, collate: &'static str, batch: &'static str| Description {
+                pre: vec![],
+                body: Body::Stages {
+                    sample: vec![node(sample, Stage::Sample)],
+                    collate: vec![node(collate, Stage::Collate)],
+                    batch: vec![node(batch, Stage::Batch)],
+                },
+                post: vec![],
+            };
+        let inner = Description {
+            pre: vec![node("inner_pre", Stage::Sample)],
+            body: Body::Parallel {
+                branches: vec![
+                    ("x".into(), stages("xs", "xc", "xb")),
+                    ("y".into(), stages("ys", "yc", "yb")),
+                ],
+            },
+            post: vec![node("inner_post", Stage::Batch)],
+        };
+        let d = Description {
+            pre: vec![node("p0", Stage::Sample), node("p1", Stage::Sample)],
+            body: Body::Parallel {
+                branches: vec![("a".into(), inner), ("b".into(), stages("bs", "bc", "bb"))],
+            },
+            post: vec![node("q0", Stage::Batch)],
+        };
+        let names: Vec<&str> = d.nodes().iter().map(|n| n.name.as_ref()).collect();
+        assert_eq!(
+            names,
+            [
+                "p0",
+                "p1",
+                "inner_pre",
+                "xs",
+                "xc",
+                "xb",
+                "ys",
+                "yc",
+                "yb",
+                "inner_post",
+                "bs",
+                "bc",
+                "bb",
+                "q0"
+            ]
+        );
+        let mut flat = stages("s", "c", "b");
+        flat.pre = vec![node("pre", Stage::Sample)];
+        flat.post = vec![node("post", Stage::Batch)];
+        let names: Vec<&str> = flat.nodes().iter().map(|n| n.name.as_ref()).collect();
+        assert_eq!(names, ["pre", "s", "c", "b", "post"]);
+        assert!(Description::default().nodes().is_empty());
     }
 
     #[test]

@@ -1,5 +1,6 @@
 use std::sync::Arc;
 
+use crate::exec::Context;
 use crate::{Pipeline, Result};
 
 /// A pipeline behind a box, so that pipelines of different types fit in
@@ -28,6 +29,22 @@ macro_rules! forward_pipeline {
 
             fn batch(&self, collated: P::Collated) -> Result<P::Processed> {
                 (**self).batch(collated)
+            }
+
+            fn description(&self) -> Option<&crate::graph::Description> {
+                (**self).description()
+            }
+
+            fn sample_in(&self, cx: &dyn Context, raw: Raw) -> Result<P::Transformed> {
+                (**self).sample_in(cx, raw)
+            }
+
+            fn collate_in(&self, cx: &dyn Context, samples: Vec<P::Transformed>) -> Result<P::Collated> {
+                (**self).collate_in(cx, samples)
+            }
+
+            fn batch_in(&self, cx: &dyn Context, collated: P::Collated) -> Result<P::Processed> {
+                (**self).batch_in(cx, collated)
             }
         }
     )+};

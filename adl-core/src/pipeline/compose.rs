@@ -1,3 +1,4 @@
+use crate::exec::Context;
 use crate::{Pipeline, Result, Transform};
 
 /// Pre-composition of any pipeline with a transform: `transform`, then the
@@ -55,6 +56,19 @@ where
     fn batch(&self, collated: P::Collated) -> Result<P::Processed> {
         self.pipeline.batch(collated)
     }
+
+    fn sample_in(&self, cx: &dyn Context, raw: Raw) -> Result<P::Transformed> {
+        self.pipeline
+            .sample_in(cx, self.transform.apply_in(cx, raw)?)
+    }
+
+    fn collate_in(&self, cx: &dyn Context, samples: Vec<P::Transformed>) -> Result<P::Collated> {
+        self.pipeline.collate_in(cx, samples)
+    }
+
+    fn batch_in(&self, cx: &dyn Context, collated: P::Collated) -> Result<P::Processed> {
+        self.pipeline.batch_in(cx, collated)
+    }
 }
 
 /// Post-composition of any pipeline with a transform: the pipeline's batch
@@ -102,6 +116,19 @@ where
 
     fn batch(&self, collated: P::Collated) -> Result<T::Output> {
         self.transform.apply(self.pipeline.batch(collated)?)
+    }
+
+    fn sample_in(&self, cx: &dyn Context, raw: Raw) -> Result<P::Transformed> {
+        self.pipeline.sample_in(cx, raw)
+    }
+
+    fn collate_in(&self, cx: &dyn Context, samples: Vec<P::Transformed>) -> Result<P::Collated> {
+        self.pipeline.collate_in(cx, samples)
+    }
+
+    fn batch_in(&self, cx: &dyn Context, collated: P::Collated) -> Result<T::Output> {
+        self.transform
+            .apply_in(cx, self.pipeline.batch_in(cx, collated)?)
     }
 }
 

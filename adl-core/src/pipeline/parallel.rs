@@ -1,6 +1,7 @@
 use std::sync::Arc;
 
 use super::in_branch;
+use crate::exec::{Context, Sequential, filled, join_each};
 use crate::transform::{Keyed, label};
 use crate::{Pipeline, Result};
 
@@ -99,48 +100,89 @@ impl<K: Into<String>, P> FromIterator<(K, P)> for ParallelPipelines<P> {
 impl<S, P> Pipeline<S> for ParallelPipelines<P>
 where
     S: Keyed,
-    P: Pipeline<S::Value>,
+    P: Pipeline<S::Value> + Sync,
+    P::Transformed: Send,
+    P::Collated: Send,
+    P::Processed: Send,
 {
     type Transformed = S::Of<P::Transformed>;
     type Collated = S::Of<P::Collated>;
     type Processed = S::Of<P::Processed>;
 
     fn sample(&self, raw: S) -> Result<Self::Transformed> {
+        <Self as Pipeline<S>>::sample_in(self, &Sequential::new(), raw)
+    }
+
+    fn collate(&self, samples: Vec<Self::Transformed>) -> Result<Self::Collated> {
+        <Self as Pipeline<S>>::collate_in(self, &Sequential::new(), samples)
+    }
+
+    fn batch(&self, collated: Self::Collated) -> Result<Self::Processed> {
+        <Self as Pipeline<S>>::batch_in(self, &Sequential::new(), collated)
+    }
+
+    fn sample_in(&self, cx: &dyn Context, raw: S) -> Result<Self::Transformed> {
         let values = raw.take(&self.keys).map_err(|m| m.into_transform_error())?;
         let out = values
             .into_iter()
             .zip(&self.pipelines)
             .zip(self.keys.iter())
-            .map(|((v, p), k)| p.sample(v).map_err(|e| label(e, k)))
+            .map(|((v, p), k)| p.sample_in(cx, v).map_err(|e| label(e, k)))
             .collect::<Result<Vec<_>>>()?;
         Ok(S::assemble(&self.keys, out))
     }
 
-    fn collate(&self, samples: Vec<Self::Transformed>) -> Result<Self::Collated> {
+    fn collate_in(
+        &self,
+        cx: &dyn Context,
+        samples: Vec<Self::Transformed>,
+    ) -> Result<Self::Collated> {
         let columns = crate::transform::key_columns(&self.keys, samples)?;
-        let out = columns
-            .into_iter()
-            .zip(&self.pipelines)
-            .zip(self.keys.iter())
-            .map(|((c, p), k)| {
-                p.collate(c)
-                    .map_err(|e| in_branch(e, &format!("[{k:?}]"), k))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let out = self.each(
+            cx,
+            columns,
+            |p, c| p.collate_in(cx, c),
+            |e, k| in_branch(e, &format!("[{k:?}]"), k),
+        )?;
         Ok(S::assemble(&self.keys, out))
     }
 
-    fn batch(&self, collated: Self::Collated) -> Result<Self::Processed> {
+    fn batch_in(&self, cx: &dyn Context, collated: Self::Collated) -> Result<Self::Processed> {
         let values = collated
             .take(&self.keys)
             .map_err(|m| m.into_transform_error())?;
-        let out = values
-            .into_iter()
-            .zip(&self.pipelines)
-            .zip(self.keys.iter())
-            .map(|((v, p), k)| p.batch(v).map_err(|e| label(e, k)))
-            .collect::<Result<Vec<_>>>()?;
+        let out = self.each(cx, values, |p, v| p.batch_in(cx, v), label)?;
         Ok(S::assemble(&self.keys, out))
+    }
+}
+
+/// One branch's pipeline, its input until it runs, its output after.
+type Slot<'a, P, I, O> = (&'a P, Option<I>, Option<Result<O>>);
+
+impl<P: Sync> ParallelPipelines<P> {
+    /// `run(pipeline, input)` for every branch at once (in `cx`), the
+    /// outputs in key order; the first error by key order, named by `name`.
+    fn each<I: Send, O: Send>(
+        &self,
+        cx: &dyn Context,
+        inputs: Vec<I>,
+        run: impl Fn(&P, I) -> Result<O> + Sync,
+        name: impl Fn(crate::Error, &str) -> crate::Error,
+    ) -> Result<Vec<O>> {
+        let mut slots: Vec<Slot<'_, P, I, O>> = self
+            .pipelines
+            .iter()
+            .zip(inputs)
+            .map(|(p, i)| (p, Some(i), None))
+            .collect();
+        join_each(cx, &mut slots, |(p, input, out)| {
+            *out = input.take().map(|i| run(p, i));
+        });
+        slots
+            .into_iter()
+            .zip(self.keys.iter())
+            .map(|((_, _, out), k)| filled(out).map_err(|e| name(e, k)))
+            .collect()
     }
 }
 

@@ -1,9 +1,12 @@
+use crate::exec::Sequential;
 use crate::{Pipeline, Result};
 
 /// Run `pipeline` on one batch of raw samples, as the specification's
 /// tutorial does: `sample` on each, `collate` once, `batch` once.
 ///
-/// Errors are those of the stages, unchanged.
+/// Each sample runs in [`Sequential::new().at(i)`](Sequential::at), `i`
+/// its position in `raws`, so random nodes draw a different generator per
+/// sample. Errors are those of the stages, unchanged.
 ///
 /// ```
 /// use adl_core::pipeline::{Stages, run};
@@ -18,7 +21,9 @@ where
 {
     let samples = raws
         .into_iter()
-        .map(|raw| pipeline.sample(raw))
+        .enumerate()
+        .map(|(i, raw)| pipeline.sample_in(&Sequential::new().at(i), raw))
         .collect::<Result<Vec<_>>>()?;
-    pipeline.batch(pipeline.collate(samples)?)
+    let cx = Sequential::new();
+    pipeline.batch_in(&cx, pipeline.collate_in(&cx, samples)?)
 }

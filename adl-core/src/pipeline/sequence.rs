@@ -1,4 +1,5 @@
 use super::in_branch;
+use crate::exec::{Context, Sequential};
 use crate::transform::label;
 use crate::{Error, Pipeline, Result};
 
@@ -63,17 +64,33 @@ impl<Raw, P: Pipeline<Raw>> Pipeline<Vec<Raw>> for SequencePipeline<P> {
     type Processed = Vec<P::Processed>;
 
     fn sample(&self, raw: Vec<Raw>) -> Result<Self::Transformed> {
+        self.sample_in(&Sequential::new(), raw)
+    }
+
+    fn collate(&self, samples: Vec<Self::Transformed>) -> Result<Self::Collated> {
+        self.collate_in(&Sequential::new(), samples)
+    }
+
+    fn batch(&self, collated: Self::Collated) -> Result<Self::Processed> {
+        self.batch_in(&Sequential::new(), collated)
+    }
+
+    fn sample_in(&self, cx: &dyn Context, raw: Vec<Raw>) -> Result<Self::Transformed> {
         raw.into_iter()
             .enumerate()
             .map(|(t, x)| {
                 self.inner
-                    .sample(x)
+                    .sample_in(cx, x)
                     .map_err(|e| label(e, &format!("[{t}]")))
             })
             .collect()
     }
 
-    fn collate(&self, samples: Vec<Self::Transformed>) -> Result<Self::Collated> {
+    fn collate_in(
+        &self,
+        cx: &dyn Context,
+        samples: Vec<Self::Transformed>,
+    ) -> Result<Self::Collated> {
         let Some(steps) = samples.first().map(Vec::len) else {
             return Ok(Vec::new());
         };
@@ -99,7 +116,7 @@ impl<Raw, P: Pipeline<Raw>> Pipeline<Vec<Raw>> for SequencePipeline<P> {
             .into_iter()
             .enumerate()
             .map(|(t, c)| {
-                self.inner.collate(c).map_err(|e| {
+                self.inner.collate_in(cx, c).map_err(|e| {
                     let at = format!("[{t}]");
                     in_branch(e, &at, &at)
                 })
@@ -107,11 +124,15 @@ impl<Raw, P: Pipeline<Raw>> Pipeline<Vec<Raw>> for SequencePipeline<P> {
             .collect()
     }
 
-    fn batch(&self, collated: Self::Collated) -> Result<Self::Processed> {
+    fn batch_in(&self, cx: &dyn Context, collated: Self::Collated) -> Result<Self::Processed> {
         collated
             .into_iter()
             .enumerate()
-            .map(|(t, c)| self.inner.batch(c).map_err(|e| label(e, &format!("[{t}]"))))
+            .map(|(t, c)| {
+                self.inner
+                    .batch_in(cx, c)
+                    .map_err(|e| label(e, &format!("[{t}]")))
+            })
             .collect()
     }
 }

@@ -1,4 +1,5 @@
 use super::IdentityCollate;
+use crate::exec::Context;
 use crate::transform::{Identity, Then};
 use crate::{Collate, Pipeline, Result, Transform};
 
@@ -157,5 +158,20 @@ where
 
     fn batch(&self, collated: C::Batch) -> Result<B::Output> {
         self.batch.apply(collated)
+    }
+
+    #[inline]
+    fn sample_in(&self, cx: &dyn Context, raw: Raw) -> Result<S::Output> {
+        self.sample.apply_in(cx, raw)
+    }
+
+    #[inline]
+    fn collate_in(&self, cx: &dyn Context, samples: Vec<S::Output>) -> Result<C::Batch> {
+        self.collate.collate_in(cx, samples)
+    }
+
+    #[inline]
+    fn batch_in(&self, cx: &dyn Context, collated: C::Batch) -> Result<B::Output> {
+        self.batch.apply_in(cx, collated)
     }
 }

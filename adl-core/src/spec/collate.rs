@@ -1,4 +1,5 @@
 use crate::Result;
+use crate::exec::Context;
 
 /// Aggregates a sequence of samples into one batch: the specification's
 /// `Collate`, like the `collate_fn` of a PyTorch DataLoader.
@@ -16,4 +17,13 @@ pub trait Collate<T> {
 
     /// Aggregate `samples` into one batch.
     fn collate(&self, samples: Vec<T>) -> Result<Self::Batch>;
+
+    /// Aggregate `samples` in an execution context (see
+    /// [`exec`](crate::exec)); the default calls
+    /// [`collate`](Collate::collate).
+    #[inline]
+    fn collate_in(&self, cx: &dyn Context, samples: Vec<T>) -> Result<Self::Batch> {
+        let _ = cx;
+        self.collate(samples)
+    }
 }

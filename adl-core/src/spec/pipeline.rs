@@ -1,4 +1,5 @@
 use crate::Result;
+use crate::exec::Context;
 
 /// A data-processing pipeline: `Raw → Transformed → Collated → Processed`.
 ///
@@ -15,6 +16,15 @@ use crate::Result;
 /// A pipeline never composes sequentially with another pipeline (there would
 /// be two collates). It can be pre-composed and post-composed with
 /// transforms, and pipelines compose in parallel, one per field of a sample.
+///
+/// # Execution contexts
+///
+/// Each stage has a twin that runs in an execution context
+/// ([`sample_in`](Pipeline::sample_in), [`collate_in`](Pipeline::collate_in),
+/// [`batch_in`](Pipeline::batch_in)); the engine's loader calls those. A
+/// pipeline written by hand needs only the three plain methods; the
+/// composite pipelines of adl implement the twins, passing the context to
+/// their parts and running parallel branches at once.
 pub trait Pipeline<Raw> {
     /// A sample after the `sample` stage.
     type Transformed;
@@ -31,4 +41,40 @@ pub trait Pipeline<Raw> {
 
     /// Transform a collated batch.
     fn batch(&self, collated: Self::Collated) -> Result<Self::Processed>;
+
+    /// [`sample`](Pipeline::sample) in an execution context (see
+    /// [`exec`](crate::exec)): nodes are observed by `cx`, and random nodes
+    /// draw from it. The default ignores the context.
+    #[inline]
+    fn sample_in(&self, cx: &dyn Context, raw: Raw) -> Result<Self::Transformed> {
+        let _ = cx;
+        self.sample(raw)
+    }
+
+    /// [`collate`](Pipeline::collate) in an execution context: parallel
+    /// branches may run at once. The default ignores the context.
+    #[inline]
+    fn collate_in(
+        &self,
+        cx: &dyn Context,
+        samples: Vec<Self::Transformed>,
+    ) -> Result<Self::Collated> {
+        let _ = cx;
+        self.collate(samples)
+    }
+
+    /// The description of the pipeline's graph, where it has one (a
+    /// `pipeline!`'s [`Described`](crate::graph::Described) does): the
+    /// engine names nodes in statistics and fingerprints the pipeline by it.
+    fn description(&self) -> Option<&crate::graph::Description> {
+        None
+    }
+
+    /// [`batch`](Pipeline::batch) in an execution context: parallel
+    /// branches may run at once. The default ignores the context.
+    #[inline]
+    fn batch_in(&self, cx: &dyn Context, collated: Self::Collated) -> Result<Self::Processed> {
+        let _ = cx;
+        self.batch(collated)
+    }
 }

@@ -1,5 +1,6 @@
 use std::fmt;
 
+use crate::exec::Context;
 use crate::{Result, Transform};
 
 /// A transform from `In` to `Out` behind a box: steps of different types
@@ -35,6 +36,10 @@ impl<In, Out> Transform<In> for BoxedTransform<In, Out> {
 
     fn apply(&self, input: In) -> Result<Out> {
         self.0.apply(input)
+    }
+
+    fn apply_in(&self, cx: &dyn Context, input: In) -> Result<Out> {
+        self.0.apply_in(cx, input)
     }
 }
 

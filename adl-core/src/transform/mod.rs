@@ -11,6 +11,7 @@
 //! | named step | [`named("flip", t)`](named), [`t.named("flip")`](TransformExt::named) | `t`, its errors naming the step |
 //! | parallel, by key | [`ParallelTransforms`] over [`Keyed`] samples | one transform per key |
 //! | parallel, typed | a tuple `(t0, t1, ...)` over a tuple sample | one transform per element |
+//! | random | [`random(f)`](random) for `Fn(In, &mut SampleRng) -> Out` | `f` with the per-sample generator of its context |
 //! | type-erased | [`BoxedTransform`], [`t.boxed()`](TransformExt::boxed) | any transform `In → Out` |
 //!
 //! # Parallel composition
@@ -50,6 +51,7 @@ mod identity;
 mod keyed;
 mod named;
 mod parallel;
+mod random;
 mod then;
 mod tuple;
 
@@ -60,6 +62,7 @@ pub(crate) use keyed::key_columns;
 pub use keyed::{Keyed, MissingKey};
 pub use named::{Named, named};
 pub use parallel::ParallelTransforms;
+pub use random::{Random, random};
 pub use then::{Then, TransformExt};
 
 pub(crate) use named::label;

@@ -1,3 +1,4 @@
+use crate::exec::Context;
 use crate::{Error, Result, Transform};
 
 /// A transform with a name, used in its errors: see [`named`].
@@ -45,6 +46,12 @@ impl<In, T: Transform<In>> Transform<In> for Named<T> {
 
     fn apply(&self, input: In) -> Result<T::Output> {
         self.inner.apply(input).map_err(|e| label(e, &self.name))
+    }
+
+    fn apply_in(&self, cx: &dyn Context, input: In) -> Result<T::Output> {
+        self.inner
+            .apply_in(cx, input)
+            .map_err(|e| label(e, &self.name))
     }
 }
 

@@ -2,6 +2,7 @@ use std::sync::Arc;
 
 use super::Keyed;
 use super::named::label;
+use crate::exec::{Context, Sequential};
 use crate::{Result, Transform};
 
 /// Parallel composition by key: each key of a [`Keyed`] sample
@@ -100,6 +101,10 @@ where
     type Output = S::Of<T::Output>;
 
     fn apply(&self, input: S) -> Result<Self::Output> {
+        self.apply_in(&Sequential::new(), input)
+    }
+
+    fn apply_in(&self, cx: &dyn Context, input: S) -> Result<Self::Output> {
         let values = input
             .take(&self.keys)
             .map_err(|m| m.into_transform_error())?;
@@ -107,7 +112,7 @@ where
             .into_iter()
             .zip(&self.transforms)
             .zip(self.keys.iter())
-            .map(|((v, t), k)| t.apply(v).map_err(|e| label(e, k)))
+            .map(|((v, t), k)| t.apply_in(cx, v).map_err(|e| label(e, k)))
             .collect::<Result<Vec<_>>>()?;
         Ok(S::assemble(&self.keys, out))
     }

@@ -1,4 +1,5 @@
 use super::{BoxedTransform, Named};
+use crate::exec::Context;
 use crate::{Result, Transform};
 
 /// Sequential composition: `first`, then `second` on its output.
@@ -40,6 +41,10 @@ where
 
     fn apply(&self, input: In) -> Result<B::Output> {
         self.second.apply(self.first.apply(input)?)
+    }
+
+    fn apply_in(&self, cx: &dyn Context, input: In) -> Result<B::Output> {
+        self.second.apply_in(cx, self.first.apply_in(cx, input)?)
     }
 }
 

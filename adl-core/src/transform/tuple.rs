@@ -1,6 +1,7 @@
 //! Typed parallel composition: a tuple of transforms over a tuple sample.
 
 use super::named::label;
+use crate::exec::{Context, Sequential};
 use crate::{Result, Transform};
 
 macro_rules! tuple_transform {
@@ -11,9 +12,13 @@ macro_rules! tuple_transform {
             type Output = ($($t::Output,)+);
 
             fn apply(&self, input: ($($in,)+)) -> Result<Self::Output> {
+                self.apply_in(&Sequential::new(), input)
+            }
+
+            fn apply_in(&self, cx: &dyn Context, input: ($($in,)+)) -> Result<Self::Output> {
                 Ok(($(
                     self.$idx
-                        .apply(input.$idx)
+                        .apply_in(cx, input.$idx)
                         .map_err(|e| label(e, concat!(".", stringify!($idx))))?,
                 )+))
             }

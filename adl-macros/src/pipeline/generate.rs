@@ -9,6 +9,17 @@
 //! that rustc reports a broken rule there, in the rule's words. The errors
 //! of the parse and check phases come first, as `compile_error!`s, and the
 //! expansion follows them anyway.
+//!
+//! Every node that the typed pipeline holds (the transforms of each stage
+//! and each collate) is wrapped in `exec::Tagged` with its `NodeId`: its
+//! index in `Description::nodes()` of the description built alongside.
+//! The ids are positional, computed from the model ([`node_count`]), not
+//! from the order in which the expansion happens to visit the nodes: a
+//! level whose first node is `first` numbers its `pre:`, `sample:`,
+//! collate, `batch:` and `post:` nodes in that order from `first`, and a
+//! parallel level numbers its nodes before the split from `first`, then
+//! each branch from where the branches before it end, then the nodes
+//! after the merge. The assertions stay on the unwrapped values.
 
 use adl_core::graph::Stage;
 use proc_macro2::{Ident, Span, TokenStream};
@@ -22,7 +33,7 @@ use super::check::{CollateRef, Core, Level, NodeKind, NodeRef, ParallelModel, Ro
 /// `adl` facade, or the path given by `crate = ...`).
 pub(crate) fn generate(level: &Level, errors: &[syn::Error], krate: &syn::Path) -> TokenStream {
     let mut generator = Generator { next: 0 };
-    let (body, _) = generator.level(level, None, false);
+    let (body, _) = generator.level(level, 0, None, false);
     let errors = errors.iter().map(syn::Error::to_compile_error);
     quote! {{
         #[allow(unused_imports)]
@@ -39,12 +50,40 @@ struct Generator {
     next: usize,
 }
 
-/// The nodes of one chain as generated: their bindings, and the
-/// expressions of their `NodeInfo`s.
+/// The nodes of one chain as generated: the expressions of their
+/// `NodeInfo`s, and the nodes tagged with their ids, as the pipeline
+/// holds them.
 #[derive(Default)]
 struct Chain {
-    bindings: Vec<Ident>,
     infos: Vec<TokenStream>,
+    tagged: Vec<TokenStream>,
+}
+
+/// The number of nodes of `level` in its description (what
+/// `Description::nodes()` lists): its `pre:`, `sample:`, `batch:` and
+/// `post:` nodes, and its collate or its branches' nodes. The identity
+/// collate that stands in for a missing one is no node.
+fn node_count(level: &Level) -> u32 {
+    let own = level.pre.len() + level.sample.len() + level.batch.len() + level.post.len();
+    let core = match &level.core {
+        Core::Collate(_) => 1,
+        Core::Parallel(parallel) => parallel
+            .branches
+            .iter()
+            .map(|b| node_count(&b.level) as usize)
+            .sum(),
+        Core::Missing => 0,
+    };
+    u32::try_from(own + core).expect("fewer than 2^32 nodes in one pipeline")
+}
+
+/// A node value as the pipeline holds it: `exec::Tagged` with its id
+/// and `name` (an expression of a `Cow<'static, str>` or a `&'static str`).
+fn tagged(id: u32, name: TokenStream, value: TokenStream, span: Span) -> TokenStream {
+    let id = proc_macro2::Literal::u32_unsuffixed(id);
+    quote_spanned! {span=>
+        __adl_crate::exec::Tagged::new(__adl_crate::exec::NodeId(#id), #name, #value)
+    }
 }
 
 /// `Then::new` of the transforms in order, or the identity.
@@ -90,18 +129,23 @@ impl Generator {
         (binding, info)
     }
 
-    /// A chain of nodes standing in `stage`.
+    /// A chain of nodes standing in `stage`, the first of them node
+    /// `first` of the pipeline.
     fn chain<'a>(
         &mut self,
         nodes: impl IntoIterator<Item = &'a NodeRef>,
+        first: u32,
         stage: Stage,
         cursor: &mut Option<Ident>,
         out: &mut Vec<TokenStream>,
     ) -> Chain {
         let mut chain = Chain::default();
-        for node in nodes {
+        for (id, node) in (first..).zip(nodes) {
             let (binding, info) = self.node(node, stage, cursor, out);
-            chain.bindings.push(binding);
+            let name = quote_spanned!(node.span=> __adl_crate::graph::info_of(&#binding).name);
+            chain
+                .tagged
+                .push(tagged(id, name, quote!(#binding), node.span));
             chain.infos.push(info);
         }
         chain
@@ -126,17 +170,23 @@ impl Generator {
         }
     }
 
-    /// One level, after `cursor` (the node, or witness, before it): a
-    /// block that evaluates to its `Described` pipeline, or, with
-    /// `output`, to the pair of it and the witness of what it gives, where
-    /// that is known (the `bool`).
-    fn level(&mut self, level: &Level, cursor: Option<Ident>, output: bool) -> (TokenStream, bool) {
+    /// One level, after `cursor` (the node, or witness, before it), its
+    /// first node node `first` of the pipeline: a block that evaluates to
+    /// its `Described` pipeline, or, with `output`, to the pair of it and
+    /// the witness of what it gives, where that is known (the `bool`).
+    fn level(
+        &mut self,
+        level: &Level,
+        first: u32,
+        cursor: Option<Ident>,
+        output: bool,
+    ) -> (TokenStream, bool) {
         let mut out = Vec::new();
         self.unused(level, &mut out);
         let (pipeline, description, last) = match &level.core {
-            Core::Parallel(parallel) => self.parallel(level, parallel, cursor, &mut out),
-            Core::Collate(collate) => self.stages(level, Some(collate), cursor, &mut out),
-            Core::Missing => self.stages(level, None, cursor, &mut out),
+            Core::Parallel(parallel) => self.parallel(level, parallel, first, cursor, &mut out),
+            Core::Collate(collate) => self.stages(level, Some(collate), first, cursor, &mut out),
+            Core::Missing => self.stages(level, None, first, cursor, &mut out),
         };
         let binding = format_ident!("__adl_description", span = Span::mixed_site());
         let described = quote!(__adl_crate::graph::Described::new(#pipeline, #binding));
@@ -163,12 +213,19 @@ impl Generator {
         &mut self,
         level: &Level,
         collate: Option<&CollateRef>,
+        first: u32,
         cursor: Option<Ident>,
         out: &mut Vec<TokenStream>,
     ) -> (TokenStream, TokenStream, Option<Ident>) {
+        // The ids, in the description's order: pre, sample, collate,
+        // batch, post.
+        let sample_first = first + level.pre.len() as u32;
+        let collate_id = sample_first + level.sample.len() as u32;
+        let batch_first = collate_id + u32::from(collate.is_some());
+        let post_first = batch_first + level.batch.len() as u32;
         let mut cursor = cursor;
-        let pre = self.chain(&level.pre, Stage::Sample, &mut cursor, out);
-        let sample = self.chain(&level.sample, Stage::Sample, &mut cursor, out);
+        let pre = self.chain(&level.pre, first, Stage::Sample, &mut cursor, out);
+        let sample = self.chain(&level.sample, sample_first, Stage::Sample, &mut cursor, out);
         let (collate_value, collate_info) = match collate {
             Some(collate) => {
                 let span = collate.span;
@@ -176,25 +233,33 @@ impl Generator {
                 let value = collate_value(collate);
                 let name = &collate.name;
                 out.push(quote_spanned!(span=> let #binding = #value;));
-                let info = match cursor.take() {
+                let (info, collate_name) = match cursor.take() {
                     Some(before) => {
                         let info = self.ident("collate_info", span);
                         let batch = self.ident("collated", span);
+                        // Its name for the tag, taken now: the description
+                        // (built before the pipeline) moves the info.
+                        let tag_name = format_ident!("{}_name", info);
                         // The rule's assertion first: a broken bound of
                         // `collate_node` (the same, at the same token) is
                         // then left out by rustc.
                         out.push(quote_spanned! {span=>
                             __adl_crate::graph::assert_collate_after(&#before, &#binding);
                             let (#info, #batch) = __adl_crate::graph::collate_node(#name, &#before, &#binding);
+                            let #tag_name = #info.name.clone();
                         });
                         cursor = Some(batch);
-                        quote!(#info)
+                        (quote!(#info), quote!(#tag_name))
                     }
-                    None => {
-                        quote!(__adl_crate::graph::NodeInfo::new(#name, __adl_crate::graph::Stage::Collate))
-                    }
+                    None => (
+                        quote!(__adl_crate::graph::NodeInfo::new(#name, __adl_crate::graph::Stage::Collate)),
+                        quote!(#name),
+                    ),
                 };
-                (quote!(#binding), quote!(::std::vec![#info]))
+                (
+                    tagged(collate_id, collate_name, quote!(#binding), span),
+                    quote!(::std::vec![#info]),
+                )
             }
             None => {
                 cursor = None;
@@ -204,25 +269,12 @@ impl Generator {
                 )
             }
         };
-        let batch = self.chain(&level.batch, Stage::Batch, &mut cursor, out);
-        let post = self.chain(&level.post, Stage::Batch, &mut cursor, out);
+        let batch = self.chain(&level.batch, batch_first, Stage::Batch, &mut cursor, out);
+        let post = self.chain(&level.post, post_first, Stage::Batch, &mut cursor, out);
         let (pre_infos, sample_infos, batch_infos, post_infos) =
             (&pre.infos, &sample.infos, &batch.infos, &post.infos);
-        let sample_stage = then(
-            pre.bindings
-                .iter()
-                .chain(&sample.bindings)
-                .map(|b| quote!(#b))
-                .collect(),
-        );
-        let batch_stage = then(
-            batch
-                .bindings
-                .iter()
-                .chain(&post.bindings)
-                .map(|b| quote!(#b))
-                .collect(),
-        );
+        let sample_stage = then(pre.tagged.into_iter().chain(sample.tagged).collect());
+        let batch_stage = then(batch.tagged.into_iter().chain(post.tagged).collect());
         let description = quote! {
             __adl_crate::graph::Description {
                 pre: ::std::vec![#(#pre_infos),*],
@@ -245,17 +297,30 @@ impl Generator {
         &mut self,
         level: &Level,
         parallel: &ParallelModel,
+        first: u32,
         cursor: Option<Ident>,
         out: &mut Vec<TokenStream>,
     ) -> (TokenStream, TokenStream, Option<Ident>) {
+        // The ids, in the description's order: the nodes before the split
+        // (its `pre`), each branch's nodes, the nodes after the merge (its
+        // `post`).
+        let branches_first = first + (level.pre.len() + level.sample.len()) as u32;
+        let mut branch_first = Vec::new();
+        let mut next = branches_first;
+        for branch in &parallel.branches {
+            branch_first.push(next);
+            next += node_count(&branch.level);
+        }
+        let after_first = next;
         let mut cursor = cursor;
         let before = self.chain(
             level.pre.iter().chain(&level.sample),
+            first,
             Stage::Sample,
             &mut cursor,
             out,
         );
-        let mut pre_steps: Vec<TokenStream> = before.bindings.iter().map(|b| quote!(#b)).collect();
+        let mut pre_steps: Vec<TokenStream> = before.tagged;
         let mut post_steps = Vec::new();
 
         // The sample type, the split into the branches and each branch's
@@ -318,8 +383,9 @@ impl Generator {
         // The branches, each with the witness of what it gives.
         let mut described = Vec::new();
         let mut outputs = Vec::new();
-        for (branch, witness) in parallel.branches.iter().zip(witnesses) {
-            let (block, known) = self.level(&branch.level, witness, true);
+        for ((branch, witness), first) in parallel.branches.iter().zip(witnesses).zip(branch_first)
+        {
+            let (block, known) = self.level(&branch.level, first, witness, true);
             let span = Span::mixed_site();
             let pipeline = self.ident("branch", span);
             let description = self.ident("branch_description", span);
@@ -384,11 +450,12 @@ impl Generator {
         }
         let after = self.chain(
             level.batch.iter().chain(&level.post),
+            after_first,
             Stage::Batch,
             &mut cursor,
             out,
         );
-        post_steps.extend(after.bindings.iter().map(|b| quote!(#b)));
+        post_steps.extend(after.tagged);
 
         let mut pipeline = branch_pipeline;
         if !post_steps.is_empty() {

@@ -199,3 +199,97 @@ fn text_of_expressions() {
     let e: syn::Expr = syn::parse_quote!(|| -> u8 { 0 });
     assert_eq!(text_of(&e), "|| -> u8 { 0 }");
 }
+
+/// The names of the nodes that an expansion tags, by id: for each
+/// `Tagged::new(NodeId(n), name, binding)`, the value bound to `binding`
+/// (its first token), at index `n`; and the ids in the order they appear
+/// in the expansion.
+fn tagged_nodes(input: TokenStream) -> (Vec<String>, Vec<u32>) {
+    let text = super::expand(input).to_string();
+    let is_node = |token: &str| {
+        ["__adl_node", "__adl_collate"].iter().any(|prefix| {
+            token
+                .strip_prefix(prefix)
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+    };
+    let mut values = std::collections::HashMap::new();
+    for statement in text.split("let ").skip(1) {
+        let mut tokens = statement.split_whitespace();
+        if let (Some(binding), Some("="), Some(value)) =
+            (tokens.next(), tokens.next(), tokens.next())
+            && is_node(binding)
+        {
+            values.insert(binding.to_owned(), value.to_owned());
+        }
+    }
+    let mut by_id = std::collections::BTreeMap::new();
+    let mut order = Vec::new();
+    for tagged in text.split("exec :: NodeId (").skip(1) {
+        let (id, rest) = tagged.split_once(')').expect("NodeId(n)");
+        let id: u32 = id.trim().parse().expect("a literal id");
+        let binding = rest
+            .split_whitespace()
+            .map(|t| t.trim_end_matches(')'))
+            .find(|t| is_node(t))
+            .expect("the tagged binding");
+        let previous = by_id.insert(id, values[binding].clone());
+        assert!(previous.is_none(), "id {id} is tagged twice");
+        order.push(id);
+    }
+    let ids: Vec<u32> = by_id.keys().copied().collect();
+    assert_eq!(ids, (0..ids.len() as u32).collect::<Vec<_>>(), "ids 0..n");
+    (by_id.into_values().collect(), order)
+}
+
+#[test]
+fn node_ids_follow_the_canonical_order_of_the_description() {
+    let (names, order) = tagged_nodes(quote! {
+        pre: p0 -> p1,
+        sample: s0,
+        Frame {
+            a: {
+                pre: ap,
+                Inner {
+                    x: { sample: xs, collate: xc, batch: xb },
+                    y: { collate: yc },
+                },
+                batch: ab,
+            },
+            b: { sample: bs, collate: bc, batch: bb },
+        },
+        batch: q0,
+        post: q1,
+    });
+    // `Description::nodes()`: pre, then the body (each branch's nodes in
+    // branch order, recursively; a stage level's sample, collate, batch),
+    // then post. The nodes of a parallel level's `sample:` stand in its
+    // description's `pre`, its `batch:` in its `post`.
+    assert_eq!(
+        names,
+        [
+            "p0", "p1", "s0", "ap", "xs", "xc", "xb", "yc", "ab", "bs", "bc", "bb", "q0", "q1"
+        ]
+    );
+    // The expansion builds the branches before the pipeline around them:
+    // the ids do not follow the order of the generated code.
+    assert_ne!(order, (0..order.len() as u32).collect::<Vec<_>>());
+
+    let (names, _) = tagged_nodes(quote! {
+        pre: p,
+        sample: s -> t,
+        collate: c,
+        batch: b,
+        post: q,
+    });
+    assert_eq!(names, ["p", "s", "t", "c", "b", "q"]);
+
+    // Left-out nodes (an unknown stage, a second collate) are no nodes of
+    // the description and get no id.
+    let (names, _) = tagged_nodes(quote! {
+        smaple: x,
+        sample: s,
+        collate: c -> d,
+    });
+    assert_eq!(names, ["s", "c"]);
+}

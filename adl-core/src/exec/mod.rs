@@ -1,0 +1,45 @@
+//! The execution context: what a pipeline runs *in*.
+//!
+//! Every stage method of a pipeline has a twin that takes a
+//! [`&dyn Context`](Context): [`Transform::apply_in`](crate::Transform::apply_in),
+//! [`Collate::collate_in`](crate::Collate::collate_in) and
+//! [`Pipeline::sample_in`](crate::Pipeline::sample_in) /
+//! [`collate_in`](crate::Pipeline::collate_in) /
+//! [`batch_in`](crate::Pipeline::batch_in). Composite pipelines pass the
+//! context down to their parts, so the context can
+//!
+//! - run parallel branches at once ([`join`](Context::join_dyn): the
+//!   branches of a tuple, [`Branch`](crate::graph::Branch) list or
+//!   [`ParallelPipelines`](crate::pipeline::ParallelPipelines));
+//! - observe each node ([`enter`](Context::enter) / [`leave`](Context::leave)
+//!   around every [`Tagged`] node: `pipeline!` tags each node with its
+//!   [`NodeId`], its position in the pipeline's
+//!   [`Description`](crate::graph::Description));
+//! - hand a node its own random generator for the sample at hand
+//!   ([`rng`](Context::rng), used by [`random`](crate::transform::random)).
+//!
+//! [`Sequential`] (this crate) runs everything on the calling thread and
+//! records nothing: the plain methods (`apply`, `sample`, ...) of the
+//! composite pipelines are their `_in` twins run in it. The engine
+//! (`adl-graph`) has a rayon context that joins branches on a thread pool
+//! and keeps per-node statistics, used by its `Loader`.
+//!
+//! # Design notes
+//!
+//! The context is a trait object, not a type parameter: a `&dyn Context`
+//! costs one indirect call per node and per join, no allocation and no
+//! lock, and keeps `Transform` and `Pipeline` object-safe (boxed pipelines
+//! pass it through too). Parallelism needs `Send` data; only the parallel
+//! compositions (tuples, branches) ask for it, in their own impls, so a
+//! plain `Stages` pipeline of non-`Send` values still runs sequentially.
+
+mod context;
+mod rng;
+mod sequential;
+mod tagged;
+
+pub(crate) use context::filled;
+pub use context::{Context, NodeId, join_each, panic_message};
+pub use rng::SampleRng;
+pub use sequential::Sequential;
+pub use tagged::Tagged;

@@ -1,0 +1,100 @@
+use super::NodeId;
+
+/// The SplitMix64 output function (Vigna): a bijective 64-bit mix.
+pub(crate) const fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A small random generator for one node on one sample, derived from
+/// (seed, epoch, sample index, node): augmentations drawn from it are
+/// reproducible and do not depend on the number of threads or on timing.
+///
+/// SplitMix64, with its state started from a hash of the four numbers.
+/// Not for cryptography.
+///
+/// ```
+/// use adl_core::exec::{NodeId, SampleRng};
+///
+/// let mut a = SampleRng::new(42, 0, 7, NodeId(1));
+/// let mut b = SampleRng::new(42, 0, 7, NodeId(1));
+/// assert_eq!(a.next_u64(), b.next_u64());
+/// let x = a.unit_f32();
+/// assert!((0.0..1.0).contains(&x));
+/// assert!(a.below(6) < 6);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SampleRng {
+    state: u64,
+}
+
+impl SampleRng {
+    /// The generator of `node` for sample `index` of `epoch`, under `seed`.
+    pub fn new(seed: u64, epoch: u64, index: u64, node: NodeId) -> Self {
+        let mut h = mix64(seed ^ 0x6164_6C5F_726E_6700);
+        for word in [epoch, index, u64::from(node.0)] {
+            h = mix64(h.wrapping_add(0x9E37_79B9_7F4A_7C15) ^ word);
+        }
+        SampleRng { state: h }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        mix64(self.state)
+    }
+
+    /// A uniform `f32` in `[0, 1)` (24 random bits).
+    pub fn unit_f32(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 * (1.0 / (1u64 << 24) as f32)
+    }
+
+    /// A uniform `f64` in `[0, 1)` (53 random bits).
+    pub fn unit_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// `true` with probability `p` (clamped to `[0, 1]`).
+    pub fn chance(&mut self, p: f64) -> bool {
+        self.unit_f64() < p
+    }
+
+    /// A uniform integer in `0..n`, without modulo bias; 0 when `n` is 0.
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        let threshold = n.wrapping_neg() % n;
+        loop {
+            let product = u128::from(self.next_u64()) * u128::from(n);
+            if (product as u64) >= threshold {
+                return (product >> 64) as u64;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn differs_by_each_input() {
+        let base = SampleRng::new(1, 2, 3, NodeId(4));
+        for other in [
+            SampleRng::new(0, 2, 3, NodeId(4)),
+            SampleRng::new(1, 0, 3, NodeId(4)),
+            SampleRng::new(1, 2, 0, NodeId(4)),
+            SampleRng::new(1, 2, 3, NodeId(0)),
+        ] {
+            assert_ne!(base, other);
+        }
+    }
+
+    #[test]
+    fn mix64_matches_the_workloads_check_value() {
+        // WORKLOADS.md: S = mix64(2024) = 0xbbbf12ccd68b4479.
+        assert_eq!(mix64(2024), 0xbbbf_12cc_d68b_4479);
+    }
+}
