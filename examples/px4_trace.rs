@@ -21,16 +21,19 @@
 //! largest time gap to the reference over those samples. A topic the log
 //! lacks is reported and left out.
 //!
-//! Then it runs the pipeline of `examples/shared/px4_pipeline.rs`, written
-//! with the DSL (`#[transform]` nodes wired by `pipeline!`, one branch per
-//! part of the sample), over the trace in batches of 8, prints the first
-//! batch, and checks the pipeline's graph with the planner. `--dot FILE`
-//! writes that graph as Graphviz DOT.
+//! Then it checks the graph of the pipeline of
+//! `examples/shared/px4_pipeline.rs`, written with the DSL (`#[transform]`
+//! nodes wired by `pipeline!`, one branch per part of the sample), with the
+//! planner (`--dot FILE` writes that graph as Graphviz DOT), and runs it over
+//! the trace with the `Loader`: batches of 8, shuffled (seed 0), 2 workers,
+//! 4 batches prefetched. It shows a progress bar (one step per batch; hidden
+//! when stdout is not a terminal), prints the first batch, and after the
+//! epoch the loader's statistics: time per node and the bottleneck.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use adl::pipes::DatasetExt;
+use adl::prelude::Loader;
 use adl::px4::{Px4Log, TopicSensor};
 use adl::sync::Nearest;
 use adl::{Dataset, Metadata, Recording, Sensor};
@@ -208,7 +211,9 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             .fold(0.0, f64::max),
     };
 
-    let sensors: Vec<&TopicSensor> = chosen.iter().map(|(_, s)| *s).collect();
+    // The loader's workers need a dataset that owns its sensors (`'static`):
+    // the trace holds copies of the chosen ones.
+    let sensors: Vec<TopicSensor> = chosen.iter().map(|(_, s)| (*s).clone()).collect();
     let trace = Recording::new("px4", sensors, &Nearest::new(reference.clone(), tolerance)?)?;
     println!(
         "\ntrace: Nearest to `{reference}`, tolerance {tolerance:.4} s{}",
@@ -264,13 +269,14 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    run_pipeline(&trace, args.dot.as_deref())
+    run_pipeline(trace, args.dot.as_deref())
 }
 
-/// Run the DSL pipeline over the trace in batches of 8, print the first
-/// batch and what the planner says of the graph.
+/// Check the DSL pipeline's graph with the planner, then run the pipeline
+/// over the trace with the loader (batches of 8, shuffled, 2 workers), print
+/// the first batch and the loader's statistics.
 fn run_pipeline(
-    trace: &Recording<&TopicSensor>,
+    trace: Recording<TopicSensor>,
     dot: Option<&std::path::Path>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let pipeline = px4_pipeline::flight_pipeline();
@@ -285,23 +291,48 @@ fn run_pipeline(
         std::fs::write(path, plan.to_dot())?;
         println!("graph written to {}", path.display());
     }
+
+    let loader = Loader::new(trace, pipeline)
+        .batch_size(8)
+        .shuffle(0)
+        .workers(2)
+        .prefetch(4)
+        .build()?;
+    let epoch = loader.epoch(0);
+    println!(
+        "\nloader: {} samples, batches of 8, shuffled (seed 0), 2 workers, prefetch 4",
+        loader.dataset().len()
+    );
+    // Hidden when stdout is not a terminal.
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(epoch.batches() as u64),
+        indicatif::ProgressDrawTarget::stdout(),
+    );
+    bar.set_style(indicatif::ProgressStyle::with_template(
+        "epoch 0 {bar:40} {pos}/{len} batches {elapsed}",
+    )?);
     let mut batches = 0;
-    for samples in trace.batch(8)?.iter() {
-        let batch = adl::pipeline::run(&pipeline, samples?)?;
+    for batch in epoch {
+        let batch = batch?;
         if batches == 0 {
-            println!(
-                "first batch: imu.gyro {:?}, imu.accel {:?}, pose.attitude {:?}, pose.position {:?}, pose.altitude {:?}",
-                batch.imu.gyro.shape(),
-                batch.imu.accel.shape(),
-                batch.pose.attitude.shape(),
-                batch.pose.position.shape(),
-                batch.pose.altitude.shape()
-            );
-            println!("  accel[0] in g: {:.3}", batch.imu.accel.row(0));
-            println!("  altitude (m): {:.1}", batch.pose.altitude);
+            bar.suspend(|| {
+                println!(
+                    "first batch: imu.gyro {:?}, imu.accel {:?}, pose.attitude {:?}, pose.position {:?}, pose.altitude {:?}",
+                    batch.imu.gyro.shape(),
+                    batch.imu.accel.shape(),
+                    batch.pose.attitude.shape(),
+                    batch.pose.position.shape(),
+                    batch.pose.altitude.shape()
+                );
+                println!("  accel[0] in g: {:.3}", batch.imu.accel.row(0));
+                println!("  altitude (m): {:.1}", batch.pose.altitude);
+            });
         }
         batches += 1;
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     println!("{batches} batches of up to 8 samples");
+    println!("\n{}", loader.statistics());
     Ok(())
 }

@@ -73,6 +73,11 @@ pub use adl_macros::transform;
 /// [`GraphBuilder`](engine::GraphBuilder), and DOT/SVG export.
 pub use adl_graph as engine;
 
+/// The loader (`adl-graph`): a dataset and a pipeline run with workers,
+/// prefetch, per-epoch shuffling, rank sharding, exact resume, an error
+/// policy and per-node statistics. See [`Loader`](loader::Loader).
+pub use adl_graph::loader;
+
 /// The names most programs need, in one `use adl::prelude::*;`.
 pub mod prelude {
     pub use adl_core::collate::{Collatable, DefaultCollate};
@@ -86,5 +91,6 @@ pub mod prelude {
         Collate, Concat, Dataset, Error, InMemory, Indices, Metadata, Pipeline, Record, Recording,
         Result, Sensor, Series, Synchronization, Timestamps, Trace, Transform,
     };
+    pub use adl_graph::loader::{Loader, LoaderState, Sampler, ShardTail};
     pub use adl_macros::{Collate, pipeline, transform};
 }

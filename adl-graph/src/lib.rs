@@ -32,6 +32,8 @@
 //! ```
 
 mod builder;
+pub mod loader;
+
 mod dot;
 mod plan;
 mod planner;
@@ -43,6 +45,7 @@ pub use petgraph;
 
 pub use adl_core::graph::Section;
 pub use builder::{GraphBuilder, ParallelBuilder};
+pub use loader::{Loader, LoaderState, OnError, Sampler, ShardTail, Statistics};
 pub use plan::{Flow, NodeKind, Plan, PlanNode, PlanPath};
 pub use planner::Planner;
 pub use svg::SvgError;

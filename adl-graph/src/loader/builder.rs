@@ -1,0 +1,199 @@
+use std::sync::Arc;
+
+use adl_core::{Dataset, Error, Pipeline, Result};
+
+use super::{Loader, Sampler, Shard, ShardTail};
+
+/// What a loader does with a sample (or batch) whose reading or
+/// transformation fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnError {
+    /// End the epoch with the error, after delivering every earlier batch
+    /// (the first error in delivery order, whatever the worker count).
+    #[default]
+    Fail,
+    /// Leave the sample out of its batch (a failing collate or batch stage
+    /// leaves the whole batch out), and list it in
+    /// [`Epoch::skipped`](super::Epoch::skipped) with the reason.
+    Skip,
+}
+
+/// The settings of a loader.
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub(crate) batch_size: usize,
+    pub(crate) drop_last: bool,
+    pub(crate) sampler: Sampler,
+    pub(crate) seed: u64,
+    pub(crate) workers: usize,
+    pub(crate) prefetch: usize,
+    pub(crate) shard: Shard,
+    pub(crate) on_error: OnError,
+}
+
+/// Sets up a [`Loader`]: see [`Loader::new`]. Every setting has a default:
+/// batch size 1, keep the last partial batch, sequential order, as many
+/// workers as the machine has cores, prefetch 2 batches per worker, one
+/// rank, [`OnError::Fail`].
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct LoaderBuilder<D, P> {
+    dataset: D,
+    pipeline: P,
+    config: Config,
+    errors: Vec<Error>,
+}
+
+impl<D, P> LoaderBuilder<D, P>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: Send + 'static,
+{
+    pub(crate) fn new(dataset: D, pipeline: P) -> Self {
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        LoaderBuilder {
+            dataset,
+            pipeline,
+            config: Config {
+                batch_size: 1,
+                drop_last: false,
+                sampler: Sampler::Sequential,
+                seed: 0,
+                workers,
+                prefetch: 2 * workers,
+                shard: Shard::default(),
+                on_error: OnError::Fail,
+            },
+            errors: Vec::new(),
+        }
+    }
+
+    /// Samples per batch (at least 1).
+    pub fn batch_size(mut self, size: usize) -> Self {
+        if size == 0 {
+            self.errors
+                .push(Error::invalid("batch size", "must be at least 1, got 0"));
+        }
+        self.config.batch_size = size;
+        self
+    }
+
+    /// Drop the last batch of each epoch (on each rank) if it is partial.
+    pub fn drop_last(mut self, drop: bool) -> Self {
+        self.config.drop_last = drop;
+        self
+    }
+
+    /// Shuffle every epoch with a permutation of (seed, epoch)
+    /// ([`Sampler::Shuffle`]); `seed` also seeds random nodes.
+    pub fn shuffle(mut self, seed: u64) -> Self {
+        self.config.sampler = Sampler::Shuffle { seed };
+        self.config.seed = seed;
+        self
+    }
+
+    /// Order epochs with `sampler`.
+    pub fn sampler(mut self, sampler: Sampler) -> Self {
+        self.config.sampler = sampler;
+        self
+    }
+
+    /// Read these dataset indices, in this order, every epoch
+    /// ([`Sampler::Indices`]).
+    pub fn indices(self, indices: impl Into<Arc<[usize]>>) -> Self {
+        self.sampler(Sampler::Indices(indices.into()))
+    }
+
+    /// The seed of the per-sample generators of random nodes (by default
+    /// the shuffle seed, else 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.config.seed = seed;
+        self
+    }
+
+    /// Worker threads; 0 runs everything on the consumer's thread when it
+    /// asks for a batch.
+    pub fn workers(mut self, workers: usize) -> Self {
+        self.config.workers = workers;
+        self
+    }
+
+    /// Batches built ahead of the consumer (at least 1): memory holds at
+    /// most this many batches.
+    pub fn prefetch(mut self, batches: usize) -> Self {
+        if batches == 0 {
+            self.errors.push(Error::invalid(
+                "prefetch",
+                "must be at least 1 batch, got 0",
+            ));
+        }
+        self.config.prefetch = batches;
+        self
+    }
+
+    /// Read rank `rank`'s part of each epoch, of `world` ranks
+    /// ([`Shard`]).
+    pub fn shard(mut self, rank: usize, world: usize) -> Self {
+        self.config.shard.rank = rank;
+        self.config.shard.world = world;
+        self
+    }
+
+    /// What happens to an epoch's uneven tail across ranks
+    /// ([`ShardTail::Pad`] by default).
+    pub fn shard_tail(mut self, tail: ShardTail) -> Self {
+        self.config.shard.tail = tail;
+        self
+    }
+
+    /// [`shard`](Self::shard) from the environment: `RANK` and
+    /// `WORLD_SIZE` (torchrun), else `SLURM_PROCID` and `SLURM_NTASKS`
+    /// (SLURM), else rank 0 of 1. A variable that is set but not a number
+    /// is an error at [`build`](Self::build).
+    pub fn shard_from_env(self) -> Self {
+        self.shard_from(|name| std::env::var(name).ok())
+    }
+
+    /// [`shard_from_env`](Self::shard_from_env) with the variables read by
+    /// `var` (for tests, or another launcher's names).
+    pub fn shard_from(mut self, var: impl Fn(&str) -> Option<String>) -> Self {
+        let pairs = [("RANK", "WORLD_SIZE"), ("SLURM_PROCID", "SLURM_NTASKS")];
+        let found = pairs
+            .iter()
+            .find_map(|(r, w)| Some(((*r, var(r)?), (*w, var(w)?))));
+        if let Some(((rname, rank), (wname, world))) = found {
+            let parse = |name: &str, value: &str| {
+                value.trim().parse::<usize>().map_err(|_| {
+                    Error::invalid(
+                        format!("environment variable {name}"),
+                        format!("`{value}` is not a non-negative integer"),
+                    )
+                })
+            };
+            match (parse(rname, &rank), parse(wname, &world)) {
+                (Ok(rank), Ok(world)) => return self.shard(rank, world),
+                (r, w) => self.errors.extend([r.err(), w.err()].into_iter().flatten()),
+            }
+        }
+        self
+    }
+
+    /// What to do with a failing sample or batch.
+    pub fn on_error(mut self, policy: OnError) -> Self {
+        self.config.on_error = policy;
+        self
+    }
+
+    /// The loader, or the first setting that is wrong (a zero batch size or
+    /// prefetch, a rank not below the world size, sampler indices out of
+    /// range, a badly set environment variable, a worker pool that cannot
+    /// start).
+    pub fn build(mut self) -> Result<Loader<D, P>> {
+        if !self.errors.is_empty() {
+            return Err(self.errors.remove(0));
+        }
+        Loader::from_parts(self.dataset, self.pipeline, self.config)
+    }
+}

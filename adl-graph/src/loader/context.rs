@@ -1,0 +1,152 @@
+//! The rayon execution context of the loader's jobs: branches joined on the
+//! worker pool, nodes counted and (one call in [`TIME_EVERY`]) timed into
+//! job-local counters, per-sample random generators.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+use adl_core::exec::{Context, NodeId, SampleRng};
+
+/// One call in this many of each node is timed (the first of each run of
+/// calls of a job): reading the clock around every call would cost as much
+/// as a small node. Node times are estimated from the timed calls.
+pub(crate) const TIME_EVERY: u64 = 16;
+
+/// Counters of every node slot: calls, timed calls, nanoseconds of the
+/// timed calls. A job fills its own and adds them to the loader's at its
+/// end, so the hot path touches no shared cache line.
+#[derive(Debug)]
+pub(crate) struct Counters {
+    pub(crate) calls: Vec<AtomicU64>,
+    pub(crate) timed: Vec<AtomicU64>,
+    pub(crate) nanos: Vec<AtomicU64>,
+}
+
+impl Counters {
+    pub(crate) fn new(slots: usize) -> Self {
+        let zeros = || (0..slots).map(|_| AtomicU64::new(0)).collect();
+        Counters {
+            calls: zeros(),
+            timed: zeros(),
+            nanos: zeros(),
+        }
+    }
+
+    /// Add `other` into these counters.
+    pub(crate) fn absorb(&self, other: &Counters) {
+        for (mine, theirs) in [
+            (&self.calls, &other.calls),
+            (&self.timed, &other.timed),
+            (&self.nanos, &other.nanos),
+        ] {
+            for (a, b) in mine.iter().zip(theirs) {
+                let v = b.load(Relaxed);
+                if v != 0 {
+                    a.fetch_add(v, Relaxed);
+                }
+            }
+        }
+    }
+
+    /// Count a call of `slot`; the start time if this call is timed.
+    #[inline]
+    pub(crate) fn enter(&self, slot: usize) -> Option<Instant> {
+        let calls = self.calls.get(slot)?;
+        if calls.fetch_add(1, Relaxed) % TIME_EVERY == 0 {
+            Some(Instant::now())
+        } else {
+            None
+        }
+    }
+
+    /// Record the time of a timed call of `slot`.
+    #[inline]
+    pub(crate) fn leave(&self, slot: usize, entered: Option<Instant>) {
+        if let (Some(start), Some(timed), Some(nanos)) =
+            (entered, self.timed.get(slot), self.nanos.get(slot))
+        {
+            timed.fetch_add(1, Relaxed);
+            nanos.fetch_add(start.elapsed().as_nanos() as u64, Relaxed);
+        }
+    }
+
+    /// Time `f` as one call of `slot`, always (for per-batch work).
+    pub(crate) fn time<R>(&self, slot: usize, f: impl FnOnce() -> R) -> R {
+        let start = Instant::now();
+        let out = f();
+        if let (Some(calls), Some(timed), Some(nanos)) = (
+            self.calls.get(slot),
+            self.timed.get(slot),
+            self.nanos.get(slot),
+        ) {
+            calls.fetch_add(1, Relaxed);
+            timed.fetch_add(1, Relaxed);
+            nanos.fetch_add(start.elapsed().as_nanos() as u64, Relaxed);
+        }
+        out
+    }
+}
+
+/// The context of one batch job.
+pub(crate) struct JobContext<'a> {
+    pub(crate) counters: &'a Counters,
+    /// How many slots are the pipeline's nodes (the rest are the loader's
+    /// own: read, stages); ids past them are not counted.
+    pub(crate) nodes: usize,
+    /// Whether the job runs on the worker pool (joins go to rayon) or on the
+    /// consumer's thread (joins run in order).
+    pub(crate) pooled: bool,
+    pub(crate) seed: u64,
+    pub(crate) epoch: u64,
+    /// The sample being transformed, in the sample stage.
+    pub(crate) index: Option<usize>,
+}
+
+impl JobContext<'_> {
+    /// This context, for the sample of dataset index `index`.
+    pub(crate) fn at(&self, index: usize) -> JobContext<'_> {
+        JobContext {
+            counters: self.counters,
+            nodes: self.nodes,
+            pooled: self.pooled,
+            seed: self.seed,
+            epoch: self.epoch,
+            index: Some(index),
+        }
+    }
+}
+
+impl Context for JobContext<'_> {
+    fn join_dyn(&self, a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
+        if self.pooled {
+            rayon::join(a, b);
+        } else {
+            a();
+            b();
+        }
+    }
+
+    #[inline]
+    fn enter(&self, node: NodeId) -> Option<Instant> {
+        if node.index() < self.nodes {
+            self.counters.enter(node.index())
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn leave(&self, node: NodeId, entered: Option<Instant>) {
+        if node.index() < self.nodes {
+            self.counters.leave(node.index(), entered)
+        }
+    }
+
+    fn rng(&self, node: NodeId) -> SampleRng {
+        SampleRng::new(self.seed, self.epoch, self.index.unwrap_or(0) as u64, node)
+    }
+
+    fn sample_index(&self) -> Option<usize> {
+        self.index
+    }
+}

@@ -1,0 +1,499 @@
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::{Duration, Instant};
+
+use adl_core::exec::panic_message;
+use adl_core::{Dataset, Error, Pipeline, Result};
+use rayon::prelude::*;
+
+use super::context::{Counters, JobContext};
+use super::state::STATE_VERSION;
+use super::{Loader, LoaderState, OnError, Shared, Slot};
+
+/// A sample left out of an epoch under [`OnError::Skip`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// Its dataset index.
+    pub index: usize,
+    /// The node that failed (`dataset` for a read).
+    pub node: String,
+    /// The error, in words.
+    pub reason: String,
+}
+
+/// What a job made of one batch.
+enum Outcome<T> {
+    Batch {
+        batch: T,
+        samples: usize,
+        skipped: Vec<Skipped>,
+    },
+    Empty {
+        skipped: Vec<Skipped>,
+    },
+    Failed(Error),
+}
+
+/// One epoch of a [`Loader`]: an iterator of this rank's batches, in order.
+/// See the [module docs](super) for its promises.
+///
+/// Dropping it stops the work not yet started; batches being built finish
+/// on the workers and are dropped.
+pub struct Epoch<'a, D, P>
+where
+    D: Dataset,
+    P: Pipeline<D::Sample>,
+{
+    loader: &'a Loader<D, P>,
+    epoch: u64,
+    /// Positions of the order consumed (by all ranks) before this iterator.
+    cursor: usize,
+    /// The length of the epoch's order.
+    order_len: usize,
+    /// This rank's indices, in order.
+    local: Arc<[usize]>,
+    batches: usize,
+    delivered: usize,
+    submitted: usize,
+    ready: BTreeMap<usize, Outcome<P::Processed>>,
+    sender: Sender<(usize, Outcome<P::Processed>)>,
+    receiver: Receiver<(usize, Outcome<P::Processed>)>,
+    cancel: Arc<AtomicBool>,
+    finished: bool,
+    failure: Option<Error>,
+    skipped: Vec<Skipped>,
+    started: Option<Instant>,
+}
+
+impl<'a, D, P> Epoch<'a, D, P>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: Send + 'static,
+{
+    pub(crate) fn start(loader: &'a Loader<D, P>, epoch: u64, cursor: usize) -> Self {
+        let shared = &loader.shared;
+        let (order, failure) = match shared.config.sampler.order(epoch, shared.dataset.len()) {
+            Ok(order) => (order, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        let local: Arc<[usize]> = shared.config.shard.split(&order, cursor).into();
+        let b = shared.config.batch_size.max(1);
+        let batches = if shared.config.drop_last {
+            local.len() / b
+        } else {
+            local.len().div_ceil(b)
+        };
+        let (sender, receiver) = channel();
+        Epoch {
+            loader,
+            epoch,
+            cursor,
+            order_len: order.len(),
+            local,
+            batches,
+            delivered: 0,
+            submitted: 0,
+            ready: BTreeMap::new(),
+            sender,
+            receiver,
+            cancel: Arc::new(AtomicBool::new(false)),
+            finished: false,
+            failure,
+            skipped: Vec::new(),
+            started: None,
+        }
+    }
+
+    /// The epoch's number.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// How many batches this rank reads in this epoch (from where it
+    /// started), skipped ones included.
+    pub fn batches(&self) -> usize {
+        self.batches
+    }
+
+    /// This rank's dataset indices for the epoch (from where it started), in
+    /// order, after sharding (`drop_last` may leave the last few unread).
+    pub fn indices(&self) -> &[usize] {
+        &self.local
+    }
+
+    /// The samples skipped so far ([`OnError::Skip`]), in delivery order.
+    pub fn skipped(&self) -> &[Skipped] {
+        &self.skipped
+    }
+
+    /// Where the epoch stands: resume it with [`Loader::resume`].
+    pub fn state(&self) -> LoaderState {
+        let shared = &self.loader.shared;
+        let consumed = self.delivered * shared.config.batch_size * shared.config.shard.world;
+        LoaderState {
+            version: STATE_VERSION,
+            epoch: self.epoch,
+            cursor: (self.cursor + consumed).min(self.order_len) as u64,
+            sampler: shared.config.sampler.describe(),
+            seed: shared.config.seed,
+            pipeline: shared.fingerprint,
+            dataset_len: shared.dataset.len() as u64,
+        }
+    }
+
+    /// The indices of batch `k`.
+    fn range(&self, k: usize) -> std::ops::Range<usize> {
+        let b = self.loader.shared.config.batch_size;
+        k * b..((k + 1) * b).min(self.local.len())
+    }
+
+    /// Start jobs until `prefetch` batches are built or waiting.
+    fn top_up(&mut self, pool: &rayon::ThreadPool) {
+        let prefetch = self.loader.shared.config.prefetch.max(1);
+        while self.submitted < self.batches && self.submitted - self.delivered < prefetch {
+            let k = self.submitted;
+            let range = self.range(k);
+            let shared = Arc::clone(&self.loader.shared);
+            let local = Arc::clone(&self.local);
+            let sender = self.sender.clone();
+            let cancel = Arc::clone(&self.cancel);
+            let epoch = self.epoch;
+            pool.spawn(move || {
+                if cancel.load(Ordering::Relaxed) {
+                    return;
+                }
+                let outcome = build(&shared, true, epoch, k, &local[range]);
+                // The receiver is gone when the epoch was dropped: nothing
+                // waits for this batch any more.
+                let _ = sender.send((k, outcome));
+            });
+            self.submitted += 1;
+        }
+    }
+
+    /// The outcome of batch `self.delivered`, waiting for it if need be.
+    fn next_outcome(&mut self) -> Outcome<P::Processed> {
+        let k = self.delivered;
+        let Some(pool) = self.loader.pool.clone() else {
+            let range = self.range(k);
+            let start = Instant::now();
+            let out = build(
+                &self.loader.shared,
+                false,
+                self.epoch,
+                k,
+                &self.local[range],
+            );
+            self.waited(start.elapsed());
+            return out;
+        };
+        self.top_up(&pool);
+        if let Some(out) = self.ready.remove(&k) {
+            return out;
+        }
+        let start = Instant::now();
+        let out = loop {
+            match self.receiver.recv() {
+                Ok((j, out)) if j == k => break out,
+                Ok((j, out)) => {
+                    self.ready.insert(j, out);
+                }
+                // Unreachable while `self.sender` lives; kept as an error,
+                // not a hang or a panic.
+                Err(_) => {
+                    break Outcome::Failed(Error::invalid(
+                        "loader",
+                        format!("the workers stopped before batch {k} was built"),
+                    ));
+                }
+            }
+        };
+        self.waited(start.elapsed());
+        out
+    }
+
+    fn waited(&self, d: Duration) {
+        let mut totals = self
+            .loader
+            .shared
+            .totals
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        totals.waited += d;
+    }
+
+    /// Count the epoch's wall time once, when it ends or is dropped.
+    fn close(&mut self) {
+        self.finished = true;
+        self.cancel.store(true, Ordering::Relaxed);
+        if let Some(start) = self.started.take() {
+            let mut totals = self
+                .loader
+                .shared
+                .totals
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            totals.wall += start.elapsed();
+        }
+    }
+}
+
+impl<D, P> Iterator for Epoch<'_, D, P>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: Send + 'static,
+{
+    type Item = Result<P::Processed>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.failure.take() {
+            self.close();
+            return Some(Err(e));
+        }
+        loop {
+            if self.finished || self.delivered >= self.batches {
+                self.close();
+                return None;
+            }
+            self.started.get_or_insert_with(Instant::now);
+            let outcome = self.next_outcome();
+            self.delivered += 1;
+            let shared = &self.loader.shared;
+            match outcome {
+                Outcome::Batch {
+                    batch,
+                    samples,
+                    skipped,
+                } => {
+                    let mut totals = shared.totals.lock().unwrap_or_else(|p| p.into_inner());
+                    totals.batches += 1;
+                    totals.samples += samples as u64;
+                    totals.skipped += skipped.len() as u64;
+                    drop(totals);
+                    self.skipped.extend(skipped);
+                    return Some(Ok(batch));
+                }
+                Outcome::Empty { skipped } => {
+                    let mut totals = shared.totals.lock().unwrap_or_else(|p| p.into_inner());
+                    totals.skipped += skipped.len() as u64;
+                    drop(totals);
+                    self.skipped.extend(skipped);
+                }
+                Outcome::Failed(e) => {
+                    self.close();
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = if self.finished {
+            0
+        } else {
+            self.batches - self.delivered
+        };
+        (0, Some(left + usize::from(self.failure.is_some())))
+    }
+}
+
+impl<D, P> Drop for Epoch<'_, D, P>
+where
+    D: Dataset,
+    P: Pipeline<D::Sample>,
+{
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        if let Some(start) = self.started.take() {
+            let mut totals = self
+                .loader
+                .shared
+                .totals
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            totals.wall += start.elapsed();
+        }
+    }
+}
+
+/// A caught panic as an error of `node` on sample `index`.
+fn panicked(node: &str, index: Option<usize>, payload: &(dyn std::any::Any + Send)) -> Error {
+    Error::Panic {
+        node: node.to_owned(),
+        index,
+        message: panic_message(payload),
+    }
+}
+
+/// Read sample `index` and run the sample stage on it, in `cx`.
+fn one_sample<D, P>(
+    shared: &Shared<D, P>,
+    cx: &JobContext<'_>,
+    index: usize,
+) -> Result<P::Transformed>
+where
+    D: Dataset,
+    P: Pipeline<D::Sample>,
+{
+    let counters = cx.counters;
+    let read = shared.slot(Slot::Read);
+    let entered = counters.enter(read);
+    let raw = catch_unwind(AssertUnwindSafe(|| shared.dataset.get(index)));
+    counters.leave(read, entered);
+    let raw = match raw {
+        Ok(Ok(raw)) => raw,
+        Ok(Err(e)) => {
+            return Err(Error::Sample {
+                index,
+                node: "dataset".to_owned(),
+                source: Box::new(e),
+            });
+        }
+        Err(payload) => return Err(panicked("dataset", Some(index), payload.as_ref())),
+    };
+    let cx = cx.at(index);
+    let slot = shared.slot(Slot::Sample);
+    let entered = counters.enter(slot);
+    let out = catch_unwind(AssertUnwindSafe(|| shared.pipeline.sample_in(&cx, raw)));
+    counters.leave(slot, entered);
+    match out {
+        Ok(Ok(sample)) => Ok(sample),
+        Ok(Err(e @ Error::Panic { .. })) => Err(e),
+        Ok(Err(e)) => Err(Error::Sample {
+            index,
+            node: e.node().unwrap_or("sample stage").to_owned(),
+            source: Box::new(e),
+        }),
+        Err(payload) => Err(panicked("sample stage", Some(index), payload.as_ref())),
+    }
+}
+
+/// `error` of the collate or batch stage of batch `batch`.
+fn batch_error(batch: usize, indices: &[usize], stage: &str, error: Error) -> Error {
+    Error::Batch {
+        batch,
+        indices: indices.to_vec(),
+        node: error.node().unwrap_or(stage).to_owned(),
+        source: Box::new(error),
+    }
+}
+
+/// Build batch `k` of `indices`: read and transform every sample (in
+/// parallel on the pool when `pooled`, results in order), collate, run the
+/// batch stage; apply the error policy. Never panics.
+fn build<D, P>(
+    shared: &Shared<D, P>,
+    pooled: bool,
+    epoch: u64,
+    k: usize,
+    indices: &[usize],
+) -> Outcome<P::Processed>
+where
+    D: Dataset + Sync,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Sync,
+    P::Transformed: Send,
+{
+    let counters = Counters::new(shared.rows.len());
+    let cx = JobContext {
+        counters: &counters,
+        nodes: shared.nodes,
+        pooled,
+        seed: shared.config.seed,
+        epoch,
+        index: None,
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| build_in(shared, &cx, k, indices)))
+        .unwrap_or_else(|payload| Outcome::Failed(panicked("loader", None, payload.as_ref())));
+    shared.counters.absorb(&counters);
+    outcome
+}
+
+fn build_in<D, P>(
+    shared: &Shared<D, P>,
+    cx: &JobContext<'_>,
+    k: usize,
+    indices: &[usize],
+) -> Outcome<P::Processed>
+where
+    D: Dataset + Sync,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Sync,
+    P::Transformed: Send,
+{
+    let results: Vec<Result<P::Transformed>> = if cx.pooled {
+        indices
+            .par_iter()
+            .map(|&i| one_sample(shared, cx, i))
+            .collect()
+    } else {
+        indices.iter().map(|&i| one_sample(shared, cx, i)).collect()
+    };
+    let skip = shared.config.on_error == OnError::Skip;
+    let mut samples = Vec::with_capacity(results.len());
+    let mut kept = Vec::with_capacity(results.len());
+    let mut skipped = Vec::new();
+    for (&index, result) in indices.iter().zip(results) {
+        match result {
+            Ok(sample) => {
+                samples.push(sample);
+                kept.push(index);
+            }
+            Err(e) if skip => skipped.push(Skipped {
+                index,
+                node: e.node().unwrap_or("sample stage").to_owned(),
+                reason: e.to_string(),
+            }),
+            Err(e) => return Outcome::Failed(e),
+        }
+    }
+    if samples.is_empty() {
+        return Outcome::Empty { skipped };
+    }
+    let count = samples.len();
+    let fail = |stage: &str, e: Error, skipped: Vec<Skipped>| {
+        let e = batch_error(k, &kept, stage, e);
+        if skip {
+            let node = e.node().unwrap_or(stage).to_owned();
+            let reason = e.to_string();
+            let mut skipped = skipped;
+            skipped.extend(kept.iter().map(|&index| Skipped {
+                index,
+                node: node.clone(),
+                reason: reason.clone(),
+            }));
+            Outcome::Empty { skipped }
+        } else {
+            Outcome::Failed(e)
+        }
+    };
+    let collated = cx.counters.time(shared.slot(Slot::Collate), || {
+        catch_unwind(AssertUnwindSafe(|| shared.pipeline.collate_in(cx, samples)))
+    });
+    let collated = match collated {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => return fail("collate", e, skipped),
+        Err(p) => return fail("collate", panicked("collate", None, p.as_ref()), skipped),
+    };
+    let batch = cx.counters.time(shared.slot(Slot::Batch), || {
+        catch_unwind(AssertUnwindSafe(|| shared.pipeline.batch_in(cx, collated)))
+    });
+    match batch {
+        Ok(Ok(batch)) => Outcome::Batch {
+            batch,
+            samples: count,
+            skipped,
+        },
+        Ok(Err(e)) => fail("batch", e, skipped),
+        Err(p) => fail("batch", panicked("batch stage", None, p.as_ref()), skipped),
+    }
+}

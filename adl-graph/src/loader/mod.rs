@@ -1,0 +1,302 @@
+//! The loader: a dataset and a pipeline run as an engine, with workers,
+//! prefetch, shuffling per epoch, rank sharding, exact resume, an error
+//! policy and per-node statistics.
+//!
+//! ```
+//! use adl_core::pipeline::Stages;
+//! use adl_core::{InMemory, collate::DefaultCollate};
+//! use adl_graph::loader::{Loader, OnError};
+//!
+//! let dataset: InMemory<f32> = (0..10).map(|i| i as f32).collect();
+//! let pipeline = Stages::new()
+//!     .with_sample(|x: f32| x * 2.0)
+//!     .with_collate(DefaultCollate);
+//! let loader = Loader::new(dataset, pipeline)
+//!     .batch_size(4)
+//!     .shuffle(7)
+//!     .workers(2)
+//!     .prefetch(2)
+//!     .on_error(OnError::Fail)
+//!     .build()?;
+//! let mut seen = 0;
+//! for batch in loader.epoch(0) {
+//!     seen += batch?.len();
+//! }
+//! assert_eq!(seen, 10);
+//! # Ok::<(), adl_core::Error>(())
+//! ```
+//!
+//! # Promises, and how each is kept
+//!
+//! - **Order depends only on (sampler, seed, epoch)**: the order is a
+//!   stateless function ([`Sampler`]); workers only decide *when* a batch is
+//!   built, and batches are delivered in order.
+//! - **Every index exactly once per epoch across ranks** (or reported
+//!   skipped): ranks split one order as torch's `DistributedSampler` does
+//!   ([`Shard`], [`ShardTail`]: padding repeats the first few indices,
+//!   dropping leaves the last few out).
+//! - **Random draws depend only on (seed, epoch, index, node)**:
+//!   [`SampleRng`](adl_core::exec::SampleRng) through the context.
+//! - **Memory bounded by prefetch**: at most `prefetch` batches are built or
+//!   waiting at once.
+//! - **No hang, no silent loss**: a failing or panicking node is an error
+//!   naming the sample index and the node; with [`OnError::Fail`] the first
+//!   error in delivery order ends the epoch after every earlier batch was
+//!   delivered, with [`OnError::Skip`] skipped samples are listed
+//!   ([`Epoch::skipped`]) and counted.
+//! - **Exact resume**: [`Epoch::state`] and [`Loader::resume`]; a state from
+//!   another pipeline, dataset, sampler or seed is refused.
+
+mod builder;
+mod context;
+mod epoch;
+mod order;
+mod state;
+mod stats;
+
+use std::sync::{Arc, Mutex};
+
+use adl_core::graph::{Description, Stage};
+use adl_core::{Dataset, Error, Pipeline, Result};
+
+pub use builder::{LoaderBuilder, OnError};
+pub use epoch::{Epoch, Skipped};
+pub use order::{Sampler, Shard, ShardTail};
+pub use state::LoaderState;
+pub use stats::{Measured, NodeStatistics, Statistics};
+
+use context::Counters;
+use order::Fnv;
+use state::STATE_VERSION;
+use stats::Totals;
+
+/// A dataset and a pipeline, run as a data loader: see the
+/// [module docs](self). Built with [`Loader::new`]; iterate an epoch with
+/// [`epoch`](Loader::epoch).
+pub struct Loader<D, P> {
+    shared: Arc<Shared<D, P>>,
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+/// What the loader's jobs share.
+pub(crate) struct Shared<D, P> {
+    pub(crate) dataset: D,
+    pub(crate) pipeline: P,
+    pub(crate) config: builder::Config,
+    /// Row names of the statistics: the pipeline's nodes, then the loader's
+    /// own slots.
+    pub(crate) rows: Vec<(String, Measured)>,
+    /// How many rows are the pipeline's nodes.
+    pub(crate) nodes: usize,
+    pub(crate) counters: Counters,
+    pub(crate) totals: Mutex<Totals>,
+    pub(crate) fingerprint: u64,
+}
+
+/// The loader's own statistics slots, after the pipeline's nodes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Slot {
+    Read,
+    Sample,
+    Collate,
+    Batch,
+}
+
+impl<D, P> Shared<D, P> {
+    pub(crate) fn slot(&self, slot: Slot) -> usize {
+        self.nodes + slot as usize
+    }
+}
+
+impl<D, P> Loader<D, P>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: Send + 'static,
+{
+    /// A loader of `dataset` through `pipeline`; set it up with the
+    /// builder's methods, then [`build`](LoaderBuilder::build).
+    #[allow(clippy::new_ret_no_self)]
+    pub fn new(dataset: D, pipeline: P) -> LoaderBuilder<D, P> {
+        LoaderBuilder::new(dataset, pipeline)
+    }
+
+    pub(crate) fn from_parts(dataset: D, pipeline: P, config: builder::Config) -> Result<Self> {
+        config.shard.check()?;
+        config.sampler.check(dataset.len())?;
+        let pool = if config.workers == 0 {
+            None
+        } else {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(config.workers)
+                .thread_name(|i| format!("adl-worker-{i}"))
+                .build()
+                .map_err(|e| {
+                    Error::invalid("workers", format!("cannot start the worker threads: {e}"))
+                })?;
+            Some(Arc::new(pool))
+        };
+        let mut rows: Vec<(String, Measured)> = match pipeline.description() {
+            Some(d) => d
+                .nodes()
+                .into_iter()
+                .map(|n| (n.name.to_string(), Measured::Node(n.stage)))
+                .collect(),
+            None => Vec::new(),
+        };
+        let nodes = rows.len();
+        rows.push(("dataset".to_owned(), Measured::Read));
+        for stage in [Stage::Sample, Stage::Collate, Stage::Batch] {
+            rows.push((stage.to_string(), Measured::Stage(stage)));
+        }
+        let fingerprint = fingerprint::<D::Sample, P>(pipeline.description());
+        let counters = Counters::new(rows.len());
+        let totals = Mutex::new(Totals {
+            workers: config.workers,
+            ..Totals::default()
+        });
+        Ok(Loader {
+            shared: Arc::new(Shared {
+                dataset,
+                pipeline,
+                config,
+                rows,
+                nodes,
+                counters,
+                totals,
+                fingerprint,
+            }),
+            pool,
+        })
+    }
+
+    /// Iterate epoch `epoch`: this rank's batches, in order.
+    pub fn epoch(&self, epoch: u64) -> Epoch<'_, D, P> {
+        Epoch::start(self, epoch, 0)
+    }
+
+    /// Continue the epoch that `state` was taken from, with exactly the
+    /// batches the uninterrupted run would have given (with the same world
+    /// size and batch size; with others, what is left of the epoch is split
+    /// again, each index still exactly once). Refused, with the reason,
+    /// when the state comes from another pipeline, dataset, sampler or seed.
+    pub fn resume(&self, state: &LoaderState) -> Result<Epoch<'_, D, P>> {
+        let refuse = |reason: String| Err(Error::Resume { reason });
+        if state.version != STATE_VERSION {
+            return refuse(format!(
+                "the state has format version {}, this loader reads version {STATE_VERSION}",
+                state.version
+            ));
+        }
+        if state.pipeline != self.shared.fingerprint {
+            return refuse(format!(
+                "the state was taken from another pipeline (plan fingerprint {:016x}, this one's is {:016x})",
+                state.pipeline, self.shared.fingerprint
+            ));
+        }
+        let len = self.shared.dataset.len() as u64;
+        if state.dataset_len != len {
+            return refuse(format!(
+                "the state was taken from a dataset of {} samples, this one has {len}",
+                state.dataset_len
+            ));
+        }
+        let sampler = self.shared.config.sampler.describe();
+        if state.sampler != sampler {
+            return refuse(format!(
+                "the state was taken with the sampler {}, this loader uses {sampler}",
+                state.sampler
+            ));
+        }
+        if state.seed != self.shared.config.seed {
+            return refuse(format!(
+                "the state was taken with generator seed {}, this loader uses {}",
+                state.seed, self.shared.config.seed
+            ));
+        }
+        let order_len = self.order_len(state.epoch)?;
+        if state.cursor > order_len as u64 {
+            return refuse(format!(
+                "the cursor {} is past the end of epoch {} ({order_len} positions)",
+                state.cursor, state.epoch
+            ));
+        }
+        Ok(Epoch::start(self, state.epoch, state.cursor as usize))
+    }
+
+    fn order_len(&self, epoch: u64) -> Result<usize> {
+        Ok(self
+            .shared
+            .config
+            .sampler
+            .order(epoch, self.shared.dataset.len())?
+            .len())
+    }
+
+    /// The statistics since the loader was built (or last reset).
+    pub fn statistics(&self) -> Statistics {
+        let totals = *self.shared.totals.lock().unwrap_or_else(|p| p.into_inner());
+        Statistics::from_counters(&self.shared.rows, &self.shared.counters, totals)
+    }
+
+    /// Start the statistics afresh (say, after a warm-up epoch).
+    pub fn reset_statistics(&self) {
+        for v in [
+            &self.shared.counters.calls,
+            &self.shared.counters.timed,
+            &self.shared.counters.nanos,
+        ] {
+            for a in v {
+                a.store(0, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let mut totals = self.shared.totals.lock().unwrap_or_else(|p| p.into_inner());
+        *totals = Totals {
+            workers: self.shared.config.workers,
+            ..Totals::default()
+        };
+    }
+
+    /// The dataset.
+    pub fn dataset(&self) -> &D {
+        &self.shared.dataset
+    }
+
+    /// The pipeline.
+    pub fn pipeline(&self) -> &P {
+        &self.shared.pipeline
+    }
+
+    /// This loader's rank and world.
+    pub fn shard(&self) -> Shard {
+        self.shared.config.shard
+    }
+
+    /// The fingerprint of the pipeline's plan, as stored in states.
+    pub fn fingerprint(&self) -> u64 {
+        self.shared.fingerprint
+    }
+}
+
+/// A fingerprint of the pipeline: its description (nodes, stages, types,
+/// branches) where it has one, else its type's name; and the sample type.
+fn fingerprint<S, P>(description: Option<&Description>) -> u64 {
+    let mut h = Fnv::new();
+    h.write_str(std::any::type_name::<S>());
+    match description {
+        Some(d) => {
+            for n in d.nodes() {
+                h.write_str(&n.name);
+                h.write_str(&n.stage.to_string());
+                for t in [n.input, n.output] {
+                    h.write_str(t.map_or("?", |t| t.name));
+                }
+                h.write_str(n.kernel.as_deref().unwrap_or(""));
+            }
+        }
+        None => h.write_str(std::any::type_name::<P>()),
+    }
+    h.finish()
+}

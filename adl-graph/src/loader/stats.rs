@@ -1,0 +1,257 @@
+//! Per-node statistics of a loader, and the report that names its
+//! bottleneck.
+
+use std::fmt;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
+
+use super::context::{Counters, TIME_EVERY};
+
+/// What a row of the [`Statistics`] measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Measured {
+    /// A node of the pipeline (from its `pipeline!` description).
+    Node(adl_core::graph::Stage),
+    /// Reading samples from the dataset.
+    Read,
+    /// A whole stage (all its nodes together, and the glue between them).
+    Stage(adl_core::graph::Stage),
+}
+
+impl fmt::Display for Measured {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Measured::Node(stage) => write!(f, "{stage} node"),
+            Measured::Read => f.write_str("read"),
+            Measured::Stage(stage) => write!(f, "{stage} stage"),
+        }
+    }
+}
+
+/// One row of the [`Statistics`]: a node, the dataset reads, or a stage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeStatistics {
+    /// The node's name (`dataset` for reads, the stage's name for a stage).
+    pub name: String,
+    /// What the row measures.
+    pub measured: Measured,
+    /// How many times it ran (samples for the read and sample rows,
+    /// batches for the others).
+    pub calls: u64,
+    /// How many of the calls were timed (one in 16 of the per-sample rows,
+    /// every per-batch call).
+    pub timed_calls: u64,
+    /// Its time, summed over all threads: measured for every timed call,
+    /// estimated for the others from the timed ones' mean.
+    pub time: Duration,
+}
+
+impl NodeStatistics {
+    /// Calls per second of its own time (per thread).
+    pub fn throughput(&self) -> f64 {
+        let s = self.time.as_secs_f64();
+        if s > 0.0 { self.calls as f64 / s } else { 0.0 }
+    }
+}
+
+/// Statistics of a loader since it was built (or since
+/// [`Loader::reset_statistics`](super::Loader::reset_statistics)): per node,
+/// calls, time and throughput; what the consumer waited; the bottleneck.
+///
+/// Its `Display` is a report:
+///
+/// ```text
+/// 313 batches, 20000 samples (0 skipped) in 1.42 s: 14.1 k samples/s, 2 workers
+/// the consumer waited 1.20 s (84%) for batches
+/// node                    what          calls    time   per call
+/// dataset                 read          20000  0.18 s     9.0 us
+/// flip                    sample node   20000  1.60 s    80.0 us
+/// ...
+/// bottleneck: `flip` (sample node), 1.60 s of 2.31 s of node time
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statistics {
+    /// One row per node of the pipeline, then the dataset reads, then the
+    /// stages.
+    pub nodes: Vec<NodeStatistics>,
+    /// Batches delivered.
+    pub batches: u64,
+    /// Samples in the delivered batches.
+    pub samples: u64,
+    /// Samples skipped (`OnError::Skip`).
+    pub skipped: u64,
+    /// Wall time of the epochs, from asking for the first batch to
+    /// receiving the last.
+    pub wall: Duration,
+    /// Of it, the time the consumer waited for a batch.
+    pub waited: Duration,
+    /// Worker threads.
+    pub workers: usize,
+}
+
+impl Statistics {
+    /// The pipeline node (or the dataset reads) with the most time: where
+    /// speed is won. `None` before anything ran.
+    pub fn bottleneck(&self) -> Option<&NodeStatistics> {
+        let leaves = self
+            .nodes
+            .iter()
+            .filter(|n| !matches!(n.measured, Measured::Stage(_)) && n.calls > 0);
+        leaves.max_by_key(|n| n.time)
+    }
+
+    /// Samples delivered per second of wall time.
+    pub fn samples_per_second(&self) -> f64 {
+        let s = self.wall.as_secs_f64();
+        if s > 0.0 {
+            self.samples as f64 / s
+        } else {
+            0.0
+        }
+    }
+
+    pub(crate) fn from_counters(
+        rows: &[(String, Measured)],
+        counters: &Counters,
+        totals: Totals,
+    ) -> Self {
+        let nodes = rows
+            .iter()
+            .enumerate()
+            .map(|(slot, (name, measured))| {
+                let calls = counters.calls[slot].load(Relaxed);
+                let timed_calls = counters.timed[slot].load(Relaxed);
+                let nanos = counters.nanos[slot].load(Relaxed);
+                let estimate = if timed_calls == 0 {
+                    0
+                } else {
+                    (u128::from(nanos) * u128::from(calls) / u128::from(timed_calls)) as u64
+                };
+                NodeStatistics {
+                    name: name.clone(),
+                    measured: *measured,
+                    calls,
+                    timed_calls,
+                    time: Duration::from_nanos(estimate),
+                }
+            })
+            .collect();
+        Statistics {
+            nodes,
+            batches: totals.batches,
+            samples: totals.samples,
+            skipped: totals.skipped,
+            wall: totals.wall,
+            waited: totals.waited,
+            workers: totals.workers,
+        }
+    }
+}
+
+/// The loader-wide totals that go with the counters.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Totals {
+    pub(crate) batches: u64,
+    pub(crate) samples: u64,
+    pub(crate) skipped: u64,
+    pub(crate) wall: Duration,
+    pub(crate) waited: Duration,
+    pub(crate) workers: usize,
+}
+
+/// `1.23 s`, `45.6 ms`, `7.8 us`.
+fn human(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else if s >= 1e-3 {
+        format!("{:.1} ms", s * 1e3)
+    } else {
+        format!("{:.1} us", s * 1e6)
+    }
+}
+
+/// `12.3 k`, `4.5 M`.
+fn rate(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.2} M", x / 1e6)
+    } else if x >= 1e3 {
+        format!("{:.1} k", x / 1e3)
+    } else {
+        format!("{x:.1} ")
+    }
+}
+
+impl fmt::Display for Statistics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} batches, {} samples ({} skipped) in {}: {}samples/s, {} worker{}",
+            self.batches,
+            self.samples,
+            self.skipped,
+            human(self.wall),
+            rate(self.samples_per_second()),
+            self.workers,
+            if self.workers == 1 { "" } else { "s" },
+        )?;
+        let share = if self.wall.is_zero() {
+            0.0
+        } else {
+            100.0 * self.waited.as_secs_f64() / self.wall.as_secs_f64()
+        };
+        writeln!(
+            f,
+            "the consumer waited {} ({share:.0}%) for batches",
+            human(self.waited)
+        )?;
+        let width = self
+            .nodes
+            .iter()
+            .map(|n| n.name.len())
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        writeln!(
+            f,
+            "{:<width$}  {:<13} {:>9} {:>10} {:>10} {:>11}",
+            "node", "what", "calls", "time", "per call", "calls/s"
+        )?;
+        for n in self.nodes.iter().filter(|n| n.calls > 0) {
+            let per_call = if n.calls == 0 {
+                Duration::ZERO
+            } else {
+                n.time / n.calls.min(u64::from(u32::MAX)) as u32
+            };
+            writeln!(
+                f,
+                "{:<width$}  {:<13} {:>9} {:>10} {:>10} {:>11}",
+                n.name,
+                n.measured.to_string(),
+                n.calls,
+                human(n.time),
+                human(per_call),
+                rate(n.throughput()),
+            )?;
+        }
+        match self.bottleneck() {
+            Some(b) => {
+                let total: Duration = self
+                    .nodes
+                    .iter()
+                    .filter(|n| !matches!(n.measured, Measured::Stage(_)))
+                    .map(|n| n.time)
+                    .sum();
+                write!(
+                    f,
+                    "bottleneck: `{}` ({}), {} of {} of node time (per-sample times estimated from 1 call in {TIME_EVERY})",
+                    b.name,
+                    b.measured,
+                    human(b.time),
+                    human(total)
+                )
+            }
+            None => write!(f, "bottleneck: nothing ran yet"),
+        }
+    }
+}

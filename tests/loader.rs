@@ -1,0 +1,447 @@
+//! The loader's promises: every index exactly once per epoch across ranks
+//! (or reported skipped), order independent of the worker count, exact
+//! resume (also with other workers or another world size), errors that name
+//! node and index without hanging, reproducible random draws, statistics,
+//! and a real multi-process split through RANK / WORLD_SIZE.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use adl::exec::SampleRng;
+use adl::loader::{Loader, OnError, ShardTail};
+use adl::pipeline::Stages;
+use adl::prelude::*;
+use adl::transform::random;
+use proptest::prelude::*;
+
+/// 0..n as a dataset: each sample is its own index.
+fn indices(n: usize) -> InMemory<usize> {
+    (0..n).collect()
+}
+
+type Batches = Vec<Vec<usize>>;
+
+/// The sample stage of [`failing_loader`]: fails on some indices.
+type Picky =
+    Stages<adl::transform::TryFn<Box<dyn Fn(usize) -> Result<usize, String> + Send + Sync>>>;
+type Builder<P> = adl::loader::LoaderBuilder<InMemory<usize>, P>;
+
+/// A loader of 0..n whose sample stage fails on the indices in `bad`.
+fn failing_loader(
+    n: usize,
+    bad: Vec<usize>,
+    configure: impl FnOnce(Builder<Picky>) -> Builder<Picky>,
+) -> Loader<InMemory<usize>, Picky> {
+    let f: Box<dyn Fn(usize) -> Result<usize, String> + Send + Sync> = Box::new(move |i| {
+        if bad.contains(&i) {
+            Err(format!("sample {i} is bad"))
+        } else {
+            Ok(i)
+        }
+    });
+    let pipeline = Stages::new().with_sample(adl::transform::fallible(f));
+    configure(Loader::new(indices(n), pipeline))
+        .build()
+        .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, .. ProptestConfig::default() })]
+
+    #[test]
+    fn every_index_exactly_once_across_ranks(
+        n in 0usize..70,
+        batch in 1usize..9,
+        world in 1usize..4,
+        drop_last: bool,
+        pad: bool,
+        bad in proptest::collection::vec(0usize..70, 0..6),
+        seed in 0u64..1000,
+    ) {
+        let tail = if pad { ShardTail::Pad } else { ShardTail::Drop };
+        let mut union: BTreeMap<usize, usize> = BTreeMap::new();
+        for rank in 0..world {
+            let mut by_workers = Vec::new();
+            for workers in [1usize, 2, 4] {
+                let loader = failing_loader(n, bad.clone(), |b| {
+                    b.batch_size(batch).drop_last(drop_last).shuffle(seed).workers(workers)
+                        .prefetch(3).shard(rank, world).shard_tail(tail).on_error(OnError::Skip)
+                });
+                let mut epoch = loader.epoch(1);
+                let planned = epoch.indices().to_vec();
+                let batches: Batches = epoch.by_ref().map(|b| b.unwrap()).collect();
+                let skipped: Vec<usize> = epoch.skipped().iter().map(|s| s.index).collect();
+                // What this rank read: its planned indices, less the partial
+                // last batch under drop_last.
+                let read = if drop_last { planned.len() / batch * batch } else { planned.len() };
+                let mut seen: Vec<usize> = batches.iter().flatten().copied().chain(skipped.iter().copied()).collect();
+                seen.sort_unstable();
+                let mut expected = planned[..read].to_vec();
+                expected.sort_unstable();
+                prop_assert_eq!(&seen, &expected);
+                for s in &skipped { prop_assert!(bad.contains(s)); }
+                for b in batches.iter().flatten() { prop_assert!(!bad.contains(b)); }
+                by_workers.push((batches, skipped, planned));
+            }
+            // The same batches and skips whatever the worker count.
+            prop_assert_eq!(&by_workers[0], &by_workers[1]);
+            prop_assert_eq!(&by_workers[0], &by_workers[2]);
+            for i in &by_workers[0].2 { *union.entry(*i).or_default() += 1; }
+        }
+        // Across ranks, the plan covers the epoch as DistributedSampler does.
+        let total: usize = union.values().sum();
+        if pad {
+            prop_assert_eq!(total, n.div_ceil(world) * world);
+            prop_assert_eq!(union.len(), n);
+            prop_assert!(union.values().all(|&c| c == 1 || (c == 2 && n < total)));
+        } else {
+            prop_assert_eq!(total, n / world * world);
+            prop_assert!(union.values().all(|&c| c == 1));
+        }
+    }
+}
+
+fn plain_loader(
+    n: usize,
+    workers: usize,
+    rank: usize,
+    world: usize,
+) -> Loader<InMemory<usize>, Stages> {
+    Loader::new(indices(n), Stages::new())
+        .batch_size(4)
+        .shuffle(11)
+        .workers(workers)
+        .shard(rank, world)
+        .shard_tail(ShardTail::Drop)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn resume_gives_the_rest_of_the_uninterrupted_run() {
+    let whole: Batches = plain_loader(50, 2, 0, 1)
+        .epoch(3)
+        .map(Result::unwrap)
+        .collect();
+    for k in [0, 1, 5, whole.len()] {
+        let loader = plain_loader(50, 2, 0, 1);
+        let mut epoch = loader.epoch(3);
+        let first: Batches = epoch.by_ref().take(k).map(Result::unwrap).collect();
+        let state = epoch.state();
+        drop(epoch);
+        // Through JSON, as a checkpoint would store it, and with other workers.
+        let json = serde_json::to_string(&state).unwrap();
+        let state: adl::loader::LoaderState = serde_json::from_str(&json).unwrap();
+        for workers in [0, 1, 4] {
+            let rest: Batches = plain_loader(50, workers, 0, 1)
+                .resume(&state)
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            let mut all = first.clone();
+            all.extend(rest);
+            assert_eq!(
+                all, whole,
+                "resumed after {k} batches with {workers} workers"
+            );
+        }
+    }
+}
+
+#[test]
+fn resume_with_another_world_size_resplits_what_is_left() {
+    let n = 60;
+    // Two ranks read 3 batches each, in lockstep.
+    let mut seen = Vec::new();
+    let mut state = None;
+    for rank in 0..2 {
+        let loader = plain_loader(n, 2, rank, 2);
+        let mut epoch = loader.epoch(0);
+        seen.extend(epoch.by_ref().take(3).flat_map(Result::unwrap));
+        state = Some(epoch.state());
+    }
+    let state = state.unwrap();
+    assert_eq!(state.cursor, 3 * 4 * 2);
+    // Three ranks go on from there.
+    for rank in 0..3 {
+        let loader = plain_loader(n, 1, rank, 3);
+        seen.extend(loader.resume(&state).unwrap().flat_map(Result::unwrap));
+    }
+    seen.sort_unstable();
+    let before = seen.len();
+    seen.dedup();
+    assert_eq!(seen.len(), before, "an index was delivered twice");
+    // (60 - 24) = 36 left, divisible by 3: nothing dropped.
+    assert_eq!(seen, (0..n).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_state_from_another_pipeline_or_dataset_is_refused() {
+    let loader = plain_loader(20, 1, 0, 1);
+    let state = loader.epoch(0).state();
+    let other_len = plain_loader(21, 1, 0, 1);
+    let err = other_len.resume(&state).err().unwrap();
+    assert!(matches!(err, Error::Resume { .. }));
+    assert!(
+        err.to_string().contains("20 samples, this one has 21"),
+        "{err}"
+    );
+
+    let other_pipeline = Loader::new(indices(20), Stages::new().with_sample(|x: usize| x + 1))
+        .batch_size(4)
+        .shuffle(11)
+        .workers(1)
+        .build()
+        .unwrap();
+    let err = other_pipeline.resume(&state).err().unwrap();
+    assert!(err.to_string().contains("another pipeline"), "{err}");
+
+    let other_seed = Loader::new(indices(20), Stages::new())
+        .shuffle(12)
+        .build()
+        .unwrap();
+    assert!(matches!(
+        other_seed.resume(&state),
+        Err(Error::Resume { .. })
+    ));
+}
+
+#[transform]
+fn explode(i: usize) -> usize {
+    assert!(i != 13, "cannot take 13");
+    i
+}
+
+#[transform]
+fn picky(i: usize) -> Result<usize, String> {
+    if i == 7 {
+        Err("seven is not allowed".to_owned())
+    } else {
+        Ok(i)
+    }
+}
+
+#[test]
+fn a_panicking_node_is_an_error_with_node_and_index_and_earlier_batches_arrive() {
+    for workers in [0, 1, 2, 4] {
+        let pipeline = pipeline! { sample: explode, collate: |v: Vec<usize>| v };
+        let loader = Loader::new(indices(40), pipeline)
+            .batch_size(5)
+            .workers(workers)
+            .prefetch(4)
+            .build()
+            .unwrap();
+        let out: Vec<Result<Vec<usize>>> = loader.epoch(0).collect();
+        // Batches 0 and 1 (0..10) arrive, batch 2 (10..15) fails, then the end.
+        assert_eq!(out.len(), 3, "workers {workers}");
+        assert_eq!(out[0].as_ref().unwrap(), &vec![0, 1, 2, 3, 4]);
+        match &out[2] {
+            Err(Error::Panic {
+                node,
+                index,
+                message,
+            }) => {
+                assert_eq!(node, "explode");
+                assert_eq!(*index, Some(13));
+                assert!(message.contains("cannot take 13"));
+            }
+            other => panic!("expected a panic error, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_failing_node_names_node_and_index_and_skip_reports_it() {
+    let make = |policy| {
+        let pipeline = pipeline! { sample: picky, collate: |v: Vec<usize>| v };
+        Loader::new(indices(12), pipeline)
+            .batch_size(4)
+            .workers(2)
+            .on_error(policy)
+            .build()
+            .unwrap()
+    };
+    let fail = make(OnError::Fail);
+    let err = fail.epoch(0).find_map(Result::err).unwrap();
+    match &err {
+        Error::Sample { index: 7, node, .. } => assert_eq!(node, "picky"),
+        other => panic!("expected a sample error, got {other:?}"),
+    }
+    assert!(err.to_string().contains("seven is not allowed"), "{err}");
+
+    let skip = make(OnError::Skip);
+    let mut epoch = skip.epoch(0);
+    let delivered: Vec<usize> = epoch.by_ref().flat_map(Result::unwrap).collect();
+    assert_eq!(delivered, (0..12).filter(|&i| i != 7).collect::<Vec<_>>());
+    assert_eq!(epoch.skipped().len(), 1);
+    assert_eq!(epoch.skipped()[0].index, 7);
+    assert_eq!(epoch.skipped()[0].node, "picky");
+    drop(epoch);
+    assert_eq!(skip.statistics().skipped, 1);
+}
+
+#[test]
+fn random_draws_depend_on_seed_epoch_and_index_not_on_workers() {
+    let run = |workers: usize, epoch: u64| -> Vec<u64> {
+        let pipeline =
+            Stages::new().with_sample(random(|i: usize, rng: &mut SampleRng| (i, rng.next_u64())));
+        let loader = Loader::new(indices(30), pipeline)
+            .batch_size(7)
+            .shuffle(5)
+            .workers(workers)
+            .build()
+            .unwrap();
+        let mut draws: Vec<(usize, u64)> = loader.epoch(epoch).flat_map(Result::unwrap).collect();
+        draws.sort_unstable();
+        draws.into_iter().map(|(_, d)| d).collect()
+    };
+    let one = run(1, 0);
+    assert_eq!(one, run(4, 0));
+    assert_eq!(one, run(0, 0));
+    assert_ne!(one, run(1, 1), "another epoch draws other numbers");
+    let mut distinct = one.clone();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        one.len(),
+        "every sample draws its own numbers"
+    );
+}
+
+#[transform]
+fn square(x: usize) -> usize {
+    x * x
+}
+
+#[transform(batch)]
+fn total(b: Vec<usize>) -> usize {
+    b.iter().sum()
+}
+
+#[test]
+fn statistics_count_every_node_and_name_a_bottleneck() {
+    let pipeline = pipeline! { sample: square, collate: |v: Vec<usize>| v, batch: total };
+    let loader = Loader::new(indices(100), pipeline)
+        .batch_size(10)
+        .workers(2)
+        .build()
+        .unwrap();
+    let sums: Vec<usize> = loader.epoch(0).map(Result::unwrap).collect();
+    assert_eq!(
+        sums.iter().sum::<usize>(),
+        (0..100).map(|x| x * x).sum::<usize>()
+    );
+    let stats = loader.statistics();
+    let calls = |name: &str| stats.nodes.iter().find(|n| n.name == name).map(|n| n.calls);
+    assert_eq!(calls("square"), Some(100));
+    assert_eq!(calls("total"), Some(10));
+    assert_eq!(calls("dataset"), Some(100));
+    assert_eq!((stats.batches, stats.samples), (10, 100));
+    assert!(stats.bottleneck().is_some());
+    let report = stats.to_string();
+    assert!(report.contains("bottleneck: `"), "{report}");
+    assert!(report.contains("square"), "{report}");
+}
+
+#[test]
+fn bad_settings_are_errors_at_build() {
+    let build = |b: Builder<Stages>| b.build().err().unwrap().to_string();
+    assert!(build(Loader::new(indices(3), Stages::new()).batch_size(0)).contains("batch size"));
+    assert!(build(Loader::new(indices(3), Stages::new()).prefetch(0)).contains("prefetch"));
+    assert!(build(Loader::new(indices(3), Stages::new()).shard(2, 2)).contains("rank 2"));
+    assert!(build(Loader::new(indices(3), Stages::new()).indices(vec![0, 5])).contains("index 5"));
+    let env = |name: &str| match name {
+        "RANK" => Some("one".to_owned()),
+        "WORLD_SIZE" => Some("2".to_owned()),
+        _ => None,
+    };
+    assert!(build(Loader::new(indices(3), Stages::new()).shard_from(env)).contains("RANK"));
+    let slurm = |name: &str| match name {
+        "SLURM_PROCID" => Some("1".to_owned()),
+        "SLURM_NTASKS" => Some("3".to_owned()),
+        _ => None,
+    };
+    let loader = Loader::new(indices(3), Stages::new())
+        .shard_from(slurm)
+        .build()
+        .unwrap();
+    assert_eq!((loader.shard().rank, loader.shard().world), (1, 3));
+}
+
+/// The child side of the multi-process test: with ADL_LOADER_CHILD set, it
+/// reads its rank's part of the epoch (RANK / WORLD_SIZE from the
+/// environment) and prints the indices.
+#[test]
+fn child_rank_process() {
+    if std::env::var_os("ADL_LOADER_CHILD").is_none() {
+        return;
+    }
+    let loader = Loader::new(indices(101), Stages::new())
+        .batch_size(8)
+        .shuffle(3)
+        .workers(2)
+        .shard_from_env()
+        .shard_tail(ShardTail::Drop)
+        .build()
+        .unwrap();
+    let seen: Vec<String> = loader
+        .epoch(2)
+        .flat_map(Result::unwrap)
+        .map(|i| i.to_string())
+        .collect();
+    println!("\nADL-INDICES {}", seen.join(","));
+}
+
+#[test]
+fn processes_with_rank_and_world_size_partition_the_epoch() {
+    let exe = std::env::current_exe().unwrap();
+    for world in [2usize, 3, 4] {
+        let children: Vec<_> = (0..world)
+            .map(|rank| {
+                Command::new(&exe)
+                    .args([
+                        "--exact",
+                        "child_rank_process",
+                        "--nocapture",
+                        "--test-threads=1",
+                    ])
+                    .env("ADL_LOADER_CHILD", "1")
+                    .env("RANK", rank.to_string())
+                    .env("WORLD_SIZE", world.to_string())
+                    .output()
+                    .unwrap()
+            })
+            .collect();
+        let mut all = Vec::new();
+        for out in children {
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let line = stdout
+                .lines()
+                .find_map(|l| l.split_once("ADL-INDICES ").map(|(_, rest)| rest))
+                .expect("no indices printed");
+            all.extend(
+                line.split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(|s| s.parse::<usize>().unwrap()),
+            );
+        }
+        let before = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(
+            all.len(),
+            before,
+            "world {world}: an index was read by two ranks"
+        );
+        assert_eq!(
+            all.len(),
+            101 / world * world,
+            "world {world}: the drop tail is 101 % world"
+        );
+    }
+}
