@@ -4,7 +4,7 @@
 //! (`sample`).
 
 /// Sebastiano Vigna's SplitMix64.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SplitMix64 {
     state: u64,
 }
@@ -18,10 +18,7 @@ impl SplitMix64 {
     /// The next 64 random bits.
     pub(crate) fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        crate::exec::mix64(self.state)
     }
 
     /// A uniform integer in `0..n` (`n > 0`), without modulo bias

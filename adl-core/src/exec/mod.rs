@@ -40,6 +40,6 @@ mod tagged;
 
 pub(crate) use context::filled;
 pub use context::{Context, NodeId, join_each, panic_message};
-pub use rng::SampleRng;
+pub use rng::{SampleRng, mix64};
 pub use sequential::Sequential;
 pub use tagged::Tagged;

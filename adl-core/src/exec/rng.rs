@@ -1,7 +1,14 @@
 use super::NodeId;
+use crate::rng::SplitMix64;
 
-/// The SplitMix64 output function (Vigna): a bijective 64-bit mix.
-pub(crate) const fn mix64(mut z: u64) -> u64 {
+/// The SplitMix64 output function (Vigna): a bijective 64-bit mix, the hash
+/// behind every seeded order and generator of adl.
+///
+/// ```
+/// // The benchmark workloads' check value: mix64(2024).
+/// assert_eq!(adl_core::exec::mix64(2024), 0xbbbf_12cc_d68b_4479);
+/// ```
+pub const fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
@@ -25,9 +32,7 @@ pub(crate) const fn mix64(mut z: u64) -> u64 {
 /// assert!(a.below(6) < 6);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SampleRng {
-    state: u64,
-}
+pub struct SampleRng(SplitMix64);
 
 impl SampleRng {
     /// The generator of `node` for sample `index` of `epoch`, under `seed`.
@@ -36,13 +41,12 @@ impl SampleRng {
         for word in [epoch, index, u64::from(node.0)] {
             h = mix64(h.wrapping_add(0x9E37_79B9_7F4A_7C15) ^ word);
         }
-        SampleRng { state: h }
+        SampleRng(SplitMix64::new(h))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        mix64(self.state)
+        self.0.next_u64()
     }
 
     /// A uniform `f32` in `[0, 1)` (24 random bits).
@@ -62,15 +66,11 @@ impl SampleRng {
 
     /// A uniform integer in `0..n`, without modulo bias; 0 when `n` is 0.
     pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            return 0;
-        }
-        let threshold = n.wrapping_neg() % n;
-        loop {
-            let product = u128::from(self.next_u64()) * u128::from(n);
-            if (product as u64) >= threshold {
-                return (product >> 64) as u64;
-            }
+        match usize::try_from(n) {
+            Ok(0) => 0,
+            Ok(n) => self.0.below(n) as u64,
+            // Wider than usize (32-bit targets): the top bits are uniform.
+            Err(_) => ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64,
         }
     }
 }

@@ -227,21 +227,6 @@ where
             .unwrap_or_else(|p| p.into_inner());
         totals.waited += d;
     }
-
-    /// Count the epoch's wall time once, when it ends or is dropped.
-    fn close(&mut self) {
-        self.finished = true;
-        self.cancel.store(true, Ordering::Relaxed);
-        if let Some(start) = self.started.take() {
-            let mut totals = self
-                .loader
-                .shared
-                .totals
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            totals.wall += start.elapsed();
-        }
-    }
 }
 
 impl<D, P> Iterator for Epoch<'_, D, P>
@@ -306,12 +291,15 @@ where
     }
 }
 
-impl<D, P> Drop for Epoch<'_, D, P>
+impl<D, P> Epoch<'_, D, P>
 where
     D: Dataset,
     P: Pipeline<D::Sample>,
 {
-    fn drop(&mut self) {
+    /// End the epoch: stop work not yet started, and count its wall time
+    /// (once, when it ends or is dropped).
+    fn close(&mut self) {
+        self.finished = true;
         self.cancel.store(true, Ordering::Relaxed);
         if let Some(start) = self.started.take() {
             let mut totals = self
@@ -322,6 +310,16 @@ where
                 .unwrap_or_else(|p| p.into_inner());
             totals.wall += start.elapsed();
         }
+    }
+}
+
+impl<D, P> Drop for Epoch<'_, D, P>
+where
+    D: Dataset,
+    P: Pipeline<D::Sample>,
+{
+    fn drop(&mut self) {
+        self.close();
     }
 }
 

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use adl_core::exec::mix64;
 use adl_core::sample::{Amount, Seed, Step, sample_ld};
 use adl_core::{Error, Result};
 
@@ -85,13 +86,6 @@ impl Sampler {
             Sampler::Indices(indices) => indices.to_vec(),
         })
     }
-}
-
-/// SplitMix64's output function.
-pub(crate) fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// The permutation of [`Sampler::Shuffle`].
