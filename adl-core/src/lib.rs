@@ -4,7 +4,7 @@
 //! specification as Rust traits, and the generic components that implement
 //! it. This crate is pure data logic: synchronous, no threads, no I/O beyond
 //! what a sensor's loader does (and, with the `px4` feature, reading log
-//! files). The engine (planning today; scheduling and OpenCL to come) is
+//! files). The engine (planning, the loader; OpenCL to come) is
 //! `adl-graph`; the macros are `adl-macros`; users depend on the facade `adl`.
 //!
 //! - [`spec`]: the eight traits of the specification — [`Metadata`],

@@ -3,8 +3,10 @@
 //! The adl engine. It holds a pipeline as a petgraph graph of nodes (name,
 //! stage, device, input and output types), validates it with the
 //! composition rules of `adl-core`, and exports it to DOT (and SVG through
-//! Graphviz). The executor and the `Loader` (rayon for sample nodes,
-//! OpenCL for batch kernels) will run these plans.
+//! Graphviz), and runs pipelines: the [`Loader`] runs sample
+//! nodes on a rayon pool (the samples of a batch in parallel, parallel
+//! branches joined) with prefetch, sharding, exact resume and per-node
+//! statistics. Batch nodes run on the CPU; their OpenCL kernels are to come.
 //!
 //! - [`Planner`] turns a [`Description`](adl_core::graph::Description)
 //!   (from `pipeline!`'s `.graph()`, or from the run-time builders) into a
@@ -14,6 +16,8 @@
 //!   [`Plan::to_svg`].
 //! - [`GraphBuilder`] and [`ParallelBuilder`] describe pipelines at run
 //!   time, e.g. from a configuration.
+//! - [`loader`]: the [`Loader`] and its epochs, states and
+//!   statistics.
 //!
 //! ```
 //! use adl_core::graph::{NodeInfo, Stage};
