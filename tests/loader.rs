@@ -248,6 +248,17 @@ fn a_panicking_node_is_an_error_with_node_and_index_and_earlier_batches_arrive()
             other => panic!("expected a panic error, got {other:?}"),
         }
     }
+    // The state after the error points at the failed batch.
+    let pipeline = pipeline! { sample: explode, collate: |v: Vec<usize>| v };
+    let loader = Loader::new(indices(40), pipeline)
+        .batch_size(5)
+        .workers(2)
+        .build()
+        .unwrap();
+    let mut epoch = loader.epoch(0);
+    assert!(epoch.by_ref().nth(2).unwrap().is_err());
+    assert!(epoch.next().is_none(), "the epoch ends after the error");
+    assert_eq!(epoch.state().cursor, 10);
 }
 
 #[test]

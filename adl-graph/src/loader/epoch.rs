@@ -132,7 +132,9 @@ where
         &self.skipped
     }
 
-    /// Where the epoch stands: resume it with [`Loader::resume`].
+    /// Where the epoch stands: resume it with [`Loader::resume`]. After an
+    /// error ([`OnError::Fail`]) it points at the failed batch, so a resume
+    /// (once the cause is fixed) reads it again.
     pub fn state(&self) -> LoaderState {
         let shared = &self.loader.shared;
         let consumed = self.delivered * shared.config.batch_size * shared.config.shard.world;
@@ -251,8 +253,12 @@ where
             }
             self.started.get_or_insert_with(Instant::now);
             let outcome = self.next_outcome();
-            self.delivered += 1;
             let shared = &self.loader.shared;
+            // A failed batch is not consumed: a state taken after the error
+            // resumes at it.
+            if !matches!(outcome, Outcome::Failed(_)) {
+                self.delivered += 1;
+            }
             match outcome {
                 Outcome::Batch {
                     batch,
