@@ -352,6 +352,11 @@ fn statistics_count_every_node_and_name_a_bottleneck() {
     let report = stats.to_string();
     assert!(report.contains("bottleneck: `"), "{report}");
     assert!(report.contains("square"), "{report}");
+    loader.reset_statistics();
+    let fresh = loader.statistics();
+    assert_eq!((fresh.batches, fresh.samples), (0, 0));
+    assert!(fresh.nodes.iter().all(|n| n.calls == 0 && n.time.is_zero()));
+    assert!(fresh.bottleneck().is_none());
 }
 
 #[test]

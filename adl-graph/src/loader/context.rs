@@ -32,6 +32,13 @@ impl Counters {
         }
     }
 
+    /// Every counter back to zero.
+    pub(crate) fn reset(&self) {
+        for counter in self.calls.iter().chain(&self.timed).chain(&self.nanos) {
+            counter.store(0, Relaxed);
+        }
+    }
+
     /// Add `other` into these counters.
     pub(crate) fn absorb(&self, other: &Counters) {
         for (mine, theirs) in [

@@ -221,12 +221,7 @@ where
     }
 
     fn waited(&self, d: Duration) {
-        let mut totals = self
-            .loader
-            .shared
-            .totals
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut totals = self.loader.shared.totals();
         totals.waited += d;
     }
 }
@@ -265,7 +260,7 @@ where
                     samples,
                     skipped,
                 } => {
-                    let mut totals = shared.totals.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut totals = shared.totals();
                     totals.batches += 1;
                     totals.samples += samples as u64;
                     totals.skipped += skipped.len() as u64;
@@ -274,7 +269,7 @@ where
                     return Some(Ok(batch));
                 }
                 Outcome::Empty { skipped } => {
-                    let mut totals = shared.totals.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut totals = shared.totals();
                     totals.skipped += skipped.len() as u64;
                     drop(totals);
                     self.skipped.extend(skipped);
@@ -308,12 +303,7 @@ where
         self.finished = true;
         self.cancel.store(true, Ordering::Relaxed);
         if let Some(start) = self.started.take() {
-            let mut totals = self
-                .loader
-                .shared
-                .totals
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
+            let mut totals = self.loader.shared.totals();
             totals.wall += start.elapsed();
         }
     }

@@ -106,6 +106,12 @@ impl<D, P> Shared<D, P> {
     pub(crate) fn slot(&self, slot: Slot) -> usize {
         self.nodes + slot as usize
     }
+
+    /// The loader-wide totals (a panic elsewhere while they were held
+    /// leaves plain counters, still good to read and add to).
+    pub(crate) fn totals(&self) -> std::sync::MutexGuard<'_, Totals> {
+        self.totals.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 impl<D, P> Loader<D, P>
@@ -216,7 +222,7 @@ where
                 state.seed, self.shared.config.seed
             ));
         }
-        let order_len = self.order_len(state.epoch)?;
+        let order_len = self.shared.config.sampler.len(self.shared.dataset.len());
         if state.cursor > order_len as u64 {
             return refuse(format!(
                 "the cursor {} is past the end of epoch {} ({order_len} positions)",
@@ -226,33 +232,16 @@ where
         Ok(Epoch::start(self, state.epoch, state.cursor as usize))
     }
 
-    fn order_len(&self, epoch: u64) -> Result<usize> {
-        Ok(self
-            .shared
-            .config
-            .sampler
-            .order(epoch, self.shared.dataset.len())?
-            .len())
-    }
-
     /// The statistics since the loader was built (or last reset).
     pub fn statistics(&self) -> Statistics {
-        let totals = *self.shared.totals.lock().unwrap_or_else(|p| p.into_inner());
+        let totals = *self.shared.totals();
         Statistics::from_counters(&self.shared.rows, &self.shared.counters, totals)
     }
 
     /// Start the statistics afresh (say, after a warm-up epoch).
     pub fn reset_statistics(&self) {
-        for v in [
-            &self.shared.counters.calls,
-            &self.shared.counters.timed,
-            &self.shared.counters.nanos,
-        ] {
-            for a in v {
-                a.store(0, std::sync::atomic::Ordering::Relaxed);
-            }
-        }
-        let mut totals = self.shared.totals.lock().unwrap_or_else(|p| p.into_inner());
+        self.shared.counters.reset();
+        let mut totals = self.shared.totals();
         *totals = Totals {
             workers: self.shared.config.workers,
             ..Totals::default()

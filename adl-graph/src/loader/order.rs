@@ -69,6 +69,15 @@ impl Sampler {
         Ok(())
     }
 
+    /// The length of every epoch's order over a dataset of `len` samples,
+    /// without computing an order.
+    pub(crate) fn len(&self, len: usize) -> usize {
+        match self {
+            Sampler::Indices(indices) => indices.len(),
+            Sampler::Sequential | Sampler::Shuffle { .. } | Sampler::LowDiscrepancy { .. } => len,
+        }
+    }
+
     /// The global order of `epoch` over a dataset of `len` samples.
     pub(crate) fn order(&self, epoch: u64, len: usize) -> Result<Vec<usize>> {
         Ok(match self {
