@@ -62,6 +62,9 @@ pub use adl_core::*;
 
 /// `#[derive(Collate)]`: see [`collate`].
 pub use adl_macros::Collate;
+/// `#[derive(Recycle)]`: a batch struct of your own whose memory a loader
+/// reuses (see [`exec::Recycle`]).
+pub use adl_macros::Recycle;
 /// `pipeline! { sample: ..., collate: ..., batch: ... }`: a typed pipeline with the description of its graph (see `docs/dsl.md`).
 pub use adl_macros::pipeline;
 /// `#[transform]`: declare a typed, named pipeline node (see [`graph::Node`]).
@@ -81,6 +84,7 @@ pub use adl_graph::loader;
 /// The names most programs need, in one `use adl::prelude::*;`.
 pub mod prelude {
     pub use adl_core::collate::{Collatable, DefaultCollate};
+    pub use adl_core::exec::Recycle;
     pub use adl_core::pipeline::{
         IdentityCollate, ParallelPipelines, SequencePipeline, Stages, collate_fn,
     };
@@ -92,5 +96,5 @@ pub mod prelude {
         Result, Sensor, Series, Synchronization, Timestamps, Trace, Transform,
     };
     pub use adl_graph::loader::{Loader, LoaderState, Sampler, ShardTail};
-    pub use adl_macros::{Collate, pipeline, transform};
+    pub use adl_macros::{Collate, Recycle, pipeline, transform};
 }

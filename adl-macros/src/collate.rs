@@ -270,6 +270,18 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
         quote!(#batch ( #(#finishes),* ))
     };
 
+    // The batch struct's generics are the sample's, with the strategy
+    // bounds added.
+    let mut batch_generics = input.generics.clone();
+    batch_generics.make_where_clause().predicates.extend(
+        bounds
+            .iter()
+            .map(|b| syn::parse2::<syn::WherePredicate>(b.clone()))
+            .filter_map(Result::ok),
+    );
+    let members: Vec<syn::Member> = fields.iter().map(|f| f.member.clone()).collect();
+    let recycle = crate::recycle::recycle_impl(krate, &batch, &batch_generics, &members);
+
     quote! {
         #batch_def
 
@@ -306,6 +318,8 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
                 ::core::result::Result::Ok(#construct_batch)
             }
         }
+
+        #recycle
     }
 }
 

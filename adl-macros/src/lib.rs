@@ -1,7 +1,8 @@
 //! # adl-macros
 //!
 //! The procedural macros of adl, re-exported by the facade crate `adl`:
-//! `#[derive(Collate)]` (batch types), `#[transform]` (typed, named
+//! `#[derive(Collate)]` (batch types), `#[derive(Recycle)]` (batch memory
+//! a loader reuses), `#[transform]` (typed, named
 //! pipeline nodes) and `pipeline!` (sample → collate → batch pipelines with
 //! parallel branches, checked at compile time). The DSL reference, with
 //! every form and every error, is `docs/dsl.md`.
@@ -21,6 +22,7 @@ use proc_macro::TokenStream;
 mod collate;
 mod diagnostic;
 mod pipeline;
+mod recycle;
 mod transform;
 
 /// Derive `adl::collate::Collatable` for a struct: `Frame` gets a
@@ -44,6 +46,22 @@ mod transform;
 #[proc_macro_derive(Collate, attributes(collate))]
 pub fn derive_collate(input: TokenStream) -> TokenStream {
     collate::expand(input.into()).into()
+}
+
+/// Derive `adl::exec::Recycle` for a batch struct of your own (one a
+/// batch node or a `pipeline!` struct form returns), so that a loader
+/// recycles its memory: each field whose type implements `Recycle` (arrays,
+/// `Vec`s, tuples, maps, batches of `#[derive(Collate)]`) gives its buffers
+/// back; other fields are dropped. `#[recycle(crate = "path")]` names the
+/// `adl` crate when it is re-exported under another path.
+///
+/// ```ignore
+/// #[derive(adl::Recycle)]
+/// struct FlightBatch { imu: ImuBatch, pose: PoseBatch }
+/// ```
+#[proc_macro_derive(Recycle, attributes(recycle))]
+pub fn derive_recycle(input: TokenStream) -> TokenStream {
+    recycle::expand(input.into()).into()
 }
 
 /// Declare a transform node: a function, or an impl block whose

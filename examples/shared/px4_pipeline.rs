@@ -47,8 +47,9 @@ pub struct Pose {
     pub altitude: f32,
 }
 
-/// A batch of [`Flight`]s: one batch per branch.
-#[derive(Debug)]
+/// A batch of [`Flight`]s: one batch per branch (its memory recycled by
+/// the loader).
+#[derive(Debug, adl::Recycle)]
 pub struct FlightBatch {
     /// The IMU batch: `gyro` and `accel` of shape `[batch, 3]`.
     pub imu: ImuBatch,

@@ -13,7 +13,7 @@ impl<T> ScalarBuilder<T> {
     /// A builder for `len` values.
     pub fn new(len: usize) -> Self {
         ScalarBuilder {
-            values: Vec::with_capacity(len),
+            values: crate::exec::buffer(len),
         }
     }
 }

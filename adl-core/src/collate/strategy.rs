@@ -136,7 +136,7 @@ impl<A: Clone, D: RemoveAxis> Strategy<Array<A, D>> for ConcatRows {
         ConcatBuilder {
             first_shape: first.raw_dim(),
             rows: 0,
-            data: Vec::with_capacity(first.len().saturating_mul(len)),
+            data: crate::exec::buffer(first.len().saturating_mul(len)),
         }
     }
 }
@@ -201,7 +201,7 @@ impl<A: Clone + Default, D: RemoveAxis> BatchBuilder<Array<A, D>> for PadBuilder
         // One pass: each sample's rows, then its padding, straight into the
         // batch buffer.
         let row_len: usize = self.first_shape.slice()[1..].iter().product();
-        let mut values = Vec::with_capacity(self.samples.len() * longest * row_len);
+        let mut values = crate::exec::buffer(self.samples.len() * longest * row_len);
         for (sample, &rows) in self.samples.iter().zip(&lengths) {
             match sample.as_slice() {
                 Some(contiguous) => values.extend_from_slice(contiguous),

@@ -18,6 +18,11 @@
 //! - hand a node its own random generator for the sample at hand
 //!   ([`rng`](Context::rng), used by [`random`](crate::transform::random)).
 //!
+//! Batch memory is recycled beside the context: the thread that builds a
+//! batch has a [`BufferPool`] (a loader gives one to each worker), the
+//! collate builders take their memory from it with [`buffer`], and a batch
+//! the consumer drops gives its memory back ([`Recycle`]).
+//!
 //! [`Sequential`] (this crate) runs everything on the calling thread and
 //! records nothing: the plain methods (`apply`, `sample`, ...) of the
 //! composite pipelines are their `_in` twins run in it. The engine
@@ -33,13 +38,19 @@
 //! compositions (tuples, branches) ask for it, in their own impls, so a
 //! plain `Stages` pipeline of non-`Send` values still runs sequentially.
 
+mod buffers;
 mod context;
+mod recycle;
 mod rng;
 mod sequential;
 mod tagged;
 
+pub use buffers::{BufferPool, BufferStatistics, Recycler, buffer};
 pub(crate) use context::filled;
 pub use context::{Context, NodeId, join_each, panic_message};
+pub use recycle::Recycle;
+#[doc(hidden)]
+pub use recycle::{RecycleField, RecycleKnown, RecycleOther};
 pub use rng::{SampleRng, mix64};
 pub use sequential::Sequential;
 pub use tagged::Tagged;

@@ -185,7 +185,16 @@ where
         self.config.on_error = policy;
         self
     }
+}
 
+impl<D, P> LoaderBuilder<D, P>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: adl_core::exec::Recycle + Send + 'static,
+{
     /// The loader, or the first setting that is wrong (a zero batch size or
     /// prefetch, a rank not below the world size, sampler indices out of
     /// range, a badly set environment variable, a worker pool that cannot

@@ -5,13 +5,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
-use adl_core::exec::panic_message;
+use adl_core::exec::{Recycle, panic_message};
 use adl_core::{Dataset, Error, Pipeline, Result};
 use rayon::prelude::*;
 
 use super::context::{Counters, JobContext};
 use super::state::STATE_VERSION;
-use super::{Loader, LoaderState, OnError, Shared, Slot};
+use super::{Batch, Loader, LoaderState, OnError, Shared, Slot};
 
 /// A sample left out of an epoch under [`OnError::Skip`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +74,7 @@ where
     D::Sample: Send,
     P: Pipeline<D::Sample> + Send + Sync + 'static,
     P::Transformed: Send,
-    P::Processed: Send + 'static,
+    P::Processed: Recycle + Send + 'static,
 {
     pub(crate) fn start(loader: &'a Loader<D, P>, epoch: u64, cursor: usize) -> Self {
         let shared = &loader.shared;
@@ -185,13 +185,10 @@ where
         let Some(pool) = self.loader.pool.clone() else {
             let range = self.range(k);
             let start = Instant::now();
-            let out = build(
-                &self.loader.shared,
-                false,
-                self.epoch,
-                k,
-                &self.local[range],
-            );
+            let shared = &self.loader.shared;
+            let out = shared
+                .buffers
+                .install(|| build(shared, false, self.epoch, k, &self.local[range]));
             self.waited(start.elapsed());
             return out;
         };
@@ -232,9 +229,9 @@ where
     D::Sample: Send,
     P: Pipeline<D::Sample> + Send + Sync + 'static,
     P::Transformed: Send,
-    P::Processed: Send + 'static,
+    P::Processed: Recycle + Send + 'static,
 {
-    type Item = Result<P::Processed>;
+    type Item = Result<Batch<P::Processed>>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(e) = self.failure.take() {
@@ -266,7 +263,7 @@ where
                     totals.skipped += skipped.len() as u64;
                     drop(totals);
                     self.skipped.extend(skipped);
-                    return Some(Ok(batch));
+                    return Some(Ok(Batch::new(batch, Arc::clone(&shared.buffers))));
                 }
                 Outcome::Empty { skipped } => {
                     let mut totals = shared.totals();

@@ -39,6 +39,12 @@
 //!   [`SampleRng`](adl_core::exec::SampleRng) through the context.
 //! - **Memory bounded by prefetch**: at most `prefetch` batches are built or
 //!   waiting at once.
+//! - **Batch memory recycled**: every batch is a [`Batch`] that gives its
+//!   memory back when dropped; the next batches are built in it (a
+//!   [`BufferPool`] of at most `prefetch + 2` batches), so a warm epoch
+//!   allocates no batch memory and its speed does not depend on the
+//!   allocator. A batch type implements [`Recycle`] (every collate output
+//!   and `#[derive(Collate)]` batch does).
 //! - **No hang, no silent loss**: a failing or panicking node is an error
 //!   naming the sample index and the node; with [`OnError::Fail`] the first
 //!   error in delivery order ends the epoch after every earlier batch was
@@ -47,6 +53,7 @@
 //! - **Exact resume**: [`Epoch::state`] and [`Loader::resume`]; a state from
 //!   another pipeline, dataset, sampler or seed is refused.
 
+mod batch;
 mod builder;
 mod context;
 mod epoch;
@@ -56,9 +63,11 @@ mod stats;
 
 use std::sync::{Arc, Mutex};
 
+use adl_core::exec::{BufferPool, Recycle};
 use adl_core::graph::{Description, Stage};
 use adl_core::{Dataset, Error, Pipeline, Result};
 
+pub use batch::Batch;
 pub use builder::{LoaderBuilder, OnError};
 pub use epoch::{Epoch, Skipped};
 pub use order::{Sampler, Shard, ShardTail};
@@ -91,6 +100,8 @@ pub(crate) struct Shared<D, P> {
     pub(crate) counters: Counters,
     pub(crate) totals: Mutex<Totals>,
     pub(crate) fingerprint: u64,
+    /// The memory of batches the consumer dropped, for the next ones.
+    pub(crate) buffers: Arc<BufferPool>,
 }
 
 /// The loader's own statistics slots, after the pipeline's nodes.
@@ -128,16 +139,29 @@ where
     pub fn new(dataset: D, pipeline: P) -> LoaderBuilder<D, P> {
         LoaderBuilder::new(dataset, pipeline)
     }
+}
 
+impl<D, P> Loader<D, P>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: Recycle + Send + 'static,
+{
     pub(crate) fn from_parts(dataset: D, pipeline: P, config: builder::Config) -> Result<Self> {
         config.shard.check()?;
         config.sampler.check(dataset.len())?;
+        // Batches in flight or waiting, the consumer's, and one more.
+        let buffers = Arc::new(BufferPool::new(config.prefetch.max(1) + 2));
         let pool = if config.workers == 0 {
             None
         } else {
+            let attach = Arc::clone(&buffers);
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(config.workers)
                 .thread_name(|i| format!("adl-worker-{i}"))
+                .start_handler(move |_| attach.attach())
                 .build()
                 .map_err(|e| {
                     Error::invalid("workers", format!("cannot start the worker threads: {e}"))
@@ -173,6 +197,7 @@ where
                 counters,
                 totals,
                 fingerprint,
+                buffers,
             }),
             pool,
         })
@@ -235,12 +260,18 @@ where
     /// The statistics since the loader was built (or last reset).
     pub fn statistics(&self) -> Statistics {
         let totals = *self.shared.totals();
-        Statistics::from_counters(&self.shared.rows, &self.shared.counters, totals)
+        Statistics::from_counters(
+            &self.shared.rows,
+            &self.shared.counters,
+            totals,
+            self.shared.buffers.statistics(),
+        )
     }
 
     /// Start the statistics afresh (say, after a warm-up epoch).
     pub fn reset_statistics(&self) {
         self.shared.counters.reset();
+        self.shared.buffers.reset_statistics();
         let mut totals = self.shared.totals();
         *totals = Totals {
             workers: self.shared.config.workers,

@@ -1,6 +1,7 @@
 //! Per-node statistics of a loader, and the report that names its
 //! bottleneck.
 
+use adl_core::exec::BufferStatistics;
 use std::fmt;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
@@ -87,6 +88,9 @@ pub struct Statistics {
     pub waited: Duration,
     /// Worker threads.
     pub workers: usize,
+    /// How batch memory was served: recycled from dropped batches or
+    /// freshly allocated.
+    pub buffers: BufferStatistics,
 }
 
 impl Statistics {
@@ -114,6 +118,7 @@ impl Statistics {
         rows: &[(String, Measured)],
         counters: &Counters,
         totals: Totals,
+        buffers: BufferStatistics,
     ) -> Self {
         let nodes = rows
             .iter()
@@ -144,6 +149,7 @@ impl Statistics {
             wall: totals.wall,
             waited: totals.waited,
             workers: totals.workers,
+            buffers,
         }
     }
 }
@@ -168,6 +174,20 @@ fn human(d: Duration) -> String {
         format!("{:.1} ms", s * 1e3)
     } else {
         format!("{:.1} us", s * 1e6)
+    }
+}
+
+/// `12.3 MB`, `4.0 kB`.
+fn bytes(n: usize) -> String {
+    let x = n as f64;
+    if x >= 1e9 {
+        format!("{:.2} GB", x / 1e9)
+    } else if x >= 1e6 {
+        format!("{:.1} MB", x / 1e6)
+    } else if x >= 1e3 {
+        format!("{:.1} kB", x / 1e3)
+    } else {
+        format!("{n} B")
     }
 }
 
@@ -205,6 +225,18 @@ impl fmt::Display for Statistics {
             "the consumer waited {} ({share:.0}%) for batches",
             human(self.waited)
         )?;
+        let b = &self.buffers;
+        let served = b.reused + b.allocated;
+        if served > 0 {
+            writeln!(
+                f,
+                "batch memory: {} of {served} buffers recycled ({:.0}%), {} held of at most {}",
+                b.reused,
+                100.0 * b.reused as f64 / served as f64,
+                bytes(b.held_bytes),
+                bytes(b.limit_bytes),
+            )?;
+        }
         let width = self
             .nodes
             .iter()

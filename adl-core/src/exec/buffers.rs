@@ -1,0 +1,413 @@
+//! Recycled batch buffers: a [`BufferPool`] that keeps the memory of
+//! batches the consumer is done with, so the next batches are built in
+//! memory that is already mapped (no page faults, no allocator trims).
+
+use std::alloc::{Layout, dealloc};
+use std::cell::RefCell;
+use std::mem::{ManuallyDrop, align_of, needs_drop, size_of};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::Recycle;
+
+/// The memory of one recycled `Vec`: an allocation of the global allocator
+/// that holds no values.
+struct RawBuffer {
+    ptr: NonNull<u8>,
+    layout: Layout,
+    /// When it was put in the pool (the pool's clock): the oldest goes first
+    /// when the pool is over its limit.
+    stamp: u64,
+}
+
+// SAFETY: a RawBuffer owns its allocation alone (the `Vec` it came from was
+// forgotten) and holds no values (only element types that need no drop are
+// kept, and their values are never read), so it can move between threads.
+unsafe impl Send for RawBuffer {}
+
+impl Drop for RawBuffer {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` was allocated by the global allocator with `layout`
+        // (a `Vec<A>` of capacity c allocates `Layout::array::<A>(c)`), and
+        // nothing else owns it.
+        unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+impl RawBuffer {
+    /// The memory of `v`, if its element type can be recycled (it needs no
+    /// drop and is not zero-sized) and it has any; otherwise `v` is dropped.
+    fn from_vec<A>(v: Vec<A>) -> Option<RawBuffer> {
+        if needs_drop::<A>() || size_of::<A>() == 0 || v.capacity() == 0 {
+            return None;
+        }
+        let layout = Layout::array::<A>(v.capacity()).ok()?;
+        let mut v = ManuallyDrop::new(v);
+        // A Vec's pointer is never null.
+        let ptr = NonNull::new(v.as_mut_ptr().cast::<u8>())?;
+        Some(RawBuffer {
+            ptr,
+            layout,
+            stamp: 0,
+        })
+    }
+
+    /// How many `A` fit, if this memory can be a `Vec<A>`: same alignment,
+    /// and a size that is a whole number of `A`.
+    fn capacity_for<A>(&self) -> Option<usize> {
+        let size = size_of::<A>();
+        (size != 0 && self.layout.align() == align_of::<A>() && self.layout.size().is_multiple_of(size))
+            .then(|| self.layout.size() / size)
+    }
+
+    /// This memory as an empty `Vec<A>` of `capacity` elements
+    /// (`capacity_for::<A>()`).
+    fn into_vec<A>(self, capacity: usize) -> Vec<A> {
+        debug_assert_eq!(self.capacity_for::<A>(), Some(capacity));
+        let this = ManuallyDrop::new(self);
+        // SAFETY: the memory was allocated by the global allocator with an
+        // alignment equal to `A`'s and a size of `capacity * size_of::<A>()`
+        // (checked by `capacity_for`), and it is owned by this buffer alone,
+        // which is forgotten here; the Vec is empty, so no value is read.
+        unsafe { Vec::from_raw_parts(this.ptr.as_ptr().cast::<A>(), 0, capacity) }
+    }
+}
+
+/// How a [`BufferPool`] has served its requests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BufferStatistics {
+    /// Buffers handed out from recycled memory.
+    pub reused: u64,
+    /// Buffers the pool could not serve, allocated fresh.
+    pub allocated: u64,
+    /// Recycled buffers released because the pool was over its limit.
+    pub released: u64,
+    /// Bytes held now.
+    pub held_bytes: usize,
+    /// The most bytes it may hold now.
+    pub limit_bytes: usize,
+}
+
+#[derive(Default)]
+struct Held {
+    buffers: Vec<RawBuffer>,
+    bytes: usize,
+    clock: u64,
+    /// The largest batch recycled so far, in bytes.
+    largest_batch: usize,
+}
+
+/// A pool of batch buffers, bounded by a number of batches.
+///
+/// A loader gives each of its worker threads a pool (see
+/// [`install`](BufferPool::install)); the collate builders take the memory
+/// of every array they build with [`buffer`], and a batch the consumer is
+/// done with gives its memory back through [`recycle`](BufferPool::recycle).
+/// After the first few batches a warm epoch allocates nothing: each batch is
+/// built in the memory of one the consumer dropped, already mapped, so its
+/// speed does not depend on the allocator.
+///
+/// The pool holds at most `batches` times the largest batch recycled so
+/// far; past that it releases its oldest buffers. Only element types that
+/// need no drop (numbers, `bool`, plain `Copy` structs) are recycled; any
+/// other memory is freed as usual.
+///
+/// ```
+/// use std::sync::Arc;
+/// use adl_core::exec::{BufferPool, buffer};
+/// use ndarray::Array2;
+///
+/// let pool = Arc::new(BufferPool::new(2));
+/// let batch = Array2::<f32>::zeros((64, 1024));
+/// pool.recycle(batch); // the consumer is done with it
+/// let v: Vec<f32> = pool.install(|| buffer(64 * 1024));
+/// assert!(v.capacity() >= 64 * 1024);
+/// assert_eq!(pool.statistics().reused, 1);
+/// ```
+pub struct BufferPool {
+    batches: usize,
+    held: Mutex<Held>,
+    reused: AtomicU64,
+    allocated: AtomicU64,
+    released: AtomicU64,
+}
+
+impl std::fmt::Debug for BufferPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BufferPool")
+            .field("batches", &self.batches)
+            .field("statistics", &self.statistics())
+            .finish()
+    }
+}
+
+impl BufferPool {
+    /// A pool that keeps the buffers of at most `batches` batches (at least
+    /// one).
+    pub fn new(batches: usize) -> Self {
+        BufferPool {
+            batches: batches.max(1),
+            held: Mutex::new(Held::default()),
+            reused: AtomicU64::new(0),
+            allocated: AtomicU64::new(0),
+            released: AtomicU64::new(0),
+        }
+    }
+
+    fn held(&self) -> MutexGuard<'_, Held> {
+        // The pool's state is consistent between statements: a panic while
+        // it was locked leaves nothing half-done.
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// An empty `Vec` with room for at least `capacity` elements: recycled
+    /// memory where the pool has a buffer that fits (the smallest such),
+    /// else a fresh allocation.
+    pub fn take<A>(&self, capacity: usize) -> Vec<A> {
+        if capacity == 0 || needs_drop::<A>() || size_of::<A>() == 0 {
+            return Vec::with_capacity(capacity);
+        }
+        let found = {
+            let mut held = self.held();
+            let best = held
+                .buffers
+                .iter()
+                .enumerate()
+                .filter_map(|(i, b)| b.capacity_for::<A>().map(|c| (i, c)))
+                .filter(|&(_, c)| c >= capacity)
+                .min_by_key(|&(_, c)| c);
+            best.map(|(i, c)| {
+                let buffer = held.buffers.swap_remove(i);
+                held.bytes -= buffer.layout.size();
+                (buffer, c)
+            })
+        };
+        match found {
+            Some((buffer, c)) => {
+                self.reused.fetch_add(1, Relaxed);
+                buffer.into_vec(c)
+            }
+            None => {
+                self.allocated.fetch_add(1, Relaxed);
+                Vec::with_capacity(capacity)
+            }
+        }
+    }
+
+    /// Give back every buffer of `batch`, a batch the consumer is done with.
+    pub fn recycle<B: Recycle>(&self, batch: B) {
+        let mut recycler = Recycler::default();
+        batch.recycle(&mut recycler);
+        let Recycler { buffers, bytes } = recycler;
+        if buffers.is_empty() {
+            return;
+        }
+        let mut held = self.held();
+        held.largest_batch = held.largest_batch.max(bytes);
+        for mut buffer in buffers {
+            held.clock += 1;
+            buffer.stamp = held.clock;
+            held.bytes += buffer.layout.size();
+            held.buffers.push(buffer);
+        }
+        let limit = self.batches.saturating_mul(held.largest_batch);
+        let mut released = 0;
+        while held.bytes > limit {
+            let Some(oldest) = held
+                .buffers
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, b)| b.stamp)
+                .map(|(i, _)| i)
+            else {
+                break;
+            };
+            let buffer = held.buffers.swap_remove(oldest);
+            held.bytes -= buffer.layout.size();
+            released += 1;
+            drop(buffer);
+        }
+        drop(held);
+        if released > 0 {
+            self.released.fetch_add(released, Relaxed);
+        }
+    }
+
+    /// What the pool has served and holds.
+    pub fn statistics(&self) -> BufferStatistics {
+        let held = self.held();
+        BufferStatistics {
+            reused: self.reused.load(Relaxed),
+            allocated: self.allocated.load(Relaxed),
+            released: self.released.load(Relaxed),
+            held_bytes: held.bytes,
+            limit_bytes: self.batches.saturating_mul(held.largest_batch),
+        }
+    }
+
+    /// Count afresh from zero (the buffers held stay).
+    pub fn reset_statistics(&self) {
+        for counter in [&self.reused, &self.allocated, &self.released] {
+            counter.store(0, Relaxed);
+        }
+    }
+
+    /// Run `f` with this pool as the calling thread's pool (what [`buffer`]
+    /// draws from); the thread's previous pool, if any, is back afterwards,
+    /// panics included.
+    pub fn install<R>(self: &Arc<Self>, f: impl FnOnce() -> R) -> R {
+        struct Restore(Option<Arc<BufferPool>>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                let previous = self.0.take();
+                CURRENT.with_borrow_mut(|current| *current = previous);
+            }
+        }
+        let previous = CURRENT.with_borrow_mut(|current| current.replace(Arc::clone(self)));
+        let _restore = Restore(previous);
+        f()
+    }
+
+    /// Make this pool the calling thread's pool for the rest of the thread's
+    /// life (a loader's worker threads call this when they start).
+    pub fn attach(self: &Arc<Self>) {
+        CURRENT.with_borrow_mut(|current| *current = Some(Arc::clone(self)));
+    }
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Arc<BufferPool>>> = const { RefCell::new(None) };
+}
+
+/// An empty `Vec` with room for at least `capacity` elements, from the
+/// calling thread's [`BufferPool`] when it has one (a loader's workers do),
+/// else freshly allocated. Collate builders take their batch memory here;
+/// a batch transform that makes a new array can too.
+pub fn buffer<A>(capacity: usize) -> Vec<A> {
+    let pool = CURRENT.with_borrow(|current| current.clone());
+    match pool {
+        Some(pool) => pool.take(capacity),
+        None => Vec::with_capacity(capacity),
+    }
+}
+
+/// Collects the buffers of one batch for a [`BufferPool`]: what a
+/// [`Recycle`] implementation hands its memory to.
+#[derive(Default)]
+pub struct Recycler {
+    buffers: Vec<RawBuffer>,
+    bytes: usize,
+}
+
+impl std::fmt::Debug for Recycler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recycler")
+            .field("buffers", &self.buffers.len())
+            .field("bytes", &self.bytes)
+            .finish()
+    }
+}
+
+impl Recycler {
+    /// Keep the memory of `v` (its values are dropped first; memory of
+    /// element types that need a drop is freed instead).
+    pub fn vec<A>(&mut self, mut v: Vec<A>) {
+        v.clear();
+        if let Some(buffer) = RawBuffer::from_vec(v) {
+            self.bytes += buffer.layout.size();
+            self.buffers.push(buffer);
+        }
+    }
+
+    /// The bytes collected so far.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{Array1, Array2};
+
+    #[test]
+    fn a_recycled_buffer_is_reused_in_place() {
+        let pool = Arc::new(BufferPool::new(1));
+        let batch = Array2::<f32>::zeros((8, 16));
+        let address = batch.as_ptr() as usize;
+        pool.recycle(batch);
+        let again: Vec<f32> = pool.take(100);
+        assert_eq!(again.as_ptr() as usize, address);
+        assert!(again.is_empty() && again.capacity() >= 128);
+        let stats = pool.statistics();
+        assert_eq!((stats.reused, stats.allocated, stats.held_bytes), (1, 0, 0));
+    }
+
+    #[test]
+    fn memory_is_reused_only_for_a_compatible_type() {
+        let pool = BufferPool::new(4);
+        pool.recycle(Array1::<f64>::zeros(16));
+        // u8 has another alignment: not served from the f64 buffer.
+        let bytes: Vec<u8> = pool.take(8);
+        assert!(bytes.capacity() >= 8);
+        assert_eq!(pool.statistics().allocated, 1);
+        // i64 has the same size and alignment: served.
+        let ints: Vec<i64> = pool.take(16);
+        assert_eq!(ints.capacity(), 16);
+        assert_eq!(pool.statistics().reused, 1);
+        // Too small for 17.
+        pool.recycle(Array1::from(ints));
+        let more: Vec<i64> = pool.take(17);
+        assert!(more.capacity() >= 17);
+        assert_eq!(pool.statistics().allocated, 2);
+    }
+
+    #[test]
+    fn the_smallest_buffer_that_fits_is_taken() {
+        let pool = BufferPool::new(4);
+        pool.recycle((Array1::<f32>::zeros(1000), Array1::<f32>::zeros(10)));
+        let small: Vec<f32> = pool.take(5);
+        assert_eq!(small.capacity(), 10);
+        let large: Vec<f32> = pool.take(500);
+        assert_eq!(large.capacity(), 1000);
+    }
+
+    #[test]
+    fn the_pool_holds_at_most_its_batches() {
+        let pool = BufferPool::new(2);
+        for _ in 0..5 {
+            pool.recycle(Array1::<f32>::zeros(256));
+        }
+        let stats = pool.statistics();
+        assert_eq!(stats.held_bytes, 2 * 256 * 4);
+        assert_eq!(stats.limit_bytes, 2 * 256 * 4);
+        assert_eq!(stats.released, 3);
+    }
+
+    #[test]
+    fn values_that_need_a_drop_are_freed_not_kept() {
+        let pool = BufferPool::new(2);
+        pool.recycle(vec![String::from("a"), String::from("b")]);
+        pool.recycle(Array1::from(vec![String::from("c")]));
+        assert_eq!(pool.statistics().held_bytes, 0);
+        let strings: Vec<String> = pool.take(2);
+        assert!(strings.capacity() >= 2);
+    }
+
+    #[test]
+    fn buffer_uses_the_installed_pool_and_restores_the_previous() {
+        let outer = Arc::new(BufferPool::new(1));
+        let inner = Arc::new(BufferPool::new(1));
+        inner.recycle(Array1::<u32>::zeros(4));
+        outer.install(|| {
+            let _ = inner.install(|| buffer::<u32>(4));
+            let _ = buffer::<u32>(4);
+        });
+        assert_eq!(inner.statistics().reused, 1);
+        assert_eq!(outer.statistics().allocated, 1);
+        // No pool outside: nothing counted anywhere.
+        let _ = buffer::<u32>(4);
+        assert_eq!(outer.statistics().allocated, 1);
+    }
+}
