@@ -26,6 +26,17 @@
 //! # Ok::<(), adl_core::Error>(())
 //! ```
 //!
+//! # How a batch is built
+//!
+//! Each batch is one job on the loader's rayon pool of `workers` threads:
+//! its samples are read and run through the sample stage in parallel (an
+//! ordered `par_iter`, so results keep their order), then collated and run
+//! through the batch stage, where the collate and batch stages of parallel
+//! branches are [joined](adl_core::exec::Context::join_dyn). Within one
+//! sample, the sample stages of its branches run one after the other on
+//! that sample's thread: parallelism across the batch's samples already
+//! keeps every worker busy, without a join per sample.
+//!
 //! # Promises, and how each is kept
 //!
 //! - **Order depends only on (sampler, seed, epoch)**: the order is a
