@@ -197,6 +197,18 @@ pub enum Error {
         /// Why, naming both values.
         reason: String,
     },
+    /// A batch kernel that could not run on its device: its program did not
+    /// compile (with the build log), the device ran out of memory, a
+    /// transfer or launch failed.
+    #[error("kernel `{node}` on {device}: {reason}")]
+    Kernel {
+        /// The node (or fused nodes, joined by ` + `) whose kernel failed.
+        node: String,
+        /// The device, as the accelerator names it.
+        device: String,
+        /// What went wrong; for a build failure, the compiler's log.
+        reason: String,
+    },
     /// A source file (a log, a recording) that could not be read or parsed.
     #[error("{path}: {reason}")]
     Source {
@@ -230,7 +242,10 @@ impl Error {
     /// [`Collate`](Error::Collate) error.
     pub fn node(&self) -> Option<&str> {
         match self {
-            Error::Sample { node, .. } | Error::Batch { node, .. } | Error::Panic { node, .. } => {
+            Error::Sample { node, .. }
+            | Error::Batch { node, .. }
+            | Error::Panic { node, .. }
+            | Error::Kernel { node, .. } => {
                 Some(node)
             }
             Error::Transform { node, .. } if !node.is_empty() => Some(node),

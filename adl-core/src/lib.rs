@@ -54,6 +54,7 @@ mod concat;
 pub mod error;
 pub mod exec;
 pub mod graph;
+pub mod kernel;
 mod in_memory;
 mod indices;
 pub mod pipeline;

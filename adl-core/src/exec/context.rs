@@ -40,6 +40,13 @@ pub trait Context: Sync {
 
     /// The dataset index of the sample at hand, where the context knows it.
     fn sample_index(&self) -> Option<usize>;
+
+    /// The device that runs batch kernels here, if any: kernel nodes
+    /// ([`kernel`](crate::kernel)) run on it, and as their Rust bodies
+    /// without one.
+    fn accelerator(&self) -> Option<&dyn crate::kernel::Accelerator> {
+        None
+    }
 }
 
 impl dyn Context + '_ {

@@ -44,6 +44,7 @@ mod recycle;
 mod rng;
 mod sequential;
 mod tagged;
+mod with_accelerator;
 
 pub use buffers::{BufferPool, BufferStatistics, Recycler, buffer};
 pub(crate) use context::filled;
@@ -54,3 +55,4 @@ pub use recycle::{RecycleField, RecycleKnown, RecycleOther};
 pub use rng::{SampleRng, mix64};
 pub use sequential::Sequential;
 pub use tagged::Tagged;
+pub use with_accelerator::WithAccelerator;

@@ -109,6 +109,9 @@ impl Context for AtNode<'_> {
     fn sample_index(&self) -> Option<usize> {
         self.cx.sample_index()
     }
+    fn accelerator(&self) -> Option<&dyn crate::kernel::Accelerator> {
+        self.cx.accelerator()
+    }
 }
 
 impl<In, T: Transform<In>> Transform<In> for Tagged<T> {
@@ -125,6 +128,26 @@ impl<In, T: Transform<In>> Transform<In> for Tagged<T> {
             let at = AtNode { cx, node: self.id };
             self.inner.apply_in(&at, input)
         })
+    }
+}
+
+/// A tagged kernel node's launches carry its id and name, so that its
+/// device time is counted on it and its errors name it.
+impl<T: crate::kernel::KernelNode> crate::kernel::KernelNode for Tagged<T> {
+    type In = T::In;
+    type Out = T::Out;
+
+    fn launches(&self) -> Vec<crate::kernel::Launch> {
+        let mut launches = self.inner.launches();
+        for launch in &mut launches {
+            launch.id = Some(self.id);
+            launch.node = self.name.clone();
+        }
+        launches
+    }
+
+    fn check(&self, shape: &[usize]) -> Result<()> {
+        self.inner.check(shape)
     }
 }
 

@@ -62,8 +62,12 @@ pub struct NodeInfo {
     pub input: Option<TypeInfo>,
     /// Its output type, where known.
     pub output: Option<TypeInfo>,
-    /// The OpenCL kernel source of a batch node that has one.
+    /// The OpenCL kernel source of a batch node that has one (for a
+    /// built-in kernel, its expression).
     pub kernel: Option<Cow<'static, str>>,
+    /// Whether its kernel is elementwise and fuses with its neighbours'
+    /// (the built-in kernels; see [`kernel`](crate::kernel)).
+    pub fusable: bool,
     /// The node's doc comment.
     pub doc: Cow<'static, str>,
 }
@@ -77,6 +81,7 @@ impl NodeInfo {
             input: None,
             output: None,
             kernel: None,
+            fusable: false,
             doc: Cow::Borrowed(""),
         }
     }
@@ -91,6 +96,12 @@ impl NodeInfo {
     /// With an OpenCL kernel.
     pub fn with_kernel(mut self, source: impl Into<Cow<'static, str>>) -> Self {
         self.kernel = Some(source.into());
+        self
+    }
+
+    /// Marked as an elementwise kernel that fuses with its neighbours.
+    pub fn fusable(mut self) -> Self {
+        self.fusable = true;
         self
     }
 

@@ -1,0 +1,65 @@
+use std::time::Instant;
+
+use super::{Context, NodeId, SampleRng};
+use crate::kernel::Accelerator;
+
+/// A context with a device for batch kernels: everything else as in `cx`.
+///
+/// ```
+/// use adl_core::exec::{Context, Sequential, WithAccelerator};
+/// # use adl_core::kernel::{Accelerator, HostBatch, Launch};
+/// # struct Nothing;
+/// # impl Accelerator for Nothing {
+/// #     fn name(&self) -> &str { "nothing" }
+/// #     fn run(&self, _: &[Launch], _: HostBatch<'_>, _: &mut [u8]) -> adl_core::Result<bool> { Ok(false) }
+/// # }
+/// let device = Nothing; // in practice, adl::opencl::OpenCl
+/// let cx = WithAccelerator::new(&Sequential::new(), &device);
+/// assert_eq!(cx.accelerator().map(|a| a.name()), Some("nothing"));
+/// ```
+#[derive(Clone, Copy)]
+pub struct WithAccelerator<'a> {
+    cx: &'a dyn Context,
+    accelerator: &'a dyn Accelerator,
+}
+
+impl<'a> WithAccelerator<'a> {
+    /// `cx`, with `accelerator` for the kernels.
+    pub fn new(cx: &'a dyn Context, accelerator: &'a dyn Accelerator) -> Self {
+        WithAccelerator { cx, accelerator }
+    }
+}
+
+impl std::fmt::Debug for WithAccelerator<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WithAccelerator")
+            .field("accelerator", &self.accelerator.name())
+            .finish()
+    }
+}
+
+impl Context for WithAccelerator<'_> {
+    fn join_dyn(&self, a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
+        self.cx.join_dyn(a, b)
+    }
+
+    fn enter(&self, node: NodeId) -> Option<Instant> {
+        self.cx.enter(node)
+    }
+
+    fn leave(&self, node: NodeId, entered: Option<Instant>) {
+        self.cx.leave(node, entered)
+    }
+
+    fn rng(&self, node: NodeId) -> SampleRng {
+        self.cx.rng(node)
+    }
+
+    fn sample_index(&self) -> Option<usize> {
+        self.cx.sample_index()
+    }
+
+    fn accelerator(&self) -> Option<&dyn Accelerator> {
+        Some(self.accelerator)
+    }
+}

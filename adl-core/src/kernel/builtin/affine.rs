@@ -1,0 +1,88 @@
+use std::marker::PhantomData;
+
+use ndarray::{Array, Dimension};
+
+use crate::exec::Context;
+use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
+use crate::kernel::element::ElementType;
+use crate::kernel::launch::{Launch, cl_f32};
+use crate::kernel::node::{KernelNode, run};
+use crate::{Result, Transform};
+
+/// An affine map, as a batch kernel: `v * scale + offset`, multiply then
+/// add, each rounded (never fused into one multiply-add).
+///
+/// ```
+/// use adl_core::{Transform, kernel::Affine};
+/// use ndarray::array;
+///
+/// let out = Affine::new(2.0, -1.0).apply(array![[0.0f32, 0.5, 1.0]])?;
+/// assert_eq!(out, array![[-1.0f32, 0.0, 1.0]]);
+/// # Ok::<(), adl_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Affine<D = ndarray::Ix4> {
+    scale: f32,
+    offset: f32,
+    dim: PhantomData<fn() -> D>,
+}
+
+impl<D> Clone for Affine<D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<D> Copy for Affine<D> {}
+
+impl<D> Affine<D> {
+    /// `v * scale + offset`.
+    pub fn new(scale: f32, offset: f32) -> Self {
+        Affine {
+            scale,
+            offset,
+            dim: PhantomData,
+        }
+    }
+
+    fn expr(&self) -> String {
+        format!("v * {} + {}", cl_f32(self.scale), cl_f32(self.offset))
+    }
+}
+
+impl<D: Dimension> Transform<Array<f32, D>> for Affine<D> {
+    type Output = Array<f32, D>;
+
+    fn apply(&self, input: Array<f32, D>) -> Result<Array<f32, D>> {
+        let (scale, offset) = (self.scale, self.offset);
+        Ok(super::map_in_place(input, |v, _| v * scale + offset))
+    }
+
+    fn apply_in(&self, cx: &dyn Context, input: Array<f32, D>) -> Result<Array<f32, D>> {
+        run(self, cx, input, |input| self.apply(input))
+    }
+}
+
+impl<D> KernelNode for Affine<D> {
+    type In = f32;
+    type Out = f32;
+
+    fn launches(&self) -> Vec<Launch> {
+        vec![Launch::map("affine", ElementType::F32, ElementType::F32, self.expr())]
+    }
+}
+
+impl<D: Dimension + 'static> Node for Affine<D> {
+    type Input = Array<f32, D>;
+    type Output = Array<f32, D>;
+
+    fn info(&self) -> NodeInfo {
+        NodeInfo::new("affine", Stage::Batch)
+            .typed::<Array<f32, D>, Array<f32, D>>()
+            .with_kernel(self.expr())
+            .fusable()
+            .with_doc("An affine map, v * scale + offset (built-in kernel).")
+    }
+}
+
+impl<D> BatchNode for Affine<D> {}
+impl<D: Dimension> Takes<Array<f32, D>> for Affine<D> {}

@@ -1,0 +1,97 @@
+use std::marker::PhantomData;
+
+use ndarray::{Array, Dimension};
+
+use crate::exec::Context;
+use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
+use crate::kernel::element::ElementType;
+use crate::kernel::launch::{Launch, cl_f32};
+use crate::kernel::node::{KernelNode, run};
+use crate::{Result, Transform};
+
+/// Clamp to `[low, high]`, as a batch kernel: `v < low ? low : (v > high ?
+/// high : v)` (a NaN stays NaN).
+///
+/// ```
+/// use adl_core::{Transform, kernel::Clamp};
+/// use ndarray::array;
+///
+/// let out = Clamp::new(0.0, 1.0).apply(array![[-0.5f32, 0.25, 3.0]])?;
+/// assert_eq!(out, array![[0.0f32, 0.25, 1.0]]);
+/// # Ok::<(), adl_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Clamp<D = ndarray::Ix4> {
+    low: f32,
+    high: f32,
+    dim: PhantomData<fn() -> D>,
+}
+
+impl<D> Clone for Clamp<D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<D> Copy for Clamp<D> {}
+
+impl<D> Clamp<D> {
+    /// Clamp to `[low, high]`.
+    pub fn new(low: f32, high: f32) -> Self {
+        Clamp {
+            low,
+            high,
+            dim: PhantomData,
+        }
+    }
+
+    fn expr(&self) -> String {
+        let (low, high) = (cl_f32(self.low), cl_f32(self.high));
+        format!("(v < {low} ? {low} : (v > {high} ? {high} : v))")
+    }
+}
+
+impl<D: Dimension> Transform<Array<f32, D>> for Clamp<D> {
+    type Output = Array<f32, D>;
+
+    fn apply(&self, input: Array<f32, D>) -> Result<Array<f32, D>> {
+        let (low, high) = (self.low, self.high);
+        Ok(super::map_in_place(input, |v, _| {
+            if v < low {
+                low
+            } else if v > high {
+                high
+            } else {
+                v
+            }
+        }))
+    }
+
+    fn apply_in(&self, cx: &dyn Context, input: Array<f32, D>) -> Result<Array<f32, D>> {
+        run(self, cx, input, |input| self.apply(input))
+    }
+}
+
+impl<D> KernelNode for Clamp<D> {
+    type In = f32;
+    type Out = f32;
+
+    fn launches(&self) -> Vec<Launch> {
+        vec![Launch::map("clamp", ElementType::F32, ElementType::F32, self.expr())]
+    }
+}
+
+impl<D: Dimension + 'static> Node for Clamp<D> {
+    type Input = Array<f32, D>;
+    type Output = Array<f32, D>;
+
+    fn info(&self) -> NodeInfo {
+        NodeInfo::new("clamp", Stage::Batch)
+            .typed::<Array<f32, D>, Array<f32, D>>()
+            .with_kernel(self.expr())
+            .fusable()
+            .with_doc("Clamp to a range (built-in kernel).")
+    }
+}
+
+impl<D> BatchNode for Clamp<D> {}
+impl<D: Dimension> Takes<Array<f32, D>> for Clamp<D> {}

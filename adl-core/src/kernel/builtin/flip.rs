@@ -1,0 +1,116 @@
+use std::marker::PhantomData;
+
+use ndarray::{Array, Array1, Dimension};
+
+use crate::exec::Context;
+use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
+use crate::kernel::element::Element;
+use crate::kernel::launch::Launch;
+use crate::kernel::node::{KernelNode, run};
+use crate::{Error, Result, Transform};
+
+/// Horizontal flip by a per-sample flag, as a batch kernel: the last axis
+/// of every sample whose flag is set is reversed (`out[..., w] =
+/// in[..., W - 1 - w]`). It takes the batch with its flags, `(Array<T, D>,
+/// Array1<bool>)`, and gives the batch.
+///
+/// ```
+/// use adl_core::{Transform, kernel::FlipByFlag};
+/// use ndarray::array;
+///
+/// let flip = FlipByFlag::new();
+/// let out = flip.apply((array![[1u8, 2, 3], [4, 5, 6]], array![true, false]))?;
+/// assert_eq!(out, array![[3u8, 2, 1], [4, 5, 6]]);
+/// # Ok::<(), adl_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct FlipByFlag<T = f32, D = ndarray::Ix4> {
+    types: PhantomData<fn() -> (T, D)>,
+}
+
+impl<T, D> Clone for FlipByFlag<T, D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, D> Copy for FlipByFlag<T, D> {}
+
+impl<T, D> Default for FlipByFlag<T, D> {
+    fn default() -> Self {
+        FlipByFlag { types: PhantomData }
+    }
+}
+
+impl<T, D> FlipByFlag<T, D> {
+    /// The flip.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+const INDEX: &str = "(flags[i / per_sample] ? i - (i % last) + (last - 1 - (i % last)) : i)";
+
+impl<T: Element, D: Dimension> Transform<(Array<T, D>, Array1<bool>)> for FlipByFlag<T, D> {
+    type Output = Array<T, D>;
+
+    fn apply(&self, (array, flags): (Array<T, D>, Array1<bool>)) -> Result<Array<T, D>> {
+        let batch = array.shape().first().copied().unwrap_or(0);
+        if array.ndim() == 0 || flags.len() != batch {
+            return Err(Error::invalid(
+                "flip_by_flag",
+                format!(
+                    "{} flags for a batch of shape {:?}: one flag per sample is needed",
+                    flags.len(),
+                    array.shape()
+                ),
+            ));
+        }
+        let mut array = super::row_major(array);
+        let g = super::Geometry::of(array.shape());
+        if let Some(values) = array.as_slice_mut()
+            && g.per_sample > 0
+        {
+            for (sample, &flag) in values.chunks_mut(g.per_sample).zip(&flags) {
+                if flag {
+                    for row in sample.chunks_mut(g.last.max(1)) {
+                        row.reverse();
+                    }
+                }
+            }
+        }
+        Ok(array)
+    }
+
+    fn apply_in(
+        &self,
+        cx: &dyn Context,
+        input: (Array<T, D>, Array1<bool>),
+    ) -> Result<Array<T, D>> {
+        run(self, cx, input, |input| self.apply(input))
+    }
+}
+
+impl<T: Element, D> KernelNode for FlipByFlag<T, D> {
+    type In = T;
+    type Out = T;
+
+    fn launches(&self) -> Vec<Launch> {
+        vec![Launch::gather("flip_by_flag", T::TYPE, INDEX)]
+    }
+}
+
+impl<T: Element, D: Dimension + 'static> Node for FlipByFlag<T, D> {
+    type Input = (Array<T, D>, Array1<bool>);
+    type Output = Array<T, D>;
+
+    fn info(&self) -> NodeInfo {
+        NodeInfo::new("flip_by_flag", Stage::Batch)
+            .typed::<(Array<T, D>, Array1<bool>), Array<T, D>>()
+            .with_kernel(format!("in[{INDEX}]"))
+            .fusable()
+            .with_doc("Horizontal flip by a per-sample flag (built-in kernel).")
+    }
+}
+
+impl<T, D> BatchNode for FlipByFlag<T, D> {}
+impl<T: Element, D: Dimension> Takes<(Array<T, D>, Array1<bool>)> for FlipByFlag<T, D> {}

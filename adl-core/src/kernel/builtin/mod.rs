@@ -1,0 +1,126 @@
+//! The built-in batch kernels: elementwise nodes with an OpenCL kernel and
+//! a Rust body that gives the same bits. Each is generic over the array's
+//! dimension `D` (inferred from the node before it).
+
+mod affine;
+mod clamp;
+mod flip;
+mod normalize;
+mod to_f32;
+
+pub use affine::Affine;
+pub use clamp::Clamp;
+pub use flip::FlipByFlag;
+pub use normalize::Normalize;
+pub use to_f32::U8ToF32;
+
+use ndarray::{Array, Dimension};
+
+use super::element::Element;
+use crate::{Error, Result};
+
+/// The shape variables of the [kernel ABI](super#the-kernel-abi), for a
+/// batch of `shape`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Geometry {
+    /// Elements in the batch.
+    pub(crate) n: usize,
+    /// Elements per sample.
+    pub(crate) per_sample: usize,
+    /// The length of axis 1 (1 for fewer axes).
+    pub(crate) channels: usize,
+    /// Elements per channel of a sample: the product of axes 2.. (1 for
+    /// fewer axes).
+    pub(crate) inner: usize,
+    /// The length of the last axis of a sample (1 for a batch of scalars).
+    pub(crate) last: usize,
+}
+
+impl Geometry {
+    /// The geometry of a batch of `shape`.
+    pub(crate) fn of(shape: &[usize]) -> Self {
+        let n = shape.iter().product();
+        let per_sample = shape.iter().skip(1).product();
+        Geometry {
+            n,
+            per_sample,
+            channels: if shape.len() >= 2 { shape[1] } else { 1 },
+            inner: shape.iter().skip(2).product(),
+            last: if shape.len() >= 2 {
+                shape[shape.len() - 1]
+            } else {
+                1
+            },
+        }
+    }
+}
+
+/// The elements of `array` in row-major order, in place when it is already
+/// row-major (the usual case after collation).
+fn row_major<T: Element, D: Dimension>(array: Array<T, D>) -> Array<T, D> {
+    if array.is_standard_layout() {
+        array
+    } else {
+        array.as_standard_layout().into_owned()
+    }
+}
+
+/// Apply `f(value, channel)` to every element of `array`, in place.
+fn map_in_place<T: Element, D: Dimension>(
+    array: Array<T, D>,
+    f: impl Fn(T, usize) -> T,
+) -> Array<T, D> {
+    let mut array = row_major(array);
+    let g = Geometry::of(array.shape());
+    if let Some(values) = array.as_slice_mut() {
+        for (k, block) in values.chunks_mut(g.inner.max(1)).enumerate() {
+            let c = k % g.channels.max(1);
+            for v in block {
+                *v = f(*v, c);
+            }
+        }
+    }
+    array
+}
+
+/// `f(value, channel)` of every element of `array`, into a new array (its
+/// memory from the thread's buffer pool).
+fn map_into<T: Element, U: Element, D: Dimension>(
+    array: &Array<T, D>,
+    node: &str,
+    f: impl Fn(T, usize) -> U,
+) -> Result<Array<U, D>> {
+    let standard = array.as_standard_layout();
+    let g = Geometry::of(array.shape());
+    let mut out: Vec<U> = crate::exec::buffer(g.n);
+    match standard.as_slice() {
+        Some(values) => {
+            for (k, block) in values.chunks(g.inner.max(1)).enumerate() {
+                let c = k % g.channels.max(1);
+                out.extend(block.iter().map(|&v| f(v, c)));
+            }
+        }
+        None => {
+            return Err(Error::invalid(
+                node,
+                "a row-major copy of the batch is not contiguous",
+            ));
+        }
+    }
+    Array::from_shape_vec(array.raw_dim(), out).map_err(|e| Error::invalid(node, e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_of_common_shapes() {
+        let g = Geometry::of(&[2, 3, 4, 5]);
+        assert_eq!((g.n, g.per_sample, g.channels, g.inner, g.last), (120, 60, 3, 20, 5));
+        let g = Geometry::of(&[7, 64]);
+        assert_eq!((g.n, g.per_sample, g.channels, g.inner, g.last), (448, 64, 64, 1, 64));
+        let g = Geometry::of(&[9]);
+        assert_eq!((g.n, g.per_sample, g.channels, g.inner, g.last), (9, 1, 1, 1, 1));
+    }
+}

@@ -1,0 +1,138 @@
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use ndarray::{Array, Dimension};
+
+use crate::exec::Context;
+use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
+use crate::kernel::element::ElementType;
+use crate::kernel::launch::{Launch, cl_f32_by_channel};
+use crate::kernel::node::{KernelNode, run};
+use crate::{Error, Result, Transform};
+
+/// Per-channel normalisation, as a batch kernel: `(v - mean[c]) / std[c]`,
+/// subtract then divide, `c` the index along axis 1 (`[batch, channel,
+/// ...]`). One mean and std for all channels is given as one value each.
+///
+/// ```
+/// use adl_core::{Transform, kernel::Normalize};
+/// use ndarray::array;
+///
+/// let normalize = Normalize::per_channel([1.0, 10.0], [2.0, 5.0]);
+/// let out = normalize.apply(array![[3.0f32, 20.0], [1.0, 0.0]])?;
+/// assert_eq!(out, array![[1.0f32, 2.0], [0.0, -2.0]]);
+/// # Ok::<(), adl_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Normalize<D = ndarray::Ix4> {
+    mean: Arc<[f32]>,
+    std: Arc<[f32]>,
+    dim: PhantomData<fn() -> D>,
+}
+
+impl<D> Clone for Normalize<D> {
+    fn clone(&self) -> Self {
+        Normalize {
+            mean: Arc::clone(&self.mean),
+            std: Arc::clone(&self.std),
+            dim: PhantomData,
+        }
+    }
+}
+
+impl<D> Normalize<D> {
+    /// With one mean and one std per channel (or one of each for all).
+    pub fn per_channel(mean: impl Into<Vec<f32>>, std: impl Into<Vec<f32>>) -> Self {
+        Normalize {
+            mean: mean.into().into(),
+            std: std.into().into(),
+            dim: PhantomData,
+        }
+    }
+
+    /// The means.
+    pub fn mean(&self) -> &[f32] {
+        &self.mean
+    }
+
+    /// The standard deviations.
+    pub fn std(&self) -> &[f32] {
+        &self.std
+    }
+
+    fn expr(&self) -> String {
+        format!(
+            "(v - {}) / {}",
+            cl_f32_by_channel(&self.mean),
+            cl_f32_by_channel(&self.std)
+        )
+    }
+
+    fn check_shape(&self, shape: &[usize]) -> Result<()> {
+        if self.mean.len() != self.std.len() || self.mean.is_empty() {
+            return Err(Error::invalid(
+                "normalize",
+                format!(
+                    "{} means and {} stds; give one of each per channel",
+                    self.mean.len(),
+                    self.std.len()
+                ),
+            ));
+        }
+        let channels = super::Geometry::of(shape).channels;
+        if self.mean.len() != 1 && self.mean.len() != channels {
+            return Err(Error::invalid(
+                "normalize",
+                format!(
+                    "{} means for a batch of shape {shape:?} with {channels} channels (axis 1)",
+                    self.mean.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl<D: Dimension> Transform<Array<f32, D>> for Normalize<D> {
+    type Output = Array<f32, D>;
+
+    fn apply(&self, input: Array<f32, D>) -> Result<Array<f32, D>> {
+        self.check_shape(input.shape())?;
+        let (mean, std) = (&self.mean, &self.std);
+        let at = |values: &[f32], c: usize| values[if values.len() == 1 { 0 } else { c }];
+        Ok(super::map_in_place(input, |v, c| (v - at(mean, c)) / at(std, c)))
+    }
+
+    fn apply_in(&self, cx: &dyn Context, input: Array<f32, D>) -> Result<Array<f32, D>> {
+        run(self, cx, input, |input| self.apply(input))
+    }
+}
+
+impl<D> KernelNode for Normalize<D> {
+    type In = f32;
+    type Out = f32;
+
+    fn launches(&self) -> Vec<Launch> {
+        vec![Launch::map("normalize", ElementType::F32, ElementType::F32, self.expr())]
+    }
+
+    fn check(&self, shape: &[usize]) -> Result<()> {
+        self.check_shape(shape)
+    }
+}
+
+impl<D: Dimension + 'static> Node for Normalize<D> {
+    type Input = Array<f32, D>;
+    type Output = Array<f32, D>;
+
+    fn info(&self) -> NodeInfo {
+        NodeInfo::new("normalize", Stage::Batch)
+            .typed::<Array<f32, D>, Array<f32, D>>()
+            .with_kernel(self.expr())
+            .fusable()
+            .with_doc("Per-channel normalisation (built-in kernel).")
+    }
+}
+
+impl<D> BatchNode for Normalize<D> {}
+impl<D: Dimension> Takes<Array<f32, D>> for Normalize<D> {}

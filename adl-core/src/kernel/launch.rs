@@ -1,0 +1,240 @@
+//! [`Launch`]: one kernel of a batch node, as data an
+//! [`Accelerator`](super::Accelerator) compiles and runs.
+
+use std::borrow::Cow;
+
+use super::element::ElementType;
+use crate::exec::NodeId;
+
+/// What a launch computes, for every element `i` of the batch (its flat,
+/// row-major index).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Op {
+    /// `out[i] = expr`, an OpenCL C expression of `v` (the input element),
+    /// `c` (its index along axis 1, the channel) and the
+    /// [shape variables](super#the-kernel-abi). Consecutive maps fuse into
+    /// one kernel.
+    Map {
+        /// The expression.
+        expr: String,
+    },
+    /// `out[i] = in[index]`, an OpenCL C expression of `i`, `flags` (one
+    /// `uchar` per sample) and the shape variables: a permutation inside
+    /// each sample (a flip). It fuses as the first step of a kernel.
+    Gather {
+        /// The source index.
+        index: String,
+    },
+    /// A whole kernel of the user's (`#[transform(batch, opencl = ...)]`),
+    /// with the [kernel ABI](super#the-kernel-abi). It is not fused; its
+    /// neighbours' data stays on the device.
+    Custom {
+        /// The OpenCL C source.
+        source: Cow<'static, str>,
+        /// The `__kernel` function to run.
+        entry: Cow<'static, str>,
+        /// The node's own arguments, after the ABI's.
+        args: Vec<KernelArg>,
+    },
+}
+
+/// One kernel of a batch node: what it computes, on which element types,
+/// for which node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launch {
+    /// The node's name (for errors and the build log).
+    pub node: Cow<'static, str>,
+    /// The node's id in its pipeline, where `pipeline!` tagged it (for the
+    /// statistics).
+    pub id: Option<NodeId>,
+    /// The element type read.
+    pub input: ElementType,
+    /// The element type written.
+    pub output: ElementType,
+    /// What it computes.
+    pub op: Op,
+}
+
+impl Launch {
+    /// An elementwise launch (see [`Op::Map`]).
+    pub fn map(
+        node: impl Into<Cow<'static, str>>,
+        input: ElementType,
+        output: ElementType,
+        expr: impl Into<String>,
+    ) -> Self {
+        Launch {
+            node: node.into(),
+            id: None,
+            input,
+            output,
+            op: Op::Map { expr: expr.into() },
+        }
+    }
+
+    /// A gathering launch (see [`Op::Gather`]); input and output types are
+    /// the same.
+    pub fn gather(
+        node: impl Into<Cow<'static, str>>,
+        element: ElementType,
+        index: impl Into<String>,
+    ) -> Self {
+        Launch {
+            node: node.into(),
+            id: None,
+            input: element,
+            output: element,
+            op: Op::Gather {
+                index: index.into(),
+            },
+        }
+    }
+
+    /// A user's kernel (see [`Op::Custom`]).
+    pub fn custom(
+        node: impl Into<Cow<'static, str>>,
+        input: ElementType,
+        output: ElementType,
+        source: impl Into<Cow<'static, str>>,
+        entry: impl Into<Cow<'static, str>>,
+        args: Vec<KernelArg>,
+    ) -> Self {
+        Launch {
+            node: node.into(),
+            id: None,
+            input,
+            output,
+            op: Op::Custom {
+                source: source.into(),
+                entry: entry.into(),
+                args,
+            },
+        }
+    }
+
+    /// Whether it can be fused with its neighbours (a map, or a gather at
+    /// the start of a kernel).
+    pub fn fusable(&self) -> bool {
+        !matches!(self.op, Op::Custom { .. })
+    }
+}
+
+/// A node's own argument to its kernel, after the ABI's: a scalar, or an
+/// array passed as a `__global const` pointer.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum KernelArg {
+    /// `float`.
+    F32(f32),
+    /// `double`.
+    F64(f64),
+    /// `int`.
+    I32(i32),
+    /// `uint`.
+    U32(u32),
+    /// `long`.
+    I64(i64),
+    /// `ulong`.
+    U64(u64),
+    /// `__global const float*`.
+    F32s(Vec<f32>),
+    /// `__global const int*`.
+    I32s(Vec<i32>),
+    /// `__global const uint*`.
+    U32s(Vec<u32>),
+}
+
+macro_rules! kernel_arg_from {
+    ($($t:ty => $v:ident, $vs:ident);*) => {$(
+        impl From<$t> for KernelArg {
+            fn from(x: $t) -> Self { KernelArg::$v(x) }
+        }
+        impl From<&$t> for KernelArg {
+            fn from(x: &$t) -> Self { KernelArg::$v(*x) }
+        }
+        impl From<Vec<$t>> for KernelArg {
+            fn from(x: Vec<$t>) -> Self { KernelArg::$vs(x) }
+        }
+        impl From<&Vec<$t>> for KernelArg {
+            fn from(x: &Vec<$t>) -> Self { KernelArg::$vs(x.clone()) }
+        }
+        impl From<&[$t]> for KernelArg {
+            fn from(x: &[$t]) -> Self { KernelArg::$vs(x.to_vec()) }
+        }
+        impl<const N: usize> From<[$t; N]> for KernelArg {
+            fn from(x: [$t; N]) -> Self { KernelArg::$vs(x.to_vec()) }
+        }
+        impl<const N: usize> From<&[$t; N]> for KernelArg {
+            fn from(x: &[$t; N]) -> Self { KernelArg::$vs(x.to_vec()) }
+        }
+    )*};
+}
+kernel_arg_from!(f32 => F32, F32s; i32 => I32, I32s; u32 => U32, U32s);
+
+impl From<f64> for KernelArg {
+    fn from(x: f64) -> Self {
+        KernelArg::F64(x)
+    }
+}
+impl From<&f64> for KernelArg {
+    fn from(x: &f64) -> Self {
+        KernelArg::F64(*x)
+    }
+}
+impl From<i64> for KernelArg {
+    fn from(x: i64) -> Self {
+        KernelArg::I64(x)
+    }
+}
+impl From<&i64> for KernelArg {
+    fn from(x: &i64) -> Self {
+        KernelArg::I64(*x)
+    }
+}
+impl From<u64> for KernelArg {
+    fn from(x: u64) -> Self {
+        KernelArg::U64(x)
+    }
+}
+impl From<&u64> for KernelArg {
+    fn from(x: &u64) -> Self {
+        KernelArg::U64(*x)
+    }
+}
+
+/// `x` as an exact OpenCL C expression (`as_float(0x3ef851ecu)`): the same
+/// bits on every compiler, with no decimal parsing in between.
+pub fn cl_f32(x: f32) -> String {
+    format!("as_float(0x{:08x}u)", x.to_bits())
+}
+
+/// `values[c]` as an exact OpenCL C expression of `c`: a chain of
+/// selections (`values.len()` is small: channels).
+pub fn cl_f32_by_channel(values: &[f32]) -> String {
+    match values {
+        [] => "0.0f".to_owned(),
+        [one] => cl_f32(*one),
+        [rest @ .., last] => {
+            let mut expr = cl_f32(*last);
+            for (c, v) in rest.iter().enumerate().rev() {
+                expr = format!("(c == {c}ul ? {} : {expr})", cl_f32(*v));
+            }
+            expr
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_are_bit_exact() {
+        assert_eq!(cl_f32(0.485), "as_float(0x3ef851ecu)");
+        assert_eq!(
+            cl_f32_by_channel(&[1.0, 2.0, 3.0]),
+            "(c == 0ul ? as_float(0x3f800000u) : (c == 1ul ? as_float(0x40000000u) : as_float(0x40400000u)))"
+        );
+    }
+}

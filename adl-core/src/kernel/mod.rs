@@ -1,0 +1,86 @@
+//! Batch kernels: batch nodes that run on an accelerator (an OpenCL device
+//! through the engine's `adl::opencl`) and, where there is none, as their
+//! Rust body on the CPU, with the same bits.
+//!
+//! A kernel node is a batch node that implements [`KernelNode`]: it
+//! describes its work as [`Launch`]es, and its
+//! [`apply_in`](crate::Transform::apply_in) calls [`run`], which uses the
+//! context's [`Accelerator`] when there is one. Nodes come from
+//!
+//! - `#[transform(batch, opencl = "...")]`: a kernel of your own, in
+//!   OpenCL C, with the ABI below; the function's body is the CPU
+//!   reference;
+//! - the [built-in kernels](#built-in-kernels).
+//!
+//! # The kernel ABI
+//!
+//! A node's input is an ndarray array of an [`Element`] type (any number
+//! of axes, batch axis first), or such an array with one `bool` flag per
+//! sample (`(Array<T, D>, Array1<bool>)`); its output is an array of an
+//! `Element` type with the input's shape (elements in row-major order).
+//! The kernel runs once per element, on a one-dimensional range of `n`
+//! work items (`i = get_global_id(0)`, the flat row-major index), with
+//! these arguments in this order:
+//!
+//! ```c
+//! __kernel void NAME(__global const IN* input,   // the batch, row-major
+//!                    __global OUT* output,        // the result, as many elements
+//!                    __global const uchar* flags, // one 0/1 per sample (a single 0 if none)
+//!                    const ulong n,               // elements in the batch
+//!                    const ulong per_sample,      // elements per sample
+//!                    const ulong channels,        // length of axis 1 (1 for fewer axes)
+//!                    const ulong inner,           // product of axes 2.. (elements per channel)
+//!                    const ulong last,            // length of the last axis (1 for fewer axes)
+//!                    /* the node's own arguments, from args(...) */)
+//! ```
+//!
+//! `NAME` is the node's name (the function's, or `name = "..."`). The
+//! node's own arguments come from `#[transform(batch, opencl = "...",
+//! args(field, ...))]` on an impl block: each field becomes one argument
+//! ([`KernelArg`]: a scalar, or an array as a `__global const` pointer).
+//! Every program is built with `-cl-fp32-correctly-rounded-divide-sqrt`
+//! and starts with `#pragma OPENCL FP_CONTRACT OFF`, so `/` and `sqrt` are
+//! correctly rounded and `a * b + c` is never fused: the kernel gives the
+//! bits of the Rust body (never build with `-cl-fast-relaxed-math`).
+//!
+//! # Built-in kernels
+//!
+//! [`U8ToF32`] (bytes to floats with a scale), [`Normalize`] (per
+//! channel), [`FlipByFlag`] (horizontal flip of the samples whose flag is
+//! set), [`Clamp`], [`Affine`]. They are elementwise, so consecutive ones
+//! fuse into one kernel: one read and one write of the batch.
+//!
+//! # Fusion
+//!
+//! Consecutive kernel nodes of a batch stage are linked into [`Fused`]
+//! (`pipeline!` does it by itself): on a device, the data stays there
+//! between them, and runs of elementwise nodes ([`Op::Map`], with an
+//! [`Op::Gather`] first) compile into one kernel. The engine's planner
+//! shows the fused groups in the DOT, and fusion can be switched off.
+
+mod accelerator;
+mod builtin;
+mod data;
+mod element;
+mod launch;
+mod node;
+
+pub use accelerator::Accelerator;
+pub use builtin::{Affine, Clamp, FlipByFlag, Normalize, U8ToF32};
+pub use data::{HostBatch, KernelInput, KernelOutput};
+pub use element::{Element, ElementType};
+pub use launch::{KernelArg, Launch, Op, cl_f32, cl_f32_by_channel};
+pub use node::{Fused, KernelNode, run};
+#[doc(hidden)]
+pub use node::{ChainThem, FuseThem, Link, LinkKernels, LinkOther};
+
+/// The shape variables of the kernel ABI for a batch of `shape`: `(n,
+/// per_sample, channels, inner, last)`.
+///
+/// ```
+/// assert_eq!(adl_core::kernel::shape_variables(&[64, 3, 32, 32]), (196608, 3072, 3, 1024, 32));
+/// ```
+pub fn shape_variables(shape: &[usize]) -> (usize, usize, usize, usize, usize) {
+    let g = builtin::Geometry::of(shape);
+    (g.n, g.per_sample, g.channels, g.inner, g.last)
+}

@@ -1,0 +1,204 @@
+//! [`KernelNode`]: a batch node with a kernel; [`run`], how it runs in a
+//! context; [`Fused`], consecutive kernel nodes run as one device program.
+
+use std::marker::PhantomData;
+
+use super::data::{KernelInput, KernelOutput};
+use super::element::Element;
+use super::launch::Launch;
+use crate::exec::Context;
+use crate::transform::Then;
+use crate::{Result, Transform};
+
+/// A batch node that runs as a kernel where its context has an
+/// [`Accelerator`](super::Accelerator), and as its Rust body elsewhere. The
+/// two must give the same bits.
+///
+/// `#[transform(batch, opencl = "...")]` implements it; so do the
+/// [built-in kernels](super#built-in-kernels) and [`Fused`].
+pub trait KernelNode {
+    /// The element type it reads.
+    type In: Element;
+    /// The element type it writes.
+    type Out: Element;
+
+    /// Its kernels, in order.
+    fn launches(&self) -> Vec<Launch>;
+
+    /// Whether it can run on a batch of `shape` (say, as many channels as
+    /// it has means): checked before the device runs it, with the error its
+    /// Rust body would give.
+    fn check(&self, shape: &[usize]) -> Result<()> {
+        let _ = shape;
+        Ok(())
+    }
+}
+
+/// Run kernel node `node` on `input` in `cx`: on the context's accelerator
+/// when it has one (and it can run these launches), else `fallback` (the
+/// node's Rust body). Kernel nodes call this from their
+/// [`apply_in`](Transform::apply_in).
+///
+/// On the device, the time of the whole run is recorded on the first
+/// launch's node; the others count a call.
+pub fn run<N, In, Out>(
+    node: &N,
+    cx: &dyn Context,
+    input: In,
+    fallback: impl FnOnce(In) -> Result<Out>,
+) -> Result<Out>
+where
+    N: KernelNode + ?Sized,
+    In: KernelInput<Element = N::In>,
+    Out: KernelOutput<Element = N::Out>,
+{
+    let Some(accelerator) = cx.accelerator() else {
+        return fallback(input);
+    };
+    let shape = input.shape();
+    node.check(&shape)?;
+    let launches = node.launches();
+    let first = launches.first().and_then(|l| l.id);
+    let entered = first.and_then(|id| cx.enter(id));
+    let out = input.with_host(|host| Out::build(&shape, |bytes| accelerator.run(&launches, host, bytes)));
+    if let Some(id) = first {
+        cx.leave(id, entered);
+    }
+    for id in launches.iter().skip(1).filter_map(|l| l.id) {
+        // Counted, not timed: the run's time is on the first node.
+        let _ = cx.enter(id);
+        cx.leave(id, None);
+    }
+    match out?? {
+        Some(out) => Ok(out),
+        None => fallback(input),
+    }
+}
+
+/// Two kernel nodes run as one device program: on an accelerator, the
+/// first's output never leaves the device (and where both are elementwise
+/// they are fused into one kernel); on the CPU, the two Rust bodies in
+/// order.
+///
+/// `pipeline!` links consecutive kernel nodes of a batch stage into
+/// `Fused` (and other consecutive nodes into [`Then`]) by itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Fused<A, B> {
+    first: A,
+    second: B,
+}
+
+impl<A, B> Fused<A, B> {
+    /// `first`, then `second`, as one device program.
+    pub fn new(first: A, second: B) -> Self {
+        Fused { first, second }
+    }
+
+    /// The two nodes, in order.
+    pub fn into_parts(self) -> (A, B) {
+        (self.first, self.second)
+    }
+}
+
+impl<A, B> KernelNode for Fused<A, B>
+where
+    A: KernelNode,
+    B: KernelNode<In = A::Out>,
+{
+    type In = A::In;
+    type Out = B::Out;
+
+    fn launches(&self) -> Vec<Launch> {
+        let mut launches = self.first.launches();
+        launches.extend(self.second.launches());
+        launches
+    }
+
+    fn check(&self, shape: &[usize]) -> Result<()> {
+        self.first.check(shape)?;
+        self.second.check(shape)
+    }
+}
+
+impl<In, A, B> Transform<In> for Fused<A, B>
+where
+    A: Transform<In> + KernelNode,
+    B: Transform<A::Output> + KernelNode<In = A::Out>,
+    In: KernelInput<Element = A::In>,
+    B::Output: KernelOutput<Element = B::Out>,
+{
+    type Output = B::Output;
+
+    fn apply(&self, input: In) -> Result<B::Output> {
+        self.second.apply(self.first.apply(input)?)
+    }
+
+    fn apply_in(&self, cx: &dyn Context, input: In) -> Result<B::Output> {
+        run(self, cx, input, |input| {
+            self.second.apply_in(cx, self.first.apply_in(cx, input)?)
+        })
+    }
+}
+
+/// Picks how `pipeline!` links two consecutive batch nodes: [`Fused`] when
+/// both are kernel nodes whose element types meet, else [`Then`]. The
+/// choice is made where the node types are known, by method resolution
+/// (see [`LinkKernels`] and [`LinkOther`]).
+#[doc(hidden)]
+pub struct Link<A, B>(PhantomData<fn() -> (A, B)>);
+
+impl<A, B> Link<A, B> {
+    /// The link of `first` and `second` (only their types matter).
+    #[doc(hidden)]
+    pub fn of(_first: &A, _second: &B) -> Self {
+        Link(PhantomData)
+    }
+}
+
+/// Chosen for two kernel nodes.
+#[doc(hidden)]
+pub trait LinkKernels {
+    /// [`FuseThem`].
+    fn kind(&self) -> FuseThem {
+        FuseThem
+    }
+}
+
+impl<A: KernelNode, B: KernelNode<In = A::Out>> LinkKernels for Link<A, B> {}
+
+/// Chosen for any other pair.
+#[doc(hidden)]
+pub trait LinkOther {
+    /// [`ChainThem`].
+    fn kind(&self) -> ChainThem {
+        ChainThem
+    }
+}
+
+impl<A, B> LinkOther for &Link<A, B> {}
+
+/// Link as [`Fused`].
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct FuseThem;
+
+impl FuseThem {
+    /// `Fused::new(first, second)`.
+    #[doc(hidden)]
+    pub fn link<A, B>(self, first: A, second: B) -> Fused<A, B> {
+        Fused::new(first, second)
+    }
+}
+
+/// Link as [`Then`].
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct ChainThem;
+
+impl ChainThem {
+    /// `Then::new(first, second)`.
+    #[doc(hidden)]
+    pub fn link<A, B>(self, first: A, second: B) -> Then<A, B> {
+        Then::new(first, second)
+    }
+}
