@@ -6,7 +6,8 @@
 //! Graphviz), and runs pipelines: the [`Loader`] runs sample
 //! nodes on a rayon pool (the samples of a batch in parallel, parallel
 //! branches joined) with prefetch, sharding, exact resume and per-node
-//! statistics. Batch nodes run on the CPU; their OpenCL kernels are to come.
+//! statistics; batch kernels run on an OpenCL device ([`opencl`], the
+//! `opencl` feature) or, without one, as their Rust bodies.
 //!
 //! - [`Planner`] turns a [`Description`](adl_core::graph::Description)
 //!   (from `pipeline!`'s `.graph()`, or from the run-time builders) into a
@@ -39,6 +40,9 @@ mod builder;
 pub mod loader;
 
 mod dot;
+mod notice;
+#[cfg(feature = "opencl")]
+pub mod opencl;
 mod plan;
 mod planner;
 mod svg;

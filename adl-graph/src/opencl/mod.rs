@@ -1,0 +1,301 @@
+//! Batch kernels on OpenCL devices (the `opencl` feature, on by default):
+//! [`OpenCl`], an [`Accelerator`] through the `ocl` crate.
+//!
+//! - **Device**: the first GPU, else the first OpenCL device (POCL's CPU
+//!   device on a machine without a GPU); [`DeviceChoice`] or
+//!   `ADL_OPENCL_DEVICE` picks another. The choice is reported once.
+//! - **Exact**: every program starts with `#pragma OPENCL FP_CONTRACT OFF`
+//!   and is built with `-cl-fp32-correctly-rounded-divide-sqrt`; a device
+//!   that cannot divide exactly is not used (its kernels would not give the
+//!   Rust bodies' bits).
+//! - **Compiled once**: programs are cached per source.
+//! - **Buffers once**: device buffers and pinned host staging buffers
+//!   (`CL_MEM_ALLOC_HOST_PTR`, mapped once) are kept in sets and reused;
+//!   a call takes a set, so calls from several workers never share one.
+//! - **Overlap**: three queues, for uploads, kernels and downloads, so that
+//!   one batch uploads while another computes and a third downloads.
+//! - **Fusion**: consecutive elementwise launches compile into one kernel
+//!   ([`fusion`](OpenCl::fusion), `ADL_OPENCL_FUSION=0` to switch off);
+//!   unfused kernels keep their data on the device between them.
+//! - **Errors**: a program that does not compile is an
+//!   [`Error::Kernel`] naming the node, with the build log; so is a device
+//!   out of memory. Nothing panics.
+
+mod device;
+mod program;
+mod staging;
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use adl_core::kernel::{Accelerator, ElementType, HostBatch, KernelArg, Launch, shape_variables};
+use adl_core::{Error, Result};
+
+pub use device::{DEVICE_VARIABLE, DeviceChoice, FUSION_VARIABLE};
+use program::{BUILD_OPTIONS, Step};
+use staging::Staging;
+
+/// An OpenCL device that runs batch kernels: see the [module docs](self).
+///
+/// ```no_run
+/// use adl_graph::opencl::{DeviceChoice, OpenCl};
+///
+/// match OpenCl::open(&DeviceChoice::from_env())? {
+///     Some(device) => println!("kernels run on {}", adl_core::kernel::Accelerator::name(&device)),
+///     None => println!("no OpenCL device: kernels run their Rust bodies"),
+/// }
+/// # Ok::<(), adl_core::Error>(())
+/// ```
+pub struct OpenCl {
+    name: String,
+    device: ocl::Device,
+    context: ocl::Context,
+    upload: ocl::Queue,
+    compute: ocl::Queue,
+    download: ocl::Queue,
+    fusion: bool,
+    fp64: bool,
+    max_alloc: u64,
+    programs: Mutex<HashMap<String, ocl::Program>>,
+    staging: Mutex<Vec<Staging>>,
+}
+
+impl std::fmt::Debug for OpenCl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenCl")
+            .field("device", &self.name)
+            .field("fusion", &self.fusion)
+            .finish()
+    }
+}
+
+/// An [`Error::Kernel`] of `nodes` on `device`.
+fn kernel_error(nodes: &str, device: &str, reason: impl std::fmt::Display) -> Error {
+    Error::Kernel {
+        node: nodes.to_owned(),
+        device: device.to_owned(),
+        reason: reason.to_string(),
+    }
+}
+
+/// Whether an OpenCL error says the device ran out of memory.
+fn out_of_memory(e: &ocl::Error) -> bool {
+    let text = e.to_string();
+    ["MEM_OBJECT_ALLOCATION_FAILURE", "OUT_OF_RESOURCES", "OUT_OF_HOST_MEMORY"]
+        .iter()
+        .any(|s| text.contains(s))
+}
+
+impl OpenCl {
+    /// The device `choice` names, ready: `Ok(None)` when the choice is
+    /// [`Cpu`](DeviceChoice::Cpu), or `Auto` finds no OpenCL device, or the
+    /// device cannot divide exactly (each said in a one-line notice); an
+    /// error when an index or name matches no device, or the device cannot
+    /// be set up. Fusion is on unless `ADL_OPENCL_FUSION=0`.
+    pub fn open(choice: &DeviceChoice) -> Result<Option<OpenCl>> {
+        if *choice == DeviceChoice::Cpu {
+            crate::notice::once(format!(
+                "{DEVICE_VARIABLE}=cpu: batch kernels run their Rust bodies on the CPU"
+            ));
+            return Ok(None);
+        }
+        let devices = device::list();
+        let Some(listed) = device::pick(choice, &devices)? else {
+            crate::notice::once(
+                "no OpenCL device found: batch kernels run their Rust bodies on the CPU \
+                 (install an OpenCL driver, e.g. Debian's pocl-opencl-icd)",
+            );
+            return Ok(None);
+        };
+        let name = format!("{} ({})", listed.name, listed.platform_name);
+        let setup = |e: ocl::Error| {
+            Error::invalid(
+                "OpenCL device",
+                format!("cannot set up {name}: {e}"),
+            )
+        };
+        let exact = matches!(
+            listed.device.info(ocl::enums::DeviceInfo::SingleFpConfig),
+            Ok(ocl::enums::DeviceInfoResult::SingleFpConfig(c))
+                if c.contains(ocl::core::DeviceFpConfig::CORRECTLY_ROUNDED_DIVIDE_SQRT)
+        );
+        if !exact {
+            crate::notice::once(format!(
+                "OpenCL device {name} cannot divide with correct rounding: batch kernels run their Rust bodies on the CPU"
+            ));
+            return Ok(None);
+        }
+        let extensions = match listed.device.info(ocl::enums::DeviceInfo::Extensions) {
+            Ok(ocl::enums::DeviceInfoResult::Extensions(e)) => e,
+            _ => String::new(),
+        };
+        let max_alloc = match listed.device.info(ocl::enums::DeviceInfo::MaxMemAllocSize) {
+            Ok(ocl::enums::DeviceInfoResult::MaxMemAllocSize(n)) => n,
+            _ => u64::MAX,
+        };
+        let context = ocl::Context::builder()
+            .platform(listed.platform)
+            .devices(listed.device)
+            .build()
+            .map_err(setup)?;
+        let queue = || ocl::Queue::new(&context, listed.device, None).map_err(setup);
+        let fusion = std::env::var(FUSION_VARIABLE).map_or(true, |v| v.trim() != "0");
+        let device = OpenCl {
+            upload: queue()?,
+            compute: queue()?,
+            download: queue()?,
+            name,
+            device: listed.device,
+            context,
+            fusion,
+            fp64: extensions.contains("cl_khr_fp64"),
+            max_alloc,
+            programs: Mutex::new(HashMap::new()),
+            staging: Mutex::new(Vec::new()),
+        };
+        crate::notice::once(format!(
+            "batch kernels run on OpenCL device {} (fusion {})",
+            device.name,
+            if fusion { "on" } else { "off" }
+        ));
+        Ok(Some(device))
+    }
+
+    /// With fusion of elementwise kernels on or off.
+    pub fn fusion(mut self, on: bool) -> Self {
+        self.fusion = on;
+        self
+    }
+
+    /// Whether elementwise kernels are fused.
+    pub fn fuses(&self) -> bool {
+        self.fusion
+    }
+
+    /// The program of `step`, built once per source.
+    fn program(&self, step: &Step) -> Result<ocl::Program> {
+        let mut programs = self.programs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = programs.get(&step.source) {
+            return Ok(p.clone());
+        }
+        let program = ocl::Program::builder()
+            .src(step.source.clone())
+            .devices(self.device)
+            .cmplr_opt(BUILD_OPTIONS)
+            .build(&self.context)
+            .map_err(|e| {
+                kernel_error(
+                    &step.nodes,
+                    &self.name,
+                    format!("the kernel does not compile:\n{e}"),
+                )
+            })?;
+        programs.insert(step.source.clone(), program.clone());
+        Ok(program)
+    }
+
+    /// A staging set with room for these byte counts.
+    fn take_staging(&self, sizes: &staging::Sizes) -> Result<Staging> {
+        let reusable = {
+            let mut sets = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+            sets.iter()
+                .position(|s| s.fits(sizes))
+                .map(|i| sets.swap_remove(i))
+        };
+        match reusable {
+            Some(set) => Ok(set),
+            None => Staging::new(self, sizes),
+        }
+    }
+
+    fn give_back(&self, set: Staging) {
+        let mut sets = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+        sets.push(set);
+    }
+}
+
+impl Accelerator for OpenCl {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn run(&self, launches: &[Launch], input: HostBatch<'_>, output: &mut [u8]) -> Result<bool> {
+        let uses_double = launches
+            .iter()
+            .any(|l| l.input == ElementType::F64 || l.output == ElementType::F64);
+        if launches.is_empty() || (uses_double && !self.fp64) {
+            if uses_double {
+                crate::notice::once(format!(
+                    "OpenCL device {} has no double precision (cl_khr_fp64): f64 kernels run their Rust bodies",
+                    self.name
+                ));
+            }
+            return Ok(false);
+        }
+        let (n, per_sample, channels, inner, last) = shape_variables(input.shape);
+        if n == 0 {
+            return Ok(true);
+        }
+        let steps = program::steps(launches, self.fusion);
+        let all_nodes = launches
+            .iter()
+            .map(|l| l.node.as_ref())
+            .collect::<Vec<_>>()
+            .join(" + ");
+        let sizes = staging::Sizes::of(&steps, n, input.flags.map_or(1, <[u8]>::len));
+        let largest = sizes.largest();
+        if largest as u64 > self.max_alloc {
+            return Err(kernel_error(
+                &all_nodes,
+                &self.name,
+                format!(
+                    "out of device memory: the batch needs a buffer of {largest} bytes, the device allocates at most {} (use smaller batches)",
+                    self.max_alloc
+                ),
+            ));
+        }
+        let programs: Vec<ocl::Program> =
+            steps.iter().map(|s| self.program(s)).collect::<Result<_>>()?;
+        let mut set = self.take_staging(&sizes).map_err(|e| match e {
+            Error::Kernel { reason, .. } => kernel_error(&all_nodes, &self.name, reason),
+            other => other,
+        })?;
+        let shape = [n, per_sample, channels, inner, last].map(|x| x as u64);
+        let result = set.run(self, &steps, &programs, input, shape, output);
+        self.give_back(set);
+        result.map_err(|(nodes, e)| {
+            let reason = if out_of_memory(&e) {
+                format!("out of device memory: {e}")
+            } else {
+                e.to_string()
+            };
+            kernel_error(nodes.unwrap_or(&all_nodes), &self.name, reason)
+        })?;
+        Ok(true)
+    }
+}
+
+/// The device buffers of a node's own array arguments.
+fn arg_buffers(device: &OpenCl, args: &[KernelArg]) -> ocl::Result<Vec<Option<ocl::Buffer<u8>>>> {
+    args.iter()
+        .map(|arg| {
+            let bytes: Option<Vec<u8>> = match arg {
+                KernelArg::F32s(v) => Some(v.iter().flat_map(|x| x.to_ne_bytes()).collect()),
+                KernelArg::I32s(v) => Some(v.iter().flat_map(|x| x.to_ne_bytes()).collect()),
+                KernelArg::U32s(v) => Some(v.iter().flat_map(|x| x.to_ne_bytes()).collect()),
+                _ => None,
+            };
+            bytes
+                .map(|b| {
+                    ocl::Buffer::<u8>::builder()
+                        .queue(device.upload.clone())
+                        .flags(ocl::MemFlags::new().read_only().copy_host_ptr())
+                        .len(b.len().max(1))
+                        .copy_host_slice(if b.is_empty() { &[0u8][..] } else { &b[..] })
+                        .build()
+                })
+                .transpose()
+        })
+        .collect()
+}
+
