@@ -68,7 +68,12 @@ pub use adl_macros::Recycle;
 /// `pipeline! { sample: ..., collate: ..., batch: ... }`: a typed pipeline with the description of its graph (see `docs/dsl.md`).
 pub use adl_macros::pipeline;
 /// `#[transform]`: declare a typed, named pipeline node (see [`graph::Node`]).
+#[cfg(feature = "opencl")]
 pub use adl_macros::transform;
+/// `#[transform]`: declare a typed, named pipeline node (see [`graph::Node`]).
+/// (Built without the `opencl` feature: `opencl = ...` is an error.)
+#[cfg(not(feature = "opencl"))]
+pub use adl_macros::transform_without_opencl as transform;
 
 /// The engine (`adl-graph`): the [`Planner`](engine::Planner) that turns a
 /// pipeline's [`Description`](adl_core::graph::Description) into a checked
@@ -80,6 +85,12 @@ pub use adl_graph as engine;
 /// prefetch, per-epoch shuffling, rank sharding, exact resume, an error
 /// policy and per-node statistics. See [`Loader`](loader::Loader).
 pub use adl_graph::loader;
+
+/// Batch kernels on OpenCL devices (`adl-graph`, the `opencl` feature): the
+/// device, its program cache and buffers, fusion. See
+/// [`OpenCl`](opencl::OpenCl) and [`kernel`] for the kernel ABI.
+#[cfg(feature = "opencl")]
+pub use adl_graph::opencl;
 
 /// The names most programs need, in one `use adl::prelude::*;`.
 pub mod prelude {
@@ -96,5 +107,9 @@ pub mod prelude {
         Result, Sensor, Series, Synchronization, Timestamps, Trace, Transform,
     };
     pub use adl_graph::loader::{Loader, LoaderState, Sampler, ShardTail};
-    pub use adl_macros::{Collate, Recycle, pipeline, transform};
+    #[cfg(feature = "opencl")]
+    pub use adl_macros::transform;
+    #[cfg(not(feature = "opencl"))]
+    pub use adl_macros::transform_without_opencl as transform;
+    pub use adl_macros::{Collate, Recycle, pipeline};
 }

@@ -16,6 +16,12 @@ fn every_rule_fails_to_compile_with_our_message_and_every_form_compiles() {
     let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
     let mut missing = Vec::new();
     for rule in Rule::ALL {
+        // Shown only with the `opencl` feature off, which this build has
+        // on: its expansion is a snapshot in adl-macros
+        // (`transform::tests::opencl_needs_the_feature`).
+        if *rule == Rule::OpenClFeatureOff {
+            continue;
+        }
         let dir = ui.join(rule.id());
         let has_case = std::fs::read_dir(&dir)
             .map(|entries| {

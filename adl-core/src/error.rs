@@ -245,9 +245,7 @@ impl Error {
             Error::Sample { node, .. }
             | Error::Batch { node, .. }
             | Error::Panic { node, .. }
-            | Error::Kernel { node, .. } => {
-                Some(node)
-            }
+            | Error::Kernel { node, .. } => Some(node),
             Error::Transform { node, .. } if !node.is_empty() => Some(node),
             Error::Load { .. } => Some("dataset"),
             Error::Collate { .. } => Some("collate"),

@@ -78,7 +78,10 @@ pub fn derive_recycle(input: TokenStream) -> TokenStream {
 /// `adl::Error::Transform` naming the node.
 ///
 /// Options: `sample` (the default) or `batch`; `opencl = "source"` or
-/// `opencl = include_str!("kernel.cl")` (batch nodes only);
+/// `opencl = include_str!("kernel.cl")` (batch nodes only: the kernel, with
+/// the ABI of `adl::kernel`, named like the node; the body is its CPU
+/// reference); `args(field, ...)` (fields of an impl-block node passed to
+/// the kernel after the ABI's arguments);
 /// `name = "..."` (default: the function's name, or the type's in
 /// snake_case); `crate = "path"` when `adl` is re-exported elsewhere.
 ///
@@ -89,14 +92,23 @@ pub fn derive_recycle(input: TokenStream) -> TokenStream {
 /// flip {}.apply(frame)?;             // and a node
 ///
 /// struct Normalize { mean: f32, std: f32 }
-/// #[transform(batch, opencl = include_str!("normalize.cl"))]
+/// #[transform(batch, opencl = include_str!("normalize.cl"), args(mean, std))]
 /// impl Normalize {
 ///     fn apply(&self, b: Array4<f32>) -> Array4<f32> { (b - self.mean) / self.std }
 /// }
 /// ```
 #[proc_macro_attribute]
 pub fn transform(args: TokenStream, item: TokenStream) -> TokenStream {
-    transform::expand(args.into(), item.into()).into()
+    transform::expand(args.into(), item.into(), true).into()
+}
+
+/// `#[transform]` as the facade exports it when its `opencl` feature is
+/// off: the same, except that `opencl = ...` is a one-line error saying
+/// to enable the feature (in the manner of tokio's macros).
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn transform_without_opencl(args: TokenStream, item: TokenStream) -> TokenStream {
+    transform::expand(args.into(), item.into(), false).into()
 }
 
 /// Build a typed pipeline from its stages, checked at compile time: see

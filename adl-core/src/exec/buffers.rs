@@ -57,8 +57,10 @@ impl RawBuffer {
     /// and a size that is a whole number of `A`.
     fn capacity_for<A>(&self) -> Option<usize> {
         let size = size_of::<A>();
-        (size != 0 && self.layout.align() == align_of::<A>() && self.layout.size().is_multiple_of(size))
-            .then(|| self.layout.size() / size)
+        (size != 0
+            && self.layout.align() == align_of::<A>()
+            && self.layout.size().is_multiple_of(size))
+        .then(|| self.layout.size() / size)
     }
 
     /// This memory as an empty `Vec<A>` of `capacity` elements

@@ -14,7 +14,8 @@ use crate::kernel::Accelerator;
 /// #     fn run(&self, _: &[Launch], _: HostBatch<'_>, _: &mut [u8]) -> adl_core::Result<bool> { Ok(false) }
 /// # }
 /// let device = Nothing; // in practice, adl::opencl::OpenCl
-/// let cx = WithAccelerator::new(&Sequential::new(), &device);
+/// let sequential = Sequential::new();
+/// let cx = WithAccelerator::new(&sequential, &device);
 /// assert_eq!(cx.accelerator().map(|a| a.name()), Some("nothing"));
 /// ```
 #[derive(Clone, Copy)]

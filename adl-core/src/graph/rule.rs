@@ -198,12 +198,26 @@ rules! {
         label: "a kernel on a sample node",
         help: "declare the node `#[transform(batch, opencl = ...)]`, or drop the kernel",
     }
+    /// A kernel source with no `__kernel` function named like the node.
+    KernelEntry {
+        id: "kernel_entry",
+        message: "the OpenCL source of `{node}` has no `__kernel void {node}(...)`; the kernel runs the function named like the node",
+        label: "no kernel named `{node}` in this source",
+        help: "name the `__kernel` function `{node}`, or name the node after the kernel with `name = \"...\"`; the arguments follow the kernel ABI (see `adl::kernel`)",
+    }
+    /// `opencl = ...` with the `opencl` feature off.
+    OpenClFeatureOff {
+        id: "opencl_feature_off",
+        message: "`opencl = ...` needs adl's `opencl` feature, which is off",
+        label: "an OpenCL kernel without the `opencl` feature",
+        help: "enable it (it is on by default): `adl = { version = \"0.1\", features = [\"opencl\"] }`, or drop the kernel",
+    }
     /// A `#[transform]` option that does not exist or is malformed.
     TransformOption {
         id: "transform_option",
         message: "{problem}",
         label: "here",
-        help: "#[transform] takes `sample` (the default) or `batch`, `opencl = \"kernel source\"` (or `include_str!(...)`), `name = \"...\"` and `crate = \"...\"`",
+        help: "#[transform] takes `sample` (the default) or `batch`, `opencl = \"kernel source\"` (or `include_str!(...)`), `args(field, ...)` (the kernel's own arguments, on an impl block), `name = \"...\"` and `crate = \"...\"`",
     }
     /// A `#[transform]` function or method of the wrong shape.
     TransformSignature {

@@ -127,13 +127,17 @@ pub trait KernelOutput: Sized {
     /// The batch of `shape` whose row-major elements `fill` writes (as
     /// bytes). The memory comes from the thread's
     /// [`BufferPool`](crate::exec::BufferPool) when it has one.
-    fn build(shape: &[usize], fill: impl FnOnce(&mut [u8]) -> Result<bool>) -> Result<Option<Self>>;
+    fn build(shape: &[usize], fill: impl FnOnce(&mut [u8]) -> Result<bool>)
+    -> Result<Option<Self>>;
 }
 
 impl<T: Element, D: Dimension> KernelOutput for Array<T, D> {
     type Element = T;
 
-    fn build(shape: &[usize], fill: impl FnOnce(&mut [u8]) -> Result<bool>) -> Result<Option<Self>> {
+    fn build(
+        shape: &[usize],
+        fill: impl FnOnce(&mut [u8]) -> Result<bool>,
+    ) -> Result<Option<Self>> {
         let len: usize = shape.iter().product();
         let mut values: Vec<T> = crate::exec::buffer(len);
         values.resize(len, T::default());
@@ -152,5 +156,38 @@ impl<T: Element, D: Dimension> KernelOutput for Array<T, D> {
         Array::from_shape_vec(dim, values)
             .map(Some)
             .map_err(|e| Error::invalid("kernel output", e.to_string()))
+    }
+}
+
+/// A `Vec` is a batch of scalars (shape `[len]`).
+impl<T: Element> KernelInput for Vec<T> {
+    type Element = T;
+
+    fn with_host<R>(&self, f: impl FnOnce(HostBatch<'_>) -> R) -> Result<R> {
+        Ok(f(HostBatch {
+            data: bytes_of(self),
+            element: T::TYPE,
+            shape: &[self.len()],
+            flags: None,
+        }))
+    }
+
+    fn shape(&self) -> Vec<usize> {
+        vec![self.len()]
+    }
+}
+
+/// A `Vec` is a batch of scalars (shape `[len]`).
+impl<T: Element> KernelOutput for Vec<T> {
+    type Element = T;
+
+    fn build(
+        shape: &[usize],
+        fill: impl FnOnce(&mut [u8]) -> Result<bool>,
+    ) -> Result<Option<Self>> {
+        let len: usize = shape.iter().product();
+        let mut values: Vec<T> = crate::exec::buffer(len);
+        values.resize(len, T::default());
+        Ok(fill(bytes_of_mut(&mut values))?.then_some(values))
     }
 }

@@ -70,9 +70,9 @@ pub use builtin::{Affine, Clamp, FlipByFlag, Normalize, U8ToF32};
 pub use data::{HostBatch, KernelInput, KernelOutput};
 pub use element::{Element, ElementType};
 pub use launch::{KernelArg, Launch, Op, cl_f32, cl_f32_by_channel};
-pub use node::{Fused, KernelNode, run};
 #[doc(hidden)]
 pub use node::{ChainThem, FuseThem, Link, LinkKernels, LinkOther};
+pub use node::{Fused, KernelNode, run};
 
 /// The shape variables of the kernel ABI for a batch of `shape`: `(n,
 /// per_sample, channels, inner, last)`.

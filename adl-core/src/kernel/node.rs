@@ -60,7 +60,8 @@ where
     let launches = node.launches();
     let first = launches.first().and_then(|l| l.id);
     let entered = first.and_then(|id| cx.enter(id));
-    let out = input.with_host(|host| Out::build(&shape, |bytes| accelerator.run(&launches, host, bytes)));
+    let out =
+        input.with_host(|host| Out::build(&shape, |bytes| accelerator.run(&launches, host, bytes)));
     if let Some(id) = first {
         cx.leave(id, entered);
     }

@@ -104,8 +104,13 @@ pub(crate) fn list() -> Vec<Listed> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for (pi, platform) in ocl::Platform::list_from_core(platforms).into_iter().enumerate() {
-        let platform_name = platform.name().unwrap_or_else(|_| "unnamed platform".to_owned());
+    for (pi, platform) in ocl::Platform::list_from_core(platforms)
+        .into_iter()
+        .enumerate()
+    {
+        let platform_name = platform
+            .name()
+            .unwrap_or_else(|_| "unnamed platform".to_owned());
         let devices = ocl::Device::list_all(platform).unwrap_or_default();
         for (di, device) in devices.into_iter().enumerate() {
             let gpu = matches!(
@@ -117,7 +122,9 @@ pub(crate) fn list() -> Vec<Listed> {
                 device_index: di,
                 platform,
                 device,
-                name: device.name().unwrap_or_else(|_| "unnamed device".to_owned()),
+                name: device
+                    .name()
+                    .unwrap_or_else(|_| "unnamed device".to_owned()),
                 platform_name: platform_name.clone(),
                 gpu,
             });
@@ -192,13 +199,19 @@ mod tests {
                 device: 0
             }
         );
-        assert_eq!(DeviceChoice::parse("H100"), DeviceChoice::Name("H100".into()));
+        assert_eq!(
+            DeviceChoice::parse("H100"),
+            DeviceChoice::Name("H100".into())
+        );
     }
 
     #[test]
     fn a_choice_that_matches_nothing_names_what_there_is() {
         let err = pick(&DeviceChoice::Name("tpu".into()), &[]).unwrap_err();
-        assert!(err.to_string().contains("there is no OpenCL device"), "{err}");
+        assert!(
+            err.to_string().contains("there is no OpenCL device"),
+            "{err}"
+        );
         assert!(pick(&DeviceChoice::Auto, &[]).unwrap().is_none());
         assert!(pick(&DeviceChoice::Cpu, &[]).unwrap().is_none());
     }

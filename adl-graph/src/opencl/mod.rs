@@ -81,9 +81,13 @@ fn kernel_error(nodes: &str, device: &str, reason: impl std::fmt::Display) -> Er
 /// Whether an OpenCL error says the device ran out of memory.
 fn out_of_memory(e: &ocl::Error) -> bool {
     let text = e.to_string();
-    ["MEM_OBJECT_ALLOCATION_FAILURE", "OUT_OF_RESOURCES", "OUT_OF_HOST_MEMORY"]
-        .iter()
-        .any(|s| text.contains(s))
+    [
+        "MEM_OBJECT_ALLOCATION_FAILURE",
+        "OUT_OF_RESOURCES",
+        "OUT_OF_HOST_MEMORY",
+    ]
+    .iter()
+    .any(|s| text.contains(s))
 }
 
 impl OpenCl {
@@ -108,12 +112,8 @@ impl OpenCl {
             return Ok(None);
         };
         let name = format!("{} ({})", listed.name, listed.platform_name);
-        let setup = |e: ocl::Error| {
-            Error::invalid(
-                "OpenCL device",
-                format!("cannot set up {name}: {e}"),
-            )
-        };
+        let setup =
+            |e: ocl::Error| Error::invalid("OpenCL device", format!("cannot set up {name}: {e}"));
         let exact = matches!(
             listed.device.info(ocl::enums::DeviceInfo::SingleFpConfig),
             Ok(ocl::enums::DeviceInfoResult::SingleFpConfig(c))
@@ -254,8 +254,10 @@ impl Accelerator for OpenCl {
                 ),
             ));
         }
-        let programs: Vec<ocl::Program> =
-            steps.iter().map(|s| self.program(s)).collect::<Result<_>>()?;
+        let programs: Vec<ocl::Program> = steps
+            .iter()
+            .map(|s| self.program(s))
+            .collect::<Result<_>>()?;
         let mut set = self.take_staging(&sizes).map_err(|e| match e {
             Error::Kernel { reason, .. } => kernel_error(&all_nodes, &self.name, reason),
             other => other,
@@ -298,4 +300,3 @@ fn arg_buffers(device: &OpenCl, args: &[KernelArg]) -> ocl::Result<Vec<Option<oc
         })
         .collect()
 }
-

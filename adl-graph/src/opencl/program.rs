@@ -60,11 +60,12 @@ fn step(group: &[&Launch]) -> Step {
     let (first, last) = (group[0], group[group.len() - 1]);
     if let [
         Launch {
-            op: Op::Custom {
-                source,
-                entry,
-                args,
-            },
+            op:
+                Op::Custom {
+                    source,
+                    entry,
+                    args,
+                },
             ..
         },
     ] = group

@@ -66,7 +66,11 @@ fn device_buffer(device: &OpenCl, len: usize) -> ocl::Result<ocl::Buffer<u8>> {
 }
 
 /// A pinned host buffer of `len` bytes and its mapping.
-fn pinned(device: &OpenCl, queue: &ocl::Queue, len: usize) -> ocl::Result<(ocl::Buffer<u8>, ocl::MemMap<u8>)> {
+fn pinned(
+    device: &OpenCl,
+    queue: &ocl::Queue,
+    len: usize,
+) -> ocl::Result<(ocl::Buffer<u8>, ocl::MemMap<u8>)> {
     let buffer = ocl::Buffer::<u8>::builder()
         .queue(queue.clone())
         .flags(ocl::MemFlags::new().read_write().alloc_host_ptr())
@@ -187,10 +191,7 @@ impl Staging {
             unsafe {
                 builder.disable_arg_type_check();
             }
-            builder
-                .arg(source)
-                .arg(target)
-                .arg(&self.flags);
+            builder.arg(source).arg(target).arg(&self.flags);
             for x in shape {
                 builder.arg(x);
             }

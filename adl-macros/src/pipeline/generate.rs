@@ -94,6 +94,27 @@ fn then(steps: Vec<TokenStream>) -> TokenStream {
         .unwrap_or_else(|| quote!(__adl_crate::transform::Identity))
 }
 
+/// The batch stage's steps in order: each consecutive pair of kernel nodes
+/// is linked into `kernel::Fused` (one device program: the data stays on
+/// the device, elementwise kernels fuse), any other pair into `Then`. The
+/// choice is made here, where the node types are known, by method
+/// resolution (`kernel::LinkKernels` before `kernel::LinkOther`).
+fn link(steps: Vec<TokenStream>) -> TokenStream {
+    steps
+        .into_iter()
+        .reduce(|acc, next| {
+            quote! {{
+                #[allow(unused_imports)]
+                use __adl_crate::kernel::{LinkKernels as _, LinkOther as _};
+                let (__adl_first, __adl_next) = (#acc, #next);
+                (&__adl_crate::kernel::Link::of(&__adl_first, &__adl_next))
+                    .kind()
+                    .link(__adl_first, __adl_next)
+            }}
+        })
+        .unwrap_or_else(|| quote!(__adl_crate::transform::Identity))
+}
+
 impl Generator {
     /// A fresh binding called `__adl_{what}{n}`, spanned at `span`.
     fn ident(&mut self, what: &str, span: Span) -> Ident {
@@ -274,7 +295,7 @@ impl Generator {
         let (pre_infos, sample_infos, batch_infos, post_infos) =
             (&pre.infos, &sample.infos, &batch.infos, &post.infos);
         let sample_stage = then(pre.tagged.into_iter().chain(sample.tagged).collect());
-        let batch_stage = then(batch.tagged.into_iter().chain(post.tagged).collect());
+        let batch_stage = link(batch.tagged.into_iter().chain(post.tagged).collect());
         let description = quote! {
             __adl_crate::graph::Description {
                 pre: ::std::vec![#(#pre_infos),*],
@@ -459,7 +480,7 @@ impl Generator {
 
         let mut pipeline = branch_pipeline;
         if !post_steps.is_empty() {
-            let post = then(post_steps);
+            let post = link(post_steps);
             pipeline = quote!(__adl_crate::pipeline::Post::new(#pipeline, #post));
         }
         if !pre_steps.is_empty() {

@@ -5,6 +5,7 @@
 use adl_core::graph::Stage;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use super::item::{Form, NodeItem, NodeSignature};
 use super::options::Options;
@@ -94,6 +95,10 @@ pub(crate) fn node_impls(
         quote!(.with_doc(#doc))
     });
     let graph = quote!(#krate::graph);
+    let (apply_in, kernel_node) = match &options.kernel {
+        Some(k) => kernel_impls(item, signature, options, name, &node_ty, &k.source),
+        None => (TokenStream::new(), TokenStream::new()),
+    };
     quote! {
         #(#cfgs)*
         impl #krate::Transform<#input> for #node_ty {
@@ -103,7 +108,11 @@ pub(crate) fn node_impls(
             fn apply(&self, #input_arg: #input) -> #krate::Result<#output> {
                 #body
             }
+
+            #apply_in
         }
+
+        #kernel_node
 
         #(#cfgs)*
         impl #graph::Node for #node_ty {
@@ -124,4 +133,64 @@ pub(crate) fn node_impls(
         #(#cfgs)*
         impl #graph::Takes<#input> for #node_ty {}
     }
+}
+
+/// For a node with `opencl = ...`: its `apply_in` (the kernel on the
+/// context's accelerator, else the body), and its `KernelNode` impl (one
+/// user launch, with `args(...)` after the ABI's arguments). The element
+/// types are read through `KernelInput` / `KernelOutput`, spanned at the
+/// user's types, so an input or output a kernel cannot take is reported
+/// there.
+fn kernel_impls(
+    item: &NodeItem,
+    signature: &NodeSignature,
+    options: &Options,
+    name: &str,
+    node_ty: &TokenStream,
+    source: &syn::Expr,
+) -> (TokenStream, TokenStream) {
+    let krate = &options.krate;
+    let cfgs = &item.cfgs;
+    let (input, output) = (&signature.input, &signature.output);
+    let input_arg = Ident::new("input", Span::mixed_site());
+    let cx = Ident::new("cx", Span::mixed_site());
+    let kernel = quote!(#krate::kernel);
+    let apply_in = quote! {
+        #[inline]
+        fn apply_in(
+            &self,
+            #cx: &dyn #krate::exec::Context,
+            #input_arg: #input,
+        ) -> #krate::Result<#output> {
+            #kernel::run(self, #cx, #input_arg, |#input_arg| {
+                <Self as #krate::Transform<#input>>::apply(self, #input_arg)
+            })
+        }
+    };
+    let in_elem = quote_spanned!(input.span()=> <#input as #kernel::KernelInput>::Element);
+    let out_elem = quote_spanned!(output.span()=> <#output as #kernel::KernelOutput>::Element);
+    let args = options
+        .args
+        .iter()
+        .flat_map(|a| &a.fields)
+        .map(|field| quote_spanned!(field.span()=> #kernel::KernelArg::from(&self.#field)));
+    let kernel_node = quote! {
+        #(#cfgs)*
+        impl #kernel::KernelNode for #node_ty {
+            type In = #in_elem;
+            type Out = #out_elem;
+
+            fn launches(&self) -> ::std::vec::Vec<#kernel::Launch> {
+                ::std::vec![#kernel::Launch::custom(
+                    #name,
+                    <#in_elem as #kernel::Element>::TYPE,
+                    <#out_elem as #kernel::Element>::TYPE,
+                    #source,
+                    #name,
+                    ::std::vec![#(#args),*],
+                )]
+            }
+        }
+    };
+    (apply_in, kernel_node)
 }

@@ -40,8 +40,9 @@ use quote::quote;
 
 use crate::diagnostic::Errors;
 
-/// Expand `#[transform(args)] item`.
-pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+/// Expand `#[transform(args)] item`; `opencl` says whether adl's `opencl`
+/// feature is on (the facade picks the entry point).
+pub(crate) fn expand(args: TokenStream, item: TokenStream, opencl: bool) -> TokenStream {
     let mut errors = Errors::default();
     let mut options = options::parse(args, &mut errors);
     let parsed: syn::Item = match syn::parse2(item.clone()) {
@@ -61,7 +62,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Some(lit) => lit.value(),
         None => node.default_name.clone(),
     };
-    check::check(&mut options, &name, &mut errors);
+    check::check(&mut options, &node, &name, opencl, &mut errors);
 
     let node_struct = generate::node_struct(&node);
     let impls = node

@@ -1,5 +1,5 @@
 //! The options of `#[transform(...)]`: `sample` (the default) or `batch`,
-//! `opencl = ...`, `name = "..."`, `crate = "..."`.
+//! `opencl = ...`, `args(field, ...)`, `name = "..."`, `crate = "..."`.
 //!
 //! Each option is read on its own, so that every malformed or unknown
 //! option is reported (rule `transform_option`), and the node is still
@@ -18,6 +18,8 @@ pub(crate) struct Options {
     pub(crate) stage: Stage,
     /// `opencl = <source>`.
     pub(crate) kernel: Option<Kernel>,
+    /// `args(field, ...)`: the kernel's own arguments, fields of `self`.
+    pub(crate) args: Option<Args>,
     /// `name = "..."`.
     pub(crate) name: Option<LitStr>,
     /// The path of the facade crate: `::adl`, or `crate = "..."`.
@@ -32,11 +34,18 @@ pub(crate) struct Kernel {
     pub(crate) source: Expr,
 }
 
+/// `args(field, ...)`: the key and the fields.
+pub(crate) struct Args {
+    pub(crate) key: Ident,
+    pub(crate) fields: Vec<syn::Member>,
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
             stage: Stage::Sample,
             kernel: None,
+            args: None,
             name: None,
             krate: syn::parse_quote!(::adl),
         }
@@ -71,6 +80,7 @@ pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> Options {
         let result = match word.as_str() {
             "sample" | "batch" => stage(&meta, &mut stage_given).map(|s| options.stage = s),
             "opencl" => kernel(&meta, options.kernel.is_some()).map(|k| options.kernel = Some(k)),
+            "args" => kernel_args(&meta, options.args.is_some()).map(|a| options.args = Some(a)),
             "name" => name(&meta, options.name.is_some()).map(|n| options.name = Some(n)),
             "crate" => krate(&meta).map(|p| options.krate = p),
             _ => {
@@ -144,6 +154,30 @@ fn kernel(meta: &Meta, already: bool) -> syn::Result<Kernel> {
             format_args!("`opencl` takes {expected}"),
         )),
     }
+}
+
+/// `args(field, ...)`: fields of the node (named, or `0`, `1` of a tuple
+/// struct), once.
+fn kernel_args(meta: &Meta, already: bool) -> syn::Result<Args> {
+    let key = meta.path().get_ident().expect("a one-word path").clone();
+    let expected = "the fields of the node passed to its kernel, e.g. `args(mean, std)`";
+    let Meta::List(list) = meta else {
+        return Err(problem_at(
+            OPTION,
+            meta,
+            format_args!("`args` takes {expected}"),
+        ));
+    };
+    if already {
+        return Err(problem_at(OPTION, &key, "`args` is given twice"));
+    }
+    let fields = list
+        .parse_args_with(Punctuated::<syn::Member, Token![,]>::parse_terminated)
+        .map_err(|e| problem(OPTION, e.span(), format_args!("`args` takes {expected}")))?;
+    Ok(Args {
+        key,
+        fields: fields.into_iter().collect(),
+    })
 }
 
 /// `name = "..."`: a non-empty string, once.

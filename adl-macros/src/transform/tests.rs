@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 fn expand(args: TokenStream, item: TokenStream) -> String {
-    let out = super::expand(args, item);
+    let out = super::expand(args, item, true);
     let file: syn::File = syn::parse2(out.clone()).unwrap_or_else(|e| panic!("{e}: {out}"));
     prettyplease::unparse(&file)
 }
@@ -100,4 +100,19 @@ fn kernel_on_sample_node_keeps_the_node() {
             }
         )
     ));
+}
+
+#[test]
+fn opencl_needs_the_feature() {
+    // The facade's `#[transform]` without its `opencl` feature: one error
+    // at `opencl`, and the node (without its kernel) still follows.
+    let out = super::expand(
+        quote!(batch, opencl = "__kernel void negate() {}"),
+        quote! {
+            fn negate(b: Vec<f32>) -> Vec<f32> { b }
+        },
+        false,
+    );
+    let file: syn::File = syn::parse2(out).expect("an item list");
+    insta::assert_snapshot!(prettyplease::unparse(&file));
 }

@@ -67,7 +67,12 @@ impl<D> KernelNode for Affine<D> {
     type Out = f32;
 
     fn launches(&self) -> Vec<Launch> {
-        vec![Launch::map("affine", ElementType::F32, ElementType::F32, self.expr())]
+        vec![Launch::map(
+            "affine",
+            ElementType::F32,
+            ElementType::F32,
+            self.expr(),
+        )]
     }
 }
 

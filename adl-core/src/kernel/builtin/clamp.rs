@@ -76,7 +76,12 @@ impl<D> KernelNode for Clamp<D> {
     type Out = f32;
 
     fn launches(&self) -> Vec<Launch> {
-        vec![Launch::map("clamp", ElementType::F32, ElementType::F32, self.expr())]
+        vec![Launch::map(
+            "clamp",
+            ElementType::F32,
+            ElementType::F32,
+            self.expr(),
+        )]
     }
 }
 

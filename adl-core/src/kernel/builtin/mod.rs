@@ -117,10 +117,19 @@ mod tests {
     #[test]
     fn geometry_of_common_shapes() {
         let g = Geometry::of(&[2, 3, 4, 5]);
-        assert_eq!((g.n, g.per_sample, g.channels, g.inner, g.last), (120, 60, 3, 20, 5));
+        assert_eq!(
+            (g.n, g.per_sample, g.channels, g.inner, g.last),
+            (120, 60, 3, 20, 5)
+        );
         let g = Geometry::of(&[7, 64]);
-        assert_eq!((g.n, g.per_sample, g.channels, g.inner, g.last), (448, 64, 64, 1, 64));
+        assert_eq!(
+            (g.n, g.per_sample, g.channels, g.inner, g.last),
+            (448, 64, 64, 1, 64)
+        );
         let g = Geometry::of(&[9]);
-        assert_eq!((g.n, g.per_sample, g.channels, g.inner, g.last), (9, 1, 1, 1, 1));
+        assert_eq!(
+            (g.n, g.per_sample, g.channels, g.inner, g.last),
+            (9, 1, 1, 1, 1)
+        );
     }
 }

@@ -100,7 +100,9 @@ impl<D: Dimension> Transform<Array<f32, D>> for Normalize<D> {
         self.check_shape(input.shape())?;
         let (mean, std) = (&self.mean, &self.std);
         let at = |values: &[f32], c: usize| values[if values.len() == 1 { 0 } else { c }];
-        Ok(super::map_in_place(input, |v, c| (v - at(mean, c)) / at(std, c)))
+        Ok(super::map_in_place(input, |v, c| {
+            (v - at(mean, c)) / at(std, c)
+        }))
     }
 
     fn apply_in(&self, cx: &dyn Context, input: Array<f32, D>) -> Result<Array<f32, D>> {
@@ -113,7 +115,12 @@ impl<D> KernelNode for Normalize<D> {
     type Out = f32;
 
     fn launches(&self) -> Vec<Launch> {
-        vec![Launch::map("normalize", ElementType::F32, ElementType::F32, self.expr())]
+        vec![Launch::map(
+            "normalize",
+            ElementType::F32,
+            ElementType::F32,
+            self.expr(),
+        )]
     }
 
     fn check(&self, shape: &[usize]) -> Result<()> {

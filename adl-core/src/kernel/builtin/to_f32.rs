@@ -87,7 +87,12 @@ impl<D> KernelNode for U8ToF32<D> {
     type Out = f32;
 
     fn launches(&self) -> Vec<Launch> {
-        vec![Launch::map("u8_to_f32", u8::TYPE, ElementType::F32, self.expr())]
+        vec![Launch::map(
+            "u8_to_f32",
+            u8::TYPE,
+            ElementType::F32,
+            self.expr(),
+        )]
     }
 }
 
