@@ -1,5 +1,6 @@
 use std::sync::Arc;
 
+use adl_core::kernel::Accelerator;
 use adl_core::{Dataset, Error, Pipeline, Result};
 
 use super::{Loader, Sampler, Shard, ShardTail};
@@ -29,6 +30,33 @@ pub(crate) struct Config {
     pub(crate) prefetch: usize,
     pub(crate) shard: Shard,
     pub(crate) on_error: OnError,
+    pub(crate) device: Device,
+}
+
+/// Where a loader runs the batch kernels of its pipeline.
+#[derive(Clone, Default)]
+pub(crate) enum Device {
+    /// `ADL_OPENCL_DEVICE`, else the first GPU, else the first OpenCL
+    /// device, else the Rust bodies (decided at `build`, only when the
+    /// pipeline has kernel nodes).
+    #[default]
+    FromEnvironment,
+    /// An OpenCL device chosen by the program.
+    #[cfg(feature = "opencl")]
+    Chosen(crate::opencl::DeviceChoice),
+    /// A device the program opened.
+    Given(Arc<dyn Accelerator>),
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Device::FromEnvironment => f.write_str("FromEnvironment"),
+            #[cfg(feature = "opencl")]
+            Device::Chosen(choice) => write!(f, "Chosen({choice})"),
+            Device::Given(a) => write!(f, "Given({})", a.name()),
+        }
+    }
 }
 
 /// Sets up a [`Loader`]: see [`Loader::new`]. Every setting has a default:
@@ -65,6 +93,7 @@ where
                 prefetch: 2 * workers,
                 shard: Shard::default(),
                 on_error: OnError::Fail,
+                device: Device::FromEnvironment,
             },
             errors: Vec::new(),
         }
@@ -183,6 +212,25 @@ where
     /// What to do with a failing sample or batch.
     pub fn on_error(mut self, policy: OnError) -> Self {
         self.config.on_error = policy;
+        self
+    }
+
+    /// The OpenCL device for the pipeline's batch kernels (default:
+    /// `ADL_OPENCL_DEVICE`, else the first GPU, else the first OpenCL
+    /// device; [`DeviceChoice::Cpu`](crate::opencl::DeviceChoice::Cpu) runs
+    /// the kernels' Rust bodies). Opened at [`build`](Self::build), only
+    /// when the pipeline has kernel nodes; the choice is reported once.
+    #[cfg(feature = "opencl")]
+    pub fn opencl(mut self, choice: crate::opencl::DeviceChoice) -> Self {
+        self.config.device = Device::Chosen(choice);
+        self
+    }
+
+    /// A device the program opened (an [`OpenCl`](crate::opencl::OpenCl),
+    /// or an accelerator of its own) for the batch kernels, shared with
+    /// other loaders.
+    pub fn accelerator(mut self, device: Arc<dyn Accelerator>) -> Self {
+        self.config.device = Device::Given(device);
         self
     }
 }

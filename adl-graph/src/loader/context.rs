@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use adl_core::exec::{Context, NodeId, SampleRng};
+use adl_core::kernel::Accelerator;
 
 /// One call in this many of each node is timed (the first of each run of
 /// calls of a job): reading the clock around every call would cost as much
@@ -107,6 +108,8 @@ pub(crate) struct JobContext<'a> {
     pub(crate) epoch: u64,
     /// The sample being transformed, in the sample stage.
     pub(crate) index: Option<usize>,
+    /// The device of the batch kernels.
+    pub(crate) accelerator: Option<&'a dyn Accelerator>,
 }
 
 impl JobContext<'_> {
@@ -119,6 +122,7 @@ impl JobContext<'_> {
             seed: self.seed,
             epoch: self.epoch,
             index: Some(index),
+            accelerator: self.accelerator,
         }
     }
 }
@@ -155,5 +159,9 @@ impl Context for JobContext<'_> {
 
     fn sample_index(&self) -> Option<usize> {
         self.index
+    }
+
+    fn accelerator(&self) -> Option<&dyn Accelerator> {
+        self.accelerator
     }
 }

@@ -402,6 +402,7 @@ where
         seed: shared.config.seed,
         epoch,
         index: None,
+        accelerator: shared.accelerator.as_deref(),
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| build_in(shared, &cx, k, indices)))
         .unwrap_or_else(|payload| Outcome::Failed(panicked("loader", None, payload.as_ref())));

@@ -76,6 +76,7 @@ use std::sync::{Arc, Mutex};
 
 use adl_core::exec::{BufferPool, Recycle};
 use adl_core::graph::{Description, Stage};
+use adl_core::kernel::Accelerator;
 use adl_core::{Dataset, Error, Pipeline, Result};
 
 pub use batch::Batch;
@@ -113,6 +114,8 @@ pub(crate) struct Shared<D, P> {
     pub(crate) fingerprint: u64,
     /// The memory of batches the consumer dropped, for the next ones.
     pub(crate) buffers: Arc<BufferPool>,
+    /// The device of the batch kernels, if any.
+    pub(crate) accelerator: Option<Arc<dyn Accelerator>>,
 }
 
 /// The loader's own statistics slots, after the pipeline's nodes.
@@ -193,6 +196,10 @@ where
             rows.push((stage.to_string(), Measured::Stage(stage)));
         }
         let fingerprint = fingerprint::<D::Sample, P>(pipeline.description());
+        let has_kernels = pipeline
+            .description()
+            .is_some_and(|d| d.nodes().iter().any(|n| n.kernel.is_some()));
+        let accelerator = open_device(&config.device, has_kernels)?;
         let counters = Counters::new(rows.len());
         let totals = Mutex::new(Totals {
             workers: config.workers,
@@ -209,6 +216,7 @@ where
                 totals,
                 fingerprint,
                 buffers,
+                accelerator,
             }),
             pool,
         })
@@ -308,6 +316,40 @@ where
     /// The fingerprint of the pipeline's plan, as stored in states.
     pub fn fingerprint(&self) -> u64 {
         self.shared.fingerprint
+    }
+
+    /// The device that runs the pipeline's batch kernels, if any (none:
+    /// they run their Rust bodies on the workers).
+    pub fn accelerator(&self) -> Option<&dyn Accelerator> {
+        self.shared.accelerator.as_deref()
+    }
+}
+
+/// The device of the batch kernels: the one given, or the one chosen (or
+/// named by the environment) when the pipeline has kernel nodes.
+fn open_device(
+    device: &builder::Device,
+    has_kernels: bool,
+) -> Result<Option<Arc<dyn Accelerator>>> {
+    match device {
+        builder::Device::Given(a) => Ok(Some(Arc::clone(a))),
+        _ if !has_kernels => Ok(None),
+        #[cfg(feature = "opencl")]
+        builder::Device::Chosen(choice) => {
+            Ok(crate::opencl::OpenCl::open(choice)?.map(|d| Arc::new(d) as Arc<dyn Accelerator>))
+        }
+        #[cfg(feature = "opencl")]
+        builder::Device::FromEnvironment => Ok(crate::opencl::OpenCl::open(
+            &crate::opencl::DeviceChoice::from_env(),
+        )?
+        .map(|d| Arc::new(d) as Arc<dyn Accelerator>)),
+        #[cfg(not(feature = "opencl"))]
+        builder::Device::FromEnvironment => {
+            crate::notice::once(
+                "built without the `opencl` feature: batch kernels run their Rust bodies on the CPU",
+            );
+            Ok(None)
+        }
     }
 }
 

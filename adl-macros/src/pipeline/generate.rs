@@ -94,22 +94,25 @@ fn then(steps: Vec<TokenStream>) -> TokenStream {
         .unwrap_or_else(|| quote!(__adl_crate::transform::Identity))
 }
 
-/// The batch stage's steps in order: each consecutive pair of kernel nodes
-/// is linked into `kernel::Fused` (one device program: the data stays on
-/// the device, elementwise kernels fuse), any other pair into `Then`. The
-/// choice is made here, where the node types are known, by method
-/// resolution (`kernel::LinkKernels` before `kernel::LinkOther`).
+/// The batch stage's steps in order, linked from the last: a kernel node
+/// followed by a kernel node (or a run of them) is linked into
+/// `kernel::Fused` (one device program: the data stays on the device,
+/// elementwise kernels fuse), any other pair into `Then`, so every run of
+/// consecutive kernel nodes becomes one `Fused`. The choice is made here,
+/// where the node types are known, by method resolution
+/// (`kernel::LinkKernels` before `kernel::LinkOther`).
 fn link(steps: Vec<TokenStream>) -> TokenStream {
     steps
         .into_iter()
-        .reduce(|acc, next| {
+        .rev()
+        .reduce(|rest, step| {
             quote! {{
                 #[allow(unused_imports)]
                 use __adl_crate::kernel::{LinkKernels as _, LinkOther as _};
-                let (__adl_first, __adl_next) = (#acc, #next);
-                (&__adl_crate::kernel::Link::of(&__adl_first, &__adl_next))
+                let (__adl_first, __adl_rest) = (#step, #rest);
+                (&__adl_crate::kernel::Link::of(&__adl_first, &__adl_rest))
                     .kind()
-                    .link(__adl_first, __adl_next)
+                    .link(__adl_first, __adl_rest)
             }}
         })
         .unwrap_or_else(|| quote!(__adl_crate::transform::Identity))

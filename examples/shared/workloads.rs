@@ -1,0 +1,316 @@
+//! The benchmark workloads W1, W2 and W3 of `bench/WORKLOADS.md` (spec
+//! version 1): their data, generated exactly as specified, as adl datasets,
+//! and the digests that check a run. Shared by `examples/bench.rs` and the
+//! tests.
+//!
+//! Every random word is `u(stream, i, j) = mix64(key(stream, i, j) ^ S)`
+//! with `S = mix64(2024)`; generation is split over threads and does not
+//! depend on their number.
+
+#![allow(dead_code, unreachable_pub)] // each user takes the workloads it needs
+
+use std::sync::Arc;
+
+use adl::exec::mix64;
+use adl::prelude::*;
+use ndarray::{Array1, Array2, Array3};
+
+/// The workloads' seed.
+pub const SEED: u64 = 2024;
+
+/// `S = mix64(SEED)`.
+pub fn s() -> u64 {
+    mix64(SEED)
+}
+
+/// The random word of `(stream, i, j)`.
+#[inline]
+pub fn u(stream: u64, i: u64, j: u64) -> u64 {
+    mix64(((stream << 56) | (i << 24) | j) ^ s())
+}
+
+/// `f32(u >> 40) * 2^-24`, exact, in `[0, 1)`.
+#[inline]
+pub fn unit(u: u64) -> f32 {
+    (u >> 40) as f32 * (1.0 / 16_777_216.0)
+}
+
+/// Fill `out` in parallel: `f(k, chunk)` writes the chunk starting at
+/// element `k * chunk_len`.
+fn par_fill<T: Send>(out: &mut [T], chunk_len: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunks: Vec<(usize, &mut [T])> = out.chunks_mut(chunk_len).enumerate().collect();
+    let per_thread = chunks.len().div_ceil(threads).max(1);
+    let mut chunks = chunks;
+    std::thread::scope(|scope| {
+        while !chunks.is_empty() {
+            let take = per_thread.min(chunks.len());
+            let mine: Vec<(usize, &mut [T])> = chunks.drain(..take).collect();
+            let f = &f;
+            scope.spawn(move || {
+                for (k, chunk) in mine {
+                    f(k, chunk);
+                }
+            });
+        }
+    });
+}
+
+/// The digest of one output field over an epoch's batches:
+/// `sum_b (b + 1) * bits_sum(batch_b)` mod 2^64.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Digest(pub u64);
+
+impl Digest {
+    /// Add batch `b` whose `bits_sum` is `sum`.
+    pub fn add(&mut self, b: usize, sum: u64) {
+        self.0 = self.0.wrapping_add((b as u64 + 1).wrapping_mul(sum));
+    }
+}
+
+impl std::fmt::Display for Digest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
+}
+
+/// The raw bits of every `f32`, added.
+pub fn bits_sum_f32<'a>(values: impl IntoIterator<Item = &'a f32>) -> u64 {
+    values
+        .into_iter()
+        .fold(0u64, |acc, v| acc.wrapping_add(u64::from(v.to_bits())))
+}
+
+/// The raw bits of every `i64`, added.
+pub fn bits_sum_i64<'a>(values: impl IntoIterator<Item = &'a i64>) -> u64 {
+    values
+        .into_iter()
+        .fold(0u64, |acc, v| acc.wrapping_add(*v as u64))
+}
+
+/// The bytes, added.
+pub fn bits_sum_u8<'a>(values: impl IntoIterator<Item = &'a u8>) -> u64 {
+    values
+        .into_iter()
+        .fold(0u64, |acc, v| acc.wrapping_add(u64::from(*v)))
+}
+
+// ---------------------------------------------------------------- W1 ---
+
+/// W1 "tiny": `n` vectors of 64 floats and a label, batch 256.
+pub struct W1 {
+    /// `f32[n, 64]`, row-major.
+    pub x: Vec<f32>,
+    /// `i64[n]`.
+    pub y: Vec<i64>,
+}
+
+/// W1's features per sample.
+pub const W1_FEATURES: usize = 64;
+/// W1's full size.
+pub const W1_SAMPLES: usize = 200_000;
+/// `STD = f32(sqrt(3))`, bits `0x3FDDB3D7`.
+pub const W1_STD: f32 = f32::from_bits(0x3FDD_B3D7);
+
+impl W1 {
+    /// The first `n` samples of W1.
+    pub fn generate(n: usize) -> Self {
+        let mut x = vec![0f32; n * W1_FEATURES];
+        par_fill(&mut x, W1_FEATURES * 1024, |k, chunk| {
+            let first = k * 1024;
+            for (r, row) in chunk.chunks_mut(W1_FEATURES).enumerate() {
+                let i = (first + r) as u64;
+                for (j, v) in row.iter_mut().enumerate() {
+                    *v = unit(u(1, i, j as u64)) * 6.0 - 2.0;
+                }
+            }
+        });
+        let y = (0..n as u64)
+            .map(|i| ((u(2, i, 0) >> 32) % 10) as i64)
+            .collect();
+        W1 { x, y }
+    }
+}
+
+/// A W1 sample.
+#[derive(Debug, Clone, adl::Collate)]
+pub struct W1Sample {
+    /// The features.
+    pub x: Array1<f32>,
+    /// The label.
+    pub y: i64,
+}
+
+/// W1 as a dataset (reading a sample copies its row).
+#[derive(Clone)]
+pub struct W1Data(pub Arc<W1>);
+
+impl Dataset for W1Data {
+    type Sample = W1Sample;
+
+    fn len(&self) -> usize {
+        self.0.y.len()
+    }
+
+    fn get(&self, index: usize) -> adl::Result<W1Sample> {
+        let row = self
+            .0
+            .x
+            .get(index * W1_FEATURES..(index + 1) * W1_FEATURES)
+            .ok_or_else(|| adl::Error::invalid("index", format!("{index} is out of range")))?;
+        let mut x = adl::exec::buffer(W1_FEATURES);
+        x.extend_from_slice(row);
+        Ok(W1Sample {
+            x: Array1::from(x),
+            y: self.0.y[index],
+        })
+    }
+}
+
+// ---------------------------------------------------------------- W2 ---
+
+/// Bytes per W2 image: `u8[3, 64, 64]`.
+pub const W2_IMAGE: usize = 3 * 64 * 64;
+/// W2's full size.
+pub const W2_SAMPLES: usize = 20_000;
+/// W2's per-channel means.
+pub const W2_MEAN: [f32; 3] = [0.485, 0.456, 0.406];
+/// W2's per-channel standard deviations.
+pub const W2_STD: [f32; 3] = [0.229, 0.224, 0.225];
+
+/// W2 "image": `n` RGB 64x64 images and a flip flag each, batch 64.
+pub struct W2 {
+    /// `u8[n, 3, 64, 64]`, row-major.
+    pub images: Vec<u8>,
+    /// One flag per image.
+    pub flips: Vec<bool>,
+}
+
+impl W2 {
+    /// The first `n` samples of W2.
+    pub fn generate(n: usize) -> Self {
+        let mut images = vec![0u8; n * W2_IMAGE];
+        par_fill(&mut images, W2_IMAGE, |i, image| {
+            for (j, px) in image.iter_mut().enumerate() {
+                *px = (u(3, i as u64, j as u64) >> 56) as u8;
+            }
+        });
+        let flips = (0..n as u64).map(|i| (u(4, i, 0) >> 63) == 1).collect();
+        W2 { images, flips }
+    }
+}
+
+/// W2 as a dataset: sample `i` is its image and its flip flag (the flip
+/// and the conversion run as batch kernels).
+#[derive(Clone)]
+pub struct W2Data(pub Arc<W2>);
+
+impl Dataset for W2Data {
+    type Sample = (Array3<u8>, bool);
+
+    fn len(&self) -> usize {
+        self.0.flips.len()
+    }
+
+    fn get(&self, index: usize) -> adl::Result<(Array3<u8>, bool)> {
+        let image = self
+            .0
+            .images
+            .get(index * W2_IMAGE..(index + 1) * W2_IMAGE)
+            .ok_or_else(|| adl::Error::invalid("index", format!("{index} is out of range")))?;
+        let mut pixels = adl::exec::buffer(W2_IMAGE);
+        pixels.extend_from_slice(image);
+        let image = Array3::from_shape_vec((3, 64, 64), pixels)
+            .map_err(|e| adl::Error::invalid("image", e.to_string()))?;
+        Ok((image, self.0.flips[index]))
+    }
+}
+
+// ---------------------------------------------------------------- W3 ---
+
+/// One W3 sensor: timestamps (µs) and payloads of `width` floats each.
+pub struct W3Sensor {
+    /// Timestamps in microseconds, strictly increasing.
+    pub t: Vec<i64>,
+    /// Payloads, row-major `f32[n, width]`.
+    pub values: Vec<f32>,
+    /// Floats per reading.
+    pub width: usize,
+}
+
+/// W3 "multimodal-sync": sensors a (10 Hz, `f32[8]`), b (20 Hz,
+/// `f32[32, 32]`), c (100 Hz, `f32[6]`) over ten minutes.
+pub struct W3 {
+    /// The reference sensor.
+    pub a: W3Sensor,
+    /// The camera-like sensor.
+    pub b: W3Sensor,
+    /// The IMU-like sensor.
+    pub c: W3Sensor,
+}
+
+fn w3_sensor(
+    period: i64,
+    jitter: i64,
+    time_stream: u64,
+    value_stream: u64,
+    width: usize,
+) -> W3Sensor {
+    let n = (600_000_000 / period) as usize;
+    let t = (0..n as u64)
+        .map(|k| {
+            let jit = (u(time_stream, k, 0) % (2 * jitter as u64 + 1)) as i64 - jitter;
+            k as i64 * period + jit
+        })
+        .collect();
+    let mut values = vec![0f32; n * width];
+    par_fill(&mut values, width * 256, |chunk_index, chunk| {
+        let first = chunk_index * 256;
+        for (r, row) in chunk.chunks_mut(width).enumerate() {
+            let k = (first + r) as u64;
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = unit(u(value_stream, k, j as u64)) * 2.0 - 1.0;
+            }
+        }
+    });
+    W3Sensor { t, values, width }
+}
+
+impl W3 {
+    /// The three sensors, in full (ten minutes).
+    pub fn generate() -> Self {
+        W3 {
+            a: w3_sensor(100_000, 20_000, 5, 8, 8),
+            b: w3_sensor(50_000, 10_000, 6, 9, 32 * 32),
+            c: w3_sensor(10_000, 2_000, 7, 10, 6),
+        }
+    }
+}
+
+/// A W3 sample.
+#[derive(Debug, Clone, adl::Collate)]
+pub struct W3Sample {
+    /// The reference timestamp, µs.
+    pub t: i64,
+    /// The reference reading, `f32[8]`.
+    pub reference: Array1<f32>,
+    /// The nearest b reading, `f32[32, 32]`.
+    pub img: Array2<f32>,
+    /// Ten c readings around the nearest, `f32[10, 6]`.
+    pub imu: Array2<f32>,
+    /// `(nb, s)`: the b index and the first c index.
+    pub idx: Array1<i64>,
+}
+
+#[cfg(test)]
+mod checks {
+    use super::*;
+
+    #[test]
+    fn check_values() {
+        assert_eq!(s(), 0xbbbf12ccd68b4479);
+        assert_eq!(u(1, 0, 0), 0x50eb5b5ced973855);
+        assert_eq!(u(1, 199999, 63), 0x85197cf7f9d202af);
+        assert_eq!(unit(u(1, 0, 0)), 0.31609123945236206);
+    }
+}
