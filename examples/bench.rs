@@ -229,14 +229,16 @@ fn w1(args: &Args) -> adl::Result<bool> {
     Ok(check("x", x, ex) & check("y", y, ey))
 }
 
+/// A W2 sample: an image and its flip flag.
+type W2Sample = (ndarray::Array3<u8>, bool);
+/// A collated W2 batch: the images and their flags.
+type W2Collated = (Array4<u8>, ndarray::Array1<bool>);
+
 /// The W2 pipeline: collate the images and their flags, then the batch
 /// kernels.
-fn w2_pipeline() -> impl Pipeline<
-    (ndarray::Array3<u8>, bool),
-    Transformed = (ndarray::Array3<u8>, bool),
-    Collated = (Array4<u8>, ndarray::Array1<bool>),
-    Processed = Array4<f32>,
-> + Send
+fn w2_pipeline()
+-> impl Pipeline<W2Sample, Transformed = W2Sample, Collated = W2Collated, Processed = Array4<f32>>
++ Send
 + Sync
 + 'static {
     adl::pipeline! {
@@ -277,6 +279,15 @@ fn w2(args: &Args) -> adl::Result<bool> {
     }
     let build_start = Instant::now();
     let device = OpenCl::open(&args.device)?.map(|d| d.fusion(args.fusion));
+    if device.is_none()
+        && args.device != DeviceChoice::Cpu
+        && std::env::var("ADL_REQUIRE_OPENCL").as_deref() == Ok("1")
+    {
+        return Err(adl::Error::invalid(
+            "ADL_REQUIRE_OPENCL",
+            "is 1 but there is no OpenCL device to run W2's batch kernels",
+        ));
+    }
     let device_name = device.as_ref().map_or("cpu".to_owned(), |d| {
         adl::kernel::Accelerator::name(d).to_owned()
     });

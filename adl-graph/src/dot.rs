@@ -9,7 +9,9 @@
 //!   cluster per stage they stand in (`sample`, `collate`, `batch`; `pre:`
 //!   nodes stand in `sample`, `post:` nodes in `batch`), and within it one
 //!   cluster per device (`cpu`, `opencl`); nodes with an OpenCL kernel say
-//!   so under their name; a node in a stage where it may not stand is red;
+//!   so under their name, and a run of them that fuses into one kernel
+//!   ([`Plan::fused_groups`]) is a cluster labelled `fused kernel: a + b`;
+//!   a node in a stage where it may not stand is red;
 //! - each branch of a parallel body is a cluster labelled with its name,
 //!   holding its own stage clusters and, nested, its own branches;
 //! - edges are labelled with the short name of the type that flows (edges
@@ -98,6 +100,7 @@ impl Plan {
         } else {
             format!("b{scope}_")
         };
+        let fused = self.fused_groups();
         let in_scope: Vec<NodeIndex> = self
             .graph
             .node_indices()
@@ -145,8 +148,37 @@ impl Plan {
                 if device == Device::OpenCl {
                     let _ = writeln!(out, "{inner}color=\"#d9822b\";");
                 }
+                let mut written = Vec::new();
                 for n in on {
-                    self.write_node(out, n, &inner);
+                    if written.contains(&n) {
+                        continue;
+                    }
+                    match fused.iter().position(|g| g.contains(&n)) {
+                        Some(k) => {
+                            let group = &fused[k];
+                            let names: Vec<String> = group
+                                .iter()
+                                .map(|&m| escape(self.graph[m].name()))
+                                .collect();
+                            let _ = writeln!(out, "{inner}subgraph cluster_{prefix}fused{k} {{");
+                            let _ = writeln!(
+                                out,
+                                "{inner}{INDENT}label=\"fused kernel: {}\";",
+                                names.join(" + ")
+                            );
+                            let _ = writeln!(out, "{inner}{INDENT}style=\"rounded,filled\";");
+                            let _ = writeln!(out, "{inner}{INDENT}fillcolor=\"#fbe9d7\";");
+                            for &m in group {
+                                self.write_node(out, m, &format!("{inner}{INDENT}"));
+                                written.push(m);
+                            }
+                            let _ = writeln!(out, "{inner}}}");
+                        }
+                        None => {
+                            self.write_node(out, n, &inner);
+                            written.push(n);
+                        }
+                    }
                 }
                 let _ = writeln!(out, "{pad}{INDENT}}}");
             }

@@ -40,6 +40,7 @@ mod builder;
 pub mod loader;
 
 mod dot;
+mod fusion;
 mod notice;
 #[cfg(feature = "opencl")]
 pub mod opencl;

@@ -55,6 +55,8 @@ pub struct Plan {
     /// the root and has neither.
     pub(crate) scopes: Vec<(Option<usize>, Option<String>)>,
     pub(crate) description: Description,
+    /// Whether fused kernels are shown (see [`Plan::fused_groups`]).
+    pub(crate) fusion: bool,
 }
 
 impl Plan {

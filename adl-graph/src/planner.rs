@@ -11,6 +11,9 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use adl_core::graph::Section;
 
 use crate::plan::{Flow, NodeKind, Plan, PlanNode};
+
+/// `ADL_OPENCL_FUSION=0` switches fusion off, in plans and in the executor.
+pub(crate) const FUSION_VARIABLE: &str = "ADL_OPENCL_FUSION";
 use crate::validate::PlanError;
 
 /// Builds [`Plan`]s from [`Description`]s.
@@ -68,6 +71,7 @@ impl Planner {
             sink,
             scopes: layout.scopes,
             description: description.clone(),
+            fusion: std::env::var(FUSION_VARIABLE).map_or(true, |v| v.trim() != "0"),
         }
     }
 }

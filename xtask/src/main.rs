@@ -1,7 +1,9 @@
 //! `cargo xtask`: the two commands at the top of the README.
 //!
 //! - `cargo xtask example [ARGS...]`: run the main example (`px4_trace`).
-//! - `cargo xtask test`: run the whole test suite.
+//! - `cargo xtask test`: run the whole test suite, then the benchmark
+//!   workloads W1 and W2 at full size in release with `--verify` (their
+//!   digests; W2's batch stage through OpenCL).
 //! - `cargo xtask setup`: only make sure the system packages are present.
 //!
 //! Each first makes sure the system packages adl needs are installed: the
@@ -49,18 +51,50 @@ fn main() -> ExitCode {
     if cargo_args.is_empty() {
         return ExitCode::SUCCESS;
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    match Command::new(&cargo).args(&cargo_args).status() {
-        Ok(status) if status.success() => ExitCode::SUCCESS,
-        Ok(status) => {
-            eprintln!("xtask: `cargo {}` failed ({status})", cargo_args.join(" "));
-            ExitCode::FAILURE
-        }
-        Err(e) => {
-            eprintln!("xtask: could not run {cargo}: {e}");
-            ExitCode::FAILURE
+    let mut runs = vec![cargo_args];
+    if task == "test" {
+        // The benchmark workloads at full size, in release, checked against
+        // the digests of bench/WORKLOADS.md: W2's batch stage runs as
+        // OpenCL kernels (POCL's CPU device here).
+        for workload in ["w1", "w2"] {
+            runs.push(
+                [
+                    "run",
+                    "--release",
+                    "--example",
+                    "bench",
+                    "--",
+                    "--workload",
+                    workload,
+                    "--verify",
+                ]
+                .map(String::from)
+                .to_vec(),
+            );
         }
     }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    for args in runs {
+        let mut command = Command::new(&cargo);
+        command.args(&args);
+        if task == "test" {
+            // The system packages are there: a missing OpenCL device is a
+            // failure, not a skip.
+            command.env("ADL_REQUIRE_OPENCL", "1");
+        }
+        match command.status() {
+            Ok(status) if status.success() => {}
+            Ok(status) => {
+                eprintln!("xtask: `cargo {}` failed ({status})", args.join(" "));
+                return ExitCode::FAILURE;
+            }
+            Err(e) => {
+                eprintln!("xtask: could not run {cargo}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 /// Install the missing [`PACKAGES`] (as root) or say exactly what to run.

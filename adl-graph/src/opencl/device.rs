@@ -10,8 +10,9 @@ use adl_core::{Error, Result};
 /// of a device's or platform's name (`h100`, `pocl`), case-insensitive.
 pub const DEVICE_VARIABLE: &str = "ADL_OPENCL_DEVICE";
 
-/// The environment variable that switches fusion off: `ADL_OPENCL_FUSION=0`.
-pub const FUSION_VARIABLE: &str = "ADL_OPENCL_FUSION";
+/// The environment variable that switches fusion off: `ADL_OPENCL_FUSION=0`
+/// (for the executor and for the plans' DOT).
+pub const FUSION_VARIABLE: &str = crate::planner::FUSION_VARIABLE;
 
 /// Which device runs batch kernels.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
