@@ -300,3 +300,26 @@ fn the_dot_shows_the_fused_kernel_and_fusion_can_be_switched_off() {
     assert!(!unfused.contains("fused kernel"));
     assert!(unfused.contains("[opencl kernel]"));
 }
+
+#[test]
+fn a_batch_too_large_for_the_device_is_an_out_of_memory_error_not_a_crash() {
+    let Some(_) = device() else { return };
+    let small = OpenCl::open(&DeviceChoice::Auto)
+        .unwrap()
+        .unwrap()
+        .buffer_limit(4096);
+    let batch = Array4::<f32>::zeros((4, 3, 16, 16)); // 12 KiB
+    let node = Clamp::new(0.0, 1.0);
+    let err = on(&small, |cx| node.apply_in(cx, batch.clone())).unwrap_err();
+    match &err {
+        adl::Error::Kernel { node, reason, .. } => {
+            assert_eq!(node, "clamp");
+            assert!(reason.contains("out of device memory"), "{reason}");
+            assert!(reason.contains("12288 bytes"), "{reason}");
+        }
+        other => panic!("expected a kernel error, got {other}"),
+    }
+    // A batch that fits still runs.
+    let fits = Array4::<f32>::zeros((1, 1, 16, 16));
+    assert!(on(&small, |cx| node.apply_in(cx, fits)).is_ok());
+}

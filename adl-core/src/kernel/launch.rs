@@ -11,17 +11,18 @@ use crate::exec::NodeId;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Op {
-    /// `out[i] = expr`, an OpenCL C expression of `v` (the input element),
-    /// `c` (its index along axis 1, the channel) and the
-    /// [shape variables](super#the-kernel-abi). Consecutive maps fuse into
-    /// one kernel.
+    /// `out[i] = expr`, an OpenCL C expression of `v` (the input element)
+    /// and `c` (its index along axis 1, the channel; 0 for a batch of
+    /// scalars). Consecutive maps fuse into one kernel.
     Map {
         /// The expression.
         expr: String,
     },
-    /// `out[i] = in[index]`, an OpenCL C expression of `i`, `flags` (one
-    /// `uchar` per sample) and the shape variables: a permutation inside
-    /// each sample (a flip). It fuses as the first step of a kernel.
+    /// `out[i] = in[index]`, an OpenCL C expression of `i` (the element's
+    /// flat index), `w` (its index along the last axis), `last` (that
+    /// axis's length), `sample` (its sample) and `flags` (one `uchar` per
+    /// sample): a permutation inside each sample (a flip). It fuses as the
+    /// first step of a kernel.
     Gather {
         /// The source index.
         index: String,

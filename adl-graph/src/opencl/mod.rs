@@ -32,7 +32,7 @@ use adl_core::kernel::{Accelerator, ElementType, HostBatch, KernelArg, Launch, s
 use adl_core::{Error, Result};
 
 pub use device::{DEVICE_VARIABLE, DeviceChoice, FUSION_VARIABLE};
-use program::{BUILD_OPTIONS, Step};
+use program::{BUILD_OPTIONS, Range, Step};
 use staging::Staging;
 
 /// An OpenCL device that runs batch kernels: see the [module docs](self).
@@ -172,6 +172,20 @@ impl OpenCl {
         self.fusion
     }
 
+    /// With at most `bytes` in any one device buffer (default: the
+    /// device's `CL_DEVICE_MAX_MEM_ALLOC_SIZE`): a batch that needs a larger
+    /// buffer is an out-of-memory [`Error::Kernel`] before anything is
+    /// allocated, so a device shared with training keeps its memory.
+    pub fn buffer_limit(mut self, bytes: u64) -> Self {
+        self.max_alloc = self.max_alloc.min(bytes);
+        self
+    }
+
+    /// The most bytes one device buffer may hold.
+    pub fn max_buffer(&self) -> u64 {
+        self.max_alloc
+    }
+
     /// The program of `step`, built once per source.
     fn program(&self, step: &Step) -> Result<ocl::Program> {
         let mut programs = self.programs.lock().unwrap_or_else(|e| e.into_inner());
@@ -236,7 +250,8 @@ impl Accelerator for OpenCl {
         if n == 0 {
             return Ok(true);
         }
-        let steps = program::steps(launches, self.fusion);
+        let range = Range::of(input.shape);
+        let steps = program::steps(launches, self.fusion, &range);
         let all_nodes = launches
             .iter()
             .map(|l| l.node.as_ref())
@@ -263,7 +278,7 @@ impl Accelerator for OpenCl {
             other => other,
         })?;
         let shape = [n, per_sample, channels, inner, last].map(|x| x as u64);
-        let result = set.run(self, &steps, &programs, input, shape, output);
+        let result = set.run(self, &steps, &programs, input, (shape, range), output);
         self.give_back(set);
         result.map_err(|(nodes, e)| {
             let reason = if out_of_memory(&e) {

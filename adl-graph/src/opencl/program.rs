@@ -28,12 +28,80 @@ pub(crate) struct Step {
     pub(crate) args: Vec<KernelArg>,
     /// The nodes it runs, joined by ` + ` (for errors).
     pub(crate) nodes: String,
+    /// Whether it is generated (launched over the three-dimensional range
+    /// of [`Range`]) or a user's kernel (the one-dimensional range of the
+    /// kernel ABI).
+    pub(crate) generated: bool,
+}
+
+/// How a generated kernel covers the batch: a three-dimensional range
+/// `(x, y, z)` with flat index `i = (z * y_len + y) * x_len + x`, chosen so
+/// that the channel and the sample of an element need no division per
+/// element (they come from `z`, the same across a work-group row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Range {
+    /// Global sizes.
+    pub(crate) x: usize,
+    pub(crate) y: usize,
+    pub(crate) z: usize,
+    /// Channels counted along `z` (1 when the channel is `x`).
+    pub(crate) channels_z: usize,
+    /// The length of the last axis.
+    pub(crate) last: usize,
+    /// Whether the channel is `x` (a batch of rank 2: `[batch, features]`)
+    /// rather than `z % channels_z` (rank 3 or more).
+    pub(crate) channel_is_x: bool,
+}
+
+impl Range {
+    /// The range for a batch of `shape` (not empty).
+    pub(crate) fn of(shape: &[usize]) -> Self {
+        match shape {
+            [] => Range {
+                x: 1,
+                y: 1,
+                z: 1,
+                channels_z: 1,
+                last: 1,
+                channel_is_x: false,
+            },
+            [batch] => Range {
+                x: 1,
+                y: 1,
+                z: *batch,
+                channels_z: 1,
+                last: 1,
+                channel_is_x: false,
+            },
+            [batch, features] => Range {
+                x: *features,
+                y: 1,
+                z: *batch,
+                channels_z: 1,
+                last: *features,
+                channel_is_x: true,
+            },
+            [batch, channels, rest @ ..] => {
+                let last = rest.last().copied().unwrap_or(1);
+                let inner: usize = rest.iter().product();
+                Range {
+                    x: last,
+                    y: inner / last.max(1),
+                    z: batch * channels,
+                    channels_z: *channels,
+                    last,
+                    channel_is_x: false,
+                }
+            }
+        }
+    }
 }
 
 /// Split `launches` into kernels: with `fuse`, every run of fusable
 /// launches (a gather only at the start of a run) becomes one kernel;
-/// without, each launch is its own.
-pub(crate) fn steps(launches: &[Launch], fuse: bool) -> Vec<Step> {
+/// without, each launch is its own. Generated kernels are written for
+/// `range`.
+pub(crate) fn steps(launches: &[Launch], fuse: bool, range: &Range) -> Vec<Step> {
     let mut groups: Vec<Vec<&Launch>> = Vec::new();
     for launch in launches {
         let joins = fuse
@@ -48,10 +116,10 @@ pub(crate) fn steps(launches: &[Launch], fuse: bool) -> Vec<Step> {
             _ => groups.push(vec![launch]),
         }
     }
-    groups.into_iter().map(|g| step(&g)).collect()
+    groups.into_iter().map(|g| step(&g, range)).collect()
 }
 
-fn step(group: &[&Launch]) -> Step {
+fn step(group: &[&Launch], range: &Range) -> Step {
     let nodes = group
         .iter()
         .map(|l| l.node.as_ref())
@@ -77,21 +145,23 @@ fn step(group: &[&Launch]) -> Step {
             output: first.output,
             args: args.clone(),
             nodes,
+            generated: false,
         };
     }
     Step {
-        source: fused_source(group),
+        source: fused_source(group, range),
         entry: FUSED_ENTRY.to_owned(),
         input: first.input,
         output: last.output,
         args: Vec::new(),
         nodes,
+        generated: true,
     }
 }
 
 /// The source of one kernel running `group` (fusable launches) element by
-/// element.
-fn fused_source(group: &[&Launch]) -> String {
+/// element over `range`.
+fn fused_source(group: &[&Launch], range: &Range) -> String {
     let input = group[0].input.cl_name();
     let output = group[group.len() - 1].output.cl_name();
     let mut body = String::new();
@@ -120,13 +190,20 @@ fn fused_source(group: &[&Launch]) -> String {
         last = name;
     }
     body.push_str(&format!("    output[i] = {last};\n"));
+    let channel = if range.channel_is_x {
+        "const ulong c = x;"
+    } else {
+        "const ulong c = z % channels_z;"
+    };
     format!(
         "{PRAGMA}__kernel void {FUSED_ENTRY}(__global const {input}* input, __global {output}* output,\n    \
-         __global const uchar* flags, const ulong n, const ulong per_sample,\n    \
-         const ulong channels, const ulong inner, const ulong last) {{\n    \
-         const ulong i = get_global_id(0);\n    \
-         if (i >= n) return;\n    \
-         const ulong c = (i / inner) % channels;\n{body}}}\n"
+         __global const uchar* flags, const ulong x_len, const ulong y_len,\n    \
+         const ulong channels_z, const ulong last) {{\n    \
+         const ulong x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);\n    \
+         const ulong i = (z * y_len + y) * x_len + x;\n    \
+         const ulong sample = z / channels_z;\n    \
+         const ulong w = x;\n    \
+         {channel}\n{body}}}\n"
     )
 }
 
@@ -137,7 +214,7 @@ mod tests {
 
     fn launches() -> Vec<Launch> {
         vec![
-            Launch::gather("flip", U8, "(flags[i / per_sample] ? i : i)"),
+            Launch::gather("flip", U8, "(flags[sample] ? i - w + (last - 1 - w) : i)"),
             Launch::map("to_f32", U8, F32, "(float)v / 255.0f"),
             Launch::map("normalize", F32, F32, "(v - 0.5f) / 0.25f"),
             Launch::custom("mine", F32, F32, "__kernel void mine() {}", "mine", vec![]),
@@ -147,14 +224,30 @@ mod tests {
 
     #[test]
     fn fusion_groups_runs_of_elementwise_launches() {
-        let fused = steps(&launches(), true);
+        let range = Range::of(&[2, 3, 4, 5]);
+        let fused = steps(&launches(), true, &range);
         let nodes: Vec<&str> = fused.iter().map(|s| s.nodes.as_str()).collect();
         assert_eq!(nodes, ["flip + to_f32 + normalize", "mine", "clamp"]);
         assert_eq!((fused[0].input, fused[0].output), (U8, F32));
         assert_eq!(fused[1].entry, "mine");
         assert!(fused[1].source.starts_with(PRAGMA));
-        let unfused = steps(&launches(), false);
+        let unfused = steps(&launches(), false, &range);
         assert_eq!(unfused.len(), 5);
+    }
+
+    #[test]
+    fn ranges_put_channels_and_samples_on_z_or_x() {
+        let image = Range::of(&[64, 3, 32, 48]);
+        assert_eq!(
+            (image.x, image.y, image.z, image.channels_z, image.last),
+            (48, 32, 192, 3, 48)
+        );
+        assert!(!image.channel_is_x);
+        let rows = Range::of(&[256, 64]);
+        assert_eq!((rows.x, rows.y, rows.z, rows.last), (64, 1, 256, 64));
+        assert!(rows.channel_is_x);
+        let scalars = Range::of(&[9]);
+        assert_eq!((scalars.x, scalars.y, scalars.z), (1, 1, 9));
     }
 
     #[test]
@@ -163,12 +256,12 @@ mod tests {
             Launch::map("a", F32, F32, "v"),
             Launch::gather("flip", F32, "i"),
         ];
-        assert_eq!(steps(&launches, true).len(), 2);
+        assert_eq!(steps(&launches, true, &Range::of(&[2, 3])).len(), 2);
     }
 
     #[test]
     fn fused_source_reads_once_and_writes_once() {
-        let step = &steps(&launches()[..3], true)[0];
+        let step = &steps(&launches()[..3], true, &Range::of(&[2, 3, 4, 5]))[0];
         insta::assert_snapshot!(step.source);
     }
 }

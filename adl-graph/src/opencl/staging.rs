@@ -5,7 +5,7 @@
 
 use adl_core::kernel::{HostBatch, KernelArg};
 
-use super::program::Step;
+use super::program::{Range, Step};
 use super::{OpenCl, arg_buffers, kernel_error};
 
 /// The bytes a run needs in each buffer.
@@ -137,7 +137,7 @@ impl Staging {
         steps: &'s [Step],
         programs: &[ocl::Program],
         input: HostBatch<'_>,
-        shape: [u64; 5],
+        (shape, range): ([u64; 5], Range),
         output: &mut [u8],
     ) -> Result<(), (Option<&'s str>, ocl::Error)> {
         let whole = |e: ocl::Error| (None, e);
@@ -180,8 +180,12 @@ impl Staging {
             builder
                 .program(program)
                 .name(step.entry.clone())
-                .queue(device.compute.clone())
-                .global_work_size(n);
+                .queue(device.compute.clone());
+            if step.generated {
+                builder.global_work_size([range.x, range.y, range.z]);
+            } else {
+                builder.global_work_size(n);
+            }
             // SAFETY: buffers travel as bytes (`Buffer<u8>`) while the
             // kernel's pointers are typed; each buffer holds `n` elements
             // of the type the kernel's parameter names (the generated
@@ -192,8 +196,14 @@ impl Staging {
                 builder.disable_arg_type_check();
             }
             builder.arg(source).arg(target).arg(&self.flags);
-            for x in shape {
-                builder.arg(x);
+            if step.generated {
+                for x in [range.x, range.y, range.channels_z, range.last] {
+                    builder.arg(x as u64);
+                }
+            } else {
+                for x in shape {
+                    builder.arg(x);
+                }
             }
             for (arg, array) in step.args.iter().zip(&arrays) {
                 match (arg, array) {

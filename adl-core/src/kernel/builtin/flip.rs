@@ -48,7 +48,7 @@ impl<T, D> FlipByFlag<T, D> {
     }
 }
 
-const INDEX: &str = "(flags[i / per_sample] ? i - (i % last) + (last - 1 - (i % last)) : i)";
+const INDEX: &str = "(flags[sample] ? i - w + (last - 1 - w) : i)";
 
 impl<T: Element, D: Dimension> Transform<(Array<T, D>, Array1<bool>)> for FlipByFlag<T, D> {
     type Output = Array<T, D>;
