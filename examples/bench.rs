@@ -51,7 +51,7 @@ struct Args {
     batches: usize,
 }
 
-const USAGE: &str = "usage: bench --workload w1|w2 [--workers N] [--samples N] [--device auto|cpu|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N]";
+const USAGE: &str = "usage: bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|cpu|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N]";
 
 fn parse() -> Result<Args, String> {
     let mut args = Args {
@@ -90,8 +90,8 @@ fn parse() -> Result<Args, String> {
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
     }
-    if !matches!(args.workload.as_str(), "w1" | "w2") {
-        return Err(format!("--workload must be w1 or w2\n{USAGE}"));
+    if !matches!(args.workload.as_str(), "w1" | "w2" | "w3") {
+        return Err(format!("--workload must be w1, w2 or w3\n{USAGE}"));
     }
     if !matches!(args.stage.as_str(), "loader" | "batch") {
         return Err(format!("--stage must be loader or batch\n{USAGE}"));
@@ -368,6 +368,89 @@ fn w2_batch_stage(args: &Args, data: &W2) -> adl::Result<bool> {
     Ok(same)
 }
 
+/// The spec's `nearest(ts, t)`: the index minimising `|ts[k] - t|`, ties
+/// to the smaller index, by binary search.
+fn spec_nearest(ts: &[i64], t: i64) -> usize {
+    let p = ts.partition_point(|&x| x < t);
+    if p == ts.len() || (p > 0 && t - ts[p - 1] <= ts[p] - t) {
+        p - 1
+    } else {
+        p
+    }
+}
+
+fn w3(args: &Args) -> adl::Result<bool> {
+    let data = Arc::new(W3::generate());
+    let n = args.samples.unwrap_or(data.a.t.len()).min(data.a.t.len());
+    let build_start = Instant::now();
+    let dataset = W3Data::new(Arc::clone(&data), n)?;
+    let pipeline = Stages::new().with_collate(DefaultCollate);
+    let loader = Loader::new(dataset, pipeline)
+        .batch_size(W3_BATCH)
+        .shuffle(SEED)
+        .workers(args.workers)
+        .prefetch(2 * args.workers.max(1))
+        .build()?;
+    let build = build_start.elapsed();
+    let cold = time_epoch(loader.epoch(0), |b| b.t.len())?;
+    let warm = time_epoch(loader.epoch(0), |b| b.t.len())?;
+    report(args, "cpu", &cold, &warm, build);
+    if !args.verify {
+        return Ok(true);
+    }
+    let mut got = [Digest::default(); 5];
+    for (b, batch) in loader.epoch(0).enumerate() {
+        let batch = batch?;
+        got[0].add(b, bits_sum_i64(batch.idx.iter()));
+        got[1].add(b, bits_sum_f32(batch.img.iter()));
+        got[2].add(b, bits_sum_f32(batch.imu.iter()));
+        got[3].add(b, bits_sum_f32(batch.reference.iter()));
+        got[4].add(b, bits_sum_i64(batch.t.iter()));
+    }
+    let expected = if n == data.a.t.len() {
+        [
+            0x00000004bae831a2,
+            0x11148c4724f30114,
+            0x00ffe45c2b1fe696,
+            0x00224b3b136c4a5c,
+            0x000099ff09420d3b,
+        ]
+        .map(Digest)
+    } else {
+        let mut expected = [Digest::default(); 5];
+        let n_c = data.c.t.len();
+        for (b, chunk) in spec_order(n).chunks(W3_BATCH).enumerate() {
+            let mut sums = [0u64; 5];
+            for &i in chunk {
+                let t = data.a.t[i];
+                let nb = spec_nearest(&data.b.t, t);
+                let nc = spec_nearest(&data.c.t, t);
+                let s = (nc as i64 - 5).clamp(0, (n_c - W3_WINDOW) as i64) as usize;
+                sums[0] = sums[0].wrapping_add(nb as u64).wrapping_add(s as u64);
+                sums[1] =
+                    sums[1].wrapping_add(bits_sum_f32(&data.b.values[nb * 1024..(nb + 1) * 1024]));
+                sums[2] =
+                    sums[2].wrapping_add(bits_sum_f32(&data.c.values[s * 6..(s + W3_WINDOW) * 6]));
+                sums[3] = sums[3].wrapping_add(bits_sum_f32(&data.a.values[i * 8..(i + 1) * 8]));
+                sums[4] = sums[4].wrapping_add(t as u64);
+            }
+            for (e, sum) in expected.iter_mut().zip(sums) {
+                e.add(b, sum);
+            }
+        }
+        expected
+    };
+    let mut ok = true;
+    for ((name, got), expected) in ["idx", "img", "imu", "ref", "t"]
+        .iter()
+        .zip(got)
+        .zip(expected)
+    {
+        ok &= check(name, got, expected);
+    }
+    Ok(ok)
+}
+
 fn main() -> ExitCode {
     let args = match parse() {
         Ok(args) => args,
@@ -378,6 +461,7 @@ fn main() -> ExitCode {
     };
     let result = match args.workload.as_str() {
         "w1" => w1(&args),
+        "w3" => w3(&args),
         _ => w2(&args),
     };
     match result {

@@ -11,6 +11,7 @@
 
 use std::sync::Arc;
 
+use adl::Window;
 use adl::exec::mix64;
 use adl::prelude::*;
 use ndarray::{Array1, Array2, Array3};
@@ -300,6 +301,112 @@ pub struct W3Sample {
     pub imu: Array2<f32>,
     /// `(nb, s)`: the b index and the first c index.
     pub idx: Array1<i64>,
+}
+
+/// W3's samples per batch.
+pub const W3_BATCH: usize = 32;
+/// Readings of c in a window: five before the nearest, the nearest, four
+/// after.
+pub const W3_WINDOW: usize = 10;
+
+/// W3 as a dataset: one sample per reference reading. The synchronisation
+/// runs once, when the dataset is made: [`Nearest`] (ties to the earlier
+/// reading, as the spec's binary search) gives each reference reading its
+/// nearest b and c readings, and a clamped [`Window`] of ten c readings
+/// around the nearest slides inside the sensor at its edges. Reading a
+/// sample gathers its slices.
+#[derive(Clone)]
+pub struct W3Data {
+    w3: Arc<W3>,
+    /// Per sample: the b reading and the first c reading of the window.
+    rows: Arc<[(u32, u32)]>,
+}
+
+impl W3Data {
+    /// The first `n` samples of W3 (all 6,000 with `n` = 6,000).
+    pub fn new(w3: Arc<W3>, n: usize) -> adl::Result<Self> {
+        let micros = |t: &[i64]| -> Vec<f64> { t.iter().map(|&t| t as f64).collect() };
+        // Integer microseconds as f64 are exact, so the midpoints and
+        // distances the synchronisation compares are too.
+        let (ta, tb, tc) = (micros(&w3.a.t), micros(&w3.b.t), micros(&w3.c.t));
+        let indices = Nearest::new("a", f64::INFINITY)?.synchronize(&[
+            ("a", &ta[..]),
+            ("b", &tb[..]),
+            ("c", &tc[..]),
+        ])?;
+        let column = |name: &str| {
+            indices
+                .column(name)
+                .ok_or_else(|| adl::Error::invalid("W3", format!("no column {name}")))
+        };
+        let (a, b, c) = (column("a")?, column("b")?, column("c")?);
+        if a.len() != ta.len() || a.iter().enumerate().any(|(i, &k)| k as usize != i) {
+            return Err(adl::Error::invalid(
+                "W3",
+                format!(
+                    "{} of {} reference readings synchronised; W3 needs all",
+                    a.len(),
+                    ta.len()
+                ),
+            ));
+        }
+        let imu = Series::new("c", Timestamps::new("c", tc)?, Ok);
+        let window = Window::new(imu, 5, 4).clamped();
+        let rows = b
+            .iter()
+            .zip(c)
+            .take(n)
+            .map(|(&nb, &nc)| Ok((nb, *window.range(nc as usize)?.start() as u32)))
+            .collect::<adl::Result<Vec<_>>>()?;
+        Ok(W3Data {
+            w3,
+            rows: rows.into(),
+        })
+    }
+
+    /// Sample `i`'s b reading and first c reading.
+    pub fn row(&self, i: usize) -> (usize, usize) {
+        let (nb, s) = self.rows[i];
+        (nb as usize, s as usize)
+    }
+}
+
+fn copied<const D: usize>(
+    values: &[f32],
+    shape: [usize; D],
+) -> adl::Result<ndarray::Array<f32, ndarray::Dim<[usize; D]>>>
+where
+    ndarray::Dim<[usize; D]>: ndarray::Dimension,
+    [usize; D]: ndarray::IntoDimension<Dim = ndarray::Dim<[usize; D]>>,
+{
+    let mut buffer = Vec::with_capacity(values.len());
+    buffer.extend_from_slice(values);
+    ndarray::Array::from_shape_vec(shape, buffer)
+        .map_err(|e| adl::Error::invalid("W3", e.to_string()))
+}
+
+impl Dataset for W3Data {
+    type Sample = W3Sample;
+
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn get(&self, i: usize) -> adl::Result<W3Sample> {
+        let w = &self.w3;
+        let (nb, s) = *self
+            .rows
+            .get(i)
+            .ok_or_else(|| adl::Error::invalid("index", format!("{i} is out of range")))?;
+        let (nb, s) = (nb as usize, s as usize);
+        Ok(W3Sample {
+            t: w.a.t[i],
+            reference: copied(&w.a.values[i * 8..(i + 1) * 8], [8])?,
+            img: copied(&w.b.values[nb * 1024..(nb + 1) * 1024], [32, 32])?,
+            imu: copied(&w.c.values[s * 6..(s + W3_WINDOW) * 6], [W3_WINDOW, 6])?,
+            idx: Array1::from(vec![nb as i64, s as i64]),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -20,6 +20,12 @@ use crate::{Error, Metadata, Result, Sensor};
 ///   sensor's `n` samples and timestamps; `window.get(i)` is inner samples
 ///   `i - past ..= i + future`, so indices `i < past` and `i >= n - future`
 ///   have no full window and are [`Error::IndexOutOfRange`].
+/// - **Clamped** ([`Window::clamped`]): the window keeps the inner sensor's
+///   `n` samples and timestamps, and near the edges it slides inside the
+///   sensor: `window.get(i)` is the `past + 1 + future` inner samples
+///   starting at `clamp(i - past, 0, n - (past + 1 + future))`. A clamped
+///   window longer than its sensor has no samples to give: every index is
+///   an error that says so.
 ///
 /// Reading a window reads its samples one after the other. Loading them
 /// in parallel (the reference's `parallel=N` thread pool) is the engine's
@@ -52,6 +58,7 @@ pub struct Window<S> {
     past: usize,
     future: usize,
     crop: bool,
+    clamp: bool,
     metadata: WindowMetadata,
 }
 
@@ -97,8 +104,36 @@ impl<S: Sensor> Window<S> {
             past,
             future,
             crop,
+            clamp: false,
             metadata,
         }
+    }
+
+    /// The same window, clamped: it keeps every timestamp of the inner
+    /// sensor, and near the edges the window slides inside the sensor
+    /// instead of being cut off.
+    ///
+    /// ```
+    /// use adl_core::{Sensor, Series, Timestamps, Window};
+    ///
+    /// let s = Series::new("s", Timestamps::new("s", vec![0.0, 1.0, 2.0, 3.0, 4.0])?, |i| Ok(i));
+    /// let w = Window::new(&s, 2, 1).clamped();
+    /// assert_eq!(w.len(), 5);
+    /// assert_eq!(w.get(0)?, vec![0, 1, 2, 3]); // would start at -2: slides to 0
+    /// assert_eq!(w.get(3)?, vec![1, 2, 3, 4]);
+    /// assert_eq!(w.get(4)?, vec![1, 2, 3, 4]); // would end at 5: slides back
+    /// assert_eq!(w.range(4)?, 1..=4);
+    /// # Ok::<(), adl_core::Error>(())
+    /// ```
+    pub fn clamped(self) -> Self {
+        let mut window = Self::with_crop(self.sensor, self.past, self.future, false);
+        window.clamp = true;
+        window
+    }
+
+    /// Whether the window slides inside the sensor at the edges.
+    pub fn is_clamped(&self) -> bool {
+        self.clamp
     }
 
     /// The same window, uncropped: it keeps every timestamp of the inner
@@ -158,6 +193,16 @@ impl<S: Sensor> Window<S> {
     /// ```
     pub fn range(&self, index: usize) -> Result<std::ops::RangeInclusive<usize>> {
         let n = self.sensor.len();
+        if self.clamp {
+            let len = self.past.saturating_add(self.future).saturating_add(1);
+            return match n.checked_sub(len) {
+                Some(last_start) if index < n => {
+                    let first = index.saturating_sub(self.past).min(last_start);
+                    Ok(first..=first + len - 1)
+                }
+                _ => Err(self.invalid_index(index)),
+            };
+        }
         let first = if self.crop {
             Some(index)
         } else {
@@ -174,7 +219,24 @@ impl<S: Sensor> Window<S> {
 
     fn invalid_index(&self, index: usize) -> Error {
         let n = self.sensor.len();
-        let (what, len) = if self.crop {
+        let (what, len) = if self.clamp {
+            let long = self.past.saturating_add(self.future).saturating_add(1);
+            let note = if long > n {
+                format!("; the window of {long} samples is longer than the sensor")
+            } else {
+                String::new()
+            };
+            (
+                format!(
+                    "clamped window [-{}:+{}] over sensor `{}` ({} samples{note})",
+                    self.past,
+                    self.future,
+                    self.sensor.name(),
+                    n
+                ),
+                if long > n { 0 } else { n },
+            )
+        } else if self.crop {
             (
                 format!(
                     "cropped window [-{}:+{}] over sensor `{}` ({} samples)",
@@ -228,7 +290,9 @@ impl<S: Sensor> Sensor for Window<S> {
 impl<S: fmt::Debug> fmt::Debug for Window<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:?} x [-{}:+{}]", self.sensor, self.past, self.future)?;
-        if !self.crop {
+        if self.clamp {
+            write!(f, " (clamped)")?;
+        } else if !self.crop {
             write!(f, " (uncropped)")?;
         }
         Ok(())
@@ -278,6 +342,21 @@ mod tests {
             assert!(matches!(err, Error::IndexOutOfRange { index, .. } if index == bad));
             assert!(err.to_string().contains("valid indices: 1..4"), "{err}");
         }
+    }
+
+    #[test]
+    fn clamped_windows_slide_inside_the_sensor() {
+        let s = series(6);
+        let w = Window::new(&s, 2, 2).clamped();
+        assert!(w.is_clamped() && !w.is_cropped());
+        assert_eq!(w.len(), 6);
+        let starts: Vec<usize> = (0..6).map(|i| *w.range(i).unwrap().start()).collect();
+        assert_eq!(starts, [0, 0, 0, 1, 1, 1]);
+        assert_eq!(w.get(5).unwrap(), vec![1, 2, 3, 4, 5]);
+        assert!(w.get(6).is_err());
+        let long = Window::new(&s, 4, 4).clamped();
+        let err = long.get(0).unwrap_err();
+        assert!(err.to_string().contains("longer than the sensor"), "{err}");
     }
 
     #[test]
