@@ -166,6 +166,12 @@ impl Dataset for W1Data {
             y: self.0.y[index],
         })
     }
+
+    fn prefetch(&self, index: usize) {
+        if let Some(row) = self.0.x.get(index * W1_FEATURES..(index + 1) * W1_FEATURES) {
+            adl::exec::prefetch(row);
+        }
+    }
 }
 
 // ---------------------------------------------------------------- W2 ---
@@ -224,6 +230,12 @@ impl Dataset for W2Data {
         let image = Array3::from_shape_vec((3, 64, 64), pixels)
             .map_err(|e| adl::Error::invalid("image", e.to_string()))?;
         Ok((image, self.0.flips[index]))
+    }
+
+    fn prefetch(&self, index: usize) {
+        if let Some(image) = self.0.images.get(index * W2_IMAGE..(index + 1) * W2_IMAGE) {
+            adl::exec::prefetch(image);
+        }
     }
 }
 
@@ -406,6 +418,16 @@ impl Dataset for W3Data {
             imu: copied(&w.c.values[s * 6..(s + W3_WINDOW) * 6], [W3_WINDOW, 6])?,
             idx: Array1::from(vec![nb as i64, s as i64]),
         })
+    }
+
+    fn prefetch(&self, i: usize) {
+        if let Some(&(nb, s)) = self.rows.get(i) {
+            let (nb, s) = (nb as usize, s as usize);
+            let w = &self.w3;
+            adl::exec::prefetch(&w.a.values[i * 8..(i + 1) * 8]);
+            adl::exec::prefetch(&w.b.values[nb * 1024..(nb + 1) * 1024]);
+            adl::exec::prefetch(&w.c.values[s * 6..(s + W3_WINDOW) * 6]);
+        }
     }
 }
 

@@ -56,7 +56,7 @@ fn main() -> ExitCode {
         // The benchmark workloads at full size, in release, checked against
         // the digests of bench/WORKLOADS.md: W2's batch stage runs as
         // OpenCL kernels (POCL's CPU device here).
-        for workload in ["w1", "w2"] {
+        for workload in ["w1", "w2", "w3"] {
             runs.push(
                 [
                     "run",

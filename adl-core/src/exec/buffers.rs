@@ -286,13 +286,22 @@ thread_local! {
 /// calling thread's [`BufferPool`] when it has one (a loader's workers do),
 /// else freshly allocated. Collate builders take their batch memory here;
 /// a batch transform that makes a new array can too.
+///
+/// Requests under [`POOLED_BYTES`] are plain allocations: small blocks are
+/// cheap for any allocator (no page faults, no trims), and keeping them out
+/// of the pool keeps its lock off the per-sample path.
 pub fn buffer<A>(capacity: usize) -> Vec<A> {
-    let pool = CURRENT.with_borrow(|current| current.clone());
-    match pool {
+    if capacity.saturating_mul(size_of::<A>()) < POOLED_BYTES {
+        return Vec::with_capacity(capacity);
+    }
+    CURRENT.with_borrow(|current| match current {
         Some(pool) => pool.take(capacity),
         None => Vec::with_capacity(capacity),
-    }
+    })
 }
+
+/// The smallest request [`buffer`] serves from the pool: 16 KiB.
+pub const POOLED_BYTES: usize = 16 * 1024;
 
 /// Collects the buffers of one batch for a [`BufferPool`]: what a
 /// [`Recycle`] implementation hands its memory to.
@@ -316,6 +325,10 @@ impl Recycler {
     /// element types that need a drop is freed instead).
     pub fn vec<A>(&mut self, mut v: Vec<A>) {
         v.clear();
+        // Small blocks are never taken from the pool (see `buffer`).
+        if v.capacity().saturating_mul(size_of::<A>()) < POOLED_BYTES {
+            return;
+        }
         if let Some(buffer) = RawBuffer::from_vec(v) {
             self.bytes += buffer.layout.size();
             self.buffers.push(buffer);
@@ -336,12 +349,12 @@ mod tests {
     #[test]
     fn a_recycled_buffer_is_reused_in_place() {
         let pool = Arc::new(BufferPool::new(1));
-        let batch = Array2::<f32>::zeros((8, 16));
+        let batch = Array2::<f32>::zeros((8, 1024));
         let address = batch.as_ptr() as usize;
         pool.recycle(batch);
-        let again: Vec<f32> = pool.take(100);
+        let again: Vec<f32> = pool.take(5000);
         assert_eq!(again.as_ptr() as usize, address);
-        assert!(again.is_empty() && again.capacity() >= 128);
+        assert!(again.is_empty() && again.capacity() >= 8192);
         let stats = pool.statistics();
         assert_eq!((stats.reused, stats.allocated, stats.held_bytes), (1, 0, 0));
     }
@@ -349,42 +362,52 @@ mod tests {
     #[test]
     fn memory_is_reused_only_for_a_compatible_type() {
         let pool = BufferPool::new(4);
-        pool.recycle(Array1::<f64>::zeros(16));
+        pool.recycle(Array1::<f64>::zeros(4096));
         // u8 has another alignment: not served from the f64 buffer.
-        let bytes: Vec<u8> = pool.take(8);
-        assert!(bytes.capacity() >= 8);
+        let bytes: Vec<u8> = pool.take(20_000);
+        assert!(bytes.capacity() >= 20_000);
         assert_eq!(pool.statistics().allocated, 1);
         // i64 has the same size and alignment: served.
-        let ints: Vec<i64> = pool.take(16);
-        assert_eq!(ints.capacity(), 16);
+        let ints: Vec<i64> = pool.take(4096);
+        assert_eq!(ints.capacity(), 4096);
         assert_eq!(pool.statistics().reused, 1);
-        // Too small for 17.
+        // Too small for 4097.
         pool.recycle(Array1::from(ints));
-        let more: Vec<i64> = pool.take(17);
-        assert!(more.capacity() >= 17);
+        let more: Vec<i64> = pool.take(4097);
+        assert!(more.capacity() >= 4097);
         assert_eq!(pool.statistics().allocated, 2);
     }
 
     #[test]
     fn the_smallest_buffer_that_fits_is_taken() {
         let pool = BufferPool::new(4);
-        pool.recycle((Array1::<f32>::zeros(1000), Array1::<f32>::zeros(10)));
-        let small: Vec<f32> = pool.take(5);
-        assert_eq!(small.capacity(), 10);
-        let large: Vec<f32> = pool.take(500);
-        assert_eq!(large.capacity(), 1000);
+        pool.recycle((Array1::<f32>::zeros(100_000), Array1::<f32>::zeros(10_000)));
+        let small: Vec<f32> = pool.take(5000);
+        assert_eq!(small.capacity(), 10_000);
+        let large: Vec<f32> = pool.take(50_000);
+        assert_eq!(large.capacity(), 100_000);
     }
 
     #[test]
     fn the_pool_holds_at_most_its_batches() {
         let pool = BufferPool::new(2);
         for _ in 0..5 {
-            pool.recycle(Array1::<f32>::zeros(256));
+            pool.recycle(Array1::<f32>::zeros(8192));
         }
         let stats = pool.statistics();
-        assert_eq!(stats.held_bytes, 2 * 256 * 4);
-        assert_eq!(stats.limit_bytes, 2 * 256 * 4);
+        assert_eq!(stats.held_bytes, 2 * 8192 * 4);
+        assert_eq!(stats.limit_bytes, 2 * 8192 * 4);
         assert_eq!(stats.released, 3);
+    }
+
+    #[test]
+    fn small_blocks_are_not_pooled() {
+        let pool = Arc::new(BufferPool::new(2));
+        pool.recycle(Array1::<f32>::zeros(16));
+        assert_eq!(pool.statistics().held_bytes, 0);
+        let v: Vec<f32> = pool.install(|| buffer(16));
+        assert!(v.capacity() >= 16);
+        assert_eq!(pool.statistics().allocated, 0);
     }
 
     #[test]
@@ -401,15 +424,18 @@ mod tests {
     fn buffer_uses_the_installed_pool_and_restores_the_previous() {
         let outer = Arc::new(BufferPool::new(1));
         let inner = Arc::new(BufferPool::new(1));
-        inner.recycle(Array1::<u32>::zeros(4));
+        let n = POOLED_BYTES / 4;
+        inner.recycle(Array1::<u32>::zeros(n));
         outer.install(|| {
-            let _ = inner.install(|| buffer::<u32>(4));
+            let _ = inner.install(|| buffer::<u32>(n));
+            let _ = buffer::<u32>(n);
+            // Small requests do not go to the pool.
             let _ = buffer::<u32>(4);
         });
         assert_eq!(inner.statistics().reused, 1);
         assert_eq!(outer.statistics().allocated, 1);
         // No pool outside: nothing counted anywhere.
-        let _ = buffer::<u32>(4);
+        let _ = buffer::<u32>(n);
         assert_eq!(outer.statistics().allocated, 1);
     }
 }

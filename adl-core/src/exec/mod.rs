@@ -40,15 +40,17 @@
 
 mod buffers;
 mod context;
+mod prefetch;
 mod recycle;
 mod rng;
 mod sequential;
 mod tagged;
 mod with_accelerator;
 
-pub use buffers::{BufferPool, BufferStatistics, Recycler, buffer};
+pub use buffers::{BufferPool, BufferStatistics, POOLED_BYTES, Recycler, buffer};
 pub(crate) use context::filled;
 pub use context::{Context, NodeId, join_each, panic_message};
+pub use prefetch::prefetch;
 pub use recycle::Recycle;
 #[doc(hidden)]
 pub use recycle::{RecycleField, RecycleKnown, RecycleOther};

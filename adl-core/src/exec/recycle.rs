@@ -223,13 +223,14 @@ mod tests {
     fn nested_batches_give_every_array() {
         let mut recycler = Recycler::default();
         let batch = (
-            Array2::<f32>::zeros((2, 3)),
-            vec![Array1::<i64>::zeros(4)],
-            Some(Array1::<u8>::zeros(5)),
+            Array2::<f32>::zeros((64, 128)),
+            vec![Array1::<i64>::zeros(4096)],
+            Some(Array1::<u8>::zeros(20_000)),
             String::from("not kept"),
+            Array1::<f32>::zeros(4), // too small to be worth keeping
         );
         batch.recycle(&mut recycler);
-        assert_eq!(recycler.bytes(), 6 * 4 + 4 * 8 + 5);
+        assert_eq!(recycler.bytes(), 32768 + 32768 + 20_000);
     }
 
     #[test]
@@ -239,8 +240,8 @@ mod tests {
     fn a_field_is_recycled_when_its_type_can_be_and_dropped_otherwise() {
         struct Opaque(#[allow(dead_code)] Vec<f32>);
         let mut recycler = Recycler::default();
-        (&RecycleField::new(Array1::<f32>::zeros(3))).recycle_field(&mut recycler);
-        (&RecycleField::new(Opaque(vec![1.0; 8]))).recycle_field(&mut recycler);
-        assert_eq!(recycler.bytes(), 12);
+        (&RecycleField::new(Array1::<f32>::zeros(8192))).recycle_field(&mut recycler);
+        (&RecycleField::new(Opaque(vec![1.0; 8192]))).recycle_field(&mut recycler);
+        assert_eq!(recycler.bytes(), 32768);
     }
 }

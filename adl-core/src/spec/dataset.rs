@@ -24,6 +24,15 @@ pub trait Dataset {
 
     /// Read sample `index`.
     fn get(&self, index: usize) -> Result<Self::Sample>;
+
+    /// A hint that sample `index` is read soon: a dataset in memory can ask
+    /// the CPU to start fetching it (see [`prefetch`](crate::exec::prefetch)),
+    /// so that reads in a shuffled order do not each wait for memory. The
+    /// loader calls it a few samples ahead. The default does nothing; an
+    /// index out of range must be ignored.
+    fn prefetch(&self, index: usize) {
+        let _ = index;
+    }
 }
 
 /// `Dataset` through a pointer to one.
@@ -36,6 +45,9 @@ macro_rules! forward_dataset {
             }
             fn get(&self, index: usize) -> Result<Self::Sample> {
                 (**self).get(index)
+            }
+            fn prefetch(&self, index: usize) {
+                (**self).prefetch(index)
             }
         }
     )*};

@@ -112,6 +112,24 @@ pub(crate) struct JobContext<'a> {
     pub(crate) accelerator: Option<&'a dyn Accelerator>,
 }
 
+impl<'a> JobContext<'a> {
+    /// This context, counting into `counters`.
+    pub(crate) fn with_counters<'b>(&self, counters: &'b Counters) -> JobContext<'b>
+    where
+        'a: 'b,
+    {
+        JobContext {
+            counters,
+            nodes: self.nodes,
+            pooled: self.pooled,
+            seed: self.seed,
+            epoch: self.epoch,
+            index: self.index,
+            accelerator: self.accelerator,
+        }
+    }
+}
+
 impl JobContext<'_> {
     /// This context, for the sample of dataset index `index`.
     pub(crate) fn at(&self, index: usize) -> JobContext<'_> {

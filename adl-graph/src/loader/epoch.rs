@@ -368,6 +368,35 @@ where
     }
 }
 
+/// How many samples ahead the loader asks the dataset to prefetch.
+const PREFETCH_AHEAD: usize = 4;
+
+/// Read and transform the samples of `indices` in order, each one after
+/// asking the dataset to prefetch the one [`PREFETCH_AHEAD`] further.
+fn samples_of<D, P>(
+    shared: &Shared<D, P>,
+    cx: &JobContext<'_>,
+    indices: &[usize],
+) -> Vec<Result<P::Transformed>>
+where
+    D: Dataset,
+    P: Pipeline<D::Sample>,
+{
+    for &i in indices.iter().take(PREFETCH_AHEAD) {
+        shared.dataset.prefetch(i);
+    }
+    indices
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            if let Some(&ahead) = indices.get(k + PREFETCH_AHEAD) {
+                shared.dataset.prefetch(ahead);
+            }
+            one_sample(shared, cx, i)
+        })
+        .collect()
+}
+
 /// `error` of the collate or batch stage of batch `batch`.
 fn batch_error(batch: usize, indices: &[usize], stage: &str, error: Error) -> Error {
     Error::Batch {
@@ -423,12 +452,23 @@ where
     P::Transformed: Send,
 {
     let results: Vec<Result<P::Transformed>> = if cx.pooled {
-        indices
-            .par_iter()
-            .map(|&i| one_sample(shared, cx, i))
-            .collect()
+        // One piece per worker (each with its own counters, added to the
+        // job's at its end): the samples of a batch run in parallel without
+        // a task per sample or a shared cache line per node call.
+        let piece = indices.len().div_ceil(shared.config.workers.max(1)).max(1);
+        let pieces: Vec<Vec<Result<P::Transformed>>> = indices
+            .par_chunks(piece)
+            .map(|part| {
+                let counters = Counters::new(shared.rows.len());
+                let local = cx.with_counters(&counters);
+                let out = samples_of(shared, &local, part);
+                cx.counters.absorb(&counters);
+                out
+            })
+            .collect();
+        pieces.into_iter().flatten().collect()
     } else {
-        indices.iter().map(|&i| one_sample(shared, cx, i)).collect()
+        samples_of(shared, cx, indices)
     };
     let skip = shared.config.on_error == OnError::Skip;
     let mut samples = Vec::with_capacity(results.len());
