@@ -21,10 +21,21 @@
 //!   device fused and unfused, and as the Rust bodies on the CPU; batches/s
 //!   and GB/s (bytes read and written by the stage) for each.
 //!
-//! W1: 200,000 vectors of 64 floats standardised per sample, batch 256. W2:
-//! 20,000 RGB 64x64 images; flip, conversion and normalisation are batch
-//! kernels (`FlipByFlag`, `U8ToF32`, `Normalize`), fused on the OpenCL
-//! device, or their Rust bodies where there is none.
+//! Two ways through adl, `--collate gather` (the default) or `samples`:
+//!
+//! - `gather`: the samples are row keys and `adl::collate::Gather` copies
+//!   each row once, straight from the workload's arrays into the batch; the
+//!   per-sample work that is elementwise runs on the batch as kernel nodes
+//!   (the same bits).
+//! - `samples`: the dataset reads owned sample arrays, the sample stage
+//!   transforms them, `default` collate stacks them.
+//!
+//! W1: 200,000 vectors of 64 floats, standardised (`(x - 1) / sqrt 3`),
+//! batch 256. W2: 20,000 RGB 64x64 images; flip, conversion and
+//! normalisation are batch kernels (`FlipByFlag`, `U8ToF32`, `Normalize`),
+//! fused on the OpenCL device (`--device cpu`: fused block by block on the
+//! CPU). W3: three sensors synchronised by `Nearest` with a clamped
+//! `Window` of ten IMU readings, batch 32.
 
 #[path = "shared/workloads.rs"]
 mod workloads;
@@ -49,11 +60,12 @@ struct Args {
     verify: bool,
     stage: String,
     batches: usize,
+    collate: String,
 }
 
-const USAGE: &str = "usage: bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|cpu|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N]";
+const USAGE: &str = "usage: bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|cpu|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|samples]";
 
-fn parse() -> Result<Args, String> {
+fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String> {
     let mut args = Args {
         workload: String::new(),
         workers: 2,
@@ -63,8 +75,9 @@ fn parse() -> Result<Args, String> {
         verify: false,
         stage: "loader".into(),
         batches: 200,
+        collate: "gather".into(),
     };
-    let mut it = std::env::args().skip(1);
+    let mut it = command_line.into_iter();
     while let Some(flag) = it.next() {
         let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value\n{USAGE}"));
         let number = |text: String, name: &str| {
@@ -86,12 +99,16 @@ fn parse() -> Result<Args, String> {
             "--verify" => args.verify = true,
             "--stage" => args.stage = value("--stage")?,
             "--batches" => args.batches = number(value("--batches")?, "--batches")?,
+            "--collate" => args.collate = value("--collate")?,
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
     }
     if !matches!(args.workload.as_str(), "w1" | "w2" | "w3") {
         return Err(format!("--workload must be w1, w2 or w3\n{USAGE}"));
+    }
+    if !matches!(args.collate.as_str(), "gather" | "samples") {
+        return Err(format!("--collate must be gather or samples\n{USAGE}"));
     }
     if !matches!(args.stage.as_str(), "loader" | "batch") {
         return Err(format!("--stage must be loader or batch\n{USAGE}"));
@@ -152,8 +169,9 @@ fn time_epoch<B: Recycle>(
 fn report(args: &Args, device: &str, cold: &Timed, warm: &Timed, build: Duration) {
     let rate = |t: &Timed| t.samples as f64 / t.wall.as_secs_f64();
     println!(
-        "{{\"workload\":\"{}\",\"workers\":{},\"device\":{:?},\"fusion\":{},\"samples\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_batches_per_s\":{:.2},\"first_batch_ms\":{:.3},\"peak_rss_mb\":{:.1}}}",
+        "{{\"workload\":\"{}\",\"collate\":\"{}\",\"workers\":{},\"device\":{:?},\"fusion\":{},\"samples\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_batches_per_s\":{:.2},\"first_batch_ms\":{:.3},\"peak_rss_mb\":{:.1}}}",
         args.workload,
+        args.collate,
         args.workers,
         device,
         args.fusion,
@@ -176,57 +194,124 @@ fn check(field: &str, got: Digest, expected: Digest) -> bool {
     ok
 }
 
+/// Time a loader by the protocol (cold, then warm), report, and with
+/// `--verify` digest one more epoch with `digest(batch, b, digests)`.
+fn measure<D, P, const N: usize>(
+    args: &Args,
+    device: &str,
+    loader: &Loader<D, P>,
+    build: Duration,
+    count: impl Fn(&P::Processed) -> usize,
+    digest: impl Fn(&P::Processed, usize, &mut [Digest; N]),
+) -> adl::Result<Option<[Digest; N]>>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: Recycle + Send + 'static,
+{
+    let cold = time_epoch(loader.epoch(0), &count)?;
+    let warm = time_epoch(loader.epoch(0), &count)?;
+    report(args, device, &cold, &warm, build);
+    if !args.verify {
+        return Ok(None);
+    }
+    let mut digests = [Digest::default(); N];
+    for (b, batch) in loader.epoch(0).enumerate() {
+        digest(&*batch?, b, &mut digests);
+    }
+    Ok(Some(digests))
+}
+
+/// Print every digest beside the expected one; whether all agree.
+fn check_all<const N: usize>(names: [&str; N], got: [Digest; N], expected: [Digest; N]) -> bool {
+    let mut ok = true;
+    for ((name, got), expected) in names.iter().zip(got).zip(expected) {
+        ok &= check(name, got, expected);
+    }
+    ok
+}
+
 fn w1(args: &Args) -> adl::Result<bool> {
     let n = args.samples.unwrap_or(W1_SAMPLES);
     let data = Arc::new(W1::generate(n));
     let build_start = Instant::now();
-    let pipeline = Stages::new()
-        .with_sample(|mut s: W1Sample| {
-            s.x.mapv_inplace(|v| (v - 1.0) / W1_STD);
-            s
-        })
-        .with_collate(DefaultCollate);
-    let loader = Loader::new(W1Data(Arc::clone(&data)), pipeline)
-        .batch_size(256)
-        .shuffle(SEED)
-        .workers(args.workers)
-        .prefetch(2 * args.workers.max(1))
-        .build()?;
-    let build = build_start.elapsed();
-    let cold = time_epoch(loader.epoch(0), |b| b.y.len())?;
-    let warm = time_epoch(loader.epoch(0), |b| b.y.len())?;
-    report(args, "cpu", &cold, &warm, build);
-    if !args.verify {
-        return Ok(true);
-    }
-    let (mut x, mut y) = (Digest::default(), Digest::default());
-    for (b, batch) in loader.epoch(0).enumerate() {
-        let batch = batch?;
-        x.add(b, bits_sum_f32(batch.x.iter()));
-        y.add(b, bits_sum_i64(batch.y.iter()));
-    }
-    let (ex, ey) = if n == W1_SAMPLES {
-        (Digest(0x942e9b9b526f7042), Digest(0x0000000014f3e052))
+    let got = if args.collate == "gather" {
+        // The rows are gathered straight into the batch; the per-sample
+        // standardisation, elementwise, runs on the batch (same bits).
+        let standardize = Normalize::<ndarray::Ix2>::per_channel([1.0], [W1_STD]);
+        let pipeline =
+            Stages::new()
+                .with_collate(data.gather())
+                .with_batch(adl::transform::fallible(
+                    move |(x, y): (ndarray::Array2<f32>, ndarray::Array1<i64>)| {
+                        Ok::<_, adl::Error>((standardize.apply(x)?, y))
+                    },
+                ));
+        let loader = Loader::new(PairKeys(n), pipeline)
+            .batch_size(256)
+            .shuffle(SEED)
+            .workers(args.workers)
+            .prefetch(2 * args.workers.max(1))
+            .build()?;
+        let build = build_start.elapsed();
+        measure(
+            args,
+            "cpu",
+            &loader,
+            build,
+            |b| b.1.len(),
+            |b, k, d: &mut [Digest; 2]| {
+                d[0].add(k, bits_sum_f32(b.0.iter()));
+                d[1].add(k, bits_sum_i64(b.1.iter()));
+            },
+        )?
+    } else {
+        let pipeline = Stages::new()
+            .with_sample(|mut s: W1Sample| {
+                s.x.mapv_inplace(|v| (v - 1.0) / W1_STD);
+                s
+            })
+            .with_collate(DefaultCollate);
+        let loader = Loader::new(W1Data(Arc::clone(&data)), pipeline)
+            .batch_size(256)
+            .shuffle(SEED)
+            .workers(args.workers)
+            .prefetch(2 * args.workers.max(1))
+            .build()?;
+        let build = build_start.elapsed();
+        measure(
+            args,
+            "cpu",
+            &loader,
+            build,
+            |b| b.y.len(),
+            |b, k, d: &mut [Digest; 2]| {
+                d[0].add(k, bits_sum_f32(b.x.iter()));
+                d[1].add(k, bits_sum_i64(b.y.iter()));
+            },
+        )?
+    };
+    let Some(got) = got else { return Ok(true) };
+    let expected = if n == W1_SAMPLES {
+        [Digest(0x942e9b9b526f7042), Digest(0x0000000014f3e052)]
     } else {
         let (mut ex, mut ey) = (Digest::default(), Digest::default());
         for (b, chunk) in spec_order(n).chunks(256).enumerate() {
             let (mut sx, mut sy) = (0u64, 0u64);
             for &i in chunk {
-                let row = &data.x[i * W1_FEATURES..(i + 1) * W1_FEATURES];
-                sx = sx.wrapping_add(bits_sum_f32(
-                    row.iter()
-                        .map(|v| (v - 1.0) / W1_STD)
-                        .collect::<Vec<_>>()
-                        .iter(),
-                ));
-                sy = sy.wrapping_add(data.y[i] as u64);
+                let row = &data.xs()[i * W1_FEATURES..(i + 1) * W1_FEATURES];
+                let standardized: Vec<f32> = row.iter().map(|v| (v - 1.0) / W1_STD).collect();
+                sx = sx.wrapping_add(bits_sum_f32(standardized.iter()));
+                sy = sy.wrapping_add(data.ys()[i] as u64);
             }
             ex.add(b, sx);
             ey.add(b, sy);
         }
-        (ex, ey)
+        [ex, ey]
     };
-    Ok(check("x", x, ex) & check("y", y, ey))
+    Ok(check_all(["x", "y"], got, expected))
 }
 
 /// A W2 sample: an image and its flip flag.
@@ -254,11 +339,11 @@ fn w2_expected(data: &W2, n: usize) -> Digest {
     for (b, chunk) in spec_order(n).chunks(64).enumerate() {
         let mut sum = 0u64;
         for &i in chunk {
-            let image = &data.images[i * W2_IMAGE..(i + 1) * W2_IMAGE];
+            let image = &data.pixels()[i * W2_IMAGE..(i + 1) * W2_IMAGE];
             for c in 0..3 {
                 for h in 0..64 {
                     for w in 0..64 {
-                        let src = if data.flips[i] { 63 - w } else { w };
+                        let src = if data.flags()[i] { 63 - w } else { w };
                         let v = f32::from(image[c * 4096 + h * 64 + src]) / 255.0;
                         let v = (v - W2_MEAN[c]) / W2_STD[c];
                         sum = sum.wrapping_add(u64::from(v.to_bits()));
@@ -291,44 +376,77 @@ fn w2(args: &Args) -> adl::Result<bool> {
     let device_name = device.as_ref().map_or("cpu".to_owned(), |d| {
         adl::kernel::Accelerator::name(d).to_owned()
     });
-    let mut builder = Loader::new(W2Data(Arc::clone(&data)), w2_pipeline())
-        .batch_size(64)
-        .shuffle(SEED)
-        .workers(args.workers)
-        .prefetch(2 * args.workers.max(1));
-    builder = match device {
-        Some(d) => builder.accelerator(Arc::new(d)),
-        None => builder.opencl(DeviceChoice::Cpu),
+    let got = if args.collate == "gather" {
+        // The images and flags are gathered straight into the batch; flip,
+        // conversion and normalisation run fused on it (OpenCL, or block
+        // by block on the CPU).
+        let pipeline = adl::pipeline! {
+            collate: data.gather(),
+            batch: FlipByFlag::new() -> U8ToF32::divide(255.0) -> Normalize::per_channel(W2_MEAN, W2_STD),
+        };
+        let builder = Loader::new(PairKeys(n), pipeline)
+            .batch_size(64)
+            .shuffle(SEED)
+            .workers(args.workers)
+            .prefetch(2 * args.workers.max(1));
+        let loader = match device {
+            Some(d) => builder.accelerator(Arc::new(d)),
+            None => builder.opencl(DeviceChoice::Cpu),
+        }
+        .build()?;
+        let build = build_start.elapsed();
+        measure(
+            args,
+            &device_name,
+            &loader,
+            build,
+            |b| b.shape()[0],
+            |b, k, d: &mut [Digest; 1]| {
+                d[0].add(k, bits_sum_f32(b.iter()));
+            },
+        )?
+    } else {
+        let builder = Loader::new(W2Data(Arc::clone(&data)), w2_pipeline())
+            .batch_size(64)
+            .shuffle(SEED)
+            .workers(args.workers)
+            .prefetch(2 * args.workers.max(1));
+        let loader = match device {
+            Some(d) => builder.accelerator(Arc::new(d)),
+            None => builder.opencl(DeviceChoice::Cpu),
+        }
+        .build()?;
+        let build = build_start.elapsed();
+        measure(
+            args,
+            &device_name,
+            &loader,
+            build,
+            |b| b.shape()[0],
+            |b, k, d: &mut [Digest; 1]| {
+                d[0].add(k, bits_sum_f32(b.iter()));
+            },
+        )?
     };
-    let loader = builder.build()?;
-    let build = build_start.elapsed();
-    let cold = time_epoch(loader.epoch(0), |b| b.shape()[0])?;
-    let warm = time_epoch(loader.epoch(0), |b| b.shape()[0])?;
-    report(args, &device_name, &cold, &warm, build);
-    if !args.verify {
-        return Ok(true);
-    }
-    let mut image = Digest::default();
-    for (b, batch) in loader.epoch(0).enumerate() {
-        let batch = batch?;
-        image.add(b, bits_sum_f32(batch.iter()));
-    }
+    let Some(got) = got else { return Ok(true) };
     let expected = if n == W2_SAMPLES {
         Digest(0x3bc774be30c32a79)
     } else {
         w2_expected(&data, n)
     };
-    Ok(check("image", image, expected))
+    Ok(check_all(["image"], got, [expected]))
 }
 
 /// W2's batch stage alone on collated batches: OpenCL fused, unfused, and
 /// the CPU bodies.
 fn w2_batch_stage(args: &Args, data: &W2) -> adl::Result<bool> {
-    let batch = 64.min(data.flips.len());
-    let images =
-        Array4::from_shape_vec((batch, 3, 64, 64), data.images[..batch * W2_IMAGE].to_vec())
-            .map_err(|e| adl::Error::invalid("images", e.to_string()))?;
-    let flags = ndarray::Array1::from(data.flips[..batch].to_vec());
+    let batch = 64.min(data.flags().len());
+    let images = Array4::from_shape_vec(
+        (batch, 3, 64, 64),
+        data.pixels()[..batch * W2_IMAGE].to_vec(),
+    )
+    .map_err(|e| adl::Error::invalid("images", e.to_string()))?;
+    let flags = ndarray::Array1::from(data.flags()[..batch].to_vec());
     let pipeline = w2_pipeline();
     let bytes = (batch * W2_IMAGE * (1 + 4)) as f64;
     let sequential = adl::exec::Sequential::new();
@@ -384,29 +502,56 @@ fn w3(args: &Args) -> adl::Result<bool> {
     let n = args.samples.unwrap_or(data.a.t.len()).min(data.a.t.len());
     let build_start = Instant::now();
     let dataset = W3Data::new(Arc::clone(&data), n)?;
-    let pipeline = Stages::new().with_collate(DefaultCollate);
-    let loader = Loader::new(dataset, pipeline)
-        .batch_size(W3_BATCH)
-        .shuffle(SEED)
-        .workers(args.workers)
-        .prefetch(2 * args.workers.max(1))
-        .build()?;
-    let build = build_start.elapsed();
-    let cold = time_epoch(loader.epoch(0), |b| b.t.len())?;
-    let warm = time_epoch(loader.epoch(0), |b| b.t.len())?;
-    report(args, "cpu", &cold, &warm, build);
-    if !args.verify {
-        return Ok(true);
-    }
-    let mut got = [Digest::default(); 5];
-    for (b, batch) in loader.epoch(0).enumerate() {
-        let batch = batch?;
-        got[0].add(b, bits_sum_i64(batch.idx.iter()));
-        got[1].add(b, bits_sum_f32(batch.img.iter()));
-        got[2].add(b, bits_sum_f32(batch.imu.iter()));
-        got[3].add(b, bits_sum_f32(batch.reference.iter()));
-        got[4].add(b, bits_sum_i64(batch.t.iter()));
-    }
+    let got = if args.collate == "gather" {
+        // Every field gathered straight into the batch from the sensors'
+        // arrays, by the keys the synchronisation gave.
+        let pipeline = Stages::new().with_collate(dataset.gather()?);
+        let loader = Loader::new(W3Keys(dataset), pipeline)
+            .batch_size(W3_BATCH)
+            .shuffle(SEED)
+            .workers(args.workers)
+            .prefetch(2 * args.workers.max(1))
+            .build()?;
+        let build = build_start.elapsed();
+        measure(
+            args,
+            "cpu",
+            &loader,
+            build,
+            |b| b.0.len(),
+            |b, k, d: &mut [Digest; 5]| {
+                d[0].add(k, bits_sum_i64(b.4.iter()));
+                d[1].add(k, bits_sum_f32(b.2.iter()));
+                d[2].add(k, bits_sum_f32(b.3.iter()));
+                d[3].add(k, bits_sum_f32(b.1.iter()));
+                d[4].add(k, bits_sum_i64(b.0.iter()));
+            },
+        )?
+    } else {
+        let pipeline = Stages::new().with_collate(DefaultCollate);
+        let loader = Loader::new(dataset, pipeline)
+            .batch_size(W3_BATCH)
+            .shuffle(SEED)
+            .workers(args.workers)
+            .prefetch(2 * args.workers.max(1))
+            .build()?;
+        let build = build_start.elapsed();
+        measure(
+            args,
+            "cpu",
+            &loader,
+            build,
+            |b| b.t.len(),
+            |b, k, d: &mut [Digest; 5]| {
+                d[0].add(k, bits_sum_i64(b.idx.iter()));
+                d[1].add(k, bits_sum_f32(b.img.iter()));
+                d[2].add(k, bits_sum_f32(b.imu.iter()));
+                d[3].add(k, bits_sum_f32(b.reference.iter()));
+                d[4].add(k, bits_sum_i64(b.t.iter()));
+            },
+        )?
+    };
+    let Some(got) = got else { return Ok(true) };
     let expected = if n == data.a.t.len() {
         [
             0x00000004bae831a2,
@@ -428,10 +573,10 @@ fn w3(args: &Args) -> adl::Result<bool> {
                 let s = (nc as i64 - 5).clamp(0, (n_c - W3_WINDOW) as i64) as usize;
                 sums[0] = sums[0].wrapping_add(nb as u64).wrapping_add(s as u64);
                 sums[1] =
-                    sums[1].wrapping_add(bits_sum_f32(&data.b.values[nb * 1024..(nb + 1) * 1024]));
+                    sums[1].wrapping_add(bits_sum_f32(&data.b.rows()[nb * 1024..(nb + 1) * 1024]));
                 sums[2] =
-                    sums[2].wrapping_add(bits_sum_f32(&data.c.values[s * 6..(s + W3_WINDOW) * 6]));
-                sums[3] = sums[3].wrapping_add(bits_sum_f32(&data.a.values[i * 8..(i + 1) * 8]));
+                    sums[2].wrapping_add(bits_sum_f32(&data.c.rows()[s * 6..(s + W3_WINDOW) * 6]));
+                sums[3] = sums[3].wrapping_add(bits_sum_f32(&data.a.rows()[i * 8..(i + 1) * 8]));
                 sums[4] = sums[4].wrapping_add(t as u64);
             }
             for (e, sum) in expected.iter_mut().zip(sums) {
@@ -440,36 +585,31 @@ fn w3(args: &Args) -> adl::Result<bool> {
         }
         expected
     };
-    let mut ok = true;
-    for ((name, got), expected) in ["idx", "img", "imu", "ref", "t"]
-        .iter()
-        .zip(got)
-        .zip(expected)
-    {
-        ok &= check(name, got, expected);
-    }
-    Ok(ok)
+    Ok(check_all(["idx", "img", "imu", "ref", "t"], got, expected))
 }
 
-fn main() -> ExitCode {
-    let args = match parse() {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
+/// Run the benchmark the arguments (without the program's name) describe:
+/// `Ok(true)` when it ran (and every digest checked agreed), `Ok(false)`
+/// on a digest mismatch, `Err` with the message for bad arguments or a
+/// failed run. The test `tests/bench_verify.rs` calls this.
+pub(crate) fn run(command_line: impl IntoIterator<Item = String>) -> Result<bool, String> {
+    let args = parse(command_line)?;
     let result = match args.workload.as_str() {
         "w1" => w1(&args),
         "w3" => w3(&args),
         _ => w2(&args),
     };
-    match result {
+    result.map_err(|e| format!("bench: {e}"))
+}
+
+#[allow(dead_code)] // unused where a test includes this file as a module
+fn main() -> ExitCode {
+    match run(std::env::args().skip(1)) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("bench: {e}");
-            ExitCode::FAILURE
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::from(2)
         }
     }
 }

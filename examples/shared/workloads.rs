@@ -12,9 +12,10 @@
 use std::sync::Arc;
 
 use adl::Window;
+use adl::collate::{Gather, Windows};
 use adl::exec::mix64;
 use adl::prelude::*;
-use ndarray::{Array1, Array2, Array3};
+use ndarray::{ArcArray, Array1, Array2, Array3, Ix1, Ix2, Ix3, Ix4};
 
 /// The workloads' seed.
 pub const SEED: u64 = 2024;
@@ -100,10 +101,10 @@ pub fn bits_sum_u8<'a>(values: impl IntoIterator<Item = &'a u8>) -> u64 {
 
 /// W1 "tiny": `n` vectors of 64 floats and a label, batch 256.
 pub struct W1 {
-    /// `f32[n, 64]`, row-major.
-    pub x: Vec<f32>,
+    /// `f32[n, 64]`.
+    pub x: ArcArray<f32, Ix2>,
     /// `i64[n]`.
-    pub y: Vec<i64>,
+    pub y: ArcArray<i64, Ix1>,
 }
 
 /// W1's features per sample.
@@ -126,10 +127,29 @@ impl W1 {
                 }
             }
         });
-        let y = (0..n as u64)
+        let y: Vec<i64> = (0..n as u64)
             .map(|i| ((u(2, i, 0) >> 32) % 10) as i64)
             .collect();
-        W1 { x, y }
+        W1 {
+            x: ArcArray::from_shape_vec((n, W1_FEATURES), x).expect("n rows of 64"),
+            y: ArcArray::from(y),
+        }
+    }
+
+    /// The features, row-major.
+    pub fn xs(&self) -> &[f32] {
+        self.x.as_slice().unwrap_or(&[])
+    }
+
+    /// The labels.
+    pub fn ys(&self) -> &[i64] {
+        self.y.as_slice().unwrap_or(&[])
+    }
+
+    /// W1 gathered straight into batches: samples are `(i, i)`, the
+    /// batch is `(x rows, labels)`.
+    pub fn gather(&self) -> Gather<(ArcArray<f32, Ix2>, ArcArray<i64, Ix1>)> {
+        Gather::new((self.x.clone(), self.y.clone()))
     }
 }
 
@@ -150,26 +170,54 @@ impl Dataset for W1Data {
     type Sample = W1Sample;
 
     fn len(&self) -> usize {
-        self.0.y.len()
+        self.0.ys().len()
     }
 
     fn get(&self, index: usize) -> adl::Result<W1Sample> {
         let row = self
             .0
-            .x
+            .xs()
             .get(index * W1_FEATURES..(index + 1) * W1_FEATURES)
             .ok_or_else(|| adl::Error::invalid("index", format!("{index} is out of range")))?;
         let mut x = adl::exec::buffer(W1_FEATURES);
         x.extend_from_slice(row);
         Ok(W1Sample {
             x: Array1::from(x),
-            y: self.0.y[index],
+            y: self.0.ys()[index],
         })
     }
 
     fn prefetch(&self, index: usize) {
-        if let Some(row) = self.0.x.get(index * W1_FEATURES..(index + 1) * W1_FEATURES) {
+        if let Some(row) = self
+            .0
+            .xs()
+            .get(index * W1_FEATURES..(index + 1) * W1_FEATURES)
+        {
             adl::exec::prefetch(row);
+        }
+    }
+}
+
+/// A dataset of keys for a [`Gather`]: sample `i` is `(i, i)` (one key per
+/// gathered array).
+#[derive(Debug, Clone, Copy)]
+pub struct PairKeys(pub usize);
+
+impl Dataset for PairKeys {
+    type Sample = (usize, usize);
+
+    fn len(&self) -> usize {
+        self.0
+    }
+
+    fn get(&self, index: usize) -> adl::Result<(usize, usize)> {
+        if index < self.0 {
+            Ok((index, index))
+        } else {
+            Err(adl::Error::invalid(
+                "index",
+                format!("{index} is out of range"),
+            ))
         }
     }
 }
@@ -187,10 +235,10 @@ pub const W2_STD: [f32; 3] = [0.229, 0.224, 0.225];
 
 /// W2 "image": `n` RGB 64x64 images and a flip flag each, batch 64.
 pub struct W2 {
-    /// `u8[n, 3, 64, 64]`, row-major.
-    pub images: Vec<u8>,
+    /// `u8[n, 3, 64, 64]`.
+    pub images: ArcArray<u8, Ix4>,
     /// One flag per image.
-    pub flips: Vec<bool>,
+    pub flips: ArcArray<bool, Ix1>,
 }
 
 impl W2 {
@@ -202,8 +250,27 @@ impl W2 {
                 *px = (u(3, i as u64, j as u64) >> 56) as u8;
             }
         });
-        let flips = (0..n as u64).map(|i| (u(4, i, 0) >> 63) == 1).collect();
-        W2 { images, flips }
+        let flips: Vec<bool> = (0..n as u64).map(|i| (u(4, i, 0) >> 63) == 1).collect();
+        W2 {
+            images: ArcArray::from_shape_vec((n, 3, 64, 64), images).expect("n images"),
+            flips: ArcArray::from(flips),
+        }
+    }
+
+    /// The images' bytes, row-major.
+    pub fn pixels(&self) -> &[u8] {
+        self.images.as_slice().unwrap_or(&[])
+    }
+
+    /// The flip flags.
+    pub fn flags(&self) -> &[bool] {
+        self.flips.as_slice().unwrap_or(&[])
+    }
+
+    /// W2 gathered straight into batches: samples are `(i, i)`, the batch
+    /// is `(images, flags)`, what `FlipByFlag` takes.
+    pub fn gather(&self) -> Gather<(ArcArray<u8, Ix4>, ArcArray<bool, Ix1>)> {
+        Gather::new((self.images.clone(), self.flips.clone()))
     }
 }
 
@@ -216,24 +283,28 @@ impl Dataset for W2Data {
     type Sample = (Array3<u8>, bool);
 
     fn len(&self) -> usize {
-        self.0.flips.len()
+        self.0.flags().len()
     }
 
     fn get(&self, index: usize) -> adl::Result<(Array3<u8>, bool)> {
         let image = self
             .0
-            .images
+            .pixels()
             .get(index * W2_IMAGE..(index + 1) * W2_IMAGE)
             .ok_or_else(|| adl::Error::invalid("index", format!("{index} is out of range")))?;
         let mut pixels = adl::exec::buffer(W2_IMAGE);
         pixels.extend_from_slice(image);
         let image = Array3::from_shape_vec((3, 64, 64), pixels)
             .map_err(|e| adl::Error::invalid("image", e.to_string()))?;
-        Ok((image, self.0.flips[index]))
+        Ok((image, self.0.flags()[index]))
     }
 
     fn prefetch(&self, index: usize) {
-        if let Some(image) = self.0.images.get(index * W2_IMAGE..(index + 1) * W2_IMAGE) {
+        if let Some(image) = self
+            .0
+            .pixels()
+            .get(index * W2_IMAGE..(index + 1) * W2_IMAGE)
+        {
             adl::exec::prefetch(image);
         }
     }
@@ -245,10 +316,15 @@ impl Dataset for W2Data {
 pub struct W3Sensor {
     /// Timestamps in microseconds, strictly increasing.
     pub t: Vec<i64>,
-    /// Payloads, row-major `f32[n, width]`.
-    pub values: Vec<f32>,
-    /// Floats per reading.
-    pub width: usize,
+    /// Payloads, `f32[n, width]`.
+    pub values: ArcArray<f32, Ix2>,
+}
+
+impl W3Sensor {
+    /// The payloads, row-major.
+    pub fn rows(&self) -> &[f32] {
+        self.values.as_slice().unwrap_or(&[])
+    }
 }
 
 /// W3 "multimodal-sync": sensors a (10 Hz, `f32[8]`), b (20 Hz,
@@ -286,7 +362,10 @@ fn w3_sensor(
             }
         }
     });
-    W3Sensor { t, values, width }
+    W3Sensor {
+        t,
+        values: ArcArray::from_shape_vec((n, width), values).expect("n readings"),
+    }
 }
 
 impl W3 {
@@ -332,6 +411,37 @@ pub struct W3Data {
     w3: Arc<W3>,
     /// Per sample: the b reading and the first c reading of the window.
     rows: Arc<[(u32, u32)]>,
+}
+
+/// The arrays a W3 batch is gathered from: t, ref, img, imu (windows of
+/// ten), idx.
+pub type W3Tables = (
+    ArcArray<i64, Ix1>,
+    ArcArray<f32, Ix2>,
+    ArcArray<f32, Ix3>,
+    Windows<f32, Ix2>,
+    ArcArray<i64, Ix2>,
+);
+
+/// W3's keys for a [`Gather`]: sample `i` is `(i, i, nb, s, i)`.
+#[derive(Clone)]
+pub struct W3Keys(pub W3Data);
+
+impl Dataset for W3Keys {
+    type Sample = (usize, usize, usize, usize, usize);
+
+    fn len(&self) -> usize {
+        self.0.rows.len()
+    }
+
+    fn get(&self, i: usize) -> adl::Result<Self::Sample> {
+        let (nb, s) = *self
+            .0
+            .rows
+            .get(i)
+            .ok_or_else(|| adl::Error::invalid("index", format!("{i} is out of range")))?;
+        Ok((i, i, nb as usize, s as usize, i))
+    }
 }
 
 impl W3Data {
@@ -381,6 +491,28 @@ impl W3Data {
         let (nb, s) = self.rows[i];
         (nb as usize, s as usize)
     }
+
+    /// W3 gathered straight into batches (see [`W3Keys`]): the batch is
+    /// `(t, ref, img, imu, idx)`.
+    pub fn gather(&self) -> adl::Result<Gather<W3Tables>> {
+        let w = &self.w3;
+        let idx: Vec<i64> = self
+            .rows
+            .iter()
+            .flat_map(|&(nb, s)| [i64::from(nb), i64::from(s)])
+            .collect();
+        let shape_error = |e: ndarray::ShapeError| adl::Error::invalid("W3", e.to_string());
+        Ok(Gather::new((
+            ArcArray::from(w.a.t.clone()),
+            w.a.values.clone(),
+            w.b.values
+                .clone()
+                .into_shape_with_order((w.b.t.len(), 32, 32))
+                .map_err(shape_error)?,
+            Windows::new(w.c.values.clone(), W3_WINDOW),
+            ArcArray::from_shape_vec((self.rows.len(), 2), idx).map_err(shape_error)?,
+        )))
+    }
 }
 
 fn copied<const D: usize>(
@@ -413,9 +545,9 @@ impl Dataset for W3Data {
         let (nb, s) = (nb as usize, s as usize);
         Ok(W3Sample {
             t: w.a.t[i],
-            reference: copied(&w.a.values[i * 8..(i + 1) * 8], [8])?,
-            img: copied(&w.b.values[nb * 1024..(nb + 1) * 1024], [32, 32])?,
-            imu: copied(&w.c.values[s * 6..(s + W3_WINDOW) * 6], [W3_WINDOW, 6])?,
+            reference: copied(&w.a.rows()[i * 8..(i + 1) * 8], [8])?,
+            img: copied(&w.b.rows()[nb * 1024..(nb + 1) * 1024], [32, 32])?,
+            imu: copied(&w.c.rows()[s * 6..(s + W3_WINDOW) * 6], [W3_WINDOW, 6])?,
             idx: Array1::from(vec![nb as i64, s as i64]),
         })
     }
@@ -424,9 +556,9 @@ impl Dataset for W3Data {
         if let Some(&(nb, s)) = self.rows.get(i) {
             let (nb, s) = (nb as usize, s as usize);
             let w = &self.w3;
-            adl::exec::prefetch(&w.a.values[i * 8..(i + 1) * 8]);
-            adl::exec::prefetch(&w.b.values[nb * 1024..(nb + 1) * 1024]);
-            adl::exec::prefetch(&w.c.values[s * 6..(s + W3_WINDOW) * 6]);
+            adl::exec::prefetch(&w.a.rows()[i * 8..(i + 1) * 8]);
+            adl::exec::prefetch(&w.b.rows()[nb * 1024..(nb + 1) * 1024]);
+            adl::exec::prefetch(&w.c.rows()[s * 6..(s + W3_WINDOW) * 6]);
         }
     }
 }

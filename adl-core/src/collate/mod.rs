@@ -31,6 +31,10 @@
 //! arrays) are [`Strategy`] types: [`Stack`], [`List`], [`ConcatRows`],
 //! [`Pad`].
 //!
+//! For data already in memory, [`Gather`] collates without sample arrays:
+//! the samples are row indices, and each row is copied once, straight from
+//! the arrays into the batch.
+//!
 //! ```
 //! use adl_core::{Collate, collate::DefaultCollate};
 //! use ndarray::{Array1, array};
@@ -43,6 +47,7 @@
 //! ```
 
 mod array;
+mod gather;
 mod map;
 mod option;
 mod scalar;
@@ -52,6 +57,7 @@ mod text;
 mod tuple;
 
 pub use array::StackBuilder;
+pub use gather::{Gather, Table, Windows};
 pub use map::{BTreeMapBuilder, HashMapBuilder, RecordBuilder};
 pub use option::OptionBuilder;
 pub use scalar::ScalarBuilder;

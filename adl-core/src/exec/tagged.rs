@@ -149,6 +149,10 @@ impl<T: crate::kernel::KernelNode> crate::kernel::KernelNode for Tagged<T> {
     fn check(&self, shape: &[usize]) -> Result<()> {
         self.inner.check(shape)
     }
+
+    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn crate::kernel::BlockKernel>) -> bool {
+        self.inner.block_kernels(into)
+    }
 }
 
 impl<S, C: Collate<S>> Collate<S> for Tagged<C> {

@@ -57,8 +57,14 @@
 //! between them, and runs of elementwise nodes ([`Op::Map`], with an
 //! [`Op::Gather`] first) compile into one kernel. The engine's planner
 //! shows the fused groups in the DOT, and fusion can be switched off.
+//!
+//! Without a device, a [`Fused`] chain whose nodes all have a block form
+//! ([`BlockKernel`]: the built-in kernels) runs fused on the CPU too: block
+//! by block (one channel plane of one sample at a time), so the batch is
+//! read once and written once with the steps between them in cache.
 
 mod accelerator;
+mod blocked;
 mod builtin;
 mod data;
 mod element;
@@ -66,6 +72,7 @@ mod launch;
 mod node;
 
 pub use accelerator::Accelerator;
+pub use blocked::{BlockInfo, BlockKernel};
 pub use builtin::{Affine, Clamp, FlipByFlag, Normalize, U8ToF32};
 pub use data::{HostBatch, KernelInput, KernelOutput};
 pub use element::{Element, ElementType};

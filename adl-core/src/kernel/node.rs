@@ -3,12 +3,13 @@
 
 use std::marker::PhantomData;
 
+use super::blocked::{BlockKernel, run_blocked};
 use super::data::{KernelInput, KernelOutput};
 use super::element::Element;
 use super::launch::Launch;
 use crate::exec::Context;
 use crate::transform::Then;
-use crate::{Result, Transform};
+use crate::{Error, Result, Transform};
 
 /// A batch node that runs as a kernel where its context has an
 /// [`Accelerator`](super::Accelerator), and as its Rust body elsewhere. The
@@ -32,6 +33,15 @@ pub trait KernelNode {
         let _ = shape;
         Ok(())
     }
+
+    /// Its work as [`BlockKernel`]s, for fused chains on the CPU: pushes
+    /// them onto `into` and returns true, or returns false when it has no
+    /// block form (the default; its Rust body then runs on the whole
+    /// batch).
+    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
+        let _ = into;
+        false
+    }
 }
 
 /// Run kernel node `node` on `input` in `cx`: on the context's accelerator
@@ -52,10 +62,10 @@ where
     In: KernelInput<Element = N::In>,
     Out: KernelOutput<Element = N::Out>,
 {
-    let Some(accelerator) = cx.accelerator() else {
-        return fallback(input);
-    };
     let shape = input.shape();
+    let Some(accelerator) = cx.accelerator() else {
+        return on_cpu(node, cx, input, &shape, fallback);
+    };
     node.check(&shape)?;
     let launches = node.launches();
     let first = launches.first().and_then(|l| l.id);
@@ -72,7 +82,49 @@ where
     }
     match out?? {
         Some(out) => Ok(out),
-        None => fallback(input),
+        None => on_cpu(node, cx, input, &shape, fallback),
+    }
+}
+
+/// `node` on the CPU: a chain of kernels that all have a block form runs
+/// fused, block by block (one read and one write of the batch); anything
+/// else runs `fallback`, the Rust bodies.
+fn on_cpu<N, In, Out>(
+    node: &N,
+    cx: &dyn Context,
+    input: In,
+    shape: &[usize],
+    fallback: impl FnOnce(In) -> Result<Out>,
+) -> Result<Out>
+where
+    N: KernelNode + ?Sized,
+    In: KernelInput<Element = N::In>,
+    Out: KernelOutput<Element = N::Out>,
+{
+    let mut kernels = Vec::new();
+    if !node.block_kernels(&mut kernels) || kernels.len() < 2 {
+        return fallback(input);
+    }
+    node.check(shape)?;
+    let launches = node.launches();
+    let first = launches.first().and_then(|l| l.id);
+    let entered = first.and_then(|id| cx.enter(id));
+    let out = input.with_host(|host| {
+        Out::build(shape, |bytes| {
+            run_blocked(&kernels, host, bytes)?;
+            Ok(true)
+        })
+    });
+    if let Some(id) = first {
+        cx.leave(id, entered);
+    }
+    for id in launches.iter().skip(1).filter_map(|l| l.id) {
+        let _ = cx.enter(id);
+        cx.leave(id, None);
+    }
+    match out?? {
+        Some(out) => Ok(out),
+        None => Err(Error::invalid("kernel", "the fused CPU run gave no batch")),
     }
 }
 
@@ -118,6 +170,10 @@ where
     fn check(&self, shape: &[usize]) -> Result<()> {
         self.first.check(shape)?;
         self.second.check(shape)
+    }
+
+    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
+        self.first.block_kernels(into) && self.second.block_kernels(into)
     }
 }
 

@@ -13,6 +13,9 @@ use super::context::{Counters, JobContext};
 use super::state::STATE_VERSION;
 use super::{Batch, Loader, LoaderState, OnError, Shared, Slot};
 
+/// How many times the consumer polls for a batch before it sleeps.
+const POLLS: usize = 64;
+
 /// A sample left out of an epoch under [`OnError::Skip`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
@@ -198,7 +201,7 @@ where
         }
         let start = Instant::now();
         let out = loop {
-            match self.receiver.recv() {
+            match self.receive() {
                 Ok((j, out)) if j == k => break out,
                 Ok((j, out)) => {
                     self.ready.insert(j, out);
@@ -215,6 +218,23 @@ where
         };
         self.waited(start.elapsed());
         out
+    }
+
+    /// The next finished batch. A batch is usually a few microseconds
+    /// away, less than it takes to put this thread to sleep and wake it
+    /// again: poll first, yielding the core to the workers between polls,
+    /// and block only after [`POLLS`] polls.
+    fn receive(&self) -> Result<(usize, Outcome<P::Processed>), std::sync::mpsc::RecvError> {
+        for _ in 0..POLLS {
+            match self.receiver.try_recv() {
+                Ok(message) => return Ok(message),
+                Err(std::sync::mpsc::TryRecvError::Empty) => std::thread::yield_now(),
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    return Err(std::sync::mpsc::RecvError);
+                }
+            }
+        }
+        self.receiver.recv()
     }
 
     fn waited(&self, d: Duration) {

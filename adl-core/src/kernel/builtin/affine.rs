@@ -4,6 +4,7 @@ use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
+use crate::kernel::blocked::{BlockInfo, BlockKernel, typed, typed_mut};
 use crate::kernel::element::ElementType;
 use crate::kernel::launch::{Launch, cl_f32};
 use crate::kernel::node::{KernelNode, run};
@@ -54,7 +55,7 @@ impl<D: Dimension> Transform<Array<f32, D>> for Affine<D> {
 
     fn apply(&self, input: Array<f32, D>) -> Result<Array<f32, D>> {
         let (scale, offset) = (self.scale, self.offset);
-        Ok(super::map_in_place(input, |v, _| v * scale + offset))
+        Ok(super::map_in_place(input, |v| v * scale + offset))
     }
 
     fn apply_in(&self, cx: &dyn Context, input: Array<f32, D>) -> Result<Array<f32, D>> {
@@ -74,6 +75,11 @@ impl<D> KernelNode for Affine<D> {
             self.expr(),
         )]
     }
+
+    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
+        into.push(self);
+        true
+    }
 }
 
 impl<D: Dimension + 'static> Node for Affine<D> {
@@ -91,3 +97,22 @@ impl<D: Dimension + 'static> Node for Affine<D> {
 
 impl<D> BatchNode for Affine<D> {}
 impl<D: Dimension> Takes<Array<f32, D>> for Affine<D> {}
+
+impl<D> BlockKernel for Affine<D> {
+    fn input(&self) -> ElementType {
+        ElementType::F32
+    }
+
+    fn output(&self) -> ElementType {
+        ElementType::F32
+    }
+
+    fn run_block(&self, input: &[u8], output: &mut [u8], _block: BlockInfo) -> Result<()> {
+        let (input, output) = (typed::<f32>(input)?, typed_mut::<f32>(output)?);
+        let (scale, offset) = (self.scale, self.offset);
+        for (o, &v) in output.iter_mut().zip(input) {
+            *o = v * scale + offset;
+        }
+        Ok(())
+    }
+}

@@ -4,6 +4,7 @@ use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
+use crate::kernel::blocked::{BlockInfo, BlockKernel, typed, typed_mut};
 use crate::kernel::element::ElementType;
 use crate::kernel::launch::{Launch, cl_f32};
 use crate::kernel::node::{KernelNode, run};
@@ -55,7 +56,7 @@ impl<D: Dimension> Transform<Array<f32, D>> for Clamp<D> {
 
     fn apply(&self, input: Array<f32, D>) -> Result<Array<f32, D>> {
         let (low, high) = (self.low, self.high);
-        Ok(super::map_in_place(input, |v, _| {
+        Ok(super::map_in_place(input, |v| {
             if v < low {
                 low
             } else if v > high {
@@ -83,6 +84,11 @@ impl<D> KernelNode for Clamp<D> {
             self.expr(),
         )]
     }
+
+    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
+        into.push(self);
+        true
+    }
 }
 
 impl<D: Dimension + 'static> Node for Clamp<D> {
@@ -100,3 +106,28 @@ impl<D: Dimension + 'static> Node for Clamp<D> {
 
 impl<D> BatchNode for Clamp<D> {}
 impl<D: Dimension> Takes<Array<f32, D>> for Clamp<D> {}
+
+impl<D> BlockKernel for Clamp<D> {
+    fn input(&self) -> ElementType {
+        ElementType::F32
+    }
+
+    fn output(&self) -> ElementType {
+        ElementType::F32
+    }
+
+    fn run_block(&self, input: &[u8], output: &mut [u8], _block: BlockInfo) -> Result<()> {
+        let (input, output) = (typed::<f32>(input)?, typed_mut::<f32>(output)?);
+        let (low, high) = (self.low, self.high);
+        for (o, &v) in output.iter_mut().zip(input) {
+            *o = if v < low {
+                low
+            } else if v > high {
+                high
+            } else {
+                v
+            };
+        }
+        Ok(())
+    }
+}

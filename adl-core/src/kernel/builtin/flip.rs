@@ -4,7 +4,8 @@ use ndarray::{Array, Array1, Dimension};
 
 use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
-use crate::kernel::element::Element;
+use crate::kernel::blocked::{BlockInfo, BlockKernel, typed, typed_mut};
+use crate::kernel::element::{Element, ElementType};
 use crate::kernel::launch::Launch;
 use crate::kernel::node::{KernelNode, run};
 use crate::{Error, Result, Transform};
@@ -97,6 +98,11 @@ impl<T: Element, D> KernelNode for FlipByFlag<T, D> {
     fn launches(&self) -> Vec<Launch> {
         vec![Launch::gather("flip_by_flag", T::TYPE, INDEX)]
     }
+
+    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
+        into.push(self);
+        true
+    }
 }
 
 impl<T: Element, D: Dimension + 'static> Node for FlipByFlag<T, D> {
@@ -114,3 +120,27 @@ impl<T: Element, D: Dimension + 'static> Node for FlipByFlag<T, D> {
 
 impl<T, D> BatchNode for FlipByFlag<T, D> {}
 impl<T: Element, D: Dimension> Takes<(Array<T, D>, Array1<bool>)> for FlipByFlag<T, D> {}
+
+impl<T: Element, D> BlockKernel for FlipByFlag<T, D> {
+    fn input(&self) -> ElementType {
+        T::TYPE
+    }
+
+    fn output(&self) -> ElementType {
+        T::TYPE
+    }
+
+    fn run_block(&self, input: &[u8], output: &mut [u8], block: BlockInfo) -> Result<()> {
+        let (input, output) = (typed::<T>(input)?, typed_mut::<T>(output)?);
+        if !block.flag || block.last <= 1 {
+            output.copy_from_slice(input);
+            return Ok(());
+        }
+        for (o, i) in output.chunks_mut(block.last).zip(input.chunks(block.last)) {
+            for (o, v) in o.iter_mut().zip(i.iter().rev()) {
+                *o = *v;
+            }
+        }
+        Ok(())
+    }
+}

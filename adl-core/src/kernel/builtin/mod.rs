@@ -65,48 +65,34 @@ fn row_major<T: Element, D: Dimension>(array: Array<T, D>) -> Array<T, D> {
     }
 }
 
-/// Apply `f(value, channel)` to every element of `array`, in place.
-fn map_in_place<T: Element, D: Dimension>(
-    array: Array<T, D>,
-    f: impl Fn(T, usize) -> T,
-) -> Array<T, D> {
+/// Apply `f` to every element of `array`, in place, in one flat loop the
+/// compiler can vectorise.
+fn map_in_place<T: Element, D: Dimension>(array: Array<T, D>, f: impl Fn(T) -> T) -> Array<T, D> {
     let mut array = row_major(array);
-    let g = Geometry::of(array.shape());
     if let Some(values) = array.as_slice_mut() {
-        for (k, block) in values.chunks_mut(g.inner.max(1)).enumerate() {
-            let c = k % g.channels.max(1);
-            for v in block {
-                *v = f(*v, c);
-            }
+        for v in values {
+            *v = f(*v);
         }
     }
     array
 }
 
-/// `f(value, channel)` of every element of `array`, into a new array (its
-/// memory from the thread's buffer pool).
+/// `f` of every element of `array`, into a new array (its memory from the
+/// thread's buffer pool), in one flat loop.
 fn map_into<T: Element, U: Element, D: Dimension>(
     array: &Array<T, D>,
     node: &str,
-    f: impl Fn(T, usize) -> U,
+    f: impl Fn(T) -> U,
 ) -> Result<Array<U, D>> {
     let standard = array.as_standard_layout();
-    let g = Geometry::of(array.shape());
-    let mut out: Vec<U> = crate::exec::buffer(g.n);
-    match standard.as_slice() {
-        Some(values) => {
-            for (k, block) in values.chunks(g.inner.max(1)).enumerate() {
-                let c = k % g.channels.max(1);
-                out.extend(block.iter().map(|&v| f(v, c)));
-            }
-        }
-        None => {
-            return Err(Error::invalid(
-                node,
-                "a row-major copy of the batch is not contiguous",
-            ));
-        }
-    }
+    let Some(values) = standard.as_slice() else {
+        return Err(Error::invalid(
+            node,
+            "a row-major copy of the batch is not contiguous",
+        ));
+    };
+    let mut out: Vec<U> = crate::exec::buffer(values.len());
+    out.extend(values.iter().map(|&v| f(v)));
     Array::from_shape_vec(array.raw_dim(), out).map_err(|e| Error::invalid(node, e.to_string()))
 }
 

@@ -5,6 +5,7 @@ use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
+use crate::kernel::blocked::{BlockInfo, BlockKernel, typed, typed_mut};
 use crate::kernel::element::ElementType;
 use crate::kernel::launch::{Launch, cl_f32_by_channel};
 use crate::kernel::node::{KernelNode, run};
@@ -98,11 +99,32 @@ impl<D: Dimension> Transform<Array<f32, D>> for Normalize<D> {
 
     fn apply(&self, input: Array<f32, D>) -> Result<Array<f32, D>> {
         self.check_shape(input.shape())?;
-        let (mean, std) = (&self.mean, &self.std);
-        let at = |values: &[f32], c: usize| values[if values.len() == 1 { 0 } else { c }];
-        Ok(super::map_in_place(input, |v, c| {
-            (v - at(mean, c)) / at(std, c)
-        }))
+        if let ([m], [s]) = (&*self.mean, &*self.std) {
+            let (m, s) = (*m, *s);
+            return Ok(super::map_in_place(input, |v| (v - m) / s));
+        }
+        let mut array = super::row_major(input);
+        let g = super::Geometry::of(array.shape());
+        let rank = array.ndim();
+        if let Some(values) = array.as_slice_mut() {
+            if rank == 2 {
+                // [batch, features]: the channel is the feature.
+                for row in values.chunks_mut(g.channels.max(1)) {
+                    for ((v, m), s) in row.iter_mut().zip(&*self.mean).zip(&*self.std) {
+                        *v = (*v - m) / s;
+                    }
+                }
+            } else {
+                for (k, plane) in values.chunks_mut(g.inner.max(1)).enumerate() {
+                    let c = k % g.channels.max(1);
+                    let (m, s) = (self.mean[c], self.std[c]);
+                    for v in plane {
+                        *v = (*v - m) / s;
+                    }
+                }
+            }
+        }
+        Ok(array)
     }
 
     fn apply_in(&self, cx: &dyn Context, input: Array<f32, D>) -> Result<Array<f32, D>> {
@@ -121,6 +143,11 @@ impl<D> KernelNode for Normalize<D> {
             ElementType::F32,
             self.expr(),
         )]
+    }
+
+    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
+        into.push(self);
+        true
     }
 
     fn check(&self, shape: &[usize]) -> Result<()> {
@@ -143,3 +170,44 @@ impl<D: Dimension + 'static> Node for Normalize<D> {
 
 impl<D> BatchNode for Normalize<D> {}
 impl<D: Dimension> Takes<Array<f32, D>> for Normalize<D> {}
+
+impl<D> BlockKernel for Normalize<D> {
+    fn input(&self) -> ElementType {
+        ElementType::F32
+    }
+
+    fn output(&self) -> ElementType {
+        ElementType::F32
+    }
+
+    fn run_block(&self, input: &[u8], output: &mut [u8], block: BlockInfo) -> Result<()> {
+        let (input, output) = (typed::<f32>(input)?, typed_mut::<f32>(output)?);
+        let at = |values: &[f32], c: usize| {
+            values[if values.len() == 1 {
+                0
+            } else {
+                c % values.len()
+            }]
+        };
+        if block.channel_per_element && self.mean.len() > 1 {
+            let features = output
+                .iter_mut()
+                .zip(input)
+                .zip(self.mean.iter().zip(&*self.std));
+            for ((o, &v), (m, s)) in features {
+                *o = (v - m) / s;
+            }
+        } else if block.channel_per_element {
+            let (m, s) = (self.mean[0], self.std[0]);
+            for (o, &v) in output.iter_mut().zip(input) {
+                *o = (v - m) / s;
+            }
+        } else {
+            let (m, s) = (at(&self.mean, block.channel), at(&self.std, block.channel));
+            for (o, &v) in output.iter_mut().zip(input) {
+                *o = (v - m) / s;
+            }
+        }
+        Ok(())
+    }
+}

@@ -4,6 +4,7 @@ use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
+use crate::kernel::blocked::{BlockInfo, BlockKernel, typed, typed_mut};
 use crate::kernel::element::{Element, ElementType};
 use crate::kernel::launch::{Launch, cl_f32};
 use crate::kernel::node::{KernelNode, run};
@@ -72,8 +73,8 @@ impl<D: Dimension> Transform<Array<u8, D>> for U8ToF32<D> {
 
     fn apply(&self, input: Array<u8, D>) -> Result<Array<f32, D>> {
         match self.scale {
-            Scale::Divide(d) => super::map_into(&input, "u8_to_f32", |v, _| f32::from(v) / d),
-            Scale::Multiply(s) => super::map_into(&input, "u8_to_f32", |v, _| f32::from(v) * s),
+            Scale::Divide(d) => super::map_into(&input, "u8_to_f32", |v| f32::from(v) / d),
+            Scale::Multiply(s) => super::map_into(&input, "u8_to_f32", |v| f32::from(v) * s),
         }
     }
 
@@ -94,6 +95,11 @@ impl<D> KernelNode for U8ToF32<D> {
             self.expr(),
         )]
     }
+
+    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
+        into.push(self);
+        true
+    }
 }
 
 impl<D: Dimension + 'static> Node for U8ToF32<D> {
@@ -111,3 +117,30 @@ impl<D: Dimension + 'static> Node for U8ToF32<D> {
 
 impl<D> BatchNode for U8ToF32<D> {}
 impl<D: Dimension> Takes<Array<u8, D>> for U8ToF32<D> {}
+
+impl<D> BlockKernel for U8ToF32<D> {
+    fn input(&self) -> ElementType {
+        ElementType::U8
+    }
+
+    fn output(&self) -> ElementType {
+        ElementType::F32
+    }
+
+    fn run_block(&self, input: &[u8], output: &mut [u8], _block: BlockInfo) -> Result<()> {
+        let (input, output) = (typed::<u8>(input)?, typed_mut::<f32>(output)?);
+        match self.scale {
+            Scale::Divide(d) => {
+                for (o, &v) in output.iter_mut().zip(input) {
+                    *o = f32::from(v) / d;
+                }
+            }
+            Scale::Multiply(s) => {
+                for (o, &v) in output.iter_mut().zip(input) {
+                    *o = f32::from(v) * s;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,74 @@
+//! The benchmark harness verifies its workloads: every digest of
+//! `bench/WORKLOADS.md`'s three workloads, on reduced sizes (the expected
+//! digests are then computed from the spec's formulas alone, in the
+//! harness), through both collation paths, with 0 and 2 workers; W2's
+//! batch kernels on the CPU (fused, block by block) and, where there is an
+//! OpenCL device, on it. `cargo xtask test` also runs W1-W3 at full size in
+//! release against the spec's own digests.
+
+#![cfg(feature = "opencl")]
+
+#[path = "../examples/bench.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod bench;
+
+fn verify(args: &[&str]) {
+    let mut command_line: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    command_line.push("--verify".into());
+    match bench::run(command_line) {
+        Ok(true) => {}
+        Ok(false) => panic!("a digest does not match: bench {}", args.join(" ")),
+        Err(e) => panic!("bench {} failed: {e}", args.join(" ")),
+    }
+}
+
+#[test]
+fn w1_verifies_through_both_collation_paths() {
+    for collate in ["gather", "samples"] {
+        for workers in ["0", "2"] {
+            verify(&[
+                "--workload",
+                "w1",
+                "--samples",
+                "3000",
+                "--collate",
+                collate,
+                "--workers",
+                workers,
+            ]);
+        }
+    }
+}
+
+#[test]
+fn w2_verifies_on_the_cpu_and_on_the_device() {
+    for collate in ["gather", "samples"] {
+        verify(&[
+            "--workload",
+            "w2",
+            "--samples",
+            "200",
+            "--collate",
+            collate,
+            "--device",
+            "cpu",
+        ]);
+        verify(&["--workload", "w2", "--samples", "200", "--collate", collate]);
+    }
+    verify(&["--workload", "w2", "--samples", "200", "--fusion", "off"]);
+}
+
+#[test]
+fn w3_verifies_through_both_collation_paths() {
+    for collate in ["gather", "samples"] {
+        verify(&["--workload", "w3", "--samples", "500", "--collate", collate]);
+    }
+}
+
+#[test]
+fn bad_arguments_are_errors_that_say_what_is_wrong() {
+    let err = bench::run(["--workload".to_string(), "w9".to_string()]).unwrap_err();
+    assert!(err.contains("w1, w2 or w3"), "{err}");
+    let err = bench::run(["--workers".to_string(), "two".to_string()]).unwrap_err();
+    assert!(err.contains("takes a number"), "{err}");
+}
