@@ -12,6 +12,8 @@
 //!   start-up and the first touch of memory included) then warm (the
 //!   headline). One JSON line: workload, workers, samples/s warm and cold,
 //!   batches/s warm, time to the first batch, peak RSS.
+//! - `--stats`: the loader's statistics of the warm epoch (per node, the
+//!   bottleneck) on standard error.
 //! - `--verify`: one more epoch, in order, digested field by field; every
 //!   digest is printed beside the expected one (the spec's for full sizes,
 //!   else one computed here from the spec's formulas alone) and a mismatch
@@ -61,9 +63,10 @@ struct Args {
     stage: String,
     batches: usize,
     collate: String,
+    stats: bool,
 }
 
-const USAGE: &str = "usage: bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|cpu|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|samples]";
+const USAGE: &str = "usage: bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|cpu|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|samples] [--stats]";
 
 fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String> {
     let mut args = Args {
@@ -76,6 +79,7 @@ fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String>
         stage: "loader".into(),
         batches: 200,
         collate: "gather".into(),
+        stats: false,
     };
     let mut it = command_line.into_iter();
     while let Some(flag) = it.next() {
@@ -97,6 +101,7 @@ fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String>
                 }
             }
             "--verify" => args.verify = true,
+            "--stats" => args.stats = true,
             "--stage" => args.stage = value("--stage")?,
             "--batches" => args.batches = number(value("--batches")?, "--batches")?,
             "--collate" => args.collate = value("--collate")?,
@@ -166,10 +171,30 @@ fn time_epoch<B: Recycle>(
     })
 }
 
-fn report(args: &Args, device: &str, cold: &Timed, warm: &Timed, build: Duration) {
+/// Resident memory of this process now, in MB (Linux; 0 elsewhere).
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn report(
+    args: &Args,
+    device: &str,
+    cold: &Timed,
+    warm: &Timed,
+    build: Duration,
+    (rss_cold, rss_warm): (f64, f64),
+) {
     let rate = |t: &Timed| t.samples as f64 / t.wall.as_secs_f64();
     println!(
-        "{{\"workload\":\"{}\",\"collate\":\"{}\",\"workers\":{},\"device\":{:?},\"fusion\":{},\"samples\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_batches_per_s\":{:.2},\"first_batch_ms\":{:.3},\"peak_rss_mb\":{:.1}}}",
+        "{{\"workload\":\"{}\",\"collate\":\"{}\",\"workers\":{},\"device\":{:?},\"fusion\":{},\"samples\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_batches_per_s\":{:.2},\"first_batch_ms\":{:.3},\"peak_rss_mb\":{:.1},\"rss_after_cold_mb\":{:.1},\"rss_after_warm_mb\":{:.1}}}",
         args.workload,
         args.collate,
         args.workers,
@@ -181,6 +206,8 @@ fn report(args: &Args, device: &str, cold: &Timed, warm: &Timed, build: Duration
         warm.batches as f64 / warm.wall.as_secs_f64(),
         (cold.first + build).as_secs_f64() * 1e3,
         peak_rss_mb(),
+        rss_cold,
+        rss_warm,
     );
 }
 
@@ -212,8 +239,13 @@ where
     P::Processed: Recycle + Send + 'static,
 {
     let cold = time_epoch(loader.epoch(0), &count)?;
+    let rss_cold = rss_mb();
+    loader.reset_statistics();
     let warm = time_epoch(loader.epoch(0), &count)?;
-    report(args, device, &cold, &warm, build);
+    report(args, device, &cold, &warm, build, (rss_cold, rss_mb()));
+    if args.stats {
+        eprintln!("{}", loader.statistics());
+    }
     if !args.verify {
         return Ok(None);
     }

@@ -572,6 +572,6 @@ mod checks {
         assert_eq!(s(), 0xbbbf12ccd68b4479);
         assert_eq!(u(1, 0, 0), 0x50eb5b5ced973855);
         assert_eq!(u(1, 199999, 63), 0x85197cf7f9d202af);
-        assert_eq!(unit(u(1, 0, 0)), 0.31609123945236206);
+        assert_eq!(f64::from(unit(u(1, 0, 0))), 0.31609123945236206);
     }
 }

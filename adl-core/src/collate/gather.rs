@@ -24,7 +24,7 @@ pub trait Table {
 }
 
 /// How many rows ahead a gather prefetches.
-const AHEAD: usize = 4;
+const AHEAD: usize = 16;
 
 /// Copy `len` elements per key, starting at `start(key)`, out of `values`.
 fn gather_runs<A: Clone>(

@@ -164,8 +164,9 @@ impl BufferPool {
     }
 
     /// An empty `Vec` with room for at least `capacity` elements: recycled
-    /// memory where the pool has a buffer that fits (the smallest such),
-    /// else a fresh allocation.
+    /// memory where the pool has a buffer that fits (the smallest such, and
+    /// of those the one given back last, likeliest still in cache), else a
+    /// fresh allocation.
     pub fn take<A>(&self, capacity: usize) -> Vec<A> {
         if capacity == 0 || needs_drop::<A>() || size_of::<A>() == 0 {
             return Vec::with_capacity(capacity);
@@ -176,9 +177,12 @@ impl BufferPool {
                 .buffers
                 .iter()
                 .enumerate()
-                .filter_map(|(i, b)| b.capacity_for::<A>().map(|c| (i, c)))
-                .filter(|&(_, c)| c >= capacity)
-                .min_by_key(|&(_, c)| c);
+                .filter_map(|(i, b)| b.capacity_for::<A>().map(|c| (i, c, b.stamp)))
+                .filter(|&(_, c, _)| c >= capacity)
+                // The smallest that fits; of those, the one given back last,
+                // whose memory is likeliest still in cache.
+                .min_by_key(|&(_, c, stamp)| (c, std::cmp::Reverse(stamp)))
+                .map(|(i, c, _)| (i, c));
             best.map(|(i, c)| {
                 let buffer = held.buffers.swap_remove(i);
                 held.bytes -= buffer.layout.size();
@@ -298,6 +302,17 @@ pub fn buffer<A>(capacity: usize) -> Vec<A> {
         Some(pool) => pool.take(capacity),
         None => Vec::with_capacity(capacity),
     })
+}
+
+/// Give the memory of `value` (a batch, or a batch's input that a node has
+/// consumed) to the calling thread's [`BufferPool`], if it has one; else
+/// drop it.
+pub fn release<B: Recycle>(value: B) {
+    let pool = CURRENT.with_borrow(|current| current.as_ref().map(Arc::clone));
+    match pool {
+        Some(pool) => pool.recycle(value),
+        None => drop(value),
+    }
 }
 
 /// The smallest request [`buffer`] serves from the pool: 16 KiB.

@@ -47,7 +47,7 @@ mod sequential;
 mod tagged;
 mod with_accelerator;
 
-pub use buffers::{BufferPool, BufferStatistics, POOLED_BYTES, Recycler, buffer};
+pub use buffers::{BufferPool, BufferStatistics, POOLED_BYTES, Recycler, buffer, release};
 pub(crate) use context::filled;
 pub use context::{Context, NodeId, join_each, panic_message};
 pub use prefetch::prefetch;

@@ -7,11 +7,11 @@ use crate::kernel::Accelerator;
 ///
 /// ```
 /// use adl_core::exec::{Context, Sequential, WithAccelerator};
-/// # use adl_core::kernel::{Accelerator, HostBatch, Launch};
+/// # use adl_core::kernel::{Accelerator, HostBatch, Launch, Output};
 /// # struct Nothing;
 /// # impl Accelerator for Nothing {
 /// #     fn name(&self) -> &str { "nothing" }
-/// #     fn run(&self, _: &[Launch], _: HostBatch<'_>, _: &mut [u8]) -> adl_core::Result<bool> { Ok(false) }
+/// #     fn run(&self, _: &[Launch], _: HostBatch<'_>, _: &mut Output<'_>) -> adl_core::Result<bool> { Ok(false) }
 /// # }
 /// let device = Nothing; // in practice, adl::opencl::OpenCl
 /// let sequential = Sequential::new();

@@ -1,6 +1,6 @@
 //! [`Accelerator`]: a device that runs the launches of batch nodes.
 
-use super::data::HostBatch;
+use super::data::{HostBatch, Output};
 use super::launch::Launch;
 use crate::Result;
 
@@ -12,11 +12,16 @@ pub trait Accelerator: Send + Sync {
     /// The device, in words (for errors and notices).
     fn name(&self) -> &str;
 
-    /// Run `launches` in order on `input`, writing the result's elements
-    /// (as many as the input's, of the last launch's output type) into
+    /// Run `launches` in order on `input`, appending the result's elements
+    /// (as many as the input's, of the last launch's output type) to
     /// `output`. Data between launches stays on the device.
     ///
     /// `Ok(false)` when this device cannot run them (say, `double` without
     /// `cl_khr_fp64`): the caller runs the nodes' Rust bodies instead.
-    fn run(&self, launches: &[Launch], input: HostBatch<'_>, output: &mut [u8]) -> Result<bool>;
+    fn run(
+        &self,
+        launches: &[Launch],
+        input: HostBatch<'_>,
+        output: &mut Output<'_>,
+    ) -> Result<bool>;
 }

@@ -3,7 +3,9 @@
 //! is read once and written once, as the fused OpenCL kernel does, with the
 //! steps in between in cache.
 
-use super::data::HostBatch;
+use std::mem::MaybeUninit;
+
+use super::data::{HostBatch, Output};
 use super::element::{Element, ElementType};
 use crate::{Error, Result};
 
@@ -26,14 +28,26 @@ pub struct BlockInfo {
 /// One elementwise (or row-permuting) kernel node's work on one block of
 /// the batch on the CPU: the same bits as its Rust body gives for those
 /// elements.
-pub trait BlockKernel: Sync {
+///
+/// # Safety
+///
+/// [`run_block`](BlockKernel::run_block) returns `Ok` only after writing
+/// every element of `output`: the fused run appends it to the batch
+/// without zeroing the memory first.
+pub unsafe trait BlockKernel: Sync {
     /// The element type read.
     fn input(&self) -> ElementType;
     /// The element type written.
     fn output(&self) -> ElementType;
-    /// Write the block's output elements (`output`, as bytes) from its
-    /// input elements (`input`, as bytes; as many elements).
-    fn run_block(&self, input: &[u8], output: &mut [u8], block: BlockInfo) -> Result<()>;
+    /// Write every one of the block's output elements (`output`, as
+    /// uninitialized bytes) from its input elements (`input`, as bytes; as
+    /// many elements).
+    fn run_block(
+        &self,
+        input: &[u8],
+        output: &mut [MaybeUninit<u8>],
+        block: BlockInfo,
+    ) -> Result<()>;
 }
 
 /// How many elements of `T` `bytes` hold, if it can be viewed as them:
@@ -63,18 +77,58 @@ pub(crate) fn typed<T: Element>(bytes: &[u8]) -> Result<&[T]> {
     Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), len) })
 }
 
-/// `bytes` as writable elements of `T`, if they are aligned for it.
-pub(crate) fn typed_mut<T: Element>(bytes: &mut [u8]) -> Result<&mut [T]> {
-    let len = check_view::<T>(bytes)?;
-    // SAFETY: as in `typed`; the slice is borrowed mutably once.
-    Ok(unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), len) })
+/// `bytes` as room for elements of `T`, if they are aligned for it.
+pub(crate) fn typed_mut<T: Element>(
+    bytes: &mut [MaybeUninit<u8>],
+) -> Result<&mut [MaybeUninit<T>]> {
+    let size = std::mem::size_of::<T>();
+    if bytes.as_ptr().align_offset(std::mem::align_of::<T>()) != 0
+        || !bytes.len().is_multiple_of(size)
+    {
+        return Err(Error::invalid(
+            "kernel block",
+            format!(
+                "{} bytes at a misaligned address for {}",
+                bytes.len(),
+                T::TYPE
+            ),
+        ));
+    }
+    // SAFETY: aligned and a whole number of elements (checked); the slice
+    // is borrowed mutably once, and nothing is read from it.
+    Ok(unsafe {
+        std::slice::from_raw_parts_mut(
+            bytes.as_mut_ptr().cast::<MaybeUninit<T>>(),
+            bytes.len() / size,
+        )
+    })
+}
+
+/// `input` and `output`, if they have as many elements (a block kernel
+/// writes one output element per input element).
+pub(crate) fn same_len<'i, 'o, A, B>(
+    input: &'i [A],
+    output: &'o mut [MaybeUninit<B>],
+) -> Result<(&'i [A], &'o mut [MaybeUninit<B>])> {
+    if input.len() == output.len() {
+        Ok((input, output))
+    } else {
+        Err(Error::invalid(
+            "kernel block",
+            format!(
+                "{} input elements for {} output elements",
+                input.len(),
+                output.len()
+            ),
+        ))
+    }
 }
 
 /// Run `kernels` in order over `input`, block by block, into `output`.
 pub(crate) fn run_blocked(
     kernels: &[&dyn BlockKernel],
     input: HostBatch<'_>,
-    output: &mut [u8],
+    output: &mut Output<'_>,
 ) -> Result<()> {
     let shape = input.shape;
     let n: usize = shape.iter().product();
@@ -97,7 +151,6 @@ pub(crate) fn run_blocked(
     let words = (block * widest).div_ceil(8);
     let mut scratch = [vec![0u64; words], vec![0u64; words]];
     let in_size = kernels[0].input().size();
-    let out_size = kernels[kernels.len() - 1].output().size();
     let blocks = n / block;
     for b in 0..blocks {
         let sample = if shape.len() <= 1 { 0 } else { b / channels };
@@ -111,10 +164,12 @@ pub(crate) fn run_blocked(
                 .is_some_and(|&f| f != 0),
         };
         let source = &input.data[b * block * in_size..(b + 1) * block * in_size];
-        let target = &mut output[b * block * out_size..(b + 1) * block * out_size];
         // Which scratch block holds the last step's output (and its bytes);
-        // none before the first step, which reads the batch.
+        // none before the first step, which reads the batch. The last
+        // step's output is appended to the batch: each byte of it is
+        // written once.
         let mut held: Option<(usize, usize)> = None;
+        let steps = kernels.len();
         for (k, kernel) in kernels.iter().enumerate() {
             let (a, b) = scratch.split_at_mut(1);
             let (a, b) = (&mut a[0], &mut b[0]);
@@ -123,16 +178,29 @@ pub(crate) fn run_blocked(
                 Some((0, len)) => (&bytemuck_bytes_ref(a)[..len], b, 1),
                 Some((_, len)) => (&bytemuck_bytes_ref(b)[..len], a, 0),
             };
-            if k + 1 == kernels.len() {
-                kernel.run_block(from, target, info)?;
+            let bytes = block * kernel.output().size();
+            if k + 1 == steps {
+                // The last step writes straight into the batch, each byte
+                // once.
+                // SAFETY: `run_block` writes every byte of its output
+                // before returning `Ok` (the `BlockKernel` contract).
+                unsafe {
+                    output.append_in_place(bytes, |room| kernel.run_block(from, room, info))?;
+                }
             } else {
-                let bytes = block * kernel.output().size();
-                kernel.run_block(from, &mut bytemuck_bytes(spare)[..bytes], info)?;
+                kernel.run_block(from, &mut uninit(bytemuck_bytes(spare))[..bytes], info)?;
                 held = Some((spare_index, bytes));
             }
         }
     }
     Ok(())
+}
+
+/// Initialized bytes, as room to write (always sound).
+fn uninit(bytes: &mut [u8]) -> &mut [MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`; writing through it
+    // keeps the bytes initialized.
+    unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len()) }
 }
 
 fn bytemuck_bytes(words: &mut [u64]) -> &mut [u8] {

@@ -3,7 +3,7 @@
 
 use ndarray::{Array, Array1, Dimension};
 
-use super::element::{Element, ElementType, bytes_of, bytes_of_mut};
+use super::element::{Element, ElementType, bytes_of};
 use crate::{Error, Result};
 
 /// A batch as a kernel reads it: row-major bytes, its shape (batch axis
@@ -50,6 +50,14 @@ pub trait KernelInput {
 
     /// The shape of the main array, batch axis first.
     fn shape(&self) -> Vec<usize>;
+
+    /// Done with: give its memory to the thread's buffer pool (the default
+    /// drops it).
+    fn release(self)
+    where
+        Self: Sized,
+    {
+    }
 }
 
 impl<T: Element, D: Dimension> KernelInput for Array<T, D> {
@@ -82,6 +90,10 @@ impl<T: Element, D: Dimension> KernelInput for Array<T, D> {
     fn shape(&self) -> Vec<usize> {
         Array::shape(self).to_vec()
     }
+
+    fn release(self) {
+        crate::exec::release(self);
+    }
 }
 
 impl<T: Element, D: Dimension> KernelInput for (Array<T, D>, Array1<bool>) {
@@ -112,6 +124,128 @@ impl<T: Element, D: Dimension> KernelInput for (Array<T, D>, Array1<bool>) {
     fn shape(&self) -> Vec<usize> {
         self.0.shape().to_vec()
     }
+
+    fn release(self) {
+        crate::exec::release(self.0);
+    }
+}
+
+/// Where a kernel run writes its result: the output's bytes, appended in
+/// order, exactly [`remaining`](Output::remaining) of them in all. The
+/// memory is not zeroed first; each byte is written once.
+pub struct Output<'a> {
+    target: &'a mut dyn Append,
+}
+
+impl std::fmt::Debug for Output<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Output")
+            .field("remaining", &self.remaining())
+            .finish()
+    }
+}
+
+impl Output<'_> {
+    /// Append `bytes` (a whole number of output elements).
+    pub fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        self.target.append(bytes)
+    }
+
+    /// Append `len` bytes that `write` writes in place (a whole number of
+    /// output elements): `write` gets the uninitialized room and must
+    /// initialize all of it (the [`BlockKernel`](super::BlockKernel)
+    /// contract).
+    ///
+    /// # Safety
+    ///
+    /// `write` returns `Ok` only after writing every byte it was given.
+    pub unsafe fn append_in_place(
+        &mut self,
+        len: usize,
+        write: impl FnOnce(&mut [std::mem::MaybeUninit<u8>]) -> Result<()>,
+    ) -> Result<()> {
+        let room = self.target.room(len)?;
+        write(room)?;
+        // SAFETY: `write` initialized all `len` bytes (the caller's
+        // contract).
+        unsafe { self.target.commit(len) }
+    }
+
+    /// The bytes still to write.
+    pub fn remaining(&self) -> usize {
+        self.target.remaining()
+    }
+}
+
+/// A growing output buffer of some element type.
+trait Append {
+    fn append(&mut self, bytes: &[u8]) -> Result<()>;
+    fn remaining(&self) -> usize;
+    /// The next `len` bytes of room, uninitialized.
+    fn room(&mut self, len: usize) -> Result<&mut [std::mem::MaybeUninit<u8>]>;
+    /// Count the next `len` bytes of room as written.
+    ///
+    /// # Safety
+    ///
+    /// They were all initialized, through [`room`](Append::room).
+    unsafe fn commit(&mut self, len: usize) -> Result<()>;
+}
+
+impl<T: Element> Append for Vec<T> {
+    fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        let size = std::mem::size_of::<T>();
+        let count = bytes.len() / size;
+        if !bytes.len().is_multiple_of(size) || count > self.capacity() - self.len() {
+            return Err(Error::invalid(
+                "kernel output",
+                format!(
+                    "{} bytes do not fit: room for {} more elements of {}",
+                    bytes.len(),
+                    self.capacity() - self.len(),
+                    T::TYPE
+                ),
+            ));
+        }
+        // SAFETY: `count` elements fit in the spare capacity (checked);
+        // the bytes are copied into it, and every bit pattern is a value of
+        // an `Element` type, so the first `len + count` elements are
+        // initialized values.
+        unsafe {
+            let end = self.as_mut_ptr().add(self.len()).cast::<u8>();
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), end, bytes.len());
+            self.set_len(self.len() + count);
+        }
+        Ok(())
+    }
+
+    fn remaining(&self) -> usize {
+        (self.capacity() - self.len()) * std::mem::size_of::<T>()
+    }
+
+    fn room(&mut self, len: usize) -> Result<&mut [std::mem::MaybeUninit<u8>]> {
+        let size = std::mem::size_of::<T>();
+        if !len.is_multiple_of(size) || len > self.remaining() {
+            return Err(Error::invalid(
+                "kernel output",
+                format!("no room for {len} more bytes of {}", T::TYPE),
+            ));
+        }
+        let spare = self.spare_capacity_mut();
+        // SAFETY: the spare capacity holds at least `len` bytes (checked);
+        // viewing `MaybeUninit<T>` as `MaybeUninit<u8>` bytes is sound.
+        Ok(unsafe { std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast(), len) })
+    }
+
+    unsafe fn commit(&mut self, len: usize) -> Result<()> {
+        let count = len / std::mem::size_of::<T>();
+        if count > self.capacity() - self.len() {
+            return Err(Error::invalid("kernel output", "committed past the room"));
+        }
+        // SAFETY: the caller initialized these bytes, and every bit pattern
+        // is a value of an `Element` type.
+        unsafe { self.set_len(self.len() + count) };
+        Ok(())
+    }
 }
 
 /// A batch type a kernel node can give: an ndarray array of an
@@ -125,10 +259,88 @@ pub trait KernelOutput: Sized {
     type Element: Element;
 
     /// The batch of `shape` whose row-major elements `fill` writes (as
-    /// bytes). The memory comes from the thread's
+    /// bytes, into an [`Output`]); `None` when `fill` says it did not run.
+    /// The memory comes from the thread's
     /// [`BufferPool`](crate::exec::BufferPool) when it has one.
-    fn build(shape: &[usize], fill: impl FnOnce(&mut [u8]) -> Result<bool>)
-    -> Result<Option<Self>>;
+    fn build(
+        shape: &[usize],
+        fill: impl FnOnce(&mut Output<'_>) -> Result<bool>,
+    ) -> Result<Option<Self>>;
+}
+
+/// The elements `fill` writes for a batch of `shape`, or `None`.
+fn filled<T: Element>(
+    shape: &[usize],
+    fill: impl FnOnce(&mut Output<'_>) -> Result<bool>,
+) -> Result<Option<Vec<T>>> {
+    let len: usize = shape.iter().product();
+    let mut values: Vec<T> = crate::exec::buffer(len);
+    let ran = {
+        let mut output = Output {
+            target: &mut LimitedVec {
+                values: &mut values,
+                len,
+            },
+        };
+        fill(&mut output)?
+    };
+    if !ran {
+        return Ok(None);
+    }
+    if values.len() != len {
+        return Err(Error::invalid(
+            "kernel output",
+            format!(
+                "the kernel wrote {} of the batch's {len} elements",
+                values.len()
+            ),
+        ));
+    }
+    Ok(Some(values))
+}
+
+/// A `Vec` that takes at most `len` elements, whatever its capacity.
+struct LimitedVec<'a, T> {
+    values: &'a mut Vec<T>,
+    len: usize,
+}
+
+impl<T: Element> Append for LimitedVec<'_, T> {
+    fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        if bytes.len() > self.remaining() {
+            return Err(Error::invalid(
+                "kernel output",
+                format!(
+                    "{} bytes are more than the {} left of the batch",
+                    bytes.len(),
+                    self.remaining()
+                ),
+            ));
+        }
+        Append::append(&mut *self.values, bytes)
+    }
+
+    fn remaining(&self) -> usize {
+        (self.len - self.values.len()) * std::mem::size_of::<T>()
+    }
+
+    fn room(&mut self, len: usize) -> Result<&mut [std::mem::MaybeUninit<u8>]> {
+        if len > self.remaining() {
+            return Err(Error::invalid(
+                "kernel output",
+                format!(
+                    "{len} bytes are more than the {} left of the batch",
+                    self.remaining()
+                ),
+            ));
+        }
+        self.values.room(len)
+    }
+
+    unsafe fn commit(&mut self, len: usize) -> Result<()> {
+        // SAFETY: forwarded contract.
+        unsafe { self.values.commit(len) }
+    }
 }
 
 impl<T: Element, D: Dimension> KernelOutput for Array<T, D> {
@@ -136,14 +348,11 @@ impl<T: Element, D: Dimension> KernelOutput for Array<T, D> {
 
     fn build(
         shape: &[usize],
-        fill: impl FnOnce(&mut [u8]) -> Result<bool>,
+        fill: impl FnOnce(&mut Output<'_>) -> Result<bool>,
     ) -> Result<Option<Self>> {
-        let len: usize = shape.iter().product();
-        let mut values: Vec<T> = crate::exec::buffer(len);
-        values.resize(len, T::default());
-        if !fill(bytes_of_mut(&mut values))? {
+        let Some(values) = filled::<T>(shape, fill)? else {
             return Ok(None);
-        }
+        };
         let dim = D::from_dimension(&ndarray::IxDyn(shape)).ok_or_else(|| {
             Error::invalid(
                 "kernel output",
@@ -183,11 +392,8 @@ impl<T: Element> KernelOutput for Vec<T> {
 
     fn build(
         shape: &[usize],
-        fill: impl FnOnce(&mut [u8]) -> Result<bool>,
+        fill: impl FnOnce(&mut Output<'_>) -> Result<bool>,
     ) -> Result<Option<Self>> {
-        let len: usize = shape.iter().product();
-        let mut values: Vec<T> = crate::exec::buffer(len);
-        values.resize(len, T::default());
-        Ok(fill(bytes_of_mut(&mut values))?.then_some(values))
+        filled::<T>(shape, fill)
     }
 }

@@ -97,14 +97,3 @@ pub(crate) fn bytes_of<E: Element>(values: &[E]) -> &[u8] {
         std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
     }
 }
-
-/// The bytes of `values`, writable.
-pub(crate) fn bytes_of_mut<E: Element>(values: &mut [E]) -> &mut [u8] {
-    // SAFETY: as in `bytes_of`; every byte pattern written is a valid `E`.
-    unsafe {
-        std::slice::from_raw_parts_mut(
-            values.as_mut_ptr().cast::<u8>(),
-            std::mem::size_of_val(values),
-        )
-    }
-}

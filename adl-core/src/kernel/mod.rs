@@ -74,7 +74,7 @@ mod node;
 pub use accelerator::Accelerator;
 pub use blocked::{BlockInfo, BlockKernel};
 pub use builtin::{Affine, Clamp, FlipByFlag, Normalize, U8ToF32};
-pub use data::{HostBatch, KernelInput, KernelOutput};
+pub use data::{HostBatch, KernelInput, KernelOutput, Output};
 pub use element::{Element, ElementType};
 pub use launch::{KernelArg, Launch, Op, cl_f32, cl_f32_by_channel};
 #[doc(hidden)]

@@ -70,8 +70,8 @@ where
     let launches = node.launches();
     let first = launches.first().and_then(|l| l.id);
     let entered = first.and_then(|id| cx.enter(id));
-    let out =
-        input.with_host(|host| Out::build(&shape, |bytes| accelerator.run(&launches, host, bytes)));
+    let out = input
+        .with_host(|host| Out::build(&shape, |output| accelerator.run(&launches, host, output)));
     if let Some(id) = first {
         cx.leave(id, entered);
     }
@@ -81,7 +81,10 @@ where
         cx.leave(id, None);
     }
     match out?? {
-        Some(out) => Ok(out),
+        Some(out) => {
+            input.release();
+            Ok(out)
+        }
         None => on_cpu(node, cx, input, &shape, fallback),
     }
 }
@@ -110,8 +113,8 @@ where
     let first = launches.first().and_then(|l| l.id);
     let entered = first.and_then(|id| cx.enter(id));
     let out = input.with_host(|host| {
-        Out::build(shape, |bytes| {
-            run_blocked(&kernels, host, bytes)?;
+        Out::build(shape, |output| {
+            run_blocked(&kernels, host, output)?;
             Ok(true)
         })
     });
@@ -123,7 +126,10 @@ where
         cx.leave(id, None);
     }
     match out?? {
-        Some(out) => Ok(out),
+        Some(out) => {
+            input.release();
+            Ok(out)
+        }
         None => Err(Error::invalid("kernel", "the fused CPU run gave no batch")),
     }
 }

@@ -28,7 +28,9 @@ mod staging;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use adl_core::kernel::{Accelerator, ElementType, HostBatch, KernelArg, Launch, shape_variables};
+use adl_core::kernel::{
+    Accelerator, ElementType, HostBatch, KernelArg, Launch, Output, shape_variables,
+};
 use adl_core::{Error, Result};
 
 pub use device::{DEVICE_VARIABLE, DeviceChoice, FUSION_VARIABLE};
@@ -233,7 +235,12 @@ impl Accelerator for OpenCl {
         &self.name
     }
 
-    fn run(&self, launches: &[Launch], input: HostBatch<'_>, output: &mut [u8]) -> Result<bool> {
+    fn run(
+        &self,
+        launches: &[Launch],
+        input: HostBatch<'_>,
+        output: &mut Output<'_>,
+    ) -> Result<bool> {
         let uses_double = launches
             .iter()
             .any(|l| l.input == ElementType::F64 || l.output == ElementType::F64);

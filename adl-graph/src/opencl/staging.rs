@@ -3,7 +3,7 @@
 //! device buffers for the input, the flags, the data between kernels and
 //! the output.
 
-use adl_core::kernel::{HostBatch, KernelArg};
+use adl_core::kernel::{HostBatch, KernelArg, Output};
 
 use super::program::{Range, Step};
 use super::{OpenCl, arg_buffers, kernel_error};
@@ -138,7 +138,7 @@ impl Staging {
         programs: &[ocl::Program],
         input: HostBatch<'_>,
         (shape, range): ([u64; 5], Range),
-        output: &mut [u8],
+        output: &mut Output<'_>,
     ) -> Result<(), (Option<&'s str>, ocl::Error)> {
         let whole = |e: ocl::Error| (None, e);
         let input_len = input.data.len();
@@ -241,14 +241,16 @@ impl Staging {
                 ready.wait_for().map_err(|e| failed(e.into()))?;
             }
         }
-        let output_len = output.len();
+        let output_len = output.remaining();
         self.device_out
             .read(&mut self.pinned_out[..output_len])
             .queue(&device.download)
             .ewait(&ready)
             .enq()
             .map_err(whole)?;
-        output.copy_from_slice(&self.pinned_out[..output_len]);
+        output
+            .append(&self.pinned_out[..output_len])
+            .map_err(|e| whole(ocl::Error::from(e.to_string())))?;
         Ok(())
     }
 }

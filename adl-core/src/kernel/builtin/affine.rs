@@ -4,7 +4,9 @@ use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
-use crate::kernel::blocked::{BlockInfo, BlockKernel, typed, typed_mut};
+use std::mem::MaybeUninit;
+
+use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
 use crate::kernel::element::ElementType;
 use crate::kernel::launch::{Launch, cl_f32};
 use crate::kernel::node::{KernelNode, run};
@@ -98,7 +100,10 @@ impl<D: Dimension + 'static> Node for Affine<D> {
 impl<D> BatchNode for Affine<D> {}
 impl<D: Dimension> Takes<Array<f32, D>> for Affine<D> {}
 
-impl<D> BlockKernel for Affine<D> {
+// SAFETY: `run_block` writes every output element: the loops below cover
+// the whole output (`same_len` checks that input and output have as many
+// elements).
+unsafe impl<D> BlockKernel for Affine<D> {
     fn input(&self) -> ElementType {
         ElementType::F32
     }
@@ -107,11 +112,16 @@ impl<D> BlockKernel for Affine<D> {
         ElementType::F32
     }
 
-    fn run_block(&self, input: &[u8], output: &mut [u8], _block: BlockInfo) -> Result<()> {
-        let (input, output) = (typed::<f32>(input)?, typed_mut::<f32>(output)?);
+    fn run_block(
+        &self,
+        input: &[u8],
+        output: &mut [MaybeUninit<u8>],
+        _block: BlockInfo,
+    ) -> Result<()> {
+        let (input, output) = same_len(typed::<f32>(input)?, typed_mut::<f32>(output)?)?;
         let (scale, offset) = (self.scale, self.offset);
         for (o, &v) in output.iter_mut().zip(input) {
-            *o = v * scale + offset;
+            o.write(v * scale + offset);
         }
         Ok(())
     }

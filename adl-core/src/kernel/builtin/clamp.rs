@@ -4,7 +4,9 @@ use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
-use crate::kernel::blocked::{BlockInfo, BlockKernel, typed, typed_mut};
+use std::mem::MaybeUninit;
+
+use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
 use crate::kernel::element::ElementType;
 use crate::kernel::launch::{Launch, cl_f32};
 use crate::kernel::node::{KernelNode, run};
@@ -107,7 +109,10 @@ impl<D: Dimension + 'static> Node for Clamp<D> {
 impl<D> BatchNode for Clamp<D> {}
 impl<D: Dimension> Takes<Array<f32, D>> for Clamp<D> {}
 
-impl<D> BlockKernel for Clamp<D> {
+// SAFETY: `run_block` writes every output element: the loops below cover
+// the whole output (`same_len` checks that input and output have as many
+// elements).
+unsafe impl<D> BlockKernel for Clamp<D> {
     fn input(&self) -> ElementType {
         ElementType::F32
     }
@@ -116,17 +121,22 @@ impl<D> BlockKernel for Clamp<D> {
         ElementType::F32
     }
 
-    fn run_block(&self, input: &[u8], output: &mut [u8], _block: BlockInfo) -> Result<()> {
-        let (input, output) = (typed::<f32>(input)?, typed_mut::<f32>(output)?);
+    fn run_block(
+        &self,
+        input: &[u8],
+        output: &mut [MaybeUninit<u8>],
+        _block: BlockInfo,
+    ) -> Result<()> {
+        let (input, output) = same_len(typed::<f32>(input)?, typed_mut::<f32>(output)?)?;
         let (low, high) = (self.low, self.high);
         for (o, &v) in output.iter_mut().zip(input) {
-            *o = if v < low {
+            o.write(if v < low {
                 low
             } else if v > high {
                 high
             } else {
                 v
-            };
+            });
         }
         Ok(())
     }

@@ -4,7 +4,9 @@ use ndarray::{Array, Array1, Dimension};
 
 use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
-use crate::kernel::blocked::{BlockInfo, BlockKernel, typed, typed_mut};
+use std::mem::MaybeUninit;
+
+use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
 use crate::kernel::element::{Element, ElementType};
 use crate::kernel::launch::Launch;
 use crate::kernel::node::{KernelNode, run};
@@ -121,7 +123,10 @@ impl<T: Element, D: Dimension + 'static> Node for FlipByFlag<T, D> {
 impl<T, D> BatchNode for FlipByFlag<T, D> {}
 impl<T: Element, D: Dimension> Takes<(Array<T, D>, Array1<bool>)> for FlipByFlag<T, D> {}
 
-impl<T: Element, D> BlockKernel for FlipByFlag<T, D> {
+// SAFETY: `run_block` writes every output element: the loops below cover
+// the whole output (`same_len` checks that input and output have as many
+// elements).
+unsafe impl<T: Element, D> BlockKernel for FlipByFlag<T, D> {
     fn input(&self) -> ElementType {
         T::TYPE
     }
@@ -130,15 +135,22 @@ impl<T: Element, D> BlockKernel for FlipByFlag<T, D> {
         T::TYPE
     }
 
-    fn run_block(&self, input: &[u8], output: &mut [u8], block: BlockInfo) -> Result<()> {
-        let (input, output) = (typed::<T>(input)?, typed_mut::<T>(output)?);
+    fn run_block(
+        &self,
+        input: &[u8],
+        output: &mut [MaybeUninit<u8>],
+        block: BlockInfo,
+    ) -> Result<()> {
+        let (input, output) = same_len(typed::<T>(input)?, typed_mut::<T>(output)?)?;
         if !block.flag || block.last <= 1 {
-            output.copy_from_slice(input);
+            for (o, v) in output.iter_mut().zip(input) {
+                o.write(*v);
+            }
             return Ok(());
         }
         for (o, i) in output.chunks_mut(block.last).zip(input.chunks(block.last)) {
             for (o, v) in o.iter_mut().zip(i.iter().rev()) {
-                *o = *v;
+                o.write(*v);
             }
         }
         Ok(())

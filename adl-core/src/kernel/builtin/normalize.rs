@@ -5,7 +5,9 @@ use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
-use crate::kernel::blocked::{BlockInfo, BlockKernel, typed, typed_mut};
+use std::mem::MaybeUninit;
+
+use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
 use crate::kernel::element::ElementType;
 use crate::kernel::launch::{Launch, cl_f32_by_channel};
 use crate::kernel::node::{KernelNode, run};
@@ -171,7 +173,10 @@ impl<D: Dimension + 'static> Node for Normalize<D> {
 impl<D> BatchNode for Normalize<D> {}
 impl<D: Dimension> Takes<Array<f32, D>> for Normalize<D> {}
 
-impl<D> BlockKernel for Normalize<D> {
+// SAFETY: `run_block` writes every output element: the loops below cover
+// the whole output (`same_len` checks that input and output have as many
+// elements).
+unsafe impl<D> BlockKernel for Normalize<D> {
     fn input(&self) -> ElementType {
         ElementType::F32
     }
@@ -180,8 +185,13 @@ impl<D> BlockKernel for Normalize<D> {
         ElementType::F32
     }
 
-    fn run_block(&self, input: &[u8], output: &mut [u8], block: BlockInfo) -> Result<()> {
-        let (input, output) = (typed::<f32>(input)?, typed_mut::<f32>(output)?);
+    fn run_block(
+        &self,
+        input: &[u8],
+        output: &mut [MaybeUninit<u8>],
+        block: BlockInfo,
+    ) -> Result<()> {
+        let (input, output) = same_len(typed::<f32>(input)?, typed_mut::<f32>(output)?)?;
         let at = |values: &[f32], c: usize| {
             values[if values.len() == 1 {
                 0
@@ -190,22 +200,32 @@ impl<D> BlockKernel for Normalize<D> {
             }]
         };
         if block.channel_per_element && self.mean.len() > 1 {
+            if self.mean.len() != output.len() || self.std.len() != output.len() {
+                return Err(Error::invalid(
+                    "normalize",
+                    format!(
+                        "{} means for a row of {} features",
+                        self.mean.len(),
+                        output.len()
+                    ),
+                ));
+            }
             let features = output
                 .iter_mut()
                 .zip(input)
                 .zip(self.mean.iter().zip(&*self.std));
             for ((o, &v), (m, s)) in features {
-                *o = (v - m) / s;
+                o.write((v - m) / s);
             }
         } else if block.channel_per_element {
             let (m, s) = (self.mean[0], self.std[0]);
             for (o, &v) in output.iter_mut().zip(input) {
-                *o = (v - m) / s;
+                o.write((v - m) / s);
             }
         } else {
             let (m, s) = (at(&self.mean, block.channel), at(&self.std, block.channel));
             for (o, &v) in output.iter_mut().zip(input) {
-                *o = (v - m) / s;
+                o.write((v - m) / s);
             }
         }
         Ok(())

@@ -4,7 +4,9 @@ use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
-use crate::kernel::blocked::{BlockInfo, BlockKernel, typed, typed_mut};
+use std::mem::MaybeUninit;
+
+use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
 use crate::kernel::element::{Element, ElementType};
 use crate::kernel::launch::{Launch, cl_f32};
 use crate::kernel::node::{KernelNode, run};
@@ -118,7 +120,10 @@ impl<D: Dimension + 'static> Node for U8ToF32<D> {
 impl<D> BatchNode for U8ToF32<D> {}
 impl<D: Dimension> Takes<Array<u8, D>> for U8ToF32<D> {}
 
-impl<D> BlockKernel for U8ToF32<D> {
+// SAFETY: `run_block` writes every output element: the loops below cover
+// the whole output (`same_len` checks that input and output have as many
+// elements).
+unsafe impl<D> BlockKernel for U8ToF32<D> {
     fn input(&self) -> ElementType {
         ElementType::U8
     }
@@ -127,17 +132,22 @@ impl<D> BlockKernel for U8ToF32<D> {
         ElementType::F32
     }
 
-    fn run_block(&self, input: &[u8], output: &mut [u8], _block: BlockInfo) -> Result<()> {
-        let (input, output) = (typed::<u8>(input)?, typed_mut::<f32>(output)?);
+    fn run_block(
+        &self,
+        input: &[u8],
+        output: &mut [MaybeUninit<u8>],
+        _block: BlockInfo,
+    ) -> Result<()> {
+        let (input, output) = same_len(typed::<u8>(input)?, typed_mut::<f32>(output)?)?;
         match self.scale {
             Scale::Divide(d) => {
                 for (o, &v) in output.iter_mut().zip(input) {
-                    *o = f32::from(v) / d;
+                    o.write(f32::from(v) / d);
                 }
             }
             Scale::Multiply(s) => {
                 for (o, &v) in output.iter_mut().zip(input) {
-                    *o = f32::from(v) * s;
+                    o.write(f32::from(v) * s);
                 }
             }
         }
