@@ -221,6 +221,29 @@ fn check(field: &str, got: Digest, expected: Digest) -> bool {
     ok
 }
 
+/// A loader of `dataset` through `pipeline` as the protocol runs it:
+/// batches of `batch`, the spec's shuffle (seed 2024), `--workers`
+/// workers, two batches prefetched per worker.
+fn loader<D, P>(
+    dataset: D,
+    pipeline: P,
+    batch: usize,
+    args: &Args,
+) -> adl::loader::LoaderBuilder<D, P>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: Send + 'static,
+{
+    Loader::new(dataset, pipeline)
+        .batch_size(batch)
+        .shuffle(SEED)
+        .workers(args.workers)
+        .prefetch(2 * args.workers.max(1))
+}
+
 /// Time a loader by the protocol (cold, then warm), report, and with
 /// `--verify` digest one more epoch with `digest(batch, b, digests)`.
 fn measure<D, P, const N: usize>(
@@ -281,12 +304,7 @@ fn w1(args: &Args) -> adl::Result<bool> {
                         Ok::<_, adl::Error>((standardize.apply(x)?, y))
                     },
                 ));
-        let loader = Loader::new(PairKeys(n), pipeline)
-            .batch_size(256)
-            .shuffle(SEED)
-            .workers(args.workers)
-            .prefetch(2 * args.workers.max(1))
-            .build()?;
+        let loader = loader(PairKeys(n), pipeline, 256, args).build()?;
         let build = build_start.elapsed();
         measure(
             args,
@@ -306,12 +324,7 @@ fn w1(args: &Args) -> adl::Result<bool> {
                 s
             })
             .with_collate(DefaultCollate);
-        let loader = Loader::new(W1Data(Arc::clone(&data)), pipeline)
-            .batch_size(256)
-            .shuffle(SEED)
-            .workers(args.workers)
-            .prefetch(2 * args.workers.max(1))
-            .build()?;
+        let loader = loader(W1Data(Arc::clone(&data)), pipeline, 256, args).build()?;
         let build = build_start.elapsed();
         measure(
             args,
@@ -416,11 +429,7 @@ fn w2(args: &Args) -> adl::Result<bool> {
             collate: data.gather(),
             batch: FlipByFlag::new() -> U8ToF32::divide(255.0) -> Normalize::per_channel(W2_MEAN, W2_STD),
         };
-        let builder = Loader::new(PairKeys(n), pipeline)
-            .batch_size(64)
-            .shuffle(SEED)
-            .workers(args.workers)
-            .prefetch(2 * args.workers.max(1));
+        let builder = loader(PairKeys(n), pipeline, 64, args);
         let loader = match device {
             Some(d) => builder.accelerator(Arc::new(d)),
             None => builder.opencl(DeviceChoice::Cpu),
@@ -438,11 +447,7 @@ fn w2(args: &Args) -> adl::Result<bool> {
             },
         )?
     } else {
-        let builder = Loader::new(W2Data(Arc::clone(&data)), w2_pipeline())
-            .batch_size(64)
-            .shuffle(SEED)
-            .workers(args.workers)
-            .prefetch(2 * args.workers.max(1));
+        let builder = loader(W2Data(Arc::clone(&data)), w2_pipeline(), 64, args);
         let loader = match device {
             Some(d) => builder.accelerator(Arc::new(d)),
             None => builder.opencl(DeviceChoice::Cpu),
@@ -538,12 +543,7 @@ fn w3(args: &Args) -> adl::Result<bool> {
         // Every field gathered straight into the batch from the sensors'
         // arrays, by the keys the synchronisation gave.
         let pipeline = Stages::new().with_collate(dataset.gather()?);
-        let loader = Loader::new(W3Keys(dataset), pipeline)
-            .batch_size(W3_BATCH)
-            .shuffle(SEED)
-            .workers(args.workers)
-            .prefetch(2 * args.workers.max(1))
-            .build()?;
+        let loader = loader(W3Keys(dataset), pipeline, W3_BATCH, args).build()?;
         let build = build_start.elapsed();
         measure(
             args,
@@ -561,12 +561,7 @@ fn w3(args: &Args) -> adl::Result<bool> {
         )?
     } else {
         let pipeline = Stages::new().with_collate(DefaultCollate);
-        let loader = Loader::new(dataset, pipeline)
-            .batch_size(W3_BATCH)
-            .shuffle(SEED)
-            .workers(args.workers)
-            .prefetch(2 * args.workers.max(1))
-            .build()?;
+        let loader = loader(dataset, pipeline, W3_BATCH, args).build()?;
         let build = build_start.elapsed();
         measure(
             args,

@@ -50,28 +50,22 @@ pub unsafe trait BlockKernel: Sync {
     ) -> Result<()>;
 }
 
-/// How many elements of `T` `bytes` hold, if it can be viewed as them:
-/// aligned, and a whole number of them.
-fn check_view<T: Element>(bytes: &[u8]) -> Result<usize> {
+/// How many elements of `T` the `len` bytes at `ptr` hold, if they can
+/// be viewed as them: aligned, and a whole number of them.
+fn elements<T: Element>(ptr: *const u8, len: usize) -> Result<usize> {
     let size = std::mem::size_of::<T>();
-    if bytes.as_ptr().align_offset(std::mem::align_of::<T>()) != 0
-        || !bytes.len().is_multiple_of(size)
-    {
+    if ptr.align_offset(std::mem::align_of::<T>()) != 0 || !len.is_multiple_of(size) {
         return Err(Error::invalid(
             "kernel block",
-            format!(
-                "{} bytes at a misaligned address for {}",
-                bytes.len(),
-                T::TYPE
-            ),
+            format!("{len} bytes at a misaligned address for {}", T::TYPE),
         ));
     }
-    Ok(bytes.len() / size)
+    Ok(len / size)
 }
 
 /// `bytes` as elements of `T`, if they are aligned for it.
 pub(crate) fn typed<T: Element>(bytes: &[u8]) -> Result<&[T]> {
-    let len = check_view::<T>(bytes)?;
+    let len = elements::<T>(bytes.as_ptr(), bytes.len())?;
     // SAFETY: aligned and a whole number of elements (checked), and every
     // bit pattern is a value of an `Element` type.
     Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), len) })
@@ -81,27 +75,10 @@ pub(crate) fn typed<T: Element>(bytes: &[u8]) -> Result<&[T]> {
 pub(crate) fn typed_mut<T: Element>(
     bytes: &mut [MaybeUninit<u8>],
 ) -> Result<&mut [MaybeUninit<T>]> {
-    let size = std::mem::size_of::<T>();
-    if bytes.as_ptr().align_offset(std::mem::align_of::<T>()) != 0
-        || !bytes.len().is_multiple_of(size)
-    {
-        return Err(Error::invalid(
-            "kernel block",
-            format!(
-                "{} bytes at a misaligned address for {}",
-                bytes.len(),
-                T::TYPE
-            ),
-        ));
-    }
+    let len = elements::<T>(bytes.as_ptr().cast(), bytes.len())?;
     // SAFETY: aligned and a whole number of elements (checked); the slice
     // is borrowed mutably once, and nothing is read from it.
-    Ok(unsafe {
-        std::slice::from_raw_parts_mut(
-            bytes.as_mut_ptr().cast::<MaybeUninit<T>>(),
-            bytes.len() / size,
-        )
-    })
+    Ok(unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<MaybeUninit<T>>(), len) })
 }
 
 /// `input` and `output`, if they have as many elements (a block kernel

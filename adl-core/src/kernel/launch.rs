@@ -146,14 +146,21 @@ pub enum KernelArg {
     U32s(Vec<u32>),
 }
 
-macro_rules! kernel_arg_from {
-    ($($t:ty => $v:ident, $vs:ident);*) => {$(
+macro_rules! kernel_scalar_from {
+    ($($t:ty => $v:ident);*) => {$(
         impl From<$t> for KernelArg {
             fn from(x: $t) -> Self { KernelArg::$v(x) }
         }
         impl From<&$t> for KernelArg {
             fn from(x: &$t) -> Self { KernelArg::$v(*x) }
         }
+    )*};
+}
+kernel_scalar_from!(f64 => F64; i64 => I64; u64 => U64);
+
+macro_rules! kernel_arg_from {
+    ($($t:ty => $v:ident, $vs:ident);*) => {$(
+        kernel_scalar_from!($t => $v);
         impl From<Vec<$t>> for KernelArg {
             fn from(x: Vec<$t>) -> Self { KernelArg::$vs(x) }
         }
@@ -172,37 +179,6 @@ macro_rules! kernel_arg_from {
     )*};
 }
 kernel_arg_from!(f32 => F32, F32s; i32 => I32, I32s; u32 => U32, U32s);
-
-impl From<f64> for KernelArg {
-    fn from(x: f64) -> Self {
-        KernelArg::F64(x)
-    }
-}
-impl From<&f64> for KernelArg {
-    fn from(x: &f64) -> Self {
-        KernelArg::F64(*x)
-    }
-}
-impl From<i64> for KernelArg {
-    fn from(x: i64) -> Self {
-        KernelArg::I64(x)
-    }
-}
-impl From<&i64> for KernelArg {
-    fn from(x: &i64) -> Self {
-        KernelArg::I64(*x)
-    }
-}
-impl From<u64> for KernelArg {
-    fn from(x: u64) -> Self {
-        KernelArg::U64(x)
-    }
-}
-impl From<&u64> for KernelArg {
-    fn from(x: &u64) -> Self {
-        KernelArg::U64(*x)
-    }
-}
 
 /// `x` as an exact OpenCL C expression (`as_float(0x3ef851ecu)`): the same
 /// bits on every compiler, with no decimal parsing in between.

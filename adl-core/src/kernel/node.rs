@@ -68,18 +68,10 @@ where
     };
     node.check(&shape)?;
     let launches = node.launches();
-    let first = launches.first().and_then(|l| l.id);
-    let entered = first.and_then(|id| cx.enter(id));
-    let out = input
-        .with_host(|host| Out::build(&shape, |output| accelerator.run(&launches, host, output)));
-    if let Some(id) = first {
-        cx.leave(id, entered);
-    }
-    for id in launches.iter().skip(1).filter_map(|l| l.id) {
-        // Counted, not timed: the run's time is on the first node.
-        let _ = cx.enter(id);
-        cx.leave(id, None);
-    }
+    let out = observed(cx, &launches, || {
+        input
+            .with_host(|host| Out::build(&shape, |output| accelerator.run(&launches, host, output)))
+    });
     match out?? {
         Some(out) => {
             input.release();
@@ -110,21 +102,14 @@ where
     }
     node.check(shape)?;
     let launches = node.launches();
-    let first = launches.first().and_then(|l| l.id);
-    let entered = first.and_then(|id| cx.enter(id));
-    let out = input.with_host(|host| {
-        Out::build(shape, |output| {
-            run_blocked(&kernels, host, output)?;
-            Ok(true)
+    let out = observed(cx, &launches, || {
+        input.with_host(|host| {
+            Out::build(shape, |output| {
+                run_blocked(&kernels, host, output)?;
+                Ok(true)
+            })
         })
     });
-    if let Some(id) = first {
-        cx.leave(id, entered);
-    }
-    for id in launches.iter().skip(1).filter_map(|l| l.id) {
-        let _ = cx.enter(id);
-        cx.leave(id, None);
-    }
     match out?? {
         Some(out) => {
             input.release();
@@ -132,6 +117,23 @@ where
         }
         None => Err(Error::invalid("kernel", "the fused CPU run gave no batch")),
     }
+}
+
+/// Run `f`, a run of `launches`, as their nodes in `cx`: the time of the
+/// whole run is recorded on the first launch's node, and the others count a
+/// call.
+fn observed<R>(cx: &dyn Context, launches: &[Launch], f: impl FnOnce() -> R) -> R {
+    let first = launches.first().and_then(|l| l.id);
+    let entered = first.and_then(|id| cx.enter(id));
+    let out = f();
+    if let Some(id) = first {
+        cx.leave(id, entered);
+    }
+    for id in launches.iter().skip(1).filter_map(|l| l.id) {
+        let _ = cx.enter(id);
+        cx.leave(id, None);
+    }
+    out
 }
 
 /// Two kernel nodes run as one device program: on an accelerator, the

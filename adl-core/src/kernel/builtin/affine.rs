@@ -3,13 +3,12 @@ use std::marker::PhantomData;
 use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
-use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
 use std::mem::MaybeUninit;
 
 use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
 use crate::kernel::element::ElementType;
-use crate::kernel::launch::{Launch, cl_f32};
-use crate::kernel::node::{KernelNode, run};
+use crate::kernel::launch::cl_f32;
+use crate::kernel::node::run;
 use crate::{Result, Transform};
 
 /// An affine map, as a batch kernel: `v * scale + offset`, multiply then
@@ -47,6 +46,11 @@ impl<D> Affine<D> {
         }
     }
 
+    /// Any shape will do.
+    fn check_shape(&self, _shape: &[usize]) -> Result<()> {
+        Ok(())
+    }
+
     fn expr(&self) -> String {
         format!("v * {} + {}", cl_f32(self.scale), cl_f32(self.offset))
     }
@@ -64,41 +68,6 @@ impl<D: Dimension> Transform<Array<f32, D>> for Affine<D> {
         run(self, cx, input, |input| self.apply(input))
     }
 }
-
-impl<D> KernelNode for Affine<D> {
-    type In = f32;
-    type Out = f32;
-
-    fn launches(&self) -> Vec<Launch> {
-        vec![Launch::map(
-            "affine",
-            ElementType::F32,
-            ElementType::F32,
-            self.expr(),
-        )]
-    }
-
-    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
-        into.push(self);
-        true
-    }
-}
-
-impl<D: Dimension + 'static> Node for Affine<D> {
-    type Input = Array<f32, D>;
-    type Output = Array<f32, D>;
-
-    fn info(&self) -> NodeInfo {
-        NodeInfo::new("affine", Stage::Batch)
-            .typed::<Array<f32, D>, Array<f32, D>>()
-            .with_kernel(self.expr())
-            .fusable()
-            .with_doc("An affine map, v * scale + offset (built-in kernel).")
-    }
-}
-
-impl<D> BatchNode for Affine<D> {}
-impl<D: Dimension> Takes<Array<f32, D>> for Affine<D> {}
 
 // SAFETY: `run_block` writes every output element: the loops below cover
 // the whole output (`same_len` checks that input and output have as many
@@ -126,3 +95,5 @@ unsafe impl<D> BlockKernel for Affine<D> {
         Ok(())
     }
 }
+
+elementwise_node!(Affine, "affine", f32 => f32, "An affine map, v * scale + offset (built-in kernel).");

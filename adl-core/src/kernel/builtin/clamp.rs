@@ -3,13 +3,12 @@ use std::marker::PhantomData;
 use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
-use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
 use std::mem::MaybeUninit;
 
 use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
 use crate::kernel::element::ElementType;
-use crate::kernel::launch::{Launch, cl_f32};
-use crate::kernel::node::{KernelNode, run};
+use crate::kernel::launch::cl_f32;
+use crate::kernel::node::run;
 use crate::{Result, Transform};
 
 /// Clamp to `[low, high]`, as a batch kernel: `v < low ? low : (v > high ?
@@ -47,6 +46,11 @@ impl<D> Clamp<D> {
         }
     }
 
+    /// Any shape will do.
+    fn check_shape(&self, _shape: &[usize]) -> Result<()> {
+        Ok(())
+    }
+
     fn expr(&self) -> String {
         let (low, high) = (cl_f32(self.low), cl_f32(self.high));
         format!("(v < {low} ? {low} : (v > {high} ? {high} : v))")
@@ -73,41 +77,6 @@ impl<D: Dimension> Transform<Array<f32, D>> for Clamp<D> {
         run(self, cx, input, |input| self.apply(input))
     }
 }
-
-impl<D> KernelNode for Clamp<D> {
-    type In = f32;
-    type Out = f32;
-
-    fn launches(&self) -> Vec<Launch> {
-        vec![Launch::map(
-            "clamp",
-            ElementType::F32,
-            ElementType::F32,
-            self.expr(),
-        )]
-    }
-
-    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
-        into.push(self);
-        true
-    }
-}
-
-impl<D: Dimension + 'static> Node for Clamp<D> {
-    type Input = Array<f32, D>;
-    type Output = Array<f32, D>;
-
-    fn info(&self) -> NodeInfo {
-        NodeInfo::new("clamp", Stage::Batch)
-            .typed::<Array<f32, D>, Array<f32, D>>()
-            .with_kernel(self.expr())
-            .fusable()
-            .with_doc("Clamp to a range (built-in kernel).")
-    }
-}
-
-impl<D> BatchNode for Clamp<D> {}
-impl<D: Dimension> Takes<Array<f32, D>> for Clamp<D> {}
 
 // SAFETY: `run_block` writes every output element: the loops below cover
 // the whole output (`same_len` checks that input and output have as many
@@ -141,3 +110,5 @@ unsafe impl<D> BlockKernel for Clamp<D> {
         Ok(())
     }
 }
+
+elementwise_node!(Clamp, "clamp", f32 => f32, "Clamp to a range (built-in kernel).");

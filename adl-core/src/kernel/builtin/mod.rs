@@ -2,6 +2,56 @@
 //! a Rust body that gives the same bits. Each is generic over the array's
 //! dimension `D` (inferred from the node before it).
 
+/// The impls every elementwise built-in kernel node shares, from its
+/// name, element types and doc: `KernelNode` (one map launch of its
+/// `expr()`, itself as its block form, and its `check_shape`), `Node`,
+/// `BatchNode` and `Takes`.
+macro_rules! elementwise_node {
+    ($ty:ident, $name:literal, $input:ty => $output:ty, $doc:literal) => {
+        impl<D> crate::kernel::KernelNode for $ty<D> {
+            type In = $input;
+            type Out = $output;
+
+            fn launches(&self) -> Vec<crate::kernel::Launch> {
+                vec![crate::kernel::Launch::map(
+                    $name,
+                    <$input as crate::kernel::Element>::TYPE,
+                    <$output as crate::kernel::Element>::TYPE,
+                    self.expr(),
+                )]
+            }
+
+            fn check(&self, shape: &[usize]) -> crate::Result<()> {
+                self.check_shape(shape)
+            }
+
+            fn block_kernels<'a>(
+                &'a self,
+                into: &mut Vec<&'a dyn crate::kernel::BlockKernel>,
+            ) -> bool {
+                into.push(self);
+                true
+            }
+        }
+
+        impl<D: ndarray::Dimension + 'static> crate::graph::Node for $ty<D> {
+            type Input = ndarray::Array<$input, D>;
+            type Output = ndarray::Array<$output, D>;
+
+            fn info(&self) -> crate::graph::NodeInfo {
+                crate::graph::NodeInfo::new($name, crate::graph::Stage::Batch)
+                    .typed::<ndarray::Array<$input, D>, ndarray::Array<$output, D>>()
+                    .with_kernel(self.expr())
+                    .fusable()
+                    .with_doc($doc)
+            }
+        }
+
+        impl<D> crate::graph::BatchNode for $ty<D> {}
+        impl<D: ndarray::Dimension> crate::graph::Takes<ndarray::Array<$input, D>> for $ty<D> {}
+    };
+}
+
 mod affine;
 mod clamp;
 mod flip;

@@ -4,13 +4,12 @@ use std::sync::Arc;
 use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
-use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
 use std::mem::MaybeUninit;
 
 use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
 use crate::kernel::element::ElementType;
-use crate::kernel::launch::{Launch, cl_f32_by_channel};
-use crate::kernel::node::{KernelNode, run};
+use crate::kernel::launch::cl_f32_by_channel;
+use crate::kernel::node::run;
 use crate::{Error, Result, Transform};
 
 /// Per-channel normalisation, as a batch kernel: `(v - mean[c]) / std[c]`,
@@ -134,45 +133,6 @@ impl<D: Dimension> Transform<Array<f32, D>> for Normalize<D> {
     }
 }
 
-impl<D> KernelNode for Normalize<D> {
-    type In = f32;
-    type Out = f32;
-
-    fn launches(&self) -> Vec<Launch> {
-        vec![Launch::map(
-            "normalize",
-            ElementType::F32,
-            ElementType::F32,
-            self.expr(),
-        )]
-    }
-
-    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
-        into.push(self);
-        true
-    }
-
-    fn check(&self, shape: &[usize]) -> Result<()> {
-        self.check_shape(shape)
-    }
-}
-
-impl<D: Dimension + 'static> Node for Normalize<D> {
-    type Input = Array<f32, D>;
-    type Output = Array<f32, D>;
-
-    fn info(&self) -> NodeInfo {
-        NodeInfo::new("normalize", Stage::Batch)
-            .typed::<Array<f32, D>, Array<f32, D>>()
-            .with_kernel(self.expr())
-            .fusable()
-            .with_doc("Per-channel normalisation (built-in kernel).")
-    }
-}
-
-impl<D> BatchNode for Normalize<D> {}
-impl<D: Dimension> Takes<Array<f32, D>> for Normalize<D> {}
-
 // SAFETY: `run_block` writes every output element: the loops below cover
 // the whole output (`same_len` checks that input and output have as many
 // elements).
@@ -231,3 +191,5 @@ unsafe impl<D> BlockKernel for Normalize<D> {
         Ok(())
     }
 }
+
+elementwise_node!(Normalize, "normalize", f32 => f32, "Per-channel normalisation (built-in kernel).");

@@ -3,13 +3,12 @@ use std::marker::PhantomData;
 use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
-use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
 use std::mem::MaybeUninit;
 
 use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
-use crate::kernel::element::{Element, ElementType};
-use crate::kernel::launch::{Launch, cl_f32};
-use crate::kernel::node::{KernelNode, run};
+use crate::kernel::element::ElementType;
+use crate::kernel::launch::cl_f32;
+use crate::kernel::node::run;
 use crate::{Result, Transform};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,6 +61,11 @@ impl<D> U8ToF32<D> {
         }
     }
 
+    /// Any shape will do.
+    fn check_shape(&self, _shape: &[usize]) -> Result<()> {
+        Ok(())
+    }
+
     fn expr(&self) -> String {
         match self.scale {
             Scale::Divide(d) => format!("(float)v / {}", cl_f32(d)),
@@ -84,41 +88,6 @@ impl<D: Dimension> Transform<Array<u8, D>> for U8ToF32<D> {
         run(self, cx, input, |input| self.apply(input))
     }
 }
-
-impl<D> KernelNode for U8ToF32<D> {
-    type In = u8;
-    type Out = f32;
-
-    fn launches(&self) -> Vec<Launch> {
-        vec![Launch::map(
-            "u8_to_f32",
-            u8::TYPE,
-            ElementType::F32,
-            self.expr(),
-        )]
-    }
-
-    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
-        into.push(self);
-        true
-    }
-}
-
-impl<D: Dimension + 'static> Node for U8ToF32<D> {
-    type Input = Array<u8, D>;
-    type Output = Array<f32, D>;
-
-    fn info(&self) -> NodeInfo {
-        NodeInfo::new("u8_to_f32", Stage::Batch)
-            .typed::<Array<u8, D>, Array<f32, D>>()
-            .with_kernel(self.expr())
-            .fusable()
-            .with_doc("Bytes to floats with a scale (built-in kernel).")
-    }
-}
-
-impl<D> BatchNode for U8ToF32<D> {}
-impl<D: Dimension> Takes<Array<u8, D>> for U8ToF32<D> {}
 
 // SAFETY: `run_block` writes every output element: the loops below cover
 // the whole output (`same_len` checks that input and output have as many
@@ -154,3 +123,5 @@ unsafe impl<D> BlockKernel for U8ToF32<D> {
         Ok(())
     }
 }
+
+elementwise_node!(U8ToF32, "u8_to_f32", u8 => f32, "Bytes to floats with a scale (built-in kernel).");
