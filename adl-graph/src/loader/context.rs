@@ -21,15 +21,41 @@ pub(crate) struct Counters {
     pub(crate) calls: Vec<AtomicU64>,
     pub(crate) timed: Vec<AtomicU64>,
     pub(crate) nanos: Vec<AtomicU64>,
+    /// Whether one thread alone counts into these (a worker's piece of a
+    /// batch): a count is then a plain load and store, not a locked
+    /// read-modify-write.
+    local: bool,
 }
 
 impl Counters {
+    /// Counters that several threads may count into at once.
     pub(crate) fn new(slots: usize) -> Self {
         let zeros = || (0..slots).map(|_| AtomicU64::new(0)).collect();
         Counters {
             calls: zeros(),
             timed: zeros(),
             nanos: zeros(),
+            local: false,
+        }
+    }
+
+    /// Counters that one thread alone counts into.
+    pub(crate) fn local(slots: usize) -> Self {
+        Counters {
+            local: true,
+            ..Self::new(slots)
+        }
+    }
+
+    /// Add `n` to `counter`, returning its value before.
+    #[inline]
+    fn add(&self, counter: &AtomicU64, n: u64) -> u64 {
+        if self.local {
+            let before = counter.load(Relaxed);
+            counter.store(before + n, Relaxed);
+            before
+        } else {
+            counter.fetch_add(n, Relaxed)
         }
     }
 
@@ -60,7 +86,7 @@ impl Counters {
     #[inline]
     pub(crate) fn enter(&self, slot: usize) -> Option<Instant> {
         let calls = self.calls.get(slot)?;
-        if calls.fetch_add(1, Relaxed) % TIME_EVERY == 0 {
+        if self.add(calls, 1).is_multiple_of(TIME_EVERY) {
             Some(Instant::now())
         } else {
             None
@@ -73,8 +99,8 @@ impl Counters {
         if let (Some(start), Some(timed), Some(nanos)) =
             (entered, self.timed.get(slot), self.nanos.get(slot))
         {
-            timed.fetch_add(1, Relaxed);
-            nanos.fetch_add(start.elapsed().as_nanos() as u64, Relaxed);
+            self.add(timed, 1);
+            self.add(nanos, start.elapsed().as_nanos() as u64);
         }
     }
 

@@ -443,7 +443,12 @@ where
     P: Pipeline<D::Sample> + Sync,
     P::Transformed: Send,
 {
-    let counters = Counters::new(shared.rows.len());
+    // On the consumer's thread a job runs on that thread alone.
+    let counters = if pooled {
+        Counters::new(shared.rows.len())
+    } else {
+        Counters::local(shared.rows.len())
+    };
     let cx = JobContext {
         counters: &counters,
         nodes: shared.nodes,
@@ -474,8 +479,15 @@ where
     let results: Vec<Result<P::Transformed>> = if cx.pooled {
         // One piece per worker (each with its own counters, added to the
         // job's at its end): the samples of a batch run in parallel without
-        // a task per sample or a shared cache line per node call.
-        let piece = indices.len().div_ceil(shared.config.workers.max(1)).max(1);
+        // a task per sample or a shared cache line per node call. A batch
+        // whose samples are cheap runs whole on this worker: splitting it
+        // would cost more than it saves, and the other workers are building
+        // the next batches meanwhile.
+        let piece = if shared.worth_splitting(indices.len()) {
+            indices.len().div_ceil(shared.config.workers.max(1)).max(1)
+        } else {
+            indices.len().max(1)
+        };
         let pieces: Vec<Vec<Result<P::Transformed>>> = indices
             .par_chunks(piece)
             .map(|part| {

@@ -29,10 +29,14 @@
 //! # How a batch is built
 //!
 //! Each batch is one job on the loader's rayon pool of `workers` threads:
-//! its samples are read and run through the sample stage in parallel (an
-//! ordered `par_iter`, so results keep their order), then collated and run
-//! through the batch stage, where the collate and batch stages of parallel
-//! branches are [joined](adl_core::exec::Context::join_dyn). Within one
+//! its samples are read and run through the sample stage in parallel (one
+//! piece per worker, results in order), then collated and run through the
+//! batch stage, where the collate and batch stages of parallel branches
+//! are [joined](adl_core::exec::Context::join_dyn). A batch whose samples
+//! are cheap (under 100 us of reading and sample stage in all, estimated
+//! from the timed calls) runs whole on one worker: splitting it would cost
+//! more than it saves, and with `prefetch` batches in flight the other
+//! workers are building the next batches meanwhile. Within one
 //! sample, the sample stages of its branches run one after the other on
 //! that sample's thread: parallelism across the batch's samples already
 //! keeps every worker busy, without a join per sample.
@@ -118,6 +122,10 @@ pub(crate) struct Shared<D, P> {
     pub(crate) accelerator: Option<Arc<dyn Accelerator>>,
 }
 
+/// A batch whose samples take longer than this (read and sample stage,
+/// estimated) is split across the workers.
+pub(crate) const SPLIT_ABOVE: std::time::Duration = std::time::Duration::from_micros(100);
+
 /// The loader's own statistics slots, after the pipeline's nodes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Slot {
@@ -130,6 +138,25 @@ pub(crate) enum Slot {
 impl<D, P> Shared<D, P> {
     pub(crate) fn slot(&self, slot: Slot) -> usize {
         self.nodes + slot as usize
+    }
+
+    /// Whether the samples of a batch of `len` are worth splitting across
+    /// the workers: when their reading and sample stage take more than
+    /// [`SPLIT_ABOVE`] by the timed calls so far (and until there are
+    /// some).
+    pub(crate) fn worth_splitting(&self, len: usize) -> bool {
+        let per_sample = |slot: Slot| {
+            let slot = self.slot(slot);
+            let timed = self.counters.timed[slot].load(std::sync::atomic::Ordering::Relaxed);
+            let nanos = self.counters.nanos[slot].load(std::sync::atomic::Ordering::Relaxed);
+            (timed > 0).then(|| nanos / timed)
+        };
+        match (per_sample(Slot::Read), per_sample(Slot::Sample)) {
+            (Some(read), Some(sample)) => {
+                (read + sample).saturating_mul(len as u64) > SPLIT_ABOVE.as_nanos() as u64
+            }
+            _ => true,
+        }
     }
 
     /// The loader-wide totals (a panic elsewhere while they were held
