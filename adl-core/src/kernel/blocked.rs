@@ -31,9 +31,10 @@ pub struct BlockInfo {
 ///
 /// # Safety
 ///
-/// [`run_block`](BlockKernel::run_block) returns `Ok` only after writing
-/// every element of `output`: the fused run appends it to the batch
-/// without zeroing the memory first.
+/// [`run_block`](BlockKernel::run_block) returns `Ok` only after
+/// initializing every byte of `output` with a value (never storing
+/// `MaybeUninit::uninit()`): the fused run appends it to the batch without
+/// zeroing the memory first, and the next step reads it.
 pub unsafe trait BlockKernel: Sync {
     /// The element type read.
     fn input(&self) -> ElementType;
@@ -165,7 +166,11 @@ pub(crate) fn run_blocked(
                     output.append_in_place(bytes, |room| kernel.run_block(from, room, info))?;
                 }
             } else {
-                kernel.run_block(from, &mut uninit(bytemuck_bytes(spare))[..bytes], info)?;
+                // SAFETY: `run_block` initializes every byte it is given
+                // (the `BlockKernel` contract), and the next step reads
+                // only those `bytes`.
+                let room = unsafe { uninit(bytemuck_bytes(spare)) };
+                kernel.run_block(from, &mut room[..bytes], info)?;
                 held = Some((spare_index, bytes));
             }
         }
@@ -173,10 +178,15 @@ pub(crate) fn run_blocked(
     Ok(())
 }
 
-/// Initialized bytes, as room to write (always sound).
-fn uninit(bytes: &mut [u8]) -> &mut [MaybeUninit<u8>] {
-    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`; writing through it
-    // keeps the bytes initialized.
+/// Initialized bytes, as room to write.
+///
+/// # Safety
+///
+/// Whoever writes through the result stores values only (never
+/// `MaybeUninit::uninit()`), since the bytes are read as `u8` afterwards.
+unsafe fn uninit(bytes: &mut [u8]) -> &mut [MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`; the caller keeps
+    // the bytes initialized.
     unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len()) }
 }
 

@@ -264,7 +264,10 @@ impl Accelerator for OpenCl {
             .map(|l| l.node.as_ref())
             .collect::<Vec<_>>()
             .join(" + ");
-        let sizes = staging::Sizes::of(&steps, n, input.flags.map_or(1, <[u8]>::len));
+        // One flag per sample, zeros where the batch has none, so that a
+        // kernel reading `flags[sample]` stays inside the buffer.
+        let samples = input.shape.first().copied().unwrap_or(1).max(1);
+        let sizes = staging::Sizes::of(&steps, n, input.flags.map_or(samples, <[u8]>::len));
         let largest = sizes.largest();
         if largest as u64 > self.max_alloc {
             return Err(kernel_error(
@@ -286,7 +289,12 @@ impl Accelerator for OpenCl {
         })?;
         let shape = [n, per_sample, channels, inner, last].map(|x| x as u64);
         let result = set.run(self, &steps, &programs, input, (shape, range), output);
-        self.give_back(set);
+        // A run that failed may have left commands in flight on this set's
+        // buffers: it is dropped (OpenCL frees the buffers once their
+        // commands are done) rather than handed to the next run.
+        if result.is_ok() {
+            self.give_back(set);
+        }
         result.map_err(|(nodes, e)| {
             let reason = if out_of_memory(&e) {
                 format!("out of device memory: {e}")

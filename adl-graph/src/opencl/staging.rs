@@ -143,7 +143,19 @@ impl Staging {
         let whole = |e: ocl::Error| (None, e);
         let input_len = input.data.len();
         self.pinned_in[..input_len].copy_from_slice(input.data);
-        let flags = input.flags.unwrap_or(&[0]);
+        let no_flags;
+        let flags = match input.flags {
+            Some(flags) => flags,
+            None => {
+                no_flags = vec![
+                    0u8;
+                    self.sizes
+                        .flags
+                        .min(input.shape.first().copied().unwrap_or(1).max(1))
+                ];
+                &no_flags[..]
+            }
+        };
         self.flags
             .write(flags)
             .queue(&device.upload)
