@@ -88,10 +88,12 @@ unsafe impl<D> BlockKernel for Affine<D> {
         _block: BlockInfo,
     ) -> Result<()> {
         let (input, output) = same_len(typed::<f32>(input)?, typed_mut::<f32>(output)?)?;
-        let (scale, offset) = (self.scale, self.offset);
-        for (o, &v) in output.iter_mut().zip(input) {
-            o.write(v * scale + offset);
-        }
+        super::widest(|| {
+            let (scale, offset) = (self.scale, self.offset);
+            for (o, &v) in output.iter_mut().zip(input) {
+                o.write(v * scale + offset);
+            }
+        });
         Ok(())
     }
 }

@@ -97,16 +97,18 @@ unsafe impl<D> BlockKernel for Clamp<D> {
         _block: BlockInfo,
     ) -> Result<()> {
         let (input, output) = same_len(typed::<f32>(input)?, typed_mut::<f32>(output)?)?;
-        let (low, high) = (self.low, self.high);
-        for (o, &v) in output.iter_mut().zip(input) {
-            o.write(if v < low {
-                low
-            } else if v > high {
-                high
-            } else {
-                v
-            });
-        }
+        super::widest(|| {
+            let (low, high) = (self.low, self.high);
+            for (o, &v) in output.iter_mut().zip(input) {
+                o.write(if v < low {
+                    low
+                } else if v > high {
+                    high
+                } else {
+                    v
+                });
+            }
+        });
         Ok(())
     }
 }

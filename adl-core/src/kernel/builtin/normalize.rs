@@ -108,22 +108,24 @@ impl<D: Dimension> Transform<Array<f32, D>> for Normalize<D> {
         let g = super::Geometry::of(array.shape());
         let rank = array.ndim();
         if let Some(values) = array.as_slice_mut() {
-            if rank == 2 {
-                // [batch, features]: the channel is the feature.
-                for row in values.chunks_mut(g.channels.max(1)) {
-                    for ((v, m), s) in row.iter_mut().zip(&*self.mean).zip(&*self.std) {
-                        *v = (*v - m) / s;
+            super::widest(|| {
+                if rank == 2 {
+                    // [batch, features]: the channel is the feature.
+                    for row in values.chunks_mut(g.channels.max(1)) {
+                        for ((v, m), s) in row.iter_mut().zip(&*self.mean).zip(&*self.std) {
+                            *v = (*v - m) / s;
+                        }
+                    }
+                } else {
+                    for (k, plane) in values.chunks_mut(g.inner.max(1)).enumerate() {
+                        let c = k % g.channels.max(1);
+                        let (m, s) = (self.mean[c], self.std[c]);
+                        for v in plane {
+                            *v = (*v - m) / s;
+                        }
                     }
                 }
-            } else {
-                for (k, plane) in values.chunks_mut(g.inner.max(1)).enumerate() {
-                    let c = k % g.channels.max(1);
-                    let (m, s) = (self.mean[c], self.std[c]);
-                    for v in plane {
-                        *v = (*v - m) / s;
-                    }
-                }
-            }
+            });
         }
         Ok(array)
     }
@@ -152,43 +154,45 @@ unsafe impl<D> BlockKernel for Normalize<D> {
         block: BlockInfo,
     ) -> Result<()> {
         let (input, output) = same_len(typed::<f32>(input)?, typed_mut::<f32>(output)?)?;
-        let at = |values: &[f32], c: usize| {
-            values[if values.len() == 1 {
-                0
+        super::widest(|| -> Result<()> {
+            let at = |values: &[f32], c: usize| {
+                values[if values.len() == 1 {
+                    0
+                } else {
+                    c % values.len()
+                }]
+            };
+            if block.channel_per_element && self.mean.len() > 1 {
+                if self.mean.len() != output.len() || self.std.len() != output.len() {
+                    return Err(Error::invalid(
+                        "normalize",
+                        format!(
+                            "{} means for a row of {} features",
+                            self.mean.len(),
+                            output.len()
+                        ),
+                    ));
+                }
+                let features = output
+                    .iter_mut()
+                    .zip(input)
+                    .zip(self.mean.iter().zip(&*self.std));
+                for ((o, &v), (m, s)) in features {
+                    o.write((v - m) / s);
+                }
+            } else if block.channel_per_element {
+                let (m, s) = (self.mean[0], self.std[0]);
+                for (o, &v) in output.iter_mut().zip(input) {
+                    o.write((v - m) / s);
+                }
             } else {
-                c % values.len()
-            }]
-        };
-        if block.channel_per_element && self.mean.len() > 1 {
-            if self.mean.len() != output.len() || self.std.len() != output.len() {
-                return Err(Error::invalid(
-                    "normalize",
-                    format!(
-                        "{} means for a row of {} features",
-                        self.mean.len(),
-                        output.len()
-                    ),
-                ));
+                let (m, s) = (at(&self.mean, block.channel), at(&self.std, block.channel));
+                for (o, &v) in output.iter_mut().zip(input) {
+                    o.write((v - m) / s);
+                }
             }
-            let features = output
-                .iter_mut()
-                .zip(input)
-                .zip(self.mean.iter().zip(&*self.std));
-            for ((o, &v), (m, s)) in features {
-                o.write((v - m) / s);
-            }
-        } else if block.channel_per_element {
-            let (m, s) = (self.mean[0], self.std[0]);
-            for (o, &v) in output.iter_mut().zip(input) {
-                o.write((v - m) / s);
-            }
-        } else {
-            let (m, s) = (at(&self.mean, block.channel), at(&self.std, block.channel));
-            for (o, &v) in output.iter_mut().zip(input) {
-                o.write((v - m) / s);
-            }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 }
 

@@ -108,7 +108,7 @@ unsafe impl<D> BlockKernel for U8ToF32<D> {
         _block: BlockInfo,
     ) -> Result<()> {
         let (input, output) = same_len(typed::<u8>(input)?, typed_mut::<f32>(output)?)?;
-        match self.scale {
+        super::widest(|| match self.scale {
             Scale::Divide(d) => {
                 for (o, &v) in output.iter_mut().zip(input) {
                     o.write(f32::from(v) / d);
@@ -119,7 +119,7 @@ unsafe impl<D> BlockKernel for U8ToF32<D> {
                     o.write(f32::from(v) * s);
                 }
             }
-        }
+        });
         Ok(())
     }
 }
