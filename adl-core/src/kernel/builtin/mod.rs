@@ -148,12 +148,13 @@ fn row_major<T: Element, D: Dimension>(array: Array<T, D>) -> Array<T, D> {
 /// compiler can vectorise.
 fn map_in_place<T: Element, D: Dimension>(array: Array<T, D>, f: impl Fn(T) -> T) -> Array<T, D> {
     let mut array = row_major(array);
+    // Not through `widest`: a closure called from a function compiled for
+    // other target features is not inlined into it, and the loop would run
+    // one element at a time.
     if let Some(values) = array.as_slice_mut() {
-        widest(|| {
-            for v in values {
-                *v = f(*v);
-            }
-        });
+        for v in values {
+            *v = f(*v);
+        }
     }
     array
 }
@@ -173,7 +174,7 @@ fn map_into<T: Element, U: Element, D: Dimension>(
         ));
     };
     let mut out: Vec<U> = crate::exec::buffer(values.len());
-    widest(|| out.extend(values.iter().map(|&v| f(v))));
+    out.extend(values.iter().map(|&v| f(v)));
     Array::from_shape_vec(array.raw_dim(), out).map_err(|e| Error::invalid(node, e.to_string()))
 }
 
