@@ -23,6 +23,8 @@ mod collate;
 mod diagnostic;
 mod pipeline;
 mod recycle;
+#[cfg(test)]
+mod test_support;
 mod transform;
 
 /// Derive `adl::collate::Collatable` for a struct: `Frame` gets a

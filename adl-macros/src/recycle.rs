@@ -102,11 +102,7 @@ mod tests {
     use quote::quote;
 
     fn expanded(input: proc_macro2::TokenStream) -> String {
-        let tokens = super::expand(input);
-        match syn::parse2::<syn::File>(tokens.clone()) {
-            Ok(file) => prettyplease::unparse(&file),
-            Err(_) => tokens.to_string(),
-        }
+        crate::test_support::pretty(super::expand(input))
     }
 
     #[test]

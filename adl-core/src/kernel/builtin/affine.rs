@@ -3,10 +3,7 @@ use std::marker::PhantomData;
 use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
-use std::mem::MaybeUninit;
 
-use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
-use crate::kernel::element::ElementType;
 use crate::kernel::launch::cl_f32;
 use crate::kernel::node::run;
 use crate::{Result, Transform};
@@ -69,33 +66,16 @@ impl<D: Dimension> Transform<Array<f32, D>> for Affine<D> {
     }
 }
 
-// SAFETY: `run_block` writes every output element: the loops below cover
-// the whole output (`same_len` checks that input and output have as many
-// elements).
-unsafe impl<D> BlockKernel for Affine<D> {
-    fn input(&self) -> ElementType {
-        ElementType::F32
-    }
-
-    fn output(&self) -> ElementType {
-        ElementType::F32
-    }
-
-    fn run_block(
-        &self,
-        input: &[u8],
-        output: &mut [MaybeUninit<u8>],
-        _block: BlockInfo,
-    ) -> Result<()> {
-        let (input, output) = same_len(typed::<f32>(input)?, typed_mut::<f32>(output)?)?;
-        super::widest(|| {
-            let (scale, offset) = (self.scale, self.offset);
-            for (o, &v) in output.iter_mut().zip(input) {
-                o.write(v * scale + offset);
-            }
-        });
+elementwise_node!(
+    Affine,
+    "affine",
+    f32 => f32,
+    "An affine map, v * scale + offset (built-in kernel).",
+    block(this, values, out, _block) {
+        let (scale, offset) = (this.scale, this.offset);
+        for (o, &v) in out.iter_mut().zip(values) {
+            o.write(v * scale + offset);
+        }
         Ok(())
     }
-}
-
-elementwise_node!(Affine, "affine", f32 => f32, "An affine map, v * scale + offset (built-in kernel).");
+);

@@ -3,10 +3,7 @@ use std::marker::PhantomData;
 use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
-use std::mem::MaybeUninit;
 
-use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
-use crate::kernel::element::ElementType;
 use crate::kernel::launch::cl_f32;
 use crate::kernel::node::run;
 use crate::{Result, Transform};
@@ -78,39 +75,22 @@ impl<D: Dimension> Transform<Array<f32, D>> for Clamp<D> {
     }
 }
 
-// SAFETY: `run_block` writes every output element: the loops below cover
-// the whole output (`same_len` checks that input and output have as many
-// elements).
-unsafe impl<D> BlockKernel for Clamp<D> {
-    fn input(&self) -> ElementType {
-        ElementType::F32
-    }
-
-    fn output(&self) -> ElementType {
-        ElementType::F32
-    }
-
-    fn run_block(
-        &self,
-        input: &[u8],
-        output: &mut [MaybeUninit<u8>],
-        _block: BlockInfo,
-    ) -> Result<()> {
-        let (input, output) = same_len(typed::<f32>(input)?, typed_mut::<f32>(output)?)?;
-        super::widest(|| {
-            let (low, high) = (self.low, self.high);
-            for (o, &v) in output.iter_mut().zip(input) {
-                o.write(if v < low {
-                    low
-                } else if v > high {
-                    high
-                } else {
-                    v
-                });
-            }
-        });
+elementwise_node!(
+    Clamp,
+    "clamp",
+    f32 => f32,
+    "Clamp to a range (built-in kernel).",
+    block(this, values, out, _block) {
+        let (low, high) = (this.low, this.high);
+        for (o, &v) in out.iter_mut().zip(values) {
+            o.write(if v < low {
+                low
+            } else if v > high {
+                high
+            } else {
+                v
+            });
+        }
         Ok(())
     }
-}
-
-elementwise_node!(Clamp, "clamp", f32 => f32, "Clamp to a range (built-in kernel).");
+);

@@ -50,6 +50,40 @@ macro_rules! elementwise_node {
         impl<D> crate::graph::BatchNode for $ty<D> {}
         impl<D: ndarray::Dimension> crate::graph::Takes<ndarray::Array<$input, D>> for $ty<D> {}
     };
+    (
+        $ty:ident, $name:literal, $input:ty => $output:ty, $doc:literal,
+        block($this:ident, $values:ident, $out:ident, $block:ident) $body:block
+    ) => {
+        elementwise_node!($ty, $name, $input => $output, $doc);
+
+        // SAFETY: every body given to this arm writes each element of
+        // `$out` once (a loop over `$out` zipped with `$values`, which
+        // `same_len` checked to have as many elements) before it returns
+        // `Ok`, and writes only values.
+        unsafe impl<D> crate::kernel::BlockKernel for $ty<D> {
+            fn input(&self) -> crate::kernel::ElementType {
+                <$input as crate::kernel::Element>::TYPE
+            }
+
+            fn output(&self) -> crate::kernel::ElementType {
+                <$output as crate::kernel::Element>::TYPE
+            }
+
+            fn run_block(
+                &self,
+                input: &[u8],
+                output: &mut [std::mem::MaybeUninit<u8>],
+                block: crate::kernel::BlockInfo,
+            ) -> crate::Result<()> {
+                let ($values, $out) = crate::kernel::blocked::same_len(
+                    crate::kernel::blocked::typed::<$input>(input)?,
+                    crate::kernel::blocked::typed_mut::<$output>(output)?,
+                )?;
+                let ($this, $block) = (self, block);
+                super::widest(|| -> crate::Result<()> { $body })
+            }
+        }
+    };
 }
 
 mod affine;

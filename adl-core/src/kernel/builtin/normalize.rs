@@ -4,10 +4,7 @@ use std::sync::Arc;
 use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
-use std::mem::MaybeUninit;
 
-use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
-use crate::kernel::element::ElementType;
 use crate::kernel::launch::cl_f32_by_channel;
 use crate::kernel::node::run;
 use crate::{Error, Result, Transform};
@@ -135,65 +132,31 @@ impl<D: Dimension> Transform<Array<f32, D>> for Normalize<D> {
     }
 }
 
-// SAFETY: `run_block` writes every output element: the loops below cover
-// the whole output (`same_len` checks that input and output have as many
-// elements).
-unsafe impl<D> BlockKernel for Normalize<D> {
-    fn input(&self) -> ElementType {
-        ElementType::F32
-    }
-
-    fn output(&self) -> ElementType {
-        ElementType::F32
-    }
-
-    fn run_block(
-        &self,
-        input: &[u8],
-        output: &mut [MaybeUninit<u8>],
-        block: BlockInfo,
-    ) -> Result<()> {
-        let (input, output) = same_len(typed::<f32>(input)?, typed_mut::<f32>(output)?)?;
-        super::widest(|| -> Result<()> {
-            let at = |values: &[f32], c: usize| {
-                values[if values.len() == 1 {
-                    0
-                } else {
-                    c % values.len()
-                }]
-            };
-            if block.channel_per_element && self.mean.len() > 1 {
-                if self.mean.len() != output.len() || self.std.len() != output.len() {
-                    return Err(Error::invalid(
-                        "normalize",
-                        format!(
-                            "{} means for a row of {} features",
-                            self.mean.len(),
-                            output.len()
-                        ),
-                    ));
-                }
-                let features = output
-                    .iter_mut()
-                    .zip(input)
-                    .zip(self.mean.iter().zip(&*self.std));
-                for ((o, &v), (m, s)) in features {
-                    o.write((v - m) / s);
-                }
-            } else if block.channel_per_element {
-                let (m, s) = (self.mean[0], self.std[0]);
-                for (o, &v) in output.iter_mut().zip(input) {
-                    o.write((v - m) / s);
-                }
-            } else {
-                let (m, s) = (at(&self.mean, block.channel), at(&self.std, block.channel));
-                for (o, &v) in output.iter_mut().zip(input) {
-                    o.write((v - m) / s);
-                }
+elementwise_node!(
+    Normalize,
+    "normalize",
+    f32 => f32,
+    "Per-channel normalisation (built-in kernel).",
+    block(this, values, out, block) {
+        let at = |v: &[f32], c: usize| v[if v.len() == 1 { 0 } else { c % v.len() }];
+        if block.channel_per_element && this.mean.len() > 1 {
+            if this.mean.len() != out.len() || this.std.len() != out.len() {
+                return Err(Error::invalid(
+                    "normalize",
+                    format!("{} means for a row of {} features", this.mean.len(), out.len()),
+                ));
             }
-            Ok(())
-        })
+            let features = out.iter_mut().zip(values).zip(this.mean.iter().zip(&*this.std));
+            for ((o, &v), (m, s)) in features {
+                o.write((v - m) / s);
+            }
+        } else {
+            let c = if block.channel_per_element { 0 } else { block.channel };
+            let (m, s) = (at(&this.mean, c), at(&this.std, c));
+            for (o, &v) in out.iter_mut().zip(values) {
+                o.write((v - m) / s);
+            }
+        }
+        Ok(())
     }
-}
-
-elementwise_node!(Normalize, "normalize", f32 => f32, "Per-channel normalisation (built-in kernel).");
+);

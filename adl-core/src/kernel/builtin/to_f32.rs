@@ -3,10 +3,7 @@ use std::marker::PhantomData;
 use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
-use std::mem::MaybeUninit;
 
-use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
-use crate::kernel::element::ElementType;
 use crate::kernel::launch::cl_f32;
 use crate::kernel::node::run;
 use crate::{Result, Transform};
@@ -89,39 +86,24 @@ impl<D: Dimension> Transform<Array<u8, D>> for U8ToF32<D> {
     }
 }
 
-// SAFETY: `run_block` writes every output element: the loops below cover
-// the whole output (`same_len` checks that input and output have as many
-// elements).
-unsafe impl<D> BlockKernel for U8ToF32<D> {
-    fn input(&self) -> ElementType {
-        ElementType::U8
-    }
-
-    fn output(&self) -> ElementType {
-        ElementType::F32
-    }
-
-    fn run_block(
-        &self,
-        input: &[u8],
-        output: &mut [MaybeUninit<u8>],
-        _block: BlockInfo,
-    ) -> Result<()> {
-        let (input, output) = same_len(typed::<u8>(input)?, typed_mut::<f32>(output)?)?;
-        super::widest(|| match self.scale {
+elementwise_node!(
+    U8ToF32,
+    "u8_to_f32",
+    u8 => f32,
+    "Bytes to floats with a scale (built-in kernel).",
+    block(this, values, out, _block) {
+        match this.scale {
             Scale::Divide(d) => {
-                for (o, &v) in output.iter_mut().zip(input) {
+                for (o, &v) in out.iter_mut().zip(values) {
                     o.write(f32::from(v) / d);
                 }
             }
             Scale::Multiply(s) => {
-                for (o, &v) in output.iter_mut().zip(input) {
+                for (o, &v) in out.iter_mut().zip(values) {
                     o.write(f32::from(v) * s);
                 }
             }
-        });
+        }
         Ok(())
     }
-}
-
-elementwise_node!(U8ToF32, "u8_to_f32", u8 => f32, "Bytes to floats with a scale (built-in kernel).");
+);
