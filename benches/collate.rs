@@ -111,6 +111,26 @@ fn bench(c: &mut Criterion) {
             BatchSize::PerIteration,
         )
     });
+    // Samples flipped by `invert_axis` (a negative stride along the last
+    // axis, no copy), as a flip transform that only changes the view gives.
+    let flipped: Vec<Array3<f32>> = w2
+        .iter()
+        .map(|a| {
+            let mut a = a.clone();
+            a.invert_axis(ndarray::Axis(2));
+            a
+        })
+        .collect();
+    g.bench_function(
+        "adl DefaultCollate, flipped samples (negative stride)",
+        |b| {
+            b.iter_batched(
+                || flipped.clone(),
+                |s| drop(black_box(DefaultCollate.collate(s).unwrap())),
+                BatchSize::SmallInput,
+            )
+        },
+    );
     let mut reused = vec![0f32; w2_bytes as usize / 4];
     g.bench_function("memcpy into a reused buffer", |b| {
         b.iter_batched(

@@ -1,4 +1,4 @@
-use ndarray::{Array, Dimension};
+use ndarray::{Array, ArrayBase, Axis, Data, Dimension};
 
 use super::{BatchBuilder, Collatable};
 use crate::{Error, Result};
@@ -37,10 +37,7 @@ impl<A: Clone, D: Dimension> BatchBuilder<Array<A, D>> for StackBuilder<A, D> {
                 ),
             ));
         }
-        match item.as_slice() {
-            Some(contiguous) => self.data.extend_from_slice(contiguous),
-            None => self.data.extend(item.iter().cloned()),
-        }
+        extend_row_major(&mut self.data, &item);
         self.pushed += 1;
         Ok(())
     }
@@ -56,11 +53,61 @@ impl<A: Clone, D: Dimension> BatchBuilder<Array<A, D>> for StackBuilder<A, D> {
     }
 }
 
+/// Append the elements of `array` to `out` in row-major order, at memcpy
+/// speed whatever its memory layout: a contiguous array in one copy, any
+/// other lane by lane along its last axis (a lane with stride 1 copied, one
+/// with stride -1 (a flipped view) read backwards from its memory, which
+/// the compiler vectorises, others element by element).
+pub(crate) fn extend_row_major<A: Clone, S, D>(out: &mut Vec<A>, array: &ArrayBase<S, D>)
+where
+    S: Data<Elem = A>,
+    D: Dimension,
+{
+    if let Some(contiguous) = array.as_slice() {
+        out.extend_from_slice(contiguous);
+        return;
+    }
+    if array.ndim() == 0 {
+        out.extend(array.iter().cloned());
+        return;
+    }
+    out.reserve(array.len());
+    for lane in array.lanes(Axis(array.ndim() - 1)) {
+        match (lane.strides()[0], lane.as_slice_memory_order()) {
+            (1, Some(run)) => out.extend_from_slice(run),
+            (-1, Some(run)) => out.extend(run.iter().rev().cloned()),
+            _ => out.extend(lane.iter().cloned()),
+        }
+    }
+}
+
 impl<A: Clone, D: Dimension> Collatable for Array<A, D> {
     type Batch = Array<A, D::Larger>;
     type Builder = StackBuilder<A, D>;
 
     fn builder(first: &Self, len: usize) -> Self::Builder {
         StackBuilder::new(first, len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{Array3, s};
+
+    #[test]
+    fn any_layout_is_copied_in_row_major_order() {
+        let a = Array3::from_shape_fn((2, 3, 4), |(i, j, k)| (i * 12 + j * 4 + k) as i32);
+        for view in [
+            a.view(),
+            a.slice(s![.., .., ..;-1]),
+            a.slice(s![..;-1, .., ..]),
+            a.slice(s![.., ..;2, 1..;2]),
+            a.view().reversed_axes(),
+        ] {
+            let mut out = Vec::new();
+            extend_row_major(&mut out, &view);
+            assert_eq!(out, view.iter().copied().collect::<Vec<_>>());
+        }
     }
 }

@@ -110,10 +110,7 @@ impl<A: Clone, D: RemoveAxis> BatchBuilder<Array<A, D>> for ConcatBuilder<A, D> 
             ));
         }
         self.rows += item.len_of(Axis(0));
-        match item.as_slice() {
-            Some(contiguous) => self.data.extend_from_slice(contiguous),
-            None => self.data.extend(item.iter().cloned()),
-        }
+        super::array::extend_row_major(&mut self.data, &item);
         Ok(())
     }
 
@@ -203,10 +200,7 @@ impl<A: Clone + Default, D: RemoveAxis> BatchBuilder<Array<A, D>> for PadBuilder
         let row_len: usize = self.first_shape.slice()[1..].iter().product();
         let mut values = crate::exec::buffer(self.samples.len() * longest * row_len);
         for (sample, &rows) in self.samples.iter().zip(&lengths) {
-            match sample.as_slice() {
-                Some(contiguous) => values.extend_from_slice(contiguous),
-                None => values.extend(sample.iter().cloned()),
-            }
+            super::array::extend_row_major(&mut values, sample);
             values.extend(std::iter::repeat_n(
                 A::default(),
                 (longest - rows) * row_len,
