@@ -11,7 +11,8 @@
 //!   epoch-0 order runs twice, cold (the loader's build, its worker
 //!   start-up and the first touch of memory included) then warm (the
 //!   headline). One JSON line: workload, workers, samples/s warm and cold,
-//!   batches/s warm, time to the first batch, peak RSS.
+//!   batches/s warm, time to the first batch, peak RSS, RSS after each
+//!   epoch, and the minor page faults of the warm epoch.
 //! - `--stats`: the loader's statistics of the warm epoch (per node, the
 //!   bottleneck) on standard error.
 //! - `--verify`: one more epoch, in order, digested field by field; every
@@ -171,6 +172,20 @@ fn time_epoch<B: Recycle>(
     })
 }
 
+/// Minor page faults of this process so far (Linux; 0 elsewhere): the
+/// pages it touched for the first time, or again after the allocator gave
+/// them back.
+fn minor_faults() -> u64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            // The fields after the command name, which is in parentheses.
+            let rest = &s[s.rfind(')')? + 2..];
+            rest.split_whitespace().nth(7)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
 /// Resident memory of this process now, in MB (Linux; 0 elsewhere).
 fn rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
@@ -191,10 +206,11 @@ fn report(
     warm: &Timed,
     build: Duration,
     (rss_cold, rss_warm): (f64, f64),
+    warm_faults: u64,
 ) {
     let rate = |t: &Timed| t.samples as f64 / t.wall.as_secs_f64();
     println!(
-        "{{\"workload\":\"{}\",\"collate\":\"{}\",\"workers\":{},\"device\":{:?},\"fusion\":{},\"samples\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_batches_per_s\":{:.2},\"first_batch_ms\":{:.3},\"peak_rss_mb\":{:.1},\"rss_after_cold_mb\":{:.1},\"rss_after_warm_mb\":{:.1}}}",
+        "{{\"workload\":\"{}\",\"collate\":\"{}\",\"workers\":{},\"device\":{:?},\"fusion\":{},\"samples\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_batches_per_s\":{:.2},\"first_batch_ms\":{:.3},\"peak_rss_mb\":{:.1},\"rss_after_cold_mb\":{:.1},\"rss_after_warm_mb\":{:.1},\"warm_minor_faults\":{}}}",
         args.workload,
         args.collate,
         args.workers,
@@ -208,6 +224,7 @@ fn report(
         peak_rss_mb(),
         rss_cold,
         rss_warm,
+        warm_faults,
     );
 }
 
@@ -264,8 +281,18 @@ where
     let cold = time_epoch(loader.epoch(0), &count)?;
     let rss_cold = rss_mb();
     loader.reset_statistics();
+    let faults = minor_faults();
     let warm = time_epoch(loader.epoch(0), &count)?;
-    report(args, device, &cold, &warm, build, (rss_cold, rss_mb()));
+    let warm_faults = minor_faults().saturating_sub(faults);
+    report(
+        args,
+        device,
+        &cold,
+        &warm,
+        build,
+        (rss_cold, rss_mb()),
+        warm_faults,
+    );
     if args.stats {
         eprintln!("{}", loader.statistics());
     }
