@@ -122,17 +122,26 @@ fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String>
     Ok(args)
 }
 
-/// Peak resident memory of this process, in MB (Linux; 0 elsewhere).
-fn peak_rss_mb() -> f64 {
+/// A memory figure of this process from `/proc/self/status` (`VmHWM`:
+/// peak resident, `VmRSS`: resident now), in MB (Linux; 0 elsewhere).
+fn status_mb(key: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
+                .find(|l| {
+                    l.strip_prefix(key)
+                        .is_some_and(|rest| rest.starts_with(':'))
+                })
                 .and_then(|l| l.split_whitespace().nth(1))
                 .and_then(|kb| kb.parse::<f64>().ok())
         })
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Peak resident memory of this process, in MB.
+fn peak_rss_mb() -> f64 {
+    status_mb("VmHWM")
 }
 
 /// The shuffled order of epoch 0 as the spec defines it: indices sorted by
@@ -186,17 +195,9 @@ fn minor_faults() -> u64 {
         .unwrap_or(0)
 }
 
-/// Resident memory of this process now, in MB (Linux; 0 elsewhere).
+/// Resident memory of this process now, in MB.
 fn rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<f64>().ok())
-        })
-        .map_or(0.0, |kb| kb / 1024.0)
+    status_mb("VmRSS")
 }
 
 fn report(
@@ -456,41 +457,16 @@ fn w2(args: &Args) -> adl::Result<bool> {
             collate: data.gather(),
             batch: FlipByFlag::new() -> U8ToF32::divide(255.0) -> Normalize::per_channel(W2_MEAN, W2_STD),
         };
-        let builder = loader(PairKeys(n), pipeline, 64, args);
-        let loader = match device {
-            Some(d) => builder.accelerator(Arc::new(d)),
-            None => builder.opencl(DeviceChoice::Cpu),
-        }
-        .build()?;
-        let build = build_start.elapsed();
-        measure(
+        w2_measure(
             args,
             &device_name,
-            &loader,
-            build,
-            |b| b.shape()[0],
-            |b, k, d: &mut [Digest; 1]| {
-                d[0].add(k, bits_sum_f32(b.iter()));
-            },
+            device,
+            loader(PairKeys(n), pipeline, 64, args),
+            build_start,
         )?
     } else {
         let builder = loader(W2Data(Arc::clone(&data)), w2_pipeline(), 64, args);
-        let loader = match device {
-            Some(d) => builder.accelerator(Arc::new(d)),
-            None => builder.opencl(DeviceChoice::Cpu),
-        }
-        .build()?;
-        let build = build_start.elapsed();
-        measure(
-            args,
-            &device_name,
-            &loader,
-            build,
-            |b| b.shape()[0],
-            |b, k, d: &mut [Digest; 1]| {
-                d[0].add(k, bits_sum_f32(b.iter()));
-            },
-        )?
+        w2_measure(args, &device_name, device, builder, build_start)?
     };
     let Some(got) = got else { return Ok(true) };
     let expected = if n == W2_SAMPLES {
@@ -499,6 +475,37 @@ fn w2(args: &Args) -> adl::Result<bool> {
         w2_expected(&data, n)
     };
     Ok(check_all(["image"], got, [expected]))
+}
+
+/// Give `builder` W2's batch-kernel device (`None`: the Rust bodies),
+/// build it and measure it, digesting the normalised images.
+fn w2_measure<D, P>(
+    args: &Args,
+    device_name: &str,
+    device: Option<OpenCl>,
+    builder: adl::loader::LoaderBuilder<D, P>,
+    build_start: Instant,
+) -> adl::Result<Option<[Digest; 1]>>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample, Processed = Array4<f32>> + Send + Sync + 'static,
+    P::Transformed: Send,
+{
+    let loader = match device {
+        Some(d) => builder.accelerator(Arc::new(d)),
+        None => builder.opencl(DeviceChoice::Cpu),
+    }
+    .build()?;
+    let build = build_start.elapsed();
+    measure(
+        args,
+        device_name,
+        &loader,
+        build,
+        |b| b.shape()[0],
+        |b, k, d: &mut [Digest; 1]| d[0].add(k, bits_sum_f32(b.iter())),
+    )
 }
 
 /// W2's batch stage alone on collated batches: OpenCL fused, unfused, and

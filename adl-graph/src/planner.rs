@@ -14,6 +14,12 @@ use crate::plan::{Flow, NodeKind, Plan, PlanNode};
 
 /// `ADL_OPENCL_FUSION=0` switches fusion off, in plans and in the executor.
 pub(crate) const FUSION_VARIABLE: &str = "ADL_OPENCL_FUSION";
+
+/// Whether the environment leaves fusion on (anything but
+/// `ADL_OPENCL_FUSION=0`).
+pub(crate) fn fusion_from_env() -> bool {
+    std::env::var(FUSION_VARIABLE).map_or(true, |v| v.trim() != "0")
+}
 use crate::validate::PlanError;
 
 /// Builds [`Plan`]s from [`Description`]s.
@@ -71,7 +77,7 @@ impl Planner {
             sink,
             scopes: layout.scopes,
             description: description.clone(),
-            fusion: std::env::var(FUSION_VARIABLE).map_or(true, |v| v.trim() != "0"),
+            fusion: fusion_from_env(),
         }
     }
 }

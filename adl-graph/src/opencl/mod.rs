@@ -141,7 +141,7 @@ impl OpenCl {
             .build()
             .map_err(setup)?;
         let queue = || ocl::Queue::new(&context, listed.device, None).map_err(setup);
-        let fusion = std::env::var(FUSION_VARIABLE).map_or(true, |v| v.trim() != "0");
+        let fusion = crate::planner::fusion_from_env();
         let device = OpenCl {
             upload: queue()?,
             compute: queue()?,
