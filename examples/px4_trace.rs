@@ -2,13 +2,19 @@
 //!
 //! ```text
 //! cargo run --example px4_trace -- [LOG] [--reference NAME] [--tolerance SECONDS]
+//!     [--without TOPIC]... [--dot FILE]
 //! ```
 //!
 //! - `LOG`: a `.ulg` file; default `tests/data/px4/pixhawk4-sample-small.ulg`
 //!   of this repository (found from any working directory).
 //! - `--reference NAME`: the sensor whose samples are the rows of the trace;
 //!   default the GPS (`vehicle_gps_position`, or `sensor_gps` in logs that
-//!   name it so). A log sensor outside the four below joins the trace.
+//!   name it so); in a log without a GPS, the local position, else the
+//!   attitude, else the IMU. A log sensor outside the four below joins the
+//!   trace.
+//! - `--without TOPIC`: leave a topic out, as if the log lacked it
+//!   (`--without vehicle_gps_position` runs the example as on a log without
+//!   a GPS); may be repeated.
 //! - `--tolerance SECONDS`: the largest `|t_sensor - t_reference|` a row may
 //!   have; default half the period of the slowest other sensor, so that only
 //!   rows where some sensor has a real gap (a dropout) are left out.
@@ -19,7 +25,8 @@
 //! (`vehicle_local_position`) and GPS, synchronized with `Nearest`, and
 //! prints the number of synchronized samples and, for every sensor, the
 //! largest time gap to the reference over those samples. A topic the log
-//! lacks is reported and left out.
+//! lacks is reported and left out; without a GPS the pipeline's altitude is
+//! `None`.
 //!
 //! Then it checks the graph of the pipeline of
 //! `examples/shared/px4_pipeline.rs`, written with the DSL (`#[transform]`
@@ -52,9 +59,11 @@ const ROLES: [(&str, &[&str]); 4] = [
     ("GPS", &["vehicle_gps_position", "sensor_gps"]),
 ];
 
-const USAGE: &str = "usage: px4_trace [LOG] [--reference NAME] [--tolerance SECONDS] [--dot FILE]\n\
+const USAGE: &str = "usage: px4_trace [LOG] [--reference NAME] [--tolerance SECONDS] [--without TOPIC]... [--dot FILE]\n\
      \n  LOG                 a PX4 .ulg file (default: tests/data/px4/pixhawk4-sample-small.ulg)\
-     \n  --reference NAME    the sensor whose samples are the rows (default: the GPS)\
+     \n  --reference NAME    the sensor whose samples are the rows (default: the GPS;\
+     \n                      without one, the local position, attitude or IMU)\
+     \n  --without TOPIC     leave a topic out, as if the log lacked it (repeatable)\
      \n  --tolerance SECONDS the largest |t_sensor - t_reference| of a row\
      \n                      (default: half the period of the slowest other sensor)\
      \n  --dot FILE          write the pipeline's graph as Graphviz DOT";
@@ -64,6 +73,7 @@ struct Args {
     log: PathBuf,
     reference: Option<String>,
     tolerance: Option<f64>,
+    without: Vec<String>,
     dot: Option<PathBuf>,
 }
 
@@ -72,6 +82,7 @@ fn parse_args() -> Result<Option<Args>, String> {
     let mut reference = None;
     let mut tolerance = None;
     let mut dot = None;
+    let mut without = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().ok_or(format!("{flag} needs a value\n{USAGE}"));
@@ -79,6 +90,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             "-h" | "--help" => return Ok(None),
             "--reference" => reference = Some(value("--reference")?),
             "--dot" => dot = Some(PathBuf::from(value("--dot")?)),
+            "--without" => without.push(value("--without")?),
             "--tolerance" => {
                 let text = value("--tolerance")?;
                 let seconds: f64 = text
@@ -100,6 +112,7 @@ fn parse_args() -> Result<Option<Args>, String> {
         log,
         reference,
         tolerance,
+        without,
         dot,
     }))
 }
@@ -173,9 +186,14 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
 
     // The four sensors of the trace (those the log has), then the reference
     // if it is another sensor of the log.
+    let present = |topic: &str| {
+        log.sensor(topic)
+            .ok()
+            .filter(|_| !args.without.iter().any(|w| w == topic))
+    };
     let mut chosen: Vec<(&str, &TopicSensor)> = Vec::new();
     for (role, topics) in ROLES {
-        match topics.iter().find_map(|t| log.sensor(t).ok()) {
+        match topics.iter().find_map(|t| present(t)) {
             Some(sensor) => chosen.push((role, sensor)),
             None => println!(
                 "\nno {role} topic ({}) in this log: left out",
@@ -183,20 +201,27 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             ),
         }
     }
+    // The reference: the GPS, else the first other role the log has.
     let reference = match &args.reference {
         Some(name) => name.clone(),
-        None => match chosen.iter().find(|(role, _)| *role == "GPS") {
-            Some((_, gps)) => gps.name().to_owned(),
-            None => {
-                return Err(
-                    "the log has no GPS topic to use as reference; pass --reference NAME".into(),
+        None => {
+            let (role, sensor) = ["GPS", "local position", "attitude", "IMU"]
+                .iter()
+                .find_map(|want| chosen.iter().find(|(role, _)| role == want))
+                .ok_or("the log has none of the four sensors; pass --reference NAME")?;
+            if *role != "GPS" {
+                println!(
+                    "\nno GPS: the {role} (`{}`) is the reference instead",
+                    sensor.name()
                 );
             }
-        },
+            sensor.name().to_owned()
+        }
     };
-    if !chosen.iter().any(|(_, s)| s.name() == reference)
-        && let Ok(sensor) = log.sensor(&reference)
-    {
+    if !chosen.iter().any(|(_, s)| s.name() == reference) {
+        let sensor = present(&reference).ok_or_else(|| {
+            format!("--reference `{reference}`: the log has no such sensor (or it was left out)")
+        })?;
         chosen.push(("reference", sensor));
     }
 
@@ -238,7 +263,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or(0)
         .max(6);
     println!(
-        "  {:<16}  {:<width$}  {:>7}  {:>9}  {:>12}",
+        "  {:<20}  {:<width$}  {:>7}  {:>9}  {:>12}",
         "role", "sensor", "samples", "rate (Hz)", "max |dt| (s)"
     );
     for (role, sensor) in &chosen {
@@ -260,7 +285,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             role.to_string()
         };
         println!(
-            "  {:<16}  {:<width$}  {:>7}  {:>9}  {:>12.6}",
+            "  {:<20}  {:<width$}  {:>7}  {:>9}  {:>12.6}",
             role,
             sensor.name(),
             sensor.len(),
@@ -276,7 +301,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
 /// over the trace with the loader (batches of 8, shuffled, 2 workers), print
 /// the first batch and the loader's statistics.
 fn run_pipeline(
-    trace: Recording<TopicSensor>,
+    trace: Recording<Vec<TopicSensor>>,
     dot: Option<&std::path::Path>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let pipeline = px4_pipeline::flight_pipeline();
@@ -322,10 +347,13 @@ fn run_pipeline(
                     batch.imu.accel.shape(),
                     batch.pose.attitude.shape(),
                     batch.pose.position.shape(),
-                    batch.pose.altitude.shape()
+                    batch.pose.altitude.as_ref().map(|a| a.shape())
                 );
                 println!("  accel[0] in g: {:.3}", batch.imu.accel.row(0));
-                println!("  altitude (m): {:.1}", batch.pose.altitude);
+                match &batch.pose.altitude {
+                    Some(altitude) => println!("  altitude (m): {altitude:.1}"),
+                    None => println!("  altitude: none (no GPS in the trace)"),
+                }
             });
         }
         batches += 1;

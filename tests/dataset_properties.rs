@@ -4,7 +4,7 @@
 use adl::{Concat, Dataset, Indices, Recording, Result, Series, Timestamps};
 use proptest::prelude::*;
 
-type Trace = Recording<Series<fn(usize) -> Result<usize>>>;
+type Trace = Recording<Vec<Series<fn(usize) -> Result<usize>>>>;
 
 fn identity(i: usize) -> Result<usize> {
     Ok(i)

@@ -63,8 +63,50 @@ fn px4_pipeline_runs_on_both_logs() {
                     .all(|a| a.is_finite() && a.abs() < 16.0),
                 "accel in g"
             );
+            let altitude = batch.pose.altitude.expect("the trace has a GPS");
+            assert_eq!(altitude.len(), n);
+            assert!(altitude.iter().all(|a| a.is_finite()), "{altitude}");
             seen += n;
         }
         assert_eq!(seen, trace.len());
+    }
+}
+
+/// A log without a GPS: the trace takes another reference, and the
+/// pipeline still runs, its altitude `None` (what `px4_trace` does for such
+/// a log, shown with `--without`).
+#[test]
+fn px4_pipeline_runs_without_a_gps() {
+    for log in ["pixhawk4-sample-small.ulg", "cube-orange-vtol-small.ulg"] {
+        let path = format!("{}/tests/data/px4/{log}", env!("CARGO_MANIFEST_DIR"));
+        let log = Px4Log::open(&path).unwrap();
+        let sensors = [
+            "sensor_combined",
+            "vehicle_attitude",
+            "vehicle_local_position",
+        ]
+        .map(|name| log.sensor(name).unwrap().clone())
+        .to_vec();
+        let trace = Recording::new(
+            "px4-no-gps",
+            sensors,
+            &Nearest::new("vehicle_local_position", 0.05).unwrap(),
+        )
+        .unwrap();
+        assert!(trace.len() > 0);
+        let pipeline = px4_pipeline::flight_pipeline();
+        let loader = adl::loader::Loader::new(trace, pipeline)
+            .batch_size(8)
+            .workers(2)
+            .build()
+            .unwrap();
+        let mut seen = 0;
+        for batch in loader.epoch(0) {
+            let batch = batch.unwrap();
+            assert!(batch.pose.altitude.is_none());
+            assert_eq!(batch.pose.position.ncols(), 3);
+            seen += batch.imu.gyro.nrows();
+        }
+        assert_eq!(seen, loader.dataset().len());
     }
 }

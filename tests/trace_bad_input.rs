@@ -81,7 +81,7 @@ fn out_of_range_reads_name_what_was_indexed() {
         "index 10 is out of range for dataset of length 3"
     );
 
-    let empty: Concat<Recording<S>> = Concat::new(vec![]).unwrap();
+    let empty: Concat<Recording<Vec<S>>> = Concat::new(vec![]).unwrap();
     assert_eq!(empty.len(), 0);
     assert!(matches!(
         empty.get(0),

@@ -116,6 +116,20 @@ pub enum Error {
         #[source]
         source: BoxError,
     },
+    /// A read in a user's own code failed (a file, a decoder, a device):
+    /// what was read, at which index where there is one, and the cause.
+    /// Build one with [`Error::read`]; a boxed error or an `std::io::Error`
+    /// converts into one, so `?` works in a sensor's loader.
+    #[error("reading {what}{}: {source}", match .index { Some(i) => format!(" [{i}]"), None => String::new() })]
+    Read {
+        /// What was being read, e.g. "radar frame" or a file's path.
+        what: String,
+        /// The index being read, where there is one.
+        index: Option<usize>,
+        /// The cause.
+        #[source]
+        source: BoxError,
+    },
     /// Samples that cannot be collated into one batch: a shape mismatch, a
     /// missing key, lists of different lengths, an empty batch...
     #[error("collate: {} of sample {position}: {reason}", if .path.is_empty() { "the value" } else { .path.as_str() })]
@@ -290,12 +304,68 @@ impl Error {
         self
     }
 
+    /// An [`Error::Read`]: reading `what` at `index` failed because of
+    /// `source` (any error, or a message).
+    ///
+    /// ```
+    /// use adl_core::Error;
+    ///
+    /// let err = Error::read("radar frame", 7, "truncated file");
+    /// assert_eq!(err.to_string(), "reading radar frame [7]: truncated file");
+    /// ```
+    pub fn read(what: impl fmt::Display, index: usize, source: impl Into<BoxError>) -> Self {
+        Error::Read {
+            what: what.to_string(),
+            index: Some(index),
+            source: source.into(),
+        }
+    }
+
     /// An [`Error::IndexOutOfRange`] for `what`.
     pub fn out_of_range(what: impl fmt::Display, index: usize, len: usize) -> Self {
         Error::IndexOutOfRange {
             what: what.to_string(),
             index,
             len,
+        }
+    }
+}
+
+/// A boxed error from user code: an adl [`Error`] inside is taken out as
+/// it is; any other becomes an [`Error::Read`] ("reading user data").
+///
+/// ```
+/// use adl_core::{BoxError, Error, Result};
+///
+/// fn parse(bytes: &[u8]) -> Result<u32> {
+///     let text = std::str::from_utf8(bytes).map_err(BoxError::from)?;
+///     Ok(text.trim().parse::<u32>().map_err(BoxError::from)?)
+/// }
+/// assert_eq!(parse(b" 42 ")?, 42);
+/// assert!(matches!(parse(b"x"), Err(Error::Read { .. })));
+/// # Ok::<(), Error>(())
+/// ```
+impl From<BoxError> for Error {
+    fn from(error: BoxError) -> Self {
+        match error.downcast::<Error>() {
+            Ok(error) => *error,
+            Err(error) => Error::Read {
+                what: "user data".to_owned(),
+                index: None,
+                source: error,
+            },
+        }
+    }
+}
+
+/// An I/O error from user code becomes an [`Error::Read`] ("reading a
+/// file"), so `?` on `std::fs` and `std::io` calls works in a loader.
+impl From<std::io::Error> for Error {
+    fn from(error: std::io::Error) -> Self {
+        Error::Read {
+            what: "a file".to_owned(),
+            index: None,
+            source: Box::new(error),
         }
     }
 }

@@ -2,21 +2,27 @@
 
 use std::sync::Arc;
 
-use crate::{Dataset, Error, Indices, Metadata, Record, Result, Sensor, Synchronization, Trace};
+use crate::{Dataset, Error, Indices, Result, SensorSet, Synchronization, Trace};
 
 /// A trace: named sensors of one recording session, synchronized once when
 /// the recording is built.
 ///
-/// Global sample `i` is the [`Record`] of every sensor's synchronized sample,
-/// `{s: sensor_s[indices[s][i]]}`, in the order the sensors were given.
+/// The sensors are a [`SensorSet`]: a `Vec` of sensors of one type (a
+/// sample is the [`Record`](crate::Record) of every sensor's synchronized
+/// sample, `{s: sensor_s[indices[s][i]]}`, in the order given), a tuple of
+/// sensors of any types (a sample is the tuple of their samples), or a
+/// struct with `#[derive(SensorSet)]` (a sample is a generated struct with
+/// one field per sensor).
 /// Three ways to build one, as in the reference's `abstract.Trace`:
 /// - [`Recording::new`] with a [`Synchronization`] policy, evaluated once;
 /// - [`Recording::with_indices`] with index arrays computed elsewhere;
 /// - [`Recording::aligned`] for sensors that are already aligned sample by
 ///   sample (no synchronization).
 ///
-/// Sensors of different types go in one recording as boxed trait objects
-/// (`Box<dyn Sensor<Sample = T, Metadata = M>>`) or as an enum.
+/// Sensors of different types need no boxing: put them in a tuple or a
+/// derived struct. (Where sensors are chosen at run time, a `Vec` of
+/// [`BoxedSensor`](crate::BoxedSensor)s from
+/// [`Sensor::boxed`](crate::Sensor::boxed) holds any of one sample type.)
 ///
 /// ```
 /// use adl_core::{Dataset, Recording, Series, Timestamps, Trace, sync::Next};
@@ -37,54 +43,40 @@ use crate::{Dataset, Error, Indices, Metadata, Record, Result, Sensor, Synchroni
 pub struct Recording<S> {
     name: String,
     names: Arc<[String]>,
-    sensors: Vec<S>,
+    sensors: S,
     indices: Option<Indices>,
 }
 
-impl<S: Sensor> Recording<S> {
+impl<S: SensorSet> Recording<S> {
     /// Synchronize `sensors` with `sync` and keep the result.
     ///
     /// Fails if two sensors share a name or if the policy fails (bad
     /// timestamps, a missing reference sensor, ...).
-    pub fn new(
-        name: impl Into<String>,
-        sensors: Vec<S>,
-        sync: &impl Synchronization,
-    ) -> Result<Self> {
+    pub fn new(name: impl Into<String>, sensors: S, sync: &impl Synchronization) -> Result<Self> {
         let names = unique_names(&sensors)?;
-        let timestamps: Vec<(&str, &[f64])> = sensors
-            .iter()
-            .map(|s| (s.name(), s.metadata().timestamps()))
-            .collect();
-        let indices = sync.synchronize(&timestamps)?;
+        let indices = sync.synchronize(&sensors.timestamps())?;
         Self::checked(name.into(), names, sensors, Some(indices))
     }
 
     /// Use index arrays computed elsewhere: one per sensor, in the sensors'
     /// order, every index in range.
-    pub fn with_indices(
-        name: impl Into<String>,
-        sensors: Vec<S>,
-        indices: Indices,
-    ) -> Result<Self> {
+    pub fn with_indices(name: impl Into<String>, sensors: S, indices: Indices) -> Result<Self> {
         let names = unique_names(&sensors)?;
         Self::checked(name.into(), names, sensors, Some(indices))
     }
 
     /// Sensors already aligned sample by sample: global sample `i` reads
     /// sample `i` of every sensor. All sensors must have the same length.
-    pub fn aligned(name: impl Into<String>, sensors: Vec<S>) -> Result<Self> {
+    pub fn aligned(name: impl Into<String>, sensors: S) -> Result<Self> {
         let names = unique_names(&sensors)?;
-        if let Some(first) = sensors.first()
-            && let Some(other) = sensors.iter().find(|s| s.len() != first.len())
+        let lens = sensors.lens();
+        if let Some(&first) = lens.first()
+            && let Some(other) = lens.iter().position(|&len| len != first)
         {
             return Err(Error::BadIndices {
                 reason: format!(
                     "aligned sensors must have equal lengths, but `{}` has {} samples and `{}` has {}",
-                    first.name(),
-                    first.len(),
-                    other.name(),
-                    other.len()
+                    names[0], first, names[other], lens[other]
                 ),
             });
         }
@@ -99,11 +91,15 @@ impl<S: Sensor> Recording<S> {
     fn checked(
         name: String,
         names: Arc<[String]>,
-        sensors: Vec<S>,
+        sensors: S,
         indices: Option<Indices>,
     ) -> Result<Self> {
         if let Some(indices) = &indices {
-            let lens: Vec<(&str, usize)> = sensors.iter().map(|s| (s.name(), s.len())).collect();
+            let lens: Vec<(&str, usize)> = names
+                .iter()
+                .map(String::as_str)
+                .zip(sensors.lens())
+                .collect();
             indices.check_fits(&lens)?;
         }
         Ok(Recording {
@@ -125,9 +121,15 @@ impl<S: Sensor> Recording<S> {
         self.indices.as_ref()
     }
 
-    /// The sensors, in order.
-    pub fn sensors(&self) -> &[S] {
+    /// The sensors, as given: typed access to each (`trace.sensors().radar`
+    /// for a derived set, `.0` for a tuple, `[k]` for a `Vec`).
+    pub fn sensors(&self) -> &S {
         &self.sensors
+    }
+
+    /// Give the sensors back.
+    pub fn into_sensors(self) -> S {
+        self.sensors
     }
 
     /// The index that global sample `index` reads from every sensor, in
@@ -147,53 +149,49 @@ impl<S: Sensor> Recording<S> {
                 .iter()
                 .map(|c| c[index] as usize)
                 .collect(),
-            None => vec![index; self.sensors.len()],
+            None => vec![index; self.names.len()],
         })
     }
 }
 
-fn unique_names<S: Sensor>(sensors: &[S]) -> Result<Arc<[String]>> {
-    let mut names: Vec<String> = Vec::with_capacity(sensors.len());
-    for s in sensors {
-        if names.iter().any(|n| n == s.name()) {
+fn unique_names<S: SensorSet>(sensors: &S) -> Result<Arc<[String]>> {
+    let mut names: Vec<String> = Vec::new();
+    for name in sensors.names() {
+        if names.iter().any(|n| n == name) {
             return Err(Error::DuplicateSensor {
-                name: s.name().to_owned(),
+                name: name.to_owned(),
             });
         }
-        names.push(s.name().to_owned());
+        names.push(name.to_owned());
     }
     Ok(names.into())
 }
 
-impl<S: Sensor> Dataset for Recording<S> {
-    type Sample = Record<S::Sample>;
+impl<S: SensorSet> Dataset for Recording<S> {
+    type Sample = S::Sample;
 
     fn len(&self) -> usize {
         match &self.indices {
             Some(indices) => indices.len(),
-            None => self.sensors.first().map_or(0, Sensor::len),
+            None => self.sensors.lens().first().copied().unwrap_or(0),
         }
     }
 
     fn get(&self, index: usize) -> Result<Self::Sample> {
         let rows = self.sensor_indices(index)?;
-        let values = self
-            .sensors
-            .iter()
-            .zip(rows)
-            .map(|(sensor, row)| sensor.get(row))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Record::from_parts(self.names.clone(), values))
+        self.sensors.read(&rows, &self.names)
     }
 }
 
-impl<S: Sensor> Trace for Recording<S> {
-    type Sensor = S;
+impl<S: SensorSet> Trace for Recording<S> {
+    type Sensor<'a>
+        = S::Sensor<'a>
+    where
+        S: 'a;
 
-    fn sensor(&self, name: &str) -> Result<&S> {
+    fn sensor(&self, name: &str) -> Result<&S::Sensor<'_>> {
         self.sensors
-            .iter()
-            .find(|s| s.name() == name)
+            .sensor(name)
             .ok_or_else(|| Error::UnknownSensor {
                 role: "requested",
                 name: name.to_owned(),

@@ -43,8 +43,9 @@ pub struct Pose {
     pub attitude: Array1<f32>,
     /// Local position `[x, y, z]`, m (NED).
     pub position: Array1<f32>,
-    /// GPS altitude, m.
-    pub altitude: f32,
+    /// GPS altitude, m; `None` where the trace has no GPS (a log without
+    /// one: every sample of the trace is then `None`, and so is the batch's).
+    pub altitude: Option<f32>,
 }
 
 /// A batch of [`Flight`]s: one batch per branch (its memory recycled by
@@ -68,13 +69,20 @@ fn field(sample: &PxSample, sensors: &[&str], name: &str) -> Result<Array1<f32>,
     Ok(values.mapv(|v| v as f32))
 }
 
+/// The GPS topics, by the names PX4 has used.
+pub const GPS: [&str; 2] = ["vehicle_gps_position", "sensor_gps"];
+
 /// Pick the IMU, attitude, local position and GPS altitude out of a
 /// synchronized PX4 sample (a missing sensor or field is an error naming
-/// it).
+/// it, except the GPS, which is optional).
 #[transform]
 pub fn to_flight(sample: PxSample) -> Result<Flight, String> {
-    let gps = ["vehicle_gps_position", "sensor_gps"];
-    let altitude_mm = field(&sample, &gps, "alt")?;
+    let altitude = if GPS.iter().any(|s| sample.get(s).is_some()) {
+        let altitude_mm = field(&sample, &GPS, "alt")?;
+        Some(altitude_mm.first().copied().unwrap_or(f32::NAN) / 1000.0)
+    } else {
+        None
+    };
     Ok(Flight {
         imu: Imu {
             gyro: field(&sample, &["sensor_combined"], "gyro_rad")?,
@@ -88,7 +96,7 @@ pub fn to_flight(sample: PxSample) -> Result<Flight, String> {
                 field(&sample, &["vehicle_local_position"], "y")?,
                 field(&sample, &["vehicle_local_position"], "z")?
             ],
-            altitude: altitude_mm.first().copied().unwrap_or(f32::NAN) / 1000.0,
+            altitude,
         },
     })
 }

@@ -473,7 +473,7 @@ impl W3Data {
             ));
         }
         let imu = Series::new("c", Timestamps::new("c", tc)?, Ok);
-        let window = Window::new(imu, 5, 4).clamped();
+        let window = Window::new(imu, 5, 4)?.clamped();
         let rows = b
             .iter()
             .zip(c)

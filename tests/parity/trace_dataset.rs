@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::common::{Tally, expected_error, f64s, python_type, sync_from_params, usizes};
 
 type TestSensor = Series<fn(usize) -> Result<usize>>;
-type TestTrace = Recording<TestSensor>;
+type TestTrace = Recording<Vec<TestSensor>>;
 type Part = Box<dyn Dataset<Sample = adl::Record<usize>>>;
 
 fn identity(i: usize) -> Result<usize> {

@@ -29,7 +29,7 @@
 //! let imu = log.sensor("sensor_combined")?;
 //! let sample = imu.get(0)?;
 //! println!("gyro = {}", sample["gyro_rad"]);
-//! let trace = Recording::new("flight", log.sensors().iter().collect(), &Empty)?;
+//! let trace = Recording::new("flight", log.sensors().iter().collect::<Vec<_>>(), &Empty)?;
 //! # let _ = trace;
 //! # Ok::<(), adl_core::Error>(())
 //! ```

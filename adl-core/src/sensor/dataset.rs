@@ -73,7 +73,7 @@ mod tests {
     fn window_as_dataset() {
         let times = Timestamps::new("s", vec![0.0, 1.0, 2.0]).unwrap();
         let s = Series::new("s", times, Ok::<usize, Error>);
-        let d = SensorDataset::new(Window::new(&s, 1, 0));
+        let d = SensorDataset::new(Window::new(&s, 1, 0).unwrap());
         assert_eq!(d.len(), 2);
         assert_eq!(d.get(1).unwrap(), vec![1, 2]);
         assert_eq!(d.inner().past(), 1);

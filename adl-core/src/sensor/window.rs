@@ -39,14 +39,14 @@ use crate::{Error, Metadata, Result, Sensor};
 /// let times = Timestamps::new("imu", vec![0.0, 1.0, 2.0, 3.0, 4.0])?;
 /// let imu = Series::new("imu", times, |i| Ok(i));
 ///
-/// let cropped = Window::new(&imu, 1, 1);
+/// let cropped = Window::new(&imu, 1, 1)?;
 /// assert_eq!(cropped.len(), 3);
 /// assert_eq!(cropped.get(0)?, vec![0, 1, 2]);
 /// assert_eq!(cropped.get(2)?, vec![2, 3, 4]);
 /// assert_eq!(cropped.metadata().timestamps(), &[1.0, 2.0, 3.0]);
 /// assert!(cropped.get(3).is_err());
 ///
-/// let uncropped = Window::new(&imu, 1, 1).uncropped();
+/// let uncropped = Window::new(&imu, 1, 1)?.uncropped();
 /// assert_eq!(uncropped.len(), 5);
 /// assert_eq!(uncropped.get(1)?, vec![0, 1, 2]);
 /// assert!(uncropped.get(0).is_err()); // no sample before the first
@@ -88,15 +88,42 @@ impl Metadata for WindowMetadata {
 
 impl<S: Sensor> Window<S> {
     /// A cropped window of `past` samples before and `future` samples after
-    /// each sample of `sensor`.
+    /// each sample of `sensor`; [`clamped`](Window::clamped) and
+    /// [`uncropped`](Window::uncropped) give the other edge modes.
     ///
-    /// A window longer than the sensor is not an error: it has no samples.
-    pub fn new(sensor: S, past: usize, future: usize) -> Self {
-        Self::with_crop(sensor, past, future, true)
+    /// A window longer than its sensor (`past + 1 + future > len`) has no
+    /// sample to give in any mode and is refused here, as an
+    /// [`Error::InvalidParameter`] naming the sensor and both lengths.
+    /// ([`with_crop`](Window::with_crop) accepts it, as the reference does:
+    /// a cropped one is empty.)
+    ///
+    /// ```
+    /// use adl_core::{Series, Timestamps, Window};
+    ///
+    /// let s = Series::new("imu", Timestamps::new("imu", vec![0.0, 1.0, 2.0])?, |i| Ok(i));
+    /// assert!(Window::new(&s, 1, 1).is_ok());
+    /// let err = Window::new(&s, 2, 1).unwrap_err().to_string();
+    /// assert!(err.contains("4 samples") && err.contains("sensor `imu`"), "{err}");
+    /// # Ok::<(), adl_core::Error>(())
+    /// ```
+    pub fn new(sensor: S, past: usize, future: usize) -> Result<Self> {
+        let long = past.saturating_add(future).saturating_add(1);
+        let n = sensor.len();
+        if long > n {
+            return Err(Error::invalid(
+                format_args!("window over sensor `{}`", sensor.name()),
+                format!(
+                    "{past} past + 1 + {future} future = {long} samples is longer than the sensor's {n} samples"
+                ),
+            ));
+        }
+        Ok(Self::with_crop(sensor, past, future, true))
     }
 
     /// A window that is cropped (`crop = true`, as [`Window::new`]) or not
-    /// (as [`Window::uncropped`]).
+    /// (as [`Window::uncropped`]), of any length: the reference's
+    /// constructor. A cropped window longer than its sensor has no samples;
+    /// an uncropped one has the sensor's timestamps and no valid index.
     pub fn with_crop(sensor: S, past: usize, future: usize, crop: bool) -> Self {
         let metadata = Self::window_metadata(&sensor, past, future, crop);
         Window {
@@ -117,7 +144,7 @@ impl<S: Sensor> Window<S> {
     /// use adl_core::{Sensor, Series, Timestamps, Window};
     ///
     /// let s = Series::new("s", Timestamps::new("s", vec![0.0, 1.0, 2.0, 3.0, 4.0])?, |i| Ok(i));
-    /// let w = Window::new(&s, 2, 1).clamped();
+    /// let w = Window::new(&s, 2, 1)?.clamped();
     /// assert_eq!(w.len(), 5);
     /// assert_eq!(w.get(0)?, vec![0, 1, 2, 3]); // would start at -2: slides to 0
     /// assert_eq!(w.get(3)?, vec![1, 2, 3, 4]);
@@ -187,8 +214,8 @@ impl<S: Sensor> Window<S> {
     /// use adl_core::{Series, Timestamps, Window};
     ///
     /// let s = Series::new("s", Timestamps::new("s", vec![0.0, 1.0, 2.0])?, |i| Ok(i));
-    /// assert_eq!(Window::new(&s, 1, 0).range(1)?, 1..=2);
-    /// assert_eq!(Window::new(&s, 1, 0).uncropped().range(1)?, 0..=1);
+    /// assert_eq!(Window::new(&s, 1, 0)?.range(1)?, 1..=2);
+    /// assert_eq!(Window::new(&s, 1, 0)?.uncropped().range(1)?, 0..=1);
     /// # Ok::<(), adl_core::Error>(())
     /// ```
     pub fn range(&self, index: usize) -> Result<std::ops::RangeInclusive<usize>> {
@@ -312,7 +339,7 @@ mod tests {
     #[test]
     fn cropped_matches_the_reference_example() {
         let s = series(5);
-        let w = Window::new(&s, 1, 1);
+        let w = Window::new(&s, 1, 1).unwrap();
         assert_eq!(w.len(), 3);
         assert_eq!(w.get(0).unwrap(), vec![0, 1, 2]);
         assert_eq!(w.get(2).unwrap(), vec![2, 3, 4]);
@@ -331,7 +358,7 @@ mod tests {
     #[test]
     fn uncropped_matches_the_reference_example() {
         let s = series(5);
-        let w = Window::new(&s, 1, 1).uncropped();
+        let w = Window::new(&s, 1, 1).unwrap().uncropped();
         assert!(!w.is_cropped());
         assert_eq!(w.len(), 5);
         assert_eq!(w.get(1).unwrap(), vec![0, 1, 2]);
@@ -347,14 +374,15 @@ mod tests {
     #[test]
     fn clamped_windows_slide_inside_the_sensor() {
         let s = series(6);
-        let w = Window::new(&s, 2, 2).clamped();
+        let w = Window::new(&s, 2, 2).unwrap().clamped();
         assert!(w.is_clamped() && !w.is_cropped());
         assert_eq!(w.len(), 6);
         let starts: Vec<usize> = (0..6).map(|i| *w.range(i).unwrap().start()).collect();
         assert_eq!(starts, [0, 0, 0, 1, 1, 1]);
         assert_eq!(w.get(5).unwrap(), vec![1, 2, 3, 4, 5]);
         assert!(w.get(6).is_err());
-        let long = Window::new(&s, 4, 4).clamped();
+        assert!(Window::new(&s, 4, 4).is_err());
+        let long = Window::with_crop(&s, 4, 4, false).clamped();
         let err = long.get(0).unwrap_err();
         assert!(err.to_string().contains("longer than the sensor"), "{err}");
     }
@@ -362,7 +390,7 @@ mod tests {
     #[test]
     fn zero_window_is_the_sensor() {
         let s = series(3);
-        for w in [Window::new(&s, 0, 0), Window::new(&s, 0, 0).uncropped()] {
+        for w in [Window::new(&s, 0, 0).unwrap(), Window::new(&s, 0, 0).unwrap().uncropped()] {
             assert_eq!(w.len(), 3);
             assert_eq!(w.get(2).unwrap(), vec![2]);
             assert!(w.get(3).is_err());
@@ -372,11 +400,14 @@ mod tests {
     #[test]
     fn window_longer_than_sensor_is_empty() {
         let s = series(2);
-        let w = Window::new(&s, 2, 1);
+        let err = Window::new(&s, 2, 1).unwrap_err();
+        assert!(matches!(err, Error::InvalidParameter { .. }), "{err}");
+        assert!(err.to_string().contains("4 samples is longer than the sensor's 2"), "{err}");
+        let w = Window::with_crop(&s, 2, 1, true);
         assert_eq!(w.len(), 0);
         assert!(w.metadata().timestamps().is_empty());
         assert!(w.get(0).is_err());
-        let u = Window::new(&s, 2, 1).uncropped();
+        let u = Window::with_crop(&s, 2, 1, false);
         assert_eq!(u.len(), 2);
         let err = u.get(0).unwrap_err();
         assert!(err.to_string().contains("valid indices: none"), "{err}");
@@ -385,21 +416,23 @@ mod tests {
     #[test]
     fn empty_sensor() {
         let s = series(0);
-        let w = Window::new(&s, 1, 1);
+        assert!(Window::new(&s, 0, 0).is_err());
+        let w = Window::with_crop(&s, 1, 1, true);
         assert_eq!(w.len(), 0);
         assert!(w.get(0).is_err());
         assert_eq!(w.duration(), 0.0);
         assert_eq!(w.framerate(), None);
-        assert!(Window::new(&s, 0, 0).uncropped().get(0).is_err());
+        assert!(Window::with_crop(&s, 0, 0, false).get(0).is_err());
     }
 
     #[test]
     fn huge_indices_and_sizes_do_not_overflow() {
         let s = series(4);
-        let w = Window::new(&s, 1, 1);
+        let w = Window::new(&s, 1, 1).unwrap();
         assert!(w.get(usize::MAX).is_err());
         assert!(w.uncropped().get(usize::MAX).is_err());
-        let huge = Window::new(&s, usize::MAX, usize::MAX);
+        assert!(Window::new(&s, usize::MAX, usize::MAX).is_err());
+        let huge = Window::with_crop(&s, usize::MAX, usize::MAX, true);
         assert_eq!(huge.len(), 0);
         assert!(huge.get(0).is_err());
         let huge = huge.uncropped();
@@ -411,7 +444,7 @@ mod tests {
     fn cropped_timestamps_may_be_constant() {
         let times = Timestamps::new("s", vec![0.0, 0.0, 1.0]).unwrap();
         let s = Series::new("s", times, Ok);
-        let w = Window::new(&s, 0, 1);
+        let w = Window::new(&s, 0, 1).unwrap();
         assert_eq!(w.metadata().timestamps(), &[0.0, 0.0]);
         assert_eq!(w.framerate(), None);
         assert_eq!(w.get(1).unwrap(), vec![1, 2]);
@@ -420,7 +453,7 @@ mod tests {
     #[test]
     fn stream_and_batches_yield_windows() {
         let s = series(4);
-        let w = Window::new(&s, 1, 0);
+        let w = Window::new(&s, 1, 0).unwrap();
         let all: Vec<_> = w.stream().collect::<Result<_>>().unwrap();
         assert_eq!(all, vec![vec![0, 1], vec![1, 2], vec![2, 3]]);
         let batches: Vec<_> = w.stream_batches(2).unwrap().collect::<Result<_>>().unwrap();
@@ -442,21 +475,21 @@ mod tests {
                 Ok(i)
             }
         });
-        let w = Window::new(&s, 0, 1);
+        let w = Window::new(&s, 0, 1).unwrap();
         assert_eq!(w.get(0).unwrap(), vec![0, 1]);
         assert!(matches!(w.get(1), Err(Error::Load { index: 2, .. })));
     }
 
     #[test]
     fn debug_names_the_window() {
-        let s = series(3);
+        let s = series(4);
         assert_eq!(
-            format!("{:?}", Window::new(&s, 1, 2)),
-            "Series(s, n=3) x [-1:+2]"
+            format!("{:?}", Window::new(&s, 1, 2).unwrap()),
+            "Series(s, n=4) x [-1:+2]"
         );
         assert_eq!(
-            format!("{:?}", Window::new(&s, 1, 2).uncropped()),
-            "Series(s, n=3) x [-1:+2] (uncropped)"
+            format!("{:?}", Window::new(&s, 1, 2).unwrap().uncropped()),
+            "Series(s, n=4) x [-1:+2] (uncropped)"
         );
     }
 }

@@ -1,4 +1,5 @@
 use super::Metadata;
+use crate::sensor::{BoxedSensor, Mapped, TryMapped};
 use crate::{Error, Result};
 
 /// One modality of one recording: a synchronous time series of samples.
@@ -26,8 +27,9 @@ use crate::{Error, Result};
 pub trait Sensor {
     /// What one read returns.
     type Sample;
-    /// The sensor's metadata type.
-    type Metadata: Metadata;
+    /// The sensor's metadata type (`dyn Metadata + Send + Sync` for a
+    /// [`BoxedSensor`](crate::BoxedSensor)).
+    type Metadata: Metadata + ?Sized;
 
     /// The sensor's name, used in error messages and as its key in a trace.
     fn name(&self) -> &str;
@@ -91,6 +93,70 @@ pub trait Sensor {
             [first, .., last] => last - first,
             [_] => 0.0,
         }
+    }
+
+    /// A sensor that reads this one and applies `f` to every sample; its
+    /// name and timestamps are this one's.
+    ///
+    /// ```
+    /// use adl_core::{Sensor, Series, Timestamps};
+    ///
+    /// let raw = Series::new("radar", Timestamps::new("radar", vec![0.0, 0.1])?, |i| Ok(i as u16));
+    /// let scaled = raw.map(|v| f32::from(v) * 0.5);
+    /// assert_eq!(scaled.get(1)?, 0.5);
+    /// assert_eq!(scaled.name(), "radar");
+    /// # Ok::<(), adl_core::Error>(())
+    /// ```
+    fn map<U, F>(self, f: F) -> Mapped<Self, F>
+    where
+        Self: Sized,
+        F: Fn(Self::Sample) -> U,
+    {
+        Mapped::new(self, f)
+    }
+
+    /// As [`map`](Sensor::map), with a function that can fail: its error
+    /// becomes an [`Error::Load`] naming the sensor and the index.
+    ///
+    /// ```
+    /// use adl_core::{Error, Sensor, Series, Timestamps};
+    ///
+    /// let raw = Series::new("cam", Timestamps::new("cam", vec![0.0, 0.1])?, |i| Ok(i));
+    /// let decoded = raw.try_map(|i| if i == 0 { Ok(i) } else { Err(Error::read("frame", i, "truncated")) });
+    /// assert_eq!(decoded.get(0)?, 0);
+    /// let err = decoded.get(1).unwrap_err().to_string();
+    /// assert!(err.contains("sensor `cam`") && err.contains("truncated"), "{err}");
+    /// # Ok::<(), adl_core::Error>(())
+    /// ```
+    fn try_map<U, F>(self, f: F) -> TryMapped<Self, F>
+    where
+        Self: Sized,
+        F: Fn(Self::Sample) -> Result<U>,
+    {
+        TryMapped::new(self, f)
+    }
+
+    /// This sensor behind a pointer, with its types erased but its sample
+    /// type: sensors of one sample type chosen at run time go in one
+    /// `Vec<BoxedSensor<T>>`, which is `Send + Sync` and can be shared
+    /// with a loader's workers.
+    ///
+    /// ```
+    /// use adl_core::{BoxedSensor, Recording, Sensor, Series, Timestamps, Window};
+    ///
+    /// let imu = Series::new("imu", Timestamps::new("imu", vec![0.0, 0.5, 1.0, 1.5])?, |i| Ok(i as f32));
+    /// let gps = Series::new("gps", Timestamps::new("gps", vec![0.0, 1.0])?, |i| Ok(10.0 + i as f32));
+    /// let last_two = Window::new(imu, 1, 0)?.map(|w| w.iter().sum::<f32>());
+    /// let sensors: Vec<BoxedSensor<f32>> = vec![last_two.boxed(), gps.boxed()];
+    /// let trace = Recording::aligned("run", sensors);
+    /// assert!(trace.is_err()); // 3 windows, 2 fixes: not aligned
+    /// # Ok::<(), adl_core::Error>(())
+    /// ```
+    fn boxed(self) -> BoxedSensor<Self::Sample>
+    where
+        Self: Sized + Send + Sync + 'static,
+    {
+        BoxedSensor::new(self)
     }
 
     /// Mean sample rate, `(len - 1) / duration`, in Hz.

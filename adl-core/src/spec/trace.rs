@@ -1,4 +1,4 @@
-use super::{Dataset, Sensor};
+use super::Dataset;
 use crate::Result;
 
 /// One recording: sensors that recorded at the same time, asynchronously,
@@ -10,12 +10,16 @@ use crate::Result;
 ///
 /// [`Recording`](crate::Recording) is the ready-made implementation.
 pub trait Trace: Dataset {
-    /// The type of the trace's sensors.
-    type Sensor: Sensor;
+    /// What [`sensor`](Trace::sensor) gives: the sensors' type where they
+    /// are of one type, [`dyn AnySensor`](crate::AnySensor) (name and
+    /// timestamps) where they are of many.
+    type Sensor<'a>: ?Sized
+    where
+        Self: 'a;
 
     /// The sensor called `name`; [`Error::UnknownSensor`](crate::Error::UnknownSensor)
     /// (listing the trace's sensors) if there is none.
-    fn sensor(&self, name: &str) -> Result<&Self::Sensor>;
+    fn sensor(&self, name: &str) -> Result<&Self::Sensor<'_>>;
 
     /// The sensors' names, in the trace's order.
     fn sensor_names(&self) -> Vec<&str>;
