@@ -65,6 +65,9 @@ pub use adl_macros::Collate;
 /// `#[derive(Recycle)]`: a batch struct of your own whose memory a loader
 /// reuses (see [`exec::Recycle`]).
 pub use adl_macros::Recycle;
+/// `#[derive(SensorSet)]`: a struct of sensors of different types whose
+/// recording gives typed samples (see [`SensorSet`]).
+pub use adl_macros::SensorSet;
 /// `pipeline! { sample: ..., collate: ..., batch: ... }`: a typed pipeline with the description of its graph (see `docs/dsl.md`).
 pub use adl_macros::pipeline;
 /// `#[transform]`: declare a typed, named pipeline node (see [`graph::Node`]).
@@ -103,13 +106,14 @@ pub mod prelude {
     pub use adl_core::sync::{Bound, Decimate, Empty, Margin, Margins, Nearest, Next};
     pub use adl_core::transform::{Identity, ParallelTransforms, TransformExt, fallible, named};
     pub use adl_core::{
-        Collate, Concat, Dataset, Error, InMemory, Indices, Metadata, Pipeline, Record, Recording,
-        Result, Sensor, Series, Synchronization, Timestamps, Trace, Transform,
+        BoxedSensor, Collate, Concat, Dataset, Error, InMemory, Indices, Metadata, Pipeline,
+        Record, Recording, Result, Sensor, SensorSet, Series, Synchronization, Timestamps, Trace,
+        Transform, Window,
     };
     pub use adl_graph::loader::{Loader, LoaderState, Sampler, ShardTail};
     #[cfg(feature = "opencl")]
     pub use adl_macros::transform;
     #[cfg(not(feature = "opencl"))]
     pub use adl_macros::transform_without_opencl as transform;
-    pub use adl_macros::{Collate, Recycle, pipeline};
+    pub use adl_macros::{Collate, Recycle, SensorSet, pipeline};
 }

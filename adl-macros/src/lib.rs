@@ -2,7 +2,8 @@
 //!
 //! The procedural macros of adl, re-exported by the facade crate `adl`:
 //! `#[derive(Collate)]` (batch types), `#[derive(Recycle)]` (batch memory
-//! a loader reuses), `#[transform]` (typed, named
+//! a loader reuses), `#[derive(SensorSet)]` (a recording's sensors of
+//! different types), `#[transform]` (typed, named
 //! pipeline nodes) and `pipeline!` (sample → collate → batch pipelines with
 //! parallel branches, checked at compile time). The DSL reference, with
 //! every form and every error, is `docs/dsl.md`.
@@ -23,6 +24,7 @@ mod collate;
 mod diagnostic;
 mod pipeline;
 mod recycle;
+mod sensor_set;
 #[cfg(test)]
 mod test_support;
 mod transform;
@@ -64,6 +66,30 @@ pub fn derive_collate(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Recycle, attributes(recycle))]
 pub fn derive_recycle(input: TokenStream) -> TokenStream {
     recycle::expand(input.into()).into()
+}
+
+/// Derive `adl::SensorSet` for a struct of sensors of any types, so that
+/// a `Recording` of it gives typed samples: `Rig` gets a `RigSample` with
+/// one field per sensor (the sensor's sample type), read at the
+/// synchronized index of each sensor.
+///
+/// Struct attributes: `#[sensor_set(sample = Name)]` names the sample type;
+/// `#[sensor_set(derive(Debug, Clone, Collate))]` derives those traits on
+/// it; `#[sensor_set(crate = "path")]` names the `adl` crate when it is
+/// re-exported under another path. A field whose type is not a
+/// `Sensor` is an error at that type.
+///
+/// ```ignore
+/// #[derive(SensorSet)]
+/// #[sensor_set(sample = Frame, derive(Debug, Clone, Collate))]
+/// struct Rig { radar: RadarSensor, lidar: Window<LidarSensor>, imu: ImuSensor }
+/// // Frame { radar: Array2<f32>, lidar: Vec<PointCloud>, imu: Array1<f32> }
+/// let trace = Recording::new("run-1", Rig { radar, lidar, imu }, &Nearest::new("radar", 0.05)?)?;
+/// let frame: Frame = trace.get(0)?;
+/// ```
+#[proc_macro_derive(SensorSet, attributes(sensor_set))]
+pub fn derive_sensor_set(input: TokenStream) -> TokenStream {
+    sensor_set::expand(input.into()).into()
 }
 
 /// Declare a transform node: a function, or an impl block whose

@@ -106,11 +106,7 @@ mod tests {
     use crate::{Error, Sensor, Series, Timestamps, Window};
 
     fn series() -> Series<impl Fn(usize) -> crate::Result<usize>> {
-        Series::new(
-            "s",
-            Timestamps::new("s", vec![0.0, 1.0, 2.0]).unwrap(),
-            Ok,
-        )
+        Series::new("s", Timestamps::new("s", vec![0.0, 1.0, 2.0]).unwrap(), Ok)
     }
 
     #[test]
@@ -135,6 +131,9 @@ mod tests {
         let err = m.get(1).unwrap_err();
         assert!(matches!(err, Error::Load { index: 1, .. }));
         let text = err.to_string();
-        assert!(text.contains("sensor `s`") && text.contains("checksum mismatch"), "{text}");
+        assert!(
+            text.contains("sensor `s`") && text.contains("checksum mismatch"),
+            "{text}"
+        );
     }
 }

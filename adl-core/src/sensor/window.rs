@@ -390,7 +390,10 @@ mod tests {
     #[test]
     fn zero_window_is_the_sensor() {
         let s = series(3);
-        for w in [Window::new(&s, 0, 0).unwrap(), Window::new(&s, 0, 0).unwrap().uncropped()] {
+        for w in [
+            Window::new(&s, 0, 0).unwrap(),
+            Window::new(&s, 0, 0).unwrap().uncropped(),
+        ] {
             assert_eq!(w.len(), 3);
             assert_eq!(w.get(2).unwrap(), vec![2]);
             assert!(w.get(3).is_err());
@@ -402,7 +405,11 @@ mod tests {
         let s = series(2);
         let err = Window::new(&s, 2, 1).unwrap_err();
         assert!(matches!(err, Error::InvalidParameter { .. }), "{err}");
-        assert!(err.to_string().contains("4 samples is longer than the sensor's 2"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("4 samples is longer than the sensor's 2"),
+            "{err}"
+        );
         let w = Window::with_crop(&s, 2, 1, true);
         assert_eq!(w.len(), 0);
         assert!(w.metadata().timestamps().is_empty());

@@ -530,6 +530,12 @@ fn merge(fields: &[&Ident]) -> TokenStream {
         pub struct Branches<#(#params),*> {
             #(pub #fields: #params,)*
         }
+        /// Each branch's batch gives its buffers back to the loader.
+        impl<#(#params: __adl_crate::exec::Recycle),*> __adl_crate::exec::Recycle for Branches<#(#params),*> {
+            fn recycle(self, recycler: &mut __adl_crate::exec::Recycler) {
+                #(__adl_crate::exec::Recycle::recycle(self.#fields, recycler);)*
+            }
+        }
         #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy)]
         struct Merge;
         impl<#(#params),*> __adl_crate::Transform<#nested_ty> for Merge {

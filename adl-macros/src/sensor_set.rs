@@ -1,0 +1,310 @@
+//! `#[derive(SensorSet)]`: parse, check, generate.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Ident, Path, Type, Visibility};
+
+/// Expand `#[derive(SensorSet)]` on `input`. Errors become `compile_error!`.
+pub(crate) fn expand(input: TokenStream) -> TokenStream {
+    match syn::parse2::<DeriveInput>(input)
+        .and_then(|input| parse(&input).map(|p| generate(&input, &p)))
+    {
+        Ok(tokens) => tokens,
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+/// One sensor of the set: a named field.
+struct Sensor {
+    name: Ident,
+    vis: Visibility,
+    ty: Type,
+    span: Span,
+}
+
+struct Parsed {
+    krate: Path,
+    sample: Ident,
+    derives: Vec<Path>,
+    sensors: Vec<Sensor>,
+}
+
+/// Parse and check: a struct with named fields, known attributes only.
+/// Every attribute error is reported, not only the first.
+fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let mut krate: Path = syn::parse_quote!(::adl);
+    let mut sample = format_ident!("{}Sample", input.ident);
+    let mut derives = Vec::new();
+    let (mut krate_given, mut sample_given) = (false, false);
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("sensor_set"))
+    {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                if std::mem::replace(&mut krate_given, true) {
+                    return Err(meta.error("`crate` is given twice"));
+                }
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                krate = lit.parse()?;
+                Ok(())
+            } else if meta.path.is_ident("sample") {
+                if std::mem::replace(&mut sample_given, true) {
+                    return Err(meta.error("`sample` is given twice"));
+                }
+                sample = meta.value()?.parse()?;
+                Ok(())
+            } else if meta.path.is_ident("derive") {
+                meta.parse_nested_meta(|inner| {
+                    derives.push(inner.path);
+                    Ok(())
+                })
+            } else {
+                Err(meta.error(
+                    "unknown attribute; expected `sample = Name`, `derive(...)` or `crate = \"...\"`",
+                ))
+            }
+        });
+        errors.extend(result.err());
+    }
+    let fields = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(fields) => &fields.named,
+            Fields::Unnamed(_) | Fields::Unit => {
+                return Err(syn::Error::new(
+                    input.ident.span(),
+                    "#[derive(SensorSet)] needs a struct with named fields: each field is a sensor and names its field of the sample (sensors without field names go in a tuple: `(radar, imu)` is a sensor set)",
+                ));
+            }
+        },
+        Data::Enum(e) => {
+            return Err(syn::Error::new(
+                e.enum_token.span,
+                "#[derive(SensorSet)] works on structs: a recording has every sensor at once, not one of them (for sensors chosen at run time, use a `Vec` of `sensor.boxed()`)",
+            ));
+        }
+        Data::Union(u) => {
+            return Err(syn::Error::new(
+                u.union_token.span,
+                "#[derive(SensorSet)] works on structs, not unions",
+            ));
+        }
+    };
+    if fields.is_empty() {
+        errors.push(syn::Error::new(
+            input.ident.span(),
+            "#[derive(SensorSet)] needs at least one sensor field",
+        ));
+    }
+    let sensors = fields
+        .iter()
+        .filter_map(|f| {
+            Some(Sensor {
+                name: f.ident.clone()?,
+                vis: f.vis.clone(),
+                ty: f.ty.clone(),
+                span: f.ty.span(),
+            })
+        })
+        .collect();
+    match errors.into_iter().reduce(|mut all, e| {
+        all.combine(e);
+        all
+    }) {
+        Some(error) => Err(error),
+        None => Ok(Parsed {
+            krate,
+            sample,
+            derives,
+            sensors,
+        }),
+    }
+}
+
+fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
+    let Parsed {
+        krate,
+        sample,
+        derives,
+        sensors,
+    } = parsed;
+    let set = &input.ident;
+    let vis = &input.vis;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    // Every field must be a sensor: the bound is spanned at the field's type.
+    let bounds: Vec<TokenStream> = sensors
+        .iter()
+        .map(|s| {
+            let ty = &s.ty;
+            quote_spanned!(s.span=> #ty: #krate::Sensor)
+        })
+        .collect();
+    let predicates = where_clause.into_iter().flat_map(|w| w.predicates.iter());
+    let where_all = quote!(where #(#predicates,)* #(#bounds,)*);
+    let names: Vec<&Ident> = sensors.iter().map(|s| &s.name).collect();
+    let vises: Vec<&Visibility> = sensors.iter().map(|s| &s.vis).collect();
+    let projections: Vec<TokenStream> = sensors
+        .iter()
+        .map(|s| {
+            let ty = &s.ty;
+            quote_spanned!(s.span=> <#ty as #krate::Sensor>::Sample)
+        })
+        .collect();
+    // A generic set gives a sample generic over its fields' sample types,
+    // one parameter per field (`radar` -> `Radar`), so that the std derives
+    // bound what they use and the sample type can be written
+    // (`Frame<Array2<f32>, Vec<f32>>`). A set without type parameters gives
+    // a sample with the fields' sample types.
+    let generic = input.generics.type_params().next().is_some();
+    let (sample_decl, sample_fields, sample_ty, sample_where) = if generic {
+        let mut params: Vec<Ident> = Vec::new();
+        for (i, s) in sensors.iter().enumerate() {
+            let param = camel(&s.name);
+            params.push(if params.contains(&param) {
+                format_ident!("{}{}", param, i)
+            } else {
+                param
+            });
+        }
+        (
+            quote!(#sample<#(#params),*>),
+            params.iter().map(|p| quote!(#p)).collect::<Vec<_>>(),
+            quote!(#sample<#(#projections),*>),
+            quote!(),
+        )
+    } else {
+        (
+            quote!(#sample),
+            projections.clone(),
+            quote!(#sample),
+            where_all.clone(),
+        )
+    };
+    let field_docs: Vec<String> = sensors
+        .iter()
+        .map(|s| format!("The sample of sensor field `{}`.", s.name))
+        .collect();
+    let rows = 0..sensors.len();
+    let count = sensors.len();
+    let sample_doc = format!(
+        "One synchronized sample of [`{set}`]: one field per sensor (generated by `#[derive(SensorSet)]`)."
+    );
+    let derive_attr = if derives.is_empty() {
+        quote!()
+    } else {
+        quote!(#[derive(#(#derives),*)])
+    };
+    quote! {
+        #[doc = #sample_doc]
+        #derive_attr
+        #vis struct #sample_decl #sample_where {
+            #(
+                #[doc = #field_docs]
+                #vises #names: #sample_fields,
+            )*
+        }
+
+        impl #impl_generics #krate::SensorSet for #set #ty_generics #where_all {
+            type Sample = #sample_ty;
+            type Sensor<'__adl> = dyn #krate::AnySensor + '__adl where Self: '__adl;
+
+            fn names(&self) -> ::std::vec::Vec<&str> {
+                ::std::vec![#(#krate::Sensor::name(&self.#names)),*]
+            }
+
+            fn timestamps(&self) -> ::std::vec::Vec<(&str, &[f64])> {
+                ::std::vec![#((
+                    #krate::Sensor::name(&self.#names),
+                    #krate::Metadata::timestamps(#krate::Sensor::metadata(&self.#names)),
+                )),*]
+            }
+
+            fn lens(&self) -> ::std::vec::Vec<usize> {
+                ::std::vec![#(#krate::Sensor::len(&self.#names)),*]
+            }
+
+            fn sensor(&self, name: &str) -> ::std::option::Option<&(dyn #krate::AnySensor + '_)> {
+                #(
+                    if #krate::Sensor::name(&self.#names) == name {
+                        return ::std::option::Option::Some(#krate::any_sensor(&self.#names));
+                    }
+                )*
+                ::std::option::Option::None
+            }
+
+            fn read(
+                &self,
+                rows: &[usize],
+                _names: &::std::sync::Arc<[::std::string::String]>,
+            ) -> #krate::Result<Self::Sample> {
+                #krate::check_rows(rows, #count)?;
+                ::std::result::Result::Ok(#sample {
+                    #(#names: #krate::Sensor::get(&self.#names, rows[#rows])?,)*
+                })
+            }
+        }
+    }
+}
+
+/// `radar_frame` -> `RadarFrame`: a field's name as a type parameter.
+fn camel(name: &Ident) -> Ident {
+    let text = name.to_string();
+    let text = text.strip_prefix("r#").unwrap_or(&text);
+    let mut out = String::new();
+    let mut upper = true;
+    for c in text.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    if out.is_empty() {
+        out.push('T');
+    }
+    Ident::new(&out, name.span())
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    fn expanded(input: proc_macro2::TokenStream) -> String {
+        crate::test_support::pretty(super::expand(input))
+    }
+
+    #[test]
+    fn named_struct_with_sample_name_and_derives() {
+        insta::assert_snapshot!(expanded(quote! {
+            #[sensor_set(sample = Frame, derive(Debug, Collate))]
+            pub struct Rig {
+                pub radar: Radar,
+                lidar: Window<Lidar>,
+            }
+        }));
+    }
+
+    #[test]
+    fn generic_struct_with_crate_path() {
+        insta::assert_snapshot!(expanded(quote! {
+            #[sensor_set(crate = "deps::engine")]
+            struct Pair<A, B: Clone> where A: Send { a: A, b: B }
+        }));
+    }
+
+    #[test]
+    fn other_shapes_and_attributes_are_errors() {
+        insta::assert_snapshot!(expanded(quote! { struct Pair(Radar, Imu); }));
+        insta::assert_snapshot!(expanded(quote! { enum Sensors { Radar(Radar) } }));
+        insta::assert_snapshot!(expanded(quote! {
+            #[sensor_set(name = Frame, crate = "a", crate = "b")]
+            struct Rig {}
+        }));
+    }
+}

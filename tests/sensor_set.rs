@@ -1,0 +1,179 @@
+//! Recordings of sensors of different types: `#[derive(SensorSet)]`
+//! structs and tuples, synchronized by any policy, read through pipelines
+//! and the loader.
+
+use adl::prelude::*;
+use adl::{AnySensor, Window};
+use ndarray::{Array1, Array2, array};
+
+fn times(name: &str, n: usize, period: f64) -> Timestamps {
+    Timestamps::new(name, (0..n).map(|i| i as f64 * period).collect()).unwrap()
+}
+
+/// Three sensors of three sample types; the IMU read as a window.
+#[derive(SensorSet)]
+#[sensor_set(sample = Frame, derive(Debug, Collate))]
+struct Rig<R, L, I> {
+    radar: R,
+    lidar: L,
+    imu: I,
+}
+
+fn rig() -> Rig<
+    impl Sensor<Sample = Array2<f32>>,
+    impl Sensor<Sample = Vec<[f32; 3]>>,
+    impl Sensor<Sample = Vec<f32>>,
+> {
+    let radar = Series::new("radar", times("radar", 10, 0.1), |i| {
+        Ok(Array2::from_elem((2, 3), i as f32))
+    });
+    let lidar = Series::new("lidar", times("lidar", 20, 0.05), |i| {
+        Ok(vec![[i as f32, 0.0, 1.0]; i % 3 + 1])
+    });
+    let imu = Series::new("imu", times("imu", 100, 0.01), |i| Ok(i as f32));
+    Rig {
+        radar,
+        lidar,
+        imu: Window::new(imu, 2, 0).unwrap().clamped(),
+    }
+}
+
+#[test]
+fn a_derived_set_gives_typed_samples_synchronized_by_any_policy() {
+    let trace = Recording::new("run", rig(), &Nearest::new("radar", 0.02).unwrap()).unwrap();
+    assert_eq!(trace.len(), 10);
+    assert_eq!(trace.sensor_names(), ["radar", "lidar", "imu"]);
+    let frame: Frame<Array2<f32>, Vec<[f32; 3]>, Vec<f32>> = trace.get(3).unwrap();
+    assert_eq!(frame.radar, Array2::from_elem((2, 3), 3.0));
+    assert_eq!(frame.lidar, vec![[6.0, 0.0, 1.0]]); // lidar sample 6 at 0.30 s
+    assert_eq!(frame.imu, vec![28.0, 29.0, 30.0]); // the window ending at 0.30 s
+    // Sensors by name, without their types; typed by field.
+    let lidar: &dyn AnySensor = trace.sensor("lidar").unwrap();
+    assert_eq!((lidar.name(), lidar.len()), ("lidar", 20));
+    assert!(trace.sensor("sonar").is_err());
+    assert_eq!(trace.sensors().imu.len(), 100);
+
+    for trace in [
+        Recording::new("run", rig(), &Next::new("radar")).unwrap(),
+        Recording::new("run", rig(), &Empty).unwrap(),
+    ] {
+        for i in 0..trace.len() {
+            trace.get(i).unwrap();
+        }
+    }
+    let aligned = Recording::aligned("run", rig());
+    assert!(aligned.is_err(), "10, 20 and 100 samples are not aligned");
+}
+
+#[test]
+fn derived_samples_collate_field_by_field_and_run_in_the_loader() {
+    let trace = Recording::new("run", rig(), &Nearest::new("radar", 0.02).unwrap()).unwrap();
+    let pipeline = pipeline! {
+        Frame<Array2<f32>, Vec<[f32; 3]>, Vec<f32>> {
+            radar: { collate: default },
+            lidar: { sample: |points: Vec<[f32; 3]>| points.len() as i64, collate: default },
+            imu: { sample: |w: Vec<f32>| Array1::from(w), collate: default },
+        }
+    };
+    let loader = Loader::new(trace, pipeline)
+        .batch_size(4)
+        .workers(2)
+        .build()
+        .unwrap();
+    let batches: Vec<_> = loader.epoch(0).map(|b| b.unwrap().into_inner()).collect();
+    assert_eq!(batches.len(), 3);
+    assert_eq!(batches[0].radar.shape(), &[4, 2, 3]);
+    assert_eq!(batches[0].lidar, array![1i64, 3, 2, 1]); // lidar samples 0, 2, 4, 6
+    assert_eq!(batches[0].imu.shape(), &[4, 3]);
+    assert_eq!(batches[0].imu.row(0), array![0.0f32, 1.0, 2.0]); // clamped at the start
+}
+
+#[test]
+fn tuples_are_sensor_sets_too() {
+    let radar = Series::new("radar", times("radar", 4, 0.1), |i| Ok(i as u8));
+    let imu = Series::new("imu", times("imu", 40, 0.01), |i| Ok(array![i as f32, 0.5]));
+    let trace =
+        Recording::new("run", (radar, imu), &Nearest::new("radar", 0.001).unwrap()).unwrap();
+    let (r, i): (u8, Array1<f32>) = trace.get(2).unwrap();
+    assert_eq!((r, i[0]), (2, 20.0));
+    let batch = adl::pipeline::run(
+        &Stages::new().with_collate(DefaultCollate),
+        vec![trace.get(0).unwrap(), trace.get(1).unwrap()],
+    )
+    .unwrap();
+    assert_eq!(batch.0, array![0u8, 1]);
+    assert_eq!(batch.1.shape(), &[2, 2]);
+}
+
+#[test]
+fn duplicate_names_and_bad_timestamps_are_named() {
+    let a = Series::new("cam", times("cam", 3, 0.1), |i| Ok(i));
+    let b = Series::new("cam", times("cam", 3, 0.1), |i| Ok(i as f32));
+    let err = Recording::new("run", (a, b), &Empty).unwrap_err();
+    assert!(
+        matches!(err, Error::DuplicateSensor { ref name } if name == "cam"),
+        "{err}"
+    );
+
+    let a = Series::new("cam", times("cam", 3, 0.1), |i| Ok(i));
+    let b = Series::new("imu", times("imu", 3, 0.1), |i| Ok(i as f32));
+    let err = Recording::new("run", (a, b), &Nearest::new("gps", 0.1).unwrap()).unwrap_err();
+    assert!(err.to_string().contains("`gps`"), "{err}");
+}
+
+#[test]
+fn a_failing_read_names_the_sensor_index_and_cause() {
+    let radar = Series::new("radar", times("radar", 3, 0.1), |i| {
+        if i == 1 {
+            Err(Error::read("radar frame file", i, "unexpected end of file"))
+        } else {
+            Ok(i)
+        }
+    });
+    let imu = Series::new("imu", times("imu", 3, 0.1), |i| Ok(i as f32));
+    let trace = Recording::aligned("run", (radar, imu)).unwrap();
+    let err = trace.get(1).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("sensor `radar`")
+            && text.contains("radar frame file [1]")
+            && text.contains("unexpected end of file"),
+        "{text}"
+    );
+}
+
+#[test]
+fn question_mark_works_on_user_errors_in_a_loader() {
+    fn load(i: usize) -> adl::Result<u32> {
+        let text = if i == 0 { "12" } else { "x" };
+        let value: u32 = text.parse().map_err(adl::BoxError::from)?;
+        Ok(value)
+    }
+    let s = Series::new("s", times("s", 2, 0.1), load);
+    assert_eq!(s.get(0).unwrap(), 12);
+    let err = s.get(1).unwrap_err();
+    assert!(matches!(&err, Error::Load { index: 1, .. }), "{err}");
+    assert!(err.to_string().contains("invalid digit"), "{err}");
+    let io: adl::Result<Vec<u8>> = std::fs::read("/nonexistent/adl-file").map_err(Error::from);
+    assert!(matches!(io, Err(Error::Read { .. })));
+}
+
+fn assert_send_sync<T: Send + Sync>(_: &T) {}
+
+#[test]
+fn boxed_sensors_share_a_recording_across_threads() {
+    let a = Series::new("a", times("a", 5, 0.1), |i| Ok(i as f32)).boxed();
+    let b = Window::new(Series::new("b", times("b", 5, 0.1), |i| Ok(i as f32)), 1, 0)
+        .unwrap()
+        .map(|w| w.iter().sum::<f32>())
+        .boxed();
+    let trace = std::sync::Arc::new(
+        Recording::new("run", vec![a, b], &Nearest::new("b", 0.01).unwrap()).unwrap(),
+    );
+    assert_send_sync(&trace);
+    let other = std::sync::Arc::clone(&trace);
+    let record = std::thread::spawn(move || other.get(0).unwrap())
+        .join()
+        .unwrap();
+    assert_eq!((record["a"], record["b"]), (1.0, 1.0));
+}
