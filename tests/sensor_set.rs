@@ -107,7 +107,7 @@ fn tuples_are_sensor_sets_too() {
 
 #[test]
 fn duplicate_names_and_bad_timestamps_are_named() {
-    let a = Series::new("cam", times("cam", 3, 0.1), |i| Ok(i));
+    let a = Series::new("cam", times("cam", 3, 0.1), Ok);
     let b = Series::new("cam", times("cam", 3, 0.1), |i| Ok(i as f32));
     let err = Recording::new("run", (a, b), &Empty).unwrap_err();
     assert!(
@@ -115,7 +115,7 @@ fn duplicate_names_and_bad_timestamps_are_named() {
         "{err}"
     );
 
-    let a = Series::new("cam", times("cam", 3, 0.1), |i| Ok(i));
+    let a = Series::new("cam", times("cam", 3, 0.1), Ok);
     let b = Series::new("imu", times("imu", 3, 0.1), |i| Ok(i as f32));
     let err = Recording::new("run", (a, b), &Nearest::new("gps", 0.1).unwrap()).unwrap_err();
     assert!(err.to_string().contains("`gps`"), "{err}");
@@ -176,4 +176,44 @@ fn boxed_sensors_share_a_recording_across_threads() {
         .join()
         .unwrap();
     assert_eq!((record["a"], record["b"]), (1.0, 1.0));
+}
+
+mod concrete {
+    use adl::prelude::*;
+    use ndarray::Array1;
+
+    type Imu = Series<fn(usize) -> adl::Result<Array1<f32>>>;
+    type Gps = Series<fn(usize) -> adl::Result<f64>>;
+
+    /// A set of concrete sensor types: the sample has their sample types.
+    #[derive(SensorSet)]
+    #[sensor_set(sample = Fix, derive(Debug, Clone, Collate), attr(collate(derive(Debug))))]
+    pub(crate) struct Flight {
+        pub(crate) imu: Window<Imu>,
+        pub(crate) gps: Gps,
+    }
+
+    #[test]
+    fn a_concrete_set_has_a_concrete_sample() {
+        let t = |n: &str, v: Vec<f64>| Timestamps::new(n, v).unwrap();
+        let imu: Imu = Series::new("imu", t("imu", vec![0.0, 0.1, 0.2, 0.3]), |i| {
+            Ok(Array1::from_elem(3, i as f32))
+        });
+        let gps: Gps = Series::new("gps", t("gps", vec![0.1, 0.3]), |i| Ok(i as f64));
+        let flight = Flight {
+            imu: Window::new(imu, 1, 0).unwrap(),
+            gps,
+        };
+        let trace = Recording::new("flight", flight, &Nearest::new("gps", 0.01).unwrap()).unwrap();
+        let fix: Fix = trace.get(1).unwrap();
+        assert_eq!(fix.imu.len(), 2);
+        assert_eq!(fix.gps, 1.0);
+        let batch: FixBatch = adl::pipeline::run(
+            &Stages::new().with_collate(DefaultCollate),
+            vec![fix.clone(), fix],
+        )
+        .unwrap();
+        assert_eq!(batch.gps.len(), 2);
+        assert!(format!("{batch:?}").contains("gps"));
+    }
 }

@@ -1,7 +1,8 @@
 //! Compile-fail tests of the DSL, one folder per composition rule
 //! (`tests/ui/<rule id>/`, ids from `adl::graph::Rule::ALL`), each case with
 //! the `.stderr` a user sees; and a compile-pass set (`tests/ui/pass/`) that
-//! covers every DSL form.
+//! covers every DSL form; `tests/ui/sensor_set/` holds the errors of
+//! `#[derive(SensorSet)]`.
 //!
 //! Refresh the expected output after a deliberate change with
 //! `TRYBUILD=overwrite cargo test --test ui`.
@@ -36,6 +37,8 @@ fn every_rule_fails_to_compile_with_our_message_and_every_form_compiles() {
             missing.push(rule.id());
         }
     }
+    // The derives' own errors (not composition rules).
+    t.compile_fail("tests/ui/sensor_set/*.rs");
     t.pass("tests/ui/pass/*.rs");
     assert!(
         missing.is_empty(),

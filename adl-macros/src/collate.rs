@@ -16,6 +16,24 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     }
 }
 
+/// The trait a std derive implements (`Debug` -> `::core::fmt::Debug`);
+/// `None` for other derives.
+fn std_trait(derive: &Path) -> Option<TokenStream> {
+    let name = derive.segments.last()?.ident.to_string();
+    Some(match name.as_str() {
+        "Debug" => quote!(::core::fmt::Debug),
+        "Clone" => quote!(::core::clone::Clone),
+        "Copy" => quote!(::core::marker::Copy),
+        "PartialEq" => quote!(::core::cmp::PartialEq),
+        "Eq" => quote!(::core::cmp::Eq),
+        "PartialOrd" => quote!(::core::cmp::PartialOrd),
+        "Ord" => quote!(::core::cmp::Ord),
+        "Hash" => quote!(::core::hash::Hash),
+        "Default" => quote!(::core::default::Default),
+        _ => return None,
+    })
+}
+
 /// How one field is collated.
 enum Strategy {
     Stack,
@@ -189,12 +207,30 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
         let preds = w.predicates.iter();
         where_all = quote!(where #(#preds,)*);
     }
-    let where_all = quote!(#where_all #(#bounds,)*);
-
     let batch_ty = |f: &Field| {
         let (s, ty) = (strategy(f), &f.ty);
         quote!(<#s as #krate::collate::Strategy<#ty>>::Batch)
     };
+    // A generic sample's batch derives what it is asked to where its
+    // fields' batches do: the std derives bound the type parameters, not
+    // the fields' batch types, so those bounds are added here.
+    let derive_bounds: Vec<TokenStream> = if input.generics.type_params().next().is_some() {
+        let traits: Vec<TokenStream> = derives.iter().filter_map(std_trait).collect();
+        fields
+            .iter()
+            .flat_map(|f| {
+                let b = batch_ty(f);
+                traits.iter().map(move |t| quote!(#b: #t))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let where_all = quote!(#where_all #(#bounds,)* #(#derive_bounds,)*);
+    // The batch is declared with the sample's parameters and their
+    // defaults, so that a sample whose parameters default has a batch whose
+    // do too.
+    let decl_generics = &input.generics;
     let builder_ty = |f: &Field| {
         let (s, ty) = (strategy(f), &f.ty);
         quote!(<#s as #krate::collate::Strategy<#ty>>::Builder)
@@ -237,7 +273,7 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
         quote! {
             #[doc = #batch_doc]
             #derive_attr
-            #vis struct #batch #impl_generics #where_all {
+            #vis struct #batch #decl_generics #where_all {
                 #(#[doc = #docs] #field_vis #bindings: #batch_tys,)*
             }
         }
@@ -245,7 +281,7 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
         quote! {
             #[doc = #batch_doc]
             #derive_attr
-            #vis struct #batch #impl_generics (#(#field_vis #batch_tys),*) #where_all;
+            #vis struct #batch #decl_generics (#(#field_vis #batch_tys),*) #where_all;
         }
     };
     let destructure = if *named {
@@ -276,6 +312,7 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
     batch_generics.make_where_clause().predicates.extend(
         bounds
             .iter()
+            .chain(&derive_bounds)
             .map(|b| syn::parse2::<syn::WherePredicate>(b.clone()))
             .filter_map(Result::ok),
     );

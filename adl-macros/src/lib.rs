@@ -75,7 +75,8 @@ pub fn derive_recycle(input: TokenStream) -> TokenStream {
 ///
 /// Struct attributes: `#[sensor_set(sample = Name)]` names the sample type;
 /// `#[sensor_set(derive(Debug, Clone, Collate))]` derives those traits on
-/// it; `#[sensor_set(crate = "path")]` names the `adl` crate when it is
+/// it; `#[sensor_set(attr(collate(derive(Debug))))]` puts attributes on it
+/// (here: the batch of `Collate` derives `Debug`); `#[sensor_set(crate = "path")]` names the `adl` crate when it is
 /// re-exported under another path. A field whose type is not a
 /// `Sensor` is an error at that type.
 ///

@@ -2,6 +2,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::parse::Parse;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, Path, Type, Visibility};
 
@@ -27,6 +28,8 @@ struct Parsed {
     krate: Path,
     sample: Ident,
     derives: Vec<Path>,
+    /// Attributes passed on to the sample struct, from `attr(...)`.
+    attrs: Vec<syn::Meta>,
     sensors: Vec<Sensor>,
 }
 
@@ -37,6 +40,7 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
     let mut krate: Path = syn::parse_quote!(::adl);
     let mut sample = format_ident!("{}Sample", input.ident);
     let mut derives = Vec::new();
+    let mut attrs = Vec::new();
     let (mut krate_given, mut sample_given) = (false, false);
     for attr in input
         .attrs
@@ -62,9 +66,16 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
                     derives.push(inner.path);
                     Ok(())
                 })
+            } else if meta.path.is_ident("attr") {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                attrs.extend(
+                    content.parse_terminated(syn::Meta::parse, syn::Token![,])?,
+                );
+                Ok(())
             } else {
                 Err(meta.error(
-                    "unknown attribute; expected `sample = Name`, `derive(...)` or `crate = \"...\"`",
+                    "unknown attribute; expected `sample = Name`, `derive(...)`, `attr(...)` or `crate = \"...\"`",
                 ))
             }
         });
@@ -119,6 +130,7 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
             krate,
             sample,
             derives,
+            attrs,
             sensors,
         }),
     }
@@ -129,6 +141,7 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
         krate,
         sample,
         derives,
+        attrs,
         sensors,
     } = parsed;
     let set = &input.ident;
@@ -153,36 +166,31 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
             quote_spanned!(s.span=> <#ty as #krate::Sensor>::Sample)
         })
         .collect();
-    // A generic set gives a sample generic over its fields' sample types,
-    // one parameter per field (`radar` -> `Radar`), so that the std derives
-    // bound what they use and the sample type can be written
-    // (`Frame<Array2<f32>, Vec<f32>>`). A set without type parameters gives
-    // a sample with the fields' sample types.
+    // The sample is generic over its fields' sample types, one parameter
+    // per field (`radar` -> `RadarSample`): the std derives then bound
+    // what they use, and the sample type can be written
+    // (`Frame<Array2<f32>, Vec<f32>>`). For a set without type parameters
+    // the parameters default to the fields' sample types, so that `Frame`
+    // alone is the sample. (A field declared as a projection through a
+    // closure sensor's `Fn` bound trips rustc's layout computation, a
+    // type parameter does not.)
     let generic = input.generics.type_params().next().is_some();
-    let (sample_decl, sample_fields, sample_ty, sample_where) = if generic {
-        let mut params: Vec<Ident> = Vec::new();
-        for (i, s) in sensors.iter().enumerate() {
-            let param = camel(&s.name);
-            params.push(if params.contains(&param) {
-                format_ident!("{}{}", param, i)
-            } else {
-                param
-            });
+    let taken = idents_in(sensors.iter().map(|s| &s.ty));
+    let mut params: Vec<Ident> = Vec::new();
+    for s in sensors {
+        let mut param = format_ident!("{}Sample", camel(&s.name));
+        while params.contains(&param) || taken.contains(&param.to_string()) {
+            param = format_ident!("{}_", param);
         }
-        (
-            quote!(#sample<#(#params),*>),
-            params.iter().map(|p| quote!(#p)).collect::<Vec<_>>(),
-            quote!(#sample<#(#projections),*>),
-            quote!(),
-        )
+        params.push(param);
+    }
+    let sample_decl = if generic {
+        quote!(#sample<#(#params),*>)
     } else {
-        (
-            quote!(#sample),
-            projections.clone(),
-            quote!(#sample),
-            where_all.clone(),
-        )
+        quote!(#sample<#(#params = #projections),*>)
     };
+    let sample_fields: Vec<TokenStream> = params.iter().map(|p| quote!(#p)).collect();
+    let sample_ty = quote!(#sample<#(#projections),*>);
     let field_docs: Vec<String> = sensors
         .iter()
         .map(|s| format!("The sample of sensor field `{}`.", s.name))
@@ -200,7 +208,8 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
     quote! {
         #[doc = #sample_doc]
         #derive_attr
-        #vis struct #sample_decl #sample_where {
+        #(#[#attrs])*
+        #vis struct #sample_decl {
             #(
                 #[doc = #field_docs]
                 #vises #names: #sample_fields,
@@ -249,6 +258,24 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
     }
 }
 
+/// Every identifier in `types`, as text.
+fn idents_in<'a>(types: impl Iterator<Item = &'a Type>) -> Vec<String> {
+    fn walk(tokens: TokenStream, out: &mut Vec<String>) {
+        for token in tokens {
+            match token {
+                proc_macro2::TokenTree::Ident(ident) => out.push(ident.to_string()),
+                proc_macro2::TokenTree::Group(group) => walk(group.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for ty in types {
+        walk(quote!(#ty), &mut out);
+    }
+    out
+}
+
 /// `radar_frame` -> `RadarFrame`: a field's name as a type parameter.
 fn camel(name: &Ident) -> Ident {
     let text = name.to_string();
@@ -282,7 +309,7 @@ mod tests {
     #[test]
     fn named_struct_with_sample_name_and_derives() {
         insta::assert_snapshot!(expanded(quote! {
-            #[sensor_set(sample = Frame, derive(Debug, Collate))]
+            #[sensor_set(sample = Frame, derive(Debug, Collate), attr(collate(derive(Debug))))]
             pub struct Rig {
                 pub radar: Radar,
                 lidar: Window<Lidar>,

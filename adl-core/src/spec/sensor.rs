@@ -24,6 +24,11 @@ use crate::{Error, Result};
 /// assert_eq!(imu.framerate(), Some(100.0));
 /// # Ok::<(), adl_core::Error>(())
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a sensor",
+    label = "not an `adl::Sensor`",
+    note = "a sensor has a name, timestamps (its metadata) and `get(index)`: implement `adl::Sensor` for it, or make one from a loader with `adl::Series::new(name, timestamps, |i| ...)`"
+)]
 pub trait Sensor {
     /// What one read returns.
     type Sample;
