@@ -251,6 +251,33 @@ fn shards_partition_the_source_items() {
 }
 
 #[test]
+fn owned_shards_run_on_threads_of_their_own_and_share_skip_counts() {
+    // Items 4 and 7 cannot be read: skipped and counted once, in total.
+    let mut source = Numbers::new(10);
+    source.fail = vec![4, 7];
+    let ds = source.flat_map(|n: usize| Ok([n])).on_error(OnError::Skip);
+    let shards = ds.into_shards(3).unwrap();
+    let first = shards[0].worker();
+    let handles: Vec<_> = shards
+        .into_iter()
+        .map(|shard| {
+            std::thread::spawn(move || {
+                let items = ok_items(&shard);
+                (items, shard.skipped())
+            })
+        })
+        .collect();
+    let results: Vec<(Vec<usize>, SkipCounts)> =
+        handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(first, 0);
+    let parts: Vec<&Vec<usize>> = results.iter().map(|(items, _)| items).collect();
+    assert_eq!(parts, [&vec![0, 3, 6, 9], &vec![1], &vec![2, 5, 8]]);
+    let total = results.iter().map(|(_, s)| s.total()).max().unwrap();
+    assert_eq!(total, 2);
+    assert!(Numbers::new(1).flat_map(|n: usize| Ok([n])).into_shards(0).is_err());
+}
+
+#[test]
 fn each_worker_reads_only_its_own_items() {
     let source = Numbers::new(12);
     let ds = (&source).flat_map(expand(0));

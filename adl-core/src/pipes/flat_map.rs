@@ -1,6 +1,9 @@
 //! [`FlatMap`]: each source item mapped to zero or more items, with an
 //! error policy and a worker split.
 
+use std::marker::PhantomData;
+use std::ops::Deref;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{IterableDataset, pipe_error};
@@ -167,21 +170,40 @@ impl<S, F> FlatMap<S, F> {
     /// assert!(pairs.shard(2, 2).is_err());
     /// # Ok::<(), adl_core::Error>(())
     /// ```
-    pub fn shard(&self, worker: usize, num_workers: usize) -> Result<FlatMapShard<'_, S, F>> {
+    pub fn shard(&self, worker: usize, num_workers: usize) -> Result<FlatMapShard<S, F, &Self>> {
+        FlatMapShard::new(self, worker, num_workers)
+    }
+
+    /// All `num_workers` shards, each owning a handle to this flat map (an
+    /// `Arc`): shards that can move to threads of their own, where
+    /// [`shard`](FlatMap::shard)'s borrow the flat map. Their skip counts
+    /// are shared.
+    ///
+    /// ```
+    /// use adl_core::pipes::{DatasetExt, IterableDataset};
+    /// # use adl_core::{Dataset, Result};
+    /// # struct Numbers(usize);
+    /// # impl Dataset for Numbers {
+    /// #     type Sample = usize;
+    /// #     fn len(&self) -> usize { self.0 }
+    /// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+    /// # }
+    /// let pairs = Numbers(5).flat_map(|n: usize| Ok([10 * n, 10 * n + 1]));
+    /// let threads: Vec<_> = pairs
+    ///     .into_shards(2)?
+    ///     .into_iter()
+    ///     .map(|shard| std::thread::spawn(move || shard.iter().collect::<Result<Vec<_>>>()))
+    ///     .collect();
+    /// let parts: Vec<Vec<usize>> = threads.into_iter().map(|t| t.join().unwrap()).collect::<Result<_>>()?;
+    /// assert_eq!(parts, [vec![0, 1, 20, 21, 40, 41], vec![10, 11, 30, 31]]);
+    /// # Ok::<(), adl_core::Error>(())
+    /// ```
+    pub fn into_shards(self, num_workers: usize) -> Result<Vec<FlatMapShard<S, F, Arc<Self>>>> {
         Error::nonzero("num_workers", num_workers)?;
-        if worker >= num_workers {
-            return Err(Error::invalid(
-                "worker",
-                format!(
-                    "{worker} is not below num_workers = {num_workers}; workers are numbered 0..num_workers"
-                ),
-            ));
-        }
-        Ok(FlatMapShard {
-            parent: self,
-            worker,
-            num_workers,
-        })
+        let shared = Arc::new(self);
+        (0..num_workers)
+            .map(|worker| FlatMapShard::new(Arc::clone(&shared), worker, num_workers))
+            .collect()
     }
 
     fn pass<'a, U>(&'a self, first: usize, step: usize) -> FlatMapIter<'a, S, F, U>
@@ -228,27 +250,49 @@ where
     }
 }
 
-/// One worker's share of a [`FlatMap`]: [`FlatMap::shard`].
+/// One worker's share of a [`FlatMap`]: [`FlatMap::shard`] (borrowing
+/// the flat map, `P = &FlatMap<S, F>`) or [`FlatMap::into_shards`]
+/// (owning a handle to it, `P = Arc<FlatMap<S, F>>`).
 ///
 /// Length: `Some(0)` when the source is known to have no item at this
 /// worker's positions, otherwise `None`.
-pub struct FlatMapShard<'a, S, F> {
-    parent: &'a FlatMap<S, F>,
+pub struct FlatMapShard<S, F, P> {
+    parent: P,
     worker: usize,
     num_workers: usize,
+    /// The flat map's types (`P` points at a `FlatMap<S, F>`).
+    types: PhantomData<fn() -> (S, F)>,
 }
 
-impl<S, F> std::fmt::Debug for FlatMapShard<'_, S, F> {
+impl<S, F, P: std::fmt::Debug> std::fmt::Debug for FlatMapShard<S, F, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FlatMapShard")
             .field("worker", &self.worker)
             .field("num_workers", &self.num_workers)
-            .field("parent", self.parent)
+            .field("parent", &self.parent)
             .finish()
     }
 }
 
-impl<S, F> FlatMapShard<'_, S, F> {
+impl<S, F, P> FlatMapShard<S, F, P> {
+    fn new(parent: P, worker: usize, num_workers: usize) -> Result<Self> {
+        Error::nonzero("num_workers", num_workers)?;
+        if worker >= num_workers {
+            return Err(Error::invalid(
+                "worker",
+                format!(
+                    "{worker} is not below num_workers = {num_workers}; workers are numbered 0..num_workers"
+                ),
+            ));
+        }
+        Ok(FlatMapShard {
+            parent,
+            worker,
+            num_workers,
+            types: PhantomData,
+        })
+    }
+
     /// This worker's number, in `0..num_workers`.
     pub fn worker(&self) -> usize {
         self.worker
@@ -258,18 +302,21 @@ impl<S, F> FlatMapShard<'_, S, F> {
     pub fn num_workers(&self) -> usize {
         self.num_workers
     }
+}
 
+impl<S, F, P: Deref<Target = FlatMap<S, F>>> FlatMapShard<S, F, P> {
     /// The skips of the whole [`FlatMap`], all shards together.
     pub fn skipped(&self) -> SkipCounts {
         self.parent.skipped()
     }
 }
 
-impl<S, F, U> IterableDataset for FlatMapShard<'_, S, F>
+impl<S, F, U, P> IterableDataset for FlatMapShard<S, F, P>
 where
     S: IterableDataset,
     F: Fn(S::Item) -> Result<U>,
     U: IntoIterator,
+    P: Deref<Target = FlatMap<S, F>>,
 {
     type Item = U::Item;
     type Iter<'b>
