@@ -5,11 +5,15 @@
 #[allow(dead_code, unreachable_pub)]
 mod px4_pipeline;
 
+#[path = "../examples/shared/multimodal.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod multimodal;
+
 use adl::engine::Planner;
 use adl::pipes::DatasetExt;
 use adl::px4::Px4Log;
 use adl::sync::Nearest;
-use adl::{Dataset, Recording};
+use adl::{Dataset, Metadata, Recording, Sensor};
 
 #[test]
 fn px4_pipeline_graph() {
@@ -109,4 +113,65 @@ fn px4_pipeline_runs_without_a_gps() {
         }
         assert_eq!(seen, loader.dataset().len());
     }
+}
+
+#[test]
+fn multimodal_pipeline_graph() {
+    let plan = Planner
+        .plan(multimodal::pipeline().graph())
+        .expect("the example's pipeline plans");
+    insta::assert_snapshot!(plan.to_dot());
+}
+
+/// The multimodal example: three sensors of three types at 10, 20 and
+/// 100 Hz with jitter, synchronized to the camera, through one branch per
+/// sensor and the loader.
+#[test]
+fn multimodal_example_runs_typed_end_to_end() {
+    use adl::Trace;
+    let trace = Recording::new(
+        "synthetic",
+        multimodal::rig(20).unwrap(),
+        &Nearest::new("camera", 0.02).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(trace.sensor("imu").unwrap().len(), 2000);
+    let n = trace.len();
+    assert!(n > 150 && n <= 200, "{n} of 200 camera frames synchronized");
+    // Every synchronized sample is within the tolerance of the camera's
+    // time, for every sensor.
+    let indices = trace.indices().unwrap();
+    let camera = trace.sensors().camera.metadata().timestamps().to_vec();
+    for name in ["radar", "imu"] {
+        let times = trace.sensor(name).unwrap().timestamps();
+        let rows = indices.column(name).unwrap();
+        for (row, cam) in rows.iter().zip(indices.column("camera").unwrap()) {
+            let dt = (times[*row as usize] - camera[*cam as usize]).abs();
+            assert!(dt <= 0.02, "{name}: {dt}");
+        }
+    }
+    let sample: multimodal::Sample = trace.get(0).unwrap();
+    assert_eq!(sample.imu.shape(), &[10, 6]);
+
+    let loader = adl::loader::Loader::new(trace, multimodal::pipeline())
+        .batch_size(16)
+        .shuffle(3)
+        .workers(2)
+        .build()
+        .unwrap();
+    let mut seen = 0;
+    for batch in loader.epoch(0) {
+        let batch = batch.unwrap();
+        let b = batch.camera.shape()[0];
+        assert_eq!(batch.camera.shape(), &[b, 3, 16, 16]);
+        assert_eq!(batch.radar.shape(), &[b, 8, 32]);
+        assert_eq!(batch.imu.shape(), &[b, 10, 6]);
+        assert!(batch.camera.iter().all(|v| (0.0..=1.0).contains(v)));
+        assert!(batch.radar.iter().all(|v| v.is_finite() && *v <= 0.1));
+        // Each IMU window was centred.
+        let means = batch.imu.mean_axis(ndarray::Axis(1)).unwrap();
+        assert!(means.iter().all(|m| m.abs() < 1e-5), "{means}");
+        seen += b;
+    }
+    assert_eq!(seen, n);
 }

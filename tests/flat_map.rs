@@ -274,7 +274,12 @@ fn owned_shards_run_on_threads_of_their_own_and_share_skip_counts() {
     assert_eq!(parts, [&vec![0, 3, 6, 9], &vec![1], &vec![2, 5, 8]]);
     let total = results.iter().map(|(_, s)| s.total()).max().unwrap();
     assert_eq!(total, 2);
-    assert!(Numbers::new(1).flat_map(|n: usize| Ok([n])).into_shards(0).is_err());
+    assert!(
+        Numbers::new(1)
+            .flat_map(|n: usize| Ok([n]))
+            .into_shards(0)
+            .is_err()
+    );
 }
 
 #[test]
