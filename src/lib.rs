@@ -20,6 +20,36 @@
 //! # Ok::<(), adl::Error>(())
 //! ```
 //!
+//! Sensors of different types go in one recording as a struct with
+//! `#[derive(SensorSet)]` (or a tuple): each synchronized sample is a typed
+//! struct with one field per sensor.
+//!
+//! ```
+//! use adl::prelude::*;
+//! use ndarray::Array2;
+//!
+//! #[derive(SensorSet)]
+//! #[sensor_set(sample = Frame, derive(Debug, Clone))]
+//! struct Rig<R, I> {
+//!     radar: R,
+//!     imu: I,
+//! }
+//!
+//! let radar = Series::new("radar", Timestamps::new("radar", vec![0.0, 0.1, 0.2])?, |i| {
+//!     Ok(Array2::<f32>::from_elem((4, 8), i as f32))
+//! });
+//! let imu = Series::new("imu", Timestamps::new("imu", (0..21).map(|i| i as f64 * 0.01).collect())?, |i| {
+//!     Ok([i as f32; 6])
+//! });
+//! let imu = Window::new(imu, 4, 0)?.clamped(); // the last 5 readings
+//! let trace = Recording::new("run", Rig { radar, imu }, &Nearest::new("radar", 0.005)?)?;
+//! let frame: Frame<Array2<f32>, Vec<[f32; 6]>> = trace.get(2)?;
+//! assert_eq!(frame.radar[[0, 0]], 2.0);
+//! assert_eq!(frame.imu.len(), 5);
+//! assert_eq!(frame.imu[4][0], 20.0); // the reading at 0.2 s
+//! # Ok::<(), adl::Error>(())
+//! ```
+//!
 //! From a dataset to batches: a typed [`Pipeline`] of a
 //! per-sample transform, the default collate (structure-preserving, like
 //! PyTorch's `default_collate`) and a batch transform, over batches of

@@ -217,3 +217,69 @@ mod concrete {
         assert!(format!("{batch:?}").contains("gps"));
     }
 }
+
+/// The README's multimodal program, as it is written there.
+mod readme {
+    use adl::prelude::*;
+    use ndarray::{Array1, Array2, Array3};
+
+    #[derive(SensorSet)]
+    #[sensor_set(sample = Frame, derive(Debug, Clone))]
+    struct Rig<C, R, I> {
+        camera: C,
+        radar: R,
+        imu: I,
+    }
+
+    #[test]
+    fn the_readme_program_runs() -> adl::Result<()> {
+        let camera = Series::new(
+            "camera",
+            Timestamps::new("camera", vec![0.0, 0.1, 0.2])?,
+            |_i| Ok(Array3::<u8>::zeros((3, 16, 16))),
+        );
+        let radar = Series::new(
+            "radar",
+            Timestamps::new("radar", vec![0.0, 0.05, 0.1, 0.15, 0.2])?,
+            |_i| Ok(Array2::<f32>::ones((8, 32))),
+        );
+        let imu = Series::new(
+            "imu",
+            Timestamps::new("imu", (0..21).map(|i| i as f64 * 0.01).collect())?,
+            |_i| Ok(Array1::<f32>::zeros(6)),
+        )
+        .map(|reading| reading * 2.0);
+        let imu = Window::new(imu, 9, 0)?.clamped();
+
+        let trace = Recording::new(
+            "run",
+            Rig { camera, radar, imu },
+            &Nearest::new("camera", 0.02)?,
+        )?;
+        let frame: Frame<Array3<u8>, Array2<f32>, Vec<Array1<f32>>> = trace.get(1)?;
+        assert_eq!(frame.imu.len(), 10);
+
+        let pipeline = pipeline! {
+            Frame<Array3<u8>, Array2<f32>, Vec<Array1<f32>>> {
+                camera: { sample: |f: Array3<u8>| f.mapv(|v| f32::from(v) / 255.0), collate: default },
+                radar: { collate: default },
+                imu: { collate: default },
+            }
+        };
+        let mut samples = 0;
+        for batch in Loader::new(trace, pipeline)
+            .batch_size(2)
+            .workers(2)
+            .build()?
+            .epoch(0)
+        {
+            let batch = batch?;
+            assert_eq!(batch.camera.shape()[1..], [3, 16, 16]);
+            // A list collates position by position (PyTorch's default_collate).
+            assert_eq!((batch.imu.len(), batch.imu[0].shape()[1]), (10, 6));
+            samples += batch.radar.shape()[0];
+        }
+        assert_eq!(samples, 3);
+        Ok(())
+    }
+}

@@ -11,7 +11,7 @@ use crate::{Dataset, Error, Result};
 /// `Concat`s themselves (nesting), or boxed `dyn Dataset`s to mix kinds.
 ///
 /// ```
-/// use adl_core::{Concat, Dataset};
+/// use adl::{Concat, Dataset};
 ///
 /// let ds = Concat::new(vec![vec![1, 2, 3], vec![], vec![4]].into_iter().map(Ints).collect())?;
 /// assert_eq!(ds.len(), 4);
@@ -22,11 +22,11 @@ use crate::{Dataset, Error, Result};
 /// impl Dataset for Ints {
 ///     type Sample = i32;
 ///     fn len(&self) -> usize { self.0.len() }
-///     fn get(&self, i: usize) -> adl_core::Result<i32> {
-///         self.0.get(i).copied().ok_or(adl_core::Error::out_of_range("ints", i, self.0.len()))
+///     fn get(&self, i: usize) -> adl::Result<i32> {
+///         self.0.get(i).copied().ok_or(adl::Error::out_of_range("ints", i, self.0.len()))
 ///     }
 /// }
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Concat<D> {

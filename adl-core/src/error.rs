@@ -308,7 +308,7 @@ impl Error {
     /// `source` (any error, or a message).
     ///
     /// ```
-    /// use adl_core::Error;
+    /// use adl::Error;
     ///
     /// let err = Error::read("radar frame", 7, "truncated file");
     /// assert_eq!(err.to_string(), "reading radar frame [7]: truncated file");
@@ -335,7 +335,7 @@ impl Error {
 /// it is; any other becomes an [`Error::Read`] ("reading user data").
 ///
 /// ```
-/// use adl_core::{BoxError, Error, Result};
+/// use adl::{BoxError, Error, Result};
 ///
 /// fn parse(bytes: &[u8]) -> Result<u32> {
 ///     let text = std::str::from_utf8(bytes).map_err(BoxError::from)?;

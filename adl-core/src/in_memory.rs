@@ -6,12 +6,12 @@ use crate::{Dataset, Error, Result};
 /// small data, tests and examples.
 ///
 /// ```
-/// use adl_core::{Dataset, InMemory};
+/// use adl::{Dataset, InMemory};
 ///
 /// let ds = InMemory::new(vec!["a", "b"]);
 /// assert_eq!(ds.get(1)?, "b");
 /// assert!(ds.get(2).is_err());
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct InMemory<T> {

@@ -10,12 +10,12 @@ use crate::{Error, Result};
 /// samples is an error where indices are built.
 ///
 /// ```
-/// use adl_core::Indices;
+/// use adl::Indices;
 ///
 /// let idx = Indices::new(vec![("a".into(), vec![0, 1]), ("b".into(), vec![3, 4])])?;
 /// assert_eq!(idx.len(), 2);
 /// assert_eq!(idx.column("b"), Some(&[3, 4][..]));
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Indices {

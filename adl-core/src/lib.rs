@@ -29,9 +29,9 @@
 //!   and [`Sampled`](sample::Sampled) datasets.
 //!
 //! ```
-//! use adl_core::{Concat, Dataset, Recording, Series, Timestamps, sync::Nearest};
+//! use adl::{Concat, Dataset, Recording, Series, Timestamps, sync::Nearest};
 //!
-//! let sensor = |name: &str, times: Vec<f64>| -> adl_core::Result<_> {
+//! let sensor = |name: &str, times: Vec<f64>| -> adl::Result<_> {
 //!     let ts = Timestamps::new(name, times)?;
 //!     Ok(Series::new(name, ts, |i| Ok(i)))
 //! };
@@ -46,7 +46,7 @@
 //! let dataset = Concat::new(vec![trace])?;
 //! let sample = dataset.get(1)?;
 //! assert_eq!((sample["imu"], sample["gps"]), (2, 1));
-//! # Ok::<(), adl_core::Error>(())
+//! # Ok::<(), adl::Error>(())
 //! ```
 
 pub mod collate;

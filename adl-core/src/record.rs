@@ -11,12 +11,12 @@ use crate::{Error, Result};
 /// one `Vec` of values.
 ///
 /// ```
-/// use adl_core::Record;
+/// use adl::Record;
 ///
 /// let r = Record::new(vec!["imu".into(), "gps".into()].into(), vec![1, 2])?;
 /// assert_eq!(r["gps"], 2);
 /// assert_eq!(r.get("lidar"), None);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record<T> {

@@ -25,7 +25,7 @@ use crate::{Dataset, Error, Indices, Result, SensorSet, Synchronization, Trace};
 /// [`Sensor::boxed`](crate::Sensor::boxed) holds any of one sample type.)
 ///
 /// ```
-/// use adl_core::{Dataset, Recording, Series, Timestamps, Trace, sync::Next};
+/// use adl::{Dataset, Recording, Series, Timestamps, Trace, sync::Next};
 ///
 /// let s = |n: &str, t: Vec<f64>| Series::new(n, Timestamps::new(n, t).unwrap(), |i| Ok(i));
 /// let trace = Recording::new(
@@ -36,8 +36,8 @@ use crate::{Dataset, Error, Indices, Result, SensorSet, Synchronization, Trace};
 /// assert_eq!(trace.len(), 3); // the window [0.05, 0.25] is inclusive
 /// assert_eq!(trace.get(0)?.values(), &[1, 0]);
 /// assert_eq!(trace.sensor("radar")?.name(), "radar");
-/// # use adl_core::Sensor;
-/// # Ok::<(), adl_core::Error>(())
+/// use adl::Sensor;
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Recording<S> {

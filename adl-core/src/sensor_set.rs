@@ -67,7 +67,7 @@ impl std::fmt::Debug for dyn AnySensor + '_ {
 ///   which can derive `Collate`.
 ///
 /// ```
-/// use adl_core::{Dataset, Recording, Sensor, Series, Timestamps, Trace, sync::Nearest};
+/// use adl::{Dataset, Recording, Sensor, Series, Timestamps, Trace, sync::Nearest};
 ///
 /// let t = |n: &str, v: Vec<f64>| Timestamps::new(n, v);
 /// let radar = Series::new("radar", t("radar", vec![0.0, 0.1, 0.2])?, |i| Ok([i as f32; 4]));
@@ -77,7 +77,7 @@ impl std::fmt::Debug for dyn AnySensor + '_ {
 /// assert_eq!((radar[0], imu), (1.0, 2));
 /// assert_eq!(trace.sensor("imu")?.len(), 5);
 /// assert_eq!(trace.sensors().1.name(), "imu"); // typed access
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub trait SensorSet {
     /// One synchronized sample: one value per sensor.

@@ -10,14 +10,14 @@ use crate::{Error, Metadata, Result};
 /// zero, and synchronizing against them is meaningless).
 ///
 /// ```
-/// use adl_core::{Metadata, Timestamps};
+/// use adl::{Metadata, Timestamps};
 ///
 /// let t = Timestamps::new("gps", vec![0.0, 0.5, 1.0])?;
 /// assert_eq!(t.timestamps(), &[0.0, 0.5, 1.0]);
 ///
 /// let err = Timestamps::new("gps", vec![0.0, 1.0, 0.5]).unwrap_err();
 /// assert!(err.to_string().contains("`gps`"));
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timestamps {

@@ -13,8 +13,8 @@ use adl_core::graph::{Body, Description, NodeInfo, Stage};
 /// Builds the [`Description`] of a pipeline with stages.
 ///
 /// ```
-/// use adl_core::graph::{NodeInfo, Rule, Stage};
-/// use adl_graph::{GraphBuilder, Planner};
+/// use adl::graph::{NodeInfo, Rule, Stage};
+/// use adl::engine::{GraphBuilder, Planner};
 ///
 /// let description = GraphBuilder::new()
 ///     .sample(NodeInfo::new("decode", Stage::Sample).typed::<Vec<u8>, String>())
@@ -109,8 +109,8 @@ impl From<GraphBuilder> for Description {
 /// field (or key) of the sample, each a whole pipeline.
 ///
 /// ```
-/// use adl_core::graph::{NodeInfo, Stage};
-/// use adl_graph::{GraphBuilder, Planner};
+/// use adl::graph::{NodeInfo, Stage};
+/// use adl::engine::{GraphBuilder, Planner};
 ///
 /// let branch = |name: &'static str| {
 ///     GraphBuilder::new()
@@ -124,7 +124,7 @@ impl From<GraphBuilder> for Description {
 /// let plan = Planner.plan(&description)?;
 /// assert_eq!(plan.paths().len(), 2);
 /// assert_eq!(plan.paths()[1].location, "pipeline/lidar");
-/// # Ok::<(), adl_graph::PlanError>(())
+/// # Ok::<(), adl::engine::PlanError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ParallelBuilder {

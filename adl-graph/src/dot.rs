@@ -33,8 +33,8 @@ impl Plan {
     /// the layout). Render it with `dot -Tsvg` or [`Plan::to_svg`].
     ///
     /// ```
-    /// use adl_core::graph::{Body, Description, NodeInfo, Stage};
-    /// use adl_graph::Planner;
+    /// use adl::graph::{Body, Description, NodeInfo, Stage};
+    /// use adl::engine::Planner;
     ///
     /// let description = Description {
     ///     body: Body::Stages {
@@ -48,7 +48,7 @@ impl Plan {
     /// assert!(dot.starts_with("digraph pipeline {"));
     /// assert!(dot.contains("subgraph cluster_collate {"));
     /// assert!(dot.contains("n0 -> n1 [label=\"u8\"];"));
-    /// # Ok::<(), adl_graph::PlanError>(())
+    /// # Ok::<(), adl::engine::PlanError>(())
     /// ```
     pub fn to_dot(&self) -> String {
         let mut out = String::new();

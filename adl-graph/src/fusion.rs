@@ -33,8 +33,8 @@ impl Plan {
     /// when fusion is off.
     ///
     /// ```
-    /// use adl_core::graph::{NodeInfo, Stage};
-    /// use adl_graph::{GraphBuilder, Planner};
+    /// use adl::graph::{NodeInfo, Stage};
+    /// use adl::engine::{GraphBuilder, Planner};
     ///
     /// let kernel = |name: &'static str| {
     ///     NodeInfo::new(name, Stage::Batch).typed::<Vec<f32>, Vec<f32>>().with_kernel("v").fusable()
@@ -53,7 +53,7 @@ impl Plan {
     /// assert_eq!(names, [["scale", "clamp"]]);
     /// assert!(plan.to_dot().contains("fused kernel: scale + clamp"));
     /// assert!(plan.with_fusion(false).fused_groups().is_empty());
-    /// # Ok::<(), adl_graph::PlanError>(())
+    /// # Ok::<(), adl::engine::PlanError>(())
     /// ```
     pub fn fused_groups(&self) -> Vec<Vec<NodeIndex>> {
         if !self.fusion {

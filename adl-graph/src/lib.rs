@@ -21,8 +21,8 @@
 //!   statistics.
 //!
 //! ```
-//! use adl_core::graph::{NodeInfo, Stage};
-//! use adl_graph::{GraphBuilder, Planner};
+//! use adl::graph::{NodeInfo, Stage};
+//! use adl::engine::{GraphBuilder, Planner};
 //!
 //! let description = GraphBuilder::new()
 //!     .sample(NodeInfo::new("flip", Stage::Sample).typed::<Vec<u8>, Vec<u8>>())
@@ -33,7 +33,7 @@
 //! let dot = plan.to_dot();
 //! assert!(dot.contains("subgraph cluster_batch_opencl {"));
 //! assert!(dot.contains("label=\"normalize\\n[opencl kernel]\""));
-//! # Ok::<(), adl_graph::PlanError>(())
+//! # Ok::<(), adl::engine::PlanError>(())
 //! ```
 
 mod builder;

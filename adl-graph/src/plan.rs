@@ -28,8 +28,8 @@ use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 /// [`Planner`](crate::Planner).
 ///
 /// ```
-/// use adl_core::graph::{Body, Description, NodeInfo, Stage};
-/// use adl_graph::Planner;
+/// use adl::graph::{Body, Description, NodeInfo, Stage};
+/// use adl::engine::Planner;
 ///
 /// let description = Description {
 ///     body: Body::Stages {
@@ -44,7 +44,7 @@ use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 /// assert_eq!(plan.graph().node_count(), 4);
 /// let names: Vec<&str> = plan.transforms().map(|(_, node)| node.name()).collect();
 /// assert_eq!(names, ["flip", "default"]);
-/// # Ok::<(), adl_graph::PlanError>(())
+/// # Ok::<(), adl::engine::PlanError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Plan {

@@ -25,8 +25,8 @@ use crate::validate::PlanError;
 /// Builds [`Plan`]s from [`Description`]s.
 ///
 /// ```
-/// use adl_core::graph::{Body, Description, NodeInfo, Rule, Stage};
-/// use adl_graph::Planner;
+/// use adl::graph::{Body, Description, NodeInfo, Rule, Stage};
+/// use adl::engine::Planner;
 ///
 /// let twice = Description {
 ///     body: Body::Stages {

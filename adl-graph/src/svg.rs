@@ -49,14 +49,14 @@ impl Plan {
     /// `dot` is not on `PATH`.
     ///
     /// ```no_run
-    /// use adl_core::graph::{NodeInfo, Stage};
-    /// use adl_graph::{GraphBuilder, Planner};
+    /// use adl::graph::{NodeInfo, Stage};
+    /// use adl::engine::{GraphBuilder, Planner};
     ///
     /// let description = GraphBuilder::new().collate(NodeInfo::new("default", Stage::Collate)).build();
     /// let plan = Planner.plan(&description)?;
     /// match plan.to_svg() {
     ///     Ok(svg) => std::fs::write("pipeline.svg", svg)?,
-    ///     Err(adl_graph::SvgError::NotInstalled { .. }) => std::fs::write("pipeline.dot", plan.to_dot())?,
+    ///     Err(adl::engine::SvgError::NotInstalled { .. }) => std::fs::write("pipeline.dot", plan.to_dot())?,
     ///     Err(e) => return Err(e.into()),
     /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())

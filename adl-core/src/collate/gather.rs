@@ -205,8 +205,8 @@ table_tuple!((0, T0), (1, T1), (2, T2), (3, T3), (4, T4), (5, T5));
 /// one per array.
 ///
 /// ```
-/// use adl_core::Collate;
-/// use adl_core::collate::{Gather, Windows};
+/// use adl::Collate;
+/// use adl::collate::{Gather, Windows};
 /// use ndarray::{ArcArray, array};
 ///
 /// let features = ArcArray::from(array![[0.0f32, 1.0], [2.0, 3.0], [4.0, 5.0]]);
@@ -220,7 +220,7 @@ table_tuple!((0, T0), (1, T1), (2, T2), (3, T3), (4, T4), (5, T5));
 /// let windows = Gather::new(Windows::new(features, 2));
 /// assert_eq!(windows.collate(vec![1])?, array![[[2.0f32, 3.0], [4.0, 5.0]]]);
 /// assert!(windows.collate(vec![2]).is_err()); // runs past the last row
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Gather<T> {

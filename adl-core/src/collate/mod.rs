@@ -36,14 +36,14 @@
 //! the arrays into the batch.
 //!
 //! ```
-//! use adl_core::{Collate, collate::DefaultCollate};
+//! use adl::{Collate, collate::DefaultCollate};
 //! use ndarray::{Array1, array};
 //!
 //! let samples = vec![(array![1.0f32, 2.0], 7i64), (array![3.0, 4.0], 8)];
 //! let (x, y) = DefaultCollate.collate(samples)?;
 //! assert_eq!(x, array![[1.0f32, 2.0], [3.0, 4.0]]);
 //! assert_eq!(y, Array1::from(vec![7i64, 8]));
-//! # Ok::<(), adl_core::Error>(())
+//! # Ok::<(), adl::Error>(())
 //! ```
 
 mod array;

@@ -117,7 +117,7 @@ struct Held {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use adl_core::exec::{BufferPool, buffer};
+/// use adl::exec::{BufferPool, buffer};
 /// use ndarray::Array2;
 ///
 /// let pool = Arc::new(BufferPool::new(2));

@@ -53,7 +53,7 @@ impl dyn Context + '_ {
     /// Run `a` and `b`, possibly at the same time, and return both results.
     ///
     /// ```
-    /// use adl_core::exec::{Context, Sequential};
+    /// use adl::exec::{Context, Sequential};
     ///
     /// let cx: &dyn Context = &Sequential::new();
     /// assert_eq!(cx.join(|| 1 + 1, || "two"), (2, "two"));
@@ -104,7 +104,7 @@ pub fn panic_message(payload: &(dyn Any + Send)) -> String {
 /// collate or batch stage at once.
 ///
 /// ```
-/// use adl_core::exec::{Sequential, join_each};
+/// use adl::exec::{Sequential, join_each};
 ///
 /// let mut xs = [1, 2, 3];
 /// join_each(&Sequential::new(), &mut xs, |x| *x *= 10);

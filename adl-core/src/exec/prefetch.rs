@@ -5,7 +5,7 @@
 ///
 /// ```
 /// let rows = vec![0f32; 64 * 1000];
-/// adl_core::exec::prefetch(&rows[640..704]); // row 10, read soon
+/// adl::exec::prefetch(&rows[640..704]); // row 10, read soon
 /// ```
 #[inline]
 pub fn prefetch<T>(values: &[T]) {

@@ -24,13 +24,13 @@ use crate::collate::Padded;
 ///
 /// ```
 /// struct Summary { mean: f64, count: usize }
-/// impl adl_core::exec::Recycle for Summary {}
+/// impl adl::exec::Recycle for Summary {}
 /// ```
 ///
 /// or hands its arrays to the [`Recycler`]:
 ///
 /// ```
-/// use adl_core::exec::{Recycle, Recycler};
+/// use adl::exec::{Recycle, Recycler};
 /// use ndarray::{Array1, Array4};
 ///
 /// struct Frames { pixels: Array4<f32>, ids: Array1<u64>, note: String }

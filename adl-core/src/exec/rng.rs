@@ -6,7 +6,7 @@ use crate::rng::SplitMix64;
 ///
 /// ```
 /// // The benchmark workloads' check value: mix64(2024).
-/// assert_eq!(adl_core::exec::mix64(2024), 0xbbbf_12cc_d68b_4479);
+/// assert_eq!(adl::exec::mix64(2024), 0xbbbf_12cc_d68b_4479);
 /// ```
 pub const fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -22,7 +22,7 @@ pub const fn mix64(mut z: u64) -> u64 {
 /// Not for cryptography.
 ///
 /// ```
-/// use adl_core::exec::{NodeId, SampleRng};
+/// use adl::exec::{NodeId, SampleRng};
 ///
 /// let mut a = SampleRng::new(42, 0, 7, NodeId(1));
 /// let mut b = SampleRng::new(42, 0, 7, NodeId(1));

@@ -13,7 +13,7 @@ use super::{Context, NodeId, SampleRng};
 /// `i` its position in the batch.
 ///
 /// ```
-/// use adl_core::exec::{Context, Sequential};
+/// use adl::exec::{Context, Sequential};
 ///
 /// let cx = Sequential::new().seeded(7, 1).at(3);
 /// assert_eq!(cx.sample_index(), Some(3));

@@ -19,7 +19,7 @@ use crate::{Collate, Error, Result, Transform};
 /// Its plain [`apply`](Transform::apply) is the node's own, unchanged.
 ///
 /// ```
-/// use adl_core::{Error, Transform, exec::{NodeId, Sequential, Tagged}};
+/// use adl::{Error, Transform, exec::{NodeId, Sequential, Tagged}};
 ///
 /// let node = Tagged::new(NodeId(0), "halve", |x: i64| {
 ///     assert!(x % 2 == 0, "odd input {x}");
@@ -28,7 +28,7 @@ use crate::{Collate, Error, Result, Transform};
 /// assert_eq!(node.apply_in(&Sequential::new(), 4)?, 2);
 /// let err = node.apply_in(&Sequential::new().at(9), 3).unwrap_err();
 /// assert!(matches!(&err, Error::Panic { node, index: Some(9), .. } if node == "halve"));
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Tagged<T> {

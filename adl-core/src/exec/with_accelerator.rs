@@ -6,13 +6,13 @@ use crate::kernel::Accelerator;
 /// A context with a device for batch kernels: everything else as in `cx`.
 ///
 /// ```
-/// use adl_core::exec::{Context, Sequential, WithAccelerator};
-/// # use adl_core::kernel::{Accelerator, HostBatch, Launch, Output};
-/// # struct Nothing;
-/// # impl Accelerator for Nothing {
-/// #     fn name(&self) -> &str { "nothing" }
-/// #     fn run(&self, _: &[Launch], _: HostBatch<'_>, _: &mut Output<'_>) -> adl_core::Result<bool> { Ok(false) }
-/// # }
+/// use adl::exec::{Context, Sequential, WithAccelerator};
+/// use adl::kernel::{Accelerator, HostBatch, Launch, Output};
+/// struct Nothing;
+/// impl Accelerator for Nothing {
+///     fn name(&self) -> &str { "nothing" }
+///     fn run(&self, _: &[Launch], _: HostBatch<'_>, _: &mut Output<'_>) -> adl::Result<bool> { Ok(false) }
+/// }
 /// let device = Nothing; // in practice, adl::opencl::OpenCl
 /// let sequential = Sequential::new();
 /// let cx = WithAccelerator::new(&sequential, &device);

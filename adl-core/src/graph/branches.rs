@@ -22,9 +22,9 @@ use crate::{Pipeline, Result};
 /// stages give nested pairs of the same shape.
 ///
 /// ```
-/// use adl_core::collate::DefaultCollate;
-/// use adl_core::graph::{Branch, NoBranch};
-/// use adl_core::pipeline::{Stages, run};
+/// use adl::collate::DefaultCollate;
+/// use adl::graph::{Branch, NoBranch};
+/// use adl::pipeline::{Stages, run};
 /// use ndarray::array;
 ///
 /// let p = Branch::new("x", Stages::new().with_collate(DefaultCollate),
@@ -32,7 +32,7 @@ use crate::{Pipeline, Result};
 /// let (x, (lengths, ())) = run(&p, vec![(1.0f32, ("ab".to_string(), ())), (2.0, ("c".to_string(), ()))])?;
 /// assert_eq!(x, array![1.0f32, 2.0]);
 /// assert_eq!(lengths, vec![2, 1]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Branch<P, Next> {
@@ -305,8 +305,8 @@ where
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use adl_core::graph::{Branch, KeyedBranches, NoBranch};
-/// use adl_core::pipeline::{Stages, run};
+/// use adl::graph::{Branch, KeyedBranches, NoBranch};
+/// use adl::pipeline::{Stages, run};
 ///
 /// let p = KeyedBranches::new(Branch::new("a", Stages::new().with_sample(|x: i64| x * 2),
 ///     Branch::new("b", Stages::new().with_sample(|x: i64| x + 10), NoBranch)));
@@ -314,7 +314,7 @@ where
 /// let out = run(&p, vec![raw(1, 2), raw(3, 4)])?;
 /// assert_eq!(out["a"], vec![2, 6]);
 /// assert_eq!(out["b"], vec![12, 14]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct KeyedBranches<L> {

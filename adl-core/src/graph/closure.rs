@@ -89,12 +89,12 @@ closure_node!(
     /// sample node named `closure`, whose doc is its source text.
     ///
     /// ```
-    /// use adl_core::{Transform, graph::{Node, SampleFn, Stage}};
+    /// use adl::{Transform, graph::{Node, SampleFn, Stage}};
     ///
     /// let inc = SampleFn::new(|x: i64| x + 1, "|x: i64| x + 1");
     /// assert_eq!(inc.apply(1)?, 2);
     /// assert_eq!(inc.info().stage, Stage::Sample);
-    /// # Ok::<(), adl_core::Error>(())
+    /// # Ok::<(), adl::Error>(())
     /// ```
     SampleFn,
     Sample,
@@ -106,12 +106,12 @@ closure_node!(
     /// batch node named `closure`, whose doc is its source text.
     ///
     /// ```
-    /// use adl_core::{Transform, graph::{BatchFn, Node, Stage}};
+    /// use adl::{Transform, graph::{BatchFn, Node, Stage}};
     ///
     /// let sum = BatchFn::new(|v: Vec<i64>| v.iter().sum::<i64>(), "sum");
     /// assert_eq!(sum.apply(vec![1, 2])?, 3);
     /// assert_eq!(sum.info().stage, Stage::Batch);
-    /// # Ok::<(), adl_core::Error>(())
+    /// # Ok::<(), adl::Error>(())
     /// ```
     BatchFn,
     Batch,

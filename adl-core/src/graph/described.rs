@@ -15,13 +15,13 @@ use crate::{Pipeline, Result};
 /// checks again and draws.
 ///
 /// ```
-/// use adl_core::graph::{Body, Described, Description};
-/// use adl_core::pipeline::{Stages, run};
+/// use adl::graph::{Body, Described, Description};
+/// use adl::pipeline::{Stages, run};
 ///
 /// let p = Described::new(Stages::new().with_sample(|x: i64| x + 1), Description::default());
 /// assert_eq!(run(&p, [1, 2])?, vec![2, 3]);
 /// assert!(matches!(p.graph().body, Body::Stages { .. }));
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Described<P> {

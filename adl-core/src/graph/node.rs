@@ -125,7 +125,7 @@ impl NodeInfo {
 /// what `pipeline!` reads to describe the graph.
 ///
 /// ```
-/// use adl_core::graph::{Node, NodeInfo, Stage};
+/// use adl::graph::{Node, NodeInfo, Stage};
 ///
 /// struct Flip;
 /// impl Node for Flip {

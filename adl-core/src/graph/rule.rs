@@ -312,7 +312,7 @@ pub fn may_follow(previous: Option<Stage>, next: Stage) -> bool {
 /// order, `at` names the path in messages. Returns every broken rule.
 ///
 /// ```
-/// use adl_core::graph::{Rule, Stage, check_path};
+/// use adl::graph::{Rule, Stage, check_path};
 ///
 /// let ok = check_path("pipe", &[("flip", Stage::Sample), ("default", Stage::Collate)]);
 /// assert!(ok.is_empty());

@@ -102,7 +102,7 @@ impl Section {
     /// The stage the section's nodes stand in.
     ///
     /// ```
-    /// use adl_core::graph::{Section, Stage};
+    /// use adl::graph::{Section, Stage};
     ///
     /// assert_eq!(Section::Pre.stands_in(), Stage::Sample);
     /// assert_eq!(Section::Post.stands_in(), Stage::Batch);

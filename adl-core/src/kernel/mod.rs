@@ -85,7 +85,7 @@ pub use node::{Fused, KernelNode, run};
 /// per_sample, channels, inner, last)`.
 ///
 /// ```
-/// assert_eq!(adl_core::kernel::shape_variables(&[64, 3, 32, 32]), (196608, 3072, 3, 1024, 32));
+/// assert_eq!(adl::kernel::shape_variables(&[64, 3, 32, 32]), (196608, 3072, 3, 1024, 32));
 /// ```
 pub fn shape_variables(shape: &[usize]) -> (usize, usize, usize, usize, usize) {
     let g = builtin::Geometry::of(shape);

@@ -12,11 +12,11 @@ pub struct CollateFn<F>(pub F);
 /// A collate from a function of the whole batch of samples.
 ///
 /// ```
-/// use adl_core::{Collate, pipeline::collate_fn};
+/// use adl::{Collate, pipeline::collate_fn};
 ///
 /// let sum = collate_fn(|v: Vec<i64>| v.iter().sum::<i64>());
 /// assert_eq!(sum.collate(vec![1, 2, 3])?, 6);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub fn collate_fn<F>(f: F) -> CollateFn<F> {
     CollateFn(f)

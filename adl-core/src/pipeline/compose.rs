@@ -9,11 +9,11 @@ use crate::{Pipeline, Result, Transform};
 /// pipeline (also through their `pre` methods).
 ///
 /// ```
-/// use adl_core::{Pipeline, pipeline::{Pre, SequencePipeline, Stages}};
+/// use adl::{Pipeline, pipeline::{Pre, SequencePipeline, Stages}};
 ///
 /// let p = Pre::new(|n: usize| vec![1i64; n], SequencePipeline::new(Stages::new()));
 /// assert_eq!(p.sample(3)?, vec![1, 1, 1]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Pre<T, P> {

@@ -5,10 +5,10 @@ use crate::{Collate, Result};
 /// the default collate of a [`Stages`](super::Stages) pipeline.
 ///
 /// ```
-/// use adl_core::{Collate, pipeline::IdentityCollate};
+/// use adl::{Collate, pipeline::IdentityCollate};
 ///
 /// assert_eq!(IdentityCollate.collate(vec![1, 2, 3])?, vec![1, 2, 3]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct IdentityCollate;

@@ -27,7 +27,7 @@
 //! Both compose only in parallel.
 //!
 //! ```compile_fail
-//! use adl_core::pipeline::{Pre, Stages, run};
+//! use adl::pipeline::{Pre, Stages, run};
 //!
 //! // error: a pipeline is not a transform, so it cannot precede another
 //! let twice = Pre::new(Stages::new(), Stages::new());
@@ -41,7 +41,7 @@
 //! of element `i` are named `.i`.
 //!
 //! ```
-//! use adl_core::{collate::DefaultCollate, pipeline::{Stages, run}};
+//! use adl::{collate::DefaultCollate, pipeline::{Stages, run}};
 //! use ndarray::array;
 //!
 //! let p = (
@@ -51,7 +51,7 @@
 //! let (x, names) = run(&p, vec![(1.0, "a"), (3.0, "b")])?;
 //! assert_eq!(x, array![0.5f32, 1.5]);
 //! assert_eq!(names, vec!["A", "B"]);
-//! # Ok::<(), adl_core::Error>(())
+//! # Ok::<(), adl::Error>(())
 //! ```
 
 use crate::Error;

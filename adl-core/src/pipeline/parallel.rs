@@ -28,7 +28,7 @@ use crate::{Pipeline, Result};
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use adl_core::pipeline::{BoxedPipeline, ParallelPipelines, Stages, run};
+/// use adl::pipeline::{BoxedPipeline, ParallelPipelines, Stages, run};
 ///
 /// let times = |k: i64| -> BoxedPipeline<i64, i64, Vec<i64>, Vec<i64>> {
 ///     Box::new(Stages::new().with_sample(move |x: i64| x * k))
@@ -38,7 +38,7 @@ use crate::{Pipeline, Result};
 /// let out = run(&p, vec![raw(1, 2), raw(3, 4)])?;
 /// assert_eq!(out["a"], vec![2, 6]);
 /// assert_eq!(out["b"], vec![20, 40]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct ParallelPipelines<P> {

@@ -9,11 +9,11 @@ use crate::{Pipeline, Result};
 /// sample. Errors are those of the stages, unchanged.
 ///
 /// ```
-/// use adl_core::pipeline::{Stages, run};
+/// use adl::pipeline::{Stages, run};
 ///
 /// let p = Stages::new().with_sample(|x: i64| x + 1);
 /// assert_eq!(run(&p, [1, 2, 3])?, vec![2, 3, 4]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub fn run<Raw, P>(pipeline: &P, raws: impl IntoIterator<Item = Raw>) -> Result<P::Processed>
 where

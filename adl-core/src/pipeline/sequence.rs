@@ -18,7 +18,7 @@ use crate::{Error, Pipeline, Result};
 /// An empty batch collates to no steps. Errors at step `t` are named `[t]`.
 ///
 /// ```
-/// use adl_core::pipeline::{SequencePipeline, Stages, run};
+/// use adl::pipeline::{SequencePipeline, Stages, run};
 ///
 /// let p = SequencePipeline::new(
 ///     Stages::new()
@@ -34,7 +34,7 @@ use crate::{Error, Pipeline, Result};
 ///     "collate: the value of sample 1: a sequence of length 2, but sample 0 has length 3; \
 ///      the sequences of a batch must all have the same length"
 /// );
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SequencePipeline<P> {

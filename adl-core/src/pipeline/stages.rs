@@ -15,7 +15,7 @@ use crate::{Collate, Pipeline, Result, Transform};
 /// [`then`](crate::transform::TransformExt::then) chain.
 ///
 /// ```
-/// use adl_core::{Pipeline, pipeline::{Stages, run}};
+/// use adl::{Pipeline, pipeline::{Stages, run}};
 ///
 /// let p = Stages::new()
 ///     .with_sample(|x: i64| x + 1)
@@ -24,7 +24,7 @@ use crate::{Collate, Pipeline, Result, Transform};
 ///     .post(|v: Vec<i64>| v.iter().sum::<i64>());
 /// assert_eq!(p.sample(1)?, 3);
 /// assert_eq!(run(&p, vec![1, 2, 3])?, 2 * (3 + 4 + 5));
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 ///
 /// # Exactly one collate
@@ -35,7 +35,7 @@ use crate::{Collate, Pipeline, Result, Transform};
 /// a [`Collate`] is not a transform.
 ///
 /// ```compile_fail
-/// use adl_core::{collate::DefaultCollate, pipeline::Stages};
+/// use adl::{collate::DefaultCollate, pipeline::Stages};
 ///
 /// // error: the collate stage is already set
 /// let p = Stages::new().with_collate(DefaultCollate).with_collate(DefaultCollate);

@@ -19,20 +19,20 @@ use crate::{Dataset, Error, Result};
 /// unknown length).
 ///
 /// ```
-/// use adl_core::pipes::DatasetExt;
-/// # use adl_core::{Dataset, Result};
-/// # struct Numbers(usize);
-/// # impl Dataset for Numbers {
-/// #     type Sample = usize;
-/// #     fn len(&self) -> usize { self.0 }
-/// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-/// # }
+/// use adl::pipes::DatasetExt;
+/// use adl::{Dataset, Result};
+/// struct Numbers(usize);
+/// impl Dataset for Numbers {
+///     type Sample = usize;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+/// }
 /// let batches = Numbers(5).batch(2)?;
 /// assert_eq!(batches.len(), 3);
 /// assert_eq!(batches.get(2)?, [4]);
 /// assert_eq!(Numbers(5).batch(2)?.drop_last(true).len(), 2);
 /// assert!(Numbers(5).batch(0).is_err());
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Batch<S> {

@@ -20,19 +20,19 @@ use crate::{Dataset, Error, Result};
 /// exact once a full pass is kept.
 ///
 /// ```
-/// use adl_core::pipes::DatasetExt;
-/// # use adl_core::{Dataset, Result};
-/// # struct Numbers(usize);
-/// # impl Dataset for Numbers {
-/// #     type Sample = usize;
-/// #     fn len(&self) -> usize { self.0 }
-/// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-/// # }
+/// use adl::pipes::DatasetExt;
+/// use adl::{Dataset, Result};
+/// struct Numbers(usize);
+/// impl Dataset for Numbers {
+///     type Sample = usize;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+/// }
 /// let cached = Numbers(3).map(|x: usize| x * x).cache();
 /// assert_eq!(cached.get(2)?, 4); // computed
 /// assert_eq!(cached.get(2)?, 4); // remembered
 /// assert_eq!(cached.cached(), 1);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Cache<S, T> {

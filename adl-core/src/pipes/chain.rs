@@ -15,18 +15,18 @@ use crate::{Dataset, Error, Result};
 /// lengths are known (and their sum fits a `usize`).
 ///
 /// ```
-/// use adl_core::pipes::DatasetExt;
-/// # use adl_core::{Dataset, Result};
-/// # struct Numbers(usize);
-/// # impl Dataset for Numbers {
-/// #     type Sample = usize;
-/// #     fn len(&self) -> usize { self.0 }
-/// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-/// # }
+/// use adl::pipes::DatasetExt;
+/// use adl::{Dataset, Result};
+/// struct Numbers(usize);
+/// impl Dataset for Numbers {
+///     type Sample = usize;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+/// }
 /// let both = Numbers(2).concat(Numbers(3))?;
 /// assert_eq!(both.len(), 5);
 /// assert_eq!((both.get(1)?, both.get(2)?), (1, 0));
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Chain<A, B> {

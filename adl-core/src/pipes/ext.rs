@@ -13,8 +13,8 @@ use crate::{Dataset, Result, Transform};
 /// [module documentation](super) for the table.
 ///
 /// ```
-/// use adl_core::pipes::{DatasetExt, IterableDataset};
-/// use adl_core::{Dataset, Result};
+/// use adl::pipes::{DatasetExt, IterableDataset};
+/// use adl::{Dataset, Result};
 ///
 /// struct Numbers(usize);
 /// impl Dataset for Numbers {
@@ -27,7 +27,7 @@ use crate::{Dataset, Result, Transform};
 /// assert_eq!(ds.len(), 3);
 /// assert_eq!(ds.get(1)?, [40, 50]);
 /// assert_eq!(ds.iter().count(), 3);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub trait DatasetExt: Dataset + Sized {
     /// The samples in index order, each read when the iterator reaches it.
@@ -156,8 +156,8 @@ impl<D: Dataset> DatasetExt for D {}
 /// [module table](super); an unknown source length stays unknown.
 ///
 /// ```
-/// use adl_core::pipes::{DatasetExt, IterableDataset, IterableExt};
-/// use adl_core::{Dataset, Result};
+/// use adl::pipes::{DatasetExt, IterableDataset, IterableExt};
+/// use adl::{Dataset, Result};
 ///
 /// struct Numbers(usize);
 /// impl Dataset for Numbers {
@@ -169,7 +169,7 @@ impl<D: Dataset> DatasetExt for D {}
 /// let evens = Numbers(10).filter(|x: &usize| x % 2 == 0).map(|x: usize| x + 1).enumerate();
 /// let items: Vec<(usize, usize)> = evens.iter().collect::<Result<_>>()?;
 /// assert_eq!(items, [(0, 1), (1, 3), (2, 5), (3, 7), (4, 9)]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub trait IterableExt: IterableDataset + Sized {
     /// `transform` applied to every item: [`Map`]. Length: the source's.

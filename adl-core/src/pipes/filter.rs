@@ -14,18 +14,18 @@ use crate::Result;
 /// them).
 ///
 /// ```
-/// use adl_core::pipes::{DatasetExt, IterableDataset};
-/// # use adl_core::{Dataset, Result};
-/// # struct Numbers(usize);
-/// # impl Dataset for Numbers {
-/// #     type Sample = usize;
-/// #     fn len(&self) -> usize { self.0 }
-/// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-/// # }
+/// use adl::pipes::{DatasetExt, IterableDataset};
+/// use adl::{Dataset, Result};
+/// struct Numbers(usize);
+/// impl Dataset for Numbers {
+///     type Sample = usize;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+/// }
 /// let odd = Numbers(6).filter(|x: &usize| x % 2 == 1);
 /// assert_eq!(odd.len(), None);
 /// assert_eq!(odd.iter().collect::<Result<Vec<_>>>()?, [1, 3, 5]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Filter<S, P> {

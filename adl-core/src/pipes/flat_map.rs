@@ -59,15 +59,15 @@ impl SkipCounts {
 /// known without reading; `Some(0)` only for a source known to be empty.
 ///
 /// ```
-/// use adl_core::pipes::{DatasetExt, IterableDataset, OnError};
-/// use adl_core::{Error, Result};
-/// # use adl_core::Dataset;
-/// # struct Numbers(usize);
-/// # impl Dataset for Numbers {
-/// #     type Sample = usize;
-/// #     fn len(&self) -> usize { self.0 }
-/// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-/// # }
+/// use adl::pipes::{DatasetExt, IterableDataset, OnError};
+/// use adl::{Error, Result};
+/// use adl::Dataset;
+/// struct Numbers(usize);
+/// impl Dataset for Numbers {
+///     type Sample = usize;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+/// }
 ///
 /// // Item n gives n copies of itself; item 2 cannot be processed.
 /// let copies = Numbers(4)
@@ -77,7 +77,7 @@ impl SkipCounts {
 ///     .on_error(OnError::Skip);
 /// assert_eq!(copies.iter().collect::<Result<Vec<_>>>()?, [1, 3, 3, 3]);
 /// assert_eq!(copies.skipped().function, 1);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub struct FlatMap<S, F> {
     source: S,
@@ -154,21 +154,21 @@ impl<S, F> FlatMap<S, F> {
     /// [`Error::InvalidParameter`].
     ///
     /// ```
-    /// use adl_core::pipes::{DatasetExt, IterableDataset};
-    /// # use adl_core::{Dataset, Result};
-    /// # struct Numbers(usize);
-    /// # impl Dataset for Numbers {
-    /// #     type Sample = usize;
-    /// #     fn len(&self) -> usize { self.0 }
-    /// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-    /// # }
+    /// use adl::pipes::{DatasetExt, IterableDataset};
+    /// use adl::{Dataset, Result};
+    /// struct Numbers(usize);
+    /// impl Dataset for Numbers {
+    ///     type Sample = usize;
+    ///     fn len(&self) -> usize { self.0 }
+    ///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+    /// }
     /// let pairs = Numbers(5).flat_map(|n: usize| Ok([10 * n, 10 * n + 1]));
     /// let first = pairs.shard(0, 2)?.iter().collect::<Result<Vec<_>>>()?;
     /// let second = pairs.shard(1, 2)?.iter().collect::<Result<Vec<_>>>()?;
     /// assert_eq!(first, [0, 1, 20, 21, 40, 41]);
     /// assert_eq!(second, [10, 11, 30, 31]);
     /// assert!(pairs.shard(2, 2).is_err());
-    /// # Ok::<(), adl_core::Error>(())
+    /// # Ok::<(), adl::Error>(())
     /// ```
     pub fn shard(&self, worker: usize, num_workers: usize) -> Result<FlatMapShard<S, F, &Self>> {
         FlatMapShard::new(self, worker, num_workers)
@@ -180,14 +180,14 @@ impl<S, F> FlatMap<S, F> {
     /// are shared.
     ///
     /// ```
-    /// use adl_core::pipes::{DatasetExt, IterableDataset};
-    /// # use adl_core::{Dataset, Result};
-    /// # struct Numbers(usize);
-    /// # impl Dataset for Numbers {
-    /// #     type Sample = usize;
-    /// #     fn len(&self) -> usize { self.0 }
-    /// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-    /// # }
+    /// use adl::pipes::{DatasetExt, IterableDataset};
+    /// use adl::{Dataset, Result};
+    /// struct Numbers(usize);
+    /// impl Dataset for Numbers {
+    ///     type Sample = usize;
+    ///     fn len(&self) -> usize { self.0 }
+    ///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+    /// }
     /// let pairs = Numbers(5).flat_map(|n: usize| Ok([10 * n, 10 * n + 1]));
     /// let threads: Vec<_> = pairs
     ///     .into_shards(2)?
@@ -196,7 +196,7 @@ impl<S, F> FlatMap<S, F> {
     ///     .collect();
     /// let parts: Vec<Vec<usize>> = threads.into_iter().map(|t| t.join().unwrap()).collect::<Result<_>>()?;
     /// assert_eq!(parts, [vec![0, 1, 20, 21, 40, 41], vec![10, 11, 30, 31]]);
-    /// # Ok::<(), adl_core::Error>(())
+    /// # Ok::<(), adl::Error>(())
     /// ```
     pub fn into_shards(self, num_workers: usize) -> Result<Vec<FlatMapShard<S, F, Arc<Self>>>> {
         Error::nonzero("num_workers", num_workers)?;

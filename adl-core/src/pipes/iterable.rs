@@ -11,18 +11,18 @@ use crate::{Dataset, Result};
 /// Length: the dataset's, exact.
 ///
 /// ```
-/// use adl_core::pipes::{DatasetExt, IterableDataset};
-/// # use adl_core::{Dataset, Result};
-/// # struct Numbers(usize);
-/// # impl Dataset for Numbers {
-/// #     type Sample = usize;
-/// #     fn len(&self) -> usize { self.0 }
-/// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-/// # }
+/// use adl::pipes::{DatasetExt, IterableDataset};
+/// use adl::{Dataset, Result};
+/// struct Numbers(usize);
+/// impl Dataset for Numbers {
+///     type Sample = usize;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+/// }
 /// let stream = Numbers(3).iterable();
 /// assert_eq!(stream.len(), Some(3));
 /// assert_eq!(stream.iter().collect::<Result<Vec<_>>>()?, [0, 1, 2]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Iterable<D> {

@@ -18,21 +18,21 @@ use crate::{Dataset, Result, Transform};
 /// sample's index.
 ///
 /// ```
-/// use adl_core::pipes::{DatasetExt, Map, TransformedDataset};
-/// # use adl_core::{Dataset, Result};
-/// # struct Numbers(usize);
-/// # impl Dataset for Numbers {
-/// #     type Sample = usize;
-/// #     fn len(&self) -> usize { self.0 }
-/// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-/// # }
+/// use adl::pipes::{DatasetExt, Map, TransformedDataset};
+/// use adl::{Dataset, Result};
+/// struct Numbers(usize);
+/// impl Dataset for Numbers {
+///     type Sample = usize;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+/// }
 /// let doubled = Numbers(4).map(|x: usize| 2 * x);
 /// assert_eq!((doubled.len(), doubled.get(3)?), (4, 6));
 ///
 /// // The reference's name for the same thing.
 /// let same: TransformedDataset<_, _> = Map::new(Numbers(4), |x: usize| 2 * x);
 /// assert_eq!(same.get(3)?, 6);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Map<S, T> {
@@ -140,14 +140,14 @@ impl<'a, S: IterableDataset + 'a, T: Transform<S::Item>> Iterator for MapIter<'a
 /// `Result`; wrap it in `ResultFn` to make its errors the transform's.)
 ///
 /// ```
-/// use adl_core::{Error, Transform, pipes::ResultFn};
+/// use adl::{Error, Transform, pipes::ResultFn};
 ///
 /// let half = ResultFn(|x: u32| {
 ///     if x % 2 == 0 { Ok(x / 2) } else { Err(Error::invalid("x", "odd")) }
 /// });
 /// assert_eq!(half.apply(4)?, 2);
 /// assert!(half.apply(3).is_err());
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct ResultFn<F>(pub F);

@@ -65,8 +65,8 @@ impl<V: Clone> MetaSample<V> for Record<V> {
 ///
 /// ```
 /// use std::collections::HashMap;
-/// use adl_core::pipes::DatasetExt;
-/// use adl_core::{Dataset, Result};
+/// use adl::pipes::DatasetExt;
+/// use adl::{Dataset, Result};
 ///
 /// struct Frames;
 /// impl Dataset for Frames {
@@ -84,7 +84,7 @@ impl<V: Clone> MetaSample<V> for Record<V> {
 /// let ds = Frames.with_meta("flight-1".to_owned());
 /// assert_eq!(ds.get(0)?["meta"], "flight-1");
 /// assert_eq!(ds.get(1)?["meta"], "own");
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct DatasetMeta<S, M> {

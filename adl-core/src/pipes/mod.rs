@@ -26,8 +26,8 @@
 //! [`IterableDataset`]) chain adaptors:
 //!
 //! ```
-//! use adl_core::pipes::{DatasetExt, IterableDataset, IterableExt};
-//! use adl_core::{Dataset, Result};
+//! use adl::pipes::{DatasetExt, IterableDataset, IterableExt};
+//! use adl::{Dataset, Result};
 //!
 //! struct Numbers(usize);
 //! impl Dataset for Numbers {
@@ -46,7 +46,7 @@
 //! assert_eq!(even.len(), None);
 //! let batches: Vec<Vec<usize>> = even.iter().collect::<Result<_>>()?;
 //! assert_eq!(batches, [vec![0, 2], vec![4, 6], vec![8]]);
-//! # Ok::<(), adl_core::Error>(())
+//! # Ok::<(), adl::Error>(())
 //! ```
 //!
 //! # Adaptors and their lengths
@@ -148,8 +148,8 @@ use crate::{BoxError, Error, Result};
 /// Map-style datasets become iterable through [`DatasetExt::iterable`].
 ///
 /// ```
-/// use adl_core::pipes::IterableDataset;
-/// use adl_core::Result;
+/// use adl::pipes::IterableDataset;
+/// use adl::Result;
 ///
 /// /// The numbers below `n`, as a stream.
 /// struct Below(u32);
@@ -166,7 +166,7 @@ use crate::{BoxError, Error, Result};
 ///
 /// let all: Vec<u32> = Below(3).iter().collect::<Result<_>>()?;
 /// assert_eq!(all, [0, 1, 2]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub trait IterableDataset {
     /// What one item of the stream is.

@@ -21,14 +21,14 @@ use crate::{Error, Result};
 /// another order).
 ///
 /// ```
-/// use adl_core::pipes::{DatasetExt, IterableDataset};
-/// # use adl_core::{Dataset, Result};
-/// # struct Numbers(usize);
-/// # impl Dataset for Numbers {
-/// #     type Sample = usize;
-/// #     fn len(&self) -> usize { self.0 }
-/// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-/// # }
+/// use adl::pipes::{DatasetExt, IterableDataset};
+/// use adl::{Dataset, Result};
+/// struct Numbers(usize);
+/// impl Dataset for Numbers {
+///     type Sample = usize;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+/// }
 /// let shuffled = Numbers(10).shuffle(4, 42)?;
 /// let once: Vec<usize> = shuffled.iter().collect::<Result<_>>()?;
 /// let again: Vec<usize> = shuffled.iter().collect::<Result<_>>()?;
@@ -36,7 +36,7 @@ use crate::{Error, Result};
 /// let mut sorted = once.clone();
 /// sorted.sort();
 /// assert_eq!(sorted, (0..10).collect::<Vec<_>>());
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Shuffle<S> {

@@ -13,20 +13,20 @@ use crate::{Dataset, Error, Result};
 /// Length: the source's, exact. Costs one `usize` per sample.
 ///
 /// ```
-/// use adl_core::pipes::DatasetExt;
-/// # use adl_core::{Dataset, Result};
-/// # struct Numbers(usize);
-/// # impl Dataset for Numbers {
-/// #     type Sample = usize;
-/// #     fn len(&self) -> usize { self.0 }
-/// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-/// # }
+/// use adl::pipes::DatasetExt;
+/// use adl::{Dataset, Result};
+/// struct Numbers(usize);
+/// impl Dataset for Numbers {
+///     type Sample = usize;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+/// }
 /// let shuffled = Numbers(5).shuffled(7);
 /// assert_eq!(shuffled.len(), 5);
 /// let mut all: Vec<usize> = (0..5).map(|i| shuffled.get(i)).collect::<Result<_>>()?;
 /// all.sort();
 /// assert_eq!(all, [0, 1, 2, 3, 4]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Shuffled<S> {

@@ -14,18 +14,18 @@ use crate::{Dataset, Error, Result};
 /// Length: `L - n`, at least 0, exact (or `None`).
 ///
 /// ```
-/// use adl_core::pipes::DatasetExt;
-/// # use adl_core::{Dataset, Result};
-/// # struct Numbers(usize);
-/// # impl Dataset for Numbers {
-/// #     type Sample = usize;
-/// #     fn len(&self) -> usize { self.0 }
-/// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-/// # }
+/// use adl::pipes::DatasetExt;
+/// use adl::{Dataset, Result};
+/// struct Numbers(usize);
+/// impl Dataset for Numbers {
+///     type Sample = usize;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+/// }
 /// let rest = Numbers(5).skip(3);
 /// assert_eq!((rest.len(), rest.get(0)?), (2, 3));
 /// assert_eq!(Numbers(2).skip(3).len(), 0);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Skip<S> {

@@ -13,18 +13,18 @@ use crate::{Dataset, Error, Result};
 /// `None` (it may have fewer than `n` items), except `Some(0)` for `n = 0`.
 ///
 /// ```
-/// use adl_core::pipes::DatasetExt;
-/// # use adl_core::{Dataset, Result};
-/// # struct Numbers(usize);
-/// # impl Dataset for Numbers {
-/// #     type Sample = usize;
-/// #     fn len(&self) -> usize { self.0 }
-/// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-/// # }
+/// use adl::pipes::DatasetExt;
+/// use adl::{Dataset, Result};
+/// struct Numbers(usize);
+/// impl Dataset for Numbers {
+///     type Sample = usize;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+/// }
 /// assert_eq!(Numbers(10).take(3).len(), 3);
 /// assert_eq!(Numbers(2).take(3).len(), 2);
 /// assert!(Numbers(10).take(3).get(3).is_err());
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Take<S> {

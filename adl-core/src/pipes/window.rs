@@ -25,14 +25,14 @@ use crate::{Dataset, Error, Result};
 /// `None` for a source of unknown length).
 ///
 /// ```
-/// use adl_core::pipes::DatasetExt;
-/// # use adl_core::{Dataset, Result};
-/// # struct Numbers(usize);
-/// # impl Dataset for Numbers {
-/// #     type Sample = usize;
-/// #     fn len(&self) -> usize { self.0 }
-/// #     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
-/// # }
+/// use adl::pipes::DatasetExt;
+/// use adl::{Dataset, Result};
+/// struct Numbers(usize);
+/// impl Dataset for Numbers {
+///     type Sample = usize;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
+/// }
 /// let pairs = Numbers(5).window(2, 1)?;
 /// assert_eq!(pairs.len(), 4);
 /// assert_eq!(pairs.get(3)?, [3, 4]);
@@ -40,7 +40,7 @@ use crate::{Dataset, Error, Result};
 /// assert_eq!(strided.len(), 3);
 /// assert_eq!(strided.get(2)?, [4, 5, 6]);
 /// assert!(Numbers(5).window(0, 1).is_err());
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Windows<S> {

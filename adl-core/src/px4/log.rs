@@ -39,13 +39,13 @@ impl Completeness {
 /// or [`Error::Source`] (no uint64 `timestamp` field).
 ///
 /// ```no_run
-/// use adl_core::{Sensor, px4::Px4Log};
+/// use adl::{Sensor, px4::Px4Log};
 ///
 /// let log = Px4Log::open("flight.ulg")?;
 /// let gps = log.sensor("vehicle_gps_position")?;
 /// println!("{} GPS fixes at {:.1} Hz", gps.len(), gps.framerate().unwrap_or(0.0));
 /// assert!(log.completeness().is_complete());
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Px4Log {

@@ -17,7 +17,7 @@
 //! [`Px4Log::rejected`] with the [`Error`](crate::Error) that rejected them.
 //!
 //! ```no_run
-//! use adl_core::{Recording, Sensor, px4::Px4Log, sync::Empty};
+//! use adl::{Recording, Sensor, px4::Px4Log, sync::Empty};
 //!
 //! let log = Px4Log::open("flight.ulg")?;
 //! for sensor in log.sensors() {
@@ -30,8 +30,8 @@
 //! let sample = imu.get(0)?;
 //! println!("gyro = {}", sample["gyro_rad"]);
 //! let trace = Recording::new("flight", log.sensors().iter().collect::<Vec<_>>(), &Empty)?;
-//! # let _ = trace;
-//! # Ok::<(), adl_core::Error>(())
+//! let _ = trace;
+//! # Ok::<(), adl::Error>(())
 //! ```
 
 mod log;

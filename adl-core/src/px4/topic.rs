@@ -27,7 +27,7 @@ use crate::{Error, Record, Result, Sensor, Timestamps};
 /// `(samples, width)` per field, so reads are cheap and need no file access.
 ///
 /// ```no_run
-/// use adl_core::{Sensor, px4::Px4Log};
+/// use adl::{Sensor, px4::Px4Log};
 ///
 /// let log = Px4Log::open("flight.ulg")?;
 /// let imu = log.sensor("sensor_combined")?;
@@ -35,7 +35,7 @@ use crate::{Error, Record, Result, Sensor, Timestamps};
 /// assert_eq!(sample["accelerometer_m_s2"].len(), 3);
 /// let all_gyro = imu.field("gyro_rad").unwrap(); // (samples, 3)
 /// assert_eq!(all_gyro.nrows(), imu.len());
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct TopicSensor {
@@ -52,7 +52,7 @@ impl TopicSensor {
     /// instance 0, `topic/N` otherwise.
     ///
     /// ```
-    /// use adl_core::px4::TopicSensor;
+    /// use adl::px4::TopicSensor;
     ///
     /// assert_eq!(TopicSensor::sensor_name("sensor_gyro", 0), "sensor_gyro");
     /// assert_eq!(TopicSensor::sensor_name("sensor_gyro", 2), "sensor_gyro/2");

@@ -8,7 +8,7 @@ use crate::{Error, Result};
 /// (`int` or `float`); here the variant says it.
 ///
 /// ```
-/// use adl_core::sample::Amount;
+/// use adl::sample::Amount;
 ///
 /// assert_eq!(Amount::from(3), Amount::Count(3));
 /// assert_eq!(Amount::from(0.5), Amount::Fraction(0.5));
@@ -62,7 +62,7 @@ impl Amount {
 /// negative offset counts back from the end.
 ///
 /// ```
-/// use adl_core::sample::Seed;
+/// use adl::sample::Seed;
 ///
 /// assert_eq!(Seed::default(), Seed::Offset(0));
 /// assert_eq!(Seed::from(-4), Seed::Offset(-4));
@@ -116,13 +116,13 @@ impl Seed {
 /// The step of a low-discrepancy sequence (the reference's `alpha`).
 ///
 /// ```
-/// use adl_core::sample::{ld_step, Step};
+/// use adl::sample::{ld_step, Step};
 ///
 /// // The closest integer to 10 / golden ratio that is co-prime with 10.
 /// assert_eq!(ld_step(10, Step::GoldenRatio)?, 7);
 /// assert_eq!(ld_step(10, Step::Ratio(0.3))?, 3);
 /// assert_eq!(ld_step(10, Step::Exact(-3))?, 7);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum Step {
@@ -170,13 +170,13 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 /// ratio whose product with `total` is not finite.
 ///
 /// ```
-/// use adl_core::sample::{ld_step, Step};
+/// use adl::sample::{ld_step, Step};
 ///
 /// // The reference finds no step for 6 with the golden ratio (it tries
 /// // only 3, 4 and 2); the search goes on to 5.
 /// assert_eq!(ld_step(6, Step::GoldenRatio)?, 5);
 /// assert_eq!(ld_step(1, Step::GoldenRatio)?, 0);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub fn ld_step(total: usize, step: Step) -> Result<usize> {
     let ratio = match step {
@@ -248,14 +248,14 @@ pub fn ld_step(total: usize, step: Step) -> Result<usize> {
 /// the arithmetic is done in 128 bits.
 ///
 /// ```
-/// use adl_core::sample::{sample_ld, Amount, Seed, Step};
+/// use adl::sample::{sample_ld, Amount, Seed, Step};
 ///
 /// let idx = sample_ld(10, Amount::Count(5), Seed::default(), Step::default())?;
 /// assert_eq!(idx, vec![0, 7, 4, 1, 8]);
 /// let half = sample_ld(10, Amount::Fraction(0.5), Seed::Offset(-4), Step::GoldenRatio)?;
 /// assert_eq!(half, vec![6, 3, 0, 7, 4]);
 /// assert!(sample_ld(10, Amount::Count(11), Seed::default(), Step::default()).is_err());
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub fn sample_ld(total: usize, samples: Amount, seed: Seed, step: Step) -> Result<Vec<usize>> {
     let samples = samples.count(total)?;

@@ -10,13 +10,13 @@
 //!   replacement) or given as explicit indices.
 //!
 //! ```
-//! use adl_core::sample::{sample_ld, Amount, Seed, Step};
+//! use adl::sample::{sample_ld, Amount, Seed, Step};
 //!
 //! // A fifth of 1000 indices, starting at 3.
 //! let idx = sample_ld(1000, Amount::Fraction(0.2), Seed::Offset(3), Step::GoldenRatio)?;
 //! assert_eq!(idx.len(), 200);
 //! assert_eq!(&idx[..4], &[3, 622, 241, 860]);
-//! # Ok::<(), adl_core::Error>(())
+//! # Ok::<(), adl::Error>(())
 //! ```
 
 mod ld;

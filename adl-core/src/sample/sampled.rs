@@ -33,8 +33,8 @@ pub enum Sampling {
 /// dataset's length.
 ///
 /// ```
-/// use adl_core::sample::{Amount, Sampled, Sampling, Seed};
-/// use adl_core::{Dataset, SensorDataset, Series, Timestamps};
+/// use adl::sample::{Amount, Sampled, Sampling, Seed};
+/// use adl::{Dataset, SensorDataset, Series, Timestamps};
 ///
 /// let times = Timestamps::new("s", (0..10).map(f64::from).collect())?;
 /// let all = SensorDataset::new(Series::new("s", times, |i| Ok(i)));
@@ -51,7 +51,7 @@ pub enum Sampling {
 ///
 /// let picked = Sampled::from_indices(&all, vec![9, 9, 2])?;
 /// assert_eq!(picked.get(2)?, 2);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub struct Sampled<D> {
     dataset: D,

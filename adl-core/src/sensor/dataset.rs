@@ -9,14 +9,14 @@ use crate::{Dataset, Result, Sensor};
 /// sensor, or to feed a [`Window`](crate::Window) to a loader).
 ///
 /// ```
-/// use adl_core::{Dataset, SensorDataset, Series, Timestamps};
+/// use adl::{Dataset, SensorDataset, Series, Timestamps};
 ///
 /// let gps = Series::new("gps", Timestamps::new("gps", vec![0.0, 1.0])?, |i| Ok(i * 10));
 /// let dataset = SensorDataset::new(gps);
 /// assert_eq!(dataset.len(), 2);
 /// assert_eq!(dataset.get(1)?, 10);
 /// assert!(dataset.get(2).is_err());
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct SensorDataset<S> {

@@ -10,7 +10,7 @@ use crate::{Error, Result, Sensor, Timestamps};
 /// index.
 ///
 /// ```
-/// use adl_core::{Sensor, Series, Timestamps};
+/// use adl::{Sensor, Series, Timestamps};
 ///
 /// let frames = vec!["a", "b", "c"];
 /// let cam = Series::new(
@@ -20,7 +20,7 @@ use crate::{Error, Result, Sensor, Timestamps};
 /// );
 /// assert_eq!(cam.get(1)?, "b");
 /// assert!(cam.get(3).is_err());
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub struct Series<L> {
     name: String,

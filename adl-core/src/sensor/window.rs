@@ -34,7 +34,7 @@ use crate::{Error, Metadata, Result, Sensor};
 /// `Vec` afterwards, e.g. with a [`Transform`](crate::Transform).
 ///
 /// ```
-/// use adl_core::{Metadata, Sensor, Series, Timestamps, Window};
+/// use adl::{Metadata, Sensor, Series, Timestamps, Window};
 ///
 /// let times = Timestamps::new("imu", vec![0.0, 1.0, 2.0, 3.0, 4.0])?;
 /// let imu = Series::new("imu", times, |i| Ok(i));
@@ -51,7 +51,7 @@ use crate::{Error, Metadata, Result, Sensor};
 /// assert_eq!(uncropped.get(1)?, vec![0, 1, 2]);
 /// assert!(uncropped.get(0).is_err()); // no sample before the first
 /// assert!(uncropped.get(4).is_err()); // no sample after the last
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub struct Window<S> {
     sensor: S,
@@ -98,13 +98,13 @@ impl<S: Sensor> Window<S> {
     /// a cropped one is empty.)
     ///
     /// ```
-    /// use adl_core::{Series, Timestamps, Window};
+    /// use adl::{Series, Timestamps, Window};
     ///
     /// let s = Series::new("imu", Timestamps::new("imu", vec![0.0, 1.0, 2.0])?, |i| Ok(i));
     /// assert!(Window::new(&s, 1, 1).is_ok());
     /// let err = Window::new(&s, 2, 1).unwrap_err().to_string();
     /// assert!(err.contains("4 samples") && err.contains("sensor `imu`"), "{err}");
-    /// # Ok::<(), adl_core::Error>(())
+    /// # Ok::<(), adl::Error>(())
     /// ```
     pub fn new(sensor: S, past: usize, future: usize) -> Result<Self> {
         let long = past.saturating_add(future).saturating_add(1);
@@ -141,7 +141,7 @@ impl<S: Sensor> Window<S> {
     /// instead of being cut off.
     ///
     /// ```
-    /// use adl_core::{Sensor, Series, Timestamps, Window};
+    /// use adl::{Sensor, Series, Timestamps, Window};
     ///
     /// let s = Series::new("s", Timestamps::new("s", vec![0.0, 1.0, 2.0, 3.0, 4.0])?, |i| Ok(i));
     /// let w = Window::new(&s, 2, 1)?.clamped();
@@ -150,7 +150,7 @@ impl<S: Sensor> Window<S> {
     /// assert_eq!(w.get(3)?, vec![1, 2, 3, 4]);
     /// assert_eq!(w.get(4)?, vec![1, 2, 3, 4]); // would end at 5: slides back
     /// assert_eq!(w.range(4)?, 1..=4);
-    /// # Ok::<(), adl_core::Error>(())
+    /// # Ok::<(), adl::Error>(())
     /// ```
     pub fn clamped(self) -> Self {
         let mut window = Self::with_crop(self.sensor, self.past, self.future, false);
@@ -211,12 +211,12 @@ impl<S: Sensor> Window<S> {
     /// The inner indices of window `index`, or why there are none.
     ///
     /// ```
-    /// use adl_core::{Series, Timestamps, Window};
+    /// use adl::{Series, Timestamps, Window};
     ///
     /// let s = Series::new("s", Timestamps::new("s", vec![0.0, 1.0, 2.0])?, |i| Ok(i));
     /// assert_eq!(Window::new(&s, 1, 0)?.range(1)?, 1..=2);
     /// assert_eq!(Window::new(&s, 1, 0)?.uncropped().range(1)?, 0..=1);
-    /// # Ok::<(), adl_core::Error>(())
+    /// # Ok::<(), adl::Error>(())
     /// ```
     pub fn range(&self, index: usize) -> Result<std::ops::RangeInclusive<usize>> {
         let n = self.sensor.len();

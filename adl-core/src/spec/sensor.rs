@@ -15,14 +15,14 @@ use crate::{Error, Result};
 /// `abstract.Sensor`.
 ///
 /// ```
-/// use adl_core::{Sensor, Series, Timestamps};
+/// use adl::{Sensor, Series, Timestamps};
 ///
 /// let times = Timestamps::new("imu", vec![0.0, 0.01, 0.02])?;
 /// let imu = Series::new("imu", times, |i| Ok(i as f32 * 2.0));
 /// assert_eq!(imu.len(), 3);
 /// assert_eq!(imu.get(2)?, 4.0);
 /// assert_eq!(imu.framerate(), Some(100.0));
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a sensor",
@@ -104,13 +104,13 @@ pub trait Sensor {
     /// name and timestamps are this one's.
     ///
     /// ```
-    /// use adl_core::{Sensor, Series, Timestamps};
+    /// use adl::{Sensor, Series, Timestamps};
     ///
     /// let raw = Series::new("radar", Timestamps::new("radar", vec![0.0, 0.1])?, |i| Ok(i as u16));
     /// let scaled = raw.map(|v| f32::from(v) * 0.5);
     /// assert_eq!(scaled.get(1)?, 0.5);
     /// assert_eq!(scaled.name(), "radar");
-    /// # Ok::<(), adl_core::Error>(())
+    /// # Ok::<(), adl::Error>(())
     /// ```
     fn map<U, F>(self, f: F) -> Mapped<Self, F>
     where
@@ -124,14 +124,14 @@ pub trait Sensor {
     /// becomes an [`Error::Load`] naming the sensor and the index.
     ///
     /// ```
-    /// use adl_core::{Error, Sensor, Series, Timestamps};
+    /// use adl::{Error, Sensor, Series, Timestamps};
     ///
     /// let raw = Series::new("cam", Timestamps::new("cam", vec![0.0, 0.1])?, |i| Ok(i));
     /// let decoded = raw.try_map(|i| if i == 0 { Ok(i) } else { Err(Error::read("frame", i, "truncated")) });
     /// assert_eq!(decoded.get(0)?, 0);
     /// let err = decoded.get(1).unwrap_err().to_string();
     /// assert!(err.contains("sensor `cam`") && err.contains("truncated"), "{err}");
-    /// # Ok::<(), adl_core::Error>(())
+    /// # Ok::<(), adl::Error>(())
     /// ```
     fn try_map<U, F>(self, f: F) -> TryMapped<Self, F>
     where
@@ -147,7 +147,7 @@ pub trait Sensor {
     /// with a loader's workers.
     ///
     /// ```
-    /// use adl_core::{BoxedSensor, Recording, Sensor, Series, Timestamps, Window};
+    /// use adl::{BoxedSensor, Recording, Sensor, Series, Timestamps, Window};
     ///
     /// let imu = Series::new("imu", Timestamps::new("imu", vec![0.0, 0.5, 1.0, 1.5])?, |i| Ok(i as f32));
     /// let gps = Series::new("gps", Timestamps::new("gps", vec![0.0, 1.0])?, |i| Ok(10.0 + i as f32));
@@ -155,7 +155,7 @@ pub trait Sensor {
     /// let sensors: Vec<BoxedSensor<f32>> = vec![last_two.boxed(), gps.boxed()];
     /// let trace = Recording::aligned("run", sensors);
     /// assert!(trace.is_err()); // 3 windows, 2 fixes: not aligned
-    /// # Ok::<(), adl_core::Error>(())
+    /// # Ok::<(), adl::Error>(())
     /// ```
     fn boxed(self) -> BoxedSensor<Self::Sample>
     where

@@ -14,11 +14,11 @@ use crate::exec::Context;
 /// Every `Fn(In) -> Out` closure or function is a transform.
 ///
 /// ```
-/// use adl_core::Transform;
+/// use adl::Transform;
 ///
 /// let double = |x: i32| x * 2;
 /// assert_eq!(double.apply(21)?, 42);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub trait Transform<In> {
     /// What the transform produces.

@@ -16,7 +16,7 @@ use crate::{Error, Indices, Result, Synchronization, Timestamps};
 /// decimated array instead, a bug this port does not copy.
 ///
 /// ```
-/// use adl_core::{Synchronization, sync::{Decimate, Next}};
+/// use adl::{Synchronization, sync::{Decimate, Next}};
 ///
 /// let camera = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5];
 /// let imu = [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5];
@@ -28,7 +28,7 @@ use crate::{Error, Indices, Result, Synchronization, Timestamps};
 /// let before = Decimate::new(Next::new("camera"), 2)?.reference("camera").synchronize(&ts)?;
 /// assert_eq!(before.column("camera"), Some(&[0, 2, 4][..]));
 /// assert_eq!(before.column("imu"), Some(&[0, 4, 8][..]));
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decimate<S> {

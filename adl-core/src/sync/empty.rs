@@ -7,11 +7,11 @@ use crate::{Indices, Result, Synchronization, Timestamps};
 /// and empty sensors are fine.
 ///
 /// ```
-/// use adl_core::{Synchronization, sync::Empty};
+/// use adl::{Synchronization, sync::Empty};
 ///
 /// let idx = Empty.synchronize(&[("a", &[0.0, 1.0][..]), ("b", &[][..])])?;
 /// assert_eq!((idx.len(), idx.names().len()), (0, 2));
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Empty;

@@ -23,11 +23,11 @@ impl Default for Bound {
 /// synchronizing.
 ///
 /// ```
-/// use adl_core::sync::{Bound, Margin};
+/// use adl::sync::{Bound, Margin};
 ///
 /// let m = Margin::new(Bound::Samples(2), Bound::Seconds(0.5));
 /// assert_eq!(Margin::default(), Margin::samples(0, 0));
-/// # let _ = m;
+/// let _ = m;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Margin {

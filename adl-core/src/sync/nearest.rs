@@ -19,7 +19,7 @@ use crate::{Error, Indices, Result, Synchronization};
 /// Errors: as [`Next`](crate::sync::Next).
 ///
 /// ```
-/// use adl_core::{Synchronization, sync::Nearest};
+/// use adl::{Synchronization, sync::Nearest};
 ///
 /// let camera = [0.00, 0.10, 0.20, 0.30];
 /// let gps = [0.02, 0.19, 0.24];
@@ -29,7 +29,7 @@ use crate::{Error, Indices, Result, Synchronization};
 /// assert_eq!(idx.column("gps"), Some(&[0, 1][..]));
 ///
 /// assert!(Nearest::new("gps", -0.1).is_err());
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Nearest {

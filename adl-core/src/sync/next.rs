@@ -19,7 +19,7 @@ use crate::{Indices, Result, Synchronization};
 /// ([`Error::InvalidParameter`](crate::Error::InvalidParameter)).
 ///
 /// ```
-/// use adl_core::{Synchronization, sync::{Margin, Next}};
+/// use adl::{Synchronization, sync::{Margin, Next}};
 ///
 /// let lidar = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
 /// let radar = [0.5, 1.5, 2.5, 3.5, 4.5];
@@ -31,7 +31,7 @@ use crate::{Indices, Result, Synchronization};
 /// let trimmed = Next::new("lidar").margin(Margin::samples(1, 1));
 /// let idx = trimmed.synchronize(&[("lidar", &lidar[..]), ("radar", &radar[..])])?;
 /// assert_eq!(idx.column("lidar"), Some(&[2, 3][..]));
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Next {

@@ -10,14 +10,14 @@ use crate::{Result, Transform};
 /// one already, and a box of a closure is an `Fn`.)
 ///
 /// ```
-/// use adl_core::{Transform, transform::{BoxedTransform, Identity, TransformExt}};
+/// use adl::{Transform, transform::{BoxedTransform, Identity, TransformExt}};
 ///
 /// let steps = [2, 3, 4];
 /// let chain = steps.iter().fold(BoxedTransform::<i64, i64>::new(Identity), |acc, &k| {
 ///     acc.then(move |x: i64| x * k).boxed()
 /// });
 /// assert_eq!(chain.apply(1)?, 24);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub struct BoxedTransform<In, Out>(Box<dyn Transform<In, Output = Out> + Send + Sync>);
 

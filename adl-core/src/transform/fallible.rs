@@ -13,14 +13,14 @@ pub struct TryFn<F>(pub F);
 /// A transform from a fallible function: see [`TryFn`].
 ///
 /// ```
-/// use adl_core::{Error, Transform, transform::{TransformExt, fallible}};
+/// use adl::{Error, Transform, transform::{TransformExt, fallible}};
 ///
 /// let parse = fallible(|s: &str| s.parse::<i64>()).named("parse");
 /// assert_eq!(parse.apply("42")?, 42);
 /// let err = parse.apply("forty-two").unwrap_err();
 /// assert!(matches!(&err, Error::Transform { node, .. } if node == "parse"));
 /// assert_eq!(err.to_string(), "transform `parse`: invalid digit found in string");
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub fn fallible<F>(f: F) -> TryFn<F> {
     TryFn(f)

@@ -5,10 +5,10 @@ use crate::{Result, Transform};
 /// [`Stages`](crate::pipeline::Stages) pipeline.
 ///
 /// ```
-/// use adl_core::{Transform, transform::Identity};
+/// use adl::{Transform, transform::Identity};
 ///
 /// assert_eq!(Identity.apply(vec![1, 2])?, vec![1, 2]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Identity;

@@ -21,11 +21,11 @@
 //! error of element `i` is named `.i`.
 //!
 //! ```
-//! use adl_core::Transform;
+//! use adl::Transform;
 //!
 //! let both = (|x: i64| x + 1, |s: &str| s.len());
 //! assert_eq!(both.apply((1, "four"))?, (2, 4));
-//! # Ok::<(), adl_core::Error>(())
+//! # Ok::<(), adl::Error>(())
 //! ```
 //!
 //! # What does not compose: collates
@@ -39,7 +39,7 @@
 //! pipelines.
 //!
 //! ```compile_fail
-//! use adl_core::{Collate, collate::DefaultCollate, transform::TransformExt};
+//! use adl::{Collate, collate::DefaultCollate, transform::TransformExt};
 //!
 //! // error: `DefaultCollate` is not a transform, so it has no `then`
 //! let twice = DefaultCollate.then(DefaultCollate);

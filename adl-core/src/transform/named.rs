@@ -15,7 +15,7 @@ pub struct Named<T> {
 /// and any other error is wrapped, with the original as its source.
 ///
 /// ```
-/// use adl_core::{Transform, transform::{TransformExt, fallible, named}};
+/// use adl::{Transform, transform::{TransformExt, fallible, named}};
 ///
 /// let flip = named("flip", fallible(|x: i64| if x >= 0 { Ok(-x) } else { Err("negative input") }));
 /// let augment = named("augment", (|x: i64| x + 1).then(flip));

@@ -23,7 +23,7 @@ use crate::{Result, Transform};
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use adl_core::{Transform, transform::{ParallelTransforms, TransformExt}};
+/// use adl::{Transform, transform::{ParallelTransforms, TransformExt}};
 ///
 /// let t = ParallelTransforms::new()
 ///     .with("a", (|x: i64| x + 1).boxed())
@@ -34,7 +34,7 @@ use crate::{Result, Transform};
 ///
 /// let err = t.apply(BTreeMap::from([("b".to_string(), 2)])).unwrap_err();
 /// assert_eq!(err.to_string(), "transform `a`: the sample has no key `a`; its keys are [b]");
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct ParallelTransforms<T> {

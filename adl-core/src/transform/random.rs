@@ -18,14 +18,14 @@ pub struct Random<F>(F);
 /// batch) for per-sample draws.
 ///
 /// ```
-/// use adl_core::{Transform, exec::{Sequential, SampleRng}, transform::random};
+/// use adl::{Transform, exec::{Sequential, SampleRng}, transform::random};
 ///
 /// let jitter = random(|x: f32, rng: &mut SampleRng| x + rng.unit_f32() - 0.5);
 /// let a = jitter.apply_in(&Sequential::new().seeded(1, 0).at(5), 10.0)?;
 /// let b = jitter.apply_in(&Sequential::new().seeded(1, 0).at(5), 10.0)?;
 /// assert_eq!(a, b);                                  // same seed, epoch, index
 /// assert!((9.5..10.5).contains(&a));
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub fn random<F>(f: F) -> Random<F> {
     Random(f)

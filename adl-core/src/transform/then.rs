@@ -52,11 +52,11 @@ where
 /// errors, type erasure.
 ///
 /// ```
-/// use adl_core::{Transform, transform::TransformExt};
+/// use adl::{Transform, transform::TransformExt};
 ///
 /// let t = (|x: i64| x + 1).then(|x: i64| x * 3).then(|x: i64| x - 2);
 /// assert_eq!(t.apply(5)?, 16);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 ///
 /// The trait is generic over the input type, so a transform that accepts

@@ -16,9 +16,9 @@ use adl_core::exec::{BufferPool, Recycle};
 /// memory is then not recycled).
 ///
 /// ```
-/// # use adl_core::pipeline::Stages;
-/// # use adl_core::{InMemory, collate::DefaultCollate};
-/// # use adl_graph::loader::Loader;
+/// use adl::pipeline::Stages;
+/// use adl::{InMemory, collate::DefaultCollate};
+/// use adl::loader::Loader;
 /// let dataset: InMemory<f32> = (0..6).map(|i| i as f32).collect();
 /// let pipeline = Stages::new().with_collate(DefaultCollate);
 /// let loader = Loader::new(dataset, pipeline).batch_size(3).workers(1).build()?;
@@ -28,7 +28,7 @@ use adl_core::exec::{BufferPool, Recycle};
 /// assert_eq!(first.to_vec(), vec![0.0f32, 1.0, 2.0]);
 /// let kept = epoch.next().unwrap()?.into_inner(); // an Array1<f32>, owned
 /// assert_eq!(kept.len(), 3);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub struct Batch<B: Recycle> {
     value: Option<B>,

@@ -3,9 +3,9 @@
 //! policy and per-node statistics.
 //!
 //! ```
-//! use adl_core::pipeline::Stages;
-//! use adl_core::{InMemory, collate::DefaultCollate};
-//! use adl_graph::loader::{Loader, OnError};
+//! use adl::pipeline::Stages;
+//! use adl::{InMemory, collate::DefaultCollate};
+//! use adl::loader::{Loader, OnError};
 //!
 //! let dataset: InMemory<f32> = (0..10).map(|i| i as f32).collect();
 //! let pipeline = Stages::new()
@@ -23,7 +23,7 @@
 //!     seen += batch?.len();
 //! }
 //! assert_eq!(seen, 10);
-//! # Ok::<(), adl_core::Error>(())
+//! # Ok::<(), adl::Error>(())
 //! ```
 //!
 //! # How a batch is built

@@ -40,13 +40,13 @@ use staging::Staging;
 /// An OpenCL device that runs batch kernels: see the [module docs](self).
 ///
 /// ```no_run
-/// use adl_graph::opencl::{DeviceChoice, OpenCl};
+/// use adl::opencl::{DeviceChoice, OpenCl};
 ///
 /// match OpenCl::open(&DeviceChoice::from_env())? {
-///     Some(device) => println!("kernels run on {}", adl_core::kernel::Accelerator::name(&device)),
+///     Some(device) => println!("kernels run on {}", adl::kernel::Accelerator::name(&device)),
 ///     None => println!("no OpenCL device: kernels run their Rust bodies"),
 /// }
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 pub struct OpenCl {
     name: String,

@@ -12,12 +12,12 @@ use crate::{Result, Transform};
 /// add, each rounded (never fused into one multiply-add).
 ///
 /// ```
-/// use adl_core::{Transform, kernel::Affine};
+/// use adl::{Transform, kernel::Affine};
 /// use ndarray::array;
 ///
 /// let out = Affine::new(2.0, -1.0).apply(array![[0.0f32, 0.5, 1.0]])?;
 /// assert_eq!(out, array![[-1.0f32, 0.0, 1.0]]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Affine<D = ndarray::Ix4> {

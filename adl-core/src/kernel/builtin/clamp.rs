@@ -12,12 +12,12 @@ use crate::{Result, Transform};
 /// high : v)` (a NaN stays NaN).
 ///
 /// ```
-/// use adl_core::{Transform, kernel::Clamp};
+/// use adl::{Transform, kernel::Clamp};
 /// use ndarray::array;
 ///
 /// let out = Clamp::new(0.0, 1.0).apply(array![[-0.5f32, 0.25, 3.0]])?;
 /// assert_eq!(out, array![[0.0f32, 0.25, 1.0]]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Clamp<D = ndarray::Ix4> {

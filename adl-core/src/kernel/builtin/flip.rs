@@ -18,13 +18,13 @@ use crate::{Error, Result, Transform};
 /// Array1<bool>)`, and gives the batch.
 ///
 /// ```
-/// use adl_core::{Transform, kernel::FlipByFlag};
+/// use adl::{Transform, kernel::FlipByFlag};
 /// use ndarray::array;
 ///
 /// let flip = FlipByFlag::new();
 /// let out = flip.apply((array![[1u8, 2, 3], [4, 5, 6]], array![true, false]))?;
 /// assert_eq!(out, array![[3u8, 2, 1], [4, 5, 6]]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct FlipByFlag<T = f32, D = ndarray::Ix4> {

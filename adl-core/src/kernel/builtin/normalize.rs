@@ -14,13 +14,13 @@ use crate::{Error, Result, Transform};
 /// ...]`). One mean and std for all channels is given as one value each.
 ///
 /// ```
-/// use adl_core::{Transform, kernel::Normalize};
+/// use adl::{Transform, kernel::Normalize};
 /// use ndarray::array;
 ///
 /// let normalize = Normalize::per_channel([1.0, 10.0], [2.0, 5.0]);
 /// let out = normalize.apply(array![[3.0f32, 20.0], [1.0, 0.0]])?;
 /// assert_eq!(out, array![[1.0f32, 2.0], [0.0, -2.0]]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Normalize<D = ndarray::Ix4> {

@@ -20,13 +20,13 @@ enum Scale {
 /// last bit for some values: pick the one your reference uses.
 ///
 /// ```
-/// use adl_core::{Transform, kernel::U8ToF32};
+/// use adl::{Transform, kernel::U8ToF32};
 /// use ndarray::array;
 ///
 /// let to_unit = U8ToF32::divide(255.0);
 /// let out = to_unit.apply(array![[0u8, 51, 255]])?;
 /// assert_eq!(out, array![[0.0f32, 0.2, 1.0]]);
-/// # Ok::<(), adl_core::Error>(())
+/// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct U8ToF32<D = ndarray::Ix4> {
