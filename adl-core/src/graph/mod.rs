@@ -24,6 +24,7 @@ mod description;
 mod node;
 mod rule;
 mod stage;
+mod type_name;
 mod witness;
 
 pub use assert::{assert_batch_node, assert_collate_after, assert_feeds, assert_sample_node};
