@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --example px4_trace -- [LOG] [--reference NAME] [--tolerance SECONDS]
-//!     [--without TOPIC]... [--dot FILE]
+//!     [--without TOPIC]... [--dot FILE] [--svg FILE]
 //! ```
 //!
 //! - `LOG`: a `.ulg` file; default `tests/data/px4/pixhawk4-sample-small.ulg`
@@ -31,7 +31,9 @@
 //! Then it checks the graph of the pipeline of
 //! `examples/shared/px4_pipeline.rs`, written with the DSL (`#[transform]`
 //! nodes wired by `pipeline!`, one branch per part of the sample), with the
-//! planner (`--dot FILE` writes that graph as Graphviz DOT), and runs it over
+//! planner (`--dot FILE` writes that graph as Graphviz DOT, `--svg FILE` as
+//! SVG drawn in pure Rust; by default both go to `target/px4_pipeline.dot`
+//! and `target/px4_pipeline.svg`), and runs it over
 //! the trace with the `Loader`: batches of 8, shuffled (seed 0), 2 workers,
 //! 4 batches prefetched. It shows a progress bar (one step per batch; hidden
 //! when stdout is not a terminal), prints the first batch, and after the
@@ -66,7 +68,8 @@ const USAGE: &str = "usage: px4_trace [LOG] [--reference NAME] [--tolerance SECO
      \n  --without TOPIC     leave a topic out, as if the log lacked it (repeatable)\
      \n  --tolerance SECONDS the largest |t_sensor - t_reference| of a row\
      \n                      (default: half the period of the slowest other sensor)\
-     \n  --dot FILE          write the pipeline's graph as Graphviz DOT";
+     \n  --dot FILE          write the pipeline's graph as Graphviz DOT (default: target/px4_pipeline.dot)\
+     \n  --svg FILE          write it as SVG, drawn without Graphviz (default: target/px4_pipeline.svg)";
 
 /// The command line.
 struct Args {
@@ -74,7 +77,8 @@ struct Args {
     reference: Option<String>,
     tolerance: Option<f64>,
     without: Vec<String>,
-    dot: Option<PathBuf>,
+    dot: PathBuf,
+    svg: PathBuf,
 }
 
 fn parse_args() -> Result<Option<Args>, String> {
@@ -82,6 +86,7 @@ fn parse_args() -> Result<Option<Args>, String> {
     let mut reference = None;
     let mut tolerance = None;
     let mut dot = None;
+    let mut svg = None;
     let mut without = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -90,6 +95,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             "-h" | "--help" => return Ok(None),
             "--reference" => reference = Some(value("--reference")?),
             "--dot" => dot = Some(PathBuf::from(value("--dot")?)),
+            "--svg" => svg = Some(PathBuf::from(value("--svg")?)),
             "--without" => without.push(value("--without")?),
             "--tolerance" => {
                 let text = value("--tolerance")?;
@@ -108,12 +114,16 @@ fn parse_args() -> Result<Option<Args>, String> {
     let log = log.unwrap_or_else(|| {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/px4/pixhawk4-sample-small.ulg")
     });
+    let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target");
+    let dot = dot.unwrap_or_else(|| target.join("px4_pipeline.dot"));
+    let svg = svg.unwrap_or_else(|| target.join("px4_pipeline.svg"));
     Ok(Some(Args {
         log,
         reference,
         tolerance,
         without,
         dot,
+        svg,
     }))
 }
 
@@ -294,7 +304,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    run_pipeline(trace, args.dot.as_deref())
+    run_pipeline(trace, &args.dot, &args.svg)
 }
 
 /// Check the DSL pipeline's graph with the planner, then run the pipeline
@@ -302,7 +312,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
 /// the first batch and the loader's statistics.
 fn run_pipeline(
     trace: Recording<Vec<TopicSensor>>,
-    dot: Option<&std::path::Path>,
+    dot: &std::path::Path,
+    svg: &std::path::Path,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let pipeline = px4_pipeline::flight_pipeline();
     let plan = adl::engine::Planner.plan(pipeline.graph())?;
@@ -312,8 +323,11 @@ fn run_pipeline(
         plan.transforms().count(),
         plan.paths().len()
     );
-    if let Some(path) = dot {
-        std::fs::write(path, plan.to_dot())?;
+    for (path, text) in [(dot, plan.to_dot()), (svg, plan.to_svg()?)] {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, text)?;
         println!("graph written to {}", path.display());
     }
 

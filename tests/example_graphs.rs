@@ -175,3 +175,39 @@ fn multimodal_example_runs_typed_end_to_end() {
     }
     assert_eq!(seen, n);
 }
+
+/// Both examples' pictures, drawn without Graphviz: an SVG that names every
+/// node of the plan with its stage and device, and the types on the edges.
+#[test]
+fn the_examples_draw_as_svg_naming_every_node() {
+    let plans = [
+        Planner
+            .plan(px4_pipeline::flight_pipeline().graph())
+            .unwrap(),
+        Planner.plan(multimodal::pipeline().graph()).unwrap(),
+    ];
+    for plan in plans {
+        let svg = plan.to_svg().expect("the plan lays out");
+        assert!(svg.starts_with("<?xml") && svg.contains("<svg"), "{svg}");
+        assert!(svg.trim_end().ends_with("</svg>"));
+        for node in plan.graph().node_weights() {
+            assert!(
+                svg.contains(&format!(">{}<", node.name())),
+                "{} is not drawn",
+                node.name()
+            );
+            if let Some(stage) = node.stands_in() {
+                let device = node.info().map(|i| i.device().to_string()).unwrap();
+                assert!(
+                    svg.contains(&format!("{stage} · {device}")),
+                    "{stage} · {device}"
+                );
+            }
+        }
+        // Types as a user writes them, escaped for XML.
+        assert!(
+            svg.contains("Array") && svg.contains("&lt;") && !svg.contains("ArrayBase"),
+            "{svg}"
+        );
+    }
+}

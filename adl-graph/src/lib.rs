@@ -2,8 +2,8 @@
 //!
 //! The adl engine. It holds a pipeline as a petgraph graph of nodes (name,
 //! stage, device, input and output types), validates it with the
-//! composition rules of `adl-core`, and exports it to DOT (and SVG through
-//! Graphviz), and runs pipelines: the [`Loader`] runs sample
+//! composition rules of `adl-core`, and exports it to DOT and to SVG (drawn
+//! in pure Rust, no Graphviz needed), and runs pipelines: the [`Loader`] runs sample
 //! nodes on a rayon pool (the samples of a batch in parallel, parallel
 //! branches joined) with prefetch, sharding, exact resume and per-node
 //! statistics; batch kernels run on an OpenCL device ([`opencl`], the

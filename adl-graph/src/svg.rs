@@ -1,15 +1,31 @@
-//! SVG export through Graphviz.
+//! SVG export: in pure Rust ([`Plan::to_svg`], laid out and drawn by the
+//! `layout-rs` crate), or through Graphviz where it is installed
+//! ([`Plan::to_svg_with`], which draws the clusters of
+//! [`Plan::to_dot`]).
 //!
-//! Design note: there is no pure-Rust renderer of DOT with clusters that
-//! is small enough to take on, so [`Plan::to_svg`] runs Graphviz's `dot`
-//! program where it is installed and says so clearly where it is not.
-//! [`Plan::to_dot`] needs nothing.
+//! Design note: layout-rs lays out a plain directed graph; it draws no
+//! clusters. So each box says what the DOT's clusters say: its stage and
+//! device on a second line (`sample · cpu`, `batch · opencl kernel`), its
+//! branch on a third, and a run of fused kernels `fused: a + b`; a node in
+//! a stage where it may not stand, and an edge whose ends disagree on the
+//! type, are red.
 
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use crate::plan::Plan;
+use adl_core::graph::Device;
+use layout::backends::svg::SVGWriter;
+use layout::core::base::Orientation;
+use layout::core::color::Color;
+use layout::core::style::StyleAttr;
+use layout::std_shapes::render::get_shape_size;
+use layout::std_shapes::shapes::{Arrow, Element, ShapeKind};
+use layout::topo::layout::VisualGraph;
+use petgraph::visit::EdgeRef;
+
+use crate::plan::{NodeKind, Plan};
 
 /// Why [`Plan::to_svg`] gave no SVG.
 #[derive(Debug, thiserror::Error)]
@@ -33,6 +49,14 @@ pub enum SvgError {
         /// What it wrote to stderr.
         stderr: String,
     },
+    /// The pure-Rust layout failed (it panicked; the panic was caught).
+    #[error(
+        "cannot lay out the plan as SVG: {message}; write `Plan::to_dot()` and render it with Graphviz instead"
+    )]
+    Layout {
+        /// What the layout said.
+        message: String,
+    },
     /// Running the program failed otherwise.
     #[error("cannot run `{program}`: {source}")]
     Io {
@@ -44,29 +68,106 @@ pub enum SvgError {
 }
 
 impl Plan {
-    /// The plan as SVG, rendered by Graphviz's `dot` program from
-    /// [`to_dot`](Plan::to_dot). Fails with [`SvgError::NotInstalled`] if
-    /// `dot` is not on `PATH`.
+    /// The plan as SVG, laid out and drawn in pure Rust (no Graphviz
+    /// needed). Every node is a box named like the node, with its stage
+    /// and device below; see the module docs of `svg` for what stands in
+    /// for the DOT's clusters.
     ///
-    /// ```no_run
+    /// ```
     /// use adl::graph::{NodeInfo, Stage};
     /// use adl::engine::{GraphBuilder, Planner};
     ///
-    /// let description = GraphBuilder::new().collate(NodeInfo::new("default", Stage::Collate)).build();
-    /// let plan = Planner.plan(&description)?;
-    /// match plan.to_svg() {
-    ///     Ok(svg) => std::fs::write("pipeline.svg", svg)?,
-    ///     Err(adl::engine::SvgError::NotInstalled { .. }) => std::fs::write("pipeline.dot", plan.to_dot())?,
-    ///     Err(e) => return Err(e.into()),
-    /// }
+    /// let description = GraphBuilder::new()
+    ///     .sample(NodeInfo::new("decode", Stage::Sample).typed::<Vec<u8>, f32>())
+    ///     .collate(NodeInfo::new("default", Stage::Collate).typed::<f32, Vec<f32>>())
+    ///     .build();
+    /// let svg = Planner.plan(&description)?.to_svg()?;
+    /// assert!(svg.contains("<svg") && svg.contains("decode") && svg.contains("sample · cpu"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_svg(&self) -> Result<String, SvgError> {
-        self.to_svg_with("dot")
+        let visual = self.visual_graph();
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            let mut visual = visual;
+            let mut svg = SVGWriter::new();
+            visual.do_it(false, false, false, &mut svg);
+            svg.finalize()
+        }))
+        .map_err(|panic| SvgError::Layout {
+            message: panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "the layout panicked".to_owned()),
+        })
     }
 
-    /// [`to_svg`](Plan::to_svg) with another Graphviz program (a path to
-    /// `dot`, or another layout such as `neato`).
+    /// The plan as a layout-rs graph: boxes and arrows with their labels.
+    fn visual_graph(&self) -> VisualGraph {
+        let mut visual = VisualGraph::new(Orientation::LeftToRight);
+        let fused = self.fused_groups();
+        let mut handles = HashMap::new();
+        for n in self.graph.node_indices() {
+            let node = &self.graph[n];
+            let mut look = StyleAttr::simple();
+            let shape = match node.kind() {
+                NodeKind::Source | NodeKind::Sink => ShapeKind::new_circle(node.name()),
+                NodeKind::Split | NodeKind::Merge => ShapeKind::new_double_circle(node.name()),
+                NodeKind::Transform { info, .. } => {
+                    let mut label = info.name.to_string();
+                    let stage = node.stands_in().map_or("?".to_owned(), |s| s.to_string());
+                    let device = match info.device() {
+                        Device::OpenCl => "opencl kernel",
+                        _ => "cpu",
+                    };
+                    label.push_str(&format!("\n{stage} · {device}"));
+                    if let Some(group) = fused.iter().find(|g| g.contains(&n)) {
+                        let names: Vec<&str> =
+                            group.iter().map(|&m| self.graph[m].name()).collect();
+                        label.push_str(&format!("\nfused: {}", names.join(" + ")));
+                    }
+                    if !node.branch().is_empty() {
+                        label.push_str(&format!("\nbranch {}", node.branch().join("/")));
+                    }
+                    if node.is_misplaced() {
+                        look.line_color = Color::fast("red");
+                    }
+                    ShapeKind::new_box(&label)
+                }
+            };
+            let size = get_shape_size(Orientation::LeftToRight, &shape, look.font_size, false);
+            let element = Element::create(shape, look, Orientation::LeftToRight, size);
+            handles.insert(n, visual.add_node(element));
+        }
+        for edge in self.graph.edge_references() {
+            let flow = edge.weight();
+            let mut label = flow.branch.clone().unwrap_or_default();
+            let ty = match (flow.given, flow.taken) {
+                (Some(given), Some(taken)) if flow.is_mismatch() => {
+                    Some(format!("{} ≠ {}", given.short_name(), taken.short_name()))
+                }
+                _ => flow.ty().map(|t| t.short_name()),
+            };
+            if let Some(ty) = ty {
+                if !label.is_empty() {
+                    label.push_str(": ");
+                }
+                label.push_str(&ty);
+            }
+            let mut arrow = Arrow::simple(&label);
+            if flow.is_mismatch() {
+                arrow.look.line_color = Color::fast("red");
+            }
+            visual.add_edge(arrow, handles[&edge.source()], handles[&edge.target()]);
+        }
+        visual
+    }
+
+    /// The plan as SVG rendered by a Graphviz program (`"dot"`, a path to
+    /// it, or another layout such as `neato`) from
+    /// [`to_dot`](Plan::to_dot), with its clusters. Fails with
+    /// [`SvgError::NotInstalled`] if the program is not on `PATH`; the
+    /// pure-Rust [`to_svg`](Plan::to_svg) needs nothing.
     pub fn to_svg_with(&self, program: impl AsRef<OsStr>) -> Result<String, SvgError> {
         let program = program.as_ref();
         let name = program.to_string_lossy().into_owned();

@@ -115,3 +115,40 @@ fn broken_draft_with_odd_names() {
         .build();
     insta::assert_snapshot!(Planner.draft(&description).to_dot());
 }
+
+/// The pure-Rust SVG of a broken draft: the odd name escaped, the node in
+/// the wrong stage and the edge whose ends disagree drawn in red, and
+/// every node named with its stage.
+#[test]
+fn broken_draft_as_svg() {
+    let description = GraphBuilder::new()
+        .sample(sample("decode").typed::<Raw, Frame>())
+        .sample(batch("say \"hi\" <now>").typed::<FrameBatch, Tensor>())
+        .collate(collate("default"))
+        .build();
+    let plain = Planner
+        .plan(
+            &GraphBuilder::new()
+                .sample(sample("decode").typed::<Raw, Frame>())
+                .collate(collate("default"))
+                .build(),
+        )
+        .unwrap()
+        .to_svg()
+        .unwrap();
+    let svg = Planner.draft(&description).to_svg().unwrap();
+    assert!(
+        svg.contains("say &quot;hi&quot; &lt;now&gt;") || svg.contains("say \"hi\" &lt;now&gt;"),
+        "{svg}"
+    );
+    assert!(
+        svg.contains(">decode<") && svg.contains(">sample · cpu<"),
+        "{svg}"
+    );
+    let red = |s: &str| s.matches("#ff0000").count() + s.matches("\"red\"").count();
+    assert!(red(&svg) > red(&plain), "nothing drawn red:\n{svg}");
+    assert!(
+        svg.contains("FrameBatch ≠ Frame") || svg.contains("Frame ≠ FrameBatch"),
+        "{svg}"
+    );
+}

@@ -139,7 +139,13 @@ fn rank(dim: &str) -> Option<String> {
 /// `Dim<[usize; 2]>` -> `Ix2`.
 fn dim_alias(args: &[String]) -> Option<String> {
     match args {
-        [dim] => rank(dim).map(|r| if r == "D" { "IxDyn".to_owned() } else { format!("Ix{r}") }),
+        [dim] => rank(dim).map(|r| {
+            if r == "D" {
+                "IxDyn".to_owned()
+            } else {
+                format!("Ix{r}")
+            }
+        }),
         _ => None,
     }
 }
