@@ -28,8 +28,10 @@ macro_rules! rules {
             },)?
         }
     )*) => {
-        /// A composition rule. See [`Rule::ALL`] for the table.
+        /// A composition rule. See [`Rule::ALL`] for the table. New rules
+        /// may be added, hence `#[non_exhaustive]`.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum Rule {
             $($(#[doc = $doc])* $variant,)*
         }

@@ -36,8 +36,10 @@ impl std::fmt::Display for Stage {
     }
 }
 
-/// Where a node runs.
+/// Where a node runs. New devices may be added, hence
+/// `#[non_exhaustive]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Device {
     /// On the CPU (sample nodes, the collate, batch nodes without a
     /// kernel).
