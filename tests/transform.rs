@@ -197,7 +197,8 @@ fn an_impl_block_node_with_state() -> adl::Result<()> {
 
 #[test]
 fn nodes_satisfy_the_composition_markers() {
-    use adl::graph::{assert_batch_node, assert_feeds, assert_sample_node};
+    // The checks that `pipeline!` emits (hidden helpers, not API).
+    use adl::__private::{assert_batch_node, assert_feeds, assert_sample_node};
     assert_sample_node(&flip {});
     assert_sample_node(&Crop::new(1));
     assert_batch_node(&double {});

@@ -73,6 +73,21 @@ pub mod transform;
 #[cfg(feature = "px4")]
 pub mod px4;
 
+/// What the expansions of adl's macros (`pipeline!`, `#[derive(Collate)]`,
+/// `#[derive(Recycle)]`) call and nothing else: compile-time checks, type
+/// witnesses and autoref dispatch. Not part of the API; no stability
+/// promise.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::exec::recycle::{RecycleField, RecycleKnown, RecycleOther};
+    pub use crate::graph::assert::{
+        assert_batch_node, assert_collate_after, assert_feeds, assert_sample_node,
+    };
+    pub use crate::graph::node::info_of;
+    pub use crate::graph::witness::{Witness, assert_gives, collate_node};
+    pub use crate::kernel::node::{ChainThem, FuseThem, Link, LinkKernels, LinkOther};
+}
+
 pub use concat::Concat;
 pub use error::{BoxError, Error, Result};
 pub use in_memory::InMemory;

@@ -82,9 +82,9 @@ pub(crate) fn recycle_impl(
     } else {
         quote! {
             #[allow(unused_imports)]
-            use #krate::exec::{RecycleKnown as _, RecycleOther as _};
+            use #krate::__private::{RecycleKnown as _, RecycleOther as _};
             #(
-                (&#krate::exec::RecycleField::new(self.#members)).recycle_field(__adl_recycler);
+                (&#krate::__private::RecycleField::new(self.#members)).recycle_field(__adl_recycler);
             )*
         }
     };

@@ -41,7 +41,7 @@
 mod buffers;
 mod context;
 mod prefetch;
-mod recycle;
+pub(crate) mod recycle;
 mod rng;
 mod sequential;
 mod tagged;
@@ -53,7 +53,6 @@ pub use context::{Context, NodeId, join_each, panic_message};
 pub use prefetch::prefetch;
 pub use recycle::Recycle;
 #[doc(hidden)]
-pub use recycle::{RecycleField, RecycleKnown, RecycleOther};
 pub use rng::{SampleRng, mix64};
 pub use sequential::Sequential;
 pub use tagged::Tagged;

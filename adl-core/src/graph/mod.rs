@@ -14,28 +14,27 @@
 //! - [`Described`]: what `pipeline!` returns, a typed pipeline with its
 //!   description; and what its expansion is built from: closure nodes
 //!   ([`SampleFn`], [`BatchFn`]), parallel branches ([`Branch`],
-//!   [`KeyedBranches`]), type [`Witness`]es and [`collate_node`].
+//!   [`KeyedBranches`]). (The type witnesses and compile-time checks the
+//!   expansion also calls are in the hidden `adl::__private`, not API.)
 
-mod assert;
+pub(crate) mod assert;
 mod branches;
 mod closure;
 mod described;
 mod description;
-mod node;
+pub(crate) mod node;
 mod rule;
 mod stage;
 mod type_name;
-mod witness;
+pub(crate) mod witness;
 
-pub use assert::{assert_batch_node, assert_collate_after, assert_feeds, assert_sample_node};
 pub use branches::{Branch, BranchNames, KeyedBranches, NoBranch, SameBranches};
 pub use closure::{BatchFn, SampleFn};
 pub use described::Described;
 pub use description::{Body, Description, misplaced};
-pub use node::{Node, NodeInfo, TypeInfo, info_of};
+pub use node::{Node, NodeInfo, TypeInfo};
 pub use rule::{
     BatchNode, CollateNode, MAY_END, MAY_FOLLOW, PLACEMENT, Rule, SampleNode, Takes, Violation,
     check_path, may_follow, placement,
 };
 pub use stage::{Device, Section, Stage};
-pub use witness::{Witness, assert_gives, collate_node};

@@ -69,7 +69,7 @@ mod builtin;
 mod data;
 mod element;
 mod launch;
-mod node;
+pub(crate) mod node;
 
 pub use accelerator::Accelerator;
 pub use blocked::{BlockInfo, BlockKernel};
@@ -78,7 +78,6 @@ pub use data::{HostBatch, KernelInput, KernelOutput, Output};
 pub use element::{Element, ElementType};
 pub use launch::{KernelArg, Launch, Op, cl_f32, cl_f32_by_channel};
 #[doc(hidden)]
-pub use node::{ChainThem, FuseThem, Link, LinkKernels, LinkOther};
 pub use node::{Fused, KernelNode, run};
 
 /// The shape variables of the kernel ABI for a batch of `shape`: `(n,

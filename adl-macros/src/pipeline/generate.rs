@@ -108,9 +108,9 @@ fn link(steps: Vec<TokenStream>) -> TokenStream {
         .reduce(|rest, step| {
             quote! {{
                 #[allow(unused_imports)]
-                use __adl_crate::kernel::{LinkKernels as _, LinkOther as _};
+                use __adl_crate::__private::{LinkKernels as _, LinkOther as _};
                 let (__adl_first, __adl_rest) = (#step, #rest);
-                (&__adl_crate::kernel::Link::of(&__adl_first, &__adl_rest))
+                (&__adl_crate::__private::Link::of(&__adl_first, &__adl_rest))
                     .kind()
                     .link(__adl_first, __adl_rest)
             }}
@@ -143,13 +143,15 @@ impl Generator {
         };
         out.push(quote_spanned! {span=>
             let #binding = #value;
-            __adl_crate::graph::#assert(&#binding);
+            __adl_crate::__private::#assert(&#binding);
         });
         if let Some(before) = cursor {
-            out.push(quote_spanned!(span=> __adl_crate::graph::assert_feeds(&#before, &#binding);));
+            out.push(
+                quote_spanned!(span=> __adl_crate::__private::assert_feeds(&#before, &#binding);),
+            );
         }
         *cursor = Some(binding.clone());
-        let info = quote_spanned!(span=> __adl_crate::graph::info_of(&#binding));
+        let info = quote_spanned!(span=> __adl_crate::__private::info_of(&#binding));
         (binding, info)
     }
 
@@ -166,7 +168,7 @@ impl Generator {
         let mut chain = Chain::default();
         for (id, node) in (first..).zip(nodes) {
             let (binding, info) = self.node(node, stage, cursor, out);
-            let name = quote_spanned!(node.span=> __adl_crate::graph::info_of(&#binding).name);
+            let name = quote_spanned!(node.span=> __adl_crate::__private::info_of(&#binding).name);
             chain
                 .tagged
                 .push(tagged(id, name, quote!(#binding), node.span));
@@ -217,7 +219,9 @@ impl Generator {
         let (value, known) = match (output, last) {
             (true, Some(last)) => {
                 let witness = format_ident!("__adl_output", span = Span::mixed_site());
-                out.push(quote!(let #witness = __adl_crate::graph::Witness::output_of(&#last);));
+                out.push(
+                    quote!(let #witness = __adl_crate::__private::Witness::output_of(&#last);),
+                );
                 (quote!((#described, #witness)), true)
             }
             _ => (described, false),
@@ -268,8 +272,8 @@ impl Generator {
                         // `collate_node` (the same, at the same token) is
                         // then left out by rustc.
                         out.push(quote_spanned! {span=>
-                            __adl_crate::graph::assert_collate_after(&#before, &#binding);
-                            let (#info, #batch) = __adl_crate::graph::collate_node(#name, &#before, &#binding);
+                            __adl_crate::__private::assert_collate_after(&#before, &#binding);
+                            let (#info, #batch) = __adl_crate::__private::collate_node(#name, &#before, &#binding);
                             let #tag_name = #info.name.clone();
                         });
                         cursor = Some(batch);
@@ -368,13 +372,13 @@ impl Generator {
                 out.push(quote_spanned!(span=> let #split = |#sample: #ty| #nested;));
                 if let Some(before) = &cursor {
                     out.push(
-                        quote_spanned!(span=> __adl_crate::graph::assert_gives(&#before, &#split);),
+                        quote_spanned!(span=> __adl_crate::__private::assert_gives(&#before, &#split);),
                     );
                 }
                 for field in &fields {
                     let witness = self.ident("field", field.span());
                     out.push(quote_spanned! {field.span()=>
-                        let #witness = __adl_crate::graph::Witness::field(|#sample: &#ty| &#sample.#field);
+                        let #witness = __adl_crate::__private::Witness::field(|#sample: &#ty| &#sample.#field);
                     });
                     witnesses.push(Some(witness));
                 }
@@ -389,11 +393,11 @@ impl Generator {
                 let witness = ty.as_ref().map(|ty| {
                     let span = syn::spanned::Spanned::span(ty);
                     if let Some(before) = &cursor {
-                        out.push(quote_spanned!(span=> __adl_crate::graph::assert_gives(&#before, &|_: #ty| ());));
+                        out.push(quote_spanned!(span=> __adl_crate::__private::assert_gives(&#before, &|_: #ty| ());));
                     }
                     let witness = self.ident("value", span);
                     out.push(quote_spanned! {span=>
-                        let #witness = __adl_crate::graph::Witness::<<#ty as __adl_crate::transform::Keyed>::Value>::new();
+                        let #witness = __adl_crate::__private::Witness::<<#ty as __adl_crate::transform::Keyed>::Value>::new();
                     });
                     // The named type is the pipeline's input: the identity
                     // on it pins the raw sample type for inference.
@@ -455,7 +459,7 @@ impl Generator {
         match (known, &merge_binding, &parallel.ty) {
             (Some(outputs), Some(merge), _) => {
                 let nested = outputs.iter().rev().fold(
-                    quote!(__adl_crate::graph::Witness::<()>::new()),
+                    quote!(__adl_crate::__private::Witness::<()>::new()),
                     |rest, o| quote!(#o.pair(#rest)),
                 );
                 let merged = self.ident("merged", Span::call_site());
@@ -466,7 +470,7 @@ impl Generator {
                 let first = &outputs[0];
                 let merged = self.ident("merged", Span::call_site());
                 out.push(
-                    quote!(let #merged = __adl_crate::graph::Witness::<#ty>::new().keyed(#first);),
+                    quote!(let #merged = __adl_crate::__private::Witness::<#ty>::new().keyed(#first);),
                 );
                 cursor = Some(merged);
             }
