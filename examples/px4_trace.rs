@@ -12,9 +12,10 @@
 //!   name it so); in a log without a GPS, the local position, else the
 //!   attitude, else the IMU. A log sensor outside the four below joins the
 //!   trace.
-//! - `--without TOPIC`: leave a topic out, as if the log lacked it
-//!   (`--without vehicle_gps_position` runs the example as on a log without
-//!   a GPS); may be repeated.
+//! - `--without TOPIC|ROLE`: leave a topic out, as if the log lacked it, or
+//!   all topics of a role (`IMU`, `attitude`, `local position`, `GPS`, in
+//!   any case): `--without gps` runs the example as on a log without a GPS;
+//!   may be repeated.
 //! - `--tolerance SECONDS`: the largest `|t_sensor - t_reference|` a row may
 //!   have; default half the period of the slowest other sensor, so that only
 //!   rows where some sensor has a real gap (a dropout) are left out.
@@ -65,7 +66,8 @@ const USAGE: &str = "usage: px4_trace [LOG] [--reference NAME] [--tolerance SECO
      \n  LOG                 a PX4 .ulg file (default: tests/data/px4/pixhawk4-sample-small.ulg)\
      \n  --reference NAME    the sensor whose samples are the rows (default: the GPS;\
      \n                      without one, the local position, attitude or IMU)\
-     \n  --without TOPIC     leave a topic out, as if the log lacked it (repeatable)\
+     \n  --without TOPIC     leave a topic out, as if the log lacked it, or a role's topics\
+     \n                      (`--without gps`: as on a log without a GPS; repeatable)\
      \n  --tolerance SECONDS the largest |t_sensor - t_reference| of a row\
      \n                      (default: half the period of the slowest other sensor)\
      \n  --dot FILE          write the pipeline's graph as Graphviz DOT (default: target/px4_pipeline.dot)\
@@ -196,15 +198,23 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
 
     // The four sensors of the trace (those the log has), then the reference
     // if it is another sensor of the log.
-    let present = |topic: &str| {
-        log.sensor(topic)
-            .ok()
-            .filter(|_| !args.without.iter().any(|w| w == topic))
+    // `--without` names a topic, or a role (`gps`) for all of its topics.
+    let left_out = |topic: &str| {
+        args.without.iter().any(|w| {
+            w == topic
+                || ROLES
+                    .iter()
+                    .any(|(role, topics)| role.eq_ignore_ascii_case(w) && topics.contains(&topic))
+        })
     };
+    let present = |topic: &str| log.sensor(topic).ok().filter(|_| !left_out(topic));
     let mut chosen: Vec<(&str, &TopicSensor)> = Vec::new();
     for (role, topics) in ROLES {
         match topics.iter().find_map(|t| present(t)) {
             Some(sensor) => chosen.push((role, sensor)),
+            None if topics.iter().any(|t| left_out(t)) => {
+                println!("\n{role} ({}) left out with --without", topics.join(", "));
+            }
             None => println!(
                 "\nno {role} topic ({}) in this log: left out",
                 topics.join(" or ")

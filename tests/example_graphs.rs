@@ -211,3 +211,50 @@ fn the_examples_draw_as_svg_naming_every_node() {
         );
     }
 }
+
+/// The main example itself on a log without a GPS (`--without gps`): it
+/// takes the local position as its reference and runs its pipeline to the
+/// end, writing both pictures.
+#[test]
+fn the_main_example_runs_without_a_gps() {
+    let dir = std::env::temp_dir().join(format!("adl-px4-{}", std::process::id()));
+    let (dot, svg) = (dir.join("p.dot"), dir.join("p.svg"));
+    let output = std::process::Command::new(env!("CARGO"))
+        .args([
+            "run",
+            "-q",
+            "--example",
+            "px4_trace",
+            "--",
+            "--without",
+            "gps",
+        ])
+        .arg("--dot")
+        .arg(&dot)
+        .arg("--svg")
+        .arg(&svg)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("no GPS: the local position (`vehicle_local_position`) is the reference"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("altitude: none (no GPS in the trace)"),
+        "{stdout}"
+    );
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("to_flight"));
+    assert!(
+        std::fs::read_to_string(&dot)
+            .unwrap()
+            .starts_with("digraph")
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -332,7 +332,8 @@ impl Error {
 }
 
 /// A boxed error from user code: an adl [`Error`] inside is taken out as
-/// it is; any other becomes an [`Error::Read`] ("reading user data").
+/// it is; any other becomes an [`Error::Read`] ("reading user data",
+/// without an index; [`Error::read`] names what and where).
 ///
 /// ```
 /// use adl::{BoxError, Error, Result};
@@ -358,12 +359,14 @@ impl From<BoxError> for Error {
     }
 }
 
-/// An I/O error from user code becomes an [`Error::Read`] ("reading a
-/// file"), so `?` on `std::fs` and `std::io` calls works in a loader.
+/// An I/O error from user code becomes an [`Error::Read`] ("reading from
+/// I/O", without a path or index), so `?` on `std::fs` and `std::io` calls
+/// works in a loader. To say which file and which sample, map it with
+/// [`Error::read`]: `.map_err(|e| Error::read(path.display(), i, e))?`.
 impl From<std::io::Error> for Error {
     fn from(error: std::io::Error) -> Self {
         Error::Read {
-            what: "a file".to_owned(),
+            what: "from I/O".to_owned(),
             index: None,
             source: Box::new(error),
         }

@@ -25,7 +25,7 @@ use crate::{Dataset, Error, Indices, Result, SensorSet, Synchronization, Trace};
 /// [`Sensor::boxed`](crate::Sensor::boxed) holds any of one sample type.)
 ///
 /// ```
-/// use adl::{Dataset, Recording, Series, Timestamps, Trace, sync::Next};
+/// use adl::{Dataset, Recording, Sensor, Series, Timestamps, Trace, sync::Next};
 ///
 /// let s = |n: &str, t: Vec<f64>| Series::new(n, Timestamps::new(n, t).unwrap(), |i| Ok(i));
 /// let trace = Recording::new(
@@ -36,7 +36,6 @@ use crate::{Dataset, Error, Indices, Result, SensorSet, Synchronization, Trace};
 /// assert_eq!(trace.len(), 3); // the window [0.05, 0.25] is inclusive
 /// assert_eq!(trace.get(0)?.values(), &[1, 0]);
 /// assert_eq!(trace.sensor("radar")?.name(), "radar");
-/// use adl::Sensor;
 /// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug)]
@@ -45,6 +44,8 @@ pub struct Recording<S> {
     names: Arc<[String]>,
     sensors: S,
     indices: Option<Indices>,
+    /// The number of synchronized samples, computed once.
+    len: usize,
 }
 
 impl<S: SensorSet> Recording<S> {
@@ -85,6 +86,7 @@ impl<S: SensorSet> Recording<S> {
             names,
             sensors,
             indices: None,
+            len: lens.first().copied().unwrap_or(0),
         })
     }
 
@@ -102,11 +104,16 @@ impl<S: SensorSet> Recording<S> {
                 .collect();
             indices.check_fits(&lens)?;
         }
+        let len = match &indices {
+            Some(indices) => indices.len(),
+            None => sensors.lens().first().copied().unwrap_or(0),
+        };
         Ok(Recording {
             name,
             names,
             sensors,
             indices,
+            len,
         })
     }
 
@@ -171,10 +178,7 @@ impl<S: SensorSet> Dataset for Recording<S> {
     type Sample = S::Sample;
 
     fn len(&self) -> usize {
-        match &self.indices {
-            Some(indices) => indices.len(),
-            None => self.sensors.lens().first().copied().unwrap_or(0),
-        }
+        self.len
     }
 
     fn get(&self, index: usize) -> Result<Self::Sample> {

@@ -34,7 +34,8 @@ struct Parsed {
 }
 
 /// Parse and check: a struct with named fields, known attributes only.
-/// Every attribute error is reported, not only the first.
+/// An error in each `#[sensor_set(...)]` attribute is reported (the first
+/// of each), with the shape's.
 fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
     let mut errors: Vec<syn::Error> = Vec::new();
     let mut krate: Path = syn::parse_quote!(::adl);
@@ -174,11 +175,15 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
     // alone is the sample. (A field declared as a projection through a
     // closure sensor's `Fn` bound trips rustc's layout computation, a
     // type parameter does not.)
-    let generic = input.generics.type_params().next().is_some();
-    let taken = idents_in(sensors.iter().map(|s| &s.ty));
+    // Any parameter (a type, a lifetime of borrowed sensors, a const) may
+    // appear in the fields' sample types: such a set's sample is generic,
+    // without defaults.
+    let generic = !input.generics.params.is_empty();
+    let mut taken = idents_in(sensors.iter().map(|s| &s.ty));
+    taken.push(sample.to_string());
     let mut params: Vec<Ident> = Vec::new();
     for s in sensors {
-        let mut param = format_ident!("{}Sample", camel(&s.name));
+        let mut param = format_ident!("{}Sample", camel(&s.name), span = s.name.span());
         while params.contains(&param) || taken.contains(&param.to_string()) {
             param = format_ident!("{}_", param);
         }
@@ -205,6 +210,16 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
     } else {
         quote!(#[derive(#(#derives),*)])
     };
+    // The sensors' lifetime in `Sensor<'_>`, named apart from the set's own.
+    let mut life_name = "'__adl".to_owned();
+    while input
+        .generics
+        .lifetimes()
+        .any(|l| l.lifetime.to_string() == life_name)
+    {
+        life_name.push('_');
+    }
+    let life = syn::Lifetime::new(&life_name, proc_macro2::Span::call_site());
     quote! {
         #[doc = #sample_doc]
         #derive_attr
@@ -218,7 +233,7 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
 
         impl #impl_generics #krate::SensorSet for #set #ty_generics #where_all {
             type Sample = #sample_ty;
-            type Sensor<'__adl> = dyn #krate::AnySensor + '__adl where Self: '__adl;
+            type Sensor<#life> = dyn #krate::AnySensor + #life where Self: #life;
 
             fn names(&self) -> ::std::vec::Vec<&str> {
                 ::std::vec![#(#krate::Sensor::name(&self.#names)),*]
@@ -276,8 +291,9 @@ fn idents_in<'a>(types: impl Iterator<Item = &'a Type>) -> Vec<String> {
     out
 }
 
-/// `radar_frame` -> `RadarFrame`: a field's name as a type parameter.
-fn camel(name: &Ident) -> Ident {
+/// `radar_frame` -> `RadarFrame`: a field's name as the start of a type
+/// parameter's (`_1` -> `F1`: a name cannot start with a digit).
+fn camel(name: &Ident) -> String {
     let text = name.to_string();
     let text = text.strip_prefix("r#").unwrap_or(&text);
     let mut out = String::new();
@@ -292,10 +308,10 @@ fn camel(name: &Ident) -> Ident {
             out.push(c);
         }
     }
-    if out.is_empty() {
-        out.push('T');
+    if !out.starts_with(|c: char| c.is_alphabetic()) {
+        out.insert(0, 'F');
     }
-    Ident::new(&out, name.span())
+    out
 }
 
 #[cfg(test)]
@@ -318,6 +334,14 @@ mod tests {
     }
 
     #[test]
+    fn borrowed_sensors_odd_field_names_and_a_taken_name() {
+        insta::assert_snapshot!(expanded(quote! {
+            #[sensor_set(sample = ImuSample)]
+            struct Rig<'__adl, 'a> { imu: &'a Imu, _1: Window<&'__adl Gps> }
+        }));
+    }
+
+    #[test]
     fn generic_struct_with_crate_path() {
         insta::assert_snapshot!(expanded(quote! {
             #[sensor_set(crate = "deps::engine")]
@@ -330,7 +354,8 @@ mod tests {
         insta::assert_snapshot!(expanded(quote! { struct Pair(Radar, Imu); }));
         insta::assert_snapshot!(expanded(quote! { enum Sensors { Radar(Radar) } }));
         insta::assert_snapshot!(expanded(quote! {
-            #[sensor_set(name = Frame, crate = "a", crate = "b")]
+            #[sensor_set(name = Frame)]
+            #[sensor_set(crate = "a", crate = "b")]
             struct Rig {}
         }));
     }
