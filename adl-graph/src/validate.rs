@@ -1,15 +1,16 @@
 //! Validation: the composition rules on the built graph.
 //!
-//! A plan is checked twice over, with the one rule table of
-//! `adl_core::graph`:
+//! A plan is checked twice over, with the one checker of the rules
+//! (`adl_lang::check`, re-exported in `adl_core::graph`), which `pipeline!`
+//! uses too:
 //!
 //! 1. [`Description::check`](adl_core::graph::Description::check), the
 //!    very check the `pipeline!` macro's rules stand for;
-//! 2. a walk of every source-to-sink path of the petgraph graph, which
-//!    applies the same rules to each path: nodes in the stage they stand
-//!    in ([`check_path`]: one collate per path, sample stage before it,
-//!    batch stage after), batch nodes not under `sample:` nor sample nodes
-//!    under `batch:`, and neighbours' `TypeId`s.
+//! 2. a walk of every source-to-sink path of the petgraph graph, each path
+//!    handed to the same checker (`check_steps`): one collate per path,
+//!    sample stage before it, batch stage after, batch nodes not under
+//!    `sample:` nor sample nodes under `batch:`, and neighbours' `TypeId`s
+//!    within a segment (a split or a merge starts a new one).
 //!
 //! On what a description shows, the two agree (the tests hold them to it);
 //! the walk adds what only the graph shows: the `post:` nodes of a
@@ -17,9 +18,10 @@
 //! Types are not compared across a split or a merge: a branch takes one
 //! field of the sample, and the merge gives a whole batch again.
 
-use adl_core::graph::{Rule, Stage, Violation, check_path, misplaced};
+use adl_core::graph::{Rule, TypeInfo, Violation};
+use adl_lang::check::{Step, check_steps};
 
-use crate::plan::Plan;
+use crate::plan::{NodeKind, Plan};
 
 /// A pipeline that breaks composition rules: every broken rule, with its
 /// id and where.
@@ -86,43 +88,27 @@ impl Plan {
     pub fn check_paths(&self) -> Vec<Violation> {
         let mut found = Vec::new();
         for path in self.paths() {
-            let at = path.location.as_str();
-            let nodes: Vec<_> = path
-                .nodes(self)
-                .into_iter()
-                .filter(|&n| self.graph[n].info().is_some())
-                .collect();
-            for &n in &nodes {
+            let at = path.location.clone();
+            let mut steps: Vec<(Step<String, TypeInfo>, usize)> = Vec::new();
+            let mut segment = 0;
+            for n in path.nodes(self) {
                 let node = &self.graph[n];
-                if let (Some(info), Some(stands_in)) = (node.info(), node.stands_in()) {
-                    found.extend(misplaced(at, info, stands_in));
+                match node.kind() {
+                    NodeKind::Split | NodeKind::Merge => segment += 1,
+                    NodeKind::Source | NodeKind::Sink => {}
+                    NodeKind::Transform { info, .. } => {
+                        let stands_in = node.stands_in().expect("a transform stands in a stage");
+                        steps.push((adl_core::graph::checker_step(info, stands_in), segment));
+                    }
                 }
             }
-            let positions: Vec<(&str, Stage)> = nodes
-                .iter()
-                .map(|&n| {
-                    (
-                        self.graph[n].name(),
-                        self.graph[n].stands_in().expect("a transform"),
-                    )
-                })
-                .collect();
-            found.extend(check_path(at, &positions));
-            for &edge in &path.edges {
-                let flow = &self.graph[edge];
-                // Only transforms give and take types: a mismatch is between
-                // two of them.
-                if flow.is_mismatch() {
-                    let (_, after) = self.graph.edge_endpoints(edge).expect("edge of this plan");
-                    let name = self.graph[after].name();
-                    let given = flow.given.expect("a mismatch has both types").short_name();
-                    found.push(Violation {
-                        rule: Rule::TypeMismatch,
-                        at: format!("{at}/{name}"),
-                        message: Rule::TypeMismatch.render(&[("Self", name), ("T", &given)]),
-                    });
-                }
-            }
+            let path: Vec<(&Step<String, TypeInfo>, usize)> =
+                steps.iter().map(|(step, segment)| (step, *segment)).collect();
+            found.extend(
+                check_steps(&at, &[], &path, false)
+                    .into_iter()
+                    .map(Violation::from),
+            );
         }
         found
     }

@@ -1,6 +1,6 @@
-use std::collections::HashSet;
+use adl_lang::check::{Branch, Core, Level, Step, TypeKey, check_level};
 
-use super::{NodeInfo, Rule, Stage, Violation, check_path, placement};
+use super::{NodeInfo, Stage, TypeInfo, Violation};
 
 /// A whole pipeline as data: pre-composed transforms, a body, and
 /// post-composed transforms. `pipeline!` builds one for every pipeline it
@@ -47,17 +47,6 @@ impl Default for Body {
     }
 }
 
-/// One node on a path: what it is, where it stands, and which segment of
-/// the pipeline it belongs to. Types are compared only between neighbours
-/// of one segment: a parallel split routes one field to each branch and a
-/// merge rebuilds the sample, so the types across them differ by design.
-#[derive(Clone)]
-struct Step<'a> {
-    node: &'a NodeInfo,
-    stands_in: Stage,
-    segment: usize,
-}
-
 impl Description {
     /// Every node of the pipeline, in canonical order: the `pre` nodes,
     /// then the body (for [`Body::Stages`] its `sample`, then its `collate`,
@@ -96,33 +85,25 @@ impl Description {
     /// every path from the source to the sink, one collate and every node in
     /// the stage it belongs to; neighbours whose types are both known must
     /// agree; branch names are unique. Returns every violation (empty: the
-    /// pipeline is sound).
+    /// pipeline is sound). The checker is the one `pipeline!` and the
+    /// planner use (`adl_lang::check`), locating violations by node path
+    /// (`pipeline/radar/flip`).
     pub fn check(&self) -> Vec<Violation> {
-        let mut found = Vec::new();
-        let mut segments = 0;
-        self.check_into("pipeline", &[], &[], &mut segments, &mut found);
-        found
+        check_level(&self.level(), &"pipeline".to_owned())
+            .into_iter()
+            .map(Violation::from)
+            .collect()
     }
 
-    /// Walk the paths below this description. `prefix` holds the enclosing
-    /// `pre:` nodes (they stand in the sample stage) and `suffix` the
-    /// enclosing `post:` nodes (they stand in the batch stage).
-    fn check_into<'a>(
-        &'a self,
-        at: &str,
-        prefix: &[Step<'a>],
-        suffix: &[Step<'a>],
-        segments: &mut usize,
-        found: &mut Vec<Violation>,
-    ) {
-        let segment = *segments;
-        *segments += 1;
-        let steps = |nodes: &'a [NodeInfo], stands_in: Stage, segment: usize| {
-            nodes.iter().map(move |node| Step {
-                node,
-                stands_in,
-                segment,
-            })
+    /// The description as the checker reads it.
+    fn level(&self) -> Level<String, TypeInfo> {
+        let steps = |nodes: &[NodeInfo], stands_in: Stage| -> Vec<Step<String, TypeInfo>> {
+            nodes.iter().map(|node| step(node, stands_in)).collect()
+        };
+        let mut level = Level {
+            pre: steps(&self.pre, Stage::Sample),
+            post: steps(&self.post, Stage::Batch),
+            ..Level::default()
         };
         match &self.body {
             Body::Stages {
@@ -130,97 +111,59 @@ impl Description {
                 collate,
                 batch,
             } => {
-                let path: Vec<Step<'a>> = prefix
+                level.sample = steps(sample, Stage::Sample);
+                level.cores = collate
                     .iter()
-                    .cloned()
-                    .chain(steps(&self.pre, Stage::Sample, segment))
-                    .chain(steps(sample, Stage::Sample, segment))
-                    .chain(steps(collate, Stage::Collate, segment))
-                    .chain(steps(batch, Stage::Batch, segment))
-                    .chain(steps(&self.post, Stage::Batch, segment))
-                    .chain(suffix.iter().cloned())
+                    .map(|node| Core::Collate(step(node, Stage::Collate)))
                     .collect();
-                check_one_path(at, &path, found);
+                level.batch = steps(batch, Stage::Batch);
             }
             Body::Parallel { branches } => {
-                if branches.is_empty() {
-                    found.push(Violation {
-                        rule: Rule::NoBranches,
-                        at: at.to_owned(),
-                        message: Rule::NoBranches.template().to_owned(),
-                    });
-                }
-                let inner_prefix: Vec<Step<'a>> = prefix
-                    .iter()
-                    .cloned()
-                    .chain(steps(&self.pre, Stage::Sample, segment))
-                    .collect();
-                // After the merge: a segment of its own.
-                let merged = *segments;
-                *segments += 1;
-                let inner_suffix: Vec<Step<'a>> = steps(&self.post, Stage::Batch, merged)
-                    .chain(suffix.iter().cloned())
-                    .collect();
-                let mut seen = HashSet::new();
-                for (name, branch) in branches {
-                    let here = format!("{at}/{name}");
-                    if !seen.insert(name.as_str()) {
-                        found.push(Violation {
-                            rule: Rule::DuplicateBranch,
-                            at: here.clone(),
-                            message: Rule::DuplicateBranch.render(&[("name", name)]),
-                        });
-                    }
-                    branch.check_into(&here, &inner_prefix, &inner_suffix, segments, found);
-                }
+                level.cores = vec![Core::Parallel {
+                    name: "{ .. }".to_owned(),
+                    site: String::new(),
+                    branches: branches
+                        .iter()
+                        .map(|(name, branch)| Branch {
+                            name: Some(name.clone()),
+                            site: String::new(),
+                            body: String::new(),
+                            level: branch.level(),
+                        })
+                        .collect(),
+                }];
             }
         }
+        level
     }
 }
 
-/// The violation of a node of its own stage standing in `stands_in`, if it
-/// may not stand there (see [`PLACEMENT`](super::PLACEMENT)). Shared with
-/// the planner's graph walk.
-pub fn misplaced(at: &str, node: &NodeInfo, stands_in: Stage) -> Option<Violation> {
-    let rule = placement(node.stage, stands_in)?;
-    let given = node
-        .input
-        .map(|t| t.short_name())
-        .unwrap_or_else(|| "the samples".to_owned());
-    Some(Violation {
-        rule,
-        at: format!("{at}/{}", node.name),
-        message: rule.render(&[("Self", &node.name), ("T", &given)]),
-    })
+/// A node as the checker (`adl_lang::check`) reads it, standing in
+/// `stands_in`: for the planner's walk of its graph.
+#[doc(hidden)]
+pub fn checker_step(node: &NodeInfo, stands_in: Stage) -> Step<String, TypeInfo> {
+    step(node, stands_in)
 }
 
-/// The rules on one path: every node standing where it may, then the
-/// stage order (via [`check_path`] on the stage each node stands in), then
-/// neighbour types within a segment.
-fn check_one_path(at: &str, path: &[Step<'_>], found: &mut Vec<Violation>) {
-    for step in path {
-        found.extend(misplaced(at, step.node, step.stands_in));
+/// A node as the checker reads it.
+fn step(node: &NodeInfo, stands_in: Stage) -> Step<String, TypeInfo> {
+    Step {
+        name: node.name.to_string(),
+        is: Some(node.stage),
+        stands_in,
+        input: node.input,
+        output: node.output,
+        site: String::new(),
     }
-    let positions: Vec<(&str, Stage)> = path
-        .iter()
-        .map(|s| (s.node.name.as_ref(), s.stands_in))
-        .collect();
-    found.extend(check_path(at, &positions));
-    for pair in path.windows(2) {
-        let (before, after) = (&pair[0], &pair[1]);
-        if before.segment != after.segment {
-            continue;
-        }
-        if let (Some(out), Some(input)) = (before.node.output, after.node.input)
-            && out.id != input.id
-        {
-            let given = out.short_name();
-            found.push(Violation {
-                rule: Rule::TypeMismatch,
-                at: format!("{at}/{}", after.node.name),
-                message: Rule::TypeMismatch.render(&[("Self", &after.node.name), ("T", &given)]),
-            });
-        }
+}
+
+/// Types compare by `TypeId` and are named as a user writes them.
+impl TypeKey for TypeInfo {
+    fn same(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+    fn short_name(&self) -> String {
+        TypeInfo::short_name(self)
     }
 }
 

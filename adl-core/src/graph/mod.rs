@@ -6,7 +6,11 @@
 //! - [`Stage`]: the three stages of the specification, and [`Device`].
 //! - [`Rule`]: every composition rule, with its message, in one table
 //!   ([`rules`](self::Rule::ALL)); [`may_follow`] and [`check_path`] apply
-//!   the stage rules to a path of nodes.
+//!   the stage rules to a path of nodes. The table and the one checker of
+//!   the rules live in `adl-lang` (a library shared with the macros) and
+//!   are re-exported here; this module adds the marker traits
+//!   ([`SampleNode`], [`BatchNode`], [`Takes`], [`CollateNode`]) whose
+//!   compile errors are the rules' messages.
 //! - [`NodeInfo`] and [`Node`]: what `#[transform]` records about a node
 //!   (name, stage, input and output types, kernel, doc).
 //! - [`Description`]: a whole pipeline (pre, sample, collate, batch, post,
@@ -24,17 +28,16 @@ mod described;
 mod description;
 pub(crate) mod node;
 mod rule;
-mod stage;
 mod type_name;
 pub(crate) mod witness;
 
 pub use branches::{Branch, BranchNames, KeyedBranches, NoBranch, SameBranches};
 pub use closure::{BatchFn, SampleFn};
 pub use described::Described;
-pub use description::{Body, Description, misplaced};
+pub use description::{Body, Description, checker_step};
 pub use node::{Node, NodeInfo, TypeInfo};
-pub use rule::{
-    BatchNode, CollateNode, MAY_END, MAY_FOLLOW, PLACEMENT, Rule, SampleNode, Takes, Violation,
-    check_path, may_follow, placement,
+pub use adl_lang::{
+    Device, MAY_END, MAY_FOLLOW, PLACEMENT, Rule, Section, Stage, Violation, check_path,
+    may_follow, placement,
 };
-pub use stage::{Device, Section, Stage};
+pub use rule::{BatchNode, CollateNode, SampleNode, Takes};
