@@ -1,14 +1,20 @@
 //! Parity with the Python reference (abstract-dataloader 0.4.7).
 //!
 //! Runs every case of the golden files in `tests/golden/` and checks our
-//! result exactly: indices, lengths, and which error. Cases where the
+//! result exactly: indices, lengths, values, the key order of every map,
+//! and, where both fail, the Python type of the error. Cases where the
 //! reference is wrong diverge on purpose: each is recognised by a rule (not
 //! by its id, so unseen cases of the same kind are handled too), and our own
-//! behaviour on it is checked instead. The reasons are in
-//! `docs/divergences.md`.
+//! behaviour on it is checked instead. Cases that cannot be written in Rust
+//! are listed as having no Rust analogue, and not run. A lookup at a
+//! negative index cannot be written either (our indices are `usize`): each
+//! one is counted, and checked the same way in every file
+//! (`common::negative_lookup`), while the rest of its case is compared.
+//! The reasons are in `docs/divergences.md`.
 //!
 //! This is a `harness = false` test so that it can print, per file, how many
-//! cases matched and how many diverge on purpose.
+//! cases matched, how many diverge on purpose, how many have no Rust
+//! analogue, and how many lookups were at negative indices.
 
 // Helper modules are `pub` for each other, inside this private test crate.
 #![allow(unreachable_pub)]

@@ -102,8 +102,10 @@ impl Plan {
                     }
                 }
             }
-            let path: Vec<(&Step<String, TypeInfo>, usize)> =
-                steps.iter().map(|(step, segment)| (step, *segment)).collect();
+            let path: Vec<(&Step<String, TypeInfo>, usize)> = steps
+                .iter()
+                .map(|(step, segment)| (step, *segment))
+                .collect();
             found.extend(
                 check_steps(&at, &[], &path, false)
                     .into_iter()

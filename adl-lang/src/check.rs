@@ -66,6 +66,8 @@ pub trait Place: Clone {
     fn branch(&self, name: &str, site: &Self) -> Self;
     /// Where a parallel form written at `site` is, at `self`.
     fn form(&self, site: &Self) -> Self;
+    /// Whether two places are the same.
+    fn same(&self, other: &Self) -> bool;
     /// The path at `self` in a message (`branches`: the names from the
     /// root): "`pipeline/radar`", "branch `radar`", "this pipeline".
     fn path_text(&self, branches: &[String]) -> String;
@@ -82,6 +84,9 @@ impl Place for String {
     fn form(&self, _site: &Self) -> Self {
         self.clone()
     }
+    fn same(&self, other: &Self) -> bool {
+        self == other
+    }
     fn path_text(&self, _branches: &[String]) -> String {
         format!("`{self}`")
     }
@@ -97,6 +102,11 @@ impl Place for proc_macro2::Span {
     }
     fn form(&self, site: &Self) -> Self {
         *site
+    }
+    /// Spans have no equality; a finding's span is its step's, so the
+    /// checker only asks this of findings about one step: the same.
+    fn same(&self, _other: &Self) -> bool {
+        true
     }
     fn path_text(&self, branches: &[String]) -> String {
         if branches.is_empty() {
@@ -185,6 +195,8 @@ pub enum Core<L, T> {
         name: String,
         /// Where it is written.
         site: L,
+        /// Where its branches are written: no branch points there.
+        body: L,
         /// Its branches.
         branches: Vec<Branch<L, T>>,
     },
@@ -239,6 +251,7 @@ type OnPath<'a, L, T> = (&'a Step<L, T>, usize);
 pub fn check_level<L: Place, T: TypeKey>(level: &Level<L, T>, at: &L) -> Vec<Finding<L>> {
     let mut walk = Walk {
         found: Vec::new(),
+        sources: Vec::new(),
         segments: 0,
     };
     walk.level(level, at, &[], &[], &[]);
@@ -247,7 +260,39 @@ pub fn check_level<L: Place, T: TypeKey>(level: &Level<L, T>, at: &L) -> Vec<Fin
 
 struct Walk<L> {
     found: Vec<Finding<L>>,
+    /// The step each finding is about, where it is about one.
+    sources: Vec<Option<*const ()>>,
     segments: usize,
+}
+
+impl<L: Place> Walk<L> {
+    /// Record the findings of one path. A node before a split stands on
+    /// every branch's path: where its place is the same on each (a token,
+    /// or a path shared by branches of one name), it is reported once.
+    fn path<T: TypeKey>(
+        &mut self,
+        at: &L,
+        names: &[String],
+        path: &[OnPath<'_, L, T>],
+        reported: bool,
+    ) {
+        for (finding, source) in findings(at, names, path, reported) {
+            let repeated =
+                source.is_some()
+                    && self.found.iter().zip(&self.sources).any(|(f, s)| {
+                        *s == source && f.rule == finding.rule && f.at.same(&finding.at)
+                    });
+            if !repeated {
+                self.found.push(finding);
+                self.sources.push(source);
+            }
+        }
+    }
+
+    fn push(&mut self, finding: Finding<L>) {
+        self.found.push(finding);
+        self.sources.push(None);
+    }
 }
 
 impl<L: Place> Walk<L> {
@@ -262,83 +307,113 @@ impl<L: Place> Walk<L> {
         let segment = self.segments;
         self.segments += 1;
         let on = |steps: &'a [Step<L, T>], segment: usize| steps.iter().map(move |s| (s, segment));
-        // A second collate (or form) at one level: reported once, here;
-        // the paths go through the first.
-        if let Some(first) = level.cores.first() {
+        // Collates at one level all stand on its path (the second is a
+        // `collate_once` there, as on the planner's graph); a parallel form
+        // beside a collate, or a second form, is a `collate_once` of its
+        // own, and the paths go through the first.
+        let first = level.cores.first();
+        let parallel_first = matches!(first, Some(Core::Parallel { .. }));
+        if let Some(first) = first {
             for extra in &level.cores[1..] {
-                self.found.push(Finding {
-                    rule: Rule::CollateOnce,
-                    at: at.node(extra.name(), extra.site()),
-                    message: Rule::CollateOnce
-                        .render(&[("first", first.name()), ("second", extra.name())]),
-                });
+                if parallel_first || matches!(extra, Core::Parallel { .. }) {
+                    self.push(Finding {
+                        rule: Rule::CollateOnce,
+                        at: at.node(extra.name(), extra.site()),
+                        message: Rule::CollateOnce
+                            .render(&[("first", first.name()), ("second", extra.name())]),
+                    });
+                }
             }
         }
-        match level.cores.first() {
+        match first {
             None | Some(Core::Collate(_)) => {
-                let core = match level.cores.first() {
-                    Some(Core::Collate(step)) => Some((step, segment)),
-                    _ => None,
-                };
+                let collates = level.cores.iter().filter_map(|core| match core {
+                    Core::Collate(step) => Some((step, segment)),
+                    Core::Parallel { .. } => None,
+                });
                 let path: Vec<OnPath<'a, L, T>> = prefix
                     .iter()
                     .copied()
                     .chain(on(&level.pre, segment))
                     .chain(on(&level.sample, segment))
-                    .chain(core)
+                    .chain(collates)
                     .chain(on(&level.batch, segment))
                     .chain(on(&level.post, segment))
                     .chain(suffix.iter().copied())
                     .collect();
-                self.found.extend(check_steps(
-                    at,
-                    names,
-                    &path,
-                    level.collate_reported,
-                ));
+                self.path(at, names, &path, level.collate_reported);
             }
-            Some(Core::Parallel { site, branches, .. }) => {
-                if branches.is_empty() {
-                    self.found.push(Finding {
-                        rule: Rule::NoBranches,
-                        at: at.form(site),
-                        message: Rule::NoBranches.render(&[]),
-                    });
-                }
-                let inner_prefix: Vec<OnPath<'a, L, T>> = prefix
-                    .iter()
-                    .copied()
-                    .chain(on(&level.pre, segment))
-                    .chain(on(&level.sample, segment))
-                    .collect();
-                // After the merge: a segment of its own.
-                let merged = self.segments;
-                self.segments += 1;
-                let inner_suffix: Vec<OnPath<'a, L, T>> = on(&level.batch, merged)
-                    .chain(on(&level.post, merged))
-                    .chain(suffix.iter().copied())
-                    .collect();
-                let mut seen = HashSet::new();
-                for branch in branches {
-                    let (here, inner_names) = match &branch.name {
-                        Some(name) => {
-                            let here = at.branch(name, &branch.site);
-                            if !seen.insert(name.as_str()) {
-                                self.found.push(Finding {
-                                    rule: Rule::DuplicateBranch,
-                                    at: here.clone(),
-                                    message: Rule::DuplicateBranch.render(&[("name", name)]),
-                                });
-                            }
-                            let mut inner = names.to_vec();
-                            inner.push(name.clone());
-                            (at.branch(name, &branch.body), inner)
-                        }
-                        None => (at.branch("", &branch.body), names.to_vec()),
-                    };
-                    self.level(&branch.level, &here, &inner_names, &inner_prefix, &inner_suffix);
-                }
+            Some(Core::Parallel { body, branches, .. }) => {
+                self.parallel(level, segment, body, branches, at, names, prefix, suffix);
             }
+        }
+        // A parallel form that is not the first core is a `collate_once`
+        // (above), and its branches still have rules of their own.
+        for extra in level.cores.iter().skip(1) {
+            if let Core::Parallel { body, branches, .. } = extra {
+                self.parallel(level, segment, body, branches, at, names, prefix, suffix);
+            }
+        }
+    }
+
+    /// The paths through the branches of a parallel form of `level`.
+    #[allow(clippy::too_many_arguments)]
+    fn parallel<'a, T: TypeKey>(
+        &mut self,
+        level: &'a Level<L, T>,
+        segment: usize,
+        body: &L,
+        branches: &'a [Branch<L, T>],
+        at: &L,
+        names: &[String],
+        prefix: &[OnPath<'a, L, T>],
+        suffix: &[OnPath<'a, L, T>],
+    ) {
+        let on = |steps: &'a [Step<L, T>], segment: usize| steps.iter().map(move |s| (s, segment));
+        if branches.is_empty() {
+            self.push(Finding {
+                rule: Rule::NoBranches,
+                at: at.form(body),
+                message: Rule::NoBranches.render(&[]),
+            });
+        }
+        let inner_prefix: Vec<OnPath<'a, L, T>> = prefix
+            .iter()
+            .copied()
+            .chain(on(&level.pre, segment))
+            .chain(on(&level.sample, segment))
+            .collect();
+        // After the merge: a segment of its own.
+        let merged = self.segments;
+        self.segments += 1;
+        let inner_suffix: Vec<OnPath<'a, L, T>> = on(&level.batch, merged)
+            .chain(on(&level.post, merged))
+            .chain(suffix.iter().copied())
+            .collect();
+        let mut seen = HashSet::new();
+        for branch in branches {
+            let (here, inner_names) = match &branch.name {
+                Some(name) => {
+                    if !seen.insert(name.as_str()) {
+                        self.push(Finding {
+                            rule: Rule::DuplicateBranch,
+                            at: at.branch(name, &branch.site),
+                            message: Rule::DuplicateBranch.render(&[("name", name)]),
+                        });
+                    }
+                    let mut inner = names.to_vec();
+                    inner.push(name.clone());
+                    (at.branch(name, &branch.body), inner)
+                }
+                None => (at.branch("", &branch.body), names.to_vec()),
+            };
+            self.level(
+                &branch.level,
+                &here,
+                &inner_names,
+                &inner_prefix,
+                &inner_suffix,
+            );
         }
     }
 }
@@ -353,6 +428,22 @@ pub fn check_steps<L: Place, T: TypeKey>(
     path: &[(&Step<L, T>, usize)],
     collate_reported: bool,
 ) -> Vec<Finding<L>> {
+    findings(at, names, path, collate_reported)
+        .into_iter()
+        .map(|(finding, _)| finding)
+        .collect()
+}
+
+/// [`check_steps`], each finding with the step it is about (its address),
+/// where it is about one.
+#[allow(clippy::type_complexity)]
+fn findings<L: Place, T: TypeKey>(
+    at: &L,
+    names: &[String],
+    path: &[(&Step<L, T>, usize)],
+    collate_reported: bool,
+) -> Vec<(Finding<L>, Option<*const ()>)> {
+    let source = |step: &Step<L, T>| Some(std::ptr::from_ref(step).cast::<()>());
     let mut found = Vec::new();
     let node_at = |step: &Step<L, T>| at.node(&step.name, &step.site);
     // Every node whose stage is known, standing where it may.
@@ -363,11 +454,14 @@ pub fn check_steps<L: Place, T: TypeKey>(
                 .as_ref()
                 .map(TypeKey::short_name)
                 .unwrap_or_else(|| "the samples".to_owned());
-            found.push(Finding {
-                rule,
-                at: node_at(step),
-                message: rule.render(&[("Self", &step.name), ("T", &given)]),
-            });
+            found.push((
+                Finding {
+                    rule,
+                    at: node_at(step),
+                    message: rule.render(&[("Self", &step.name), ("T", &given)]),
+                },
+                source(step),
+            ));
         }
     }
     // The stages in order, one collate.
@@ -388,11 +482,14 @@ pub fn check_steps<L: Place, T: TypeKey>(
                 (Stage::Sample, Some(_)) => (Rule::SampleNodeInBatch, vec![("Self", &*step.name)]),
                 _ => (Rule::BatchNodeInSample, vec![("Self", &*step.name)]),
             };
-            found.push(Finding {
-                rule,
-                at: node_at(step),
-                message: rule.render(&args),
-            });
+            found.push((
+                Finding {
+                    rule,
+                    at: node_at(step),
+                    message: rule.render(&args),
+                },
+                source(step),
+            ));
         }
         if stage == Stage::Collate && collate.is_none() {
             collate = Some(&step.name);
@@ -406,11 +503,14 @@ pub fn check_steps<L: Place, T: TypeKey>(
         });
     }
     if collate.is_none() && !collate_reported {
-        found.push(Finding {
-            rule: Rule::MissingCollate,
-            at: at.clone(),
-            message: Rule::MissingCollate.render(&[("path", &at.path_text(names))]),
-        });
+        found.push((
+            Finding {
+                rule: Rule::MissingCollate,
+                at: at.clone(),
+                message: Rule::MissingCollate.render(&[("path", &at.path_text(names))]),
+            },
+            None,
+        ));
     }
     // Neighbours' types, within a segment.
     for pair in path.windows(2) {
@@ -421,12 +521,15 @@ pub fn check_steps<L: Place, T: TypeKey>(
         if let (Some(out), Some(input)) = (&before.output, &after.input)
             && !out.same(input)
         {
-            found.push(Finding {
-                rule: Rule::TypeMismatch,
-                at: node_at(after),
-                message: Rule::TypeMismatch
-                    .render(&[("Self", &after.name), ("T", &out.short_name())]),
-            });
+            found.push((
+                Finding {
+                    rule: Rule::TypeMismatch,
+                    at: node_at(after),
+                    message: Rule::TypeMismatch
+                        .render(&[("Self", &after.name), ("T", &out.short_name())]),
+                },
+                source(after),
+            ));
         }
     }
     found
@@ -510,7 +613,10 @@ mod tests {
             "a pipeline collates exactly once: `d` would collate again after `c`"
         );
         assert_eq!(v[0].at, "p/d");
-        assert_eq!(v[0].to_string(), "p/d: a pipeline collates exactly once: `d` would collate again after `c` [collate_once]");
+        assert_eq!(
+            v[0].to_string(),
+            "p/d: a pipeline collates exactly once: `d` would collate again after `c` [collate_once]"
+        );
     }
 
     /// A type known by name.
@@ -586,7 +692,10 @@ mod tests {
         let got: Vec<(Rule, &str)> = found.iter().map(|f| (f.rule, f.at.as_str())).collect();
         assert_eq!(
             got,
-            vec![(Rule::SampleNodeInBatch, "p/flip"), (Rule::TypeMismatch, "p/b")]
+            vec![
+                (Rule::SampleNodeInBatch, "p/flip"),
+                (Rule::TypeMismatch, "p/b")
+            ]
         );
         assert_eq!(
             found[1].message,
@@ -614,6 +723,7 @@ mod tests {
             cores: vec![Core::Parallel {
                 name: "Frame { .. }".to_owned(),
                 site: String::new(),
+                body: String::new(),
                 branches,
             }],
             // After the merge: in the batch stage on every branch's path.
@@ -632,7 +742,6 @@ mod tests {
                 (Rule::SampleNodeInBatch, "pipeline/lidar/flip".to_owned()),
                 (Rule::MissingCollate, "pipeline/lidar".to_owned()),
                 (Rule::DuplicateBranch, "pipeline/radar".to_owned()),
-                (Rule::SampleNodeInBatch, "pipeline/radar/flip".to_owned()),
             ]
         );
         assert_eq!(

@@ -228,7 +228,6 @@ macro_rules! define_rules {
     };
 }
 
-
 rule_table!(define_rules);
 
 impl Rule {
@@ -270,7 +269,6 @@ impl std::fmt::Display for Violation {
         write!(f, "{}: {} [{}]", self.at, self.message, self.rule.id())
     }
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -8,26 +8,17 @@
 //! parallel branches, checked at compile time). The DSL reference, with
 //! every form and every error, is `docs/dsl.md`.
 //!
-//! The composition rules are not here: they are data in
-//! `adl_core::graph::Rule`, shared with the planner; this crate renders
-//! them as spanned errors.
-//!
-//! This crate stays thin, in the style of serde_derive: each entry point
-//! parses, checks and generates, each phase a plain function on
-//! `proc_macro2` types, so that the phases can be tested and snapshotted
-//! in-process. Errors are spanned at the user's token and emitted as
-//! `compile_error!`.
+//! This crate holds only the entry points, in the style of serde_derive
+//! (whose logic is serde_derive_internals'): each calls its macro's
+//! `expand` in `adl-lang`, a normal library where the phases (parse,
+//! check, generate, each a plain function on `proc_macro2` types) are
+//! tested and snapshotted in-process, and where the composition rules live
+//! as data beside the one checker the planner uses too. Errors are spanned
+//! at the user's token and emitted as `compile_error!`.
 
 use proc_macro::TokenStream;
 
-mod collate;
-mod diagnostic;
-mod pipeline;
-mod recycle;
-mod sensor_set;
-#[cfg(test)]
-mod test_support;
-mod transform;
+use adl_lang::{collate, pipeline, recycle, sensor_set, transform};
 
 /// Derive `adl::collate::Collatable` for a struct: `Frame` gets a
 /// `FrameBatch` with one batch per field, and collates field by field.

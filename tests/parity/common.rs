@@ -72,6 +72,18 @@ pub fn expected_error(expected: &Value) -> Option<&str> {
         .map(|e| e["type"].as_str().expect("error type"))
 }
 
+/// What the rules say about one case, and the result of checking it.
+pub enum Verdict {
+    /// The case must give exactly the reference's result: the comparison.
+    Matches(Result<(), String>),
+    /// We diverge on purpose (the rule's reason): the check of our own
+    /// behaviour instead.
+    Diverges(&'static str, Result<(), String>),
+    /// The case cannot be written in Rust (or what could be written would
+    /// test the harness, not the library): not run, with the reason.
+    NoAnalogue(String),
+}
+
 /// Counts for one golden file.
 #[derive(Debug)]
 pub struct Tally {
@@ -83,6 +95,9 @@ pub struct Tally {
     pub diverged: usize,
     /// `id: why`, for cases that have no Rust analogue (and so are not run).
     pub no_analogue: Vec<String>,
+    /// Lookups at a negative index inside the cases that ran, counted one
+    /// by one (see [`negative_lookup`]); not compared with the reference.
+    pub negative_lookups: usize,
     /// `id: what went wrong`, for every failing case.
     pub failures: Vec<String>,
 }
@@ -95,6 +110,7 @@ impl Tally {
             matched: 0,
             diverged: 0,
             no_analogue: Vec::new(),
+            negative_lookups: 0,
             failures: Vec::new(),
         }
     }
@@ -122,21 +138,119 @@ impl Tally {
         self.no_analogue.push(format!("{id}: {reason}"));
     }
 
+    /// Record a case as its [`Verdict`] says.
+    pub fn record(&mut self, id: &str, verdict: Verdict) {
+        match verdict {
+            Verdict::Matches(check) => self.matches(id, check),
+            Verdict::Diverges(reason, check) => self.diverges(id, reason, check),
+            Verdict::NoAnalogue(reason) => self.no_analogue(id, &reason),
+        }
+    }
+
     /// One line: `file: N matched, M diverge on purpose, K failed` (and how
-    /// many have no Rust analogue, if any).
+    /// many cases have no Rust analogue, and how many lookups were at
+    /// negative indices, if any).
     pub fn summary(&self) -> String {
         let skipped = match self.no_analogue.len() {
             0 => String::new(),
             n => format!(", {n} without a Rust analogue"),
         };
+        let negative = match self.negative_lookups {
+            0 => String::new(),
+            n => format!(
+                ", {n} lookups at negative indices not representable \
+                 (each checked out of range as usize)"
+            ),
+        };
         format!(
-            "{}: {} matched, {} diverge on purpose{skipped}, {} failed",
+            "{}: {} matched, {} diverge on purpose{skipped}{negative}, {} failed",
             self.file,
             self.matched,
             self.diverged,
             self.failures.len()
         )
     }
+}
+
+/// A lookup at a negative `index`. Python wraps it (a Trace's index
+/// arrays) or refuses it (`Window`, `Dataset`); our indices are `usize`,
+/// so it cannot be written, and its golden result is not compared. Every
+/// file treats each such lookup the same way: it is counted in `count`
+/// (per lookup, not per case), and our lookup at the same bits read as a
+/// `usize` (`-1 as usize == usize::MAX`) must be
+/// [`Error::IndexOutOfRange`], without a panic or an overflow.
+pub fn negative_lookup<T: std::fmt::Debug>(
+    count: &mut usize,
+    index: i64,
+    get: impl FnOnce(usize) -> adl::Result<T>,
+) -> Result<(), String> {
+    debug_assert!(index < 0, "not a negative index: {index}");
+    *count += 1;
+    let wrapped = index as usize;
+    // A panic is a failure of this lookup, reported with the others (the
+    // harness is single-threaded: swapping the hook is safe).
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let ours = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| get(wrapped)));
+    std::panic::set_hook(hook);
+    match ours {
+        Ok(Err(Error::IndexOutOfRange { .. })) => Ok(()),
+        Ok(other) => Err(format!(
+            "[{index} as usize = {wrapped}] gave {other:?}, expected IndexOutOfRange"
+        )),
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(format!(
+                "[{index} as usize = {wrapped}] panicked: {message}"
+            ))
+        }
+    }
+}
+
+/// The first difference between `ours` and the reference's `theirs`, with
+/// its path (`$` for the whole value, then `.key` and `[index]`), or `None`
+/// if they are the same. Unlike `==` on
+/// `serde_json::Value` (which compares objects as maps), the keys of every
+/// object must come in the same order: a Python dict keeps its order.
+pub fn json_difference(ours: &Value, theirs: &Value) -> Option<String> {
+    fn walk(path: &str, ours: &Value, theirs: &Value) -> Option<String> {
+        match (ours, theirs) {
+            (Value::Object(a), Value::Object(b)) => {
+                let ka: Vec<&String> = a.keys().collect();
+                let kb: Vec<&String> = b.keys().collect();
+                if ka != kb {
+                    return Some(format!("at {path}: keys {ka:?}, expected {kb:?}"));
+                }
+                a.iter()
+                    .find_map(|(k, v)| walk(&format!("{path}.{k}"), v, &b[k]))
+            }
+            (Value::Array(a), Value::Array(b)) => {
+                if a.len() != b.len() {
+                    return Some(format!(
+                        "at {path}: {} elements, expected {}",
+                        a.len(),
+                        b.len()
+                    ));
+                }
+                a.iter()
+                    .zip(b)
+                    .enumerate()
+                    .find_map(|(i, (x, y))| walk(&format!("{path}[{i}]"), x, y))
+            }
+            (a, b) if a == b => None,
+            (a, b) => Some(format!("at {path}: {a}, expected {b}")),
+        }
+    }
+    walk("$", ours, theirs)
+}
+
+/// The keys of a golden JSON object, in the file's (Python's) order.
+pub fn key_order(v: &Value) -> Vec<String> {
+    v.as_object().expect("object").keys().cloned().collect()
 }
 
 /// The margins of golden `params` (`margin` + `margin_kinds`): a pair

@@ -6,7 +6,11 @@
 //! Ops (`{op: add|mul, k}`) become closures over `i64`, chained with
 //! `then`; a `batch` op list is mapped over the collated list; `collate:
 //! "list"` or `null` is [`IdentityCollate`]. Keyed cases run over
-//! `BTreeMap`, `HashMap` and `Record` samples alike.
+//! `BTreeMap`, `HashMap` and `Record` samples alike; a `Record` keeps its
+//! keys in order, as a Python dict does, so with `Record` samples every
+//! keyed result must also have the reference's key order (a `BTreeMap` is
+//! sorted by definition and a `HashMap` has no order: those are compared
+//! as maps).
 //!
 //! Divergences, by rule (see `docs/divergences.md`):
 //! - SequencePipeline with raw sequences of different lengths: the reference
@@ -28,7 +32,7 @@ use adl::transform::{
 use adl::{Collate, Error, Pipeline, Record, Transform};
 use serde_json::Value;
 
-use super::common::{Tally, expected_error};
+use super::common::{Tally, expected_error, key_order};
 
 type Step = BoxedTransform<i64, i64>;
 type Batch = BoxedTransform<Vec<i64>, Vec<i64>>;
@@ -230,45 +234,90 @@ fn sequence_case(case: &Value, tally: &mut Tally, id: &str) {
     tally.matches(id, check);
 }
 
-/// A keyed sample type, converted to and from `BTreeMap` for comparison.
+/// A keyed sample type, built from a golden object's entries (in the
+/// file's order) and converted to a `BTreeMap` for comparison.
 trait Sample<T>: Keyed<Value = T> + Clone {
-    fn from_map(m: BTreeMap<String, T>) -> Self;
+    fn from_entries(entries: Vec<(String, T)>) -> Self;
     fn to_map(self) -> BTreeMap<String, T>;
+    /// The keys in the sample's own order, for a type that has one.
+    fn order(&self) -> Option<Vec<String>>;
 }
 
 impl<T: Clone> Sample<T> for BTreeMap<String, T> {
-    fn from_map(m: BTreeMap<String, T>) -> Self {
-        m
+    fn from_entries(entries: Vec<(String, T)>) -> Self {
+        entries.into_iter().collect()
     }
     fn to_map(self) -> BTreeMap<String, T> {
         self
     }
+    fn order(&self) -> Option<Vec<String>> {
+        None
+    }
 }
 
 impl<T: Clone> Sample<T> for HashMap<String, T> {
-    fn from_map(m: BTreeMap<String, T>) -> Self {
-        m.into_iter().collect()
+    fn from_entries(entries: Vec<(String, T)>) -> Self {
+        entries.into_iter().collect()
     }
     fn to_map(self) -> BTreeMap<String, T> {
         self.into_iter().collect()
     }
+    fn order(&self) -> Option<Vec<String>> {
+        None
+    }
 }
 
 impl<T: Clone> Sample<T> for Record<T> {
-    fn from_map(m: BTreeMap<String, T>) -> Self {
-        let (names, values): (Vec<String>, Vec<T>) = m.into_iter().unzip();
+    fn from_entries(entries: Vec<(String, T)>) -> Self {
+        let (names, values): (Vec<String>, Vec<T>) = entries.into_iter().unzip();
         Record::new(Arc::from(names), values).expect("as many names as values")
     }
     fn to_map(self) -> BTreeMap<String, T> {
         self.into_iter().collect()
     }
+    fn order(&self) -> Option<Vec<String>> {
+        Some(self.names().to_vec())
+    }
 }
 
-type Stage3 = (
-    Vec<BTreeMap<String, i64>>,
-    BTreeMap<String, Vec<i64>>,
-    BTreeMap<String, Vec<i64>>,
-);
+/// A golden object of integers, as a sample, in the file's key order.
+fn int_sample<S: Sample<i64>>(v: &Value) -> S {
+    S::from_entries(
+        v.as_object()
+            .expect("object")
+            .iter()
+            .map(|(k, x)| (k.clone(), int(x)))
+            .collect(),
+    )
+}
+
+/// A keyed result, as a map, and its key order if its type has one.
+type Keyed2<T> = (BTreeMap<String, T>, Option<Vec<String>>);
+
+fn keyed<T: Clone, S: Sample<T>>(s: S) -> Keyed2<T> {
+    let order = s.order();
+    (s.to_map(), order)
+}
+
+/// A keyed result against the golden object `want`: the same entries and,
+/// for a type with an order, the same key order.
+fn same_keyed<T: PartialEq + Debug>(
+    what: &str,
+    (ours, order): &Keyed2<T>,
+    want: &BTreeMap<String, T>,
+    golden: &Value,
+) -> Check {
+    same(what, ours, want)?;
+    match order {
+        Some(order) if *order != key_order(golden) => Err(format!(
+            "{what}: keys {order:?}, reference {:?} (in this order)",
+            key_order(golden)
+        )),
+        _ => Ok(()),
+    }
+}
+
+type Stage3 = (Vec<Keyed2<i64>>, Keyed2<Vec<i64>>, Keyed2<Vec<i64>>);
 
 fn parallel_pipelines_on<S>(p: &ParallelPipelines<TestPipeline>, raw: &Value) -> adl::Result<Stage3>
 where
@@ -280,17 +329,17 @@ where
         .as_array()
         .expect("list")
         .iter()
-        .map(|d| S::from_map(int_map(d)))
+        .map(int_sample)
         .collect();
     let transformed = raw
         .into_iter()
         .map(|x| p.sample(x))
         .collect::<adl::Result<Vec<_>>>()?;
-    let as_maps: Vec<_> = transformed.iter().map(|t| t.clone().to_map()).collect();
+    let as_maps: Vec<_> = transformed.iter().map(|t| keyed(t.clone())).collect();
     // `collate` and `batch` do not mention the raw type: name it.
     let collated = Pipeline::<S>::collate(p, transformed)?;
     let processed = Pipeline::<S>::batch(p, collated.clone())?;
-    Ok((as_maps, collated.to_map(), processed.to_map()))
+    Ok((as_maps, keyed(collated), keyed(processed)))
 }
 
 fn parallel_pipelines_case(case: &Value) -> Check {
@@ -320,15 +369,20 @@ fn parallel_pipelines_case(case: &Value) -> Check {
             check_key_error(ours, expected)
         } else {
             ok(ours).and_then(|(t, c, pr)| {
-                let want: Vec<_> = expected["transformed"]
-                    .as_array()
-                    .expect("list")
-                    .iter()
-                    .map(int_map)
-                    .collect();
-                same("transformed", &t, &want)?;
-                same("collated", &c, &list_map(&expected["collated"]))?;
-                same("processed", &pr, &list_map(&expected["processed"]))
+                let want = expected["transformed"].as_array().expect("list");
+                if t.len() != want.len() {
+                    return Err(format!(
+                        "transformed: {} samples, reference {}",
+                        t.len(),
+                        want.len()
+                    ));
+                }
+                for (i, (t, want)) in t.iter().zip(want).enumerate() {
+                    same_keyed(&format!("transformed[{i}]"), t, &int_map(want), want)?;
+                }
+                let (collated, processed) = (&expected["collated"], &expected["processed"]);
+                same_keyed("collated", &c, &list_map(collated), collated)?;
+                same_keyed("processed", &pr, &list_map(processed), processed)
             })
         };
         check.map_err(|e| format!("{kind} samples: {e}"))?;
@@ -339,12 +393,12 @@ fn parallel_pipelines_case(case: &Value) -> Check {
 fn parallel_transforms_on<S>(
     t: &ParallelTransforms<Step>,
     input: &Value,
-) -> adl::Result<BTreeMap<String, i64>>
+) -> adl::Result<Keyed2<i64>>
 where
     S: Sample<i64>,
     S::Of<i64>: Sample<i64>,
 {
-    Ok(t.apply(S::from_map(int_map(input)))?.to_map())
+    Ok(keyed(t.apply(int_sample::<S>(input))?))
 }
 
 fn parallel_transforms_case(case: &Value) -> Check {
@@ -373,7 +427,10 @@ fn parallel_transforms_case(case: &Value) -> Check {
         let check = if expected.get("error").is_some() {
             check_key_error(ours, expected)
         } else {
-            ok(ours).and_then(|out| same("output", &out, &int_map(&expected["output"])))
+            ok(ours).and_then(|out| {
+                let want = &expected["output"];
+                same_keyed("output", &out, &int_map(want), want)
+            })
         };
         check.map_err(|e| format!("{kind} samples: {e}"))?;
     }

@@ -3,15 +3,21 @@
 //! Each case is classified by rules on its *inputs*; where a rule says we
 //! diverge on purpose (see `docs/divergences.md`), our own
 //! behaviour is checked instead.
+//!
+//! `mode="random"` cases whose answer does not depend on the random
+//! generator (a dataset of one sample, or no sample to draw) are compared
+//! exactly; for the others, numpy's PCG64 draws cannot be reproduced, so
+//! we check that our draws are spread out like uniform draws would be
+//! ([`spread_out`]).
 
 use adl::sample::{Amount, Sampled, Sampling, Seed, Step, ld_step, sample_ld};
 use adl::{Dataset, Error, Result, SensorDataset, Series, Timestamps};
 use serde_json::Value;
 
-use super::common::{Tally, cases, expected_error, python_type, usizes};
+use super::common::{Tally, Verdict, cases, expected_error, python_type, usizes};
 
-const RULE_NEGATIVE_COUNT: &str = "a negative integer number of samples is not representable \
-     (Amount::Count is usize); the same count as a fraction is InvalidParameter";
+const RULE_NEGATIVE_COUNT: &str = "a negative integer number of samples cannot be written \
+     (Amount::Count is a usize; the reference raises ValueError)";
 const RULE_EXACT_REPEATS: &str = "an exact step sharing a factor with the total would repeat \
      indices; we refuse with InvalidParameter (the reference returns repeats)";
 const RULE_OVERFLOW: &str = "samples * step >= 2^63 - 1: the reference raises \
@@ -20,23 +26,20 @@ const RULE_NO_GCD: &str = "the reference tries only min(total - q, q) step candi
      q = int(total * ratio) and raises ValueError(\"No GCD found\") when none is co-prime with \
      the total (totals 1, 6, ...); we search on over 1..total (step 0 for totals 0 and 1) and \
      return distinct indices";
-const RULE_RANDOM: &str = "mode random: the reference's indices come from numpy's PCG64; ours \
-     from SplitMix64 (only length, range and read-through are compared)";
+const RULE_RANDOM: &str = "mode random: the reference's indices come from numpy's PCG64, ours \
+     from SplitMix64 (length, range, reproducibility, read-through and spread are checked)";
 
 /// Run every case of `file`.
 pub fn run(file: &'static str) -> Tally {
     let mut tally = Tally::new(file);
     for case in cases(file) {
         let id = case["id"].as_str().expect("case id").to_owned();
-        let (rule, check) = match case["kind"].as_str().expect("kind") {
+        let verdict = match case["kind"].as_str().expect("kind") {
             "sample_ld" => ld_case(&case),
             "SampledDataset" => sampled_case(&case),
-            other => (None, Err(format!("unknown kind {other}"))),
+            other => Verdict::Matches(Err(format!("unknown kind {other}"))),
         };
-        match rule {
-            None => tally.matches(&id, check),
-            Some(rule) => tally.diverges(&id, rule, check),
-        }
+        tally.record(&id, verdict);
     }
     tally
 }
@@ -96,9 +99,10 @@ fn check_no_gcd(
                 Ok(())
             }
         }
-        (other, want) => Err(format!(
-            "gave {other:?}, expected {want:?} distinct indices"
+        (other, None) => Err(format!(
+            "gave {other:?}, expected InvalidParameter (the count itself is refused)"
         )),
+        (other, Some(want)) => Err(format!("gave {other:?}, expected {want} distinct indices")),
     }
 }
 
@@ -139,12 +143,6 @@ fn seed(case: &Value) -> Seed {
     }
 }
 
-/// The same negative count as a fraction of `total` (`(s - 0.5) / total`
-/// truncates back to `s`).
-fn negative_as_fraction(count: i128, total: usize) -> Amount {
-    Amount::Fraction((count as f64 - 0.5) / total.max(1) as f64)
-}
-
 fn same_error(ours: &Result<impl std::fmt::Debug>, ty: &str) -> Result<(), String> {
     match ours {
         Err(e) if python_type(e) == ty => Ok(()),
@@ -152,7 +150,7 @@ fn same_error(ours: &Result<impl std::fmt::Debug>, ty: &str) -> Result<(), Strin
     }
 }
 
-fn ld_case(case: &Value) -> (Option<&'static str>, Result<(), String>) {
+fn ld_case(case: &Value) -> Verdict {
     let total = case["total"].as_u64().expect("total") as usize;
     let (amount, count) = amount(case, total);
     let seed = seed(case);
@@ -168,12 +166,7 @@ fn ld_case(case: &Value) -> (Option<&'static str>, Result<(), String>) {
     let expected = &case["expected"];
 
     let Some(amount) = amount else {
-        let ours = sample_ld(total, negative_as_fraction(count, total), seed, step);
-        let check = match ours {
-            Err(Error::InvalidParameter { .. }) => Ok(()),
-            other => Err(format!("negative count as a fraction gave {other:?}")),
-        };
-        return (Some(RULE_NEGATIVE_COUNT), check);
+        return Verdict::NoAnalogue(RULE_NEGATIVE_COUNT.into());
     };
     let ours = sample_ld(total, amount, seed, step);
     let our_step = ld_step(total, step);
@@ -189,10 +182,7 @@ fn ld_case(case: &Value) -> (Option<&'static str>, Result<(), String>) {
         && reference_search_fails(total, ratio)
     {
         let want = (finite_count(case, total) && in_range).then_some(count as usize);
-        return (
-            Some(RULE_NO_GCD),
-            check_no_gcd(ours.as_deref(), want, total),
-        );
+        return Verdict::Diverges(RULE_NO_GCD, check_no_gcd(ours.as_deref(), want, total));
     }
 
     // An exact step visits total / gcd(step, total) distinct indices.
@@ -208,7 +198,7 @@ fn ld_case(case: &Value) -> (Option<&'static str>, Result<(), String>) {
                 }
                 other => Err(format!("gave {other:?}, expected a refusal to repeat")),
             };
-            return (Some(RULE_EXACT_REPEATS), check);
+            return Verdict::Diverges(RULE_EXACT_REPEATS, check);
         }
     }
     // The reference's overflow guard, on its unreduced step.
@@ -237,7 +227,7 @@ fn ld_case(case: &Value) -> (Option<&'static str>, Result<(), String>) {
             }
             other => Err(format!("gave {other:?}, expected indices")),
         };
-        return (Some(RULE_OVERFLOW), check);
+        return Verdict::Diverges(RULE_OVERFLOW, check);
     }
 
     let mut check = match expected_error(expected) {
@@ -258,7 +248,7 @@ fn ld_case(case: &Value) -> (Option<&'static str>, Result<(), String>) {
             other => Err(format!("step {other:?}, expected {want}")),
         };
     }
-    (None, check)
+    Verdict::Matches(check)
 }
 
 /// The integer seed the reference uses (`int(seed * total)` for a float).
@@ -269,7 +259,7 @@ fn seed_value(seed: Seed, total: usize) -> i128 {
     }
 }
 
-fn sampled_case(case: &Value) -> (Option<&'static str>, Result<(), String>) {
+fn sampled_case(case: &Value) -> Verdict {
     let n = case["n"].as_u64().expect("n") as usize;
     let times = Timestamps::new("s", (0..n).map(|i| i as f64).collect()).expect("timestamps");
     let dataset = SensorDataset::new(Series::new("s", times, Ok));
@@ -280,35 +270,37 @@ fn sampled_case(case: &Value) -> (Option<&'static str>, Result<(), String>) {
         "ld" => Sampling::LowDiscrepancy(seed),
         "uniform" => Sampling::Uniform,
         "random" => Sampling::Random(seed),
-        other => return (None, Err(format!("unknown mode {other}"))),
+        other => return Verdict::Matches(Err(format!("unknown mode {other}"))),
     };
     let expected = &case["expected"];
 
     let Some(amount) = amount else {
-        let ours = Sampled::new(&dataset, negative_as_fraction(count, n), sampling);
-        let check = match ours {
-            Err(Error::InvalidParameter { .. }) => Ok(()),
-            other => Err(format!("negative count as a fraction gave {other:?}")),
-        };
-        return (Some(RULE_NEGATIVE_COUNT), check);
+        return Verdict::NoAnalogue(RULE_NEGATIVE_COUNT.into());
     };
     let ours = Sampled::new(&dataset, amount, sampling);
     let items = |s: &Sampled<_>| -> Result<Vec<usize>> { (0..s.len()).map(|i| s.get(i)).collect() };
+    // The number of samples the reference draws: its count, capped at the
+    // length (0.4.7); `None` where the count itself is refused (not
+    // finite, or negative).
+    let capped = (finite_count(case, n) && count >= 0).then(|| count.min(n as i128) as usize);
 
     if mode == "ld" && reference_search_fails(n, golden_ratio()) {
-        // SampledDataset caps the count at the length.
-        let want = finite_count(case, n).then_some(count.min(n as i128) as usize);
         let check =
-            check_no_gcd(ours.as_ref().map(|s| s.indices()), want, n).and_then(|()| match &ours {
-                Ok(s) if !items(s).is_ok_and(|got| got == s.indices()) => {
-                    Err("items are not read through the subset".into())
-                }
-                _ => Ok(()),
-            });
-        return (Some(RULE_NO_GCD), check);
+            check_no_gcd(ours.as_ref().map(|s| s.indices()), capped, n).and_then(
+                |()| match &ours {
+                    Ok(s) if !items(s).is_ok_and(|got| got == s.indices()) => {
+                        Err("items are not read through the subset".into())
+                    }
+                    _ => Ok(()),
+                },
+            );
+        return Verdict::Diverges(RULE_NO_GCD, check);
     }
 
-    if mode == "random" {
+    // With one sample to draw from, or none to draw, every generator gives
+    // the same answer: compare it exactly, below.
+    let random_draws = mode == "random" && n > 1 && capped.is_some_and(|k| k > 0);
+    if random_draws {
         let check = match (&ours, Sampled::new(&dataset, amount, sampling)) {
             (Ok(s), Ok(again)) => {
                 let want_len = expected["len"].as_u64().expect("len") as usize;
@@ -321,12 +313,12 @@ fn sampled_case(case: &Value) -> (Option<&'static str>, Result<(), String>) {
                 } else if !items(s).is_ok_and(|got| got == s.indices()) {
                     Err("items are not read through the subset".into())
                 } else {
-                    Ok(())
+                    spread_out(s.indices(), n)
                 }
             }
             (other, _) => Err(format!("gave {other:?}")),
         };
-        return (Some(RULE_RANDOM), check);
+        return Verdict::Diverges(RULE_RANDOM, check);
     }
 
     let check = match expected_error(expected) {
@@ -348,5 +340,62 @@ fn sampled_case(case: &Value) -> (Option<&'static str>, Result<(), String>) {
             Err(e) => Err(format!("failed: {e}")),
         },
     };
-    (None, check)
+    Verdict::Matches(check)
+}
+
+/// Below this probability, a draw is too unlikely for uniform draws with
+/// replacement to pass as one.
+const UNLIKELY: f64 = 1e-4;
+
+/// Whether `draws` (indices below `n`, with replacement) are spread out as
+/// uniform draws would be. A draw fails if, for `k` uniform draws from `n`,
+/// the probability of either event is below [`UNLIKELY`]:
+/// - at most as many distinct indices as it has (a sampler that always
+///   returns index 0 has 1; e.g. 10 draws from 10 give 1 distinct index
+///   with probability 10^-9);
+/// - all of them in one half of the range, `[0, n/2)` or `[n/2, n)` (a
+///   sampler stuck at the start or the end).
+///
+/// Both probabilities are exact; draws too few for either event to be
+/// unlikely (e.g. 2 draws from 5) pass.
+fn spread_out(draws: &[usize], n: usize) -> Result<(), String> {
+    let k = draws.len();
+    let distinct = {
+        let mut d = draws.to_vec();
+        d.sort_unstable();
+        d.dedup();
+        d.len()
+    };
+    // Occupancy: p[j] = P(j distinct indices after t draws).
+    let mut p = vec![0.0f64; k + 1];
+    p[0] = 1.0;
+    for _ in 0..k {
+        for j in (0..=k).rev() {
+            let stay = p[j] * j as f64 / n as f64;
+            let new = if j > 0 {
+                p[j - 1] * (n - (j - 1)) as f64 / n as f64
+            } else {
+                0.0
+            };
+            p[j] = stay + new;
+        }
+    }
+    let at_most: f64 = p[..=distinct.min(k)].iter().sum();
+    if at_most < UNLIKELY {
+        return Err(format!(
+            "draws {draws:?} have {distinct} distinct indices; {k} uniform draws from {n} \
+             have at most that many with probability {at_most:.1e}"
+        ));
+    }
+    let low = n / 2;
+    let one_half = draws.iter().all(|&i| i < low) || draws.iter().all(|&i| i >= low);
+    let p_half =
+        (low as f64 / n as f64).powi(k as i32) + ((n - low) as f64 / n as f64).powi(k as i32);
+    if one_half && p_half < UNLIKELY {
+        return Err(format!(
+            "draws {draws:?} all lie in one half of 0..{n}; {k} uniform draws do so \
+             with probability {p_half:.1e}"
+        ));
+    }
+    Ok(())
 }

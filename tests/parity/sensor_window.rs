@@ -4,12 +4,15 @@
 //! Each case is classified by rules on its *inputs*; where a rule says we
 //! diverge on purpose (see `docs/divergences.md`), our own
 //! behaviour is checked instead, and everything else in the case is still
-//! compared exactly with the reference.
+//! compared exactly with the reference. Window lookups at negative indices
+//! are counted one by one (`common::negative_lookup`).
 
 use adl::{Error, Metadata, Result, Sensor, Series, Timestamps, Window};
 use serde_json::Value;
 
-use super::common::{Tally, cases, expected_error, f64_of, f64s, python_type, usizes};
+use super::common::{
+    Tally, cases, expected_error, f64_of, f64s, negative_lookup, python_type, usizes,
+};
 
 const RULE_BATCH_ZERO: &str =
     "stream_batches(0) is InvalidParameter (the reference divides by zero)";
@@ -17,12 +20,8 @@ const RULE_FRAMERATE_FEW: &str =
     "framerate of fewer than 2 samples is None (the reference gives NaN or ZeroDivisionError)";
 const RULE_CONSTANT: &str = "constant timestamps are rejected by Timestamps, and their \
      framerate is None (the reference gives inf)";
-const RULE_NEGATIVE_INDEX: &str =
-    "negative indices are not representable (usize); the wrapped usize index is an IndexOutOfRange";
 const RULE_PARALLEL_ZERO: &str =
     "Window has no worker count (parallel loading is the engine's); parallel=0 loads normally";
-const RULE_NEGATIVE_SLICE: &str = "a cropped window longer than the sensor is empty (the reference \
-     slices timestamps with a negative stop, which wraps)";
 
 /// A sensor over unvalidated timestamps, for the reference's inputs that
 /// `Timestamps` rejects; sample `i` is `i`.
@@ -70,7 +69,7 @@ pub fn run(file: &'static str) -> Tally {
         let (rules, check) = match case["kind"].as_str().expect("kind") {
             "stream" => stream(&case),
             "duration" => duration(&case),
-            "window" => window(&case),
+            "window" => window(&case, &mut tally.negative_lookups),
             other => (Vec::new(), Err(format!("unknown kind {other}"))),
         };
         if rules.is_empty() {
@@ -177,7 +176,16 @@ fn duration(case: &Value) -> (Vec<&'static str>, Result<(), String>) {
     (Vec::new(), check)
 }
 
-fn window(case: &Value) -> (Vec<&'static str>, Result<(), String>) {
+/// A `Window` case, built with [`Window::with_crop`] (the reference's
+/// constructor, which accepts a window of any length: a cropped window
+/// longer than its sensor is empty, as the reference's
+/// `T[past:-future]`, a slice that stops before it starts, is) and
+/// compared exactly: `len`, metadata timestamps, and every lookup at a
+/// non-negative index. Lookups at negative indices are counted in
+/// `negatives` (see [`negative_lookup`]). Also checked, as our own API:
+/// [`Window::new`] refuses exactly the windows longer than their sensor
+/// (`past + 1 + future > n`) and otherwise builds the same cropped window.
+fn window(case: &Value, negatives: &mut usize) -> (Vec<&'static str>, Result<(), String>) {
     let n = case["n"].as_u64().expect("n") as usize;
     let past = case["past"].as_u64().expect("past") as usize;
     let future = case["future"].as_u64().expect("future") as usize;
@@ -191,28 +199,22 @@ fn window(case: &Value) -> (Vec<&'static str>, Result<(), String>) {
     let mut rules = Vec::new();
     let mut problems = Vec::new();
 
-    // Python slices the timestamps with stop `n - future`, which wraps when
-    // negative: it keeps samples there although no window fits.
-    let negative_slice = crop && future > n && 2 * n > past + future;
-    if negative_slice {
-        rules.push(RULE_NEGATIVE_SLICE);
-        if w.len() != 0 || !w.metadata().timestamps().is_empty() {
-            problems.push(format!("window longer than the sensor has len {}", w.len()));
+    let want_len = expected["len"].as_u64().expect("len") as usize;
+    if w.len() != want_len {
+        problems.push(format!("len {}, expected {want_len}", w.len()));
+    }
+    // (The `parallel` cases do not record the metadata.)
+    if let Some(ts) = expected.get("metadata_timestamps") {
+        let want = f64s(ts);
+        if w.metadata().timestamps() != want.as_slice() {
+            problems.push(format!(
+                "timestamps {:?}, expected {want:?}",
+                w.metadata().timestamps()
+            ));
         }
-    } else {
-        let want_len = expected["len"].as_u64().expect("len") as usize;
-        if w.len() != want_len {
-            problems.push(format!("len {}, expected {want_len}", w.len()));
-        }
-        if let Some(ts) = expected.get("metadata_timestamps") {
-            let want = f64s(ts);
-            if w.metadata().timestamps() != want.as_slice() {
-                problems.push(format!(
-                    "timestamps {:?}, expected {want:?}",
-                    w.metadata().timestamps()
-                ));
-            }
-        }
+    }
+    if let Err(why) = check_window_new(&s, past, future, n) {
+        problems.push(why);
     }
     if parallel == Some(0) {
         rules.push(RULE_PARALLEL_ZERO);
@@ -220,24 +222,19 @@ fn window(case: &Value) -> (Vec<&'static str>, Result<(), String>) {
 
     for lookup in expected["lookups"].as_array().expect("lookups") {
         let index = lookup["index"].as_i64().expect("lookup index");
-        let golden_error = lookup
-            .get("error")
-            .map(|e| e["type"].as_str().expect("error type"));
         if index < 0 {
-            if !rules.contains(&RULE_NEGATIVE_INDEX) {
-                rules.push(RULE_NEGATIVE_INDEX);
-            }
-            let wrapped = index as usize;
-            match w.get(wrapped) {
-                Err(Error::IndexOutOfRange { .. }) => {}
-                other => problems.push(format!("[{index} as usize] gave {other:?}")),
+            if let Err(why) = negative_lookup(negatives, index, |i| w.get(i)) {
+                problems.push(why);
             }
             continue;
         }
+        let golden_error = lookup
+            .get("error")
+            .map(|e| e["type"].as_str().expect("error type"));
         let index = index as usize;
         let ours = w.get(index);
-        match (golden_error, lookup.get("window")) {
-            (Some("ValueError"), _) if parallel == Some(0) => {
+        match golden_error {
+            Some("ValueError") if parallel == Some(0) => {
                 // The reference refuses zero workers; we load the window.
                 let first = if crop {
                     Some(index)
@@ -253,20 +250,15 @@ fn window(case: &Value) -> (Vec<&'static str>, Result<(), String>) {
                     other => problems.push(format!("[{index}] gave {other:?}, expected {want:?}")),
                 }
             }
-            (Some(ty), _) => match ours {
+            Some(ty) => match ours {
                 Err(e) if python_type(&e) == ty => {}
                 other => problems.push(format!("[{index}] gave {other:?}, expected {ty}")),
             },
-            (None, Some(win)) if !negative_slice => {
-                let want = usizes(win);
+            None => {
+                let want = usizes(&lookup["window"]);
                 match ours {
                     Ok(got) if got == want => {}
                     other => problems.push(format!("[{index}] gave {other:?}, expected {want:?}")),
-                }
-            }
-            (None, _) => {
-                if ours.is_ok() {
-                    problems.push(format!("[{index}] loaded a window longer than the sensor"));
                 }
             }
         }
@@ -277,4 +269,47 @@ fn window(case: &Value) -> (Vec<&'static str>, Result<(), String>) {
         Err(problems.join("; "))
     };
     (rules, check)
+}
+
+/// [`Window::new`] refuses a window longer than its sensor (`past + 1 +
+/// future > n`) with `InvalidParameter` naming the sensor; any other
+/// window it builds cropped, the same as `with_crop(.., true)`.
+fn check_window_new<S: Sensor>(s: &S, past: usize, future: usize, n: usize) -> Result<(), String> {
+    let too_long = past + 1 + future > n;
+    match Window::new(s, past, future) {
+        Err(Error::InvalidParameter { parameter, .. })
+            if too_long && parameter.contains(&format!("`{}`", s.name())) =>
+        {
+            Ok(())
+        }
+        Ok(w) if !too_long => {
+            let cropped = Window::with_crop(s, past, future, true);
+            if w.len() == cropped.len()
+                && w.metadata().timestamps() == cropped.metadata().timestamps()
+            {
+                Ok(())
+            } else {
+                Err(format!(
+                    "Window::new gave len {} and timestamps {:?}, with_crop len {} and {:?}",
+                    w.len(),
+                    w.metadata().timestamps(),
+                    cropped.len(),
+                    cropped.metadata().timestamps()
+                ))
+            }
+        }
+        Ok(w) => Err(format!(
+            "Window::new accepted a window of {} samples over {n} (len {})",
+            past + 1 + future,
+            w.len()
+        )),
+        Err(e) => Err(format!(
+            "Window::new gave {e:?}, expected {}",
+            if too_long {
+                "InvalidParameter naming the sensor"
+            } else {
+                "a window"
+            }
+        )),
+    }
 }

@@ -8,32 +8,37 @@
 //! delegating every node to the library's own builders: numbers to
 //! `ScalarBuilder`, arrays to `StackBuilder` (or `ConcatBuilder` in ADL's
 //! "concat" mode), strings to `TextBuilder`, lists and tuples to
-//! `VecBuilder`, dicts to `HashMapBuilder`, bytes to the `List` strategy.
-//! The batch is written back as golden JSON and compared exactly (dtype,
-//! shape, values, key order), or, for error cases, checked to be an
-//! `Error::Collate`.
+//! `VecBuilder`, dicts to `RecordBuilder` (a `Record` keeps its keys in
+//! order, as a Python dict does: the batch's key order is the library's),
+//! bytes to the `List` strategy. The batch is written back as golden JSON
+//! and compared exactly, key order included (`common::json_difference`),
+//! or, for error cases, our error is mapped to the Python exception type
+//! the reference raises for the same failure ([`python_collate_type`]) and
+//! compared with the golden type.
 //!
 //! By rule (not by id):
 //! - no Rust analogue: leaves of different Python types at the same place
 //!   (a Rust field has one type: mixing is a compile error), numpy object
-//!   arrays (no element type);
-//! - diverges: all-`None` samples (`Option<T>` collates: all `None` gives
-//!   `None`; torch raises TypeError), numpy string arrays (arrays of any
-//!   `Clone` element stack; torch raises TypeError).
+//!   arrays (no element type), all-`None` samples (`None` has no type to
+//!   collate);
+//! - diverges: numpy string arrays (arrays of any `Clone` element stack;
+//!   torch raises TypeError); dicts whose keys come in different orders in
+//!   different samples (a `Record`'s key order is its layout: ours refuses
+//!   them, torch takes sample 0's order).
 
 use std::cell::Cell;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use adl::collate::{
-    BatchBuilder, Collatable, ConcatBuilder, List, ListBuilder, ScalarBuilder, StackBuilder,
-    Strategy, TextBuilder, VecBuilder,
+    BatchBuilder, Collatable, ConcatBuilder, DefaultCollate, List, ListBuilder, RecordBuilder,
+    ScalarBuilder, StackBuilder, Strategy, TextBuilder, VecBuilder,
 };
-use adl::collate::{DefaultCollate, HashMapBuilder};
-use adl::{Collate, Error, Result};
+use adl::{Collate, Error, Record, Result};
 use ndarray::{ArrayD, IxDyn};
 use serde_json::{Value, json};
 
-use super::common::{Tally, f64_of};
+use super::common::{Tally, f64_of, json_difference};
 
 thread_local! {
     /// ADL's "concat" mode: arrays are concatenated instead of stacked.
@@ -56,7 +61,7 @@ enum Dyn {
     List(Vec<Dyn>),
     Tuple(Vec<Dyn>),
     Named(String, Vec<String>, Vec<Dyn>),
-    Map(Vec<String>, HashMap<String, Dyn>),
+    Map(Record<Dyn>),
 }
 
 #[derive(Debug, Clone)]
@@ -169,11 +174,12 @@ fn parse(v: &Value) -> std::result::Result<Dyn, String> {
                         .collect(),
                 )
             } else {
-                let mut map = HashMap::new();
-                for (k, v) in o {
-                    map.insert(k.clone(), parse(v)?);
-                }
-                Dyn::Map(o.keys().cloned().collect(), map)
+                let names: Arc<[String]> = o.keys().cloned().collect();
+                let values = o
+                    .values()
+                    .map(parse)
+                    .collect::<std::result::Result<_, _>>()?;
+                Dyn::Map(Record::new(names, values).map_err(|e| e.to_string())?)
             }
         }
     })
@@ -195,14 +201,83 @@ fn leaf_kinds(d: &Dyn, path: String, out: &mut Vec<(String, &'static str)>) {
             }
             return;
         }
-        Dyn::Map(_, m) => {
-            for (k, x) in m {
+        Dyn::Map(m) => {
+            for (k, x) in m.iter() {
                 leaf_kinds(x, format!("{path}.{k}"), out);
             }
             return;
         }
     };
     out.push((path, kind));
+}
+
+/// The key order of every dict, by path, to find dicts with the same keys
+/// in different orders in different samples.
+fn dict_orders(d: &Dyn, path: String, out: &mut Vec<(String, Vec<String>)>) {
+    match d {
+        Dyn::List(xs) | Dyn::Tuple(xs) | Dyn::Named(_, _, xs) => {
+            for (i, x) in xs.iter().enumerate() {
+                dict_orders(x, format!("{path}[{i}]"), out);
+            }
+        }
+        Dyn::Map(m) => {
+            out.push((path.clone(), m.names().to_vec()));
+            for (k, x) in m.iter() {
+                dict_orders(x, format!("{path}.{k}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Rule: at some path, a sample's dict has the same keys as sample 0's in
+/// another order; the path and both orders.
+fn reordered_dicts(samples: &[Dyn]) -> Option<(String, Vec<String>, Vec<String>)> {
+    let mut first = Vec::new();
+    dict_orders(samples.first()?, String::new(), &mut first);
+    samples[1..].iter().find_map(|s| {
+        let mut orders = Vec::new();
+        dict_orders(s, String::new(), &mut orders);
+        orders.into_iter().find_map(|(path, keys)| {
+            let (_, want) = first.iter().find(|(p, _)| *p == path)?;
+            let mut a = keys.clone();
+            let mut b = want.clone();
+            a.sort();
+            b.sort();
+            (a == b && keys != *want).then(|| (path, keys, want.clone()))
+        })
+    })
+}
+
+/// `d` with every dict's keys in the order of the dict at the same place
+/// in `like` (sample 0), where both have the same keys.
+fn reorder_like(d: Dyn, like: &Dyn) -> Dyn {
+    match (d, like) {
+        (Dyn::List(xs), Dyn::List(ys)) => Dyn::List(
+            xs.into_iter()
+                .zip(ys)
+                .map(|(x, y)| reorder_like(x, y))
+                .collect(),
+        ),
+        (Dyn::Tuple(xs), Dyn::Tuple(ys)) => Dyn::Tuple(
+            xs.into_iter()
+                .zip(ys)
+                .map(|(x, y)| reorder_like(x, y))
+                .collect(),
+        ),
+        (Dyn::Map(m), Dyn::Map(first)) if m.len() == first.len() => {
+            let names = first.shared_names();
+            let values: Option<Vec<Dyn>> = first
+                .iter()
+                .map(|(k, y)| m.get(k).map(|x| reorder_like(x.clone(), y)))
+                .collect();
+            match values {
+                Some(values) => Dyn::Map(Record::new(names, values).expect("same length")),
+                None => Dyn::Map(m),
+            }
+        }
+        (d, _) => d,
+    }
 }
 
 enum ArrB<A> {
@@ -256,7 +331,7 @@ enum DynBuilder {
     List(VecBuilder<Dyn>),
     Tuple(VecBuilder<Dyn>),
     Named(String, Vec<String>, VecBuilder<Dyn>),
-    Map(Vec<String>, HashMapBuilder<String, Dyn>),
+    Map(RecordBuilder<Dyn>),
 }
 
 impl Collatable for Dyn {
@@ -288,7 +363,7 @@ impl Collatable for Dyn {
             Dyn::Named(n, keys, xs) => {
                 B::Named(n.clone(), keys.clone(), Collatable::builder(xs, len))
             }
-            Dyn::Map(keys, m) => B::Map(keys.clone(), Collatable::builder(m, len)),
+            Dyn::Map(m) => B::Map(Collatable::builder(m, len)),
         }
     }
 }
@@ -318,7 +393,7 @@ impl BatchBuilder<Dyn> for DynBuilder {
             (B::ArrStr(b), Dyn::Arr(Arr::Str(a))) => b.push(a, p),
             (B::List(b), Dyn::List(xs)) | (B::Tuple(b), Dyn::Tuple(xs)) => b.push(xs, p),
             (B::Named(n, _, b), Dyn::Named(m, _, xs)) if *n == m => b.push(xs, p),
-            (B::Map(_, b), Dyn::Map(_, m)) => b.push(m, p),
+            (B::Map(b), Dyn::Map(m)) => b.push(m, p),
             (_, other) => Err(Error::collate(
                 p,
                 format!("{other:?} has another type than sample 0"),
@@ -355,11 +430,11 @@ impl BatchBuilder<Dyn> for DynBuilder {
                 let fields: serde_json::Map<String, Value> = keys.into_iter().zip(b.finish()?).collect();
                 json!({"__namedtuple__": {"name": name, "fields": fields}})
             }
-            B::Map(keys, b) => {
-                let mut batches = b.finish()?;
-                let ordered: serde_json::Map<String, Value> =
-                    keys.into_iter().map(|k| (k.clone(), batches.remove(&k).unwrap_or(Value::Null))).collect();
-                Value::Object(ordered)
+            B::Map(b) => {
+                // In the batch's own key order, as the library built it.
+                let batch = b.finish()?;
+                let names = batch.names().to_vec();
+                Value::Object(names.into_iter().zip(batch.into_values()).collect())
             }
         })
     }
@@ -413,6 +488,82 @@ fn as_reference(v: Value, default_collate: bool) -> Value {
     }
 }
 
+/// The Python exception type that the reference raises for the failure
+/// that our `e` reports (`adl_collate`: ADL's `ext.torch.Collate`, which
+/// walks the samples with optree, rather than torch's `default_collate`);
+/// `"Exception"` for an error we cannot place, which matches no golden
+/// type. Our collate errors are all [`Error::Collate`], told apart by what
+/// their reason says (the library's wording; a change to it shows up here
+/// as a failure, never as a silent match):
+/// - an empty batch: `IndexError` (torch reads `batch[0]`), `TypeError` in
+///   ADL's collate (`optree.tree_map` is called without a tree);
+/// - samples with different keys: `KeyError` (torch reads sample 0's keys
+///   from every sample), `ValueError` in ADL's collate (optree's structure
+///   mismatch);
+/// - lists of different lengths: `RuntimeError` (torch checks the
+///   lengths), `ValueError` in ADL's collate (optree);
+/// - arrays of different shapes, or that cannot be concatenated:
+///   `RuntimeError` (`torch.stack`, `torch.concat`);
+/// - a value of another type than sample 0's: `TypeError`.
+fn python_collate_type(e: &Error, adl_collate: bool) -> &'static str {
+    let Error::Collate { reason, .. } = e else {
+        return "Exception";
+    };
+    let says = |phrase: &str| reason.contains(phrase);
+    if says("the batch is empty") {
+        if adl_collate {
+            "TypeError"
+        } else {
+            "IndexError"
+        }
+    } else if says("every sample must have the same keys") || says("but sample 0 has [") {
+        if adl_collate {
+            "ValueError"
+        } else {
+            "KeyError"
+        }
+    } else if says("lists must have equal lengths") {
+        if adl_collate {
+            "ValueError"
+        } else {
+            "RuntimeError"
+        }
+    } else if says("differs from shape") || says("cannot be concatenated") {
+        "RuntimeError"
+    } else if says("has another type than sample 0") {
+        "TypeError"
+    } else {
+        "Exception"
+    }
+}
+
+/// Our batch against the golden `expected`: the same output (key order
+/// included), or an error of the same Python type.
+fn compare(ours: Result<Value>, expected: &Value, default_collate: bool) -> Result<(), String> {
+    match (ours, expected.get("error")) {
+        (Err(e), Some(theirs)) => {
+            let want = theirs["type"].as_str().expect("error type");
+            let got = python_collate_type(&e, !default_collate);
+            if got == want {
+                Ok(())
+            } else {
+                Err(format!("expected {want}, got {got} ({e})"))
+            }
+        }
+        (Ok(v), None) => {
+            let got = as_reference(v, default_collate);
+            match json_difference(&got, &expected["output"]) {
+                None => Ok(()),
+                Some(diff) => Err(format!(
+                    "{diff}; expected {}, got {got}",
+                    expected["output"]
+                )),
+            }
+        }
+        (ours, _) => Err(format!("expected {expected}, got {ours:?}")),
+    }
+}
+
 fn run_case(case: &Value, tally: &mut Tally) {
     let id = case["id"].as_str().unwrap();
     let inputs = case["input"].as_array().unwrap();
@@ -421,15 +572,10 @@ fn run_case(case: &Value, tally: &mut Tally) {
     CONCAT.set(case.get("mode").and_then(Value::as_str) == Some("concat"));
 
     if !inputs.is_empty() && inputs.iter().all(Value::is_null) {
-        let ours = DefaultCollate.collate(vec![None::<i64>; inputs.len()]);
-        let check = match ours {
-            Ok(None) => Ok(()),
-            other => Err(format!("expected Ok(None), got {other:?}")),
-        };
-        return tally.diverges(
+        return tally.no_analogue(
             id,
-            "all-None samples collate to None (torch raises TypeError)",
-            check,
+            "every sample is None, which has no type to collate (a Rust batch of Option<T> \
+             has one; torch raises TypeError)",
         );
     }
     let samples = match inputs
@@ -461,9 +607,8 @@ fn run_case(case: &Value, tally: &mut Tally) {
         }
     }
     let string_arrays = samples.iter().any(|s| matches!(s, Dyn::Arr(Arr::Str(_))));
-    let ours = DefaultCollate.collate(samples);
     if string_arrays {
-        let check = match &ours {
+        let check = match &DefaultCollate.collate(samples) {
             Ok(v) if v["__tensor__"]["shape"][0] == json!(inputs.len()) => Ok(()),
             other => Err(format!("expected a stacked string array, got {other:?}")),
         };
@@ -473,18 +618,33 @@ fn run_case(case: &Value, tally: &mut Tally) {
             check,
         );
     }
-    let check = match (ours, expected.get("error")) {
-        (Err(Error::Collate { .. }), Some(_)) => Ok(()),
-        (Ok(v), None) => {
-            let got = as_reference(v, default_collate);
-            if got == expected["output"] {
-                Ok(())
-            } else {
-                Err(format!("expected {}, got {got}", expected["output"]))
+    if let Some((path, keys, first)) = reordered_dicts(&samples) {
+        // Ours refuses the batch as it is; with every dict in sample 0's
+        // order, it gives the reference's batch exactly.
+        let reordered: Vec<Dyn> = samples
+            .iter()
+            .map(|s| reorder_like(s.clone(), &samples[0]))
+            .collect();
+        let check = match DefaultCollate.collate(samples) {
+            Err(e @ Error::Collate { .. })
+                if e.to_string().contains(&keys.join(", "))
+                    && e.to_string().contains(&first.join(", ")) =>
+            {
+                compare(DefaultCollate.collate(reordered), expected, default_collate)
+                    .map_err(|e| format!("in sample 0's key order: {e}"))
             }
-        }
-        (ours, _) => Err(format!("expected {expected}, got {ours:?}")),
-    };
+            other => Err(format!(
+                "expected a collate error naming keys {keys:?} and sample 0's {first:?} at `{path}`, got {other:?}"
+            )),
+        };
+        return tally.diverges(
+            id,
+            "dicts with the same keys in different orders are refused (a Record's key order \
+             is its layout; torch takes sample 0's order)",
+            check,
+        );
+    }
+    let check = compare(DefaultCollate.collate(samples), expected, default_collate);
     tally.matches(id, check);
 }
 

@@ -1,9 +1,15 @@
 //! Parity of `Recording` (Trace) and `Concat` (Dataset) with the reference's
 //! `abstract.Trace` and `abstract.Dataset` (golden: trace_dataset.json).
 //!
+//! Sensors come back in the reference's order: a lookup's `Record` must
+//! name its sensors in the golden `sensor_indices`' key order, and the
+//! trace's index columns in the golden `indices`' order.
+//!
+//! Lookups at negative indices (the reference wraps them in a Trace and
+//! refuses them in a Dataset) cannot be written with `usize` indices:
+//! each is counted and checked as in every file (`common::negative_lookup`).
+//!
 //! Divergences, by rule:
-//! - negative lookups: our indices are `usize`; the reference's negative
-//!   wrap-around (Trace) is not representable, so those lookups are skipped;
 //! - unsynchronized sensors of unequal lengths, and manual index arrays of
 //!   unequal lengths: the reference builds the trace and fails (or reads a
 //!   different sensor length) on some lookups; we refuse to build it
@@ -12,7 +18,9 @@
 use adl::{Concat, Dataset, Error, Indices, Recording, Result, Series, Timestamps};
 use serde_json::Value;
 
-use super::common::{Tally, expected_error, f64s, python_type, sync_from_params, usizes};
+use super::common::{
+    Tally, expected_error, f64s, key_order, negative_lookup, python_type, sync_from_params, usizes,
+};
 
 type TestSensor = Series<fn(usize) -> Result<usize>>;
 type TestTrace = Recording<Vec<TestSensor>>;
@@ -95,31 +103,42 @@ fn check_sensor_indices(
 ) -> std::result::Result<(), String> {
     let sample = sample.map_err(|e| format!("expected {expected}, got error {e}"))?;
     let want = expected.as_object().expect("sensor_indices object");
+    let order = key_order(expected);
+    if sample.names() != order.as_slice() {
+        return Err(format!(
+            "sensors {:?}, expected {order:?} (in this order)",
+            sample.names()
+        ));
+    }
     for (name, index) in want {
         let got = sample.get(name).copied();
         if got != index.as_u64().map(|i| i as usize) {
             return Err(format!("sensor {name}: expected {index}, got {got:?}"));
         }
     }
-    if sample.len() != want.len() {
-        return Err(format!(
-            "expected sensors {:?}, got {:?}",
-            want.keys(),
-            sample.names()
-        ));
-    }
     Ok(())
 }
 
-fn check_trace(trace: &TestTrace, expected: &Value) -> std::result::Result<(), String> {
+fn check_trace(
+    trace: &TestTrace,
+    expected: &Value,
+    negatives: &mut usize,
+) -> std::result::Result<(), String> {
     let len = expected["length"].as_u64().expect("length") as usize;
     if trace.len() != len {
         return Err(format!("length: expected {len}, got {}", trace.len()));
     }
     match (&expected["indices"], trace.indices()) {
         (Value::Null, None) => {}
-        (Value::Object(want), Some(got)) => {
-            for (name, col) in want {
+        (want @ Value::Object(columns), Some(got)) => {
+            let order = key_order(want);
+            if got.names() != order.as_slice() {
+                return Err(format!(
+                    "index columns {:?}, expected {order:?} (in this order)",
+                    got.names()
+                ));
+            }
+            for (name, col) in columns {
                 let want: Vec<u32> = usizes(col).into_iter().map(|i| i as u32).collect();
                 if got.column(name) != Some(&want[..]) {
                     return Err(format!(
@@ -132,16 +151,15 @@ fn check_trace(trace: &TestTrace, expected: &Value) -> std::result::Result<(), S
         (want, got) => return Err(format!("indices: expected {want}, got {got:?}")),
     }
     for lookup in expected["lookups"].as_array().expect("lookups") {
-        let Some(index) = lookup["index"].as_u64() else {
-            continue;
-        }; // negative: not representable
-        let ours = trace.get(index as usize);
-        if lookup.get("error").is_some() {
-            check_error(ours, lookup)
+        let index = lookup["index"].as_i64().expect("lookup index");
+        let result = if index < 0 {
+            negative_lookup(negatives, index, |i| trace.get(i))
+        } else if lookup.get("error").is_some() {
+            check_error(trace.get(index as usize), lookup)
         } else {
-            check_sensor_indices(ours, &lookup["sensor_indices"])
-        }
-        .map_err(|e| format!("trace lookup {index}: {e}"))?;
+            check_sensor_indices(trace.get(index as usize), &lookup["sensor_indices"])
+        };
+        result.map_err(|e| format!("trace lookup {index}: {e}"))?;
     }
     Ok(())
 }
@@ -197,7 +215,7 @@ fn flat_location(
     Err(Error::out_of_range("part", local, ds.parts()[part].len()))
 }
 
-fn check_case(case: &Value) -> std::result::Result<(), String> {
+fn check_case(case: &Value, negatives: &mut usize) -> std::result::Result<(), String> {
     let expected = &case["expected"];
     let traces = case["traces"]
         .as_array()
@@ -211,7 +229,7 @@ fn check_case(case: &Value) -> std::result::Result<(), String> {
         .zip(expected["traces"].as_array().expect("traces"))
         .enumerate()
     {
-        check_trace(trace, want).map_err(|e| format!("trace {i}: {e}"))?;
+        check_trace(trace, want, negatives).map_err(|e| format!("trace {i}: {e}"))?;
     }
     let lens: Vec<usize> = traces.iter().map(Dataset::len).collect();
     let (ds, members) = build_dataset(case, traces).map_err(|e| e.to_string())?;
@@ -227,9 +245,12 @@ fn check_case(case: &Value) -> std::result::Result<(), String> {
         ));
     }
     for lookup in expected["lookups"].as_array().expect("lookups") {
-        let Some(index) = lookup["index"].as_u64() else {
+        let index = lookup["index"].as_i64().expect("lookup index");
+        if index < 0 {
+            negative_lookup(negatives, index, |i| ds.get(i))
+                .map_err(|e| format!("dataset lookup {index}: {e}"))?;
             continue;
-        }; // negative: not representable
+        }
         let index = index as usize;
         let result = if lookup.get("error").is_some() {
             check_error(ds.get(index), lookup)
@@ -274,7 +295,10 @@ pub fn run(file: &'static str) -> Tally {
                 };
                 tally.diverges(id, reason, check);
             }
-            None => tally.matches(id, check_case(&case)),
+            None => {
+                let check = check_case(&case, &mut tally.negative_lookups);
+                tally.matches(id, check);
+            }
         }
     }
     tally

@@ -122,6 +122,7 @@ impl Description {
                 level.cores = vec![Core::Parallel {
                     name: "{ .. }".to_owned(),
                     site: String::new(),
+                    body: String::new(),
                     branches: branches
                         .iter()
                         .map(|(name, branch)| Branch {
@@ -170,6 +171,7 @@ impl TypeKey for TypeInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::Rule;
 
     fn node(name: &'static str, stage: Stage) -> NodeInfo {
         NodeInfo::new(name, stage)

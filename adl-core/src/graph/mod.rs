@@ -31,13 +31,13 @@ mod rule;
 mod type_name;
 pub(crate) mod witness;
 
+pub use adl_lang::{
+    Device, MAY_END, MAY_FOLLOW, PLACEMENT, Rule, Section, Stage, Violation, check_path,
+    may_follow, placement,
+};
 pub use branches::{Branch, BranchNames, KeyedBranches, NoBranch, SameBranches};
 pub use closure::{BatchFn, SampleFn};
 pub use described::Described;
 pub use description::{Body, Description, checker_step};
 pub use node::{Node, NodeInfo, TypeInfo};
-pub use adl_lang::{
-    Device, MAY_END, MAY_FOLLOW, PLACEMENT, Rule, Section, Stage, Violation, check_path,
-    may_follow, placement,
-};
 pub use rule::{BatchNode, CollateNode, SampleNode, Takes};

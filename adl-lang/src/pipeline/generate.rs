@@ -1,0 +1,603 @@
+//! Generate: the checked model into a block expression that evaluates to
+//! an `adl::graph::Described<P>`: a typed pipeline `P` built from the
+//! adl-core building blocks (`Stages`, `Then`, `Pre`, `Post`, `Branch`,
+//! `KeyedBranches`) and the `Description` of its graph.
+//!
+//! Every node becomes a local binding, asserted where it stands
+//! (`assert_sample_node` / `assert_batch_node`) and against the node
+//! before it (`assert_feeds`), with the spans of the user's tokens, so
+//! that rustc reports a broken rule there, in the rule's words. The errors
+//! of the parse and check phases come first, as `compile_error!`s, and the
+//! expansion follows them anyway.
+//!
+//! Every node that the typed pipeline holds (the transforms of each stage
+//! and each collate) is wrapped in `exec::Tagged` with its `NodeId`: its
+//! index in `Description::nodes()` of the description built alongside.
+//! The ids are positional, computed from the model ([`node_count`]), not
+//! from the order in which the expansion happens to visit the nodes: a
+//! level whose first node is `first` numbers its `pre:`, `sample:`,
+//! collate, `batch:` and `post:` nodes in that order from `first`, and a
+//! parallel level numbers its nodes before the split from `first`, then
+//! each branch from where the branches before it end, then the nodes
+//! after the merge. The assertions stay on the unwrapped values.
+
+use crate::Stage;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::Expr;
+
+use super::check::{CollateRef, Core, Level, NodeKind, NodeRef, ParallelModel, Routing, text_of};
+
+/// The expansion of a checked model, after the `errors` found so far.
+/// Generated paths go through the alias `__adl_crate` of `krate` (the
+/// `adl` facade, or the path given by `crate = ...`).
+pub(crate) fn generate(level: &Level, errors: &[syn::Error], krate: &syn::Path) -> TokenStream {
+    let mut generator = Generator { next: 0 };
+    let (body, _) = generator.level(level, 0, None, false);
+    let errors = errors.iter().map(syn::Error::to_compile_error);
+    quote! {{
+        #[allow(unused_imports)]
+        use #krate as __adl_crate;
+        #(#errors)*
+        #body
+    }}
+}
+
+/// Names the expansion's bindings. A node's binding carries the span of
+/// the user's token, like the assertion around it, so that rustc reports a
+/// broken bound on `&binding` at that token.
+struct Generator {
+    next: usize,
+}
+
+/// The nodes of one chain as generated: the expressions of their
+/// `NodeInfo`s, and the nodes tagged with their ids, as the pipeline
+/// holds them.
+#[derive(Default)]
+struct Chain {
+    infos: Vec<TokenStream>,
+    tagged: Vec<TokenStream>,
+}
+
+/// The number of nodes of `level` in its description (what
+/// `Description::nodes()` lists): its `pre:`, `sample:`, `batch:` and
+/// `post:` nodes, and its collate or its branches' nodes. The identity
+/// collate that stands in for a missing one is no node.
+fn node_count(level: &Level) -> u32 {
+    let own = level.pre.len() + level.sample.len() + level.batch.len() + level.post.len();
+    let core = match &level.core {
+        Core::Collate(_) => 1,
+        Core::Parallel(parallel) => parallel
+            .branches
+            .iter()
+            .map(|b| node_count(&b.level) as usize)
+            .sum(),
+        Core::Missing => 0,
+    };
+    u32::try_from(own + core).expect("fewer than 2^32 nodes in one pipeline")
+}
+
+/// A node value as the pipeline holds it: `exec::Tagged` with its id
+/// and `name` (an expression of a `Cow<'static, str>` or a `&'static str`).
+fn tagged(id: u32, name: TokenStream, value: TokenStream, span: Span) -> TokenStream {
+    let id = proc_macro2::Literal::u32_unsuffixed(id);
+    quote_spanned! {span=>
+        __adl_crate::exec::Tagged::new(__adl_crate::exec::NodeId(#id), #name, #value)
+    }
+}
+
+/// `Then::new` of the transforms in order, or the identity.
+fn then(steps: Vec<TokenStream>) -> TokenStream {
+    steps
+        .into_iter()
+        .reduce(|acc, next| quote!(__adl_crate::transform::Then::new(#acc, #next)))
+        .unwrap_or_else(|| quote!(__adl_crate::transform::Identity))
+}
+
+/// The batch stage's steps in order, linked from the last: a kernel node
+/// followed by a kernel node (or a run of them) is linked into
+/// `kernel::Fused` (one device program: the data stays on the device,
+/// elementwise kernels fuse), any other pair into `Then`, so every run of
+/// consecutive kernel nodes becomes one `Fused`. The choice is made here,
+/// where the node types are known, by method resolution
+/// (`kernel::LinkKernels` before `kernel::LinkOther`).
+fn link(steps: Vec<TokenStream>) -> TokenStream {
+    steps
+        .into_iter()
+        .rev()
+        .reduce(|rest, step| {
+            quote! {{
+                #[allow(unused_imports)]
+                use __adl_crate::__private::{LinkKernels as _, LinkOther as _};
+                let (__adl_first, __adl_rest) = (#step, #rest);
+                (&__adl_crate::__private::Link::of(&__adl_first, &__adl_rest))
+                    .kind()
+                    .link(__adl_first, __adl_rest)
+            }}
+        })
+        .unwrap_or_else(|| quote!(__adl_crate::transform::Identity))
+}
+
+impl Generator {
+    /// A fresh binding called `__adl_{what}{n}`, spanned at `span`.
+    fn ident(&mut self, what: &str, span: Span) -> Ident {
+        self.next += 1;
+        format_ident!("__adl_{}{}", what, self.next, span = span)
+    }
+
+    /// One node standing in `stage`: bind it, assert it, and check it
+    /// against the node before it (`cursor`, which becomes this node).
+    fn node(
+        &mut self,
+        node: &NodeRef,
+        stage: Stage,
+        cursor: &mut Option<Ident>,
+        out: &mut Vec<TokenStream>,
+    ) -> (Ident, TokenStream) {
+        let span = node.span;
+        let binding = self.ident("node", span);
+        let value = node_value(node, stage, cursor.as_ref());
+        let assert = match stage {
+            Stage::Batch => quote_spanned!(span=> assert_batch_node),
+            _ => quote_spanned!(span=> assert_sample_node),
+        };
+        out.push(quote_spanned! {span=>
+            let #binding = #value;
+            __adl_crate::__private::#assert(&#binding);
+        });
+        if let Some(before) = cursor {
+            out.push(
+                quote_spanned!(span=> __adl_crate::__private::assert_feeds(&#before, &#binding);),
+            );
+        }
+        *cursor = Some(binding.clone());
+        let info = quote_spanned!(span=> __adl_crate::__private::info_of(&#binding));
+        (binding, info)
+    }
+
+    /// A chain of nodes standing in `stage`, the first of them node
+    /// `first` of the pipeline.
+    fn chain<'a>(
+        &mut self,
+        nodes: impl IntoIterator<Item = &'a NodeRef>,
+        first: u32,
+        stage: Stage,
+        cursor: &mut Option<Ident>,
+        out: &mut Vec<TokenStream>,
+    ) -> Chain {
+        let mut chain = Chain::default();
+        for (id, node) in (first..).zip(nodes) {
+            let (binding, info) = self.node(node, stage, cursor, out);
+            let name = quote_spanned!(node.span=> __adl_crate::__private::info_of(&#binding).name);
+            chain
+                .tagged
+                .push(tagged(id, name, quote!(#binding), node.span));
+            chain.infos.push(info);
+        }
+        chain
+    }
+
+    /// Nodes left out of the pipeline: evaluated, so that their names
+    /// resolve (closures are left out: alone they may not infer).
+    fn unused(&mut self, level: &Level, out: &mut Vec<TokenStream>) {
+        for node in &level.unused {
+            if let NodeKind::Closure { .. } = node.kind {
+                continue;
+            }
+            let value = node_value(node, Stage::Sample, None);
+            out.push(quote_spanned!(node.span=> let _ = #value;));
+        }
+        for collate in &level.unused_collates {
+            if let Expr::Closure(_) = collate.expr {
+                continue;
+            }
+            let value = collate_value(collate);
+            out.push(quote_spanned!(collate.span=> let _ = #value;));
+        }
+    }
+
+    /// One level, after `cursor` (the node, or witness, before it), its
+    /// first node node `first` of the pipeline: a block that evaluates to
+    /// its `Described` pipeline, or, with `output`, to the pair of it and
+    /// the witness of what it gives, where that is known (the `bool`).
+    fn level(
+        &mut self,
+        level: &Level,
+        first: u32,
+        cursor: Option<Ident>,
+        output: bool,
+    ) -> (TokenStream, bool) {
+        let mut out = Vec::new();
+        self.unused(level, &mut out);
+        let (pipeline, description, last) = match &level.core {
+            Core::Parallel(parallel) => self.parallel(level, parallel, first, cursor, &mut out),
+            Core::Collate(collate) => self.stages(level, Some(collate), first, cursor, &mut out),
+            Core::Missing => self.stages(level, None, first, cursor, &mut out),
+        };
+        let binding = format_ident!("__adl_description", span = Span::mixed_site());
+        let described = quote!(__adl_crate::graph::Described::new(#pipeline, #binding));
+        let (value, known) = match (output, last) {
+            (true, Some(last)) => {
+                let witness = format_ident!("__adl_output", span = Span::mixed_site());
+                out.push(
+                    quote!(let #witness = __adl_crate::__private::Witness::output_of(&#last);),
+                );
+                (quote!((#described, #witness)), true)
+            }
+            _ => (described, false),
+        };
+        let block = quote! {{
+            #(#out)*
+            let #binding = #description;
+            #value
+        }};
+        (block, known)
+    }
+
+    /// `pre: ..., sample: ..., collate: ..., batch: ..., post: ...`, as one
+    /// `Stages` (pre folded into its sample stage, post into its batch
+    /// stage).
+    fn stages(
+        &mut self,
+        level: &Level,
+        collate: Option<&CollateRef>,
+        first: u32,
+        cursor: Option<Ident>,
+        out: &mut Vec<TokenStream>,
+    ) -> (TokenStream, TokenStream, Option<Ident>) {
+        // The ids, in the description's order: pre, sample, collate,
+        // batch, post.
+        let sample_first = first + level.pre.len() as u32;
+        let collate_id = sample_first + level.sample.len() as u32;
+        let batch_first = collate_id + u32::from(collate.is_some());
+        let post_first = batch_first + level.batch.len() as u32;
+        let mut cursor = cursor;
+        let pre = self.chain(&level.pre, first, Stage::Sample, &mut cursor, out);
+        let sample = self.chain(&level.sample, sample_first, Stage::Sample, &mut cursor, out);
+        let (collate_value, collate_info) = match collate {
+            Some(collate) => {
+                let span = collate.span;
+                let binding = self.ident("collate", span);
+                let value = collate_value(collate);
+                let name = &collate.name;
+                out.push(quote_spanned!(span=> let #binding = #value;));
+                let (info, collate_name) = match cursor.take() {
+                    Some(before) => {
+                        let info = self.ident("collate_info", span);
+                        let batch = self.ident("collated", span);
+                        // Its name for the tag, taken now: the description
+                        // (built before the pipeline) moves the info.
+                        let tag_name = format_ident!("{}_name", info);
+                        // The rule's assertion first: a broken bound of
+                        // `collate_node` (the same, at the same token) is
+                        // then left out by rustc.
+                        out.push(quote_spanned! {span=>
+                            __adl_crate::__private::assert_collate_after(&#before, &#binding);
+                            let (#info, #batch) = __adl_crate::__private::collate_node(#name, &#before, &#binding);
+                            let #tag_name = #info.name.clone();
+                        });
+                        cursor = Some(batch);
+                        (quote!(#info), quote!(#tag_name))
+                    }
+                    None => (
+                        quote!(__adl_crate::graph::NodeInfo::new(#name, __adl_crate::graph::Stage::Collate)),
+                        quote!(#name),
+                    ),
+                };
+                (
+                    tagged(collate_id, collate_name, quote!(#binding), span),
+                    quote!(::std::vec![#info]),
+                )
+            }
+            None => {
+                cursor = None;
+                (
+                    quote!(__adl_crate::pipeline::IdentityCollate),
+                    quote!(::std::vec::Vec::new()),
+                )
+            }
+        };
+        let batch = self.chain(&level.batch, batch_first, Stage::Batch, &mut cursor, out);
+        let post = self.chain(&level.post, post_first, Stage::Batch, &mut cursor, out);
+        let (pre_infos, sample_infos, batch_infos, post_infos) =
+            (&pre.infos, &sample.infos, &batch.infos, &post.infos);
+        let sample_stage = then(pre.tagged.into_iter().chain(sample.tagged).collect());
+        let batch_stage = link(batch.tagged.into_iter().chain(post.tagged).collect());
+        let description = quote! {
+            __adl_crate::graph::Description {
+                pre: ::std::vec![#(#pre_infos),*],
+                body: __adl_crate::graph::Body::Stages {
+                    sample: ::std::vec![#(#sample_infos),*],
+                    collate: #collate_info,
+                    batch: ::std::vec![#(#batch_infos),*],
+                },
+                post: ::std::vec![#(#post_infos),*],
+            }
+        };
+        let pipeline = quote!(__adl_crate::pipeline::Stages::from_parts(#sample_stage, #collate_value, #batch_stage));
+        (pipeline, description, cursor)
+    }
+
+    /// A parallel form with the nodes around it: `pre:` and `sample:`
+    /// before the split (the description's `pre`), `batch:` and `post:`
+    /// after the merge (its `post`).
+    fn parallel(
+        &mut self,
+        level: &Level,
+        parallel: &ParallelModel,
+        first: u32,
+        cursor: Option<Ident>,
+        out: &mut Vec<TokenStream>,
+    ) -> (TokenStream, TokenStream, Option<Ident>) {
+        // The ids, in the description's order: the nodes before the split
+        // (its `pre`), each branch's nodes, the nodes after the merge (its
+        // `post`).
+        let branches_first = first + (level.pre.len() + level.sample.len()) as u32;
+        let mut branch_first = Vec::new();
+        let mut next = branches_first;
+        for branch in &parallel.branches {
+            branch_first.push(next);
+            next += node_count(&branch.level);
+        }
+        let after_first = next;
+        let mut cursor = cursor;
+        let before = self.chain(
+            level.pre.iter().chain(&level.sample),
+            first,
+            Stage::Sample,
+            &mut cursor,
+            out,
+        );
+        let mut pre_steps: Vec<TokenStream> = before.tagged;
+        let mut post_steps = Vec::new();
+
+        // The sample type, the split into the branches and each branch's
+        // first witness.
+        let sample = format_ident!("__adl_sample", span = Span::mixed_site());
+        let mut witnesses: Vec<Option<Ident>> = Vec::new();
+        let mut merge_binding = None;
+        match (parallel.routing, &parallel.ty) {
+            (Routing::Fields, Some(ty)) => {
+                let span = syn::spanned::Spanned::span(ty);
+                let split = self.ident("split", span);
+                let fields: Vec<&Ident> = parallel
+                    .branches
+                    .iter()
+                    .filter_map(|b| b.field.as_ref())
+                    .collect();
+                let nested = fields
+                    .iter()
+                    .rev()
+                    .fold(quote!(()), |rest, field| quote!((#sample.#field, #rest)));
+                out.push(quote_spanned!(span=> let #split = |#sample: #ty| #nested;));
+                if let Some(before) = &cursor {
+                    out.push(
+                        quote_spanned!(span=> __adl_crate::__private::assert_gives(&#before, &#split);),
+                    );
+                }
+                for field in &fields {
+                    let witness = self.ident("field", field.span());
+                    out.push(quote_spanned! {field.span()=>
+                        let #witness = __adl_crate::__private::Witness::field(|#sample: &#ty| &#sample.#field);
+                    });
+                    witnesses.push(Some(witness));
+                }
+                pre_steps.push(quote!(#split));
+                let merge_ident = self.ident("merge", Span::call_site());
+                let merge = merge(&fields);
+                out.push(quote!(let #merge_ident = #merge;));
+                post_steps.push(quote!(#merge_ident));
+                merge_binding = Some(merge_ident);
+            }
+            (_, ty) => {
+                let witness = ty.as_ref().map(|ty| {
+                    let span = syn::spanned::Spanned::span(ty);
+                    if let Some(before) = &cursor {
+                        out.push(quote_spanned!(span=> __adl_crate::__private::assert_gives(&#before, &|_: #ty| ());));
+                    }
+                    let witness = self.ident("value", span);
+                    out.push(quote_spanned! {span=>
+                        let #witness = __adl_crate::__private::Witness::<<#ty as __adl_crate::transform::Keyed>::Value>::new();
+                    });
+                    // The named type is the pipeline's input: the identity
+                    // on it pins the raw sample type for inference.
+                    pre_steps.push(quote_spanned!(span=> |#sample: #ty| #sample));
+                    witness
+                });
+                witnesses = vec![witness; parallel.branches.len()];
+            }
+        }
+
+        // The branches, each with the witness of what it gives.
+        let mut described = Vec::new();
+        let mut outputs = Vec::new();
+        for ((branch, witness), first) in parallel.branches.iter().zip(witnesses).zip(branch_first)
+        {
+            let (block, known) = self.level(&branch.level, first, witness, true);
+            let span = Span::mixed_site();
+            let pipeline = self.ident("branch", span);
+            let description = self.ident("branch_description", span);
+            if known {
+                let output = self.ident("branch_output", span);
+                let (d, o) = (
+                    format_ident!("__adl_d", span = span),
+                    format_ident!("__adl_o", span = span),
+                );
+                out.push(quote! {
+                    let ((#pipeline, #description), #output) = {
+                        let (#d, #o) = #block;
+                        (#d.into_parts(), #o)
+                    };
+                });
+                outputs.push(Some(output));
+            } else {
+                out.push(quote!(let (#pipeline, #description) = #block.into_parts();));
+                outputs.push(None);
+            }
+            described.push((branch.name.clone(), pipeline, description));
+        }
+        let mut list = quote!(__adl_crate::graph::NoBranch);
+        for (name, pipeline, _) in described.iter().rev() {
+            list = quote!(__adl_crate::graph::Branch::new(#name, #pipeline, #list));
+        }
+        let branches = described
+            .iter()
+            .map(|(name, _, d)| quote!((::std::string::String::from(#name), #d)));
+        let branch_pipeline = match parallel.routing {
+            // An empty keyed form (already the `no_branches` error) is just
+            // the empty list, so that no second error follows.
+            Routing::Keys if !described.is_empty() => {
+                quote!(__adl_crate::graph::KeyedBranches::new(#list))
+            }
+            _ => list,
+        };
+
+        // What the branches give together, where every branch's is known:
+        // the merged struct, or the keyed sample of the branches' type.
+        let known: Option<Vec<Ident>> = outputs.into_iter().collect();
+        let mut cursor = None;
+        match (known, &merge_binding, &parallel.ty) {
+            (Some(outputs), Some(merge), _) => {
+                let nested = outputs.iter().rev().fold(
+                    quote!(__adl_crate::__private::Witness::<()>::new()),
+                    |rest, o| quote!(#o.pair(#rest)),
+                );
+                let merged = self.ident("merged", Span::call_site());
+                out.push(quote!(let #merged = #nested.through(&#merge);));
+                cursor = Some(merged);
+            }
+            (Some(outputs), None, Some(ty)) if !outputs.is_empty() => {
+                let first = &outputs[0];
+                let merged = self.ident("merged", Span::call_site());
+                out.push(
+                    quote!(let #merged = __adl_crate::__private::Witness::<#ty>::new().keyed(#first);),
+                );
+                cursor = Some(merged);
+            }
+            _ => {}
+        }
+        let after = self.chain(
+            level.batch.iter().chain(&level.post),
+            after_first,
+            Stage::Batch,
+            &mut cursor,
+            out,
+        );
+        post_steps.extend(after.tagged);
+
+        let mut pipeline = branch_pipeline;
+        if !post_steps.is_empty() {
+            let post = link(post_steps);
+            pipeline = quote!(__adl_crate::pipeline::Post::new(#pipeline, #post));
+        }
+        if !pre_steps.is_empty() {
+            let pre = then(pre_steps);
+            pipeline = quote!(__adl_crate::pipeline::Pre::new(#pre, #pipeline));
+        }
+        let (pre_infos, post_infos) = (&before.infos, &after.infos);
+        let description = quote! {
+            __adl_crate::graph::Description {
+                pre: ::std::vec![#(#pre_infos),*],
+                body: __adl_crate::graph::Body::Parallel {
+                    branches: ::std::vec![#(#branches),*],
+                },
+                post: ::std::vec![#(#post_infos),*],
+            }
+        };
+        (pipeline, description, cursor)
+    }
+}
+
+/// The merge of a struct form's branches: a transform from the nested
+/// pairs that the branches give into a struct with one `pub` field per
+/// branch, generic over their types. Its items live in a block of their
+/// own, so that their names shadow nothing the user wrote.
+fn merge(fields: &[&Ident]) -> TokenStream {
+    let params: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("T{}", i)).collect();
+    let nested_ty = params
+        .iter()
+        .rev()
+        .fold(quote!(()), |rest, p| quote!((#p, #rest)));
+    // Hygienic (mixed-site) bindings: a field named like a unit struct or a
+    // constant in scope must not turn into a constant pattern.
+    let values: Vec<Ident> = (0..fields.len())
+        .map(|i| Ident::new(&format!("__adl_value{i}"), proc_macro2::Span::mixed_site()))
+        .collect();
+    let nested_pat = values
+        .iter()
+        .rev()
+        .fold(quote!(()), |rest, v| quote!((#v, #rest)));
+    quote! {{
+        /// The batch of a parallel form: one field per branch.
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
+        #[allow(unreachable_pub)]
+        pub struct Branches<#(#params),*> {
+            #(pub #fields: #params,)*
+        }
+        /// Each branch's batch gives its buffers back to the loader.
+        impl<#(#params: __adl_crate::exec::Recycle),*> __adl_crate::exec::Recycle for Branches<#(#params),*> {
+            fn recycle(self, recycler: &mut __adl_crate::exec::Recycler) {
+                #(__adl_crate::exec::Recycle::recycle(self.#fields, recycler);)*
+            }
+        }
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy)]
+        struct Merge;
+        impl<#(#params),*> __adl_crate::Transform<#nested_ty> for Merge {
+            type Output = Branches<#(#params),*>;
+            #[inline]
+            fn apply(&self, #nested_pat: #nested_ty) -> __adl_crate::Result<Self::Output> {
+                ::core::result::Result::Ok(Branches { #(#fields: #values),* })
+            }
+        }
+        Merge
+    }}
+}
+
+/// The value of a node standing in `stage`, after `cursor`.
+fn node_value(node: &NodeRef, stage: Stage, cursor: Option<&Ident>) -> TokenStream {
+    let span = node.span;
+    let expr = &node.expr;
+    match node.kind {
+        NodeKind::Type => quote_spanned!(span=> #expr {}),
+        NodeKind::Closure { typed } => {
+            let wrapper = match stage {
+                Stage::Batch => quote_spanned!(span=> BatchFn),
+                _ => quote_spanned!(span=> SampleFn),
+            };
+            let source = text_of(expr);
+            match (typed, cursor) {
+                (false, Some(before)) => {
+                    quote_spanned!(span=> __adl_crate::graph::#wrapper::after(&#before, #expr, #source))
+                }
+                _ => quote_spanned!(span=> __adl_crate::graph::#wrapper::new(#expr, #source)),
+            }
+        }
+        NodeKind::Value => match expr {
+            // `(node)`: the parentheses only say "a value, not a type".
+            Expr::Paren(inner) => {
+                let inner = &inner.expr;
+                quote!(#inner)
+            }
+            _ => quote!(#expr),
+        },
+    }
+}
+
+/// The value of a collate: `default` is `DefaultCollate`, a closure is a
+/// `collate_fn`, anything else is used as it is.
+fn collate_value(collate: &CollateRef) -> TokenStream {
+    let span = collate.span;
+    match &collate.expr {
+        Expr::Path(p) if p.qself.is_none() && p.path.is_ident("default") => {
+            quote_spanned!(span=> __adl_crate::collate::DefaultCollate)
+        }
+        closure @ Expr::Closure(_) => {
+            quote_spanned!(span=> __adl_crate::pipeline::collate_fn(#closure))
+        }
+        Expr::Paren(inner) => {
+            let inner = &inner.expr;
+            quote!(#inner)
+        }
+        other => quote!(#other),
+    }
+}

@@ -1,0 +1,362 @@
+//! `#[derive(SensorSet)]`: parse, check, generate.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::parse::Parse;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Ident, Path, Type, Visibility};
+
+/// Expand `#[derive(SensorSet)]` on `input`. Errors become `compile_error!`.
+pub fn expand(input: TokenStream) -> TokenStream {
+    match syn::parse2::<DeriveInput>(input)
+        .and_then(|input| parse(&input).map(|p| generate(&input, &p)))
+    {
+        Ok(tokens) => tokens,
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+/// One sensor of the set: a named field.
+struct Sensor {
+    name: Ident,
+    vis: Visibility,
+    ty: Type,
+    span: Span,
+}
+
+struct Parsed {
+    krate: Path,
+    sample: Ident,
+    derives: Vec<Path>,
+    /// Attributes passed on to the sample struct, from `attr(...)`.
+    attrs: Vec<syn::Meta>,
+    sensors: Vec<Sensor>,
+}
+
+/// Parse and check: a struct with named fields, known attributes only.
+/// An error in each `#[sensor_set(...)]` attribute is reported (the first
+/// of each), with the shape's.
+fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let mut krate: Path = syn::parse_quote!(::adl);
+    let mut sample = format_ident!("{}Sample", input.ident);
+    let mut derives = Vec::new();
+    let mut attrs = Vec::new();
+    let (mut krate_given, mut sample_given) = (false, false);
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("sensor_set"))
+    {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                if std::mem::replace(&mut krate_given, true) {
+                    return Err(meta.error("`crate` is given twice"));
+                }
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                krate = lit.parse()?;
+                Ok(())
+            } else if meta.path.is_ident("sample") {
+                if std::mem::replace(&mut sample_given, true) {
+                    return Err(meta.error("`sample` is given twice"));
+                }
+                sample = meta.value()?.parse()?;
+                Ok(())
+            } else if meta.path.is_ident("derive") {
+                meta.parse_nested_meta(|inner| {
+                    derives.push(inner.path);
+                    Ok(())
+                })
+            } else if meta.path.is_ident("attr") {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                attrs.extend(
+                    content.parse_terminated(syn::Meta::parse, syn::Token![,])?,
+                );
+                Ok(())
+            } else {
+                Err(meta.error(
+                    "unknown attribute; expected `sample = Name`, `derive(...)`, `attr(...)` or `crate = \"...\"`",
+                ))
+            }
+        });
+        errors.extend(result.err());
+    }
+    let fields = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(fields) => &fields.named,
+            Fields::Unnamed(_) | Fields::Unit => {
+                return Err(syn::Error::new(
+                    input.ident.span(),
+                    "#[derive(SensorSet)] needs a struct with named fields: each field is a sensor and names its field of the sample (sensors without field names go in a tuple: `(radar, imu)` is a sensor set)",
+                ));
+            }
+        },
+        Data::Enum(e) => {
+            return Err(syn::Error::new(
+                e.enum_token.span,
+                "#[derive(SensorSet)] works on structs: a recording has every sensor at once, not one of them (for sensors chosen at run time, use a `Vec` of `sensor.boxed()`)",
+            ));
+        }
+        Data::Union(u) => {
+            return Err(syn::Error::new(
+                u.union_token.span,
+                "#[derive(SensorSet)] works on structs, not unions",
+            ));
+        }
+    };
+    if fields.is_empty() {
+        errors.push(syn::Error::new(
+            input.ident.span(),
+            "#[derive(SensorSet)] needs at least one sensor field",
+        ));
+    }
+    let sensors = fields
+        .iter()
+        .filter_map(|f| {
+            Some(Sensor {
+                name: f.ident.clone()?,
+                vis: f.vis.clone(),
+                ty: f.ty.clone(),
+                span: f.ty.span(),
+            })
+        })
+        .collect();
+    match errors.into_iter().reduce(|mut all, e| {
+        all.combine(e);
+        all
+    }) {
+        Some(error) => Err(error),
+        None => Ok(Parsed {
+            krate,
+            sample,
+            derives,
+            attrs,
+            sensors,
+        }),
+    }
+}
+
+fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
+    let Parsed {
+        krate,
+        sample,
+        derives,
+        attrs,
+        sensors,
+    } = parsed;
+    let set = &input.ident;
+    let vis = &input.vis;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    // Every field must be a sensor: the bound is spanned at the field's type.
+    let bounds: Vec<TokenStream> = sensors
+        .iter()
+        .map(|s| {
+            let ty = &s.ty;
+            quote_spanned!(s.span=> #ty: #krate::Sensor)
+        })
+        .collect();
+    let predicates = where_clause.into_iter().flat_map(|w| w.predicates.iter());
+    let where_all = quote!(where #(#predicates,)* #(#bounds,)*);
+    let names: Vec<&Ident> = sensors.iter().map(|s| &s.name).collect();
+    let vises: Vec<&Visibility> = sensors.iter().map(|s| &s.vis).collect();
+    let projections: Vec<TokenStream> = sensors
+        .iter()
+        .map(|s| {
+            let ty = &s.ty;
+            quote_spanned!(s.span=> <#ty as #krate::Sensor>::Sample)
+        })
+        .collect();
+    // The sample is generic over its fields' sample types, one parameter
+    // per field (`radar` -> `RadarSample`): the std derives then bound
+    // what they use, and the sample type can be written
+    // (`Frame<Array2<f32>, Vec<f32>>`). For a set without type parameters
+    // the parameters default to the fields' sample types, so that `Frame`
+    // alone is the sample. (A field declared as a projection through a
+    // closure sensor's `Fn` bound trips rustc's layout computation, a
+    // type parameter does not.)
+    // Any parameter (a type, a lifetime of borrowed sensors, a const) may
+    // appear in the fields' sample types: such a set's sample is generic,
+    // without defaults.
+    let generic = !input.generics.params.is_empty();
+    let mut taken = idents_in(sensors.iter().map(|s| &s.ty));
+    taken.push(sample.to_string());
+    let mut params: Vec<Ident> = Vec::new();
+    for s in sensors {
+        let mut param = format_ident!("{}Sample", camel(&s.name), span = s.name.span());
+        while params.contains(&param) || taken.contains(&param.to_string()) {
+            param = format_ident!("{}_", param);
+        }
+        params.push(param);
+    }
+    let sample_decl = if generic {
+        quote!(#sample<#(#params),*>)
+    } else {
+        quote!(#sample<#(#params = #projections),*>)
+    };
+    let sample_fields: Vec<TokenStream> = params.iter().map(|p| quote!(#p)).collect();
+    let sample_ty = quote!(#sample<#(#projections),*>);
+    let field_docs: Vec<String> = sensors
+        .iter()
+        .map(|s| format!("The sample of sensor field `{}`.", s.name))
+        .collect();
+    let rows = 0..sensors.len();
+    let count = sensors.len();
+    let sample_doc = format!(
+        "One synchronized sample of [`{set}`]: one field per sensor (generated by `#[derive(SensorSet)]`)."
+    );
+    let derive_attr = if derives.is_empty() {
+        quote!()
+    } else {
+        quote!(#[derive(#(#derives),*)])
+    };
+    // The sensors' lifetime in `Sensor<'_>`, named apart from the set's own.
+    let mut life_name = "'__adl".to_owned();
+    while input
+        .generics
+        .lifetimes()
+        .any(|l| l.lifetime.to_string() == life_name)
+    {
+        life_name.push('_');
+    }
+    let life = syn::Lifetime::new(&life_name, proc_macro2::Span::call_site());
+    quote! {
+        #[doc = #sample_doc]
+        #derive_attr
+        #(#[#attrs])*
+        #vis struct #sample_decl {
+            #(
+                #[doc = #field_docs]
+                #vises #names: #sample_fields,
+            )*
+        }
+
+        impl #impl_generics #krate::SensorSet for #set #ty_generics #where_all {
+            type Sample = #sample_ty;
+            type Sensor<#life> = dyn #krate::AnySensor + #life where Self: #life;
+
+            fn names(&self) -> ::std::vec::Vec<&str> {
+                ::std::vec![#(#krate::Sensor::name(&self.#names)),*]
+            }
+
+            fn timestamps(&self) -> ::std::vec::Vec<(&str, &[f64])> {
+                ::std::vec![#((
+                    #krate::Sensor::name(&self.#names),
+                    #krate::Metadata::timestamps(#krate::Sensor::metadata(&self.#names)),
+                )),*]
+            }
+
+            fn lens(&self) -> ::std::vec::Vec<usize> {
+                ::std::vec![#(#krate::Sensor::len(&self.#names)),*]
+            }
+
+            fn sensor(&self, name: &str) -> ::std::option::Option<&(dyn #krate::AnySensor + '_)> {
+                #(
+                    if #krate::Sensor::name(&self.#names) == name {
+                        return ::std::option::Option::Some(#krate::any_sensor(&self.#names));
+                    }
+                )*
+                ::std::option::Option::None
+            }
+
+            fn read(
+                &self,
+                rows: &[usize],
+                _names: &::std::sync::Arc<[::std::string::String]>,
+            ) -> #krate::Result<Self::Sample> {
+                #krate::check_rows(rows, #count)?;
+                ::std::result::Result::Ok(#sample {
+                    #(#names: #krate::Sensor::get(&self.#names, rows[#rows])?,)*
+                })
+            }
+        }
+    }
+}
+
+/// Every identifier in `types`, as text.
+fn idents_in<'a>(types: impl Iterator<Item = &'a Type>) -> Vec<String> {
+    fn walk(tokens: TokenStream, out: &mut Vec<String>) {
+        for token in tokens {
+            match token {
+                proc_macro2::TokenTree::Ident(ident) => out.push(ident.to_string()),
+                proc_macro2::TokenTree::Group(group) => walk(group.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for ty in types {
+        walk(quote!(#ty), &mut out);
+    }
+    out
+}
+
+/// `radar_frame` -> `RadarFrame`: a field's name as the start of a type
+/// parameter's (`_1` -> `F1`: a name cannot start with a digit).
+fn camel(name: &Ident) -> String {
+    let text = name.to_string();
+    let text = text.strip_prefix("r#").unwrap_or(&text);
+    let mut out = String::new();
+    let mut upper = true;
+    for c in text.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    if !out.starts_with(|c: char| c.is_alphabetic()) {
+        out.insert(0, 'F');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    fn expanded(input: proc_macro2::TokenStream) -> String {
+        crate::test_support::pretty(super::expand(input))
+    }
+
+    #[test]
+    fn named_struct_with_sample_name_and_derives() {
+        insta::assert_snapshot!(expanded(quote! {
+            #[sensor_set(sample = Frame, derive(Debug, Collate), attr(collate(derive(Debug))))]
+            pub struct Rig {
+                pub radar: Radar,
+                lidar: Window<Lidar>,
+            }
+        }));
+    }
+
+    #[test]
+    fn borrowed_sensors_odd_field_names_and_a_taken_name() {
+        insta::assert_snapshot!(expanded(quote! {
+            #[sensor_set(sample = ImuSample)]
+            struct Rig<'__adl, 'a> { imu: &'a Imu, _1: Window<&'__adl Gps> }
+        }));
+    }
+
+    #[test]
+    fn generic_struct_with_crate_path() {
+        insta::assert_snapshot!(expanded(quote! {
+            #[sensor_set(crate = "deps::engine")]
+            struct Pair<A, B: Clone> where A: Send { a: A, b: B }
+        }));
+    }
+
+    #[test]
+    fn other_shapes_and_attributes_are_errors() {
+        insta::assert_snapshot!(expanded(quote! { struct Pair(Radar, Imu); }));
+        insta::assert_snapshot!(expanded(quote! { enum Sensors { Radar(Radar) } }));
+        insta::assert_snapshot!(expanded(quote! {
+            #[sensor_set(name = Frame)]
+            #[sensor_set(crate = "a", crate = "b")]
+            struct Rig {}
+        }));
+    }
+}
