@@ -6,13 +6,38 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, Path, Type, Visibility};
 
-/// Expand `#[derive(Collate)]` on `input`. Errors become `compile_error!`.
+use crate::Rule;
+use crate::diagnostic::rule_error;
+
+/// Expand `#[derive(Collate)]` on `input`. Errors become `compile_error!`
+/// (rules `collate_derive_shape` and `collate_derive_attribute`), and the
+/// expansion follows them where it can, so that one mistake is one error:
+/// a bad attribute is left out (the field is stacked), and on what is not
+/// a struct with fields the batch type is still declared, empty.
 pub fn expand(input: TokenStream) -> TokenStream {
-    match syn::parse2::<DeriveInput>(input)
-        .and_then(|input| parse(&input).map(|p| generate(&input, &p)))
-    {
-        Ok(tokens) => tokens,
-        Err(error) => error.to_compile_error(),
+    let input = match syn::parse2::<DeriveInput>(input) {
+        Ok(input) => input,
+        Err(error) => return error.to_compile_error(),
+    };
+    match parse(&input) {
+        Ok((parsed, errors)) => {
+            let errors: TokenStream = errors.iter().map(syn::Error::to_compile_error).collect();
+            let expansion = generate(&input, &parsed);
+            quote!(#errors #expansion)
+        }
+        Err(error) => {
+            let error = error.to_compile_error();
+            let (vis, batch) = (&input.vis, format_ident!("{}Batch", input.ident));
+            let doc = format!(
+                "A batch of [`{}`]: empty, since `#[derive(Collate)]` failed on it (see the error).",
+                input.ident
+            );
+            quote! {
+                #error
+                #[doc = #doc]
+                #vis struct #batch;
+            }
+        }
     }
 }
 
@@ -61,8 +86,10 @@ struct Parsed {
 }
 
 /// Parse and check: a struct with fields, known attributes only. Every
-/// error found is reported, not only the first.
-fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
+/// error found is reported, not only the first: what is not a struct with
+/// fields is `Err`; attribute errors come with the parse, which leaves the
+/// bad attribute out.
+fn parse(input: &DeriveInput) -> syn::Result<(Parsed, Vec<syn::Error>)> {
     let mut errors: Vec<syn::Error> = Vec::new();
     let mut krate: Path = syn::parse_quote!(::adl);
     let mut krate_given = false;
@@ -71,7 +98,7 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("crate") {
                 if krate_given {
-                    return Err(meta.error("`crate` is given twice"));
+                    return Err(attribute_error(&meta, "`crate` is given twice"));
                 }
                 krate_given = true;
                 let lit: syn::LitStr = meta.value()?.parse()?;
@@ -83,8 +110,10 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
                     Ok(())
                 })
             } else {
-                Err(meta
-                    .error("unknown struct attribute; expected `crate = \"...\"` or `derive(...)`"))
+                Err(attribute_error(
+                    &meta,
+                    "unknown struct attribute; expected `crate = \"...\"` or `derive(...)`",
+                ))
             }
         });
         errors.extend(result.err());
@@ -92,15 +121,20 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
     let data = match &input.data {
         Data::Struct(data) => data,
         Data::Enum(e) => {
-            return Err(syn::Error::new(
+            return Err(rule_error(
                 e.enum_token.span,
-                "#[derive(Collate)] works on structs: an enum's variants have different layouts and cannot be batched field by field",
+                Rule::CollateDeriveShape,
+                &[(
+                    "problem",
+                    "#[derive(Collate)] works on structs: an enum's variants have different layouts and cannot be batched field by field",
+                )],
             ));
         }
         Data::Union(u) => {
-            return Err(syn::Error::new(
+            return Err(rule_error(
                 u.union_token.span,
-                "#[derive(Collate)] works on structs, not unions",
+                Rule::CollateDeriveShape,
+                &[("problem", "#[derive(Collate)] works on structs, not unions")],
             ));
         }
     };
@@ -108,9 +142,13 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
         Fields::Named(f) => (true, f.named.iter().collect::<Vec<_>>()),
         Fields::Unnamed(f) => (false, f.unnamed.iter().collect()),
         Fields::Unit => {
-            return Err(syn::Error::new(
+            return Err(rule_error(
                 input.ident.span(),
-                "#[derive(Collate)] needs a struct with fields; a unit struct has nothing to collate",
+                Rule::CollateDeriveShape,
+                &[(
+                    "problem",
+                    "#[derive(Collate)] needs a struct with fields; a unit struct has nothing to collate",
+                )],
             ));
         }
     };
@@ -121,9 +159,10 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
         for attr in f.attrs.iter().filter(|a| a.path().is_ident("collate")) {
             let result = attr.parse_nested_meta(|meta| {
                 if chosen {
-                    return Err(
-                        meta.error("a field has one collate strategy; this one is given a second")
-                    );
+                    return Err(attribute_error(
+                        &meta,
+                        "a field has one collate strategy; this one is given a second",
+                    ));
                 }
                 chosen = true;
                 strategy = if meta.path.is_ident("list") {
@@ -133,9 +172,10 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
                 } else if meta.path.is_ident("pad") {
                     Strategy::Pad
                 } else {
-                    return Err(
-                        meta.error("unknown collate strategy; expected `list`, `concat` or `pad`")
-                    );
+                    return Err(attribute_error(
+                        &meta,
+                        "unknown collate strategy; expected `list`, `concat` or `pad`",
+                    ));
                 };
                 Ok(())
             });
@@ -154,18 +194,24 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
             span: f.ty.span(),
         });
     }
-    match errors.into_iter().reduce(|mut all, e| {
-        all.combine(e);
-        all
-    }) {
-        Some(all) => Err(all),
-        None => Ok(Parsed {
+    Ok((
+        Parsed {
             krate,
             derives,
             named,
             fields,
-        }),
-    }
+        },
+        errors,
+    ))
+}
+
+/// A `collate_derive_attribute` error at the attribute `meta` names.
+fn attribute_error(meta: &syn::meta::ParseNestedMeta<'_>, problem: &str) -> syn::Error {
+    rule_error(
+        meta.path.span(),
+        Rule::CollateDeriveAttribute,
+        &[("problem", problem)],
+    )
 }
 
 /// Generate the batch struct, its builder, and the two impls.

@@ -173,6 +173,20 @@ macro_rules! rule_table {
         label: "here",
         help: "a transform node is `fn name(input: In) -> Out` (or `-> Result<Out, E>`); on an impl block, `fn apply(&self, input: In) -> Out`",
     }
+    /// `#[derive(Collate)]` on something that is not a struct with fields.
+    CollateDeriveShape {
+        id: "collate_derive_shape",
+        message: "{problem}",
+        label: "not a struct with fields",
+        help: "derive `Collate` on a struct whose fields are batched one by one (`struct Frame { image: Array3<u8>, label: i64 }` gives `FrameBatch`); for an enum, collate each variant's data in its own pipeline branch",
+    }
+    /// A `#[collate(...)]` attribute that does not exist or is given twice.
+    CollateDeriveAttribute {
+        id: "collate_derive_attribute",
+        message: "{problem}",
+        label: "here",
+        help: "on the struct, `#[collate(derive(...))]` and `#[collate(crate = \"path\")]`; on a field, one strategy: `#[collate(list)]`, `#[collate(concat)]` or `#[collate(pad)]`",
+    }
         }
     };
 }
