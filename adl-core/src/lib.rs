@@ -82,6 +82,7 @@ pub mod __private {
     pub use crate::exec::recycle::{RecycleField, RecycleKnown, RecycleOther};
     pub use crate::graph::assert::{
         assert_batch_node, assert_collate_after, assert_feeds, assert_sample_node,
+        assert_takes_field,
     };
     pub use crate::graph::node::info_of;
     pub use crate::graph::witness::{Witness, assert_gives, collate_node};

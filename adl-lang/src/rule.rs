@@ -69,6 +69,19 @@ macro_rules! rule_table {
             trait Takes<T>
         },
     }
+    /// The first node of a branch does not take the branch's field.
+    FieldTypeMismatch {
+        id: "field_type_mismatch",
+        message: "type mismatch: `{Self}` does not take `{T}`, the type of the field (or key) its branch takes",
+        label: "does not take the branch's field",
+        help: "a branch's first node takes the field (or the map's value) the branch is named after, as the sample type declares it; convert it in a node that takes that type, or route another field",
+        diagnostic: {
+            /// A node that takes `T` as the first node of a branch: every
+            /// node that [`Takes<T>`]; `pipeline!` asserts it where a
+            /// branch begins, so that the error names the field.
+            trait TakesField<T>
+        },
+    }
     /// Something other than a collate under `collate:`.
     NotACollate {
         id: "not_a_collate",

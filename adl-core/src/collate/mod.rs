@@ -78,6 +78,11 @@ use crate::{Collate, Error, Result};
 /// Implemented for the types in the [module table](self) and derived for
 /// structs with `#[derive(Collate)]`. An implementation says what a batch
 /// of `Self` is and how to build one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be collated into a batch by `default`",
+    label = "no way to batch `{Self}`",
+    note = "derive it: `#[derive(adl::Collate)]` on the struct batches its fields one by one; or collate with a function of the whole batch, `collate: collate_fn(|samples: Vec<{Self}>| ...)`. Numbers, arrays, strings, tuples, `Vec`s, maps and `Option`s collate as PyTorch's default_collate does"
+)]
 pub trait Collatable: Sized {
     /// A batch of `Self`.
     type Batch;

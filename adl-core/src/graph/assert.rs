@@ -2,7 +2,7 @@
 //! token: each is a function whose bounds are the rule, so a broken rule is
 //! a rustc error with the rule's message (see [`Rule`](super::Rule)).
 
-use super::{BatchNode, CollateNode, Node, SampleNode, Takes};
+use super::{BatchNode, CollateNode, Node, SampleNode, Takes, TakesField};
 
 /// `node` may stand under `sample:` (rule `batch_node_in_sample`).
 pub fn assert_sample_node<N: SampleNode + ?Sized>(_node: &N) {}
@@ -12,6 +12,14 @@ pub fn assert_batch_node<N: BatchNode + ?Sized>(_node: &N) {}
 
 /// `next` takes what `before` gives (rule `type_mismatch`).
 pub fn assert_feeds<A: Node + ?Sized, B: Takes<A::Output> + ?Sized>(_before: &A, _next: &B) {}
+
+/// `next`, the first node of a branch, takes the field `field` gives
+/// (rule `field_type_mismatch`).
+pub fn assert_takes_field<F: Node + ?Sized, B: TakesField<F::Output> + ?Sized>(
+    _field: &F,
+    _next: &B,
+) {
+}
 
 /// `collate` collates the samples `before` gives (rule `not_a_collate`).
 pub fn assert_collate_after<A: Node + ?Sized, C: CollateNode<A::Output> + ?Sized>(

@@ -40,4 +40,4 @@ pub use closure::{BatchFn, SampleFn};
 pub use described::Described;
 pub use description::{Body, Description, checker_step};
 pub use node::{Node, NodeInfo, TypeInfo};
-pub use rule::{BatchNode, CollateNode, SampleNode, Takes};
+pub use rule::{BatchNode, CollateNode, SampleNode, Takes, TakesField};

@@ -31,3 +31,5 @@ macro_rules! marker_traits {
 adl_lang::rule_table!(marker_traits);
 
 impl<T, C: crate::Collate<T> + ?Sized> CollateNode<T> for C {}
+
+impl<T, N: Takes<T> + ?Sized> TakesField<T> for N {}

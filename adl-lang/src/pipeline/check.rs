@@ -306,19 +306,38 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> (Leve
         }
         _ => latest = Some((section, section.keyword().to_owned())),
     };
+    // The stages this level writes: a misspelt stage is read as one of
+    // the others only.
+    let written_elsewhere: Vec<Section> = body
+        .entries
+        .iter()
+        .filter_map(|entry| match entry {
+            Entry::Stage(stage) => Section::from_keyword(&stage.keyword.to_string()),
+            Entry::Parallel(_) => Some(Section::Collate),
+        })
+        .collect();
     for entry in &body.entries {
         match entry {
             Entry::Stage(stage) => {
                 let given = stage.keyword.to_string();
                 let nodes: Vec<NodeRef> = stage.nodes.iter().cloned().map(NodeRef::new).collect();
-                let Some(section) = Section::from_keyword(&given) else {
-                    errors.push(rule_error(
-                        stage.keyword.span(),
-                        Rule::UnknownStage,
-                        &[("given", &given)],
-                    ));
-                    out.unused.extend(no_collates(nodes));
-                    continue;
+                // A misspelt stage is read as the stage it is closest to
+                // (and not given otherwise): one mistake, one error, not
+                // also the types that its nodes' absence would break.
+                let section = match Section::from_keyword(&given) {
+                    Some(section) => section,
+                    None => {
+                        let meant =
+                            closest_section(&given).filter(|s| !written_elsewhere.contains(s));
+                        errors.push(unknown_stage(stage.keyword.span(), &given, meant));
+                        match meant {
+                            Some(meant) => meant,
+                            None => {
+                                out.unused.extend(no_collates(nodes));
+                                continue;
+                            }
+                        }
+                    }
                 };
                 if seen.contains_key(&section) {
                     errors.push(rule_error(
@@ -326,7 +345,29 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> (Leve
                         Rule::DuplicateStage,
                         &[("stage", section.keyword())],
                     ));
-                    out.unused.extend(nodes);
+                    // A repeated stage's nodes are chained after the
+                    // first's (what the help says to write), except a
+                    // second collate, which the first replaces.
+                    if section == Section::Collate {
+                        out.unused.extend(nodes);
+                    } else {
+                        let steps = nodes
+                            .iter()
+                            .map(|node| written_step(node, section.stands_in()));
+                        match section {
+                            Section::Pre => written.pre.extend(steps),
+                            Section::Sample => written.sample.extend(steps),
+                            Section::Batch => written.batch.extend(steps),
+                            _ => written.post.extend(steps),
+                        }
+                        let nodes = no_collates(nodes);
+                        match section {
+                            Section::Pre => out.pre.extend(nodes),
+                            Section::Sample => out.sample.extend(nodes),
+                            Section::Batch => out.batch.extend(nodes),
+                            _ => out.post.extend(nodes),
+                        }
+                    }
                     continue;
                 }
                 seen.insert(section, stage.keyword.clone());
@@ -416,7 +457,68 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> (Leve
             }
         }
     }
+    // No collate: the default collate stands in (what most pipelines
+    // collate with), so that the batch nodes' types are what was meant.
+    // A `default` written under another stage was that collate: its error
+    // (`collate_out_of_place`) is the one mistake, not also a missing one.
+    if collated.is_none() {
+        let displaced = [&written.pre, &written.sample, &written.batch, &written.post]
+            .into_iter()
+            .flatten()
+            .any(|step| step.is == Some(Stage::Collate));
+        written.collate_reported |= displaced;
+        out.core = Core::Collate(CollateRef {
+            expr: syn::parse_quote_spanned!(body.span=> default),
+            name: "default".to_owned(),
+            span: body.span,
+        });
+    }
     (out, written)
+}
+
+/// The section a misspelt stage keyword is closest to: at most two edits
+/// away, and closer than any other.
+fn closest_section(given: &str) -> Option<Section> {
+    let mut by_distance: Vec<(usize, Section)> = Section::ALL
+        .into_iter()
+        .map(|s| (edit_distance(given, s.keyword()), s))
+        .collect();
+    by_distance.sort();
+    match by_distance.as_slice() {
+        [(d, s), (next, _), ..] if *d <= 2 && d < next => Some(*s),
+        _ => None,
+    }
+}
+
+/// Levenshtein distance between two words.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(previous + 1).min(row[j] + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// The `unknown_stage` error, with the stage it was read as.
+fn unknown_stage(span: Span, given: &str, meant: Option<Section>) -> syn::Error {
+    let rule = Rule::UnknownStage;
+    let args = [("given", given)];
+    let help = match meant {
+        Some(meant) => format!(
+            "did you mean `{}:`? (read as such here) {}",
+            meant.keyword(),
+            rule.render_help(&args)
+        ),
+        None => rule.render_help(&args),
+    };
+    syn::Error::new(span, format!("{}\n\n= help: {help}", rule.render(&args)))
 }
 
 /// The nodes of a stage other than `collate:`, without `default` (the

@@ -146,9 +146,17 @@ impl Generator {
             __adl_crate::__private::#assert(&#binding);
         });
         if let Some(before) = cursor {
-            out.push(
-                quote_spanned!(span=> __adl_crate::__private::assert_feeds(&#before, &#binding);),
-            );
+            // After a branch's field (or key) witness, a mismatch names the
+            // field, not "the node before it".
+            let branch_start = ["__adl_field", "__adl_value"]
+                .iter()
+                .any(|prefix| before.to_string().starts_with(prefix));
+            let assert = if branch_start {
+                quote_spanned!(span=> assert_takes_field)
+            } else {
+                quote_spanned!(span=> assert_feeds)
+            };
+            out.push(quote_spanned!(span=> __adl_crate::__private::#assert(&#before, &#binding);));
         }
         *cursor = Some(binding.clone());
         let info = quote_spanned!(span=> __adl_crate::__private::info_of(&#binding));

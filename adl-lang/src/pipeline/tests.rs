@@ -295,3 +295,47 @@ fn node_ids_follow_the_canonical_order_of_the_description() {
     });
     assert_eq!(names, ["s", "c"]);
 }
+
+/// One mistake, one error: the expansion reads a pipeline as it was
+/// meant, so that the types around a mistake are not errors too.
+#[test]
+fn mistakes_are_read_as_meant() {
+    // A misspelt stage is the stage it is closest to, when not written.
+    let input = quote! { smaple: s, collate: c };
+    assert_eq!(errors(input.clone()).len(), 1);
+    assert!(
+        super::expand(input)
+            .to_string()
+            .contains("did you mean `sample:`?"),
+        "the help says how it was read"
+    );
+    assert_eq!(tagged_nodes(quote! { smaple: s, collate: c }).0, ["s", "c"]);
+    // ... and left out when it is written too (then it is no guess).
+    assert_eq!(
+        tagged_nodes(quote! { smaple: x, sample: s, collate: c }).0,
+        ["s", "c"]
+    );
+    // Too far from every stage: left out.
+    assert_eq!(tagged_nodes(quote! { stuff: x, collate: c }).0, ["c"]);
+    // A repeated stage is chained after the first.
+    assert_eq!(
+        errors(quote! { sample: a, collate: c, sample: b }),
+        ["stage `sample:` is given twice"]
+    );
+    assert_eq!(
+        tagged_nodes(quote! { sample: a, collate: c, sample: b }).0,
+        ["a", "b", "c"]
+    );
+    // No collate: `default` stands in; a `default` written elsewhere is
+    // that one mistake.
+    // (The helper shows a collate by its value's first token:
+    // `__adl_crate::collate::DefaultCollate`.)
+    assert_eq!(
+        tagged_nodes(quote! { sample: a }).0,
+        tagged_nodes(quote! { sample: a, collate: default }).0
+    );
+    assert_eq!(
+        errors(quote! { sample: a -> default, batch: b }),
+        ["`default` is a collate; it can only stand under `collate:`"]
+    );
+}
