@@ -75,12 +75,43 @@ macro_rules! elementwise_node {
                 output: &mut [std::mem::MaybeUninit<u8>],
                 block: crate::kernel::BlockInfo,
             ) -> crate::Result<()> {
-                let ($values, $out) = crate::kernel::blocked::same_len(
+                // The loop is a function inlined into `widest`'s copies for
+                // each vector unit: a closure holding it could be left out
+                // of line (LLVM's choice, by its size) and compiled for the
+                // baseline, dividing four floats at a time.
+                #[inline(always)]
+                fn body<D>(
+                    $this: &$ty<D>,
+                    $values: &[$input],
+                    $out: &mut [std::mem::MaybeUninit<$output>],
+                    $block: crate::kernel::BlockInfo,
+                ) -> crate::Result<()> {
+                    $body
+                }
+                let (values, out) = crate::kernel::blocked::same_len(
                     crate::kernel::blocked::typed::<$input>(input)?,
                     crate::kernel::blocked::typed_mut::<$output>(output)?,
                 )?;
-                let ($this, $block) = (self, block);
-                super::widest(|| -> crate::Result<()> { $body })
+                /// The loop and its arguments, run by `widest`.
+                struct Block<'a, D> {
+                    this: &'a $ty<D>,
+                    values: &'a [$input],
+                    out: &'a mut [std::mem::MaybeUninit<$output>],
+                    block: crate::kernel::BlockInfo,
+                }
+                impl<D> super::Loop for Block<'_, D> {
+                    type Out = crate::Result<()>;
+                    #[inline(always)]
+                    fn run(self) -> crate::Result<()> {
+                        body(self.this, self.values, self.out, self.block)
+                    }
+                }
+                super::widest(Block {
+                    this: self,
+                    values,
+                    out,
+                    block,
+                })
             }
         }
     };
@@ -139,33 +170,45 @@ impl Geometry {
     }
 }
 
-/// Run `f`, a loop over elements, compiled for the widest vector unit this
+/// A loop for [`widest`]: its `run` is `#[inline(always)]`, so that it is
+/// compiled into each of `widest`'s copies, one per vector unit, whatever
+/// its size (a closure would be inlined at LLVM's discretion, and a large
+/// one left out of line, compiled for the baseline: four floats at a
+/// time).
+pub(crate) trait Loop {
+    /// What the loop gives.
+    type Out;
+    /// Run it.
+    fn run(self) -> Self::Out;
+}
+
+/// Run `l`, a loop over elements, compiled for the widest vector unit this
 /// CPU has (AVX-512 or AVX2, checked at run time), else as built: a
 /// portable build still divides 16 or 8 floats at a time where the CPU can.
 /// The operations are the same IEEE ones in the same order (Rust never
 /// fuses a multiply and an add), so the bits do not change.
 #[inline(always)]
-pub(crate) fn widest<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn widest<L: Loop>(l: L) -> L::Out {
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx512f")]
-        fn with_avx512<R>(f: impl FnOnce() -> R) -> R {
-            f()
+        fn with_avx512<L: Loop>(l: L) -> L::Out {
+            l.run()
         }
         #[target_feature(enable = "avx2")]
-        fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
-            f()
+        fn with_avx2<L: Loop>(l: L) -> L::Out {
+            l.run()
         }
         if std::arch::is_x86_feature_detected!("avx512f") {
             // SAFETY: this CPU has AVX-512F (checked just above).
-            return unsafe { with_avx512(f) };
+            return unsafe { with_avx512(l) };
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: this CPU has AVX2 (checked just above).
-            return unsafe { with_avx2(f) };
+            return unsafe { with_avx2(l) };
         }
     }
-    f()
+    l.run()
 }
 
 /// The elements of `array` in row-major order, in place when it is already

@@ -105,23 +105,12 @@ impl<D: Dimension> Transform<Array<f32, D>> for Normalize<D> {
         let g = super::Geometry::of(array.shape());
         let rank = array.ndim();
         if let Some(values) = array.as_slice_mut() {
-            super::widest(|| {
-                if rank == 2 {
-                    // [batch, features]: the channel is the feature.
-                    for row in values.chunks_mut(g.channels.max(1)) {
-                        for ((v, m), s) in row.iter_mut().zip(&*self.mean).zip(&*self.std) {
-                            *v = (*v - m) / s;
-                        }
-                    }
-                } else {
-                    for (k, plane) in values.chunks_mut(g.inner.max(1)).enumerate() {
-                        let c = k % g.channels.max(1);
-                        let (m, s) = (self.mean[c], self.std[c]);
-                        for v in plane {
-                            *v = (*v - m) / s;
-                        }
-                    }
-                }
+            super::widest(InPlace {
+                mean: &self.mean,
+                std: &self.std,
+                values,
+                rank,
+                g,
             });
         }
         Ok(array)
@@ -129,6 +118,48 @@ impl<D: Dimension> Transform<Array<f32, D>> for Normalize<D> {
 
     fn apply_in(&self, cx: &dyn Context, input: Array<f32, D>) -> Result<Array<f32, D>> {
         run(self, cx, input, |input| self.apply(input))
+    }
+}
+
+/// The per-channel loop of [`Normalize`]'s Rust body, over a whole
+/// row-major batch in place (a [`Loop`](super::Loop), compiled for the
+/// widest vector unit).
+struct InPlace<'a> {
+    mean: &'a [f32],
+    std: &'a [f32],
+    values: &'a mut [f32],
+    rank: usize,
+    g: super::Geometry,
+}
+
+impl super::Loop for InPlace<'_> {
+    type Out = ();
+
+    #[inline(always)]
+    fn run(self) {
+        let InPlace {
+            mean,
+            std,
+            values,
+            rank,
+            g,
+        } = self;
+        if rank == 2 {
+            // [batch, features]: the channel is the feature.
+            for row in values.chunks_mut(g.channels.max(1)) {
+                for ((v, m), s) in row.iter_mut().zip(mean).zip(std) {
+                    *v = (*v - m) / s;
+                }
+            }
+        } else {
+            for (k, plane) in values.chunks_mut(g.inner.max(1)).enumerate() {
+                let c = k % g.channels.max(1);
+                let (m, s) = (mean[c], std[c]);
+                for v in plane {
+                    *v = (*v - m) / s;
+                }
+            }
+        }
     }
 }
 
