@@ -25,21 +25,29 @@ impl<S: std::fmt::Debug, F> std::fmt::Debug for Mapped<S, F> {
     }
 }
 
+/// The inner sensor's name, metadata and length, in a mapped sensor's
+/// `Sensor` impl.
+macro_rules! inner_sensor {
+    () => {
+        type Metadata = S::Metadata;
+
+        fn name(&self) -> &str {
+            self.sensor.name()
+        }
+
+        fn metadata(&self) -> &S::Metadata {
+            self.sensor.metadata()
+        }
+
+        fn len(&self) -> usize {
+            self.sensor.len()
+        }
+    };
+}
+
 impl<S: Sensor, U, F: Fn(S::Sample) -> U> Sensor for Mapped<S, F> {
     type Sample = U;
-    type Metadata = S::Metadata;
-
-    fn name(&self) -> &str {
-        self.sensor.name()
-    }
-
-    fn metadata(&self) -> &S::Metadata {
-        self.sensor.metadata()
-    }
-
-    fn len(&self) -> usize {
-        self.sensor.len()
-    }
+    inner_sensor!();
 
     fn get(&self, index: usize) -> Result<U> {
         self.sensor.get(index).map(&self.f)
@@ -74,19 +82,7 @@ impl<S: std::fmt::Debug, F> std::fmt::Debug for TryMapped<S, F> {
 
 impl<S: Sensor, U, F: Fn(S::Sample) -> Result<U>> Sensor for TryMapped<S, F> {
     type Sample = U;
-    type Metadata = S::Metadata;
-
-    fn name(&self) -> &str {
-        self.sensor.name()
-    }
-
-    fn metadata(&self) -> &S::Metadata {
-        self.sensor.metadata()
-    }
-
-    fn len(&self) -> usize {
-        self.sensor.len()
-    }
+    inner_sensor!();
 
     fn get(&self, index: usize) -> Result<U> {
         let sample = self.sensor.get(index)?;

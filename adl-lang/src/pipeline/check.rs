@@ -348,25 +348,16 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> (Leve
                     // A repeated stage's nodes are chained after the
                     // first's (what the help says to write), except a
                     // second collate, which the first replaces.
-                    if section == Section::Collate {
-                        out.unused.extend(nodes);
-                    } else {
-                        let steps = nodes
-                            .iter()
-                            .map(|node| written_step(node, section.stands_in()));
-                        match section {
-                            Section::Pre => written.pre.extend(steps),
-                            Section::Sample => written.sample.extend(steps),
-                            Section::Batch => written.batch.extend(steps),
-                            _ => written.post.extend(steps),
+                    match (written_nodes(&mut written, section), out.nodes(section)) {
+                        (Some(steps), Some(model)) => {
+                            steps.extend(
+                                nodes
+                                    .iter()
+                                    .map(|node| written_step(node, section.stands_in())),
+                            );
+                            model.extend(no_collates(nodes));
                         }
-                        let nodes = no_collates(nodes);
-                        match section {
-                            Section::Pre => out.pre.extend(nodes),
-                            Section::Sample => out.sample.extend(nodes),
-                            Section::Batch => out.batch.extend(nodes),
-                            _ => out.post.extend(nodes),
-                        }
+                        _ => out.unused.extend(nodes),
                     }
                     continue;
                 }
@@ -384,24 +375,13 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> (Leve
                 let steps = nodes
                     .iter()
                     .map(|node| written_step(node, section.stands_in()));
-                match section {
-                    Section::Pre => written.pre.extend(steps),
-                    Section::Sample => written.sample.extend(steps),
-                    Section::Collate => written.cores.extend(steps.map(WrittenCore::Collate)),
-                    Section::Batch => written.batch.extend(steps),
-                    Section::Post => written.post.extend(steps),
+                match written_nodes(&mut written, section) {
+                    Some(list) => list.extend(steps),
+                    None => written.cores.extend(steps.map(WrittenCore::Collate)),
                 }
-                let nodes = if section == Section::Collate {
-                    nodes
-                } else {
-                    no_collates(nodes)
-                };
-                match section {
-                    Section::Pre => out.pre.extend(nodes),
-                    Section::Sample => out.sample.extend(nodes),
-                    Section::Batch => out.batch.extend(nodes),
-                    Section::Post => out.post.extend(nodes),
-                    Section::Collate => {
+                match out.nodes(section) {
+                    Some(list) => list.extend(no_collates(nodes)),
+                    None => {
                         let mut nodes = nodes.into_iter();
                         let first = nodes.next().expect("a non-empty stage");
                         let name = collate_name(&first.expr);
@@ -519,6 +499,30 @@ fn unknown_stage(span: Span, given: &str, meant: Option<Section>) -> syn::Error 
         None => rule.render_help(&args),
     };
     syn::Error::new(span, format!("{}\n\n= help: {help}", rule.render(&args)))
+}
+
+/// The written nodes of a stage other than `collate:`.
+fn written_nodes(written: &mut Written, section: Section) -> Option<&mut Vec<Step<Span, ()>>> {
+    match section {
+        Section::Pre => Some(&mut written.pre),
+        Section::Sample => Some(&mut written.sample),
+        Section::Collate => None,
+        Section::Batch => Some(&mut written.batch),
+        Section::Post => Some(&mut written.post),
+    }
+}
+
+impl Level {
+    /// The nodes of a stage other than `collate:`.
+    fn nodes(&mut self, section: Section) -> Option<&mut Vec<NodeRef>> {
+        match section {
+            Section::Pre => Some(&mut self.pre),
+            Section::Sample => Some(&mut self.sample),
+            Section::Collate => None,
+            Section::Batch => Some(&mut self.batch),
+            Section::Post => Some(&mut self.post),
+        }
+    }
 }
 
 /// The nodes of a stage other than `collate:`, without `default` (the
