@@ -27,7 +27,8 @@ use petgraph::visit::EdgeRef;
 
 use crate::plan::{NodeKind, Plan};
 
-/// Why [`Plan::to_svg`] gave no SVG.
+/// Why [`Plan::to_svg`] ([`Layout`](SvgError::Layout)) or
+/// [`Plan::to_svg_with`] (the others) gave no SVG.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SvgError {
@@ -68,10 +69,17 @@ pub enum SvgError {
 }
 
 impl Plan {
-    /// The plan as SVG, laid out and drawn in pure Rust (no Graphviz
-    /// needed). Every node is a box named like the node, with its stage
-    /// and device below; see the module docs of `svg` for what stands in
-    /// for the DOT's clusters.
+    /// The plan as SVG, laid out and drawn in pure Rust by layout-rs (no
+    /// Graphviz needed). layout-rs draws no clusters, so each box says
+    /// what the DOT's clusters say: the node's name, then its stage and
+    /// device (`sample · cpu`, `batch · opencl kernel`), its fused group
+    /// (`fused: a + b`) and its branch; a node where it may not stand and
+    /// an edge whose ends disagree on the type are red. Edges carry the
+    /// type that flows, as a user writes it.
+    ///
+    /// A panic of the layout is caught and returned as
+    /// [`SvgError::Layout`] (the panic hook still prints it; under
+    /// `panic = "abort"` it aborts).
     ///
     /// ```
     /// use adl::graph::{NodeInfo, Stage};

@@ -1,8 +1,7 @@
 //! Validation: the composition rules on the built graph.
 //!
 //! A plan is checked twice over, with the one checker of the rules
-//! (`adl_lang::check`, re-exported in `adl_core::graph`), which `pipeline!`
-//! uses too:
+//! (`adl_lang::check`), which `pipeline!` uses too:
 //!
 //! 1. [`Description::check`](adl_core::graph::Description::check), the
 //!    very check the `pipeline!` macro's rules stand for;
@@ -12,11 +11,13 @@
 //!    `sample:` nor sample nodes under `batch:`, and neighbours' `TypeId`s
 //!    within a segment (a split or a merge starts a new one).
 //!
-//! On what a description shows, the two agree (the tests hold them to it);
-//! the walk adds what only the graph shows: the `post:` nodes of a
-//! parallel body, which stand after the merge on every branch's path.
-//! Types are not compared across a split or a merge: a branch takes one
-//! field of the sample, and the merge gives a whole batch again.
+//! The two agree on every path's rules (the tests hold them to it); the
+//! description adds what is no path's (a branch name given twice, a form
+//! without branches). Each violation is reported once, at the node's own
+//! place: a node before a split or after a merge stands on every branch's
+//! path, at the root. Types are not compared across a split or a merge: a
+//! branch takes one field of the sample, and the merge gives a whole batch
+//! again.
 
 use adl_core::graph::{Rule, TypeInfo, Violation};
 use adl_lang::check::{Step, check_steps};
@@ -72,8 +73,8 @@ impl std::error::Error for PlanError {}
 
 impl Plan {
     /// Every composition rule the plan breaks (empty: it is sound): those
-    /// of its description, then those only its graph shows (see the
-    /// module docs of `validate`), each once.
+    /// of its description, then any the walk of its graph's paths
+    /// ([`check_paths`](Plan::check_paths)) finds besides, each once.
     pub fn check(&self) -> Vec<Violation> {
         let mut found = self.description.check();
         for violation in self.check_paths() {
@@ -98,7 +99,15 @@ impl Plan {
                     NodeKind::Source | NodeKind::Sink => {}
                     NodeKind::Transform { info, .. } => {
                         let stands_in = node.stands_in().expect("a transform stands in a stage");
-                        steps.push((adl_core::graph::checker_step(info, stands_in), segment));
+                        let mut step = adl_core::graph::checker_step(info, stands_in);
+                        // The node's own path: a node before a split is
+                        // at the root on every branch's path.
+                        step.site = std::iter::once("pipeline")
+                            .chain(node.branch().iter().map(String::as_str))
+                            .chain(std::iter::once(&*info.name))
+                            .collect::<Vec<_>>()
+                            .join("/");
+                        steps.push((step, segment));
                     }
                 }
             }
@@ -106,11 +115,14 @@ impl Plan {
                 .iter()
                 .map(|(step, segment)| (step, *segment))
                 .collect();
-            found.extend(
-                check_steps(&at, &[], &path, false)
-                    .into_iter()
-                    .map(Violation::from),
-            );
+            for violation in check_steps(&at, &[], &path, false) {
+                let violation = Violation::from(violation);
+                // One violation per place: a node before a split stands on
+                // every branch's path.
+                if !found.contains(&violation) {
+                    found.push(violation);
+                }
+            }
         }
         found
     }

@@ -205,7 +205,8 @@ fn every_violation_is_listed_one_per_line() {
 #[test]
 fn post_after_a_parallel_body_is_checked_on_every_path() {
     // The post of a parallel body stands after the merge, on every branch's
-    // path: both the description and the graph walk find it there.
+    // path: both the description and the graph walk find it there, and
+    // report it once, where it stands (at the root, not in a branch).
     let branch = || GraphBuilder::new().collate(collate("default"));
     let description = GraphBuilder::parallel()
         .branch("a", branch())
@@ -213,11 +214,27 @@ fn post_after_a_parallel_body_is_checked_on_every_path() {
         .post(sample("flip"))
         .build();
     let found: Vec<String> = description.check().into_iter().map(|v| v.at).collect();
-    assert_eq!(found, ["pipeline/a/flip", "pipeline/b/flip"]);
+    assert_eq!(found, ["pipeline/flip"]);
     let error = Planner.plan(&description).unwrap_err();
     let at: Vec<&str> = error.violations().iter().map(|v| v.at.as_str()).collect();
-    assert_eq!(at, ["pipeline/a/flip", "pipeline/b/flip"]);
+    assert_eq!(at, ["pipeline/flip"]);
     assert!(error.rules().all(|r| r == Rule::SampleNodeInBatch));
+    // So is a `pre:` node, and on a body whose branches share a name.
+    let description = GraphBuilder::parallel()
+        .pre(batch("q"))
+        .branch("x", branch())
+        .branch("x", branch())
+        .build();
+    assert_eq!(
+        Planner.draft(&description).check_paths(),
+        description
+            .check()
+            .into_iter()
+            .filter(|v| v.rule != Rule::DuplicateBranch)
+            .collect::<Vec<_>>()
+    );
+    let at: Vec<String> = description.check().into_iter().map(|v| v.at).collect();
+    assert_eq!(at, ["pipeline/q", "pipeline/x"]);
 }
 
 #[test]

@@ -66,8 +66,10 @@ pub trait Place: Clone {
     fn branch(&self, name: &str, site: &Self) -> Self;
     /// Where a parallel form written at `site` is, at `self`.
     fn form(&self, site: &Self) -> Self;
-    /// Whether two places are the same.
-    fn same(&self, other: &Self) -> bool;
+    /// Whether a finding at `self` repeats one at `other` with the same
+    /// rule and message; `same_source` says whether both are about the
+    /// same step (or neither about one).
+    fn repeats(&self, other: &Self, same_source: bool) -> bool;
     /// The path at `self` in a message (`branches`: the names from the
     /// root): "`pipeline/radar`", "branch `radar`", "this pipeline".
     fn path_text(&self, branches: &[String]) -> String;
@@ -75,8 +77,15 @@ pub trait Place: Clone {
 
 /// A node path, `pipeline/radar/flip`.
 impl Place for String {
-    fn node(&self, name: &str, _site: &Self) -> Self {
-        format!("{self}/{name}")
+    /// The node's own path where its step gives one (a `pre:` node of a
+    /// parallel body stands at the root, not in each branch), else
+    /// `self/name`.
+    fn node(&self, name: &str, site: &Self) -> Self {
+        if site.is_empty() {
+            format!("{self}/{name}")
+        } else {
+            site.clone()
+        }
     }
     fn branch(&self, name: &str, _site: &Self) -> Self {
         format!("{self}/{name}")
@@ -84,7 +93,8 @@ impl Place for String {
     fn form(&self, _site: &Self) -> Self {
         self.clone()
     }
-    fn same(&self, other: &Self) -> bool {
+    /// One finding per path and message.
+    fn repeats(&self, other: &Self, _same_source: bool) -> bool {
         self == other
     }
     fn path_text(&self, _branches: &[String]) -> String {
@@ -103,10 +113,10 @@ impl Place for proc_macro2::Span {
     fn form(&self, site: &Self) -> Self {
         *site
     }
-    /// Spans have no equality; a finding's span is its step's, so the
-    /// checker only asks this of findings about one step: the same.
-    fn same(&self, _other: &Self) -> bool {
-        true
+    /// Spans have no equality: a finding repeats another about the same
+    /// step (a node before a split, on every branch's path).
+    fn repeats(&self, _other: &Self, same_source: bool) -> bool {
+        same_source
     }
     fn path_text(&self, branches: &[String]) -> String {
         if branches.is_empty() {
@@ -277,11 +287,11 @@ impl<L: Place> Walk<L> {
         reported: bool,
     ) {
         for (finding, source) in findings(at, names, path, reported) {
-            let repeated =
-                source.is_some()
-                    && self.found.iter().zip(&self.sources).any(|(f, s)| {
-                        *s == source && f.rule == finding.rule && f.at.same(&finding.at)
-                    });
+            let repeated = self.found.iter().zip(&self.sources).any(|(f, s)| {
+                f.rule == finding.rule
+                    && f.message == finding.message
+                    && f.at.repeats(&finding.at, *s == source)
+            });
             if !repeated {
                 self.found.push(finding);
                 self.sources.push(source);
@@ -376,6 +386,19 @@ impl<L: Place> Walk<L> {
                 at: at.form(body),
                 message: Rule::NoBranches.render(&[]),
             });
+            // No branch, no path through the form: the nodes around it are
+            // still checked, on a path of their own (whose collate is the
+            // form's, already an error).
+            let path: Vec<OnPath<'a, L, T>> = prefix
+                .iter()
+                .copied()
+                .chain(on(&level.pre, segment))
+                .chain(on(&level.sample, segment))
+                .chain(on(&level.batch, segment))
+                .chain(on(&level.post, segment))
+                .chain(suffix.iter().copied())
+                .collect();
+            self.path(at, names, &path, true);
         }
         let inner_prefix: Vec<OnPath<'a, L, T>> = prefix
             .iter()
@@ -744,9 +767,13 @@ mod tests {
                 (Rule::DuplicateBranch, "pipeline/radar".to_owned()),
             ]
         );
+        // Without branches, the nodes around the form are still checked.
         assert_eq!(
             rules(&level(vec![])),
-            vec![(Rule::NoBranches, "pipeline".to_owned())]
+            vec![
+                (Rule::NoBranches, "pipeline".to_owned()),
+                (Rule::SampleNodeInBatch, "pipeline/flip".to_owned()),
+            ]
         );
     }
 

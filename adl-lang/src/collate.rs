@@ -32,10 +32,17 @@ pub fn expand(input: TokenStream) -> TokenStream {
                 "A batch of [`{}`]: empty, since `#[derive(Collate)]` failed on it (see the error).",
                 input.ident
             );
+            // With the sample's parameters, each used, so that
+            // `FrameBatch<T>` is still a type.
+            let generics = &input.generics;
+            let input_ty = &input.ident;
+            let (_, ty_generics, where_clause) = generics.split_for_impl();
             quote! {
                 #error
                 #[doc = #doc]
-                #vis struct #batch;
+                #vis struct #batch #generics #where_clause (
+                    ::core::marker::PhantomData<fn() -> #input_ty #ty_generics>
+                );
             }
         }
     }
@@ -118,23 +125,36 @@ fn parse(input: &DeriveInput) -> syn::Result<(Parsed, Vec<syn::Error>)> {
         });
         errors.extend(result.err());
     }
+    // A shape error comes with the attribute errors found before it.
+    let shape_error = |error: syn::Error, errors: Vec<syn::Error>| {
+        errors.into_iter().fold(error, |mut all, e| {
+            all.combine(e);
+            all
+        })
+    };
     let data = match &input.data {
         Data::Struct(data) => data,
         Data::Enum(e) => {
-            return Err(rule_error(
-                e.enum_token.span,
-                Rule::CollateDeriveShape,
-                &[(
-                    "problem",
-                    "#[derive(Collate)] works on structs: an enum's variants have different layouts and cannot be batched field by field",
-                )],
+            return Err(shape_error(
+                rule_error(
+                    e.enum_token.span,
+                    Rule::CollateDeriveShape,
+                    &[(
+                        "problem",
+                        "#[derive(Collate)] works on structs: an enum's variants have different layouts and cannot be batched field by field",
+                    )],
+                ),
+                errors,
             ));
         }
         Data::Union(u) => {
-            return Err(rule_error(
-                u.union_token.span,
-                Rule::CollateDeriveShape,
-                &[("problem", "#[derive(Collate)] works on structs, not unions")],
+            return Err(shape_error(
+                rule_error(
+                    u.union_token.span,
+                    Rule::CollateDeriveShape,
+                    &[("problem", "#[derive(Collate)] works on structs, not unions")],
+                ),
+                errors,
             ));
         }
     };
@@ -142,13 +162,16 @@ fn parse(input: &DeriveInput) -> syn::Result<(Parsed, Vec<syn::Error>)> {
         Fields::Named(f) => (true, f.named.iter().collect::<Vec<_>>()),
         Fields::Unnamed(f) => (false, f.unnamed.iter().collect()),
         Fields::Unit => {
-            return Err(rule_error(
-                input.ident.span(),
-                Rule::CollateDeriveShape,
-                &[(
-                    "problem",
-                    "#[derive(Collate)] needs a struct with fields; a unit struct has nothing to collate",
-                )],
+            return Err(shape_error(
+                rule_error(
+                    input.ident.span(),
+                    Rule::CollateDeriveShape,
+                    &[(
+                        "problem",
+                        "#[derive(Collate)] needs a struct with fields; a unit struct has nothing to collate",
+                    )],
+                ),
+                errors,
             ));
         }
     };
@@ -260,7 +283,7 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
     // A generic sample's batch derives what it is asked to where its
     // fields' batches do: the std derives bound the type parameters, not
     // the fields' batch types, so those bounds are added here.
-    let derive_bounds: Vec<TokenStream> = if input.generics.type_params().next().is_some() {
+    let derive_bounds: Vec<TokenStream> = if !input.generics.params.is_empty() {
         let traits: Vec<TokenStream> = derives.iter().filter_map(std_trait).collect();
         fields
             .iter()

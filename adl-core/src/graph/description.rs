@@ -89,16 +89,24 @@ impl Description {
     /// planner use (`adl_lang::check`), locating violations by node path
     /// (`pipeline/radar/flip`).
     pub fn check(&self) -> Vec<Violation> {
-        check_level(&self.level(), &"pipeline".to_owned())
+        check_level(&self.level("pipeline"), &"pipeline".to_owned())
             .into_iter()
             .map(Violation::from)
             .collect()
     }
 
-    /// The description as the checker reads it.
-    fn level(&self) -> Level<String, TypeInfo> {
+    /// The description at node path `at` as the checker reads it, each
+    /// node located at its own path.
+    fn level(&self, at: &str) -> Level<String, TypeInfo> {
         let steps = |nodes: &[NodeInfo], stands_in: Stage| -> Vec<Step<String, TypeInfo>> {
-            nodes.iter().map(|node| step(node, stands_in)).collect()
+            nodes
+                .iter()
+                .map(|node| {
+                    let mut step = step(node, stands_in);
+                    step.site = format!("{at}/{}", node.name);
+                    step
+                })
+                .collect()
         };
         let mut level = Level {
             pre: steps(&self.pre, Stage::Sample),
@@ -114,7 +122,11 @@ impl Description {
                 level.sample = steps(sample, Stage::Sample);
                 level.cores = collate
                     .iter()
-                    .map(|node| Core::Collate(step(node, Stage::Collate)))
+                    .map(|node| {
+                        let mut step = step(node, Stage::Collate);
+                        step.site = format!("{at}/{}", node.name);
+                        Core::Collate(step)
+                    })
                     .collect();
                 level.batch = steps(batch, Stage::Batch);
             }
@@ -129,7 +141,7 @@ impl Description {
                             name: Some(name.clone()),
                             site: String::new(),
                             body: String::new(),
-                            level: branch.level(),
+                            level: branch.level(&format!("{at}/{name}")),
                         })
                         .collect(),
                 }];
@@ -258,10 +270,11 @@ mod tests {
         assert_eq!(d.check(), vec![]);
         let mut bad = d.clone();
         bad.post = vec![node("flip", Stage::Sample)];
-        let rules: Vec<Rule> = bad.check().into_iter().map(|v| v.rule).collect();
+        // After the merge, on both branches' paths, where it stands: once.
+        let found: Vec<(Rule, String)> = bad.check().into_iter().map(|v| (v.rule, v.at)).collect();
         assert_eq!(
-            rules,
-            vec![Rule::SampleNodeInBatch, Rule::SampleNodeInBatch]
+            found,
+            vec![(Rule::SampleNodeInBatch, "pipeline/flip".to_owned())]
         );
     }
 

@@ -92,8 +92,13 @@ fn find_generic(text: &str, heads: &[&'static str]) -> Option<Found> {
 /// The index of the `>` that closes the `<` just before `open`.
 fn matching(text: &str, open: usize) -> Option<usize> {
     let mut depth = 1usize;
+    let mut previous = ' ';
     for (i, c) in text[open..].char_indices() {
+        let arrow = previous == '-';
+        previous = c;
         match c {
+            // The `>` of a `->` closes nothing.
+            '>' if arrow => {}
             '<' | '[' | '(' => depth += 1,
             '>' | ']' | ')' => {
                 depth -= 1;
@@ -111,8 +116,12 @@ fn matching(text: &str, open: usize) -> Option<usize> {
 fn split_top(text: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let (mut depth, mut from) = (0usize, 0);
+    let mut previous = ' ';
     for (i, c) in text.char_indices() {
+        let arrow = previous == '-';
+        previous = c;
         match c {
+            '>' if arrow => {}
             '<' | '[' | '(' => depth += 1,
             '>' | ']' | ')' => depth = depth.saturating_sub(1),
             ',' if depth == 0 => {
@@ -220,6 +229,10 @@ mod tests {
                 "(Array4<u8>, Array1<bool>)",
             ),
             ("ndarray::dimension::dim::Dim<[usize; 2]>", "Ix2"),
+            (
+                "ndarray::ArrayBase<ndarray::data_repr::OwnedRepr<fn(u8) -> u8>, ndarray::dimension::dim::Dim<[usize; 1]>, fn(u8) -> u8>",
+                "Array1<fn(u8) -> u8>",
+            ),
             ("my::ArrayBaseLike<u8>", "ArrayBaseLike<u8>"),
             ("ndarray::ArrayBase<Weird, u8>", "ArrayBase<Weird, u8>"),
             ("ndarray::ArrayBase<unclosed", "ArrayBase<unclosed"),

@@ -163,11 +163,9 @@ fn finding_error(finding: Finding<Span>) -> syn::Error {
 /// collate (it stands nowhere else); other nodes' stages are rustc's to
 /// check.
 fn written_step(node: &NodeRef, stands_in: Stage) -> Step<Span, ()> {
-    let is_default =
-        matches!(&node.expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("default"));
     Step {
         name: text_of(&node.expr),
-        is: is_default.then_some(Stage::Collate),
+        is: is_default(node).then_some(Stage::Collate),
         stands_in,
         input: None,
         output: None,
@@ -324,15 +322,20 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> (Leve
                 // A misspelt stage is read as the stage it is closest to
                 // (and not given otherwise): one mistake, one error, not
                 // also the types that its nodes' absence would break.
+                let mut guessed = false;
                 let section = match Section::from_keyword(&given) {
                     Some(section) => section,
                     None => {
-                        let meant =
-                            closest_section(&given).filter(|s| !written_elsewhere.contains(s));
+                        guessed = true;
+                        let meant = closest_section(&given)
+                            .filter(|s| !written_elsewhere.contains(s) && !seen.contains_key(s));
                         errors.push(unknown_stage(stage.keyword.span(), &given, meant));
                         match meant {
                             Some(meant) => meant,
                             None => {
+                                // A `default` there was the collate: its
+                                // absence is the same mistake.
+                                written.collate_reported |= nodes.iter().any(is_default);
                                 out.unused.extend(no_collates(nodes));
                                 continue;
                             }
@@ -340,11 +343,24 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> (Leve
                     }
                 };
                 if seen.contains_key(&section) {
-                    errors.push(rule_error(
-                        stage.keyword.span(),
-                        Rule::DuplicateStage,
-                        &[("stage", section.keyword())],
-                    ));
+                    errors.push(if section == Section::Collate {
+                        // Chaining collates is `collate_once`: the help
+                        // says to keep one.
+                        let args = [("stage", section.keyword())];
+                        syn::Error::new(
+                            stage.keyword.span(),
+                            format!(
+                                "{}\n\n= help: keep one `collate:`; a pipeline collates exactly once",
+                                Rule::DuplicateStage.render(&args)
+                            ),
+                        )
+                    } else {
+                        rule_error(
+                            stage.keyword.span(),
+                            Rule::DuplicateStage,
+                            &[("stage", section.keyword())],
+                        )
+                    });
                     // A repeated stage's nodes are chained after the
                     // first's (what the help says to write), except a
                     // second collate, which the first replaces.
@@ -357,12 +373,23 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> (Leve
                             );
                             model.extend(no_collates(nodes));
                         }
-                        _ => out.unused.extend(nodes),
+                        // A second `collate:`: its collates are still
+                        // evaluated, as collates.
+                        _ => out
+                            .unused_collates
+                            .extend(nodes.into_iter().map(|node| CollateRef {
+                                name: collate_name(&node.expr),
+                                expr: node.expr,
+                                span: node.span,
+                            })),
                     }
                     continue;
                 }
                 seen.insert(section, stage.keyword.clone());
-                in_order(section, stage.keyword.span(), errors);
+                // A guessed stage out of place is the same one mistake.
+                if !guessed {
+                    in_order(section, stage.keyword.span(), errors);
+                }
                 if nodes.is_empty() {
                     errors.push(rule_error(
                         stage.keyword.span(),
@@ -529,12 +556,12 @@ impl Level {
 /// default collate, which can only stand under `collate:`: the checker's
 /// `collate_out_of_place`, from the level as written).
 fn no_collates(nodes: Vec<NodeRef>) -> Vec<NodeRef> {
-    nodes
-        .into_iter()
-        .filter(|node| {
-            !matches!(&node.expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("default"))
-        })
-        .collect()
+    nodes.into_iter().filter(|node| !is_default(node)).collect()
+}
+
+/// Whether `node` is `default`, the default collate.
+fn is_default(node: &NodeRef) -> bool {
+    matches!(&node.expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("default"))
 }
 
 /// A branch whose name does not fit its form (already an error), as

@@ -326,6 +326,26 @@ fn mistakes_are_read_as_meant() {
         tagged_nodes(quote! { sample: a, collate: c, sample: b }).0,
         ["a", "b", "c"]
     );
+    // A repeated `collate:` is one error, its help to keep one.
+    let input = quote! { collate: default, collate: default };
+    assert_eq!(errors(input.clone()), ["stage `collate:` is given twice"]);
+    assert!(
+        super::expand(input)
+            .to_string()
+            .contains("keep one `collate:`")
+    );
+    // A stage too far from any, holding `default`: one error, not also a
+    // missing collate.
+    assert_eq!(
+        errors(quote! { sample: a, collation: default }).len(),
+        1,
+        "unknown_stage only"
+    );
+    // Two misspellings of one stage: one guess, two errors (each its own
+    // mistake), no `duplicate_stage`.
+    assert_eq!(errors(quote! { smaple: a, sampel: b, collate: c }).len(), 2);
+    // A guessed stage out of its place is not also `stage_order`.
+    assert_eq!(errors(quote! { sample: a, collate: c, pr: b }).len(), 1);
     // No collate: `default` stands in; a `default` written elsewhere is
     // that one mistake.
     // (The helper shows a collate by its value's first token:
