@@ -105,7 +105,8 @@ fn parse(input: &DeriveInput) -> syn::Result<(Parsed, Vec<syn::Error>)> {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("crate") {
                 if krate_given {
-                    return Err(attribute_error(&meta, "`crate` is given twice"));
+                    errors.push(attribute_error(&meta, "`crate` is given twice"));
+                    return skip_value(&meta);
                 }
                 krate_given = true;
                 let lit: syn::LitStr = meta.value()?.parse()?;
@@ -117,10 +118,12 @@ fn parse(input: &DeriveInput) -> syn::Result<(Parsed, Vec<syn::Error>)> {
                     Ok(())
                 })
             } else {
-                Err(attribute_error(
+                // Reported, and the items after it still read.
+                errors.push(attribute_error(
                     &meta,
                     "unknown struct attribute; expected `crate = \"...\"` or `derive(...)`",
-                ))
+                ));
+                skip_value(&meta)
             }
         });
         errors.extend(result.err());
@@ -182,10 +185,11 @@ fn parse(input: &DeriveInput) -> syn::Result<(Parsed, Vec<syn::Error>)> {
         for attr in f.attrs.iter().filter(|a| a.path().is_ident("collate")) {
             let result = attr.parse_nested_meta(|meta| {
                 if chosen {
-                    return Err(attribute_error(
+                    errors.push(attribute_error(
                         &meta,
                         "a field has one collate strategy; this one is given a second",
                     ));
+                    return skip_value(&meta);
                 }
                 chosen = true;
                 strategy = if meta.path.is_ident("list") {
@@ -195,10 +199,12 @@ fn parse(input: &DeriveInput) -> syn::Result<(Parsed, Vec<syn::Error>)> {
                 } else if meta.path.is_ident("pad") {
                     Strategy::Pad
                 } else {
-                    return Err(attribute_error(
+                    errors.push(attribute_error(
                         &meta,
                         "unknown collate strategy; expected `list`, `concat` or `pad`",
                     ));
+                    chosen = false;
+                    return skip_value(&meta);
                 };
                 Ok(())
             });
@@ -226,6 +232,18 @@ fn parse(input: &DeriveInput) -> syn::Result<(Parsed, Vec<syn::Error>)> {
         },
         errors,
     ))
+}
+
+/// Step over what follows a bad attribute item (`= value` or `(...)`), so
+/// that the items after it are still read.
+fn skip_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _content;
+        syn::parenthesized!(_content in meta.input);
+    }
+    Ok(())
 }
 
 /// A `collate_derive_attribute` error at the attribute `meta` names.
@@ -492,6 +510,26 @@ mod tests {
     #[test]
     fn enums_and_unit_structs_are_refused() {
         insta::assert_snapshot!(expanded(quote! { enum E { A(u8), B } }));
+        // The attribute errors beside a shape error are kept, and the items
+        // after a bad one are still read.
+        let text = super::expand(quote! {
+            #[collate(flatten, derive(Clone))]
+            struct S { #[collate(stack_them, list)] a: Vec<u8> }
+        })
+        .to_string();
+        assert!(
+            text.contains("unknown struct attribute") && text.contains("unknown collate strategy")
+        );
+        assert!(
+            text.contains("derive (Clone)"),
+            "derive(Clone) after a bad item is kept: {text}"
+        );
+        assert!(
+            text.contains("collate :: List"),
+            "list after a bad strategy is kept: {text}"
+        );
+        let text = super::expand(quote! { #[collate(flatten)] enum E { A } }).to_string();
+        assert!(text.contains("unknown struct attribute") && text.contains("works on structs"));
         insta::assert_snapshot!(expanded(quote! { struct Unit; }));
     }
 }
