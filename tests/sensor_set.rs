@@ -51,6 +51,9 @@ fn a_derived_set_gives_typed_samples_synchronized_by_any_policy() {
     let lidar: &dyn AnySensor = trace.sensor("lidar").unwrap();
     assert_eq!((lidar.name(), lidar.len()), ("lidar", 20));
     assert!(trace.sensor("sonar").is_err());
+    // The same, through any trace (code generic over `Trace`).
+    assert_eq!(Trace::any_sensor(&trace, "lidar").unwrap().len(), 20);
+    assert!(Trace::any_sensor(&trace, "sonar").is_err());
     assert_eq!(trace.sensors().imu.len(), 100);
 
     for trace in [

@@ -96,6 +96,6 @@ pub use indices::Indices;
 pub use record::Record;
 pub use recording::Recording;
 pub use sensor::{BoxedSensor, Mapped, SensorDataset, Series, TryMapped, Window, WindowMetadata};
-pub use sensor_set::{AnySensor, SensorSet, any_sensor, check_rows};
+pub use sensor_set::{AnySensor, AsAnySensor, SensorSet, any_sensor, check_rows};
 pub use spec::{Collate, Dataset, Metadata, Pipeline, Sensor, Synchronization, Trace, Transform};
 pub use timestamps::Timestamps;

@@ -49,6 +49,27 @@ pub fn any_sensor<S: Sensor>(sensor: &S) -> &(dyn AnySensor + '_) {
     described
 }
 
+/// What [`Trace::sensor`](crate::Trace::sensor) gives, seen as a
+/// [`dyn AnySensor`](AnySensor): every [`Sensor`], and `dyn AnySensor`
+/// itself. Code generic over a trace reaches any trace's sensors' names
+/// and timestamps through it ([`Trace::any_sensor`](crate::Trace::any_sensor)).
+pub trait AsAnySensor {
+    /// This sensor, without its sample type.
+    fn as_any_sensor(&self) -> &dyn AnySensor;
+}
+
+impl<S: Sensor> AsAnySensor for S {
+    fn as_any_sensor(&self) -> &dyn AnySensor {
+        any_sensor(self)
+    }
+}
+
+impl AsAnySensor for dyn AnySensor + '_ {
+    fn as_any_sensor(&self) -> &dyn AnySensor {
+        self
+    }
+}
+
 impl std::fmt::Debug for dyn AnySensor + '_ {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "sensor `{}` ({} samples)", self.name(), self.len())
@@ -84,7 +105,7 @@ pub trait SensorSet {
     type Sample;
     /// What [`sensor`](SensorSet::sensor) gives: the sensor type itself
     /// for sensors of one type, [`dyn AnySensor`](AnySensor) otherwise.
-    type Sensor<'a>: ?Sized
+    type Sensor<'a>: ?Sized + AsAnySensor
     where
         Self: 'a;
 
