@@ -11,7 +11,7 @@ mod multimodal;
 
 use adl::engine::Planner;
 use adl::pipes::DatasetExt;
-use adl::px4::Px4Log;
+use adl::px4::{Px4Log, TopicSensor};
 use adl::sync::Nearest;
 use adl::{Dataset, Metadata, Recording, Sensor};
 
@@ -29,25 +29,38 @@ fn px4_pipeline_graph() {
     insta::assert_snapshot!(plan.to_dot());
 }
 
+/// The two PX4 logs of `tests/data/px4/`.
+const LOGS: [&str; 2] = ["pixhawk4-sample-small.ulg", "cube-orange-vtol-small.ulg"];
+
+/// The sensors of the example's pipeline, the GPS last.
+const FLIGHT_SENSORS: [&str; 4] = [
+    "sensor_combined",
+    "vehicle_attitude",
+    "vehicle_local_position",
+    "vehicle_gps_position",
+];
+
+/// A trace of `sensors` of PX4 log `log`, synchronized to `reference`
+/// (owning its sensors, as the loader's workers need).
+fn px4_trace(log: &str, sensors: &[&str], reference: &str) -> Recording<Vec<TopicSensor>> {
+    let path = format!("{}/tests/data/px4/{log}", env!("CARGO_MANIFEST_DIR"));
+    let log = Px4Log::open(&path).unwrap();
+    let sensors = sensors
+        .iter()
+        .map(|name| log.sensor(name).unwrap().clone())
+        .collect();
+    Recording::new(
+        log.path().display().to_string(),
+        sensors,
+        &Nearest::new(reference, 0.05).unwrap(),
+    )
+    .unwrap()
+}
+
 #[test]
 fn px4_pipeline_runs_on_both_logs() {
-    for log in ["pixhawk4-sample-small.ulg", "cube-orange-vtol-small.ulg"] {
-        let path = format!("{}/tests/data/px4/{log}", env!("CARGO_MANIFEST_DIR"));
-        let log = Px4Log::open(&path).unwrap();
-        let sensors = [
-            "sensor_combined",
-            "vehicle_attitude",
-            "vehicle_local_position",
-            "vehicle_gps_position",
-        ]
-        .map(|name| log.sensor(name).unwrap())
-        .to_vec();
-        let trace = Recording::new(
-            "px4",
-            sensors,
-            &Nearest::new("vehicle_gps_position", 0.05).unwrap(),
-        )
-        .unwrap();
+    for log in LOGS {
+        let trace = px4_trace(log, &FLIGHT_SENSORS, "vehicle_gps_position");
         let pipeline = px4_pipeline::flight_pipeline();
         let mut seen = 0;
         for samples in (&trace).batch(8).unwrap().iter() {
@@ -81,22 +94,8 @@ fn px4_pipeline_runs_on_both_logs() {
 /// a log, shown with `--without`).
 #[test]
 fn px4_pipeline_runs_without_a_gps() {
-    for log in ["pixhawk4-sample-small.ulg", "cube-orange-vtol-small.ulg"] {
-        let path = format!("{}/tests/data/px4/{log}", env!("CARGO_MANIFEST_DIR"));
-        let log = Px4Log::open(&path).unwrap();
-        let sensors = [
-            "sensor_combined",
-            "vehicle_attitude",
-            "vehicle_local_position",
-        ]
-        .map(|name| log.sensor(name).unwrap().clone())
-        .to_vec();
-        let trace = Recording::new(
-            "px4-no-gps",
-            sensors,
-            &Nearest::new("vehicle_local_position", 0.05).unwrap(),
-        )
-        .unwrap();
+    for log in LOGS {
+        let trace = px4_trace(log, &FLIGHT_SENSORS[..3], "vehicle_local_position");
         assert!(trace.len() > 0);
         let pipeline = px4_pipeline::flight_pipeline();
         let loader = adl::loader::Loader::new(trace, pipeline)

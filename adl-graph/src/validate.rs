@@ -99,14 +99,14 @@ impl Plan {
                     NodeKind::Source | NodeKind::Sink => {}
                     NodeKind::Transform { info, .. } => {
                         let stands_in = node.stands_in().expect("a transform stands in a stage");
-                        let mut step = adl_core::graph::checker_step(info, stands_in);
                         // The node's own path: a node before a split is
                         // at the root on every branch's path.
-                        step.site = std::iter::once("pipeline")
+                        let site = std::iter::once("pipeline")
                             .chain(node.branch().iter().map(String::as_str))
                             .chain(std::iter::once(&*info.name))
                             .collect::<Vec<_>>()
                             .join("/");
+                        let step = adl_core::graph::checker_step(info, stands_in, site);
                         steps.push((step, segment));
                     }
                 }

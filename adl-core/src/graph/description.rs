@@ -98,15 +98,11 @@ impl Description {
     /// The description at node path `at` as the checker reads it, each
     /// node located at its own path.
     fn level(&self, at: &str) -> Level<String, TypeInfo> {
+        let step = |node: &NodeInfo, stands_in| {
+            checker_step(node, stands_in, format!("{at}/{}", node.name))
+        };
         let steps = |nodes: &[NodeInfo], stands_in: Stage| -> Vec<Step<String, TypeInfo>> {
-            nodes
-                .iter()
-                .map(|node| {
-                    let mut step = step(node, stands_in);
-                    step.site = format!("{at}/{}", node.name);
-                    step
-                })
-                .collect()
+            nodes.iter().map(|node| step(node, stands_in)).collect()
         };
         let mut level = Level {
             pre: steps(&self.pre, Stage::Sample),
@@ -122,11 +118,7 @@ impl Description {
                 level.sample = steps(sample, Stage::Sample);
                 level.cores = collate
                     .iter()
-                    .map(|node| {
-                        let mut step = step(node, Stage::Collate);
-                        step.site = format!("{at}/{}", node.name);
-                        Core::Collate(step)
-                    })
+                    .map(|node| Core::Collate(step(node, Stage::Collate)))
                     .collect();
                 level.batch = steps(batch, Stage::Batch);
             }
@@ -152,21 +144,17 @@ impl Description {
 }
 
 /// A node as the checker (`adl_lang::check`) reads it, standing in
-/// `stands_in`: for the planner's walk of its graph.
+/// `stands_in`, at its node path `site` (`pipeline/radar/flip`): for
+/// [`Description::check`] and the planner's walk of its graph.
 #[doc(hidden)]
-pub fn checker_step(node: &NodeInfo, stands_in: Stage) -> Step<String, TypeInfo> {
-    step(node, stands_in)
-}
-
-/// A node as the checker reads it.
-fn step(node: &NodeInfo, stands_in: Stage) -> Step<String, TypeInfo> {
+pub fn checker_step(node: &NodeInfo, stands_in: Stage, site: String) -> Step<String, TypeInfo> {
     Step {
         name: node.name.to_string(),
         is: Some(node.stage),
         stands_in,
         input: node.input,
         output: node.output,
-        site: String::new(),
+        site,
     }
 }
 
