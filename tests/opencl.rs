@@ -138,6 +138,38 @@ proptest! {
 }
 
 #[test]
+fn rows_read_in_place_are_gathered_once_into_the_upload_and_give_the_cpu_bits() {
+    use adl::collate::{InPlace, Table};
+    use adl::kernel::FusedLanes;
+    let table = ndarray::ArcArray::from_shape_fn((9, 3, 4, 70), |(i, c, h, w)| {
+        (adl::exec::mix64((i * 1000 + c * 300 + h * 70 + w) as u64) >> 56) as u8
+    });
+    let keys = vec![8, 0, 3, 3, 5];
+    let flags = Array1::from(vec![true, false, true, false, true]);
+    let rows = InPlace::new(table.clone()).gather(&keys).unwrap();
+    let chain = FusedLanes::new(
+        FlipByFlag::<u8, ndarray::Ix4>::new(),
+        FusedLanes::new(
+            U8ToF32::divide(255.0),
+            Normalize::per_channel([0.4, 0.5, 0.6], [0.2, 0.25, 0.3]),
+        ),
+    );
+    let cpu = chain
+        .apply_in(
+            &Sequential::new(),
+            (table.gather(&keys).unwrap(), flags.clone()),
+        )
+        .unwrap();
+    for device in [device(), unfused()].into_iter().flatten() {
+        let got = on(device, |cx| {
+            chain.apply_in(cx, (rows.clone(), flags.clone()))
+        })
+        .unwrap();
+        assert!(same_bits(&got, &cpu));
+    }
+}
+
+#[test]
 fn a_batch_of_another_shape_is_an_error_on_the_device_as_on_the_cpu() {
     let normalize = Normalize::per_channel([0.5, 0.5], [0.2, 0.2]);
     let batch = Array4::<f32>::zeros((2, 3, 4, 4));

@@ -86,7 +86,9 @@ pub mod __private {
     };
     pub use crate::graph::node::info_of;
     pub use crate::graph::witness::{Witness, assert_gives, collate_node};
-    pub use crate::kernel::node::{ChainThem, FuseThem, Link, LinkKernels, LinkOther};
+    pub use crate::kernel::node::{
+        ChainThem, FuseLanes, FuseThem, Link, LinkKernels, LinkLanes, LinkOther,
+    };
 }
 
 pub use concat::Concat;

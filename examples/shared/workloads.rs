@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use adl::Window;
-use adl::collate::{Gather, Windows};
+use adl::collate::{Gather, InPlace, Windows};
 use adl::exec::mix64;
 use adl::prelude::*;
 use ndarray::{ArcArray, Array1, Array2, Array3, Ix1, Ix2, Ix3, Ix4};
@@ -271,6 +271,13 @@ impl W2 {
     /// is `(images, flags)`, what `FlipByFlag` takes.
     pub fn gather(&self) -> Gather<(ArcArray<u8, Ix4>, ArcArray<bool, Ix1>)> {
         Gather::new((self.images.clone(), self.flips.clone()))
+    }
+
+    /// W2 gathered with its images left in place: samples are `(i, i)`,
+    /// the batch is `(rows, flags)`, the images' rows read by the first
+    /// batch kernel straight from the dataset.
+    pub fn gather_in_place(&self) -> Gather<(InPlace<u8, Ix4>, ArcArray<bool, Ix1>)> {
+        Gather::new((InPlace::new(self.images.clone()), self.flips.clone()))
     }
 }
 

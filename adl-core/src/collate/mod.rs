@@ -50,6 +50,7 @@ mod array;
 mod gather;
 mod map;
 mod option;
+mod rows;
 mod scalar;
 mod sequence;
 mod strategy;
@@ -60,6 +61,7 @@ pub use array::StackBuilder;
 pub use gather::{Gather, Table, Windows};
 pub use map::{BTreeMapBuilder, HashMapBuilder, RecordBuilder};
 pub use option::OptionBuilder;
+pub use rows::{InPlace, Rows};
 pub use scalar::ScalarBuilder;
 pub use sequence::{FixedArrayBuilder, VecBuilder};
 pub use strategy::{

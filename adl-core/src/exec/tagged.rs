@@ -155,6 +155,44 @@ impl<T: crate::kernel::KernelNode> crate::kernel::KernelNode for Tagged<T> {
     }
 }
 
+// SAFETY: every call goes to the inner kernel, under its own contract.
+unsafe impl<T: crate::kernel::BlockKernel> crate::kernel::BlockKernel for Tagged<T> {
+    fn input(&self) -> crate::kernel::ElementType {
+        self.inner.input()
+    }
+
+    fn output(&self) -> crate::kernel::ElementType {
+        self.inner.output()
+    }
+
+    fn steps(&self) -> usize {
+        self.inner.steps()
+    }
+
+    fn run_block(
+        &self,
+        input: &[u8],
+        output: &mut [std::mem::MaybeUninit<u8>],
+        block: crate::kernel::BlockInfo,
+    ) -> Result<()> {
+        self.inner.run_block(input, output, block)
+    }
+}
+
+/// A tagged elementwise node is still elementwise, so that `pipeline!`
+/// fuses it with its neighbours into one loop.
+impl<T: crate::kernel::Lanewise> crate::kernel::Lanewise for Tagged<T> {
+    type Lane = T::Lane;
+
+    fn lane(&self, block: crate::kernel::BlockInfo) -> Option<T::Lane> {
+        self.inner.lane(block)
+    }
+
+    fn reverses(&self, block: crate::kernel::BlockInfo) -> bool {
+        self.inner.reverses(block)
+    }
+}
+
 impl<S, C: Collate<S>> Collate<S> for Tagged<C> {
     type Batch = C::Batch;
 

@@ -5,7 +5,7 @@
 
 use std::mem::MaybeUninit;
 
-use super::data::{HostBatch, Output};
+use super::data::{HostBatch, HostData, Output};
 use super::element::{Element, ElementType};
 use crate::{Error, Result};
 
@@ -40,6 +40,11 @@ pub unsafe trait BlockKernel: Sync {
     fn input(&self) -> ElementType;
     /// The element type written.
     fn output(&self) -> ElementType;
+    /// How many nodes' work it does (more than one for a
+    /// [`FusedLanes`](super::FusedLanes)).
+    fn steps(&self) -> usize {
+        1
+    }
     /// Write every one of the block's output elements (`output`, as
     /// uninitialized bytes) from its input elements (`input`, as bytes; as
     /// many elements).
@@ -124,6 +129,18 @@ pub(crate) fn run_blocked(
     } else {
         1
     };
+    // A block lies inside one sample where the batch has two axes or more;
+    // a batch of scalars in rows of a table is put in one piece first.
+    let whole;
+    let data = match input.data {
+        HostData::Rows { .. } if shape.len() < 2 => {
+            let mut bytes = vec![0u8; input.data.len()];
+            input.data.copy_to(&mut bytes)?;
+            whole = bytes;
+            HostData::Contiguous(&whole)
+        }
+        data => data,
+    };
     let widest = kernels.iter().map(|k| k.output().size()).max().unwrap_or(1);
     // Two scratch blocks, 8-byte aligned for any element type.
     let words = (block * widest).div_ceil(8);
@@ -141,7 +158,33 @@ pub(crate) fn run_blocked(
                 .and_then(|f| f.get(sample.min(batch - 1)))
                 .is_some_and(|&f| f != 0),
         };
-        let source = &input.data[b * block * in_size..(b + 1) * block * in_size];
+        let block_bytes = block * in_size;
+        let source = match data {
+            HostData::Contiguous(bytes) => bytes
+                .get(b * block_bytes..(b + 1) * block_bytes)
+                .ok_or_else(|| Error::out_of_range("kernel block", b, blocks))?,
+            HostData::Rows { .. } => {
+                // The block, read where it lies in its sample's row; the
+                // next block is fetched meanwhile (the rows lie apart, so
+                // the CPU cannot guess it).
+                let per_sample = n / batch * in_size;
+                let per_row = blocks / batch;
+                let within = b % per_row;
+                let (next_sample, next_within) = if within + 1 == per_row {
+                    (sample + 1, 0)
+                } else {
+                    (sample, within + 1)
+                };
+                if let Some(next) = data.row(next_sample, per_sample).ok().and_then(|row| {
+                    row.get(next_within * block_bytes..(next_within + 1) * block_bytes)
+                }) {
+                    crate::exec::prefetch(next);
+                }
+                data.row(sample, per_sample)?
+                    .get(within * block_bytes..(within + 1) * block_bytes)
+                    .ok_or_else(|| Error::out_of_range("kernel block", b, blocks))?
+            }
+        };
         // Which scratch block holds the last step's output (and its bytes);
         // none before the first step, which reads the batch. The last
         // step's output is appended to the batch: each byte of it is

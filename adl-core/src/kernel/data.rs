@@ -1,23 +1,133 @@
 //! [`KernelInput`] and [`KernelOutput`]: the batch types a kernel node
 //! takes and gives, and their bytes.
 
-use ndarray::{Array, Array1, Dimension};
+use ndarray::{Array, Array1, Dimension, RemoveAxis};
+
+use crate::collate::Rows;
 
 use super::element::{Element, ElementType, bytes_of};
 use crate::{Error, Result};
 
-/// A batch as a kernel reads it: row-major bytes, its shape (batch axis
-/// first), and per-sample flags where the batch carries them.
+/// A batch as a kernel reads it: row-major bytes (in one piece, or one
+/// piece per sample), its shape (batch axis first), and per-sample flags
+/// where the batch carries them.
 #[derive(Debug, Clone, Copy)]
 pub struct HostBatch<'a> {
     /// The elements, row-major, as bytes.
-    pub data: &'a [u8],
+    pub data: HostData<'a>,
     /// Their type.
     pub element: ElementType,
     /// The shape, batch axis first.
     pub shape: &'a [usize],
     /// One byte per sample (0 or 1), where the batch has flags.
     pub flags: Option<&'a [u8]>,
+}
+
+/// Where a [`HostBatch`]'s bytes are.
+#[derive(Debug, Clone, Copy)]
+pub enum HostData<'a> {
+    /// The whole batch, row-major, in one piece.
+    Contiguous(&'a [u8]),
+    /// One piece per sample, each still in the table it was gathered from
+    /// (a [`Rows`](crate::collate::Rows) batch): sample `s` is the bytes
+    /// `keys[s] * row .. (keys[s] + 1) * row` of `table`.
+    Rows {
+        /// The table's bytes, row-major.
+        table: &'a [u8],
+        /// Bytes per row (per sample).
+        row: usize,
+        /// The samples' rows, in batch order.
+        keys: &'a [usize],
+    },
+}
+
+impl<'a> HostData<'a> {
+    /// The number of bytes in the batch.
+    pub fn len(&self) -> usize {
+        match *self {
+            HostData::Contiguous(bytes) => bytes.len(),
+            HostData::Rows { row, keys, .. } => row * keys.len(),
+        }
+    }
+
+    /// Whether the batch has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The whole batch, where it is in one piece.
+    pub fn contiguous(&self) -> Option<&'a [u8]> {
+        match *self {
+            HostData::Contiguous(bytes) => Some(bytes),
+            HostData::Rows { .. } => None,
+        }
+    }
+
+    /// The bytes of one row, `row` bytes of it: `index` counts rows of
+    /// the batch, a sample's row for [`HostData::Rows`].
+    pub fn row(&self, index: usize, row: usize) -> Result<&'a [u8]> {
+        let found = match *self {
+            HostData::Contiguous(bytes) => index
+                .checked_mul(row)
+                .and_then(|start| bytes.get(start..start.checked_add(row)?)),
+            HostData::Rows {
+                table,
+                row: per_key,
+                keys,
+            } if per_key == row => keys.get(index).and_then(|&key| {
+                let start = key.checked_mul(row)?;
+                table.get(start..start.checked_add(row)?)
+            }),
+            HostData::Rows { row: per_key, .. } => {
+                return Err(Error::invalid(
+                    "kernel input",
+                    format!(
+                        "rows of {row} bytes asked of a batch whose samples are {per_key} bytes"
+                    ),
+                ));
+            }
+        };
+        found.ok_or_else(|| Error::out_of_range("kernel input row", index, self.len() / row.max(1)))
+    }
+
+    /// Ask the CPU to start fetching row `index` (a hint; nothing happens
+    /// for a row out of range).
+    pub fn prefetch_row(&self, index: usize, row: usize) {
+        if let Ok(bytes) = self.row(index, row) {
+            crate::exec::prefetch(bytes);
+        }
+    }
+
+    /// Copy the batch, row-major, into `out` (of exactly
+    /// [`len`](HostData::len) bytes): at memcpy speed, each sample's row
+    /// prefetched a few rows ahead.
+    pub fn copy_to(&self, out: &mut [u8]) -> Result<()> {
+        if out.len() != self.len() {
+            return Err(Error::invalid(
+                "kernel input",
+                format!(
+                    "a batch of {} bytes copied into {} bytes",
+                    self.len(),
+                    out.len()
+                ),
+            ));
+        }
+        match *self {
+            HostData::Contiguous(bytes) => out.copy_from_slice(bytes),
+            HostData::Rows { row, keys, .. } => {
+                const AHEAD: usize = 4;
+                for (s, into) in out
+                    .chunks_exact_mut(row.max(1))
+                    .enumerate()
+                    .take(keys.len())
+                {
+                    self.prefetch_row(s + AHEAD, row);
+                    into.copy_from_slice(self.row(s, row)?);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 impl HostBatch<'_> {
@@ -51,6 +161,14 @@ pub trait KernelInput {
     /// The shape of the main array, batch axis first.
     fn shape(&self) -> Vec<usize>;
 
+    /// Whether its samples lie apart in memory (a
+    /// [`Rows`](crate::collate::Rows) batch): a kernel node alone then
+    /// still reads them block by block, rather than copying them into an
+    /// array for its Rust body. The default is false.
+    fn scattered(&self) -> bool {
+        false
+    }
+
     /// Done with: give its memory to the thread's buffer pool (the default
     /// drops it).
     fn release(self)
@@ -67,7 +185,7 @@ impl<T: Element, D: Dimension> KernelInput for Array<T, D> {
         let shape = self.shape().to_vec();
         match self.as_slice() {
             Some(values) => Ok(f(HostBatch {
-                data: bytes_of(values),
+                data: HostData::Contiguous(bytes_of(values)),
                 element: T::TYPE,
                 shape: &shape,
                 flags: None,
@@ -78,7 +196,7 @@ impl<T: Element, D: Dimension> KernelInput for Array<T, D> {
                     Error::invalid("kernel input", "a standard-layout copy is not contiguous")
                 })?;
                 Ok(f(HostBatch {
-                    data: bytes_of(values),
+                    data: HostData::Contiguous(bytes_of(values)),
                     element: T::TYPE,
                     shape: &shape,
                     flags: None,
@@ -96,29 +214,37 @@ impl<T: Element, D: Dimension> KernelInput for Array<T, D> {
     }
 }
 
+/// `batch` with `flags`, one per sample: `f` gets the batch's bytes and
+/// the flags as bytes.
+fn with_flags<B: KernelInput, R>(
+    batch: &B,
+    flags: &Array1<bool>,
+    f: impl FnOnce(HostBatch<'_>) -> R,
+) -> Result<R> {
+    let shape = batch.shape();
+    if shape.is_empty() || flags.len() != shape[0] {
+        return Err(Error::invalid(
+            "kernel input",
+            format!(
+                "{} per-sample flags for a batch of shape {shape:?}: one flag per sample is needed",
+                flags.len(),
+            ),
+        ));
+    }
+    let flags: Vec<u8> = flags.iter().map(|&b| u8::from(b)).collect();
+    batch.with_host(move |host| {
+        f(HostBatch {
+            flags: Some(&flags),
+            ..host
+        })
+    })
+}
+
 impl<T: Element, D: Dimension> KernelInput for (Array<T, D>, Array1<bool>) {
     type Element = T;
 
     fn with_host<R>(&self, f: impl FnOnce(HostBatch<'_>) -> R) -> Result<R> {
-        let (array, flags) = self;
-        let batch = array.shape().first().copied().unwrap_or(0);
-        if array.ndim() == 0 || flags.len() != batch {
-            return Err(Error::invalid(
-                "kernel input",
-                format!(
-                    "{} per-sample flags for a batch of shape {:?}: one flag per sample is needed",
-                    flags.len(),
-                    array.shape()
-                ),
-            ));
-        }
-        let flags: Vec<u8> = flags.iter().map(|&b| u8::from(b)).collect();
-        array.with_host(move |host| {
-            f(HostBatch {
-                flags: Some(&flags),
-                ..host
-            })
-        })
+        with_flags(&self.0, &self.1, f)
     }
 
     fn shape(&self) -> Vec<usize> {
@@ -127,6 +253,50 @@ impl<T: Element, D: Dimension> KernelInput for (Array<T, D>, Array1<bool>) {
 
     fn release(self) {
         crate::exec::release(self.0);
+    }
+}
+
+/// The rows are read where they lie, in their table: no copy.
+impl<T: Element, D: RemoveAxis> KernelInput for Rows<T, D> {
+    type Element = T;
+
+    fn with_host<R>(&self, f: impl FnOnce(HostBatch<'_>) -> R) -> Result<R> {
+        let shape = Rows::shape(self);
+        let (table, row) = self.table();
+        Ok(f(HostBatch {
+            data: HostData::Rows {
+                table: bytes_of(table),
+                row: row * std::mem::size_of::<T>(),
+                keys: self.keys(),
+            },
+            element: T::TYPE,
+            shape: &shape,
+            flags: None,
+        }))
+    }
+
+    fn shape(&self) -> Vec<usize> {
+        Rows::shape(self)
+    }
+
+    fn scattered(&self) -> bool {
+        true
+    }
+}
+
+impl<T: Element, D: RemoveAxis> KernelInput for (Rows<T, D>, Array1<bool>) {
+    type Element = T;
+
+    fn with_host<R>(&self, f: impl FnOnce(HostBatch<'_>) -> R) -> Result<R> {
+        with_flags(&self.0, &self.1, f)
+    }
+
+    fn shape(&self) -> Vec<usize> {
+        self.0.shape()
+    }
+
+    fn scattered(&self) -> bool {
+        true
     }
 }
 
@@ -374,7 +544,7 @@ impl<T: Element> KernelInput for Vec<T> {
 
     fn with_host<R>(&self, f: impl FnOnce(HostBatch<'_>) -> R) -> Result<R> {
         Ok(f(HostBatch {
-            data: bytes_of(self),
+            data: HostData::Contiguous(bytes_of(self)),
             element: T::TYPE,
             shape: &[self.len()],
             flags: None,

@@ -68,14 +68,16 @@ mod blocked;
 mod builtin;
 mod data;
 mod element;
+pub(crate) mod lanes;
 mod launch;
 pub(crate) mod node;
 
 pub use accelerator::Accelerator;
 pub use blocked::{BlockInfo, BlockKernel};
 pub use builtin::{Affine, Clamp, FlipByFlag, Normalize, U8ToF32};
-pub use data::{HostBatch, KernelInput, KernelOutput, Output};
+pub use data::{HostBatch, HostData, KernelInput, KernelOutput, Output};
 pub use element::{Element, ElementType};
+pub use lanes::{FusedLanes, Lane, LanePair, Lanewise, Same};
 pub use launch::{KernelArg, Launch, Op, cl_f32, cl_f32_by_channel};
 #[doc(hidden)]
 pub use node::{Fused, KernelNode, run};

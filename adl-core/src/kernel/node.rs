@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use super::blocked::{BlockKernel, run_blocked};
 use super::data::{KernelInput, KernelOutput};
 use super::element::Element;
+use super::lanes::{FusedLanes, Lanewise};
 use super::launch::Launch;
 use crate::exec::Context;
 use crate::transform::Then;
@@ -97,7 +98,11 @@ where
     Out: KernelOutput<Element = N::Out>,
 {
     let mut kernels = Vec::new();
-    if !node.block_kernels(&mut kernels) || kernels.len() < 2 {
+    // One node alone runs its Rust body (as fast, and often in place),
+    // unless its input's rows still lie in their table.
+    let blocked = node.block_kernels(&mut kernels);
+    let steps: usize = kernels.iter().map(|k| k.steps()).sum();
+    if !blocked || steps == 0 || (steps < 2 && !input.scattered()) {
         return fallback(input);
     }
     node.check(shape)?;
@@ -220,6 +225,21 @@ impl<A, B> Link<A, B> {
     }
 }
 
+// The three kinds of link are tried in this order by method resolution
+// on `&&Link`: an impl for `&Link` is found first (by value), then one for
+// `&&Link` (by reference), then one for `Link` (after a dereference).
+
+/// Chosen for two [`Lanewise`] kernel nodes.
+#[doc(hidden)]
+pub trait LinkLanes {
+    /// [`FuseLanes`].
+    fn kind(&self) -> FuseLanes {
+        FuseLanes
+    }
+}
+
+impl<A: Lanewise, B: Lanewise<In = A::Out>> LinkLanes for &Link<A, B> {}
+
 /// Chosen for two kernel nodes.
 #[doc(hidden)]
 pub trait LinkKernels {
@@ -229,7 +249,7 @@ pub trait LinkKernels {
     }
 }
 
-impl<A: KernelNode, B: KernelNode<In = A::Out>> LinkKernels for Link<A, B> {}
+impl<A: KernelNode, B: KernelNode<In = A::Out>> LinkKernels for &&Link<A, B> {}
 
 /// Chosen for any other pair.
 #[doc(hidden)]
@@ -240,7 +260,20 @@ pub trait LinkOther {
     }
 }
 
-impl<A, B> LinkOther for &Link<A, B> {}
+impl<A, B> LinkOther for Link<A, B> {}
+
+/// Link as [`FusedLanes`].
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct FuseLanes;
+
+impl FuseLanes {
+    /// `FusedLanes::new(first, second)`.
+    #[doc(hidden)]
+    pub fn link<A, B>(self, first: A, second: B) -> FusedLanes<A, B> {
+        FusedLanes::new(first, second)
+    }
+}
 
 /// Link as [`Fused`].
 #[doc(hidden)]

@@ -142,7 +142,12 @@ impl Staging {
     ) -> Result<(), (Option<&'s str>, ocl::Error)> {
         let whole = |e: ocl::Error| (None, e);
         let input_len = input.data.len();
-        self.pinned_in[..input_len].copy_from_slice(input.data);
+        // A batch of rows still in their table is gathered here, once,
+        // straight into the pinned upload buffer.
+        input
+            .data
+            .copy_to(&mut self.pinned_in[..input_len])
+            .map_err(|e| (None, ocl::Error::from(e.to_string())))?;
         let no_flags;
         let flags = match input.flags {
             Some(flags) => flags,

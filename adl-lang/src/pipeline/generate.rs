@@ -94,13 +94,15 @@ fn then(steps: Vec<TokenStream>) -> TokenStream {
         .unwrap_or_else(|| quote!(__adl_crate::transform::Identity))
 }
 
-/// The batch stage's steps in order, linked from the last: a kernel node
-/// followed by a kernel node (or a run of them) is linked into
-/// `kernel::Fused` (one device program: the data stays on the device,
-/// elementwise kernels fuse), any other pair into `Then`, so every run of
-/// consecutive kernel nodes becomes one `Fused`. The choice is made here,
-/// where the node types are known, by method resolution
-/// (`kernel::LinkKernels` before `kernel::LinkOther`).
+/// The batch stage's steps in order, linked from the last: two
+/// elementwise kernel nodes (`kernel::Lanewise`) are linked into
+/// `kernel::FusedLanes` (one loop on the CPU), any other kernel node
+/// followed by a kernel node (or a run of them) into `kernel::Fused` (one
+/// device program: the data stays on the device, elementwise kernels
+/// fuse), any other pair into `Then`, so every run of consecutive kernel
+/// nodes becomes one `Fused`. The choice is made here, where the node
+/// types are known, by method resolution (`kernel::LinkLanes`, then
+/// `kernel::LinkKernels`, then `kernel::LinkOther`).
 fn link(steps: Vec<TokenStream>) -> TokenStream {
     steps
         .into_iter()
@@ -108,9 +110,9 @@ fn link(steps: Vec<TokenStream>) -> TokenStream {
         .reduce(|rest, step| {
             quote! {{
                 #[allow(unused_imports)]
-                use __adl_crate::__private::{LinkKernels as _, LinkOther as _};
+                use __adl_crate::__private::{LinkKernels as _, LinkLanes as _, LinkOther as _};
                 let (__adl_first, __adl_rest) = (#step, #rest);
-                (&__adl_crate::__private::Link::of(&__adl_first, &__adl_rest))
+                (&&__adl_crate::__private::Link::of(&__adl_first, &__adl_rest))
                     .kind()
                     .link(__adl_first, __adl_rest)
             }}

@@ -71,11 +71,27 @@ elementwise_node!(
     "affine",
     f32 => f32,
     "An affine map, v * scale + offset (built-in kernel).",
-    block(this, values, out, _block) {
-        let (scale, offset) = (this.scale, this.offset);
-        for (o, &v) in out.iter_mut().zip(values) {
-            o.write(v * scale + offset);
-        }
-        Ok(())
+    lane(this, _block) -> AffineLane {
+        Some(AffineLane {
+            scale: this.scale,
+            offset: this.offset,
+        })
     }
 );
+
+/// [`Affine`]'s work on one element (see [`Lanewise`](crate::kernel::Lanewise)).
+#[derive(Debug, Clone, Copy)]
+pub struct AffineLane {
+    scale: f32,
+    offset: f32,
+}
+
+impl crate::kernel::Lane for AffineLane {
+    type In = f32;
+    type Out = f32;
+
+    #[inline(always)]
+    fn apply(self, v: f32) -> f32 {
+        v * self.scale + self.offset
+    }
+}

@@ -80,17 +80,33 @@ elementwise_node!(
     "clamp",
     f32 => f32,
     "Clamp to a range (built-in kernel).",
-    block(this, values, out, _block) {
-        let (low, high) = (this.low, this.high);
-        for (o, &v) in out.iter_mut().zip(values) {
-            o.write(if v < low {
-                low
-            } else if v > high {
-                high
-            } else {
-                v
-            });
-        }
-        Ok(())
+    lane(this, _block) -> ClampLane {
+        Some(ClampLane {
+            low: this.low,
+            high: this.high,
+        })
     }
 );
+
+/// [`Clamp`]'s work on one element (see [`Lanewise`](crate::kernel::Lanewise)).
+#[derive(Debug, Clone, Copy)]
+pub struct ClampLane {
+    low: f32,
+    high: f32,
+}
+
+impl crate::kernel::Lane for ClampLane {
+    type In = f32;
+    type Out = f32;
+
+    #[inline(always)]
+    fn apply(self, v: f32) -> f32 {
+        if v < self.low {
+            self.low
+        } else if v > self.high {
+            self.high
+        } else {
+            v
+        }
+    }
+}

@@ -1,6 +1,8 @@
 use std::marker::PhantomData;
 
-use ndarray::{Array, Array1, Dimension};
+use ndarray::{Array, Array1, Dimension, RemoveAxis};
+
+use crate::collate::Rows;
 
 use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
@@ -8,6 +10,7 @@ use std::mem::MaybeUninit;
 
 use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
 use crate::kernel::element::{Element, ElementType};
+use crate::kernel::lanes::{Lanewise, Same};
 use crate::kernel::launch::Launch;
 use crate::kernel::node::{KernelNode, run};
 use crate::{Error, Result, Transform};
@@ -93,6 +96,21 @@ impl<T: Element, D: Dimension> Transform<(Array<T, D>, Array1<bool>)> for FlipBy
     }
 }
 
+/// Rows still in their table, with their flags: read where they lie by the
+/// kernel (or the fused chain it starts), copied into an array first for
+/// the Rust body alone.
+impl<T: Element, D: RemoveAxis> Transform<(Rows<T, D>, Array1<bool>)> for FlipByFlag<T, D> {
+    type Output = Array<T, D>;
+
+    fn apply(&self, (rows, flags): (Rows<T, D>, Array1<bool>)) -> Result<Array<T, D>> {
+        self.apply((rows.to_array()?, flags))
+    }
+
+    fn apply_in(&self, cx: &dyn Context, input: (Rows<T, D>, Array1<bool>)) -> Result<Array<T, D>> {
+        run(self, cx, input, |input| self.apply(input))
+    }
+}
+
 impl<T: Element, D> KernelNode for FlipByFlag<T, D> {
     type In = T;
     type Out = T;
@@ -104,6 +122,20 @@ impl<T: Element, D> KernelNode for FlipByFlag<T, D> {
     fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
         into.push(self);
         true
+    }
+}
+
+/// A flip only moves elements: it fuses into the loop of the elementwise
+/// nodes around it, which read each flagged row from its end.
+impl<T: Element, D> Lanewise for FlipByFlag<T, D> {
+    type Lane = Same<T>;
+
+    fn lane(&self, _block: BlockInfo) -> Option<Same<T>> {
+        Some(Same::new())
+    }
+
+    fn reverses(&self, block: BlockInfo) -> bool {
+        block.flag && block.last > 1
     }
 }
 
@@ -122,6 +154,7 @@ impl<T: Element, D: Dimension + 'static> Node for FlipByFlag<T, D> {
 
 impl<T, D> BatchNode for FlipByFlag<T, D> {}
 impl<T: Element, D: Dimension> Takes<(Array<T, D>, Array1<bool>)> for FlipByFlag<T, D> {}
+impl<T: Element, D: RemoveAxis> Takes<(Rows<T, D>, Array1<bool>)> for FlipByFlag<T, D> {}
 
 // SAFETY: `run_block` writes every output element: the loops below cover
 // the whole output (`same_len` checks that input and output have as many

@@ -49,17 +49,59 @@ macro_rules! elementwise_node {
 
         impl<D> crate::graph::BatchNode for $ty<D> {}
         impl<D: ndarray::Dimension> crate::graph::Takes<ndarray::Array<$input, D>> for $ty<D> {}
+        impl<D: ndarray::RemoveAxis> crate::graph::Takes<crate::collate::Rows<$input, D>>
+            for $ty<D>
+        {
+        }
+
+        /// Rows still in their table: read where they lie by the kernel
+        /// (or the fused chain it starts), copied into an array first for
+        /// the Rust body alone.
+        impl<D: ndarray::RemoveAxis> crate::Transform<crate::collate::Rows<$input, D>> for $ty<D> {
+            type Output = ndarray::Array<$output, D>;
+
+            fn apply(
+                &self,
+                input: crate::collate::Rows<$input, D>,
+            ) -> crate::Result<ndarray::Array<$output, D>> {
+                crate::Transform::<ndarray::Array<$input, D>>::apply(self, input.to_array()?)
+            }
+
+            fn apply_in(
+                &self,
+                cx: &dyn crate::exec::Context,
+                input: crate::collate::Rows<$input, D>,
+            ) -> crate::Result<ndarray::Array<$output, D>> {
+                crate::kernel::run(self, cx, input, |input| {
+                    crate::Transform::<ndarray::Array<$input, D>>::apply(self, input.to_array()?)
+                })
+            }
+        }
     };
     (
         $ty:ident, $name:literal, $input:ty => $output:ty, $doc:literal,
-        block($this:ident, $values:ident, $out:ident, $block:ident) $body:block
+        lane($lthis:ident, $lblock:ident) -> $lane:ty $lane_body:block
+        $(, otherwise($this:ident, $values:ident, $out:ident, $block:ident) $body:block)?
     ) => {
         elementwise_node!($ty, $name, $input => $output, $doc);
 
-        // SAFETY: every body given to this arm writes each element of
-        // `$out` once (a loop over `$out` zipped with `$values`, which
-        // `same_len` checked to have as many elements) before it returns
-        // `Ok`, and writes only values.
+        impl<D> crate::kernel::Lanewise for $ty<D> {
+            type Lane = $lane;
+
+            fn lane(&self, block: crate::kernel::BlockInfo) -> Option<$lane> {
+                #[inline(always)]
+                fn lane_of<D>($lthis: &$ty<D>, $lblock: crate::kernel::BlockInfo) -> Option<$lane> {
+                    $lane_body
+                }
+                lane_of(self, block)
+            }
+        }
+
+        // SAFETY: with a lane, `run_lane` writes every element of the
+        // output (`same_len` checked that it has as many as the input);
+        // every `otherwise` body given to this arm writes each element of
+        // `$out` once (a loop over `$out` zipped with `$values`) before it
+        // returns `Ok`, and writes only values.
         unsafe impl<D> crate::kernel::BlockKernel for $ty<D> {
             fn input(&self) -> crate::kernel::ElementType {
                 <$input as crate::kernel::Element>::TYPE
@@ -75,43 +117,54 @@ macro_rules! elementwise_node {
                 output: &mut [std::mem::MaybeUninit<u8>],
                 block: crate::kernel::BlockInfo,
             ) -> crate::Result<()> {
-                // The loop is a function inlined into `widest`'s copies for
-                // each vector unit: a closure holding it could be left out
-                // of line (LLVM's choice, by its size) and compiled for the
-                // baseline, dividing four floats at a time.
-                #[inline(always)]
-                fn body<D>(
-                    $this: &$ty<D>,
-                    $values: &[$input],
-                    $out: &mut [std::mem::MaybeUninit<$output>],
-                    $block: crate::kernel::BlockInfo,
-                ) -> crate::Result<()> {
-                    $body
-                }
                 let (values, out) = crate::kernel::blocked::same_len(
                     crate::kernel::blocked::typed::<$input>(input)?,
                     crate::kernel::blocked::typed_mut::<$output>(output)?,
                 )?;
-                /// The loop and its arguments, run by `widest`.
-                struct Block<'a, D> {
-                    this: &'a $ty<D>,
-                    values: &'a [$input],
-                    out: &'a mut [std::mem::MaybeUninit<$output>],
-                    block: crate::kernel::BlockInfo,
+                if let Some(lane) = crate::kernel::Lanewise::lane(self, block) {
+                    crate::kernel::lanes::run_lane(lane, values, out, None);
+                    return Ok(());
                 }
-                impl<D> super::Loop for Block<'_, D> {
-                    type Out = crate::Result<()>;
+                $(
+                    // The loop is a function inlined into `widest`'s copies
+                    // for each vector unit: a closure holding it could be
+                    // left out of line (LLVM's choice, by its size) and
+                    // compiled for the baseline.
                     #[inline(always)]
-                    fn run(self) -> crate::Result<()> {
-                        body(self.this, self.values, self.out, self.block)
+                    fn body<D>(
+                        $this: &$ty<D>,
+                        $values: &[$input],
+                        $out: &mut [std::mem::MaybeUninit<$output>],
+                        $block: crate::kernel::BlockInfo,
+                    ) -> crate::Result<()> {
+                        $body
                     }
-                }
-                super::widest(Block {
-                    this: self,
-                    values,
-                    out,
-                    block,
-                })
+                    /// The loop and its arguments, run by `widest`.
+                    struct Block<'a, D> {
+                        this: &'a $ty<D>,
+                        values: &'a [$input],
+                        out: &'a mut [std::mem::MaybeUninit<$output>],
+                        block: crate::kernel::BlockInfo,
+                    }
+                    impl<D> super::Loop for Block<'_, D> {
+                        type Out = crate::Result<()>;
+                        #[inline(always)]
+                        fn run(self) -> crate::Result<()> {
+                            body(self.this, self.values, self.out, self.block)
+                        }
+                    }
+                    return super::widest(Block {
+                        this: self,
+                        values,
+                        out,
+                        block,
+                    });
+                )?
+                #[allow(unreachable_code)]
+                Err(crate::Error::invalid(
+                    $name,
+                    format!("no element-by-element form for a block of {} elements", values.len()),
+                ))
             }
         }
     };
@@ -167,6 +220,79 @@ impl Geometry {
                 1
             },
         }
+    }
+}
+
+/// `out[k] = f(values[k])` for every `k` (as many of each), 64 lanes per
+/// step: a fixed-size step unrolls into four vectors of 16 floats with no
+/// dependence between them, so that several divisions are in flight at
+/// once (one vector per step keeps one division at a time: 1.6x slower
+/// for W2's conversion and normalisation). `#[inline(always)]`, so that it
+/// is compiled into [`widest`]'s copies with the loop around it.
+#[inline(always)]
+pub(crate) fn map_lanes<A: Copy, B>(
+    values: &[A],
+    out: &mut [std::mem::MaybeUninit<B>],
+    f: impl Fn(A) -> B,
+) {
+    const LANES: usize = 64;
+    let mut outs = out.chunks_exact_mut(LANES);
+    let mut ins = values.chunks_exact(LANES);
+    for (o, v) in (&mut outs).zip(&mut ins) {
+        match (
+            <&mut [std::mem::MaybeUninit<B>; LANES]>::try_from(o),
+            <&[A; LANES]>::try_from(v),
+        ) {
+            (Ok(o), Ok(v)) => {
+                for k in 0..LANES {
+                    o[k].write(f(v[k]));
+                }
+            }
+            // Not reached: exact chunks are `LANES` long.
+            (Err(_), _) | (_, Err(_)) => {}
+        }
+    }
+    for (o, &v) in outs.into_remainder().iter_mut().zip(ins.remainder()) {
+        o.write(f(v));
+    }
+}
+
+/// [`map_lanes`] over one row read from its end: `out[k] =
+/// f(values[len - 1 - k])`, 64 lanes per step.
+#[inline(always)]
+pub(crate) fn map_lanes_reversed<A: Copy, B>(
+    values: &[A],
+    out: &mut [std::mem::MaybeUninit<B>],
+    f: impl Fn(A) -> B,
+) {
+    const LANES: usize = 64;
+    let mut outs = out.chunks_exact_mut(LANES);
+    let mut ins = values.rchunks_exact(LANES);
+    for (o, v) in (&mut outs).zip(&mut ins) {
+        match (
+            <&mut [std::mem::MaybeUninit<B>; LANES]>::try_from(o),
+            <&[A; LANES]>::try_from(v),
+        ) {
+            (Ok(o), Ok(v)) => {
+                // Reversed first, as they were read (one shuffle per
+                // vector), then mapped in order: mapping while reading
+                // backwards is not vectorised.
+                let mut reversed = *v;
+                reversed.reverse();
+                for k in 0..LANES {
+                    o[k].write(f(reversed[k]));
+                }
+            }
+            // Not reached: exact chunks are `LANES` long.
+            (Err(_), _) | (_, Err(_)) => {}
+        }
+    }
+    for (o, &v) in outs
+        .into_remainder()
+        .iter_mut()
+        .zip(ins.remainder().iter().rev())
+    {
+        o.write(f(v));
     }
 }
 

@@ -168,26 +168,47 @@ elementwise_node!(
     "normalize",
     f32 => f32,
     "Per-channel normalisation (built-in kernel).",
-    block(this, values, out, block) {
-        let at = |v: &[f32], c: usize| v[if v.len() == 1 { 0 } else { c % v.len() }];
+    lane(this, block) -> NormalizeLane {
+        let at = |v: &[f32], c: usize| v.get(if v.len() == 1 { 0 } else { c % v.len().max(1) }).copied();
         if block.channel_per_element && this.mean.len() > 1 {
-            if this.mean.len() != out.len() || this.std.len() != out.len() {
-                return Err(Error::invalid(
-                    "normalize",
-                    format!("{} means for a row of {} features", this.mean.len(), out.len()),
-                ));
-            }
-            let features = out.iter_mut().zip(values).zip(this.mean.iter().zip(&*this.std));
-            for ((o, &v), (m, s)) in features {
-                o.write((v - m) / s);
-            }
-        } else {
-            let c = if block.channel_per_element { 0 } else { block.channel };
-            let (m, s) = (at(&this.mean, c), at(&this.std, c));
-            for (o, &v) in out.iter_mut().zip(values) {
-                o.write((v - m) / s);
-            }
+            // Each feature of a row has its own mean: done below.
+            return None;
+        }
+        let c = if block.channel_per_element { 0 } else { block.channel };
+        Some(NormalizeLane {
+            mean: at(&this.mean, c)?,
+            std: at(&this.std, c)?,
+        })
+    },
+    otherwise(this, values, out, _block) {
+        if this.mean.len() != out.len() || this.std.len() != out.len() {
+            return Err(Error::invalid(
+                "normalize",
+                format!("{} means for a row of {} features", this.mean.len(), out.len()),
+            ));
+        }
+        let features = out.iter_mut().zip(values).zip(this.mean.iter().zip(&*this.std));
+        for ((o, &v), (m, s)) in features {
+            o.write((v - m) / s);
         }
         Ok(())
     }
 );
+
+/// [`Normalize`]'s work on one element of a channel (see
+/// [`Lanewise`](crate::kernel::Lanewise)).
+#[derive(Debug, Clone, Copy)]
+pub struct NormalizeLane {
+    mean: f32,
+    std: f32,
+}
+
+impl crate::kernel::Lane for NormalizeLane {
+    type In = f32;
+    type Out = f32;
+
+    #[inline(always)]
+    fn apply(self, v: f32) -> f32 {
+        (v - self.mean) / self.std
+    }
+}

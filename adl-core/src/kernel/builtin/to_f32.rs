@@ -91,19 +91,31 @@ elementwise_node!(
     "u8_to_f32",
     u8 => f32,
     "Bytes to floats with a scale (built-in kernel).",
-    block(this, values, out, _block) {
-        match this.scale {
-            Scale::Divide(d) => {
-                for (o, &v) in out.iter_mut().zip(values) {
-                    o.write(f32::from(v) / d);
-                }
-            }
-            Scale::Multiply(s) => {
-                for (o, &v) in out.iter_mut().zip(values) {
-                    o.write(f32::from(v) * s);
-                }
-            }
-        }
-        Ok(())
+    lane(this, _block) -> ToF32Lane {
+        Some(match this.scale {
+            Scale::Divide(d) => ToF32Lane { scale: d, divide: true },
+            Scale::Multiply(s) => ToF32Lane { scale: s, divide: false },
+        })
     }
 );
+
+/// [`U8ToF32`]'s work on one element (see [`Lanewise`](crate::kernel::Lanewise)).
+#[derive(Debug, Clone, Copy)]
+pub struct ToF32Lane {
+    scale: f32,
+    divide: bool,
+}
+
+impl crate::kernel::Lane for ToF32Lane {
+    type In = u8;
+    type Out = f32;
+
+    #[inline(always)]
+    fn apply(self, v: u8) -> f32 {
+        if self.divide {
+            f32::from(v) / self.scale
+        } else {
+            f32::from(v) * self.scale
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! [`Lanewise`] kernels and [`FusedLanes`]: consecutive elementwise kernel
+//! nodes compiled into one loop on the CPU, each element going through
+//! every step in registers, as a C programmer would write it by hand.
+
+use std::mem::MaybeUninit;
+
+use super::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
+use super::builtin::{Loop, map_lanes, map_lanes_reversed, widest};
+use super::data::{KernelInput, KernelOutput};
+use super::element::{Element, ElementType};
+use super::launch::Launch;
+use super::node::{KernelNode, run};
+use crate::exec::Context;
+use crate::{Result, Transform};
+
+/// An elementwise kernel node's work on one element of a block, with the
+/// block's constants (its channel's mean, say) already looked up: what
+/// [`FusedLanes`] composes.
+pub trait Lane: Copy {
+    /// The element type read.
+    type In: Element;
+    /// The element type written.
+    type Out: Element;
+    /// The output element of input element `v` (the same bits as the
+    /// node's Rust body). Implementations should be `#[inline(always)]`:
+    /// the loop around them is compiled for the CPU's widest vectors.
+    fn apply(self, v: Self::In) -> Self::Out;
+}
+
+/// A kernel node that is elementwise on the CPU: each output element comes
+/// from the input element at the same place, through a [`Lane`] chosen
+/// per block. Consecutive `Lanewise` nodes of a batch stage are linked into
+/// [`FusedLanes`] (`pipeline!` does it by itself), one loop over the
+/// block where three nodes would make three passes through the cache.
+///
+/// The built-in [`U8ToF32`](super::U8ToF32),
+/// [`Normalize`](super::Normalize), [`Affine`](super::Affine) and
+/// [`Clamp`](super::Clamp) are `Lanewise`.
+pub trait Lanewise: KernelNode + BlockKernel {
+    /// The per-element work with the block's constants.
+    type Lane: Lane<In = Self::In, Out = Self::Out>;
+
+    /// The lane for `block`, or `None` where this block is not done one
+    /// element at a time with the same constants (a per-feature
+    /// normalisation of `[batch, features]` rows, say): its
+    /// [`run_block`](BlockKernel::run_block) then does it.
+    fn lane(&self, block: BlockInfo) -> Option<Self::Lane>;
+
+    /// Whether, in `block`, each row (the last axis, `block.last`
+    /// elements) comes out reversed: `out[.., w]` is the lane of `in[..,
+    /// last - 1 - w]` (a horizontal flip, say). The default is false.
+    fn reverses(&self, block: BlockInfo) -> bool {
+        let _ = block;
+        false
+    }
+}
+
+/// The lane that gives each element as it is: the lane of a node that only
+/// moves elements (see [`Lanewise::reverses`]).
+#[derive(Debug)]
+pub struct Same<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> Same<T> {
+    /// The lane.
+    pub fn new() -> Self {
+        Same(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for Same<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> Clone for Same<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Same<T> {}
+
+impl<T: Element> Lane for Same<T> {
+    type In = T;
+    type Out = T;
+
+    #[inline(always)]
+    fn apply(self, v: T) -> T {
+        v
+    }
+}
+
+/// `first`'s lane, then `second`'s.
+#[derive(Debug, Clone, Copy)]
+pub struct LanePair<A, B> {
+    first: A,
+    second: B,
+}
+
+impl<A: Lane, B: Lane<In = A::Out>> Lane for LanePair<A, B> {
+    type In = A::In;
+    type Out = B::Out;
+
+    #[inline(always)]
+    fn apply(self, v: A::In) -> B::Out {
+        self.second.apply(self.first.apply(v))
+    }
+}
+
+/// `lane` over every element of `values` into `out` (as many), compiled
+/// for the widest vectors the CPU has; with `reversed_rows: Some(last)`,
+/// each row of `last` elements is read from its end.
+pub(crate) fn run_lane<L: Lane>(
+    lane: L,
+    values: &[L::In],
+    out: &mut [MaybeUninit<L::Out>],
+    reversed_rows: Option<usize>,
+) {
+    /// The loop and its arguments, run by `widest`.
+    struct Lanes<'a, L: Lane> {
+        lane: L,
+        values: &'a [L::In],
+        out: &'a mut [MaybeUninit<L::Out>],
+        reversed_rows: Option<usize>,
+    }
+    impl<L: Lane> Loop for Lanes<'_, L> {
+        type Out = ();
+        #[inline(always)]
+        fn run(self) {
+            let lane = self.lane;
+            match self.reversed_rows {
+                Some(last) if last > 1 => {
+                    let rows = self
+                        .out
+                        .chunks_exact_mut(last)
+                        .zip(self.values.chunks_exact(last));
+                    for (o, v) in rows {
+                        map_lanes_reversed(v, o, |v| lane.apply(v));
+                    }
+                }
+                _ => map_lanes(self.values, self.out, |v| lane.apply(v)),
+            }
+        }
+    }
+    widest(Lanes {
+        lane,
+        values,
+        out,
+        reversed_rows,
+    });
+}
+
+/// Two [`Lanewise`] kernel nodes run as one: on an accelerator, as
+/// [`Fused`](super::Fused) (one kernel); on the CPU, one loop in which
+/// each element goes through both nodes' work in registers, where
+/// `Fused` would write the first's output to memory and read it back.
+///
+/// `pipeline!` links consecutive `Lanewise` nodes of a batch stage into
+/// `FusedLanes` by itself.
+///
+/// ```
+/// use adl::Transform;
+/// use adl::kernel::{FusedLanes, Normalize, U8ToF32};
+/// use ndarray::array;
+///
+/// let both = FusedLanes::new(U8ToF32::divide(255.0), Normalize::per_channel([0.5], [0.25]));
+/// let out = both.apply(array![[[0u8, 255]]])?;
+/// assert_eq!(out, array![[[-2.0f32, 2.0]]]);
+/// # Ok::<(), adl::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FusedLanes<A, B> {
+    first: A,
+    second: B,
+}
+
+impl<A, B> FusedLanes<A, B> {
+    /// `first`, then `second`, as one loop.
+    pub fn new(first: A, second: B) -> Self {
+        FusedLanes { first, second }
+    }
+
+    /// The two nodes, in order.
+    pub fn into_parts(self) -> (A, B) {
+        (self.first, self.second)
+    }
+}
+
+impl<A, B> KernelNode for FusedLanes<A, B>
+where
+    A: Lanewise,
+    B: Lanewise<In = A::Out>,
+{
+    type In = A::In;
+    type Out = B::Out;
+
+    fn launches(&self) -> Vec<Launch> {
+        let mut launches = self.first.launches();
+        launches.extend(self.second.launches());
+        launches
+    }
+
+    fn check(&self, shape: &[usize]) -> Result<()> {
+        self.first.check(shape)?;
+        self.second.check(shape)
+    }
+
+    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
+        into.push(self);
+        true
+    }
+}
+
+// SAFETY: with a lane for the block, `run_lane` writes every output
+// element (`same_len` checked the lengths); without, the first node's
+// `run_block` initializes the whole scratch block and the second's the
+// whole output (their own `BlockKernel` contracts).
+unsafe impl<A, B> BlockKernel for FusedLanes<A, B>
+where
+    A: Lanewise,
+    B: Lanewise<In = A::Out>,
+{
+    fn input(&self) -> ElementType {
+        A::In::TYPE
+    }
+
+    fn output(&self) -> ElementType {
+        B::Out::TYPE
+    }
+
+    fn steps(&self) -> usize {
+        self.first.steps() + self.second.steps()
+    }
+
+    fn run_block(
+        &self,
+        input: &[u8],
+        output: &mut [MaybeUninit<u8>],
+        block: BlockInfo,
+    ) -> Result<()> {
+        if let Some(lane) = self.lane(block) {
+            let (values, out) = same_len(typed::<A::In>(input)?, typed_mut::<B::Out>(output)?)?;
+            let reversed = self.reverses(block).then_some(block.last);
+            run_lane(lane, values, out, reversed);
+            return Ok(());
+        }
+        // One node after the other, through a scratch block.
+        let size = A::Out::TYPE.size();
+        let elements = input.len() / A::In::TYPE.size().max(1);
+        let mut scratch = vec![0u64; (elements * size).div_ceil(8)];
+        // SAFETY: u64 has no padding and any byte pattern is valid; the
+        // bytes are initialized (zeros) and only values are written.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(
+                scratch.as_mut_ptr().cast::<MaybeUninit<u8>>(),
+                elements * size,
+            )
+        };
+        self.first.run_block(input, bytes, block)?;
+        // SAFETY: as above; read back as bytes after `run_block` wrote them.
+        let between =
+            unsafe { std::slice::from_raw_parts(scratch.as_ptr().cast::<u8>(), elements * size) };
+        self.second.run_block(between, output, block)
+    }
+}
+
+impl<A, B> Lanewise for FusedLanes<A, B>
+where
+    A: Lanewise,
+    B: Lanewise<In = A::Out>,
+{
+    type Lane = LanePair<A::Lane, B::Lane>;
+
+    fn lane(&self, block: BlockInfo) -> Option<Self::Lane> {
+        Some(LanePair {
+            first: self.first.lane(block)?,
+            second: self.second.lane(block)?,
+        })
+    }
+
+    /// Elementwise work and moves commute: the rows come out reversed
+    /// when one of the two reverses them, not both.
+    fn reverses(&self, block: BlockInfo) -> bool {
+        self.first.reverses(block) != self.second.reverses(block)
+    }
+}
+
+impl<In, A, B> Transform<In> for FusedLanes<A, B>
+where
+    A: Transform<In> + Lanewise,
+    B: Transform<A::Output> + Lanewise<In = <A as KernelNode>::Out>,
+    In: KernelInput<Element = <A as KernelNode>::In>,
+    B::Output: KernelOutput<Element = <B as KernelNode>::Out>,
+{
+    type Output = B::Output;
+
+    fn apply(&self, input: In) -> Result<B::Output> {
+        self.second.apply(self.first.apply(input)?)
+    }
+
+    fn apply_in(&self, cx: &dyn Context, input: In) -> Result<B::Output> {
+        run(self, cx, input, |input| {
+            self.second.apply_in(cx, self.first.apply_in(cx, input)?)
+        })
+    }
+}
