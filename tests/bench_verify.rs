@@ -1,7 +1,8 @@
 //! The benchmark harness verifies its workloads: every digest of
 //! `bench/WORKLOADS.md`'s three workloads, on reduced sizes (the expected
 //! digests are then computed from the spec's formulas alone, in the
-//! harness), through both collation paths, with 0 and 2 workers; W2's
+//! harness), through every collation path, with 0 and 2 workers (W2 also with an
+//! order-sensitive digest, which a wrong flip changes); W2's
 //! batch kernels on the CPU (fused, block by block) and, where there is an
 //! OpenCL device, on it. `cargo xtask test` also runs W1-W3 at full size in
 //! release against the spec's own digests.
@@ -42,7 +43,7 @@ fn w1_verifies_through_both_collation_paths() {
 
 #[test]
 fn w2_verifies_on_the_cpu_and_on_the_device() {
-    for collate in ["gather", "samples"] {
+    for collate in ["in-place", "gather", "samples"] {
         verify(&[
             "--workload",
             "w2",
@@ -71,4 +72,7 @@ fn bad_arguments_are_errors_that_say_what_is_wrong() {
     assert!(err.contains("w1, w2 or w3"), "{err}");
     let err = bench::run(["--workers".to_string(), "two".to_string()]).unwrap_err();
     assert!(err.contains("takes a number"), "{err}");
+    let err =
+        bench::run(["--workload", "w1", "--collate", "in-place"].map(String::from)).unwrap_err();
+    assert!(err.contains("in-place is for W2"), "{err}");
 }

@@ -83,6 +83,17 @@ pub fn bits_sum_f32<'a>(values: impl IntoIterator<Item = &'a f32>) -> u64 {
         .fold(0u64, |acc, v| acc.wrapping_add(u64::from(v.to_bits())))
 }
 
+/// The raw bits of every `f32` times its place (counted from 1), added: a
+/// companion to [`bits_sum_f32`] that changes when elements move.
+pub fn bits_sum_ordered_f32<'a>(values: impl IntoIterator<Item = &'a f32>) -> u64 {
+    values
+        .into_iter()
+        .zip(1u64..)
+        .fold(0u64, |acc, (v, place)| {
+            acc.wrapping_add(place.wrapping_mul(u64::from(v.to_bits())))
+        })
+}
+
 /// The raw bits of every `i64`, added.
 pub fn bits_sum_i64<'a>(values: impl IntoIterator<Item = &'a i64>) -> u64 {
     values
