@@ -391,13 +391,22 @@ where
 /// How many samples ahead the loader asks the dataset to prefetch.
 const PREFETCH_AHEAD: usize = 4;
 
+/// The samples of a run of indices that were read and transformed, in
+/// order, and the failures among them (by their place in the run).
+struct Piece<T> {
+    samples: Vec<T>,
+    failed: Vec<(usize, Error)>,
+}
+
 /// Read and transform the samples of `indices` in order, each one after
-/// asking the dataset to prefetch the one [`PREFETCH_AHEAD`] further.
+/// asking the dataset to prefetch the one [`PREFETCH_AHEAD`] further. The
+/// samples go straight into one vector (no `Result` per sample); a failure
+/// is kept beside them with its place.
 fn samples_of<D, P>(
     shared: &Shared<D, P>,
     cx: &JobContext<'_>,
     indices: &[usize],
-) -> Vec<Result<P::Transformed>>
+) -> Piece<P::Transformed>
 where
     D: Dataset,
     P: Pipeline<D::Sample>,
@@ -405,16 +414,20 @@ where
     for &i in indices.iter().take(PREFETCH_AHEAD) {
         shared.dataset.prefetch(i);
     }
-    indices
-        .iter()
-        .enumerate()
-        .map(|(k, &i)| {
-            if let Some(&ahead) = indices.get(k + PREFETCH_AHEAD) {
-                shared.dataset.prefetch(ahead);
-            }
-            one_sample(shared, cx, i)
-        })
-        .collect()
+    let mut piece = Piece {
+        samples: Vec::with_capacity(indices.len()),
+        failed: Vec::new(),
+    };
+    for (k, &i) in indices.iter().enumerate() {
+        if let Some(&ahead) = indices.get(k + PREFETCH_AHEAD) {
+            shared.dataset.prefetch(ahead);
+        }
+        match one_sample(shared, cx, i) {
+            Ok(sample) => piece.samples.push(sample),
+            Err(e) => piece.failed.push((k, e)),
+        }
+    }
+    piece
 }
 
 /// `error` of the collate or batch stage of batch `batch`.
@@ -476,7 +489,7 @@ where
     P: Pipeline<D::Sample> + Sync,
     P::Transformed: Send,
 {
-    let results: Vec<Result<P::Transformed>> = if cx.pooled {
+    let pieces: Vec<(usize, Piece<P::Transformed>)> = if cx.pooled {
         // One piece per worker (each with its own counters, added to the
         // job's at its end): the samples of a batch run in parallel without
         // a task per sample or a shared cache line per node call. A batch
@@ -488,38 +501,62 @@ where
         } else {
             indices.len().max(1)
         };
-        let pieces: Vec<Vec<Result<P::Transformed>>> = indices
-            .par_chunks(piece)
-            .map(|part| {
-                let counters = Counters::new(shared.rows.len());
-                let local = cx.with_counters(&counters);
-                let out = samples_of(shared, &local, part);
-                cx.counters.absorb(&counters);
-                out
-            })
-            .collect();
-        pieces.into_iter().flatten().collect()
+        if piece >= indices.len() {
+            vec![(0, samples_of(shared, cx, indices))]
+        } else {
+            indices
+                .par_chunks(piece)
+                .enumerate()
+                .map(|(p, part)| {
+                    let counters = Counters::new(shared.rows.len());
+                    let local = cx.with_counters(&counters);
+                    let out = samples_of(shared, &local, part);
+                    cx.counters.absorb(&counters);
+                    (p * piece, out)
+                })
+                .collect()
+        }
     } else {
-        samples_of(shared, cx, indices)
+        vec![(0, samples_of(shared, cx, indices))]
     };
     let skip = shared.config.on_error == OnError::Skip;
-    let mut samples = Vec::with_capacity(results.len());
-    let mut kept = Vec::with_capacity(results.len());
     let mut skipped = Vec::new();
-    for (&index, result) in indices.iter().zip(results) {
-        match result {
-            Ok(sample) => {
-                samples.push(sample);
-                kept.push(index);
+    // The indices of the samples kept: all of them, unless some failed.
+    let mut failed_at = Vec::new();
+    let mut samples = Vec::new();
+    for (start, piece) in pieces {
+        for (k, e) in piece.failed {
+            let index = indices[start + k];
+            if !skip {
+                return Outcome::Failed(e);
             }
-            Err(e) if skip => skipped.push(Skipped {
+            failed_at.push(start + k);
+            skipped.push(Skipped {
                 index,
                 node: e.node().unwrap_or("sample stage").to_owned(),
                 reason: e.to_string(),
-            }),
-            Err(e) => return Outcome::Failed(e),
+            });
+        }
+        if samples.is_empty() {
+            samples = piece.samples;
+        } else {
+            samples.extend(piece.samples);
         }
     }
+    let kept: std::borrow::Cow<'_, [usize]> = if failed_at.is_empty() {
+        std::borrow::Cow::Borrowed(indices)
+    } else {
+        // `failed_at` is in increasing order: one pass.
+        let mut failed = failed_at.iter().peekable();
+        std::borrow::Cow::Owned(
+            indices
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| failed.next_if_eq(&&k).is_none())
+                .map(|(_, &i)| i)
+                .collect(),
+        )
+    };
     if samples.is_empty() {
         return Outcome::Empty { skipped };
     }
