@@ -33,7 +33,8 @@
 //!
 //! For data already in memory, [`Gather`] collates without sample arrays:
 //! the samples are row indices, and each row is copied once, straight from
-//! the arrays into the batch.
+//! the arrays into the batch. An [`InPlace`] array is not copied at all:
+//! its batch is [`Rows`], which the batch kernels read where they lie.
 //!
 //! ```
 //! use adl::{Collate, collate::DefaultCollate};
