@@ -31,10 +31,13 @@
 //!   each row once, straight from the workload's arrays into the batch; the
 //!   per-sample work that is elementwise runs on the batch as kernel nodes
 //!   (the same bits).
-//! - `in-place` (W2): the same, but the images are not copied into a batch
-//!   at all (`adl::collate::InPlace`): the fused batch kernels read each
-//!   image where it lies in the dataset (an OpenCL device gets it copied
-//!   once, into its upload buffer).
+//! - `in-place` (W1, W2): the same, but the rows (W2's images, W1's
+//!   features) are not copied into a batch at all
+//!   (`adl::collate::InPlace`): the batch kernels read each one where it
+//!   lies in the dataset (an OpenCL device gets it copied once, into its
+//!   upload buffer). For W1's 256-byte rows this is no faster than the
+//!   gather (the per-row work of the blocked loop costs what the copy
+//!   saves), so W1 gathers by default.
 //! - `samples`: the dataset reads owned sample arrays, the sample stage
 //!   transforms them, `default` collate stacks them.
 //!
@@ -127,10 +130,10 @@ fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String>
         .into();
     }
     match (args.workload.as_str(), args.collate.as_str()) {
-        (_, "gather" | "samples") | ("w2", "in-place") => {}
+        (_, "gather" | "samples") | ("w1" | "w2", "in-place") => {}
         (_, "in-place") => {
             return Err(format!(
-                "--collate in-place is for W2 (whose batch kernels read the images where they lie)\n{USAGE}"
+                "--collate in-place is for W1 and W2 (whose batch kernels read the rows where they lie)\n{USAGE}"
             ));
         }
         _ => {
@@ -339,11 +342,49 @@ fn check_all<const N: usize>(names: [&str; N], got: [Digest; N], expected: [Dige
     ok
 }
 
+/// W1's batch stage on rows read in place: the standardisation of the
+/// features (a kernel node, run in the loader's context), the labels as
+/// they are.
+struct StandardizeX(Normalize<ndarray::Ix2>);
+
+type W1Rows = (adl::collate::Rows<f32, ndarray::Ix2>, ndarray::Array1<i64>);
+
+impl Transform<W1Rows> for StandardizeX {
+    type Output = (ndarray::Array2<f32>, ndarray::Array1<i64>);
+
+    fn apply(&self, (x, y): W1Rows) -> adl::Result<Self::Output> {
+        Ok((self.0.apply(x)?, y))
+    }
+
+    fn apply_in(&self, cx: &dyn adl::exec::Context, (x, y): W1Rows) -> adl::Result<Self::Output> {
+        Ok((self.0.apply_in(cx, x)?, y))
+    }
+}
+
 fn w1(args: &Args) -> adl::Result<bool> {
     let n = args.samples.unwrap_or(W1_SAMPLES);
     let data = Arc::new(W1::generate(n));
     let build_start = Instant::now();
-    let got = if args.collate == "gather" {
+    let got = if args.collate == "in-place" {
+        // The rows stay in the dataset: the standardisation (a batch
+        // kernel) reads each one where it lies and writes the batch.
+        let pipeline = Stages::new()
+            .with_collate(data.gather_in_place())
+            .with_batch(StandardizeX(Normalize::per_channel([1.0], [W1_STD])));
+        let loader = loader(PairKeys(n), pipeline, 256, args).build()?;
+        let build = build_start.elapsed();
+        measure(
+            args,
+            "cpu",
+            &loader,
+            build,
+            |b| b.1.len(),
+            |b, k, d: &mut [Digest; 2]| {
+                d[0].add(k, bits_sum_f32(b.0.iter()));
+                d[1].add(k, bits_sum_i64(b.1.iter()));
+            },
+        )?
+    } else if args.collate == "gather" {
         // The rows are gathered straight into the batch; the per-sample
         // standardisation, elementwise, runs on the batch (same bits).
         let standardize = Normalize::<ndarray::Ix2>::per_channel([1.0], [W1_STD]);

@@ -162,6 +162,13 @@ impl W1 {
     pub fn gather(&self) -> Gather<(ArcArray<f32, Ix2>, ArcArray<i64, Ix1>)> {
         Gather::new((self.x.clone(), self.y.clone()))
     }
+
+    /// W1 gathered with its features left in place: samples are `(i, i)`,
+    /// the batch is `(rows, labels)`, the rows read by the batch kernel
+    /// straight from the dataset.
+    pub fn gather_in_place(&self) -> Gather<(InPlace<f32, Ix2>, ArcArray<i64, Ix1>)> {
+        Gather::new((InPlace::new(self.x.clone()), self.y.clone()))
+    }
 }
 
 /// A W1 sample.
