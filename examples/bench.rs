@@ -361,6 +361,35 @@ impl Transform<W1Rows> for StandardizeX {
     }
 }
 
+/// Build and measure a W1 loader over row keys, whose batches are
+/// `(x, y)`, digesting both.
+fn w1_keyed<P>(
+    args: &Args,
+    builder: adl::loader::LoaderBuilder<PairKeys, P>,
+    build_start: Instant,
+) -> adl::Result<Option<[Digest; 2]>>
+where
+    P: Pipeline<(usize, usize), Processed = (ndarray::Array2<f32>, ndarray::Array1<i64>)>
+        + Send
+        + Sync
+        + 'static,
+    P::Transformed: Send,
+{
+    let loader = builder.build()?;
+    let build = build_start.elapsed();
+    measure(
+        args,
+        "cpu",
+        &loader,
+        build,
+        |b| b.1.len(),
+        |b, k, d: &mut [Digest; 2]| {
+            d[0].add(k, bits_sum_f32(b.0.iter()));
+            d[1].add(k, bits_sum_i64(b.1.iter()));
+        },
+    )
+}
+
 fn w1(args: &Args) -> adl::Result<bool> {
     let n = args.samples.unwrap_or(W1_SAMPLES);
     let data = Arc::new(W1::generate(n));
@@ -371,19 +400,7 @@ fn w1(args: &Args) -> adl::Result<bool> {
         let pipeline = Stages::new()
             .with_collate(data.gather_in_place())
             .with_batch(StandardizeX(Normalize::per_channel([1.0], [W1_STD])));
-        let loader = loader(PairKeys(n), pipeline, 256, args).build()?;
-        let build = build_start.elapsed();
-        measure(
-            args,
-            "cpu",
-            &loader,
-            build,
-            |b| b.1.len(),
-            |b, k, d: &mut [Digest; 2]| {
-                d[0].add(k, bits_sum_f32(b.0.iter()));
-                d[1].add(k, bits_sum_i64(b.1.iter()));
-            },
-        )?
+        w1_keyed(args, loader(PairKeys(n), pipeline, 256, args), build_start)?
     } else if args.collate == "gather" {
         // The rows are gathered straight into the batch; the per-sample
         // standardisation, elementwise, runs on the batch (same bits).
@@ -396,19 +413,7 @@ fn w1(args: &Args) -> adl::Result<bool> {
                         Ok::<_, adl::Error>((standardize.apply(x)?, y))
                     },
                 ));
-        let loader = loader(PairKeys(n), pipeline, 256, args).build()?;
-        let build = build_start.elapsed();
-        measure(
-            args,
-            "cpu",
-            &loader,
-            build,
-            |b| b.1.len(),
-            |b, k, d: &mut [Digest; 2]| {
-                d[0].add(k, bits_sum_f32(b.0.iter()));
-                d[1].add(k, bits_sum_i64(b.1.iter()));
-            },
-        )?
+        w1_keyed(args, loader(PairKeys(n), pipeline, 256, args), build_start)?
     } else {
         let pipeline = Stages::new()
             .with_sample(|mut s: W1Sample| {

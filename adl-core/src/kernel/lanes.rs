@@ -9,7 +9,7 @@ use super::builtin::{Loop, map_lanes, map_lanes_reversed, widest};
 use super::data::{KernelInput, KernelOutput};
 use super::element::{Element, ElementType};
 use super::launch::Launch;
-use super::node::{KernelNode, run};
+use super::node::{Fused, KernelNode, run};
 use crate::exec::Context;
 use crate::{Result, Transform};
 
@@ -171,19 +171,27 @@ pub(crate) fn run_lane<L: Lane>(
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FusedLanes<A, B> {
-    first: A,
-    second: B,
+    /// The two nodes: their launches, checks and Rust bodies are
+    /// [`Fused`]'s; only the CPU's blocks differ.
+    fused: Fused<A, B>,
 }
 
 impl<A, B> FusedLanes<A, B> {
     /// `first`, then `second`, as one loop.
     pub fn new(first: A, second: B) -> Self {
-        FusedLanes { first, second }
+        FusedLanes {
+            fused: Fused::new(first, second),
+        }
     }
 
     /// The two nodes, in order.
     pub fn into_parts(self) -> (A, B) {
-        (self.first, self.second)
+        self.fused.into_parts()
+    }
+
+    /// The two nodes, by reference.
+    fn parts(&self) -> (&A, &B) {
+        self.fused.parts()
     }
 }
 
@@ -196,14 +204,11 @@ where
     type Out = B::Out;
 
     fn launches(&self) -> Vec<Launch> {
-        let mut launches = self.first.launches();
-        launches.extend(self.second.launches());
-        launches
+        self.fused.launches()
     }
 
     fn check(&self, shape: &[usize]) -> Result<()> {
-        self.first.check(shape)?;
-        self.second.check(shape)
+        self.fused.check(shape)
     }
 
     fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
@@ -230,7 +235,8 @@ where
     }
 
     fn steps(&self) -> usize {
-        self.first.steps() + self.second.steps()
+        let (first, second) = self.parts();
+        first.steps() + second.steps()
     }
 
     fn run_block(
@@ -257,11 +263,12 @@ where
                 elements * size,
             )
         };
-        self.first.run_block(input, bytes, block)?;
+        let (first, second) = self.parts();
+        first.run_block(input, bytes, block)?;
         // SAFETY: as above; read back as bytes after `run_block` wrote them.
         let between =
             unsafe { std::slice::from_raw_parts(scratch.as_ptr().cast::<u8>(), elements * size) };
-        self.second.run_block(between, output, block)
+        second.run_block(between, output, block)
     }
 }
 
@@ -273,16 +280,18 @@ where
     type Lane = LanePair<A::Lane, B::Lane>;
 
     fn lane(&self, block: BlockInfo) -> Option<Self::Lane> {
+        let (first, second) = self.parts();
         Some(LanePair {
-            first: self.first.lane(block)?,
-            second: self.second.lane(block)?,
+            first: first.lane(block)?,
+            second: second.lane(block)?,
         })
     }
 
     /// Elementwise work and moves commute: the rows come out reversed
     /// when one of the two reverses them, not both.
     fn reverses(&self, block: BlockInfo) -> bool {
-        self.first.reverses(block) != self.second.reverses(block)
+        let (first, second) = self.parts();
+        first.reverses(block) != second.reverses(block)
     }
 }
 
@@ -296,12 +305,10 @@ where
     type Output = B::Output;
 
     fn apply(&self, input: In) -> Result<B::Output> {
-        self.second.apply(self.first.apply(input)?)
+        self.fused.apply(input)
     }
 
     fn apply_in(&self, cx: &dyn Context, input: In) -> Result<B::Output> {
-        run(self, cx, input, |input| {
-            self.second.apply_in(cx, self.first.apply_in(cx, input)?)
-        })
+        run(self, cx, input, |input| self.fused.apply_in(cx, input))
     }
 }

@@ -164,6 +164,11 @@ impl<A, B> Fused<A, B> {
     pub fn into_parts(self) -> (A, B) {
         (self.first, self.second)
     }
+
+    /// The two nodes, by reference.
+    pub(crate) fn parts(&self) -> (&A, &B) {
+        (&self.first, &self.second)
+    }
 }
 
 impl<A, B> KernelNode for Fused<A, B>
