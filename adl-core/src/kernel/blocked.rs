@@ -175,9 +175,11 @@ pub(crate) fn run_blocked(
                 let ahead = (4096 / block_bytes.max(1)).clamp(1, 16);
                 let next = b + ahead;
                 let (next_sample, next_within) = (next / per_row, next % per_row);
-                if let Some(next) = data.row(next_sample, per_sample).ok().and_then(|row| {
-                    row.get(next_within * block_bytes..(next_within + 1) * block_bytes)
-                }) {
+                if next_sample < batch
+                    && let Some(next) = data.row(next_sample, per_sample).ok().and_then(|row| {
+                        row.get(next_within * block_bytes..(next_within + 1) * block_bytes)
+                    })
+                {
                     crate::exec::prefetch(next);
                 }
                 data.row(sample, per_sample)?
