@@ -230,6 +230,10 @@ mod tests {
             ),
             ("ndarray::dimension::dim::Dim<[usize; 2]>", "Ix2"),
             (
+                "(adl_core::collate::rows::Rows<u8, ndarray::dimension::dim::Dim<[usize; 4]>>, ndarray::ArrayBase<ndarray::data_repr::OwnedRepr<bool>, ndarray::dimension::dim::Dim<[usize; 1]>, bool>)",
+                "(Rows<u8, Ix4>, Array1<bool>)",
+            ),
+            (
                 "ndarray::ArrayBase<ndarray::data_repr::OwnedRepr<fn(u8) -> u8>, ndarray::dimension::dim::Dim<[usize; 1]>, fn(u8) -> u8>",
                 "Array1<fn(u8) -> u8>",
             ),
