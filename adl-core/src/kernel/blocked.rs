@@ -147,6 +147,23 @@ pub(crate) fn run_blocked(
     let mut scratch = [vec![0u64; words], vec![0u64; words]];
     let in_size = kernels[0].input().size();
     let blocks = n / block;
+    let block_bytes = block * in_size;
+    // Block `b` of the input: in its sample's row where the rows still lie
+    // in their table (a block lies inside one sample, see above).
+    let per_row = (blocks / batch).max(1);
+    let per_sample = per_row * block_bytes;
+    let block_of = |b: usize| -> Option<&[u8]> {
+        let (row, start) = match data {
+            HostData::Contiguous(bytes) => (bytes, b * block_bytes),
+            HostData::Rows { .. } => (
+                data.find(b / per_row, per_sample)?,
+                (b % per_row) * block_bytes,
+            ),
+        };
+        row.get(start..start + block_bytes)
+    };
+    // Small rows are asked for further ahead, to hide the memory's latency.
+    let ahead = (4096 / block_bytes.max(1)).clamp(1, 16);
     for b in 0..blocks {
         let sample = if shape.len() <= 1 { 0 } else { b / channels };
         let info = BlockInfo {
@@ -158,35 +175,14 @@ pub(crate) fn run_blocked(
                 .and_then(|f| f.get(sample.min(batch - 1)))
                 .is_some_and(|&f| f != 0),
         };
-        let block_bytes = block * in_size;
-        let source = match data {
-            HostData::Contiguous(bytes) => bytes
-                .get(b * block_bytes..(b + 1) * block_bytes)
-                .ok_or_else(|| Error::out_of_range("kernel block", b, blocks))?,
-            HostData::Rows { .. } => {
-                // The block, read where it lies in its sample's row; a
-                // block some 4 KiB on (at most 16 blocks) is fetched
-                // meanwhile: the rows lie apart, so the CPU cannot guess
-                // them, and small rows need to be asked for further ahead
-                // to hide the memory's latency.
-                let per_sample = n / batch * in_size;
-                let per_row = blocks / batch;
-                let within = b % per_row;
-                let ahead = (4096 / block_bytes.max(1)).clamp(1, 16);
-                let next = b + ahead;
-                let (next_sample, next_within) = (next / per_row, next % per_row);
-                if next_sample < batch
-                    && let Some(next) = data.row(next_sample, per_sample).ok().and_then(|row| {
-                        row.get(next_within * block_bytes..(next_within + 1) * block_bytes)
-                    })
-                {
-                    crate::exec::prefetch(next);
-                }
-                data.row(sample, per_sample)?
-                    .get(within * block_bytes..(within + 1) * block_bytes)
-                    .ok_or_else(|| Error::out_of_range("kernel block", b, blocks))?
-            }
-        };
+        let source = block_of(b).ok_or_else(|| Error::out_of_range("kernel block", b, blocks))?;
+        if let HostData::Rows { .. } = data
+            && let Some(next) = block_of(b + ahead)
+        {
+            // The rows lie apart, so the CPU cannot guess the next ones:
+            // the block some 4 KiB on is asked for meanwhile.
+            crate::exec::prefetch(next);
+        }
         // Which scratch block holds the last step's output (and its bytes);
         // none before the first step, which reads the batch. The last
         // step's output is appended to the batch: each byte of it is

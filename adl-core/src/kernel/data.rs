@@ -55,45 +55,40 @@ impl<'a> HostData<'a> {
         self.len() == 0
     }
 
-    /// The whole batch, where it is in one piece.
-    pub fn contiguous(&self) -> Option<&'a [u8]> {
-        match *self {
-            HostData::Contiguous(bytes) => Some(bytes),
-            HostData::Rows { .. } => None,
-        }
-    }
-
     /// The bytes of one row, `row` bytes of it: `index` counts rows of
     /// the batch, a sample's row for [`HostData::Rows`].
     pub fn row(&self, index: usize, row: usize) -> Result<&'a [u8]> {
-        let found = match *self {
-            HostData::Contiguous(bytes) => index
-                .checked_mul(row)
-                .and_then(|start| bytes.get(start..start.checked_add(row)?)),
+        if let HostData::Rows { row: per_key, .. } = *self
+            && per_key != row
+        {
+            return Err(Error::invalid(
+                "kernel input",
+                format!("rows of {row} bytes asked of a batch whose samples are {per_key} bytes"),
+            ));
+        }
+        self.find(index, row)
+            .ok_or_else(|| Error::out_of_range("kernel input row", index, self.len() / row.max(1)))
+    }
+
+    /// [`row`](HostData::row), or `None` (no error built: for hints and
+    /// lookups past the end, on hot paths).
+    pub(crate) fn find(&self, index: usize, row: usize) -> Option<&'a [u8]> {
+        let (bytes, start) = match *self {
+            HostData::Contiguous(bytes) => (bytes, index.checked_mul(row)?),
             HostData::Rows {
                 table,
                 row: per_key,
                 keys,
-            } if per_key == row => keys.get(index).and_then(|&key| {
-                let start = key.checked_mul(row)?;
-                table.get(start..start.checked_add(row)?)
-            }),
-            HostData::Rows { row: per_key, .. } => {
-                return Err(Error::invalid(
-                    "kernel input",
-                    format!(
-                        "rows of {row} bytes asked of a batch whose samples are {per_key} bytes"
-                    ),
-                ));
-            }
+            } if per_key == row => (table, keys.get(index)?.checked_mul(row)?),
+            HostData::Rows { .. } => return None,
         };
-        found.ok_or_else(|| Error::out_of_range("kernel input row", index, self.len() / row.max(1)))
+        bytes.get(start..start.checked_add(row)?)
     }
 
     /// Ask the CPU to start fetching row `index` (a hint; nothing happens
     /// for a row out of range).
     pub fn prefetch_row(&self, index: usize, row: usize) {
-        if let Ok(bytes) = self.row(index, row) {
+        if let Some(bytes) = self.find(index, row) {
             crate::exec::prefetch(bytes);
         }
     }
