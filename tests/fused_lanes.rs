@@ -158,3 +158,27 @@ fn a_flip_fused_through_pipeline_and_the_loader_flips_the_flagged_rows() {
         }
     }
 }
+
+#[test]
+fn a_block_that_is_not_whole_rows_is_refused_not_left_half_written() {
+    use adl::kernel::{BlockInfo, BlockKernel};
+    let chain = FusedLanes::new(FlipByFlag::<u8, Ix4>::new(), U8ToF32::<Ix4>::divide(255.0));
+    let input = [1u8; 10];
+    // Room for ten floats, aligned for f32.
+    let mut room = vec![0f32; 10];
+    // SAFETY: f32 room viewed as bytes; only values are written.
+    let bytes = unsafe {
+        std::slice::from_raw_parts_mut(room.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(), 40)
+    };
+    let block = BlockInfo {
+        channel: 0,
+        channel_per_element: false,
+        last: 4,
+        flag: true,
+    };
+    let err = chain
+        .run_block(&input, bytes, block)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not whole rows of 4"), "{err}");
+}

@@ -218,7 +218,8 @@ where
 }
 
 // SAFETY: with a lane for the block, `run_lane` writes every output
-// element (`same_len` checked the lengths); without, the first node's
+// element (`same_len` checked the lengths, and reversed rows are checked
+// to be whole rows, so none is left out); without, the first node's
 // `run_block` initializes the whole scratch block and the second's the
 // whole output (their own `BlockKernel` contracts).
 unsafe impl<A, B> BlockKernel for FusedLanes<A, B>
@@ -248,6 +249,20 @@ where
         if let Some(lane) = self.lane(block) {
             let (values, out) = same_len(typed::<A::In>(input)?, typed_mut::<B::Out>(output)?)?;
             let reversed = self.reverses(block).then_some(block.last);
+            if let Some(last) = reversed
+                && last > 1
+                && !values.len().is_multiple_of(last)
+            {
+                // Rows reversed one by one must be whole rows, or the
+                // tail would be left unwritten.
+                return Err(crate::Error::invalid(
+                    "kernel block",
+                    format!(
+                        "a block of {} elements is not whole rows of {last}",
+                        values.len()
+                    ),
+                ));
+            }
             run_lane(lane, values, out, reversed);
             return Ok(());
         }
