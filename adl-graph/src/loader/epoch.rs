@@ -489,35 +489,32 @@ where
     P: Pipeline<D::Sample> + Sync,
     P::Transformed: Send,
 {
-    let pieces: Vec<(usize, Piece<P::Transformed>)> = if cx.pooled {
-        // One piece per worker (each with its own counters, added to the
-        // job's at its end): the samples of a batch run in parallel without
-        // a task per sample or a shared cache line per node call. A batch
-        // whose samples are cheap runs whole on this worker: splitting it
-        // would cost more than it saves, and the other workers are building
-        // the next batches meanwhile.
-        let piece = if shared.worth_splitting(indices.len()) {
-            indices.len().div_ceil(shared.config.workers.max(1)).max(1)
-        } else {
-            indices.len().max(1)
-        };
-        if piece >= indices.len() {
-            vec![(0, samples_of(shared, cx, indices))]
-        } else {
-            indices
-                .par_chunks(piece)
-                .enumerate()
-                .map(|(p, part)| {
-                    let counters = Counters::new(shared.rows.len());
-                    let local = cx.with_counters(&counters);
-                    let out = samples_of(shared, &local, part);
-                    cx.counters.absorb(&counters);
-                    (p * piece, out)
-                })
-                .collect()
-        }
+    // On the pool, one piece per worker (each with its own counters, added
+    // to the job's at its end): the samples of a batch run in parallel
+    // without a task per sample or a shared cache line per node call. A
+    // batch whose samples are cheap runs whole on this worker: splitting it
+    // would cost more than it saves, and the other workers are building the
+    // next batches meanwhile.
+    let piece = if cx.pooled && shared.worth_splitting(indices.len()) {
+        indices.len().div_ceil(shared.config.workers.max(1))
     } else {
+        indices.len()
+    }
+    .max(1);
+    let pieces: Vec<(usize, Piece<P::Transformed>)> = if piece >= indices.len() {
         vec![(0, samples_of(shared, cx, indices))]
+    } else {
+        indices
+            .par_chunks(piece)
+            .enumerate()
+            .map(|(p, part)| {
+                let counters = Counters::new(shared.rows.len());
+                let local = cx.with_counters(&counters);
+                let out = samples_of(shared, &local, part);
+                cx.counters.absorb(&counters);
+                (p * piece, out)
+            })
+            .collect()
     };
     let skip = shared.config.on_error == OnError::Skip;
     let mut skipped = Vec::new();
