@@ -75,6 +75,43 @@ proptest! {
     }
 
     #[test]
+    fn feature_rows_read_in_place_give_the_bodies_bits(
+        (rows, features) in (1usize..40, prop_oneof![Just(1usize), 2usize..9, 60usize..70]),
+        seed in any::<u64>(),
+        keys in proptest::collection::vec(0usize..64, 1..40),
+    ) {
+        // `[batch, features]` rows (W1's shape), one block per sample: runs
+        // of samples go to the kernel together, split where the flag
+        // changes.
+        let values: Vec<f32> = (0..(rows * features) as u64)
+            .map(|i| (adl::exec::mix64(seed ^ i) >> 40) as f32 / 4096.0 - 2048.0)
+            .collect();
+        let table = ArcArray::from_shape_vec((rows, features), values).unwrap();
+        let keys: Vec<usize> = keys.into_iter().map(|k| k % rows).collect();
+        let flags: Array1<bool> = keys.iter().map(|&k| (adl::exec::mix64(seed ^ k as u64) & 1) == 1).collect();
+        let copied = table.gather(&keys).unwrap();
+        let in_place: Rows<f32, Ix2> = InPlace::new(table.clone()).gather(&keys).unwrap();
+        let cx = Sequential::new();
+        // One constant for every feature: a lane for the whole run.
+        let standardize = Normalize::<Ix2>::per_channel([1.0], [1.7320508]);
+        let alone = standardize.apply_in(&cx, in_place.clone()).unwrap();
+        prop_assert!(same_bits(&alone, &standardize.apply(copied.clone()).unwrap()));
+        // One constant per feature: no lane, block by block.
+        let per_feature = Normalize::<Ix2>::per_channel(
+            (0..features).map(|f| f as f32 * 0.5).collect::<Vec<_>>(),
+            (0..features).map(|f| 1.0 + f as f32 * 0.25).collect::<Vec<_>>(),
+        );
+        let alone = per_feature.apply_in(&cx, in_place.clone()).unwrap();
+        prop_assert!(same_bits(&alone, &per_feature.apply(copied.clone()).unwrap()));
+        // A flip (rows reversed where flagged) fused with the standardisation.
+        let flip = FlipByFlag::<f32, Ix2>::new();
+        let reference = standardize.apply(flip.apply((copied, flags.clone())).unwrap()).unwrap();
+        let chain = FusedLanes::new(flip, standardize.clone());
+        let fused = chain.apply_in(&cx, (in_place, flags)).unwrap();
+        prop_assert!(same_bits(&fused, &reference));
+    }
+
+    #[test]
     fn a_per_feature_normalisation_fuses_without_a_lane(
         values in proptest::collection::vec(-100.0f32..100.0, 4 * 70),
         (scale, offset) in (-4.0f32..4.0, -4.0f32..4.0),

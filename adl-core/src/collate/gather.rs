@@ -35,6 +35,20 @@ fn gather_runs<A: Clone>(
     what: &str,
 ) -> Result<Vec<A>> {
     let mut out: Vec<A> = crate::exec::buffer(keys.len().saturating_mul(len));
+    if len == 1 {
+        // One element per key (labels, say): a copy call per element
+        // would cost more than the element.
+        for (k, &key) in keys.iter().enumerate() {
+            if let Some(ahead) = keys.get(k + AHEAD).and_then(|&a| values.get(a)) {
+                crate::exec::prefetch(std::slice::from_ref(ahead));
+            }
+            match values.get(key).filter(|_| key < limit) {
+                Some(value) => out.push(value.clone()),
+                None => return Err(Error::out_of_range(what, key, limit)),
+            }
+        }
+        return Ok(out);
+    }
     for (k, &key) in keys.iter().enumerate() {
         if let Some(&ahead) = keys.get(k + AHEAD)
             && let Some(run) = values.get(ahead * len..(ahead + 1) * len)

@@ -54,6 +54,160 @@ pub unsafe trait BlockKernel: Sync {
         output: &mut [MaybeUninit<u8>],
         block: BlockInfo,
     ) -> Result<()>;
+
+    /// Write the output blocks of `blocks`, one after another, into
+    /// `output` (as uninitialized bytes, one output block per input block),
+    /// every block with the same `block` info: a run of samples whose rows
+    /// still lie in their table, one block each.
+    ///
+    /// The default calls [`run_block`](BlockKernel::run_block) on each,
+    /// after asking for the one [`ScatteredBlocks::prefetch_ahead`] further
+    /// on. An elementwise kernel does better by looking its constants up
+    /// once for the run ([`Lanewise`](super::Lanewise) kernels do): W1's
+    /// 256-byte rows cost little more to transform than to read.
+    fn run_rows(
+        &self,
+        blocks: ScatteredBlocks<'_>,
+        output: &mut [MaybeUninit<u8>],
+        block: BlockInfo,
+    ) -> Result<()> {
+        rows_one_by_one(self, blocks, output, block)
+    }
+}
+
+/// [`BlockKernel::run_rows`]'s default: `kernel`'s
+/// [`run_block`](BlockKernel::run_block) on each block of `blocks`, the
+/// one ahead prefetched first. Every byte of `output` is written on `Ok`.
+pub(crate) fn rows_one_by_one<K: BlockKernel + ?Sized>(
+    kernel: &K,
+    blocks: ScatteredBlocks<'_>,
+    output: &mut [MaybeUninit<u8>],
+    block: BlockInfo,
+) -> Result<()> {
+    let out_bytes = blocks.elements() * kernel.output().size();
+    let outs = blocks.outputs(output, out_bytes)?;
+    for (i, out) in outs.enumerate() {
+        blocks.prefetch_ahead(i);
+        kernel.run_block(blocks.block(i)?, out, block)?;
+    }
+    Ok(())
+}
+
+/// A run of blocks that lie apart in their table, one per sample: the
+/// samples' rows of a [`Rows`](crate::collate::Rows) batch, read where they
+/// lie by [`BlockKernel::run_rows`].
+#[derive(Debug, Clone, Copy)]
+pub struct ScatteredBlocks<'a> {
+    /// The table's bytes, row-major.
+    table: &'a [u8],
+    /// The rows of the whole batch, in batch order (the run and the rows
+    /// after it, to prefetch).
+    keys: &'a [usize],
+    /// The run: its first position in `keys`.
+    start: usize,
+    /// Its blocks.
+    len: usize,
+    /// Bytes per block (per row of the table).
+    bytes: usize,
+    /// Elements per block.
+    elements: usize,
+    /// How many blocks ahead to prefetch.
+    ahead: usize,
+}
+
+impl<'a> ScatteredBlocks<'a> {
+    /// The rows `keys[run]` of `table`, blocks of `elements` elements of
+    /// `bytes` bytes each (one row each), the rows `ahead` further on
+    /// prefetched while one is read.
+    fn new(
+        table: &'a [u8],
+        keys: &'a [usize],
+        run: std::ops::Range<usize>,
+        (bytes, elements): (usize, usize),
+        ahead: usize,
+    ) -> Self {
+        ScatteredBlocks {
+            table,
+            keys,
+            start: run.start,
+            len: run.len(),
+            bytes,
+            elements,
+            ahead,
+        }
+    }
+
+    /// How many blocks the run has.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the run has no blocks.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Elements per block.
+    pub fn elements(&self) -> usize {
+        self.elements
+    }
+
+    /// The bytes of a block by its row key, if it lies in the table.
+    #[inline]
+    fn find(&self, key: usize) -> Option<&'a [u8]> {
+        let start = key.checked_mul(self.bytes)?;
+        self.table.get(start..start.checked_add(self.bytes)?)
+    }
+
+    /// The bytes of block `i` of the run.
+    #[inline]
+    pub fn block(&self, i: usize) -> Result<&'a [u8]> {
+        let key = match self.keys.get(self.start + i) {
+            Some(&key) if i < self.len => key,
+            _ => return Err(Error::out_of_range("kernel block", i, self.len())),
+        };
+        self.find(key).ok_or_else(|| {
+            Error::out_of_range(
+                "kernel input row",
+                key,
+                self.table.len().checked_div(self.bytes).unwrap_or(0),
+            )
+        })
+    }
+
+    /// `output` cut into one output block of `out_bytes` bytes per block
+    /// of the run (an error unless it is exactly that long).
+    pub(crate) fn outputs<'o, T>(
+        &self,
+        output: &'o mut [T],
+        out_bytes: usize,
+    ) -> Result<std::slice::ChunksExactMut<'o, T>> {
+        if output.len() != self.len() * out_bytes || out_bytes == 0 && !self.is_empty() {
+            return Err(Error::invalid(
+                "kernel block",
+                format!(
+                    "{} bytes of room for {} blocks of {out_bytes} bytes",
+                    output.len(),
+                    self.len()
+                ),
+            ));
+        }
+        Ok(output.chunks_exact_mut(out_bytes.max(1)))
+    }
+
+    /// Ask the CPU to start fetching the block some way after block `i`
+    /// (past the run too, within the batch): call it before reading block
+    /// `i`. The rows lie apart, so the CPU cannot guess the next ones.
+    #[inline]
+    pub fn prefetch_ahead(&self, i: usize) {
+        if let Some(bytes) = self
+            .keys
+            .get(self.start + i + self.ahead)
+            .and_then(|&key| self.find(key))
+        {
+            crate::exec::prefetch(bytes);
+        }
+    }
 }
 
 /// How many elements of `T` the `len` bytes at `ptr` hold, if they can
@@ -164,6 +318,39 @@ pub(crate) fn run_blocked(
     };
     // Small rows are asked for further ahead, to hide the memory's latency.
     let ahead = (4096 / block_bytes.max(1)).clamp(1, 16);
+    if let (HostData::Rows { table, keys, row }, [kernel]) = (data, kernels)
+        && blocks == batch
+        && row == block_bytes
+    {
+        // One block per sample, read where it lies: runs of samples with
+        // the same block info (the same flag) go to the kernel together,
+        // so that its per-block work is done once a run.
+        let flag_of = |s: usize| input.flags.and_then(|f| f.get(s)).is_some_and(|&f| f != 0);
+        let out_bytes = block * kernel.output().size();
+        let mut start = 0;
+        while start < keys.len() {
+            let flag = flag_of(start);
+            let end = (start + 1..keys.len())
+                .find(|&s| flag_of(s) != flag)
+                .unwrap_or(keys.len());
+            let info = BlockInfo {
+                channel: 0,
+                channel_per_element: per_element,
+                last,
+                flag,
+            };
+            let run = ScatteredBlocks::new(table, keys, start..end, (block_bytes, block), ahead);
+            // SAFETY: `run_rows` writes every byte of its output before
+            // returning `Ok` (the `BlockKernel` contract).
+            unsafe {
+                output.append_in_place((end - start) * out_bytes, |room| {
+                    kernel.run_rows(run, room, info)
+                })?;
+            }
+            start = end;
+        }
+        return Ok(());
+    }
     for b in 0..blocks {
         let sample = if shape.len() <= 1 { 0 } else { b / channels };
         let info = BlockInfo {

@@ -4,7 +4,9 @@
 
 use std::mem::MaybeUninit;
 
-use super::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
+use super::blocked::{
+    BlockInfo, BlockKernel, ScatteredBlocks, rows_one_by_one, same_len, typed, typed_mut,
+};
 use super::builtin::{Loop, map_lanes, map_lanes_reversed, widest};
 use super::data::{KernelInput, KernelOutput};
 use super::element::{Element, ElementType};
@@ -151,6 +153,83 @@ pub(crate) fn run_lane<L: Lane>(
     });
 }
 
+/// [`BlockKernel::run_rows`] for a [`Lanewise`] kernel: its lane looked up
+/// once for the run and run over each block as it lies in its table (the
+/// one ahead prefetched first), all in one loop compiled for the widest
+/// vectors; without a lane, block by block.
+///
+/// On `Ok`, every byte of `output` is written: `outputs` checks that it
+/// is exactly one output block per block, `same_len` that each has as
+/// many elements as its block, and reversed rows are checked to be whole
+/// rows; without a lane, [`rows_one_by_one`] keeps the kernel's own
+/// `run_block` contract.
+pub(crate) fn lanewise_rows<K: Lanewise + ?Sized>(
+    kernel: &K,
+    blocks: ScatteredBlocks<'_>,
+    output: &mut [MaybeUninit<u8>],
+    block: BlockInfo,
+) -> Result<()> {
+    let Some(lane) = kernel.lane(block) else {
+        return rows_one_by_one(kernel, blocks, output, block);
+    };
+    let reversed = kernel.reverses(block).then_some(block.last);
+    if let Some(last) = reversed
+        && last > 1
+        && !blocks.elements().is_multiple_of(last)
+    {
+        return Err(not_whole_rows(blocks.elements(), last));
+    }
+    /// The loop and its arguments, run by `widest`.
+    struct Rows<'a, 'o, L: Lane> {
+        lane: L,
+        blocks: ScatteredBlocks<'a>,
+        output: &'o mut [MaybeUninit<u8>],
+        reversed_rows: Option<usize>,
+    }
+    impl<L: Lane> Loop for Rows<'_, '_, L> {
+        type Out = Result<()>;
+        #[inline(always)]
+        fn run(self) -> Result<()> {
+            let Rows {
+                lane,
+                blocks,
+                output,
+                reversed_rows,
+            } = self;
+            let out_bytes = blocks.elements() * L::Out::TYPE.size();
+            for (i, out) in blocks.outputs(output, out_bytes)?.enumerate() {
+                blocks.prefetch_ahead(i);
+                let (values, out) = same_len(typed::<L::In>(blocks.block(i)?)?, typed_mut(out)?)?;
+                match reversed_rows {
+                    Some(last) if last > 1 => {
+                        for (o, v) in out.chunks_exact_mut(last).zip(values.chunks_exact(last)) {
+                            map_lanes_reversed(v, o, |v| lane.apply(v));
+                        }
+                    }
+                    _ => map_lanes(values, out, |v| lane.apply(v)),
+                }
+            }
+            Ok(())
+        }
+    }
+    widest(Rows {
+        lane,
+        blocks,
+        output,
+        reversed_rows: reversed,
+    })
+}
+
+/// The error of a block of `elements` elements whose rows of `last` are to
+/// be reversed one by one, but which is not whole rows (the tail would be
+/// left unwritten).
+fn not_whole_rows(elements: usize, last: usize) -> crate::Error {
+    crate::Error::invalid(
+        "kernel block",
+        format!("a block of {elements} elements is not whole rows of {last}"),
+    )
+}
+
 /// Two [`Lanewise`] kernel nodes run as one: on an accelerator, as
 /// [`Fused`](super::Fused) (one kernel); on the CPU, one loop in which
 /// each element goes through both nodes' work in registers, where
@@ -221,7 +300,8 @@ where
 // element (`same_len` checked the lengths, and reversed rows are checked
 // to be whole rows, so none is left out); without, the first node's
 // `run_block` initializes the whole scratch block and the second's the
-// whole output (their own `BlockKernel` contracts).
+// whole output (their own `BlockKernel` contracts). `run_rows` is
+// `lanewise_rows`, which writes every byte of its output (see there).
 unsafe impl<A, B> BlockKernel for FusedLanes<A, B>
 where
     A: Lanewise,
@@ -255,13 +335,7 @@ where
             {
                 // Rows reversed one by one must be whole rows, or the
                 // tail would be left unwritten.
-                return Err(crate::Error::invalid(
-                    "kernel block",
-                    format!(
-                        "a block of {} elements is not whole rows of {last}",
-                        values.len()
-                    ),
-                ));
+                return Err(not_whole_rows(values.len(), last));
             }
             run_lane(lane, values, out, reversed);
             return Ok(());
@@ -284,6 +358,15 @@ where
         let between =
             unsafe { std::slice::from_raw_parts(scratch.as_ptr().cast::<u8>(), elements * size) };
         second.run_block(between, output, block)
+    }
+
+    fn run_rows(
+        &self,
+        blocks: ScatteredBlocks<'_>,
+        output: &mut [MaybeUninit<u8>],
+        block: BlockInfo,
+    ) -> Result<()> {
+        lanewise_rows(self, blocks, output, block)
     }
 }
 

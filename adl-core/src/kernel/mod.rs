@@ -76,7 +76,11 @@
 //! `Array1<bool>` of flags): the samples' rows still in their table. On the
 //! CPU the fused loop reads each block straight from the table (the next
 //! block prefetched), so the rows are never copied into a batch of their
-//! own; on a device they are gathered once, into the pinned upload buffer
+//! own; where a sample is one block (`[batch, features]` rows, say), a
+//! run of samples with the same flag goes to the kernel at once
+//! ([`BlockKernel::run_rows`] over [`ScatteredBlocks`]), so that a
+//! [`Lanewise`] kernel looks its constants up once a run, not once a row.
+//! On a device the rows are gathered once, into the pinned upload buffer
 //! ([`HostData::Rows`]).
 
 mod accelerator;
@@ -89,7 +93,7 @@ mod launch;
 pub(crate) mod node;
 
 pub use accelerator::Accelerator;
-pub use blocked::{BlockInfo, BlockKernel};
+pub use blocked::{BlockInfo, BlockKernel, ScatteredBlocks};
 pub use builtin::{Affine, Clamp, FlipByFlag, Normalize, U8ToF32};
 pub use data::{HostBatch, HostData, KernelInput, KernelOutput, Output};
 pub use element::{Element, ElementType};

@@ -8,9 +8,9 @@ use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
 use std::mem::MaybeUninit;
 
-use crate::kernel::blocked::{BlockInfo, BlockKernel, same_len, typed, typed_mut};
+use crate::kernel::blocked::{BlockInfo, BlockKernel, ScatteredBlocks, same_len, typed, typed_mut};
 use crate::kernel::element::{Element, ElementType};
-use crate::kernel::lanes::{Lanewise, Same};
+use crate::kernel::lanes::{Lanewise, Same, lanewise_rows};
 use crate::kernel::launch::Launch;
 use crate::kernel::node::{KernelNode, run};
 use crate::{Error, Result, Transform};
@@ -158,7 +158,7 @@ impl<T: Element, D: RemoveAxis> Takes<(Rows<T, D>, Array1<bool>)> for FlipByFlag
 
 // SAFETY: `run_block` writes every output element: the loops below cover
 // the whole output (`same_len` checks that input and output have as many
-// elements).
+// elements); so does `run_rows` (see `lanewise_rows`).
 unsafe impl<T: Element, D> BlockKernel for FlipByFlag<T, D> {
     fn input(&self) -> ElementType {
         T::TYPE
@@ -187,5 +187,14 @@ unsafe impl<T: Element, D> BlockKernel for FlipByFlag<T, D> {
             }
         }
         Ok(())
+    }
+
+    fn run_rows(
+        &self,
+        blocks: ScatteredBlocks<'_>,
+        output: &mut [MaybeUninit<u8>],
+        block: BlockInfo,
+    ) -> Result<()> {
+        lanewise_rows(self, blocks, output, block)
     }
 }

@@ -101,7 +101,8 @@ macro_rules! elementwise_node {
         // output (`same_len` checked that it has as many as the input);
         // every `otherwise` body given to this arm writes each element of
         // `$out` once (a loop over `$out` zipped with `$values`) before it
-        // returns `Ok`, and writes only values.
+        // returns `Ok`, and writes only values; `run_rows` is
+        // `lanewise_rows`, which writes every byte of its output.
         unsafe impl<D> crate::kernel::BlockKernel for $ty<D> {
             fn input(&self) -> crate::kernel::ElementType {
                 <$input as crate::kernel::Element>::TYPE
@@ -165,6 +166,15 @@ macro_rules! elementwise_node {
                     $name,
                     format!("no element-by-element form for a block of {} elements", values.len()),
                 ))
+            }
+
+            fn run_rows(
+                &self,
+                blocks: crate::kernel::ScatteredBlocks<'_>,
+                output: &mut [std::mem::MaybeUninit<u8>],
+                block: crate::kernel::BlockInfo,
+            ) -> crate::Result<()> {
+                crate::kernel::lanes::lanewise_rows(self, blocks, output, block)
             }
         }
     };
