@@ -15,6 +15,8 @@
 //!   epoch, and the minor page faults of the warm epoch.
 //! - `--stats`: the loader's statistics of the warm epoch (per node, the
 //!   bottleneck) on standard error.
+//! - `--profile-epochs N`: N more warm epochs after the report, untimed, so
+//!   that `perf record` on the whole process sees mostly the loader.
 //! - `--verify`: one more epoch, in order, digested field by field; every
 //!   digest is printed beside the expected one (the spec's for full sizes,
 //!   else one computed here from the spec's formulas alone) and a mismatch
@@ -73,9 +75,10 @@ struct Args {
     batches: usize,
     collate: String,
     stats: bool,
+    profile_epochs: usize,
 }
 
-const USAGE: &str = "usage: bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|cpu|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats]";
+const USAGE: &str = "usage: bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|cpu|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N]";
 
 fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String> {
     let mut args = Args {
@@ -89,6 +92,7 @@ fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String>
         batches: 200,
         collate: String::new(),
         stats: false,
+        profile_epochs: 0,
     };
     let mut it = command_line.into_iter();
     while let Some(flag) = it.next() {
@@ -114,6 +118,9 @@ fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String>
             "--stage" => args.stage = value("--stage")?,
             "--batches" => args.batches = number(value("--batches")?, "--batches")?,
             "--collate" => args.collate = value("--collate")?,
+            "--profile-epochs" => {
+                args.profile_epochs = number(value("--profile-epochs")?, "--profile-epochs")?;
+            }
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
@@ -322,6 +329,11 @@ where
     );
     if args.stats {
         eprintln!("{}", loader.statistics());
+    }
+    // Untimed warm epochs after the report, so that a profiler attached to
+    // the whole process sees mostly the loader at work.
+    for _ in 0..args.profile_epochs {
+        time_epoch(loader.epoch(0), &count)?;
     }
     if !args.verify {
         return Ok(None);

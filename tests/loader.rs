@@ -62,6 +62,7 @@ proptest! {
         pad: bool,
         bad in proptest::collection::vec(0usize..70, 0..6),
         seed in 0u64..1000,
+        assist: bool,
     ) {
         let tail = if pad { ShardTail::Pad } else { ShardTail::Drop };
         let mut union: BTreeMap<usize, usize> = BTreeMap::new();
@@ -71,6 +72,7 @@ proptest! {
                 let loader = failing_loader(n, bad.clone(), |b| {
                     b.batch_size(batch).drop_last(drop_last).shuffle(seed).workers(workers)
                         .prefetch(3).shard(rank, world).shard_tail(tail).on_error(OnError::Skip)
+                        .build_while_waiting(assist)
                 });
                 let mut epoch = loader.epoch(1);
                 let planned = epoch.indices().to_vec();
@@ -545,6 +547,47 @@ fn batch_memory_is_recycled_and_bounded_by_prefetch() {
         let report = loader.statistics().to_string();
         assert!(report.contains("batch memory:"), "{report}");
     }
+}
+
+#[test]
+fn the_consumer_builds_batches_while_it_waits_unless_told_not_to() {
+    // A slow sample stage and one worker: while the worker builds one
+    // batch, the consumer's thread takes the next.
+    let slow = |i: usize| {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        i
+    };
+    let run = |assist: bool| {
+        let loader = Loader::new(indices(24), Stages::new().with_sample(slow))
+            .batch_size(3)
+            .shuffle(5)
+            .workers(1)
+            .prefetch(4)
+            .build_while_waiting(assist)
+            .build()
+            .unwrap();
+        let batches: Batches = loader.epoch(0).map(owned).collect();
+        (batches, loader.statistics())
+    };
+    let (alone, _) = {
+        let loader = Loader::new(indices(24), Stages::new().with_sample(slow))
+            .batch_size(3)
+            .shuffle(5)
+            .workers(0)
+            .build()
+            .unwrap();
+        let batches: Batches = loader.epoch(0).map(owned).collect();
+        (batches, ())
+    };
+    let (helped, stats) = run(true);
+    assert_eq!(helped, alone);
+    assert!(stats.batches_built_by_consumer > 0, "{stats}");
+    assert!(stats.built_by_consumer > std::time::Duration::ZERO);
+    assert!(stats.to_string().contains("built"), "{stats}");
+    let (waited, stats) = run(false);
+    assert_eq!(waited, alone);
+    assert_eq!(stats.batches_built_by_consumer, 0, "{stats}");
+    assert_eq!(stats.built_by_consumer, std::time::Duration::ZERO);
 }
 
 #[test]

@@ -28,6 +28,7 @@ pub(crate) struct Config {
     pub(crate) seed: u64,
     pub(crate) workers: usize,
     pub(crate) prefetch: usize,
+    pub(crate) build_while_waiting: bool,
     pub(crate) shard: Shard,
     pub(crate) on_error: OnError,
     pub(crate) device: Device,
@@ -61,8 +62,9 @@ impl std::fmt::Debug for Device {
 
 /// Sets up a [`Loader`]: see [`Loader::new`]. Every setting has a default:
 /// batch size 1, keep the last partial batch, sequential order, as many
-/// workers as the machine has cores, prefetch 2 batches per worker, one
-/// rank, [`OnError::Fail`].
+/// workers as the machine has cores, prefetch 2 batches per worker, the
+/// consumer's thread building batches while it waits, one rank,
+/// [`OnError::Fail`].
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct LoaderBuilder<D, P> {
     dataset: D,
@@ -91,6 +93,7 @@ where
                 seed: 0,
                 workers,
                 prefetch: 2 * workers,
+                build_while_waiting: true,
                 shard: Shard::default(),
                 on_error: OnError::Fail,
                 device: Device::FromEnvironment,
@@ -146,6 +149,22 @@ where
     /// asks for a batch.
     pub fn workers(mut self, workers: usize) -> Self {
         self.config.workers = workers;
+        self
+    }
+
+    /// Whether the consumer's thread, when the batch it asks for is not
+    /// ready, builds the next batch no worker has taken instead of
+    /// sleeping (default `true`; no effect with 0 workers).
+    ///
+    /// With as many workers as cores, a waiting consumer would otherwise
+    /// take a core's time slices to poll and wake; building instead adds
+    /// its core to the workers'. It builds only batches inside the
+    /// prefetch window, so memory stays bounded by `prefetch`, and the
+    /// batch it asked for is handed over once its own batch is done (a
+    /// delay of at most one batch's build). `false` keeps the consumer's
+    /// thread for the consumer alone.
+    pub fn build_while_waiting(mut self, build: bool) -> Self {
+        self.config.build_while_waiting = build;
         self
     }
 

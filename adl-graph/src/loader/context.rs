@@ -11,7 +11,7 @@ use adl_core::kernel::Accelerator;
 /// One call in this many of each node is timed (the first of each run of
 /// calls of a job): reading the clock around every call would cost as much
 /// as a small node. Node times are estimated from the timed calls.
-pub(crate) const TIME_EVERY: u64 = 16;
+pub(crate) const TIME_EVERY: u64 = 64;
 
 /// Counters of every node slot: calls, timed calls, nanoseconds of the
 /// timed calls. A job fills its own and adds them to the loader's at its

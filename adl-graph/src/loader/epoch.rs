@@ -1,7 +1,7 @@
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
@@ -40,6 +40,39 @@ enum Outcome<T> {
     Failed(Error),
 }
 
+/// Which batches of an epoch may be built and which one is next: the
+/// workers' jobs and the consumer's thread take batches from it, lowest
+/// first, so that each is built once and the one the consumer needs next
+/// is never left behind.
+#[derive(Debug, Default)]
+struct Claims {
+    /// The lowest batch no one has taken.
+    next: AtomicUsize,
+    /// Batches below this may be taken (the prefetch window's end).
+    limit: AtomicUsize,
+}
+
+impl Claims {
+    /// Take the lowest batch not yet taken, if it is inside the window.
+    fn claim(&self) -> Option<usize> {
+        let mut next = self.next.load(Ordering::Acquire);
+        loop {
+            if next >= self.limit.load(Ordering::Acquire) {
+                return None;
+            }
+            match self.next.compare_exchange_weak(
+                next,
+                next + 1,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Some(next),
+                Err(now) => next = now,
+            }
+        }
+    }
+}
+
 /// One epoch of a [`Loader`]: an iterator of this rank's batches, in order.
 /// See the [module docs](super) for its promises.
 ///
@@ -62,6 +95,7 @@ where
     delivered: usize,
     submitted: usize,
     ready: BTreeMap<usize, Outcome<P::Processed>>,
+    claims: Arc<Claims>,
     sender: Sender<(usize, Outcome<P::Processed>)>,
     receiver: Receiver<(usize, Outcome<P::Processed>)>,
     cancel: Arc<AtomicBool>,
@@ -103,6 +137,7 @@ where
             delivered: 0,
             submitted: 0,
             ready: BTreeMap::new(),
+            claims: Arc::new(Claims::default()),
             sender,
             receiver,
             cancel: Arc::new(AtomicBool::new(false)),
@@ -152,46 +187,52 @@ where
         }
     }
 
-    /// The indices of batch `k`.
-    fn range(&self, k: usize) -> std::ops::Range<usize> {
-        let b = self.loader.shared.config.batch_size;
-        k * b..((k + 1) * b).min(self.local.len())
-    }
-
-    /// Start jobs until `prefetch` batches are built or waiting.
+    /// Open the window to `prefetch` batches past the last delivered one,
+    /// with one job on the pool for each batch it lets in (a job builds
+    /// the lowest batch not yet taken, if any is left).
     fn top_up(&mut self, pool: &rayon::ThreadPool) {
         let prefetch = self.loader.shared.config.prefetch.max(1);
         while self.submitted < self.batches && self.submitted - self.delivered < prefetch {
-            let k = self.submitted;
-            let range = self.range(k);
+            self.submitted += 1;
+            self.claims.limit.store(self.submitted, Ordering::Release);
             let shared = Arc::clone(&self.loader.shared);
             let local = Arc::clone(&self.local);
             let sender = self.sender.clone();
             let cancel = Arc::clone(&self.cancel);
+            let claims = Arc::clone(&self.claims);
             let epoch = self.epoch;
             pool.spawn(move || {
                 if cancel.load(Ordering::Relaxed) {
                     return;
                 }
+                // The consumer's thread may have taken this job's batch.
+                let Some(k) = claims.claim() else { return };
+                let range = batch_range(&shared, &local, k);
                 let outcome = build(&shared, true, epoch, k, &local[range]);
                 // The receiver is gone when the epoch was dropped: nothing
                 // waits for this batch any more.
                 let _ = sender.send((k, outcome));
             });
-            self.submitted += 1;
         }
     }
 
-    /// The outcome of batch `self.delivered`, waiting for it if need be.
+    /// Build batch `k` on the consumer's thread.
+    fn build_here(&self, k: usize) -> Outcome<P::Processed> {
+        let shared = &self.loader.shared;
+        let range = batch_range(shared, &self.local, k);
+        shared
+            .buffers
+            .install(|| build(shared, false, self.epoch, k, &self.local[range]))
+    }
+
+    /// The outcome of batch `self.delivered`, waiting for it if need be:
+    /// while it waits, the consumer's thread builds the next batch no one
+    /// has taken (unless `build_while_waiting(false)`).
     fn next_outcome(&mut self) -> Outcome<P::Processed> {
         let k = self.delivered;
         let Some(pool) = self.loader.pool.clone() else {
-            let range = self.range(k);
             let start = Instant::now();
-            let shared = &self.loader.shared;
-            let out = shared
-                .buffers
-                .install(|| build(shared, false, self.epoch, k, &self.local[range]));
+            let out = self.build_here(k);
             self.waited(start.elapsed());
             return out;
         };
@@ -199,8 +240,34 @@ where
         if let Some(out) = self.ready.remove(&k) {
             return out;
         }
+        let assist = self.loader.shared.config.build_while_waiting;
         let start = Instant::now();
+        let mut built = Duration::ZERO;
         let out = loop {
+            // What the workers finished meanwhile.
+            let mut arrived = None;
+            while let Ok((j, out)) = self.receiver.try_recv() {
+                if j == k {
+                    arrived = Some(out);
+                    break;
+                }
+                self.ready.insert(j, out);
+            }
+            if let Some(out) = arrived {
+                break out;
+            }
+            if assist && let Some(j) = self.claims.claim() {
+                let began = Instant::now();
+                let out = self.build_here(j);
+                built += began.elapsed();
+                self.built_here(began.elapsed());
+                if j == k {
+                    break out;
+                }
+                self.ready.insert(j, out);
+                continue;
+            }
+            // Every batch of the window is being built: wait for one.
             match self.receive() {
                 Ok((j, out)) if j == k => break out,
                 Ok((j, out)) => {
@@ -216,7 +283,7 @@ where
                 }
             }
         };
-        self.waited(start.elapsed());
+        self.waited(start.elapsed().saturating_sub(built));
         out
     }
 
@@ -241,6 +308,19 @@ where
         let mut totals = self.loader.shared.totals();
         totals.waited += d;
     }
+
+    /// Count a batch the consumer's thread built while it waited.
+    fn built_here(&self, d: Duration) {
+        let mut totals = self.loader.shared.totals();
+        totals.built_here += d;
+        totals.batches_built_here += 1;
+    }
+}
+
+/// The indices (positions in `local`) of batch `k`.
+fn batch_range<D, P>(shared: &Shared<D, P>, local: &[usize], k: usize) -> std::ops::Range<usize> {
+    let b = shared.config.batch_size;
+    (k * b).min(local.len())..((k + 1) * b).min(local.len())
 }
 
 impl<D, P> Iterator for Epoch<'_, D, P>

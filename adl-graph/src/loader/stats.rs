@@ -39,7 +39,7 @@ pub struct NodeStatistics {
     /// How many times it ran (samples for the read and sample rows,
     /// batches for the others).
     pub calls: u64,
-    /// How many of the calls were timed (one in 16 of the per-sample rows,
+    /// How many of the calls were timed (one in 64 of the per-sample rows,
     /// every per-batch call).
     pub timed_calls: u64,
     /// Its time, summed over all threads: measured for every timed call,
@@ -84,8 +84,15 @@ pub struct Statistics {
     /// Wall time of the epochs, from asking for the first batch to
     /// receiving the last.
     pub wall: Duration,
-    /// Of it, the time the consumer waited for a batch.
+    /// Of it, the time the consumer waited for a batch (not counting the
+    /// batches it built itself meanwhile).
     pub waited: Duration,
+    /// Of it, the time the consumer's thread spent building batches itself
+    /// while it waited for one (see
+    /// [`LoaderBuilder::build_while_waiting`](super::LoaderBuilder::build_while_waiting)).
+    pub built_by_consumer: Duration,
+    /// How many batches the consumer's thread built itself while it waited.
+    pub batches_built_by_consumer: u64,
     /// Worker threads.
     pub workers: usize,
     /// How batch memory was served: recycled from dropped batches or
@@ -148,6 +155,8 @@ impl Statistics {
             skipped: totals.skipped,
             wall: totals.wall,
             waited: totals.waited,
+            built_by_consumer: totals.built_here,
+            batches_built_by_consumer: totals.batches_built_here,
             workers: totals.workers,
             buffers,
         }
@@ -162,6 +171,8 @@ pub(crate) struct Totals {
     pub(crate) skipped: u64,
     pub(crate) wall: Duration,
     pub(crate) waited: Duration,
+    pub(crate) built_here: Duration,
+    pub(crate) batches_built_here: u64,
     pub(crate) workers: usize,
 }
 
@@ -225,6 +236,14 @@ impl fmt::Display for Statistics {
             "the consumer waited {} ({share:.0}%) for batches",
             human(self.waited)
         )?;
+        if self.batches_built_by_consumer > 0 {
+            writeln!(
+                f,
+                "and meanwhile built {} of them itself in {}",
+                self.batches_built_by_consumer,
+                human(self.built_by_consumer)
+            )?;
+        }
         let b = &self.buffers;
         let served = b.reused + b.allocated;
         if served > 0 {
