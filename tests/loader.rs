@@ -368,6 +368,38 @@ fn statistics_count_every_node_and_name_a_bottleneck() {
 }
 
 #[test]
+fn without_node_rows_a_stage_can_be_the_bottleneck() {
+    // `Stages` describes no nodes: its stages are the leaves, beside the
+    // reads, and a slow collate is named.
+    let slow = |v: Vec<usize>| {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        v
+    };
+    let loader = Loader::new(
+        indices(20),
+        Stages::new().with_collate(adl::pipeline::collate_fn(slow)),
+    )
+    .batch_size(5)
+    .workers(1)
+    .build()
+    .unwrap();
+    assert_eq!(loader.epoch(0).count(), 4);
+    let stats = loader.statistics();
+    let bottleneck = stats.bottleneck().unwrap();
+    assert_eq!(
+        bottleneck.measured,
+        adl::loader::Measured::Stage(adl::graph::Stage::Collate),
+        "{stats}"
+    );
+    assert!(
+        stats
+            .to_string()
+            .contains("bottleneck: `collate` (collate stage)"),
+        "{stats}"
+    );
+}
+
+#[test]
 fn bad_settings_are_errors_at_build() {
     let build = |b: Builder<Stages>| b.build().err().unwrap().to_string();
     assert!(build(Loader::new(indices(3), Stages::new()).batch_size(0)).contains("batch size"));

@@ -197,6 +197,8 @@ where
     pub(crate) fn from_parts(dataset: D, pipeline: P, config: builder::Config) -> Result<Self> {
         config.shard.check()?;
         config.sampler.check(dataset.len())?;
+        // Measured now, not on the first timed call of an epoch.
+        context::clock_cost();
         // Batches in flight or waiting, the consumer's, and one more.
         let buffers = Arc::new(BufferPool::new(config.prefetch.max(1) + 2));
         let pool = if config.workers == 0 {

@@ -101,14 +101,24 @@ pub struct Statistics {
 }
 
 impl Statistics {
-    /// The pipeline node (or the dataset reads) with the most time: where
-    /// speed is won. `None` before anything ran.
+    /// The pipeline node, the dataset reads or (for a stage with no node
+    /// rows) the stage with the most time: where speed is won. `None`
+    /// before anything ran.
     pub fn bottleneck(&self) -> Option<&NodeStatistics> {
-        let leaves = self
-            .nodes
-            .iter()
-            .filter(|n| !matches!(n.measured, Measured::Stage(_)) && n.calls > 0);
-        leaves.max_by_key(|n| n.time)
+        self.leaves().filter(|n| n.calls > 0).max_by_key(|n| n.time)
+    }
+
+    /// The rows that do not contain others: the nodes, the reads, and the
+    /// stages without node rows of their own (a pipeline built without
+    /// `pipeline!` has no node rows: its stages are what there is).
+    fn leaves(&self) -> impl Iterator<Item = &NodeStatistics> {
+        self.nodes.iter().filter(|n| match n.measured {
+            Measured::Stage(stage) => !self
+                .nodes
+                .iter()
+                .any(|m| m.measured == Measured::Node(stage)),
+            Measured::Node(_) | Measured::Read => true,
+        })
     }
 
     /// Samples delivered per second of wall time.
@@ -287,12 +297,7 @@ impl fmt::Display for Statistics {
         }
         match self.bottleneck() {
             Some(b) => {
-                let total: Duration = self
-                    .nodes
-                    .iter()
-                    .filter(|n| !matches!(n.measured, Measured::Stage(_)))
-                    .map(|n| n.time)
-                    .sum();
+                let total: Duration = self.leaves().map(|n| n.time).sum();
                 write!(
                     f,
                     "bottleneck: `{}` ({}), {} of {} of node time (per-sample times estimated from 1 call in {TIME_EVERY})",
