@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --example bench -- --workload w1|w2 [--workers N]
-//!     [--samples N] [--device auto|cpu|NAME|P:D] [--fusion on|off] [--verify]
+//!     [--samples N] [--device auto|cpu|NAME|P:D] [--fusion on|off] [--build-while-waiting on|off] [--verify]
 //! cargo run --release --example bench -- --workload w2 --stage batch [--batches N]
 //! ```
 //!
@@ -13,6 +13,9 @@
 //!   headline). One JSON line: workload, workers, samples/s warm and cold,
 //!   batches/s warm, time to the first batch, peak RSS, RSS after each
 //!   epoch, and the minor page faults of the warm epoch.
+//! - `--build-while-waiting off`: the consumer's thread only waits for
+//!   batches (by default it builds the next one no worker has taken while
+//!   it waits).
 //! - `--stats`: the loader's statistics of the warm epoch (per node, the
 //!   bottleneck) on standard error.
 //! - `--profile-epochs N`: N more warm epochs after the report, untimed, so
@@ -70,6 +73,7 @@ struct Args {
     samples: Option<usize>,
     device: DeviceChoice,
     fusion: bool,
+    build_while_waiting: bool,
     verify: bool,
     stage: String,
     batches: usize,
@@ -87,6 +91,7 @@ fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String>
         samples: None,
         device: DeviceChoice::from_env(),
         fusion: true,
+        build_while_waiting: true,
         verify: false,
         stage: "loader".into(),
         batches: 200,
@@ -106,6 +111,17 @@ fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String>
             "--workers" => args.workers = number(value("--workers")?, "--workers")?,
             "--samples" => args.samples = Some(number(value("--samples")?, "--samples")?),
             "--device" => args.device = DeviceChoice::parse(&value("--device")?),
+            "--build-while-waiting" => {
+                args.build_while_waiting = match value("--build-while-waiting")?.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    other => {
+                        return Err(format!(
+                            "--build-while-waiting takes on or off, got {other:?}"
+                        ));
+                    }
+                }
+            }
             "--fusion" => {
                 args.fusion = match value("--fusion")?.as_str() {
                     "on" => true,
@@ -293,6 +309,7 @@ where
         .shuffle(SEED)
         .workers(args.workers)
         .prefetch(2 * args.workers.max(1))
+        .build_while_waiting(args.build_while_waiting)
 }
 
 /// Time a loader by the protocol (cold, then warm), report, and with
