@@ -583,17 +583,19 @@ fn batch_memory_is_recycled_and_bounded_by_prefetch() {
 
 #[test]
 fn the_consumer_builds_batches_while_it_waits_unless_told_not_to() {
-    // A slow sample stage and one worker: while the worker builds one
-    // batch, the consumer's thread takes the next.
-    let slow = |i: usize| {
-        std::thread::sleep(std::time::Duration::from_millis(2));
-        i
+    // Cheap samples and a slow collate, one worker: while the worker
+    // builds one batch, the consumer's thread takes the next.
+    let slow_collate = || {
+        adl::pipeline::collate_fn(|v: Vec<usize>| {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            v
+        })
     };
-    let run = |assist: bool| {
-        let loader = Loader::new(indices(24), Stages::new().with_sample(slow))
+    let run = |workers: usize, assist: bool| {
+        let loader = Loader::new(indices(24), Stages::new().with_collate(slow_collate()))
             .batch_size(3)
             .shuffle(5)
-            .workers(1)
+            .workers(workers)
             .prefetch(4)
             .build_while_waiting(assist)
             .build()
@@ -601,25 +603,38 @@ fn the_consumer_builds_batches_while_it_waits_unless_told_not_to() {
         let batches: Batches = loader.epoch(0).map(owned).collect();
         (batches, loader.statistics())
     };
-    let (alone, _) = {
-        let loader = Loader::new(indices(24), Stages::new().with_sample(slow))
-            .batch_size(3)
-            .shuffle(5)
-            .workers(0)
-            .build()
-            .unwrap();
-        let batches: Batches = loader.epoch(0).map(owned).collect();
-        (batches, ())
-    };
-    let (helped, stats) = run(true);
+    let (alone, _) = run(0, true);
+    let (helped, stats) = run(1, true);
     assert_eq!(helped, alone);
     assert!(stats.batches_built_by_consumer > 0, "{stats}");
     assert!(stats.built_by_consumer > std::time::Duration::ZERO);
+    // The time it spent building is time it waited for its batch.
+    assert!(stats.waited >= stats.built_by_consumer, "{stats}");
     assert!(stats.to_string().contains("built"), "{stats}");
-    let (waited, stats) = run(false);
+    let (waited, stats) = run(1, false);
     assert_eq!(waited, alone);
     assert_eq!(stats.batches_built_by_consumer, 0, "{stats}");
     assert_eq!(stats.built_by_consumer, std::time::Duration::ZERO);
+}
+
+#[test]
+fn batches_worth_splitting_are_left_to_the_workers() {
+    // Samples of 2 ms: a batch of them is split across the workers, which
+    // the consumer's thread, building alone, would not do.
+    let slow = |i: usize| {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        i
+    };
+    let loader = Loader::new(indices(24), Stages::new().with_sample(slow))
+        .batch_size(4)
+        .workers(2)
+        .prefetch(1)
+        .build()
+        .unwrap();
+    let batches: Batches = loader.epoch(0).map(owned).collect();
+    assert_eq!(batches.concat(), (0..24).collect::<Vec<_>>());
+    let stats = loader.statistics();
+    assert_eq!(stats.batches_built_by_consumer, 0, "{stats}");
 }
 
 #[test]

@@ -31,8 +31,9 @@ pub struct BlockInfo {
 ///
 /// # Safety
 ///
-/// [`run_block`](BlockKernel::run_block) returns `Ok` only after
-/// initializing every byte of `output` with a value (never storing
+/// [`run_block`](BlockKernel::run_block) and
+/// [`run_rows`](BlockKernel::run_rows) return `Ok` only after initializing
+/// every byte of `output` with a value (never storing
 /// `MaybeUninit::uninit()`): the fused run appends it to the batch without
 /// zeroing the memory first, and the next step reads it.
 pub unsafe trait BlockKernel: Sync {
@@ -96,7 +97,24 @@ pub(crate) fn rows_one_by_one<K: BlockKernel + ?Sized>(
 /// A run of blocks that lie apart in their table, one per sample: the
 /// samples' rows of a [`Rows`](crate::collate::Rows) batch, read where they
 /// lie by [`BlockKernel::run_rows`].
-#[derive(Debug, Clone, Copy)]
+///
+/// ```
+/// use adl::kernel::ScatteredBlocks;
+///
+/// // A table of three rows of two bytes; the batch reads rows 2, 0, 2.
+/// let table = [10u8, 11, 20, 21, 30, 31];
+/// let keys = [2, 0, 2];
+/// let run = ScatteredBlocks::new(&table, &keys, 1..3, 2, 2)?;
+/// assert_eq!(run.len(), 2);
+/// assert_eq!(run.block(0)?, &[10, 11]);
+/// assert_eq!(run.block(1)?, &[30, 31]);
+/// assert!(run.block(2).is_err());
+/// // A run past the batch's keys, a key past the table: errors.
+/// assert!(ScatteredBlocks::new(&table, &keys, 2..4, 2, 2).is_err());
+/// assert!(ScatteredBlocks::new(&table, &[3], 0..1, 2, 2)?.block(0).is_err());
+/// # Ok::<(), adl::Error>(())
+/// ```
+#[derive(Clone, Copy)]
 pub struct ScatteredBlocks<'a> {
     /// The table's bytes, row-major.
     table: &'a [u8],
@@ -115,26 +133,58 @@ pub struct ScatteredBlocks<'a> {
     ahead: usize,
 }
 
+impl std::fmt::Debug for ScatteredBlocks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScatteredBlocks")
+            .field("table_bytes", &self.table.len())
+            .field("run", &(self.start..self.start + self.len))
+            .field("of_keys", &self.keys.len())
+            .field("bytes", &self.bytes)
+            .field("elements", &self.elements)
+            .field("ahead", &self.ahead)
+            .finish()
+    }
+}
+
 impl<'a> ScatteredBlocks<'a> {
-    /// The rows `keys[run]` of `table`, blocks of `elements` elements of
-    /// `bytes` bytes each (one row each), the rows `ahead` further on
-    /// prefetched while one is read.
-    fn new(
+    /// The rows `keys[run]` of `table` (row `k` is the bytes `k * bytes ..
+    /// (k + 1) * bytes`), each one block of `elements` elements; nothing
+    /// prefetched (see [`prefetching`](ScatteredBlocks::prefetching)). An
+    /// error if `run` is not a range of `keys`' positions; a key outside
+    /// the table is an error when its block is read.
+    pub fn new(
         table: &'a [u8],
         keys: &'a [usize],
         run: std::ops::Range<usize>,
-        (bytes, elements): (usize, usize),
-        ahead: usize,
-    ) -> Self {
-        ScatteredBlocks {
+        bytes: usize,
+        elements: usize,
+    ) -> Result<Self> {
+        if run.start > run.end || run.end > keys.len() {
+            return Err(Error::invalid(
+                "kernel block",
+                format!(
+                    "a run {}..{} of a batch of {} rows",
+                    run.start,
+                    run.end,
+                    keys.len()
+                ),
+            ));
+        }
+        Ok(ScatteredBlocks {
             table,
             keys,
             start: run.start,
             len: run.len(),
             bytes,
             elements,
-            ahead,
-        }
+            ahead: 0,
+        })
+    }
+
+    /// The same run, the block `ahead` blocks on (within the batch, past
+    /// the run too) prefetched before each is read (0: none).
+    pub fn prefetching(self, ahead: usize) -> Self {
+        ScatteredBlocks { ahead, ..self }
     }
 
     /// How many blocks the run has.
@@ -162,8 +212,9 @@ impl<'a> ScatteredBlocks<'a> {
     /// The bytes of block `i` of the run.
     #[inline]
     pub fn block(&self, i: usize) -> Result<&'a [u8]> {
-        let key = match self.keys.get(self.start + i) {
-            Some(&key) if i < self.len => key,
+        // `i` checked first, so that `start + i` lies within the keys.
+        let key = match (i < self.len).then(|| self.keys.get(self.start + i)) {
+            Some(Some(&key)) => key,
             _ => return Err(Error::out_of_range("kernel block", i, self.len())),
         };
         self.find(key).ok_or_else(|| {
@@ -200,9 +251,14 @@ impl<'a> ScatteredBlocks<'a> {
     /// `i`. The rows lie apart, so the CPU cannot guess the next ones.
     #[inline]
     pub fn prefetch_ahead(&self, i: usize) {
+        if self.ahead == 0 {
+            return;
+        }
         if let Some(bytes) = self
-            .keys
-            .get(self.start + i + self.ahead)
+            .start
+            .checked_add(i)
+            .and_then(|at| at.checked_add(self.ahead))
+            .and_then(|at| self.keys.get(at))
             .and_then(|&key| self.find(key))
         {
             crate::exec::prefetch(bytes);
@@ -340,7 +396,8 @@ pub(crate) fn run_blocked(
                 last,
                 flag,
             };
-            let run = ScatteredBlocks::new(table, keys, start..end, (block_bytes, block), ahead);
+            let run = ScatteredBlocks::new(table, keys, start..end, block_bytes, block)?
+                .prefetching(ahead);
             // SAFETY: `run_rows` writes every byte of its output before
             // returning `Ok` (the `BlockKernel` contract).
             unsafe {

@@ -159,10 +159,13 @@ where
     /// With as many workers as cores, a waiting consumer would otherwise
     /// take a core's time slices to poll and wake; building instead adds
     /// its core to the workers'. It builds only batches inside the
-    /// prefetch window, so memory stays bounded by `prefetch`, and the
-    /// batch it asked for is handed over once its own batch is done (a
-    /// delay of at most one batch's build). `false` keeps the consumer's
-    /// thread for the consumer alone.
+    /// prefetch window, so memory stays bounded by `prefetch`, and only
+    /// batches whose samples are cheap enough that a worker too would
+    /// build them whole (not split across the workers; see the [module
+    /// docs](super)), so a batch it builds takes no longer than a
+    /// worker's. The batch it asked for is handed over once its own is
+    /// done: a delay of at most one batch's build. `false` keeps the
+    /// consumer's thread for the consumer alone.
     pub fn build_while_waiting(mut self, build: bool) -> Self {
         self.config.build_while_waiting = build;
         self

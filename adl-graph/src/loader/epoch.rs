@@ -227,7 +227,8 @@ where
 
     /// The outcome of batch `self.delivered`, waiting for it if need be:
     /// while it waits, the consumer's thread builds the next batch no one
-    /// has taken (unless `build_while_waiting(false)`).
+    /// has taken (unless `build_while_waiting(false)`, or the batches are
+    /// worth splitting across the workers).
     fn next_outcome(&mut self) -> Outcome<P::Processed> {
         let k = self.delivered;
         let Some(pool) = self.loader.pool.clone() else {
@@ -240,9 +241,12 @@ where
         if let Some(out) = self.ready.remove(&k) {
             return out;
         }
-        let assist = self.loader.shared.config.build_while_waiting;
+        // A batch worth splitting across the workers is left to them: the
+        // consumer's thread would build it alone, `workers` times slower.
+        let shared = &self.loader.shared;
+        let assist =
+            shared.config.build_while_waiting && !shared.worth_splitting(shared.config.batch_size);
         let start = Instant::now();
-        let mut built = Duration::ZERO;
         let out = loop {
             // What the workers finished meanwhile.
             let mut arrived = None;
@@ -259,7 +263,6 @@ where
             if assist && let Some(j) = self.claims.claim() {
                 let began = Instant::now();
                 let out = self.build_here(j);
-                built += began.elapsed();
                 self.built_here(began.elapsed());
                 if j == k {
                     break out;
@@ -283,7 +286,7 @@ where
                 }
             }
         };
-        self.waited(start.elapsed().saturating_sub(built));
+        self.waited(start.elapsed());
         out
     }
 

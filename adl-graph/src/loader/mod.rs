@@ -31,8 +31,8 @@
 //! Each batch is one job on the loader's rayon pool of `workers` threads
 //! (jobs take the lowest batch of the prefetch window that no one has
 //! taken; when the batch the consumer asks for is not ready, the
-//! consumer's thread takes one too, unless
-//! [`build_while_waiting(false)`](LoaderBuilder::build_while_waiting)):
+//! consumer's thread takes one too, unless the batches are worth splitting
+//! or [`build_while_waiting(false)`](LoaderBuilder::build_while_waiting)):
 //! its samples are read and run through the sample stage in parallel (one
 //! piece per worker, results in order), then collated and run through the
 //! batch stage, where the collate and batch stages of parallel branches

@@ -71,6 +71,7 @@ impl NodeStatistics {
 /// bottleneck: `flip` (sample node), 1.60 s of 2.31 s of node time
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Statistics {
     /// One row per node of the pipeline, then the dataset reads, then the
     /// stages.
@@ -84,11 +85,11 @@ pub struct Statistics {
     /// Wall time of the epochs, from asking for the first batch to
     /// receiving the last.
     pub wall: Duration,
-    /// Of it, the time the consumer waited for a batch (not counting the
-    /// batches it built itself meanwhile).
+    /// Of it, the time the consumer waited for a batch (with 0 workers,
+    /// the time it took to build them).
     pub waited: Duration,
-    /// Of it, the time the consumer's thread spent building batches itself
-    /// while it waited for one (see
+    /// Of the time it waited, the time the consumer's thread spent
+    /// building batches itself meanwhile (see
     /// [`LoaderBuilder::build_while_waiting`](super::LoaderBuilder::build_while_waiting)).
     pub built_by_consumer: Duration,
     /// How many batches the consumer's thread built itself while it waited.
