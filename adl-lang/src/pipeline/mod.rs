@@ -3,6 +3,9 @@
 //!
 //! - `parse`: tokens → syntax tree (`parse::Body`), with a spanned
 //!   error for each piece that does not parse.
+//! - `names`: what the file around the call says a bare name is (a
+//!   plain function, a local variable), for the two mistakes that rustc
+//!   would otherwise report as name-resolution errors.
 //! - `check`: syntax tree → model (`check::Level`), with a spanned
 //!   error for each broken rule of `adl_lang::Rule` (re-exported as `adl::graph::Rule`) that the tokens
 //!   show; the model is repaired so that generation can go on.
@@ -12,18 +15,30 @@
 
 mod check;
 mod generate;
+mod names;
 mod parse;
 #[cfg(test)]
 mod tests;
 
+pub use names::SourceIndex;
 use proc_macro2::TokenStream;
 
 /// Expand `pipeline! { ... }`. An optional first entry `crate = path;`
 /// names the `adl` crate when it is re-exported or renamed.
 pub fn expand(input: TokenStream) -> TokenStream {
+    expand_in(input, None)
+}
+
+/// [`expand`] a call of the file that `file` indexes: a bare name that
+/// the file shows to be a plain function or a local variable is then an
+/// error in the library's words (rules `plain_function_node`,
+/// `node_in_variable`), not rustc's name-resolution error.
+pub fn expand_in(input: TokenStream, file: Option<&SourceIndex>) -> TokenStream {
+    let names = file.map(|file| file.names_of(&input)).unwrap_or_default();
     let (krate, input, mut errors) = parse::crate_path(input);
-    let (body, parse_errors) = parse::parse(input);
+    let (mut body, parse_errors) = parse::parse(input);
     errors.extend(parse_errors);
+    names::reword(&mut body, &names, &mut errors);
     let (level, rule_errors) = check::check(&body);
     errors.extend(rule_errors);
     generate::generate(&level, &errors, &krate)

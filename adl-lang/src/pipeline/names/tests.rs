@@ -1,0 +1,267 @@
+//! What the index says a bare name is, in each of Rust's scopes, and the
+//! errors and repairs that `pipeline!` makes of it.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{Meaning, SourceIndex};
+
+/// The meanings of the names of each `pipeline!` call of `source`, in the
+/// order of the calls, as `name: local` or `name: fn |closure|`.
+fn meanings(source: &str) -> Vec<Vec<String>> {
+    let index = SourceIndex::parse(source).expect("the source parses");
+    index
+        .calls
+        .iter()
+        .map(|call| {
+            let mut names: Vec<String> = call
+                .names
+                .iter()
+                .map(|(name, meaning)| match meaning {
+                    Meaning::Local => format!("{name}: local"),
+                    Meaning::PlainFn(shape) => format!("{name}: fn {}", shape.closure(name)),
+                })
+                .collect();
+            names.sort();
+            names
+        })
+        .collect()
+}
+
+/// The first lines of the `compile_error!`s of an expansion.
+fn errors(expansion: &TokenStream) -> Vec<String> {
+    let text = expansion.to_string();
+    text.split("compile_error !")
+        .skip(1)
+        .map(|rest| {
+            let start = rest.find('"').map_or(0, |i| i + 1);
+            rest[start..]
+                .split("\\n")
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn a_plain_function_and_a_local_variable_have_meanings() {
+    let source = r#"
+        fn plain(x: i64) -> i64 { x + 1 }
+        fn main() {
+            let norm = Normalize { mean: 0.5 };
+            let p = pipeline! { sample: plain -> norm, collate: default };
+        }
+    "#;
+    assert_eq!(
+        meanings(source),
+        [["norm: local", "plain: fn |x: i64| plain(x)"]]
+    );
+}
+
+#[test]
+fn anything_that_could_make_a_name_a_type_leaves_it_to_rustc() {
+    // `#[transform]` (any macro attribute), an item of that name, a `use`
+    // of it, a generic parameter of that name: anywhere in the file.
+    for other in [
+        "#[transform] fn plain(x: i64) -> i64 { x }",
+        "struct plain {}",
+        "mod elsewhere { pub struct plain; }",
+        "mod elsewhere { use super::x::plain; }",
+        "use nodes::{other as plain};",
+        "fn g<plain>() {}",
+        "type plain = Double;",
+    ] {
+        let source = format!(
+            "fn plain(x: i64) -> i64 {{ x }}\n{other}\nfn main() {{ pipeline! {{ sample: plain, collate: default }}; }}"
+        );
+        assert_eq!(meanings(&source), [Vec::<String>::new()], "{other}");
+    }
+}
+
+#[test]
+fn a_glob_import_or_an_item_macro_the_call_sees_leaves_every_name_to_rustc() {
+    for opaque in ["use nodes::*;", "make_nodes!();", "make_nodes! { plain }"] {
+        let in_module = format!(
+            "fn plain(x: i64) -> i64 {{ x }}\n{opaque}\nfn main() {{ let norm = 1; pipeline! {{ sample: plain -> norm, collate: default }}; }}"
+        );
+        assert_eq!(meanings(&in_module), [Vec::<String>::new()], "{opaque}");
+        let in_block = format!(
+            "fn plain(x: i64) -> i64 {{ x }}\nfn main() {{ {opaque} let norm = 1; pipeline! {{ sample: plain -> norm, collate: default }}; }}"
+        );
+        assert_eq!(meanings(&in_block), [Vec::<String>::new()], "{opaque}");
+    }
+    // Elsewhere, or a macro that makes no items, it changes nothing.
+    let source = r#"
+        fn plain(x: i64) -> i64 { x }
+        mod tests { use super::*; }
+        fn main() {
+            println!("{}", plain(1));
+            pipeline! { sample: plain, collate: default };
+        }
+    "#;
+    assert_eq!(meanings(source), [["plain: fn |x: i64| plain(x)"]]);
+}
+
+#[test]
+fn locals_are_seen_after_their_let_and_within_their_function_only() {
+    let source = r#"
+        fn main() {
+            let a = pipeline! { sample: later, collate: default };
+            let later = 1;
+            fn nested() {
+                let b = pipeline! { sample: later, collate: default };
+            }
+            let c = pipeline! { sample: later -> outer_fn, collate: default };
+            fn outer_fn(s: &str) -> usize { s.len() }
+        }
+    "#;
+    assert_eq!(
+        meanings(source),
+        [
+            vec![],
+            vec![],
+            vec![
+                "later: local".to_owned(),
+                "outer_fn: fn |s: &str| outer_fn(s)".to_owned()
+            ]
+        ]
+    );
+}
+
+#[test]
+fn every_kind_of_binding_is_a_local() {
+    let source = r#"
+        fn f(param: i64, (tup_a, tup_b): (i64, i64)) {
+            let closure = |arg: i64| pipeline! { sample: arg -> param -> tup_b, collate: default };
+            match x { Some(arm) if true => pipeline! { sample: arm, collate: default }, _ => {} }
+            if let Some(iflet) = x { pipeline! { sample: iflet, collate: default }; }
+            while let Some(whilelet) = x { pipeline! { sample: whilelet, collate: default }; }
+            for each in xs { pipeline! { sample: each, collate: default }; }
+            let Some(letelse) = x else { return };
+            pipeline! { sample: letelse -> arm, collate: default };
+        }
+    "#;
+    assert_eq!(
+        meanings(source),
+        [
+            vec!["arg: local", "param: local", "tup_b: local"],
+            vec!["arm: local"],
+            vec!["iflet: local"],
+            vec!["whilelet: local"],
+            vec!["each: local"],
+            // `arm` is the match arm's only.
+            vec!["letelse: local"],
+        ]
+    );
+}
+
+#[test]
+fn the_innermost_meaning_wins_and_modules_see_only_their_own_names() {
+    let source = r#"
+        fn plain(x: i64) -> i64 { x }
+        fn main() {
+            let plain = 3;
+            pipeline! { sample: plain, collate: default };
+        }
+        mod child {
+            fn g() { pipeline! { sample: plain, collate: default }; }
+        }
+    "#;
+    assert_eq!(meanings(source), [vec!["plain: local"], vec![]]);
+}
+
+#[test]
+fn closures_take_one_input() {
+    let source = r#"
+        fn add(a: i64, b: i64) -> i64 { a + b }
+        fn none() -> i64 { 1 }
+        fn generic<T>(x: T) -> T { x }
+        fn borrowed<'a>(x: &'a str) -> &'a str { x }
+        fn opaque(x: impl Into<i64>) -> i64 { x.into() }
+        fn pattern((a, b): (i64, i64)) -> i64 { a + b }
+        fn main() { pipeline! { sample: add -> none -> generic -> borrowed -> opaque -> pattern, collate: default }; }
+    "#;
+    assert_eq!(
+        meanings(source),
+        [[
+            "add: fn |(a, b): (i64, i64)| add(a, b)",
+            "borrowed: fn |x| borrowed(x)",
+            "generic: fn |x| generic(x)",
+            "none: fn |(): ()| none()",
+            "opaque: fn |x| opaque(x)",
+            "pattern: fn |arg0: (i64, i64)| pattern(arg0)",
+        ]]
+    );
+}
+
+#[test]
+fn calls_inside_other_macros_are_found_and_twins_keep_what_they_agree_on() {
+    let source = r#"
+        fn plain(x: i64) -> i64 { x }
+        fn a() { let v = vec![adl::pipeline! { sample: plain -> norm, collate: default }]; }
+        fn b() { let norm = 1; let v = vec![adl::pipeline! { sample: plain -> norm, collate: default }]; }
+    "#;
+    let index = SourceIndex::parse(source).expect("parses");
+    assert_eq!(index.calls(), 2);
+    let names = index.names_of(&quote!(sample: plain -> norm, collate: default));
+    let mut names: Vec<&String> = names.keys().collect();
+    names.sort();
+    assert_eq!(names, ["plain"]);
+    assert!(
+        index
+            .names_of(&quote!(sample: plain, collate: default))
+            .is_empty()
+    );
+    assert!(SourceIndex::parse("fn main( {").is_none());
+}
+
+#[test]
+fn the_expansion_says_what_the_name_is_and_repairs_the_node() {
+    let source = r#"
+        fn plain(x: i64) -> i64 { x + 1 }
+        fn add(a: i64, b: i64) -> i64 { a + b }
+        fn main() {
+            let norm = 1;
+            pipeline! { sample: plain -> norm -> add, collate: default };
+        }
+    "#;
+    let index = SourceIndex::parse(source).expect("parses");
+    let input = quote!(sample: plain -> norm -> add, collate: default);
+    let out = super::super::expand_in(input.clone(), Some(&index));
+    assert_eq!(
+        errors(&out),
+        [
+            "`plain` is a plain function, not a node: a bare name in a pipeline is a node declared with `#[transform]`",
+            "`norm` is a local variable, but a bare name in a pipeline is read as a `#[transform]` node type, not as a value",
+            "`add` is a plain function, not a node: a bare name in a pipeline is a node declared with `#[transform]`",
+        ]
+    );
+    let text = out.to_string();
+    let code = &text[text.find("let __adl_node1").expect("the pipeline's code")..];
+    // `plain` is the closure, `norm` the value, `add` left out.
+    assert!(
+        code.contains(
+            "let __adl_node1 = __adl_crate :: graph :: SampleFn :: new (| x : i64 | plain (x)"
+        ),
+        "{code}"
+    );
+    assert!(code.contains("let __adl_node2 = norm ;"), "{code}");
+    assert!(!code.contains("add"), "{code}");
+    // Without the file, the names are node types, as written.
+    let plain = super::super::expand(input);
+    assert!(errors(&plain).is_empty());
+    assert!(plain.to_string().contains("plain { }"));
+}
+
+#[test]
+fn a_stage_left_empty_by_a_repair_is_left_out() {
+    let source = r#"
+        fn add(a: i64, b: i64) -> i64 { a + b }
+        fn main() { pipeline! { sample: add, collate: default }; }
+    "#;
+    let index = SourceIndex::parse(source).expect("parses");
+    let out = super::super::expand_in(quote!(sample: add, collate: default), Some(&index));
+    // One error: not also `empty_stage`.
+    assert_eq!(errors(&out).len(), 1, "{out}");
+}
