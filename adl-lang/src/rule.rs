@@ -163,7 +163,7 @@ macro_rules! rule_table {
         id: "node_in_variable",
         message: "`{name}` is a local variable, but a bare name in a pipeline is read as a `#[transform]` node type, not as a value",
         label: "a value written as a node type",
-        help: "write the value in parentheses, `({name})`; a closure kept in a variable is a node once wrapped, `(adl::graph::SampleFn::new({name}, \"{name}\"))`",
+        help: "write the value in parentheses, `({name})`; a closure kept in a variable is a node once wrapped, `({wrapper}::new({name}, \"{name}\"))`",
     }
     /// An OpenCL kernel on a sample node.
     KernelOnSampleNode {

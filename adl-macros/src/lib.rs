@@ -173,6 +173,5 @@ pub fn transform_without_opencl(args: TokenStream, item: TokenStream) -> TokenSt
 /// called from (see `docs/dsl.md`, "How the macro knows").
 #[proc_macro]
 pub fn pipeline(input: TokenStream) -> TokenStream {
-    let file = source::index_of_call_site();
-    pipeline::expand_in(input.into(), file.as_deref()).into()
+    pipeline::expand_in(input.into(), source::index_of_call_site).into()
 }

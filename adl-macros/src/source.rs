@@ -21,6 +21,12 @@ static LAST: Mutex<Option<Cached>> = Mutex::new(None);
 /// parsed (then rustc's own errors stand).
 pub(crate) fn index_of_call_site() -> Option<Arc<SourceIndex>> {
     let path = proc_macro::Span::call_site().local_file()?;
+    // Generated files are `include!`d into scopes they do not show.
+    if let Some(out_dir) = std::env::var_os("OUT_DIR")
+        && path.starts_with(out_dir)
+    {
+        return None;
+    }
     let meta = std::fs::metadata(&path).ok()?;
     let (len, modified) = (meta.len(), meta.modified().ok());
     let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());

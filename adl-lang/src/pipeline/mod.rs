@@ -26,19 +26,31 @@ use proc_macro2::TokenStream;
 /// Expand `pipeline! { ... }`. An optional first entry `crate = path;`
 /// names the `adl` crate when it is re-exported or renamed.
 pub fn expand(input: TokenStream) -> TokenStream {
-    expand_in(input, None)
+    expand_in(input, || None)
 }
 
-/// [`expand`] a call of the file that `file` indexes: a bare name that
-/// the file shows to be a plain function or a local variable is then an
-/// error in the library's words (rules `plain_function_node`,
-/// `node_in_variable`), not rustc's name-resolution error.
-pub fn expand_in(input: TokenStream, file: Option<&SourceIndex>) -> TokenStream {
-    let names = file.map(|file| file.names_of(&input)).unwrap_or_default();
-    let (krate, input, mut errors) = parse::crate_path(input);
-    let (mut body, parse_errors) = parse::parse(input);
+/// [`expand`] a call written in a file that `file` indexes (called only
+/// when the call has a bare name the index could say something about): a
+/// bare name that the file shows to be a plain function or a local
+/// variable is then an error in the library's words (rules
+/// `plain_function_node`, `node_in_variable`), not rustc's
+/// name-resolution error.
+pub fn expand_in(
+    input: TokenStream,
+    file: impl FnOnce() -> Option<std::sync::Arc<SourceIndex>>,
+) -> TokenStream {
+    let (krate, tokens, mut errors) = parse::crate_path(input.clone());
+    let (mut body, parse_errors) = parse::parse(tokens);
     errors.extend(parse_errors);
-    names::reword(&mut body, &names, &mut errors);
+    if names::has_bare_names(&body)
+        && let Some(file) = file()
+    {
+        let names = file.names_of(&input);
+        // `::adl` (the default) is written as users write it.
+        let krate_text = check::text_of(&krate);
+        let krate_text = krate_text.strip_prefix("::").unwrap_or(&krate_text);
+        names::reword(&mut body, &names, krate_text, &mut errors);
+    }
     let (level, rule_errors) = check::check(&body);
     errors.extend(rule_errors);
     generate::generate(&level, &errors, &krate)

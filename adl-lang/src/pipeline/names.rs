@@ -1,58 +1,64 @@
 //! Names: what the file around a `pipeline!` says a bare name is, so that
 //! two mistakes that rustc reports as name-resolution errors
 //! (`error[E0574]: expected struct, variant or union type, found ...`) are
-//! reported in the library's words instead, and repaired so that no other
-//! error follows:
+//! reported in the library's words instead, and repaired so that the
+//! expansion goes on:
 //!
 //! - a plain `fn` (no `#[transform]`) used as a node: rule
-//!   `plain_function_node`, repaired as the closure its help suggests;
+//!   `plain_function_node`, repaired as the closure its help suggests
+//!   ([`closure`]);
 //! - a node value in a local variable written bare (`norm` for `(norm)`):
 //!   rule `node_in_variable`, repaired as the value.
 //!
 //! A procedural macro sees only its own tokens. The entry point reads the
 //! file it is called from (`proc_macro::Span::local_file`, Rust 1.88) and
 //! hands it to [`SourceIndex::parse`]: the file's `pipeline!` calls, each
-//! with what its bare names are where it stands (Rust's scoping: modules,
-//! blocks, `let`s before the call, parameters, closures, match arms; a
-//! function's locals end at a nested `fn`).
+//! with what its bare names are where it stands ([`scope`]: Rust's
+//! scoping of modules, blocks, `let`s before the call, parameters,
+//! closures, match arms; a function's locals end at a nested `fn`).
 //!
 //! The index is conservative: a name has a meaning only where rustc is
-//! certain to refuse the node type `name {}`. A name is left to rustc
-//! (its own words, as before) wherever anything could make it a type: an
-//! item of that name other than a plain function anywhere in the file, a
-//! `use` of that name anywhere in the file, a generic parameter of that
-//! name, a glob import or an item-making macro in a scope the call sees,
-//! or a function of that name with attributes (`#[transform]` among them).
-//! Where the file cannot be read or parsed, or the call is not found in it
-//! (written by another macro), nothing changes.
+//! certain to refuse the node type `name {}`, and is otherwise left to
+//! rustc (its own words, as before). See [`scope`] for what leaves a name
+//! to rustc. Where the file cannot be read or parsed, or the call is not
+//! written in it as the macro receives it, nothing changes.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry as Slot;
 
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
-use syn::visit::{self, Visit};
-use syn::{Expr, ExprPath, Pat};
+use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
+use syn::ext::IdentExt;
+use syn::{Expr, ExprPath};
 
-use super::check::text_of;
 use super::parse::{Body, Entry};
 use crate::Rule;
 use crate::diagnostic::rule_error;
+
+mod closure;
+mod scope;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use closure::FnShape;
+
+/// Files larger than this are not indexed (generated code, mostly):
+/// parsing them would cost more than the hint is worth.
+const LARGEST_FILE: usize = 1 << 20;
+
+/// Files nesting brackets deeper than this are not indexed: the parse
+/// recurses as deep, on the compiler's stack.
+const DEEPEST_NESTING: usize = 128;
 
 /// What a source file says about the bare names of each of its
 /// `pipeline!` calls. Built once per file by the macro's entry point
 /// ([`SourceIndex::parse`]) and handed to
 /// [`expand_in`](super::expand_in) for each call in it.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug)]
 pub struct SourceIndex {
-    calls: Vec<Call>,
-}
-
-/// One `pipeline!` call of the file.
-#[derive(Debug, Clone)]
-struct Call {
-    /// The call's tokens, flattened (see [`leaves`]).
-    leaves: Vec<String>,
-    /// Its identifiers that have a certain meaning where it stands.
-    names: Names,
+    /// By the call's flattened tokens (see [`leaves`]): the meanings its
+    /// bare names have where it stands. Calls written alike keep the
+    /// meanings they all agree on.
+    calls: HashMap<Vec<String>, Names>,
 }
 
 /// Bare names with a certain meaning where a call stands.
@@ -68,139 +74,144 @@ pub(crate) enum Meaning {
     PlainFn(FnShape),
 }
 
-/// The parameters of a plain function, to write the closure that wraps it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FnShape {
-    /// Each parameter: a name for it and its type, as written.
-    params: Vec<(String, String)>,
-    /// Whether that closure compiles as written: no generics, no `impl`
-    /// or `_` types, not `async` or `unsafe`, no receiver.
-    wrappable: bool,
-}
-
-impl FnShape {
-    /// The closure that makes the function `name` a node: it takes the
-    /// node's one input (a tuple when the function takes more or fewer
-    /// than one), e.g. `|x: i64| plain(x)`; without types where they
-    /// cannot be written (`|x| generic(x)`).
-    fn closure(&self, name: &str) -> String {
-        let args: Vec<&str> = self.params.iter().map(|(n, _)| n.as_str()).collect();
-        let call = format!("{name}({})", args.join(", "));
-        match self.params.as_slice() {
-            [(arg, _)] if !self.wrappable => format!("|{arg}| {call}"),
-            [(arg, ty)] => format!("|{arg}: {ty}| {call}"),
-            _ if !self.wrappable => format!("|({})| {call}", args.join(", ")),
-            params => {
-                let tys: Vec<&str> = params.iter().map(|(_, t)| t.as_str()).collect();
-                format!("|({}): ({})| {call}", args.join(", "), tys.join(", "))
-            }
+impl SourceIndex {
+    /// Index the `pipeline!` calls of a file's source. `None` when it
+    /// does not parse, or is too large or too deeply nested to parse
+    /// cheaply (then every name is left to rustc).
+    pub fn parse(source: &str) -> Option<SourceIndex> {
+        if source.len() > LARGEST_FILE || nesting(source) > DEEPEST_NESTING {
+            return None;
         }
-    }
-
-    fn of(sig: &syn::Signature) -> FnShape {
-        let mut wrappable = sig.generics.params.is_empty()
-            && sig.asyncness.is_none()
-            && sig.unsafety.is_none()
-            && sig.variadic.is_none();
-        let mut params = Vec::new();
-        for (i, arg) in sig.inputs.iter().enumerate() {
-            match arg {
-                syn::FnArg::Receiver(_) => wrappable = false,
-                syn::FnArg::Typed(typed) => {
-                    let name = match &*typed.pat {
-                        Pat::Ident(p) if p.subpat.is_none() => p.ident.to_string(),
-                        _ => format!("arg{i}"),
-                    };
-                    let mut unwritable = Unwritable(false);
-                    unwritable.visit_type(&typed.ty);
-                    wrappable &= !unwritable.0;
-                    params.push((name, text_of(&*typed.ty)));
+        let file = syn::parse_file(source).ok()?;
+        let mut index = SourceIndex {
+            calls: HashMap::new(),
+        };
+        for (leaves, names) in scope::calls_of(&file) {
+            match index.calls.entry(leaves) {
+                Slot::Vacant(slot) => {
+                    slot.insert(names);
+                }
+                Slot::Occupied(mut slot) => {
+                    slot.get_mut()
+                        .retain(|name, meaning| names.get(name) == Some(meaning));
                 }
             }
         }
-        FnShape { params, wrappable }
-    }
-}
-
-/// Whether a type cannot be written as a closure parameter's type.
-struct Unwritable(bool);
-
-impl Visit<'_> for Unwritable {
-    fn visit_type(&mut self, ty: &syn::Type) {
-        match ty {
-            syn::Type::ImplTrait(_) | syn::Type::Infer(_) | syn::Type::Macro(_) => self.0 = true,
-            _ => visit::visit_type(self, ty),
-        }
-    }
-
-    fn visit_lifetime(&mut self, lifetime: &syn::Lifetime) {
-        self.0 |= lifetime.ident != "static";
-    }
-}
-
-impl SourceIndex {
-    /// Index the `pipeline!` calls of a file's source. `None` when it
-    /// does not parse (then every name is left to rustc).
-    pub fn parse(source: &str) -> Option<SourceIndex> {
-        let file = syn::parse_file(source).ok()?;
-        Some(SourceIndex {
-            calls: scope::calls_of(&file),
-        })
-    }
-
-    /// How many `pipeline!` calls the file has (nested in other macros'
-    /// tokens included).
-    pub fn calls(&self) -> usize {
-        self.calls.len()
+        Some(index)
     }
 
     /// The meanings of the bare names of the call whose tokens are
-    /// `input`. A call written twice with the same tokens keeps only the
-    /// meanings both places agree on; a call not in the file has none.
+    /// `input`; none for a call not written in the file as such.
     pub(crate) fn names_of(&self, input: &TokenStream) -> Names {
-        let wanted = leaves(input.clone());
-        let mut matching = self.calls.iter().filter(|call| call.leaves == wanted);
-        let Some(first) = matching.next() else {
-            return Names::new();
-        };
-        let mut names = first.names.clone();
-        for other in matching {
-            names.retain(|name, meaning| other.names.get(name) == Some(meaning));
+        self.calls
+            .get(&leaves(input.clone()))
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// The deepest nesting of brackets in `source` (strings and comments
+/// counted too: a bound, not a parse).
+fn nesting(source: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for byte in source.bytes() {
+        match byte {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
         }
-        names
+    }
+    deepest
+}
+
+/// A name as Rust compares names: `r#double` is `double`.
+fn unraw(ident: &Ident) -> String {
+    ident.unraw().to_string()
+}
+
+/// Whether `body` has a node that the index could say something about (a
+/// bare name outside `collate:`): only then is the file worth reading.
+pub(crate) fn has_bare_names(body: &Body) -> bool {
+    body.entries.iter().any(|entry| match entry {
+        Entry::Stage(stage) => {
+            stage.keyword != "collate" && stage.nodes.iter().any(|n| bare_name(n).is_some())
+        }
+        Entry::Parallel(parallel) => parallel.branches.iter().any(|b| has_bare_names(&b.body)),
+    })
+}
+
+/// The name of a node written as a bare identifier.
+fn bare_name(node: &Expr) -> Option<&Ident> {
+    match node {
+        Expr::Path(ExprPath {
+            attrs,
+            qself: None,
+            path,
+        }) if attrs.is_empty() => path.get_ident(),
+        _ => None,
     }
 }
 
 /// Put the library's words on the bare names of `body` that `names` gives
-/// a meaning: one error each, and the node repaired so that no other error
-/// follows (a local becomes the value `(name)`; a plain function of one
+/// a meaning: one error each, and the node repaired so that the expansion
+/// goes on (a local becomes the value `(name)`; a plain function of one
 /// parameter the closure that the help suggests; one of more or fewer
-/// parameters is left out of the chain, and a stage it leaves empty is
-/// left out too, as if not written).
-pub(crate) fn reword(body: &mut Body, names: &Names, errors: &mut Vec<syn::Error>) {
-    if names.is_empty() {
-        return;
+/// parameters is left out of the chain, and so is one whose closure
+/// cannot be typed at the pipeline's very first node; a stage left empty
+/// is left out too, as if not written). `krate` is the `adl` crate's path
+/// as the help should write it.
+pub(crate) fn reword(body: &mut Body, names: &Names, krate: &str, errors: &mut Vec<syn::Error>) {
+    if !names.is_empty() {
+        let mut first = true;
+        reword_level(body, names, krate, &mut first, errors);
     }
+}
+
+fn reword_level(
+    body: &mut Body,
+    names: &Names,
+    krate: &str,
+    first: &mut bool,
+    errors: &mut Vec<syn::Error>,
+) {
     body.entries.retain_mut(|entry| match entry {
         // A bare path under `collate:` is a value already.
-        Entry::Stage(stage) if stage.keyword == "collate" => true,
+        Entry::Stage(stage) if stage.keyword == "collate" => {
+            *first = false;
+            true
+        }
         Entry::Stage(stage) => {
+            let wrapper = match stage.keyword.to_string().as_str() {
+                "batch" | "post" => "BatchFn",
+                _ => "SampleFn",
+            };
+            let at = Site {
+                names,
+                wrapper: format!("{krate}::graph::{wrapper}"),
+            };
             let written = stage.nodes.len();
-            stage
-                .nodes
-                .retain_mut(|node| reword_node(node, names, errors) == Repair::Keep);
+            stage.nodes.retain_mut(|node| {
+                let repair = at.reword_node(node, *first, errors);
+                *first &= repair == Repair::Drop;
+                repair == Repair::Keep
+            });
             written == 0 || !stage.nodes.is_empty()
         }
         Entry::Parallel(parallel) => {
+            // A branch's first node follows its field.
+            *first = false;
             for branch in &mut parallel.branches {
-                reword(&mut branch.body, names, errors);
+                reword_level(&mut branch.body, names, krate, first, errors);
             }
             true
         }
     });
 }
 
-/// What becomes of a node after [`reword_node`].
+/// What becomes of a node after [`Site::reword_node`].
 #[derive(Debug, PartialEq, Eq)]
 enum Repair {
     /// It stays in the chain (as written, or repaired).
@@ -209,51 +220,59 @@ enum Repair {
     Drop,
 }
 
-fn reword_node(node: &mut Expr, names: &Names, errors: &mut Vec<syn::Error>) -> Repair {
-    let ident = match &*node {
-        Expr::Path(ExprPath {
-            attrs,
-            qself: None,
-            path,
-        }) if attrs.is_empty() => match path.get_ident() {
-            Some(ident) => ident.clone(),
-            None => return Repair::Keep,
-        },
-        _ => return Repair::Keep,
-    };
-    let name = ident.to_string();
-    match names.get(&name) {
-        Some(Meaning::Local) => {
-            errors.push(rule_error(
-                ident.span(),
-                Rule::NodeInVariable,
-                &[("name", &name)],
-            ));
-            *node = Expr::Paren(syn::ExprParen {
-                attrs: Vec::new(),
-                paren_token: syn::token::Paren(ident.span()),
-                expr: Box::new(node.clone()),
-            });
-            Repair::Keep
-        }
-        Some(Meaning::PlainFn(shape)) => {
-            let closure = shape.closure(&name);
-            errors.push(rule_error(
-                ident.span(),
-                Rule::PlainFunctionNode,
-                &[("name", &name), ("closure", &closure)],
-            ));
-            if shape.params.len() != 1 {
-                // Its one input is not what the node before it gives
-                // (that is the mistake): left out, the chain goes on.
-                return Repair::Drop;
+/// Where nodes are reworded: the names, and the closure node type of the
+/// stage (for the help of `node_in_variable`).
+struct Site<'n> {
+    names: &'n Names,
+    wrapper: String,
+}
+
+impl Site<'_> {
+    /// Reword one node; `first`: it is the pipeline's very first node
+    /// (nothing before it gives a closure its input type).
+    fn reword_node(&self, node: &mut Expr, first: bool, errors: &mut Vec<syn::Error>) -> Repair {
+        let Some(ident) = bare_name(node).cloned() else {
+            return Repair::Keep;
+        };
+        let name = unraw(&ident);
+        match self.names.get(&name) {
+            Some(Meaning::Local) => {
+                let written = ident.to_string();
+                errors.push(rule_error(
+                    ident.span(),
+                    Rule::NodeInVariable,
+                    &[("name", &written), ("wrapper", &self.wrapper)],
+                ));
+                *node = Expr::Paren(syn::ExprParen {
+                    attrs: Vec::new(),
+                    paren_token: syn::token::Paren(ident.span()),
+                    expr: Box::new(node.clone()),
+                });
+                Repair::Keep
             }
-            if let Some(repaired) = parse_at(&closure, ident.span()) {
-                *node = repaired;
+            Some(Meaning::PlainFn(shape)) => {
+                let closure = shape.closure();
+                errors.push(rule_error(
+                    ident.span(),
+                    Rule::PlainFunctionNode,
+                    &[("name", &ident.to_string()), ("closure", &closure)],
+                ));
+                // More or fewer parameters than one: its one input is not
+                // what the node before it gives (that is the mistake), so
+                // it is left out and the chain goes on.
+                if shape.arity() != 1 || (first && !shape.typed()) {
+                    return Repair::Drop;
+                }
+                match parse_at(&closure, ident.span()) {
+                    Some(repaired) => {
+                        *node = repaired;
+                        Repair::Keep
+                    }
+                    None => Repair::Drop,
+                }
             }
-            Repair::Keep
+            None => Repair::Keep,
         }
-        None => Repair::Keep,
     }
 }
 
@@ -308,13 +327,9 @@ fn push_leaves(tokens: TokenStream, out: &mut Vec<String>) {
                     out.push(close.to_owned());
                 }
             }
-            TokenTree::Ident(ident) => out.push(ident.to_string()),
+            TokenTree::Ident(ident) => out.push(unraw(&ident)),
             TokenTree::Punct(punct) => out.push(punct.as_char().to_string()),
             TokenTree::Literal(literal) => out.push(literal.to_string()),
         }
     }
 }
-
-mod scope;
-#[cfg(test)]
-mod tests;

@@ -1,50 +1,55 @@
 //! The scopes of a file, walked: what each bare name of each `pipeline!`
 //! call is where the call stands, by Rust's scoping, and which names
-//! anything could make a type (those are left to rustc).
+//! anything could make a type.
+//!
+//! A name is left to rustc (no meaning) wherever something could make it
+//! a type, since `name {}` is looked up among types only and a local or a
+//! function of the same name does not stop it compiling:
+//!
+//! - anywhere in the file: an item of that name other than a plain
+//!   function, a `use` path with a segment of that name, a generic
+//!   parameter of that name, a function of that name with an attribute
+//!   that is not inert (`#[transform]` among them);
+//! - in any scope the call sees, up to its module: a glob import; a macro
+//!   called as an item or a statement, other than the standard ones that
+//!   make no items; an item with an attribute or derive that may make
+//!   items (anything but the inert attributes, the standard derives,
+//!   serde's, and adl's own, whose made names are known); the function,
+//!   impl, trait or module around the call carrying such an attribute.
+//!
+//! A `pipeline!` call is indexed where it is written directly or inside a
+//! standard macro that keeps its tokens in place (`vec!`, `assert!`,
+//! `println!`, ...). Calls inside any other macro's tokens (a
+//! `macro_rules!` body, another macro's arguments) are indexed without
+//! meanings: the macro decides where they land, and a call written alike
+//! elsewhere then keeps no meanings either.
 
 use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::{self, Visit};
-use syn::{Expr, Ident, Pat};
+use syn::{Attribute, Expr, Ident, Pat};
 
-use super::{Call, FnShape, Meaning, leaves};
+use super::{FnShape, Meaning, Names, leaves, unraw};
 
-/// Every `pipeline!` call of `file` (nested in other macros' tokens
-/// included), with the meanings of its bare names.
-pub(super) fn calls_of(file: &syn::File) -> Vec<Call> {
+/// Every `pipeline!` call of `file`, as its flattened tokens and the
+/// meanings of its bare names, in the order written.
+pub(super) fn calls_of(file: &syn::File) -> Vec<(Vec<String>, Names)> {
     let mut uncertain = Uncertain::default();
     uncertain.visit_file(file);
     let mut walk = Walk {
-        uncertain: &uncertain.0,
+        uncertain: &uncertain,
         chain: Vec::new(),
         calls: Vec::new(),
     };
-    walk.in_module(&file.items);
+    walk.in_module(&file.attrs, &file.items);
     walk.calls
 }
 
-/// Every identifier in `tokens`.
-fn idents(tokens: TokenStream, out: &mut HashSet<String>) {
-    for tree in tokens {
-        match tree {
-            TokenTree::Group(group) => idents(group.stream(), out),
-            TokenTree::Ident(ident) => {
-                out.insert(ident.to_string());
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Whether a macro path names `pipeline!` (`pipeline`, `adl::pipeline`).
-fn is_pipeline(path: &syn::Path) -> bool {
-    path.segments.last().is_some_and(|s| s.ident == "pipeline")
-}
-
-/// Macros that never define items: a statement or item of one of these
-/// leaves the scope's names known.
-const ITEMLESS_MACROS: &[&str] = &[
+/// Standard macros that keep their tokens in place and make no items: a
+/// `pipeline!` inside one stands where the macro does, and a statement or
+/// item of one leaves the scope's names known.
+const STANDARD_MACROS: &[&str] = &[
     "assert",
     "assert_eq",
     "assert_ne",
@@ -56,7 +61,6 @@ const ITEMLESS_MACROS: &[&str] = &[
     "eprintln",
     "format",
     "panic",
-    "pipeline",
     "print",
     "println",
     "todo",
@@ -67,59 +71,180 @@ const ITEMLESS_MACROS: &[&str] = &[
     "writeln",
 ];
 
-/// Whether a macro called as a statement or an item may define items.
-fn may_define_items(mac: &syn::Macro) -> bool {
-    !mac.path
-        .segments
-        .last()
-        .is_some_and(|s| ITEMLESS_MACROS.iter().any(|m| s.ident == m))
+/// Attributes that make no items and leave a function's body as written.
+const INERT_ATTRIBUTES: &[&str] = &[
+    "allow",
+    "automatically_derived",
+    "bench",
+    "cfg",
+    "clippy",
+    "cold",
+    // The helper attributes of adl's and serde's derives.
+    "collate",
+    "deny",
+    "deprecated",
+    "doc",
+    "expect",
+    "export_name",
+    "forbid",
+    "ignore",
+    "inline",
+    "link",
+    "link_name",
+    "link_section",
+    "macro_export",
+    "macro_use",
+    "must_use",
+    "no_mangle",
+    "non_exhaustive",
+    "path",
+    "recycle",
+    "repr",
+    "rustfmt",
+    "sensor_set",
+    "serde",
+    "should_panic",
+    "target_feature",
+    "test",
+    "track_caller",
+    "unsafe",
+    "used",
+    "warn",
+];
+
+/// Derives that make no items but trait impls.
+const INERT_DERIVES: &[&str] = &[
+    "Clone",
+    "Copy",
+    "Debug",
+    "Default",
+    "Deserialize",
+    "Eq",
+    "Hash",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Recycle",
+    "Serialize",
+];
+
+/// adl's derives that make types, named after the item or after a name
+/// in their attributes: `Frame` → `FrameBatch`, `FrameBatchBuilder`;
+/// `Rig` → `RigSample` (or `sample = Name`).
+const NAMING_DERIVES: &[&str] = &["Collate", "SensorSet"];
+
+/// What an attribute may do to the names around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Effect {
+    /// Nothing.
+    Inert,
+    /// adl's `#[transform]`: the function's name is a type too; an impl
+    /// block is kept as written.
+    Transform,
+    /// adl's naming derives: types named after the item (see
+    /// [`NAMING_DERIVES`]).
+    Names,
+    /// Anything: items the index cannot see, a body rewritten.
+    Unknown,
 }
 
-/// Attributes that leave a function a plain function (a macro attribute,
-/// `#[transform]` among them, may make its name a type too).
-fn is_inert(attr: &syn::Attribute) -> bool {
-    const INERT: &[&str] = &[
-        "allow",
-        "cfg",
-        "clippy",
-        "cold",
-        "deny",
-        "deprecated",
-        "doc",
-        "expect",
-        "export_name",
-        "forbid",
-        "inline",
-        "must_use",
-        "no_mangle",
-        "rustfmt",
-        "track_caller",
-        "unsafe",
-        "warn",
-    ];
-    attr.path()
-        .segments
-        .first()
-        .is_some_and(|s| INERT.iter().any(|name| s.ident == name))
+fn effect(attr: &Attribute) -> Effect {
+    let path = attr.path();
+    let Some(first) = path.segments.first() else {
+        return Effect::Unknown;
+    };
+    let last = path.segments.last().map(|s| s.ident.to_string());
+    if INERT_ATTRIBUTES.iter().any(|name| first.ident == name) {
+        return Effect::Inert;
+    }
+    if first.ident == "tokio" && matches!(last.as_deref(), Some("main" | "test")) {
+        // The body is kept, in an async block.
+        return Effect::Inert;
+    }
+    if last.as_deref() == Some("transform") {
+        return Effect::Transform;
+    }
+    if path.is_ident("derive") {
+        return derive_effect(attr);
+    }
+    if path.is_ident("cfg_attr") {
+        return cfg_attr_effect(attr);
+    }
+    Effect::Unknown
 }
 
-/// Names anywhere in the file that something could make a type: items
-/// other than functions, functions with macro attributes, `use`d names,
-/// generic parameters.
+fn derive_effect(attr: &Attribute) -> Effect {
+    let Ok(paths) = attr.parse_args_with(
+        syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+    ) else {
+        return Effect::Unknown;
+    };
+    let mut effect = Effect::Inert;
+    for path in &paths {
+        let Some(last) = path.segments.last() else {
+            return Effect::Unknown;
+        };
+        if NAMING_DERIVES.iter().any(|name| last.ident == name) {
+            effect = Effect::Names;
+        } else if !INERT_DERIVES.iter().any(|name| last.ident == name) {
+            return Effect::Unknown;
+        }
+    }
+    effect
+}
+
+/// `#[cfg_attr(predicate, attr, ...)]`: the strongest effect of its
+/// attributes.
+fn cfg_attr_effect(attr: &Attribute) -> Effect {
+    let Ok(metas) = attr.parse_args_with(
+        syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+    ) else {
+        return Effect::Unknown;
+    };
+    let mut effect = Effect::Inert;
+    for meta in metas.iter().skip(1) {
+        let inner: Attribute = syn::parse_quote!(#[#meta]);
+        match self::effect(&inner) {
+            Effect::Inert => {}
+            Effect::Unknown => return Effect::Unknown,
+            other => effect = other,
+        }
+    }
+    effect
+}
+
+/// Whether attributes may make items or rewrite what they are on.
+fn any_unknown(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|a| effect(a) == Effect::Unknown)
+}
+
+/// Names anywhere in the file that something could make a type, and the
+/// file's own `macro_rules!`.
 #[derive(Default)]
-struct Uncertain(HashSet<String>);
+struct Uncertain {
+    /// Names that are, or could be, types.
+    names: HashSet<String>,
+    /// The names of the file's `macro_rules!` (a standard macro's name
+    /// defined here is not the standard macro).
+    macros: HashSet<String>,
+}
 
 impl Uncertain {
     fn add(&mut self, ident: &Ident) {
-        self.0.insert(ident.to_string());
+        self.names.insert(unraw(ident));
     }
 }
 
 impl Visit<'_> for Uncertain {
     fn visit_item(&mut self, item: &syn::Item) {
         match item {
-            syn::Item::Fn(f) if f.attrs.iter().all(is_inert) => {}
+            syn::Item::Fn(f) if f.attrs.iter().all(|a| effect(a) == Effect::Inert) => {}
             syn::Item::Fn(f) => self.add(&f.sig.ident),
+            syn::Item::Macro(m) => {
+                if let Some(ident) = &m.ident {
+                    self.macros.insert(unraw(ident));
+                }
+            }
             other => {
                 if let Some(ident) = item_ident(other) {
                     self.add(ident);
@@ -130,11 +255,8 @@ impl Visit<'_> for Uncertain {
     }
 
     fn visit_foreign_item(&mut self, item: &syn::ForeignItem) {
-        match item {
-            syn::ForeignItem::Fn(f) => self.add(&f.sig.ident),
-            syn::ForeignItem::Static(s) => self.add(&s.ident),
-            syn::ForeignItem::Type(t) => self.add(&t.ident),
-            _ => {}
+        if let Some(ident) = foreign_ident(item) {
+            self.add(ident);
         }
         visit::visit_foreign_item(self, item);
     }
@@ -159,13 +281,12 @@ impl Visit<'_> for Uncertain {
     }
 }
 
-/// The name an item defines (functions and impls aside).
+/// The name an item other than a function, an impl or a `use` defines.
 fn item_ident(item: &syn::Item) -> Option<&Ident> {
     match item {
         syn::Item::Const(i) => Some(&i.ident),
         syn::Item::Enum(i) => Some(&i.ident),
         syn::Item::ExternCrate(i) => Some(i.rename.as_ref().map_or(&i.ident, |(_, r)| r)),
-        syn::Item::Fn(i) => Some(&i.sig.ident),
         syn::Item::Macro(i) => i.ident.as_ref(),
         syn::Item::Mod(i) => Some(&i.ident),
         syn::Item::Static(i) => Some(&i.ident),
@@ -175,6 +296,72 @@ fn item_ident(item: &syn::Item) -> Option<&Ident> {
         syn::Item::Type(i) => Some(&i.ident),
         syn::Item::Union(i) => Some(&i.ident),
         _ => None,
+    }
+}
+
+/// The name an item of an `extern` block defines.
+fn foreign_ident(item: &syn::ForeignItem) -> Option<&Ident> {
+    match item {
+        syn::ForeignItem::Fn(f) => Some(&f.sig.ident),
+        syn::ForeignItem::Static(s) => Some(&s.ident),
+        syn::ForeignItem::Type(t) => Some(&t.ident),
+        _ => None,
+    }
+}
+
+/// The attributes of an item.
+fn item_attrs(item: &syn::Item) -> &[Attribute] {
+    match item {
+        syn::Item::Const(i) => &i.attrs,
+        syn::Item::Enum(i) => &i.attrs,
+        syn::Item::ExternCrate(i) => &i.attrs,
+        syn::Item::Fn(i) => &i.attrs,
+        syn::Item::ForeignMod(i) => &i.attrs,
+        syn::Item::Impl(i) => &i.attrs,
+        syn::Item::Macro(i) => &i.attrs,
+        syn::Item::Mod(i) => &i.attrs,
+        syn::Item::Static(i) => &i.attrs,
+        syn::Item::Struct(i) => &i.attrs,
+        syn::Item::Trait(i) => &i.attrs,
+        syn::Item::TraitAlias(i) => &i.attrs,
+        syn::Item::Type(i) => &i.attrs,
+        syn::Item::Union(i) => &i.attrs,
+        syn::Item::Use(i) => &i.attrs,
+        _ => &[],
+    }
+}
+
+/// The names adl's naming derives make for an item called `ident` with
+/// attributes `attrs`: for the item's name and every name in its
+/// attributes (`sample = Frame`), that name with `Batch`,
+/// `BatchBuilder` and `Sample` after it.
+fn derived_names(ident: &Ident, attrs: &[Attribute]) -> Vec<String> {
+    let mut bases = vec![unraw(ident)];
+    for attr in attrs {
+        if let syn::Meta::List(list) = &attr.meta {
+            let mut found = HashSet::new();
+            idents(list.tokens.clone(), &mut found);
+            bases.extend(found);
+        }
+    }
+    bases
+        .iter()
+        .flat_map(|base| {
+            ["", "Batch", "BatchBuilder", "Sample"].map(|suffix| format!("{base}{suffix}"))
+        })
+        .collect()
+}
+
+/// Every identifier in `tokens`.
+fn idents(tokens: TokenStream, out: &mut HashSet<String>) {
+    for tree in tokens {
+        match tree {
+            TokenTree::Group(group) => idents(group.stream(), out),
+            TokenTree::Ident(ident) => {
+                out.insert(unraw(&ident));
+            }
+            _ => {}
+        }
     }
 }
 
@@ -199,8 +386,9 @@ struct Scope {
     items: HashMap<String, Option<FnShape>>,
     /// Local variables defined so far.
     locals: HashSet<String>,
-    /// A glob import or an item-making macro: the scope may define names
-    /// the index cannot see.
+    /// The scope may define names the index cannot see (a glob import,
+    /// an item-making macro or attribute), or its item's attribute may
+    /// rewrite it.
     opaque: bool,
 }
 
@@ -223,32 +411,46 @@ impl Scope {
     }
 
     /// Record the names of the items of a module or a block.
-    fn add_items<'a>(&mut self, items: impl IntoIterator<Item = &'a syn::Item>) {
+    fn add_items<'a>(
+        &mut self,
+        items: impl IntoIterator<Item = &'a syn::Item>,
+        macros: &HashSet<String>,
+    ) {
         for item in items {
+            let attrs = item_attrs(item);
+            let effects: Vec<Effect> = attrs.iter().map(effect).collect();
+            if effects.contains(&Effect::Unknown) {
+                self.opaque = true;
+            }
+            if effects.contains(&Effect::Names)
+                && let Some(ident) = item_ident(item)
+            {
+                for name in derived_names(ident, attrs) {
+                    self.items.insert(name, None);
+                }
+            }
             match item {
                 syn::Item::Fn(f) => {
-                    let shape = f.attrs.iter().all(is_inert).then(|| FnShape::of(&f.sig));
-                    let name = f.sig.ident.to_string();
+                    let plain = effects.iter().all(|e| *e == Effect::Inert);
+                    let shape = if plain { FnShape::of(&f.sig) } else { None };
+                    let name = unraw(&f.sig.ident);
                     // Two definitions (under `cfg`s): plain only if both are.
-                    let known = self.items.get(&name).cloned();
-                    let shape = match known {
+                    let shape = match self.items.get(&name) {
                         Some(None) => None,
                         _ => shape,
                     };
                     self.items.insert(name, shape);
                 }
                 syn::Item::Use(u) => self.add_use(&u.tree),
-                syn::Item::Macro(m) if m.ident.is_none() && may_define_items(&m.mac) => {
+                syn::Item::Macro(m) if m.ident.is_none() && may_define_items(&m.mac, macros) => {
                     self.opaque = true
                 }
                 syn::Item::Verbatim(_) => self.opaque = true,
                 syn::Item::ForeignMod(foreign) => {
                     for item in &foreign.items {
-                        match item {
-                            syn::ForeignItem::Fn(f) => self.add_other(&f.sig.ident),
-                            syn::ForeignItem::Static(s) => self.add_other(&s.ident),
-                            syn::ForeignItem::Type(t) => self.add_other(&t.ident),
-                            _ => self.opaque = true,
+                        match foreign_ident(item) {
+                            Some(ident) => self.add_other(ident),
+                            None => self.opaque = true,
                         }
                     }
                 }
@@ -262,7 +464,7 @@ impl Scope {
     }
 
     fn add_other(&mut self, ident: &Ident) {
-        self.items.insert(ident.to_string(), None);
+        self.items.insert(unraw(ident), None);
     }
 
     fn add_use(&mut self, tree: &syn::UseTree) {
@@ -280,12 +482,39 @@ impl Scope {
     }
 }
 
-/// Every name a pattern binds.
+/// Whether `path` names a standard macro (bare, or under `std`, `core`
+/// or `alloc`), not one the file defines.
+fn is_standard(path: &syn::Path, macros: &HashSet<String>) -> bool {
+    let segments: Vec<String> = path.segments.iter().map(|s| unraw(&s.ident)).collect();
+    let name = match segments.as_slice() {
+        [name] if !macros.contains(name) => name,
+        [krate, name] if ["std", "core", "alloc"].contains(&krate.as_str()) => name,
+        _ => return false,
+    };
+    STANDARD_MACROS.contains(&name.as_str())
+}
+
+/// Whether `path` names `pipeline!` (`pipeline`, `adl::pipeline`, or the
+/// macro re-exported elsewhere: the call's tokens are matched too).
+fn is_pipeline(path: &syn::Path) -> bool {
+    path.segments.last().is_some_and(|s| s.ident == "pipeline")
+}
+
+/// Whether a macro called as a statement or an item may define items.
+fn may_define_items(mac: &syn::Macro, macros: &HashSet<String>) -> bool {
+    !(is_standard(&mac.path, macros) || is_pipeline(&mac.path))
+}
+
+/// Every name a pattern binds. An identifier that starts with a capital
+/// is taken for a unit struct, variant or constant, not a binding.
 fn bindings(pat: &Pat, out: &mut HashSet<String>) {
     struct Bindings<'a>(&'a mut HashSet<String>);
     impl Visit<'_> for Bindings<'_> {
         fn visit_pat_ident(&mut self, pat: &syn::PatIdent) {
-            self.0.insert(pat.ident.to_string());
+            let name = unraw(&pat.ident);
+            if !name.starts_with(|c: char| c.is_uppercase()) {
+                self.0.insert(name);
+            }
             visit::visit_pat_ident(self, pat);
         }
         // Expressions inside patterns (constants, ranges) bind nothing.
@@ -311,19 +540,17 @@ fn condition_bindings(cond: &Expr) -> Vec<&Pat> {
 
 /// The walk over a file, with the scopes that the current point sees.
 struct Walk<'u> {
-    uncertain: &'u HashSet<String>,
+    uncertain: &'u Uncertain,
     chain: Vec<Scope>,
-    calls: Vec<Call>,
+    calls: Vec<(Vec<String>, Names)>,
 }
 
 impl Walk<'_> {
     /// What `name` certainly is at the current point: the innermost
     /// local or item of that name, provided that nothing else the point
-    /// sees could give the name a type too (a glob import or an
-    /// item-making macro in any scope up to the module, an outer item of
-    /// that name other than a plain function).
+    /// sees could give the name a type too (see the module's docs).
     fn meaning(&self, name: &str) -> Option<Meaning> {
-        if self.uncertain.contains(name) {
+        if self.uncertain.names.contains(name) {
             return None;
         }
         let mut found = None;
@@ -353,22 +580,24 @@ impl Walk<'_> {
         found
     }
 
-    /// Record a `pipeline!` call at the current point.
-    fn record(&mut self, tokens: &TokenStream) {
-        let mut found = HashSet::new();
-        idents(tokens.clone(), &mut found);
-        let names = found
-            .into_iter()
-            .filter_map(|name| self.meaning(&name).map(|m| (name, m)))
-            .collect();
-        self.calls.push(Call {
-            leaves: leaves(tokens.clone()),
-            names,
-        });
+    /// Record a `pipeline!` call at the current point; `placed`: it
+    /// stands where it is written (else it is recorded without meanings).
+    fn record(&mut self, tokens: &TokenStream, placed: bool) {
+        let mut names = Names::new();
+        if placed {
+            let mut found = HashSet::new();
+            idents(tokens.clone(), &mut found);
+            for name in found {
+                if let Some(meaning) = self.meaning(&name) {
+                    names.insert(name, meaning);
+                }
+            }
+        }
+        self.calls.push((leaves(tokens.clone()), names));
     }
 
     /// Record the `pipeline! { ... }` calls inside another macro's tokens.
-    fn record_nested(&mut self, tokens: &TokenStream) {
+    fn record_nested(&mut self, tokens: &TokenStream, placed: bool) {
         let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
         for (i, tree) in trees.iter().enumerate() {
             match tree {
@@ -377,10 +606,10 @@ impl Walk<'_> {
                         (trees.get(i + 1), trees.get(i + 2))
                         && bang.as_char() == '!'
                     {
-                        self.record(&group.stream());
+                        self.record(&group.stream(), placed);
                     }
                 }
-                TokenTree::Group(group) => self.record_nested(&group.stream()),
+                TokenTree::Group(group) => self.record_nested(&group.stream(), placed),
                 _ => {}
             }
         }
@@ -392,9 +621,10 @@ impl Walk<'_> {
         self.chain.pop();
     }
 
-    fn in_module(&mut self, items: &[syn::Item]) {
+    fn in_module(&mut self, attrs: &[Attribute], items: &[syn::Item]) {
         let mut scope = Scope::new(ScopeKind::Module);
-        scope.add_items(items);
+        scope.opaque = any_unknown(attrs);
+        scope.add_items(items, &self.uncertain.macros);
         self.in_scope(scope, |walk| {
             for item in items {
                 walk.visit_item(item);
@@ -402,7 +632,7 @@ impl Walk<'_> {
         });
     }
 
-    fn in_function(&mut self, sig: &syn::Signature, block: &syn::Block) {
+    fn in_function(&mut self, attrs: &[Attribute], sig: &syn::Signature, block: &syn::Block) {
         let pats: Vec<&Pat> = sig
             .inputs
             .iter()
@@ -411,54 +641,83 @@ impl Walk<'_> {
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
-        let scope = Scope::with_locals(ScopeKind::Function, &pats);
+        let mut scope = Scope::with_locals(ScopeKind::Function, &pats);
+        scope.opaque = any_unknown(attrs);
         self.in_scope(scope, |walk| walk.visit_block(block));
+    }
+
+    /// Walk an item whose attributes may rewrite it (an impl, a trait).
+    fn in_item(&mut self, attrs: &[Attribute], body: impl FnOnce(&mut Self)) {
+        let mut scope = Scope::new(ScopeKind::Block);
+        scope.opaque = any_unknown(attrs);
+        self.in_scope(scope, body);
     }
 }
 
 impl Visit<'_> for Walk<'_> {
     fn visit_item_mod(&mut self, module: &syn::ItemMod) {
         if let Some((_, items)) = &module.content {
-            self.in_module(items);
+            self.in_module(&module.attrs, items);
         }
     }
 
     fn visit_item_fn(&mut self, f: &syn::ItemFn) {
-        self.in_function(&f.sig, &f.block);
+        self.in_function(&f.attrs, &f.sig, &f.block);
+    }
+
+    fn visit_item_impl(&mut self, item: &syn::ItemImpl) {
+        self.in_item(&item.attrs, |walk| visit::visit_item_impl(walk, item));
+    }
+
+    fn visit_item_trait(&mut self, item: &syn::ItemTrait) {
+        self.in_item(&item.attrs, |walk| visit::visit_item_trait(walk, item));
     }
 
     fn visit_impl_item_fn(&mut self, f: &syn::ImplItemFn) {
-        self.in_function(&f.sig, &f.block);
+        self.in_function(&f.attrs, &f.sig, &f.block);
     }
 
     fn visit_trait_item_fn(&mut self, f: &syn::TraitItemFn) {
         if let Some(block) = &f.default {
-            self.in_function(&f.sig, block);
+            self.in_function(&f.attrs, &f.sig, block);
         }
     }
 
     fn visit_item_const(&mut self, item: &syn::ItemConst) {
-        self.in_scope(Scope::new(ScopeKind::Function), |walk| {
-            walk.visit_expr(&item.expr)
-        });
+        let mut scope = Scope::new(ScopeKind::Function);
+        scope.opaque = any_unknown(&item.attrs);
+        self.in_scope(scope, |walk| walk.visit_expr(&item.expr));
     }
 
     fn visit_item_static(&mut self, item: &syn::ItemStatic) {
-        self.in_scope(Scope::new(ScopeKind::Function), |walk| {
-            walk.visit_expr(&item.expr)
-        });
+        let mut scope = Scope::new(ScopeKind::Function);
+        scope.opaque = any_unknown(&item.attrs);
+        self.in_scope(scope, |walk| walk.visit_expr(&item.expr));
+    }
+
+    fn visit_item_macro(&mut self, item: &syn::ItemMacro) {
+        if item.ident.is_some() {
+            // A `macro_rules!` body: its calls land where it is used.
+            self.record_nested(&item.mac.tokens, false);
+        } else {
+            self.visit_macro(&item.mac);
+        }
     }
 
     fn visit_block(&mut self, block: &syn::Block) {
         let mut scope = Scope::new(ScopeKind::Block);
-        scope.add_items(block.stmts.iter().filter_map(|s| match s {
-            syn::Stmt::Item(item) => Some(item),
-            _ => None,
-        }));
+        let macros = &self.uncertain.macros;
+        scope.add_items(
+            block.stmts.iter().filter_map(|s| match s {
+                syn::Stmt::Item(item) => Some(item),
+                _ => None,
+            }),
+            macros,
+        );
         scope.opaque |= block
             .stmts
             .iter()
-            .any(|s| matches!(s, syn::Stmt::Macro(m) if may_define_items(&m.mac)));
+            .any(|s| matches!(s, syn::Stmt::Macro(m) if may_define_items(&m.mac, macros)));
         self.in_scope(scope, |walk| {
             for stmt in &block.stmts {
                 match stmt {
@@ -516,11 +775,19 @@ impl Visit<'_> for Walk<'_> {
         self.in_scope(scope, |walk| walk.visit_block(&expr.body));
     }
 
+    fn visit_expr_const(&mut self, expr: &syn::ExprConst) {
+        // An inline `const { }` sees no locals.
+        self.in_scope(Scope::new(ScopeKind::Function), |walk| {
+            visit::visit_expr_const(walk, expr)
+        });
+    }
+
     fn visit_macro(&mut self, mac: &syn::Macro) {
         if is_pipeline(&mac.path) {
-            self.record(&mac.tokens);
+            self.record(&mac.tokens, true);
         } else {
-            self.record_nested(&mac.tokens);
+            let placed = is_standard(&mac.path, &self.uncertain.macros);
+            self.record_nested(&mac.tokens, placed);
         }
     }
 }

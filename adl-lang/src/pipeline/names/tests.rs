@@ -1,25 +1,25 @@
 //! What the index says a bare name is, in each of Rust's scopes, and the
 //! errors and repairs that `pipeline!` makes of it.
 
+use std::sync::Arc;
+
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Meaning, SourceIndex};
+use super::{Meaning, SourceIndex, scope};
 
 /// The meanings of the names of each `pipeline!` call of `source`, in the
 /// order of the calls, as `name: local` or `name: fn |closure|`.
 fn meanings(source: &str) -> Vec<Vec<String>> {
-    let index = SourceIndex::parse(source).expect("the source parses");
-    index
-        .calls
-        .iter()
-        .map(|call| {
-            let mut names: Vec<String> = call
-                .names
+    let file = syn::parse_file(source).expect("the source parses");
+    scope::calls_of(&file)
+        .into_iter()
+        .map(|(_, names)| {
+            let mut names: Vec<String> = names
                 .iter()
                 .map(|(name, meaning)| match meaning {
                     Meaning::Local => format!("{name}: local"),
-                    Meaning::PlainFn(shape) => format!("{name}: fn {}", shape.closure(name)),
+                    Meaning::PlainFn(shape) => format!("{name}: fn {}", shape.closure()),
                 })
                 .collect();
             names.sort();
@@ -202,8 +202,8 @@ fn calls_inside_other_macros_are_found_and_twins_keep_what_they_agree_on() {
         fn a() { let v = vec![adl::pipeline! { sample: plain -> norm, collate: default }]; }
         fn b() { let norm = 1; let v = vec![adl::pipeline! { sample: plain -> norm, collate: default }]; }
     "#;
+    assert_eq!(meanings(source).len(), 2);
     let index = SourceIndex::parse(source).expect("parses");
-    assert_eq!(index.calls(), 2);
     let names = index.names_of(&quote!(sample: plain -> norm, collate: default));
     let mut names: Vec<&String> = names.keys().collect();
     names.sort();
@@ -228,7 +228,7 @@ fn the_expansion_says_what_the_name_is_and_repairs_the_node() {
     "#;
     let index = SourceIndex::parse(source).expect("parses");
     let input = quote!(sample: plain -> norm -> add, collate: default);
-    let out = super::super::expand_in(input.clone(), Some(&index));
+    let out = super::super::expand_in(input.clone(), || Some(Arc::new(index)));
     assert_eq!(
         errors(&out),
         [
@@ -261,7 +261,201 @@ fn a_stage_left_empty_by_a_repair_is_left_out() {
         fn main() { pipeline! { sample: add, collate: default }; }
     "#;
     let index = SourceIndex::parse(source).expect("parses");
-    let out = super::super::expand_in(quote!(sample: add, collate: default), Some(&index));
+    let out = super::super::expand_in(quote!(sample: add, collate: default), || {
+        Some(Arc::new(index))
+    });
     // One error: not also `empty_stage`.
     assert_eq!(errors(&out).len(), 1, "{out}");
+}
+
+#[test]
+fn calls_inside_macro_rules_or_unknown_macros_have_no_meanings_nor_their_twins() {
+    // A `macro_rules!` body lands where the macro is used; so does another
+    // macro's argument. A call written alike elsewhere keeps nothing.
+    let source = r#"
+        fn double(x: i64) -> i64 { x * 2 }
+        macro_rules! doubled { () => { adl::pipeline! { sample: double, collate: default } } }
+        fn main() {
+            let norm = 2;
+            let a = with_nodes!(pipeline! { sample: norm, collate: default });
+            let b = pipeline! { sample: double, collate: default };
+        }
+    "#;
+    assert_eq!(
+        meanings(source),
+        [
+            Vec::<String>::new(),
+            vec![],
+            vec!["double: fn |x: i64| double(x)".to_owned()]
+        ]
+    );
+    let index = SourceIndex::parse(source).expect("parses");
+    assert!(
+        index
+            .names_of(&quote!(sample: double, collate: default))
+            .is_empty()
+    );
+    // A standard macro's name that the file defines is not the standard
+    // macro: as a statement it may make items, and its calls are not
+    // placed.
+    let shadowed = r#"
+        macro_rules! vec { ($($t:tt)*) => { struct norm {} } }
+        fn main() {
+            let norm = 2;
+            vec![pipeline! { sample: norm, collate: default }];
+            pipeline! { sample: norm -> norm, collate: default };
+        }
+    "#;
+    assert_eq!(meanings(shadowed), [Vec::<String>::new(), vec![]]);
+}
+
+#[test]
+fn attributes_and_derives_that_may_make_items_leave_names_to_rustc() {
+    let call = "let norm = 1; pipeline! { sample: plain -> norm, collate: default };";
+    let both = vec![
+        "norm: local".to_owned(),
+        "plain: fn |x: i64| plain(x)".to_owned(),
+    ];
+    for (around, expected) in [
+        // On another item of the scope, or on the function around the call.
+        (
+            format!("#[node_for(double)] struct Config;\nfn main() {{ {call} }}"),
+            vec![],
+        ),
+        (format!("#[with_nodes] fn main() {{ {call} }}"), vec![]),
+        (
+            format!("#[derive(Nodes)] struct Config;\nfn main() {{ {call} }}"),
+            vec![],
+        ),
+        (
+            format!("#[cfg_attr(test, with_nodes)] fn main() {{ {call} }}"),
+            vec![],
+        ),
+        (
+            format!("#[with_nodes] impl Config {{ fn f() {{ {call} }} }}"),
+            vec![],
+        ),
+        (
+            format!(
+                "#[with_nodes] mod m {{ fn plain(x: i64) -> i64 {{ x }} fn f() {{ {call} }} }}"
+            ),
+            vec![],
+        ),
+        // Inert attributes, the standard derives, adl's own (whose names
+        // are known), tests and tokio's entry points change nothing.
+        (
+            format!(
+                "#[derive(Debug, Clone)] #[repr(C)] struct Config;\n#[test] fn main() {{ {call} }}"
+            ),
+            both.clone(),
+        ),
+        (
+            format!(
+                "#[derive(adl::Collate)] #[collate(derive(Debug))] struct Frame {{ x: i64 }}\n#[tokio::main] async fn main() {{ {call} }}"
+            ),
+            both.clone(),
+        ),
+        (
+            format!(
+                "#[cfg_attr(test, derive(Debug))] struct Config;\n#[allow(unused)] fn main() {{ {call} }}"
+            ),
+            both.clone(),
+        ),
+    ] {
+        let source = format!("fn plain(x: i64) -> i64 {{ x }}\n{around}");
+        assert_eq!(meanings(&source), [expected], "{around}");
+    }
+    // adl's naming derives: `Frame` makes `FrameBatch`.
+    let source = r#"
+        #[derive(Collate)] struct Frame { x: i64 }
+        fn FrameBatch(x: i64) -> i64 { x }
+        fn main() { pipeline! { sample: FrameBatch, collate: default }; }
+    "#;
+    assert_eq!(meanings(source), [Vec::<String>::new()]);
+}
+
+#[test]
+fn raw_identifiers_are_the_names_they_spell() {
+    let source = r#"
+        #[adl::transform] fn r#double(x: i64) -> i64 { x * 2 }
+        fn main() { let double = 3; pipeline! { sample: double, collate: default }; }
+    "#;
+    assert_eq!(meanings(source), [Vec::<String>::new()]);
+    let source = r#"
+        fn r#plain(x: i64) -> i64 { x }
+        fn main() { pipeline! { sample: plain, collate: default }; }
+    "#;
+    assert_eq!(meanings(source), [["plain: fn |x: i64| plain(x)"]]);
+}
+
+#[test]
+fn closures_call_unsafe_functions_in_unsafe_blocks_and_do_not_return_borrows() {
+    let source = r#"
+        unsafe fn raw(x: i64) -> i64 { x }
+        fn first(s: &str) -> &str { s }
+        fn double(double: i64) -> i64 { double * 2 }
+        async fn fetch(x: i64) -> i64 { x }
+        fn main() { pipeline! { sample: raw -> first -> double -> fetch, collate: default }; }
+    "#;
+    assert_eq!(
+        meanings(source),
+        [[
+            "double: fn |double_: i64| double(double_)",
+            "first: fn |s| first(s)",
+            "raw: fn |x: i64| unsafe { raw(x) }",
+        ]]
+    );
+}
+
+#[test]
+fn the_help_names_the_stage_closure_type_and_the_crate_path() {
+    let source = r#"
+        fn main() {
+            let total = Total;
+            pipeline! { crate = my::adl; collate: default, batch: total };
+        }
+    "#;
+    let index = SourceIndex::parse(source).expect("parses");
+    let out = super::super::expand_in(
+        quote!(crate = my::adl; collate: default, batch: total),
+        || Some(Arc::new(index)),
+    );
+    assert!(
+        out.to_string()
+            .contains("(my::adl::graph::BatchFn::new(total, \\\"total\\\"))"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_untyped_closure_cannot_be_the_first_node() {
+    let source = r#"
+        fn generic<T>(x: T) -> T { x }
+        fn main() { pipeline! { sample: generic -> generic, collate: default }; }
+    "#;
+    let index = SourceIndex::parse(source).expect("parses");
+    let out = super::super::expand_in(quote!(sample: generic -> generic, collate: default), || {
+        Some(Arc::new(index))
+    });
+    assert_eq!(errors(&out).len(), 2, "{out}");
+    // The first is left out; the second follows nothing, so it is first
+    // now, and left out too (the errors' text writes `generic(x)`).
+    let text = out.to_string();
+    assert!(
+        !text.contains("generic (") && !text.contains("generic {"),
+        "{text}"
+    );
+}
+
+#[test]
+fn files_too_large_or_too_deep_are_not_indexed() {
+    let deep = format!(
+        "fn main() {{ let x = {}1{}; }}",
+        "(".repeat(200),
+        ")".repeat(200)
+    );
+    assert!(SourceIndex::parse(&deep).is_none());
+    let large = format!("fn main() {{}}\n{}", "// padding\n".repeat(200_000));
+    assert!(SourceIndex::parse(&large).is_none());
+    assert!(SourceIndex::parse("fn main() { let x = ((1)); }").is_some());
 }
