@@ -173,5 +173,6 @@ pub fn transform_without_opencl(args: TokenStream, item: TokenStream) -> TokenSt
 /// called from (see `docs/dsl.md`, "How the macro knows").
 #[proc_macro]
 pub fn pipeline(input: TokenStream) -> TokenStream {
-    pipeline::expand_in(input.into(), source::index_of_call_site).into()
+    let file = || source::index_of_call_site(&input);
+    pipeline::expand_in(input.clone().into(), file).into()
 }

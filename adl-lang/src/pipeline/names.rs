@@ -41,10 +41,6 @@ mod tests;
 
 pub(crate) use closure::FnShape;
 
-/// Files larger than this are not indexed (generated code, mostly):
-/// parsing them would cost more than the hint is worth.
-const LARGEST_FILE: usize = 1 << 20;
-
 /// Files nesting brackets deeper than this are not indexed: the parse
 /// recurses as deep, on the compiler's stack.
 const DEEPEST_NESTING: usize = 128;
@@ -75,11 +71,15 @@ pub(crate) enum Meaning {
 }
 
 impl SourceIndex {
+    /// Files larger than this are not indexed (generated code, mostly):
+    /// parsing them would cost more than the hint is worth.
+    pub const LARGEST_FILE: usize = 1 << 20;
+
     /// Index the `pipeline!` calls of a file's source. `None` when it
     /// does not parse, or is too large or too deeply nested to parse
     /// cheaply (then every name is left to rustc).
     pub fn parse(source: &str) -> Option<SourceIndex> {
-        if source.len() > LARGEST_FILE || nesting(source) > DEEPEST_NESTING {
+        if source.len() > Self::LARGEST_FILE || nesting(source) > DEEPEST_NESTING {
             return None;
         }
         let file = syn::parse_file(source).ok()?;
@@ -160,7 +160,8 @@ fn bare_name(node: &Expr) -> Option<&Ident> {
 /// goes on (a local becomes the value `(name)`; a plain function of one
 /// parameter the closure that the help suggests; one of more or fewer
 /// parameters is left out of the chain, and so is one whose closure
-/// cannot be typed at the pipeline's very first node; a stage left empty
+/// cannot be typed before any node is kept (a collate or a keyed form with
+/// no node before it gives a closure no input type either); a stage left empty
 /// is left out too, as if not written). `krate` is the `adl` crate's path
 /// as the help should write it.
 pub(crate) fn reword(body: &mut Body, names: &Names, krate: &str, errors: &mut Vec<syn::Error>) {
@@ -179,10 +180,7 @@ fn reword_level(
 ) {
     body.entries.retain_mut(|entry| match entry {
         // A bare path under `collate:` is a value already.
-        Entry::Stage(stage) if stage.keyword == "collate" => {
-            *first = false;
-            true
-        }
+        Entry::Stage(stage) if stage.keyword == "collate" => true,
         Entry::Stage(stage) => {
             let wrapper = match stage.keyword.to_string().as_str() {
                 "batch" | "post" => "BatchFn",
@@ -201,8 +199,6 @@ fn reword_level(
             written == 0 || !stage.nodes.is_empty()
         }
         Entry::Parallel(parallel) => {
-            // A branch's first node follows its field.
-            *first = false;
             for branch in &mut parallel.branches {
                 reword_level(&mut branch.body, names, krate, first, errors);
             }
@@ -228,8 +224,8 @@ struct Site<'n> {
 }
 
 impl Site<'_> {
-    /// Reword one node; `first`: it is the pipeline's very first node
-    /// (nothing before it gives a closure its input type).
+    /// Reword one node; `first`: no node is kept before it (nothing gives
+    /// a closure its input type).
     fn reword_node(&self, node: &mut Expr, first: bool, errors: &mut Vec<syn::Error>) -> Repair {
         let Some(ident) = bare_name(node).cloned() else {
             return Repair::Keep;

@@ -6,7 +6,9 @@
 //   (here in `nodes`, where `double` is a node, while the root's `double`
 //   is a plain function);
 // - a call inside another macro's arguments (here one that imports the
-//   nodes around it).
+//   nodes around it);
+// - a call a macro writes from its arguments (its tokens are not written
+//   at the call), even with a twin written in this file.
 use adl::pipeline;
 use adl::pipeline::run;
 
@@ -38,6 +40,24 @@ macro_rules! with_nodes {
     }};
 }
 
+/// A plain function, named like the node that `with_node!` makes.
+fn half(x: i64) -> i64 {
+    x / 2
+}
+
+/// Never compiled, but written: a twin of the call `with_node!` writes.
+#[cfg(any())]
+fn stale() {
+    let _ = adl::pipeline! { sample: half, collate: default };
+}
+
+macro_rules! with_node {
+    ($name:ident) => {{
+        doubling_node!($name);
+        adl::pipeline! { sample: $name, collate: default }
+    }};
+}
+
 mod nodes {
     use adl::pipeline::run;
 
@@ -53,6 +73,9 @@ mod nodes {
 fn main() {
     assert_eq!(double(1), 2);
     assert_eq!(nodes::doubled_in_nodes(vec![1, 2]), vec![2, 4]);
+    assert_eq!(half(4), 2);
+    let pipe = with_node!(half);
+    assert_eq!(run(&pipe, vec![1i64, 2]).unwrap().to_vec(), vec![2, 4]);
 
     let twice = 3;
     let pipe = with_nodes!(pipeline! {

@@ -35,30 +35,32 @@ impl FnShape {
         if sig.asyncness.is_some() || sig.variadic.is_some() {
             return None;
         }
-        let name = unraw(&sig.ident);
+        // Written as spelt (`r#match`), compared as Rust compares names.
+        let name = sig.ident.to_string();
         let mut typed = sig.generics.params.is_empty();
         if let syn::ReturnType::Type(_, ty) = &sig.output {
             let mut borrowed = Borrowed(false);
             borrowed.visit_type(ty);
             typed &= !borrowed.0;
         }
-        let mut taken: HashSet<String> = HashSet::from([name.clone()]);
+        let mut taken: HashSet<String> = HashSet::from([unraw(&sig.ident)]);
         let mut params = Vec::new();
         for (i, arg) in sig.inputs.iter().enumerate() {
             let syn::FnArg::Typed(arg) = arg else {
                 return None;
             };
-            let mut candidate = match &*arg.pat {
-                Pat::Ident(p) if p.subpat.is_none() => unraw(&p.ident),
-                _ => format!("arg{i}"),
+            let (mut candidate, mut spelt) = match &*arg.pat {
+                Pat::Ident(p) if p.subpat.is_none() => (unraw(&p.ident), p.ident.to_string()),
+                _ => (format!("arg{i}"), format!("arg{i}")),
             };
             while !taken.insert(candidate.clone()) {
                 candidate.push('_');
+                spelt = candidate.clone();
             }
             let mut unwritable = Unwritable(false);
             unwritable.visit_type(&arg.ty);
             typed &= !unwritable.0;
-            params.push((candidate, text_of(&*arg.ty)));
+            params.push((spelt, text_of(&*arg.ty)));
         }
         Some(FnShape {
             name,

@@ -12,21 +12,25 @@
 //!   that is not inert (`#[transform]` among them);
 //! - in any scope the call sees, up to its module: a glob import; a macro
 //!   called as an item or a statement, other than the standard ones that
-//!   make no items; an item with an attribute or derive that may make
-//!   items (anything but the inert attributes, the standard derives,
-//!   serde's, and adl's own, whose made names are known); the function,
-//!   impl, trait or module around the call carrying such an attribute.
+//!   make no items (and not imported or defined under that name in the
+//!   file); an item with an attribute or derive that may make items
+//!   (anything but the inert attributes, the standard derives, serde's,
+//!   and adl's own, whose made names are known); the function, impl,
+//!   trait or module around the call carrying such an attribute.
 //!
 //! A `pipeline!` call is indexed where it is written directly or inside a
 //! standard macro that keeps its tokens in place (`vec!`, `assert!`,
-//! `println!`, ...). Calls inside any other macro's tokens (a
-//! `macro_rules!` body, another macro's arguments) are indexed without
-//! meanings: the macro decides where they land, and a call written alike
-//! elsewhere then keeps no meanings either.
+//! `println!`, ...) and holds no block. Calls inside any other macro's
+//! tokens (a `macro_rules!` body, another macro's arguments) are indexed
+//! without meanings: the macro decides where they land, and a call
+//! written alike elsewhere then keeps no meanings either. (The entry
+//! point also leaves alone a call whose tokens are not all written at
+//! the call.)
 
 use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
 use syn::visit::{self, Visit};
 use syn::{Attribute, Expr, Ident, Pat};
 
@@ -35,8 +39,7 @@ use super::{FnShape, Meaning, Names, leaves, unraw};
 /// Every `pipeline!` call of `file`, as its flattened tokens and the
 /// meanings of its bare names, in the order written.
 pub(super) fn calls_of(file: &syn::File) -> Vec<(Vec<String>, Names)> {
-    let mut uncertain = Uncertain::default();
-    uncertain.visit_file(file);
+    let uncertain = Uncertain::of(file);
     let mut walk = Walk {
         uncertain: &uncertain,
         chain: Vec::new(),
@@ -79,13 +82,12 @@ const INERT_ATTRIBUTES: &[&str] = &[
     "cfg",
     "clippy",
     "cold",
-    // The helper attributes of adl's and serde's derives.
-    "collate",
     "deny",
     "deprecated",
     "doc",
     "expect",
     "export_name",
+    "feature",
     "forbid",
     "ignore",
     "inline",
@@ -93,24 +95,26 @@ const INERT_ATTRIBUTES: &[&str] = &[
     "link_name",
     "link_section",
     "macro_export",
-    "macro_use",
     "must_use",
+    "no_main",
     "no_mangle",
+    "no_std",
     "non_exhaustive",
     "path",
-    "recycle",
+    "recursion_limit",
     "repr",
     "rustfmt",
-    "sensor_set",
-    "serde",
     "should_panic",
-    "target_feature",
     "test",
     "track_caller",
     "unsafe",
     "used",
     "warn",
 ];
+
+/// The helper attributes of adl's and serde's derives: inert on an item
+/// with a derive.
+const DERIVE_HELPERS: &[&str] = &["collate", "recycle", "sensor_set", "serde"];
 
 /// Derives that make no items but trait impls.
 const INERT_DERIVES: &[&str] = &[
@@ -148,98 +152,136 @@ enum Effect {
     Unknown,
 }
 
-fn effect(attr: &Attribute) -> Effect {
-    let path = attr.path();
-    let Some(first) = path.segments.first() else {
-        return Effect::Unknown;
-    };
-    let last = path.segments.last().map(|s| s.ident.to_string());
-    if INERT_ATTRIBUTES.iter().any(|name| first.ident == name) {
-        return Effect::Inert;
-    }
-    if first.ident == "tokio" && matches!(last.as_deref(), Some("main" | "test")) {
-        // The body is kept, in an async block.
-        return Effect::Inert;
-    }
-    if last.as_deref() == Some("transform") {
-        return Effect::Transform;
-    }
-    if path.is_ident("derive") {
-        return derive_effect(attr);
-    }
-    if path.is_ident("cfg_attr") {
-        return cfg_attr_effect(attr);
-    }
-    Effect::Unknown
-}
-
-fn derive_effect(attr: &Attribute) -> Effect {
-    let Ok(paths) = attr.parse_args_with(
-        syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-    ) else {
-        return Effect::Unknown;
-    };
-    let mut effect = Effect::Inert;
-    for path in &paths {
-        let Some(last) = path.segments.last() else {
-            return Effect::Unknown;
-        };
-        if NAMING_DERIVES.iter().any(|name| last.ident == name) {
-            effect = Effect::Names;
-        } else if !INERT_DERIVES.iter().any(|name| last.ident == name) {
-            return Effect::Unknown;
-        }
-    }
-    effect
-}
-
-/// `#[cfg_attr(predicate, attr, ...)]`: the strongest effect of its
-/// attributes.
-fn cfg_attr_effect(attr: &Attribute) -> Effect {
-    let Ok(metas) = attr.parse_args_with(
-        syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
-    ) else {
-        return Effect::Unknown;
-    };
-    let mut effect = Effect::Inert;
-    for meta in metas.iter().skip(1) {
-        let inner: Attribute = syn::parse_quote!(#[#meta]);
-        match self::effect(&inner) {
-            Effect::Inert => {}
-            Effect::Unknown => return Effect::Unknown,
-            other => effect = other,
-        }
-    }
-    effect
-}
-
-/// Whether attributes may make items or rewrite what they are on.
-fn any_unknown(attrs: &[Attribute]) -> bool {
-    attrs.iter().any(|a| effect(a) == Effect::Unknown)
-}
-
 /// Names anywhere in the file that something could make a type, and the
 /// file's own `macro_rules!`.
 #[derive(Default)]
 struct Uncertain {
-    /// Names that are, or could be, types.
+    /// Names that are, or could be, types (or attribute macros).
     names: HashSet<String>,
     /// The names of the file's `macro_rules!` (a standard macro's name
     /// defined here is not the standard macro).
     macros: HashSet<String>,
+    /// Functions with attributes, judged once every name is known.
+    attributed_fns: Vec<(String, Vec<Attribute>)>,
 }
 
 impl Uncertain {
+    /// The names of `file`.
+    fn of(file: &syn::File) -> Uncertain {
+        let mut uncertain = Uncertain::default();
+        uncertain.visit_file(file);
+        for (name, attrs) in std::mem::take(&mut uncertain.attributed_fns) {
+            if !uncertain.all_inert(&attrs, false) {
+                uncertain.names.insert(name);
+            }
+        }
+        uncertain
+    }
+
     fn add(&mut self, ident: &Ident) {
         self.names.insert(unraw(ident));
+    }
+
+    /// Whether the file defines or imports `name` (so an attribute or a
+    /// macro of that name may be its own).
+    fn shadows(&self, name: &str) -> bool {
+        self.names.contains(name) || self.macros.contains(name)
+    }
+
+    /// What an attribute may do; `derived`: the item has a `derive` (its
+    /// helper attributes are then inert).
+    fn effect(&self, attr: &Attribute, derived: bool) -> Effect {
+        let path = attr.path();
+        let segments: Vec<String> = path.segments.iter().map(|s| unraw(&s.ident)).collect();
+        match segments.as_slice() {
+            [name] if name == "transform" => Effect::Transform,
+            [name] if self.shadows(name) => Effect::Unknown,
+            [name] if name == "derive" => self.derive_effect(attr),
+            [name] if name == "cfg_attr" => self.cfg_attr_effect(attr, derived),
+            [name] if INERT_ATTRIBUTES.contains(&name.as_str()) => Effect::Inert,
+            [name] if derived && DERIVE_HELPERS.contains(&name.as_str()) => Effect::Inert,
+            [krate, name] if krate == "adl" && name == "transform" => Effect::Transform,
+            [tool, ..] if tool == "clippy" || tool == "rustfmt" => Effect::Inert,
+            // The body is kept, in an async block.
+            [krate, name] if krate == "tokio" && (name == "main" || name == "test") => {
+                Effect::Inert
+            }
+            _ => Effect::Unknown,
+        }
+    }
+
+    fn derive_effect(&self, attr: &Attribute) -> Effect {
+        let Ok(paths) = attr.parse_args_with(
+            syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+        ) else {
+            return Effect::Unknown;
+        };
+        let mut effect = Effect::Inert;
+        for path in &paths {
+            let Some(last) = path.segments.last() else {
+                return Effect::Unknown;
+            };
+            // Derives are imported by name (`use adl::Collate`): their
+            // names are taken as written.
+            let name = unraw(&last.ident);
+            if NAMING_DERIVES.contains(&name.as_str()) {
+                effect = Effect::Names;
+            } else if !INERT_DERIVES.contains(&name.as_str()) {
+                return Effect::Unknown;
+            }
+        }
+        effect
+    }
+
+    /// `#[cfg_attr(predicate, attr, ...)]`: the strongest effect of its
+    /// attributes.
+    fn cfg_attr_effect(&self, attr: &Attribute, derived: bool) -> Effect {
+        let Ok(metas) = attr.parse_args_with(
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+        ) else {
+            return Effect::Unknown;
+        };
+        let mut effect = Effect::Inert;
+        for meta in metas.iter().skip(1) {
+            let inner: Attribute = syn::parse_quote!(#[#meta]);
+            match self.effect(&inner, derived) {
+                Effect::Inert => {}
+                Effect::Unknown => return Effect::Unknown,
+                other => effect = other,
+            }
+        }
+        effect
+    }
+
+    /// The effects of an item's attributes.
+    fn effects(&self, attrs: &[Attribute]) -> Vec<Effect> {
+        let derived = attrs.iter().any(|a| {
+            a.path().is_ident("derive")
+                || a.path().is_ident("cfg_attr")
+                    && a.meta.to_token_stream().to_string().contains("derive")
+        });
+        attrs.iter().map(|a| self.effect(a, derived)).collect()
+    }
+
+    fn all_inert(&self, attrs: &[Attribute], derived: bool) -> bool {
+        attrs
+            .iter()
+            .all(|a| self.effect(a, derived) == Effect::Inert)
+    }
+
+    /// Whether attributes may make items or rewrite what they are on.
+    fn any_unknown(&self, attrs: &[Attribute]) -> bool {
+        self.effects(attrs).contains(&Effect::Unknown)
     }
 }
 
 impl Visit<'_> for Uncertain {
     fn visit_item(&mut self, item: &syn::Item) {
         match item {
-            syn::Item::Fn(f) if f.attrs.iter().all(|a| effect(a) == Effect::Inert) => {}
-            syn::Item::Fn(f) => self.add(&f.sig.ident),
+            syn::Item::Fn(f) if f.attrs.is_empty() => {}
+            syn::Item::Fn(f) => self
+                .attributed_fns
+                .push((unraw(&f.sig.ident), f.attrs.clone())),
             syn::Item::Macro(m) => {
                 if let Some(ident) = &m.ident {
                     self.macros.insert(unraw(ident));
@@ -414,11 +456,11 @@ impl Scope {
     fn add_items<'a>(
         &mut self,
         items: impl IntoIterator<Item = &'a syn::Item>,
-        macros: &HashSet<String>,
+        uncertain: &Uncertain,
     ) {
         for item in items {
             let attrs = item_attrs(item);
-            let effects: Vec<Effect> = attrs.iter().map(effect).collect();
+            let effects = uncertain.effects(attrs);
             if effects.contains(&Effect::Unknown) {
                 self.opaque = true;
             }
@@ -442,7 +484,7 @@ impl Scope {
                     self.items.insert(name, shape);
                 }
                 syn::Item::Use(u) => self.add_use(&u.tree),
-                syn::Item::Macro(m) if m.ident.is_none() && may_define_items(&m.mac, macros) => {
+                syn::Item::Macro(m) if m.ident.is_none() && may_define_items(&m.mac, uncertain) => {
                     self.opaque = true
                 }
                 syn::Item::Verbatim(_) => self.opaque = true,
@@ -484,10 +526,10 @@ impl Scope {
 
 /// Whether `path` names a standard macro (bare, or under `std`, `core`
 /// or `alloc`), not one the file defines.
-fn is_standard(path: &syn::Path, macros: &HashSet<String>) -> bool {
+fn is_standard(path: &syn::Path, uncertain: &Uncertain) -> bool {
     let segments: Vec<String> = path.segments.iter().map(|s| unraw(&s.ident)).collect();
     let name = match segments.as_slice() {
-        [name] if !macros.contains(name) => name,
+        [name] if !uncertain.shadows(name) => name,
         [krate, name] if ["std", "core", "alloc"].contains(&krate.as_str()) => name,
         _ => return false,
     };
@@ -500,9 +542,25 @@ fn is_pipeline(path: &syn::Path) -> bool {
     path.segments.last().is_some_and(|s| s.ident == "pipeline")
 }
 
+/// Whether a macro's tokens hold a block (which may define items the
+/// walk does not see) other than a `pipeline!` call's body.
+fn opens_scope(tokens: &TokenStream) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().any(|(i, tree)| match tree {
+        TokenTree::Group(group) => {
+            let body_of_call = i >= 2
+                && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '!')
+                && matches!(&trees[i - 2], TokenTree::Ident(m) if m == "pipeline");
+            let braces = group.delimiter() == proc_macro2::Delimiter::Brace;
+            !body_of_call && (braces || opens_scope(&group.stream()))
+        }
+        _ => false,
+    })
+}
+
 /// Whether a macro called as a statement or an item may define items.
-fn may_define_items(mac: &syn::Macro, macros: &HashSet<String>) -> bool {
-    !(is_standard(&mac.path, macros) || is_pipeline(&mac.path))
+fn may_define_items(mac: &syn::Macro, uncertain: &Uncertain) -> bool {
+    !(is_standard(&mac.path, uncertain) || is_pipeline(&mac.path))
 }
 
 /// Every name a pattern binds. An identifier that starts with a capital
@@ -623,8 +681,8 @@ impl Walk<'_> {
 
     fn in_module(&mut self, attrs: &[Attribute], items: &[syn::Item]) {
         let mut scope = Scope::new(ScopeKind::Module);
-        scope.opaque = any_unknown(attrs);
-        scope.add_items(items, &self.uncertain.macros);
+        scope.opaque = self.uncertain.any_unknown(attrs);
+        scope.add_items(items, self.uncertain);
         self.in_scope(scope, |walk| {
             for item in items {
                 walk.visit_item(item);
@@ -642,14 +700,14 @@ impl Walk<'_> {
             })
             .collect();
         let mut scope = Scope::with_locals(ScopeKind::Function, &pats);
-        scope.opaque = any_unknown(attrs);
+        scope.opaque = self.uncertain.any_unknown(attrs);
         self.in_scope(scope, |walk| walk.visit_block(block));
     }
 
     /// Walk an item whose attributes may rewrite it (an impl, a trait).
     fn in_item(&mut self, attrs: &[Attribute], body: impl FnOnce(&mut Self)) {
         let mut scope = Scope::new(ScopeKind::Block);
-        scope.opaque = any_unknown(attrs);
+        scope.opaque = self.uncertain.any_unknown(attrs);
         self.in_scope(scope, body);
     }
 }
@@ -685,13 +743,13 @@ impl Visit<'_> for Walk<'_> {
 
     fn visit_item_const(&mut self, item: &syn::ItemConst) {
         let mut scope = Scope::new(ScopeKind::Function);
-        scope.opaque = any_unknown(&item.attrs);
+        scope.opaque = self.uncertain.any_unknown(&item.attrs);
         self.in_scope(scope, |walk| walk.visit_expr(&item.expr));
     }
 
     fn visit_item_static(&mut self, item: &syn::ItemStatic) {
         let mut scope = Scope::new(ScopeKind::Function);
-        scope.opaque = any_unknown(&item.attrs);
+        scope.opaque = self.uncertain.any_unknown(&item.attrs);
         self.in_scope(scope, |walk| walk.visit_expr(&item.expr));
     }
 
@@ -706,18 +764,18 @@ impl Visit<'_> for Walk<'_> {
 
     fn visit_block(&mut self, block: &syn::Block) {
         let mut scope = Scope::new(ScopeKind::Block);
-        let macros = &self.uncertain.macros;
+        let uncertain = self.uncertain;
         scope.add_items(
             block.stmts.iter().filter_map(|s| match s {
                 syn::Stmt::Item(item) => Some(item),
                 _ => None,
             }),
-            macros,
+            uncertain,
         );
         scope.opaque |= block
             .stmts
             .iter()
-            .any(|s| matches!(s, syn::Stmt::Macro(m) if may_define_items(&m.mac, macros)));
+            .any(|s| matches!(s, syn::Stmt::Macro(m) if may_define_items(&m.mac, uncertain)));
         self.in_scope(scope, |walk| {
             for stmt in &block.stmts {
                 match stmt {
@@ -786,7 +844,7 @@ impl Visit<'_> for Walk<'_> {
         if is_pipeline(&mac.path) {
             self.record(&mac.tokens, true);
         } else {
-            let placed = is_standard(&mac.path, &self.uncertain.macros);
+            let placed = is_standard(&mac.path, self.uncertain) && !opens_scope(&mac.tokens);
             self.record_nested(&mac.tokens, placed);
         }
     }

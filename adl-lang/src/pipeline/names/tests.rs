@@ -381,11 +381,15 @@ fn raw_identifiers_are_the_names_they_spell() {
         fn main() { let double = 3; pipeline! { sample: double, collate: default }; }
     "#;
     assert_eq!(meanings(source), [Vec::<String>::new()]);
+    // The closure spells the names as written.
     let source = r#"
-        fn r#plain(x: i64) -> i64 { x }
+        fn r#plain(r#type: i64) -> i64 { r#type }
         fn main() { pipeline! { sample: plain, collate: default }; }
     "#;
-    assert_eq!(meanings(source), [["plain: fn |x: i64| plain(x)"]]);
+    assert_eq!(
+        meanings(source),
+        [["plain: fn |r#type: i64| r#plain(r#type)"]]
+    );
 }
 
 #[test]
@@ -458,4 +462,71 @@ fn files_too_large_or_too_deep_are_not_indexed() {
     let large = format!("fn main() {{}}\n{}", "// padding\n".repeat(200_000));
     assert!(SourceIndex::parse(&large).is_none());
     assert!(SourceIndex::parse("fn main() { let x = ((1)); }").is_some());
+}
+
+#[test]
+fn what_a_standard_macro_or_an_attribute_could_hide_leaves_names_to_rustc() {
+    let call = "pipeline! { sample: plain -> norm, collate: default }";
+    let both = vec![
+        "norm: local".to_owned(),
+        "plain: fn |x: i64| plain(x)".to_owned(),
+    ];
+    for (body, expected) in [
+        // A block inside a standard macro's arguments may hold items.
+        (
+            format!(
+                "let norm = 1; vec![{{ #[adl::transform] fn norm(x: i64) -> i64 {{ x }} {call} }}];"
+            ),
+            vec![],
+        ),
+        (format!("let norm = 1; vec![{call}];"), both.clone()),
+        // A standard macro's name imported from elsewhere is not it.
+        (
+            format!("use other::vec; let norm = 1; vec![{call}];"),
+            vec![],
+        ),
+        (
+            format!("use other::println; let norm = 1; println!(); let p = {call};"),
+            vec![],
+        ),
+    ] {
+        let source = format!("fn plain(x: i64) -> i64 {{ x }}\nfn main() {{ {body} }}");
+        assert_eq!(meanings(&source), [expected], "{body}");
+    }
+    // An inert attribute's name imported as a macro is that macro; a
+    // derive's helper on an item without a derive is a macro too.
+    for item in [
+        "use adl::transform as test;\n#[test] fn plain(x: i64) -> i64 { x }",
+        "#[serde(rename = \"p\")] fn plain(x: i64) -> i64 { x }",
+        "#[other::transform] struct Config;\nfn plain(x: i64) -> i64 { x }",
+    ] {
+        let source = format!("{item}\nfn main() {{ let norm = 1; {call}; }}");
+        assert_eq!(meanings(&source), [Vec::<String>::new()], "{item}");
+    }
+    // A crate's inner attributes and a derive's helpers on its item are
+    // inert.
+    let source = format!(
+        "#![forbid(unsafe_code)]\n#![cfg_attr(docsrs, feature(doc_cfg))]\n\
+         #[derive(serde::Serialize)] #[serde(rename_all = \"snake_case\")] struct Config;\n\
+         fn plain(x: i64) -> i64 {{ x }}\nfn main() {{ let norm = 1; {call}; }}"
+    );
+    assert_eq!(meanings(&source), [both]);
+}
+
+#[test]
+fn an_untyped_closure_after_a_collate_with_nothing_before_it_is_left_out() {
+    let source = r#"
+        fn generic<T>(x: T) -> T { x }
+        fn main() { pipeline! { collate: default, batch: generic }; }
+    "#;
+    let index = SourceIndex::parse(source).expect("parses");
+    let out = super::super::expand_in(quote!(collate: default, batch: generic), || {
+        Some(Arc::new(index))
+    });
+    assert_eq!(errors(&out).len(), 1, "{out}");
+    let text = out.to_string();
+    assert!(
+        !text.contains("generic (") && !text.contains("generic {"),
+        "{text}"
+    );
 }
