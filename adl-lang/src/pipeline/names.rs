@@ -31,8 +31,8 @@ use syn::ext::IdentExt;
 use syn::{Expr, ExprPath};
 
 use super::parse::{Body, Entry};
-use crate::Rule;
 use crate::diagnostic::rule_error;
+use crate::{Rule, Section, Stage};
 
 mod closure;
 mod scope;
@@ -182,8 +182,11 @@ fn reword_level(
         // A bare path under `collate:` is a value already.
         Entry::Stage(stage) if stage.keyword == "collate" => true,
         Entry::Stage(stage) => {
-            let wrapper = match stage.keyword.to_string().as_str() {
-                "batch" | "post" => "BatchFn",
+            // The closure node type of the stage, as `generate` picks it.
+            let stands_in = Section::from_keyword(&stage.keyword.to_string())
+                .map_or(Stage::Sample, Section::stands_in);
+            let wrapper = match stands_in {
+                Stage::Batch => "BatchFn",
                 _ => "SampleFn",
             };
             let at = Site {
