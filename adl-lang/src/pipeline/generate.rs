@@ -563,6 +563,15 @@ fn merge(fields: &[&Ident]) -> TokenStream {
     }}
 }
 
+/// The type (in `adl::graph`) that makes a closure standing in `stage` a
+/// node: `BatchFn` where batches flow, `SampleFn` elsewhere.
+pub(super) fn closure_node_type(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Batch => "BatchFn",
+        _ => "SampleFn",
+    }
+}
+
 /// The value of a node standing in `stage`, after `cursor`.
 fn node_value(node: &NodeRef, stage: Stage, cursor: Option<&Ident>) -> TokenStream {
     let span = node.span;
@@ -570,10 +579,7 @@ fn node_value(node: &NodeRef, stage: Stage, cursor: Option<&Ident>) -> TokenStre
     match node.kind {
         NodeKind::Type => quote_spanned!(span=> #expr {}),
         NodeKind::Closure { typed } => {
-            let wrapper = match stage {
-                Stage::Batch => quote_spanned!(span=> BatchFn),
-                _ => quote_spanned!(span=> SampleFn),
-            };
+            let wrapper = Ident::new(closure_node_type(stage), span);
             let source = text_of(expr);
             match (typed, cursor) {
                 (false, Some(before)) => {

@@ -30,6 +30,7 @@ use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
 use syn::ext::IdentExt;
 use syn::{Expr, ExprPath};
 
+use super::generate::closure_node_type;
 use super::parse::{Body, Entry};
 use crate::diagnostic::rule_error;
 use crate::{Rule, Section, Stage};
@@ -185,10 +186,7 @@ fn reword_level(
             // The closure node type of the stage, as `generate` picks it.
             let stands_in = Section::from_keyword(&stage.keyword.to_string())
                 .map_or(Stage::Sample, Section::stands_in);
-            let wrapper = match stands_in {
-                Stage::Batch => "BatchFn",
-                _ => "SampleFn",
-            };
+            let wrapper = closure_node_type(stands_in);
             let at = Site {
                 names,
                 wrapper: format!("{krate}::graph::{wrapper}"),
