@@ -84,6 +84,7 @@ pub mod __private {
         assert_batch_node, assert_collate_after, assert_feeds, assert_sample_node,
         assert_takes_field,
     };
+    pub use crate::graph::description::checker_step;
     pub use crate::graph::node::info_of;
     pub use crate::graph::witness::{Witness, assert_gives, collate_node};
     pub use crate::kernel::node::{

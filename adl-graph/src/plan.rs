@@ -20,7 +20,8 @@
 //! are in branch order); the DOT export and the path walk rely on that for
 //! deterministic output.
 
-use adl_core::graph::{Description, NodeInfo, Section, Stage, TypeInfo, placement};
+use adl_core::graph::{Description, NodeInfo, Section, Stage, TypeInfo};
+use adl_rules::check::placement;
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 

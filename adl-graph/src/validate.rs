@@ -1,7 +1,7 @@
 //! Validation: the composition rules on the built graph.
 //!
 //! A plan is checked twice over, with the one checker of the rules
-//! (`adl_lang::check`), which `pipeline!` uses too:
+//! (`adl_rules::check`), which `pipeline!` uses too:
 //!
 //! 1. [`Description::check`](adl_core::graph::Description::check), the
 //!    very check the `pipeline!` macro's rules stand for;
@@ -20,7 +20,7 @@
 //! again.
 
 use adl_core::graph::{Rule, TypeInfo, Violation};
-use adl_lang::check::{Step, check_steps};
+use adl_rules::check::{Step, check_steps};
 
 use crate::plan::{NodeKind, Plan};
 
@@ -106,7 +106,7 @@ impl Plan {
                             .chain(std::iter::once(&*info.name))
                             .collect::<Vec<_>>()
                             .join("/");
-                        let step = adl_core::graph::checker_step(info, stands_in, site);
+                        let step = adl_core::__private::checker_step(info, stands_in, site);
                         steps.push((step, segment));
                     }
                 }

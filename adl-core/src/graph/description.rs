@@ -1,4 +1,4 @@
-use adl_lang::check::{Branch, Core, Level, Step, TypeKey, check_level};
+use adl_rules::check::{Branch, Core, Level, Step, TypeKey, check_level};
 
 use super::{NodeInfo, Stage, TypeInfo, Violation};
 
@@ -86,7 +86,7 @@ impl Description {
     /// the stage it belongs to; neighbours whose types are both known must
     /// agree; branch names are unique. Returns every violation (empty: the
     /// pipeline is sound). The checker is the one `pipeline!` and the
-    /// planner use (`adl_lang::check`), locating violations by node path
+    /// planner use (`adl_rules::check`), locating violations by node path
     /// (`pipeline/radar/flip`).
     pub fn check(&self) -> Vec<Violation> {
         check_level(&self.level("pipeline"), &"pipeline".to_owned())
@@ -143,7 +143,7 @@ impl Description {
     }
 }
 
-/// A node as the checker (`adl_lang::check`) reads it, standing in
+/// A node as the checker (`adl_rules::check`) reads it, standing in
 /// `stands_in`, at its node path `site` (`pipeline/radar/flip`): for
 /// [`Description::check`] and the planner's walk of its graph.
 #[doc(hidden)]

@@ -5,10 +5,10 @@
 //!
 //! - [`Stage`]: the three stages of the specification, and [`Device`].
 //! - [`Rule`]: every composition rule, with its message, in one table
-//!   ([`rules`](self::Rule::ALL)); [`may_follow`] and [`check_path`] apply
-//!   the stage rules to a path of nodes. The table and the one checker of
-//!   the rules live in `adl-lang` (a library shared with the macros) and
-//!   are re-exported here; this module adds the marker traits
+//!   ([`rules`](self::Rule::ALL)), and the [`Violation`]s that
+//!   [`Description::check`] and the planner report. The table and the one
+//!   checker of the rules live in `adl-rules` (a crate with no dependency,
+//!   shared with the macros); this module adds the marker traits
 //!   ([`SampleNode`], [`BatchNode`], [`Takes`], [`CollateNode`]) whose
 //!   compile errors are the rules' messages.
 //! - [`NodeInfo`] and [`Node`]: what `#[transform]` records about a node
@@ -25,19 +25,16 @@ pub(crate) mod assert;
 mod branches;
 mod closure;
 mod described;
-mod description;
+pub(crate) mod description;
 pub(crate) mod node;
 mod rule;
 mod type_name;
 pub(crate) mod witness;
 
-pub use adl_lang::{
-    Device, MAY_END, MAY_FOLLOW, PLACEMENT, Rule, Section, Stage, Violation, check_path,
-    may_follow, placement,
-};
+pub use adl_rules::{Device, Rule, Section, Stage, Violation};
 pub use branches::{Branch, BranchNames, KeyedBranches, NoBranch, SameBranches};
 pub use closure::{BatchFn, SampleFn};
 pub use described::Described;
-pub use description::{Body, Description, checker_step};
+pub use description::{Body, Description};
 pub use node::{Node, NodeInfo, TypeInfo};
 pub use rule::{BatchNode, CollateNode, SampleNode, Takes, TakesField};

@@ -1,9 +1,9 @@
 //! The marker traits of the rules that only the type checker can see (a
 //! node's stage, a node's input type, a collate's sample type), generated
-//! from the one rule table of `adl-lang` ([`adl_lang::rule_table!`]) so
+//! from the one rule table of `adl-rules` ([`adl_rules::rule_table!`]) so
 //! that their `#[diagnostic::on_unimplemented]` messages are the rules'
-//! own. The table, [`Rule`](adl_lang::Rule) and the checker are
-//! `adl-lang`'s, re-exported in [`graph`](super).
+//! own. The table, [`Rule`](adl_rules::Rule) and the checker are
+//! `adl-rules`'s; [`Rule`](super::Rule) is re-exported in [`graph`](super).
 
 /// From the rule table: a marker trait for each rule with a `diagnostic`.
 macro_rules! marker_traits {
@@ -28,7 +28,7 @@ macro_rules! marker_traits {
     };
 }
 
-adl_lang::rule_table!(marker_traits);
+adl_rules::rule_table!(marker_traits);
 
 impl<T, C: crate::Collate<T> + ?Sized> CollateNode<T> for C {}
 

@@ -1,5 +1,5 @@
 //! Check: the syntax tree against the composition rules of
-//! `adl_lang::Rule` (re-exported as `adl::graph::Rule`) (everything that the tokens alone show), into
+//! `adl::graph::Rule` (the table of `adl-rules`) (everything that the tokens alone show), into
 //! the model that [`generate`](super::generate) expands.
 //!
 //! Every broken rule is reported, spanned at the offending token, with the
@@ -23,11 +23,12 @@ use super::parse::{Body, BranchName, Entry, Parallel};
 use crate::Stage;
 use crate::check::{self as rules, Core as WrittenCore, Finding, Step};
 use crate::diagnostic::rule_error;
+use crate::site::Token;
 
 /// The pipeline as written, as the one checker of the composition rules
 /// reads it (`crate::check`): nodes by the stage they stand in, located at
 /// their tokens; types are left to rustc.
-type Written = rules::Level<Span, ()>;
+type Written = rules::Level<Token, ()>;
 
 /// How a node is written, which says how it becomes a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,7 +144,7 @@ pub(crate) fn check(body: &Body) -> (Level, Vec<syn::Error>) {
     // The composition rules (one collate per path, branches), by the
     // checker that `Description::check` and the planner use too.
     errors.extend(
-        rules::check_level(&written, &body.span)
+        rules::check_level(&written, &Token(body.span))
             .into_iter()
             .map(finding_error),
     );
@@ -152,9 +153,9 @@ pub(crate) fn check(body: &Body) -> (Level, Vec<syn::Error>) {
 
 /// A finding of the checker as a compile error: its message, then the
 /// rule's help.
-fn finding_error(finding: Finding<Span>) -> syn::Error {
+fn finding_error(finding: Finding<Token>) -> syn::Error {
     syn::Error::new(
-        finding.at,
+        finding.at.0,
         format!("{}\n\n= help: {}", finding.message, finding.rule.help()),
     )
 }
@@ -162,14 +163,14 @@ fn finding_error(finding: Finding<Span>) -> syn::Error {
 /// A node as written, standing in `stands_in`: `default` is known to be a
 /// collate (it stands nowhere else); other nodes' stages are rustc's to
 /// check.
-fn written_step(node: &NodeRef, stands_in: Stage) -> Step<Span, ()> {
+fn written_step(node: &NodeRef, stands_in: Stage) -> Step<Token, ()> {
     Step {
         name: text_of(&node.expr),
         is: is_default(node).then_some(Stage::Collate),
         stands_in,
         input: None,
         output: None,
-        site: node.span,
+        site: Token(node.span),
     }
 }
 
@@ -448,8 +449,8 @@ fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> (Leve
                 let (model, branches) = parallel_form(parallel, path, errors);
                 written.cores.push(WrittenCore::Parallel {
                     name: form_text(parallel),
-                    site: parallel.span,
-                    body: parallel.braces,
+                    site: Token(parallel.span),
+                    body: Token(parallel.braces),
                     branches,
                 });
                 match &collated {
@@ -529,7 +530,7 @@ fn unknown_stage(span: Span, given: &str, meant: Option<Section>) -> syn::Error 
 }
 
 /// The written nodes of a stage other than `collate:`.
-fn written_nodes(written: &mut Written, section: Section) -> Option<&mut Vec<Step<Span, ()>>> {
+fn written_nodes(written: &mut Written, section: Section) -> Option<&mut Vec<Step<Token, ()>>> {
     match section {
         Section::Pre => Some(&mut written.pre),
         Section::Sample => Some(&mut written.sample),
@@ -570,12 +571,12 @@ fn unrouted(
     branch: &super::parse::Branch,
     path: Option<&str>,
     errors: &mut Vec<syn::Error>,
-) -> rules::Branch<Span, ()> {
+) -> rules::Branch<Token, ()> {
     let (_, level) = level(&branch.body, path, errors);
     rules::Branch {
         name: None,
-        site: branch.span,
-        body: branch.body.span,
+        site: Token(branch.span),
+        body: Token(branch.body.span),
         level,
     }
 }
@@ -587,7 +588,7 @@ fn parallel_form(
     parallel: &Parallel,
     path: Option<&str>,
     errors: &mut Vec<syn::Error>,
-) -> (ParallelModel, Vec<rules::Branch<Span, ()>>) {
+) -> (ParallelModel, Vec<rules::Branch<Token, ()>>) {
     let routing = match (
         &parallel.ty,
         parallel.branches.iter().find_map(|b| b.name.as_ref()),
@@ -605,8 +606,8 @@ fn parallel_form(
             let (_, level) = level(&branch.body, path, errors);
             written.push(rules::Branch {
                 name: None,
-                site: branch.span,
-                body: branch.body.span,
+                site: Token(branch.span),
+                body: Token(branch.body.span),
                 level,
             });
             continue;
@@ -647,8 +648,8 @@ fn parallel_form(
         let (level, as_written) = level(&branch.body, Some(&inner), errors);
         written.push(rules::Branch {
             name: Some(text.clone()),
-            site: name.span(),
-            body: branch.body.span,
+            site: Token(name.span()),
+            body: Token(branch.body.span),
             level: as_written,
         });
         // A name given twice: the checker's `duplicate_branch`; the model

@@ -104,7 +104,7 @@ impl Section {
     /// The stage the section's nodes stand in.
     ///
     /// ```
-    /// use adl::graph::{Section, Stage};
+    /// use adl_rules::{Section, Stage};
     ///
     /// assert_eq!(Section::Pre.stands_in(), Stage::Sample);
     /// assert_eq!(Section::Post.stands_in(), Stage::Batch);

@@ -57,8 +57,8 @@ pub fn may_follow(previous: Option<Stage>, next: Stage) -> bool {
 }
 
 /// Where a finding points, for one of the checker's users: a node path
-/// (`String`, for the planner) or a token (`proc_macro2::Span`, for the
-/// macro).
+/// (`String`, for the planner and `Description::check`) or, in `adl-lang`,
+/// a token of the macro's input.
 pub trait Place: Clone {
     /// Where the node `name`, written at `site`, is on the path at `self`.
     fn node(&self, name: &str, site: &Self) -> Self;
@@ -99,31 +99,6 @@ impl Place for String {
     }
     fn path_text(&self, _branches: &[String]) -> String {
         format!("`{self}`")
-    }
-}
-
-/// The token where a node or branch is written.
-impl Place for proc_macro2::Span {
-    fn node(&self, _name: &str, site: &Self) -> Self {
-        *site
-    }
-    fn branch(&self, _name: &str, site: &Self) -> Self {
-        *site
-    }
-    fn form(&self, site: &Self) -> Self {
-        *site
-    }
-    /// Spans have no equality: a finding repeats another about the same
-    /// step (a node before a split, on every branch's path).
-    fn repeats(&self, _other: &Self, same_source: bool) -> bool {
-        same_source
-    }
-    fn path_text(&self, branches: &[String]) -> String {
-        if branches.is_empty() {
-            "this pipeline".to_owned()
-        } else {
-            format!("branch `{}`", branches.join("/"))
-        }
     }
 }
 
@@ -563,7 +538,7 @@ fn findings<L: Place, T: TypeKey>(
 /// ([`check_steps`] without stages or types known).
 ///
 /// ```
-/// use adl::graph::{Rule, Stage, check_path};
+/// use adl_rules::{Rule, Stage, check::check_path};
 ///
 /// let ok = check_path("pipe", &[("flip", Stage::Sample), ("default", Stage::Collate)]);
 /// assert!(ok.is_empty());
@@ -774,16 +749,6 @@ mod tests {
                 (Rule::NoBranches, "pipeline".to_owned()),
                 (Rule::SampleNodeInBatch, "pipeline/flip".to_owned()),
             ]
-        );
-    }
-
-    #[test]
-    fn the_macro_names_paths_by_branch() {
-        let span = proc_macro2::Span::call_site();
-        assert_eq!(span.path_text(&[]), "this pipeline");
-        assert_eq!(
-            span.path_text(&["radar".to_owned(), "range".to_owned()]),
-            "branch `radar/range`"
         );
     }
 }
