@@ -89,7 +89,7 @@ fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String>
         workload: String::new(),
         workers: 2,
         samples: None,
-        device: DeviceChoice::from_env(),
+        device: DeviceChoice::from_env().map_err(|e| e.to_string())?,
         fusion: true,
         build_while_waiting: true,
         verify: false,
@@ -110,7 +110,7 @@ fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String>
             "--workload" => args.workload = value("--workload")?,
             "--workers" => args.workers = number(value("--workers")?, "--workers")?,
             "--samples" => args.samples = Some(number(value("--samples")?, "--samples")?),
-            "--device" => args.device = DeviceChoice::parse(&value("--device")?),
+            "--device" => args.device = DeviceChoice::parse(&value("--device")?)?,
             "--build-while-waiting" => {
                 args.build_while_waiting = match value("--build-while-waiting")?.as_str() {
                     "on" => true,
@@ -543,11 +543,15 @@ fn w2(args: &Args) -> adl::Result<bool> {
         return w2_batch_stage(args, &data);
     }
     let build_start = Instant::now();
-    let device = OpenCl::open(&args.device)?.map(|d| d.fusion(args.fusion));
-    if device.is_none()
-        && args.device != DeviceChoice::Cpu
-        && std::env::var("ADL_REQUIRE_OPENCL").as_deref() == Ok("1")
-    {
+    let device = OpenCl::open(&args.device)?;
+    // A device that was named but cannot be used (it cannot divide
+    // exactly) fails a run that requires OpenCL; `auto` finding no GPU
+    // runs the Rust kernels, as the loader would.
+    let named = matches!(
+        args.device,
+        DeviceChoice::Index { .. } | DeviceChoice::Name(_)
+    );
+    if device.is_none() && named && std::env::var("ADL_REQUIRE_OPENCL").as_deref() == Ok("1") {
         return Err(adl::Error::invalid(
             "ADL_REQUIRE_OPENCL",
             "is 1 but there is no OpenCL device to run W2's batch kernels",
@@ -616,8 +620,9 @@ where
 {
     let loader = match device {
         Some(d) => builder.accelerator(Arc::new(d)),
-        None => builder.opencl(DeviceChoice::Cpu),
+        None => builder.opencl(DeviceChoice::Rust),
     }
+    .fusion(args.fusion)
     .build()?;
     let build = build_start.elapsed();
     measure(
@@ -678,12 +683,11 @@ fn w2_batch_stage(args: &Args, data: &W2) -> adl::Result<bool> {
     let mut same = bodies == cpu;
     if let Some(device) = OpenCl::open(&args.device)? {
         let name = adl::kernel::Accelerator::name(&device).to_owned();
-        let fused = device;
-        let cx = adl::exec::WithAccelerator::new(&sequential, &fused);
+        let cx = adl::exec::WithAccelerator::new(&sequential, &device);
         let out = run(&format!("opencl fused ({name})"), &cx)?;
         same &= out == cpu;
-        let unfused = fused.fusion(false);
-        let cx = adl::exec::WithAccelerator::new(&sequential, &unfused);
+        let unfused = sequential.fusion(false);
+        let cx = adl::exec::WithAccelerator::new(&unfused, &device);
         let out = run(&format!("opencl unfused ({name})"), &cx)?;
         same &= out == cpu;
     }

@@ -176,7 +176,8 @@ fn multimodal_example_runs_typed_end_to_end() {
 }
 
 /// Both examples' pictures, drawn without Graphviz: an SVG that names every
-/// node of the plan with its stage and device, and the types on the edges.
+/// node of the plan with its stage, where it runs and the stage's pool, and
+/// the types on the edges.
 #[test]
 fn the_examples_draw_as_svg_naming_every_node() {
     let plans = [
@@ -196,11 +197,19 @@ fn the_examples_draw_as_svg_naming_every_node() {
                 node.name()
             );
             if let Some(stage) = node.stands_in() {
-                let device = node.info().map(|i| i.device().to_string()).unwrap();
+                let kernel = node.info().unwrap().kernel.is_some();
+                let device = match (kernel, node.device()) {
+                    (true, adl::graph::Device::OpenCl) => "opencl kernel on",
+                    (true, _) => "kernel: Rust body",
+                    (false, _) => "cpu",
+                };
                 assert!(
                     svg.contains(&format!("{stage} · {device}")),
                     "{stage} · {device}"
                 );
+            }
+            if node.kind() == &adl::engine::NodeKind::Source {
+                assert!(svg.contains("read · 1 worker + consumer"), "{svg}");
             }
         }
         // Types as a user writes them, escaped for XML.

@@ -130,8 +130,8 @@ fn info_records_name_stage_types_and_doc() {
         info.input.unwrap().name
     );
     assert_eq!(info.kernel, None);
+    assert_eq!(info.fusion(), None);
     assert_eq!(info.doc, "Mirror the frame left to right.");
-    assert_eq!(info.device(), adl::graph::Device::Cpu);
 
     let info = parse {}.info();
     assert_eq!(info.name, "parse_label");
@@ -154,8 +154,9 @@ fn info_records_name_stage_types_and_doc() {
 fn batch_nodes_carry_their_kernel_source() -> adl::Result<()> {
     let info = double {}.info();
     assert_eq!(info.stage, Stage::Batch);
-    assert_eq!(info.kernel.as_deref(), Some(DOUBLE_CL));
-    assert_eq!(info.device(), adl::graph::Device::OpenCl);
+    assert_eq!(info.kernel.as_ref().map(|k| &*k.source), Some(DOUBLE_CL));
+    // A user's kernel is a kernel of its own: never merged into another.
+    assert_eq!(info.fusion(), Some(adl::kernel::Fusion::Own));
     assert_eq!(info.doc, "Double every value.");
     assert_eq!(double {}.apply(array![1.0, 2.0])?, array![2.0, 4.0]);
 
@@ -164,10 +165,10 @@ fn batch_nodes_carry_their_kernel_source() -> adl::Result<()> {
     assert_eq!(info.name, "scale");
     assert_eq!(info.stage, Stage::Batch);
     assert_eq!(
-        info.kernel.as_deref(),
+        info.kernel.as_ref().map(|k| &*k.source),
         Some(include_str!("kernels/scale.cl"))
     );
-    assert!(info.kernel.unwrap().contains("__kernel void scale"));
+    assert!(info.kernel.unwrap().source.contains("__kernel void scale"));
     // The impl block's doc comment.
     assert_eq!(info.doc, "Scale every value of the batch by `factor`.");
     assert_eq!(

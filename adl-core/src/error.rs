@@ -231,6 +231,16 @@ pub enum Error {
         /// What went wrong, in words.
         reason: String,
     },
+    /// A check inside adl failed: a bug in adl, not in the program using
+    /// it (please report it with the message). Nothing panics on it; the
+    /// work at hand stops with this error.
+    #[error("internal error in adl at {place}: {what} (a bug in adl: please report it)")]
+    Internal {
+        /// Where in adl, e.g. `loader::epoch`.
+        place: &'static str,
+        /// What did not hold.
+        what: String,
+    },
 }
 
 /// `[3, 8, 9]`, or the first few and a count.
@@ -264,6 +274,14 @@ impl Error {
             Error::Load { .. } => Some("dataset"),
             Error::Collate { .. } => Some("collate"),
             _ => None,
+        }
+    }
+
+    /// An [`Error::Internal`]: `what` did not hold at `place` in adl.
+    pub fn internal(place: &'static str, what: impl fmt::Display) -> Self {
+        Error::Internal {
+            place,
+            what: what.to_string(),
         }
     }
 

@@ -88,7 +88,7 @@ pub mod __private {
     pub use crate::graph::node::info_of;
     pub use crate::graph::witness::{Witness, assert_gives, collate_node};
     pub use crate::kernel::node::{
-        ChainThem, FuseLanes, FuseThem, Link, LinkKernels, LinkLanes, LinkOther,
+        ChainThem, End, FuseLanes, FuseThem, Link, LinkKernels, LinkLanes, LinkOther, Rest,
     };
 }
 

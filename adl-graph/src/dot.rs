@@ -5,13 +5,17 @@
 //!
 //! - `source` and `sink` are ellipses, a parallel body's `split` and
 //!   `merge` diamonds;
+//! - the graph's label is the schedule: the pool and threads of every
+//!   stage, the kernels' device and why, fusion on or off;
 //! - transforms are boxes labelled with their name, grouped in one
 //!   cluster per stage they stand in (`sample`, `collate`, `batch`; `pre:`
-//!   nodes stand in `sample`, `post:` nodes in `batch`), and within it one
-//!   cluster per device (`cpu`, `opencl`); nodes with an OpenCL kernel say
-//!   so under their name, and a run of them that fuses into one kernel
-//!   ([`Plan::fused_groups`]) is a cluster labelled `fused kernel: a + b`;
-//!   a node in a stage where it may not stand is red;
+//!   nodes stand in `sample`, `post:` nodes in `batch`), labelled with the
+//!   pool it runs on, and within it one cluster per device the plan puts
+//!   them on (`cpu`, `opencl: <device>`); kernel nodes say where their
+//!   kernel runs (`[opencl kernel]`, or `[kernel: Rust body]` on the CPU),
+//!   and a group of them that runs as one ([`Plan::fused_groups`]) is a
+//!   cluster labelled `fused kernel: a + b` on a device, `fused loop: a +
+//!   b` on the CPU; a node in a stage where it may not stand is red;
 //! - each branch of a parallel body is a cluster labelled with its name,
 //!   holding its own stage clusters and, nested, its own branches;
 //! - edges are labelled with the short name of the type that flows (edges
@@ -25,6 +29,7 @@ use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 
 use crate::plan::{NodeKind, Plan};
+use crate::schedule::LoaderStage;
 
 const INDENT: &str = "    ";
 
@@ -56,6 +61,21 @@ impl Plan {
         out.push_str("    rankdir=LR;\n");
         out.push_str("    node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\"];\n");
         out.push_str("    edge [fontname=\"Helvetica\", fontsize=10];\n");
+        // The schedule, less the kernels' line where there is no kernel.
+        let has_kernels = self
+            .transforms()
+            .any(|(_, node)| node.info().is_some_and(|i| i.kernel.is_some()));
+        let schedule: String = self
+            .schedule
+            .to_string()
+            .lines()
+            .filter(|line| has_kernels || !line.starts_with("kernels:"))
+            .map(|line| escape(line) + "\\l")
+            .collect();
+        let _ = writeln!(
+            out,
+            "{INDENT}label=\"{schedule}\";\n{INDENT}labelloc=t;\n{INDENT}labeljust=l;\n{INDENT}fontname=\"Helvetica\";"
+        );
         self.write_scope(&mut out, 0, 1);
         for edge in self.graph.edge_references() {
             let flow = edge.weight();
@@ -125,15 +145,24 @@ impl Plan {
                 Stage::Collate => "#fdf6e3",
                 Stage::Batch => "#eefbee",
             };
+            let pool = self
+                .schedule
+                .pool(match stage {
+                    Stage::Sample => LoaderStage::Sample,
+                    Stage::Collate => LoaderStage::Collate,
+                    Stage::Batch => LoaderStage::Batch,
+                })
+                .map(|p| format!(" · {}", escape(&p.short())))
+                .unwrap_or_default();
             let _ = writeln!(out, "{pad}subgraph cluster_{prefix}{stage} {{");
-            let _ = writeln!(out, "{pad}{INDENT}label=\"{stage}\";");
+            let _ = writeln!(out, "{pad}{INDENT}label=\"{stage}{pool}\";");
             let _ = writeln!(out, "{pad}{INDENT}style=\"rounded,filled\";");
             let _ = writeln!(out, "{pad}{INDENT}fillcolor=\"{fill}\";");
             for device in [Device::Cpu, Device::OpenCl] {
                 let on: Vec<NodeIndex> = here
                     .iter()
                     .copied()
-                    .filter(|&n| self.graph[n].info().map(|i| i.device()) == Some(device))
+                    .filter(|&n| self.graph[n].device() == device)
                     .collect();
                 if on.is_empty() {
                     continue;
@@ -143,7 +172,11 @@ impl Plan {
                     out,
                     "{pad}{INDENT}subgraph cluster_{prefix}{stage}_{device} {{"
                 );
-                let _ = writeln!(out, "{inner}label=\"{device}\";");
+                let device_label = match (device, &self.schedule.device) {
+                    (Device::OpenCl, Some(name)) => format!("{device}: {}", escape(name)),
+                    _ => device.to_string(),
+                };
+                let _ = writeln!(out, "{inner}label=\"{device_label}\";");
                 let _ = writeln!(out, "{inner}style=dashed;");
                 if device == Device::OpenCl {
                     let _ = writeln!(out, "{inner}color=\"#d9822b\";");
@@ -161,9 +194,14 @@ impl Plan {
                                 .map(|&m| escape(self.graph[m].name()))
                                 .collect();
                             let _ = writeln!(out, "{inner}subgraph cluster_{prefix}fused{k} {{");
+                            let what = if device == Device::OpenCl {
+                                "fused kernel"
+                            } else {
+                                "fused loop"
+                            };
                             let _ = writeln!(
                                 out,
-                                "{inner}{INDENT}label=\"fused kernel: {}\";",
+                                "{inner}{INDENT}label=\"{what}: {}\";",
                                 names.join(" + ")
                             );
                             let _ = writeln!(out, "{inner}{INDENT}style=\"rounded,filled\";");
@@ -209,8 +247,10 @@ impl Plan {
             }
             NodeKind::Transform { info, .. } => {
                 let mut attributes = format!("label=\"{}", escape(&info.name));
-                if info.device() == Device::OpenCl {
-                    attributes.push_str("\\n[opencl kernel]");
+                match (info.kernel.is_some(), node.device()) {
+                    (true, Device::OpenCl) => attributes.push_str("\\n[opencl kernel]"),
+                    (true, _) => attributes.push_str("\\n[kernel: Rust body]"),
+                    (false, _) => {}
                 }
                 attributes.push('"');
                 if node.is_misplaced() {

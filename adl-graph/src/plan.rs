@@ -20,10 +20,12 @@
 //! are in branch order); the DOT export and the path walk rely on that for
 //! deterministic output.
 
-use adl_core::graph::{Description, NodeInfo, Section, Stage, TypeInfo};
+use adl_core::graph::{Description, Device, NodeInfo, Section, Stage, TypeInfo};
 use adl_rules::check::placement;
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
+
+use crate::schedule::Schedule;
 
 /// A pipeline as a graph, built from a [`Description`] by the
 /// [`Planner`](crate::Planner).
@@ -56,8 +58,11 @@ pub struct Plan {
     /// the root and has neither.
     pub(crate) scopes: Vec<(Option<usize>, Option<String>)>,
     pub(crate) description: Description,
-    /// Whether fused kernels are shown (see [`Plan::fused_groups`]).
-    pub(crate) fusion: bool,
+    /// What runs where.
+    pub(crate) schedule: Schedule,
+    /// The groups of two or more batch kernels that run as one, in order
+    /// (see [`Plan::fused_groups`]).
+    pub(crate) fused: Vec<Vec<NodeIndex>>,
 }
 
 impl Plan {
@@ -81,6 +86,11 @@ impl Plan {
         &self.description
     }
 
+    /// What runs where: each stage's pool, the kernels' device, fusion.
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
     /// The transform nodes, in the order of the description (depth first
     /// through branches).
     pub fn transforms(&self) -> impl Iterator<Item = (NodeIndex, &PlanNode)> + '_ {
@@ -88,6 +98,22 @@ impl Plan {
             .node_indices()
             .map(|i| (i, &self.graph[i]))
             .filter(|(_, node)| node.info().is_some())
+    }
+
+    /// The paths of the transform nodes (see [`PlanNode::path`]), in the
+    /// order of [`transforms`](Self::transforms): what the loader's
+    /// statistics and errors name them by. A second node of one path is
+    /// numbered (`closure#2`).
+    pub fn node_paths(&self) -> Vec<String> {
+        let mut seen = std::collections::HashMap::<String, usize>::new();
+        self.transforms()
+            .map(|(_, node)| {
+                let path = node.path();
+                let n = seen.entry(path.clone()).or_insert(0);
+                *n += 1;
+                if *n == 1 { path } else { format!("{path}#{n}") }
+            })
+            .collect()
     }
 
     /// Every path from the source to the sink, in branch order. A linear
@@ -162,6 +188,9 @@ pub struct PlanNode {
     pub(crate) kind: NodeKind,
     pub(crate) branch: Vec<String>,
     pub(crate) scope: usize,
+    /// Where it runs: a kernel node scheduled on the device is
+    /// [`Device::OpenCl`], every other node the CPU.
+    pub(crate) device: Device,
 }
 
 impl PlanNode {
@@ -174,6 +203,24 @@ impl PlanNode {
     /// (empty at the root).
     pub fn branch(&self) -> &[String] {
         &self.branch
+    }
+
+    /// Where the node runs in this plan's schedule: [`Device::OpenCl`] for
+    /// a kernel node scheduled on the device, else [`Device::Cpu`] (a
+    /// kernel node there runs its Rust body, or in a fused loop).
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// The node's path, as errors and statistics name it: its branches and
+    /// its name, joined by `/` (`camera/default`).
+    pub fn path(&self) -> String {
+        let mut path = self.branch.join("/");
+        if !path.is_empty() {
+            path.push('/');
+        }
+        path.push_str(self.name());
+        path
     }
 
     /// The node's name: a transform's own, else `source`, `sink`, `split`

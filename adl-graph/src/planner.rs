@@ -5,21 +5,13 @@
 //! checks it with the composition rules of `adl_core::graph`, the same
 //! table the `pipeline!` macro uses (see [`Plan::check`]).
 
-use adl_core::graph::{Body, Description, NodeInfo, TypeInfo};
+use adl_core::graph::{Body, Description, Device, NodeInfo, TypeInfo};
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use adl_core::graph::Section;
 
 use crate::plan::{Flow, NodeKind, Plan, PlanNode};
-
-/// `ADL_OPENCL_FUSION=0` switches fusion off, in plans and in the executor.
-pub(crate) const FUSION_VARIABLE: &str = "ADL_OPENCL_FUSION";
-
-/// Whether the environment leaves fusion on (anything but
-/// `ADL_OPENCL_FUSION=0`).
-pub(crate) fn fusion_from_env() -> bool {
-    std::env::var(FUSION_VARIABLE).map_or(true, |v| v.trim() != "0")
-}
+use crate::schedule::{Schedule, Settings};
 use crate::validate::PlanError;
 
 /// Builds [`Plan`]s from [`Description`]s.
@@ -49,10 +41,23 @@ use crate::validate::PlanError;
 pub struct Planner;
 
 impl Planner {
-    /// Lay out `description` as a graph and check it: the plan, or every
-    /// broken rule.
+    /// Lay out `description` as a graph, check it and schedule it with
+    /// [`Settings::default`] (one worker, no device, fusion on): the plan,
+    /// or every broken rule. A loader schedules its own plan with its
+    /// settings ([`schedule`](Self::schedule)).
     pub fn plan(&self, description: &Description) -> Result<Plan, PlanError> {
-        let plan = self.draft(description);
+        self.schedule(description, &Settings::default())
+    }
+
+    /// Lay out `description` as a graph, check it and schedule it for
+    /// `settings`: which pool runs each stage, which device each batch node
+    /// runs on, which batch kernels run as one.
+    pub fn schedule(
+        &self,
+        description: &Description,
+        settings: &Settings,
+    ) -> Result<Plan, PlanError> {
+        let plan = self.draft_with(description, settings);
         let violations = plan.check();
         if violations.is_empty() {
             Ok(plan)
@@ -61,8 +66,15 @@ impl Planner {
         }
     }
 
-    /// Lay out `description` as a graph without checking it.
+    /// Lay out `description` as a graph without checking it (scheduled with
+    /// [`Settings::default`]).
     pub fn draft(&self, description: &Description) -> Plan {
+        self.draft_with(description, &Settings::default())
+    }
+
+    /// Lay out `description` as a graph for `settings`, without checking
+    /// it.
+    pub fn draft_with(&self, description: &Description, settings: &Settings) -> Plan {
         let mut layout = Layout {
             graph: DiGraph::new(),
             scopes: vec![(None, None)],
@@ -71,14 +83,17 @@ impl Planner {
         let tails = layout.lay(description, &[], 0, vec![(source, None)]);
         let sink = layout.add(NodeKind::Sink, &[], 0);
         layout.connect(tails, sink);
-        Plan {
+        let mut plan = Plan {
             graph: layout.graph,
             source,
             sink,
             scopes: layout.scopes,
             description: description.clone(),
-            fusion: fusion_from_env(),
-        }
+            schedule: Schedule::of(settings),
+            fused: Vec::new(),
+        };
+        plan.place_kernels(settings);
+        plan
     }
 }
 
@@ -106,6 +121,7 @@ impl Layout {
             kind,
             branch: branch.to_vec(),
             scope,
+            device: Device::Cpu,
         })
     }
 

@@ -15,7 +15,7 @@ use std::ffi::OsStr;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use adl_core::graph::Device;
+use adl_core::graph::{Device, Stage};
 use layout::backends::svg::SVGWriter;
 use layout::core::base::Orientation;
 use layout::core::color::Color;
@@ -26,6 +26,7 @@ use layout::topo::layout::VisualGraph;
 use petgraph::visit::EdgeRef;
 
 use crate::plan::{NodeKind, Plan};
+use crate::schedule::LoaderStage;
 
 /// Why [`Plan::to_svg`] ([`Layout`](SvgError::Layout)) or
 /// [`Plan::to_svg_with`] (the others) gave no SVG.
@@ -115,24 +116,47 @@ impl Plan {
         let mut visual = VisualGraph::new(Orientation::LeftToRight);
         let fused = self.fused_groups();
         let mut handles = HashMap::new();
+        let pool = |stage| {
+            self.schedule
+                .pool(stage)
+                .map_or_else(String::new, |p| p.short())
+        };
         for n in self.graph.node_indices() {
             let node = &self.graph[n];
             let mut look = StyleAttr::simple();
             let shape = match node.kind() {
-                NodeKind::Source | NodeKind::Sink => ShapeKind::new_circle(node.name()),
+                NodeKind::Source => {
+                    ShapeKind::new_box(&format!("source\nread · {}", pool(LoaderStage::Read)))
+                }
+                NodeKind::Sink => ShapeKind::new_circle(node.name()),
                 NodeKind::Split | NodeKind::Merge => ShapeKind::new_double_circle(node.name()),
                 NodeKind::Transform { info, .. } => {
                     let mut label = info.name.to_string();
-                    let stage = node.stands_in().map_or("?".to_owned(), |s| s.to_string());
-                    let device = match info.device() {
-                        Device::OpenCl => "opencl kernel",
-                        _ => "cpu",
+                    let stage = node.stands_in();
+                    let device = match (info.kernel.is_some(), node.device(), &self.schedule.device)
+                    {
+                        (true, Device::OpenCl, Some(name)) => format!("opencl kernel on {name}"),
+                        (true, _, _) => "kernel: Rust body".to_owned(),
+                        _ => "cpu".to_owned(),
                     };
-                    label.push_str(&format!("\n{stage} · {device}"));
+                    let stage_name = stage.map_or("?".to_owned(), |s| s.to_string());
+                    let threads = stage.map_or_else(String::new, |s| {
+                        pool(match s {
+                            Stage::Sample => LoaderStage::Sample,
+                            Stage::Collate => LoaderStage::Collate,
+                            Stage::Batch => LoaderStage::Batch,
+                        })
+                    });
+                    label.push_str(&format!("\n{stage_name} · {device}\n{threads}"));
                     if let Some(group) = fused.iter().find(|g| g.contains(&n)) {
                         let names: Vec<&str> =
                             group.iter().map(|&m| self.graph[m].name()).collect();
-                        label.push_str(&format!("\nfused: {}", names.join(" + ")));
+                        let what = if node.device() == Device::OpenCl {
+                            "fused kernel"
+                        } else {
+                            "fused loop"
+                        };
+                        label.push_str(&format!("\n{what}: {}", names.join(" + ")));
                     }
                     if !node.branch().is_empty() {
                         label.push_str(&format!("\nbranch {}", node.branch().join("/")));

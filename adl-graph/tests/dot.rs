@@ -3,7 +3,7 @@
 //! dot`, then review the diff of the `.snap` files.
 
 use adl_core::graph::Description;
-use adl_graph::{GraphBuilder, Planner};
+use adl_graph::{DeviceFacts, GraphBuilder, Planner, Settings};
 
 mod common;
 
@@ -17,6 +17,17 @@ struct LidarBatch;
 fn dot(description: &Description) -> String {
     Planner
         .plan(description)
+        .expect("a sound pipeline")
+        .to_dot()
+}
+
+/// The DOT of `description` scheduled with 2 workers and a GPU.
+fn dot_on_gpu(description: &Description) -> String {
+    let settings = Settings::default()
+        .workers(2)
+        .device(DeviceFacts::named("GPU 0"), "the first GPU");
+    Planner
+        .schedule(description, &settings)
         .expect("a sound pipeline")
         .to_dot()
 }
@@ -101,7 +112,14 @@ fn opencl_batch_node() {
                 .with_kernel("__kernel void normalize(__global float* x) {}"),
         )
         .build();
-    insta::assert_snapshot!(dot(&description));
+    insta::assert_snapshot!(dot_on_gpu(&description));
+    // Without a device, the kernel runs its Rust body on the workers.
+    let on_cpu = dot(&description);
+    assert!(
+        on_cpu.contains("normalize\\n[kernel: Rust body]"),
+        "{on_cpu}"
+    );
+    assert!(!on_cpu.contains("cluster_batch_opencl"), "{on_cpu}");
 }
 
 /// A broken pipeline can still be drawn (`Planner::draft`): the misplaced

@@ -2,7 +2,8 @@
 //!
 //! adl's composition rules as data, with no dependency: the one table of
 //! rules ([`Rule`], [`rule_table!`]), the stages ([`Stage`], [`Section`],
-//! [`Device`]) and the one checker of the rules ([`check`]).
+//! [`Device`]), the one checker of the rules ([`check`]) and the one rule
+//! of which batch kernels run as one ([`fusion`]).
 //!
 //! Two kinds of user share it, so that a rule is written once:
 //!
@@ -30,6 +31,7 @@ mod rule;
 mod stage;
 
 pub mod check;
+pub mod fusion;
 
 pub use rule::{Rule, Violation};
 pub use stage::{Device, Section, Stage};

@@ -47,6 +47,28 @@ pub trait Context: Sync {
     fn accelerator(&self) -> Option<&dyn crate::kernel::Accelerator> {
         None
     }
+
+    /// The node this context runs, where it is one: inside a
+    /// [`Tagged`](super::Tagged) node, that node's id.
+    fn node(&self) -> Option<NodeId> {
+        None
+    }
+
+    /// Whether consecutive batch kernels run as one here (the schedule's
+    /// setting; [`groups`](crate::kernel::groups) decides which). Default:
+    /// yes.
+    fn fusion(&self) -> bool {
+        true
+    }
+
+    /// Kernel nodes `group` (their ids, in order) just ran as one on
+    /// `device` (a group of one ran alone). Called once per group and
+    /// batch by [`kernel::run`](crate::kernel::run), so that a context that
+    /// keeps statistics can say what ran where, to compare it with the
+    /// plan. Default: nothing is kept.
+    fn ran(&self, group: &[NodeId], device: crate::graph::Device) {
+        let _ = (group, device);
+    }
 }
 
 impl dyn Context + '_ {

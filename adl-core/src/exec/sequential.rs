@@ -3,9 +3,10 @@ use std::time::Instant;
 use super::{Context, NodeId, SampleRng};
 
 /// The sequential context: branches run one after the other on the calling
-/// thread, nothing is timed, and random nodes draw from
+/// thread, nothing is timed, random nodes draw from
 /// `SampleRng::new(seed, epoch, index, node)` for the sample index given
-/// with [`at`](Sequential::at) (0 if none).
+/// with [`at`](Sequential::at) (0 if none), and batch kernels fuse unless
+/// [`fusion(false)`](Sequential::fusion).
 ///
 /// The plain stage methods (`apply`, `sample`, `collate`, `batch`) of the
 /// composite pipelines run their `_in` twins in `Sequential::new()`, and
@@ -23,6 +24,7 @@ pub struct Sequential {
     seed: u64,
     epoch: u64,
     index: Option<usize>,
+    unfused: bool,
 }
 
 impl Sequential {
@@ -47,6 +49,15 @@ impl Sequential {
             ..self
         }
     }
+
+    /// With consecutive batch kernels fused (the default) or each run
+    /// alone.
+    pub fn fusion(self, on: bool) -> Self {
+        Sequential {
+            unfused: !on,
+            ..self
+        }
+    }
 }
 
 impl Context for Sequential {
@@ -67,5 +78,9 @@ impl Context for Sequential {
 
     fn sample_index(&self) -> Option<usize> {
         self.index
+    }
+
+    fn fusion(&self) -> bool {
+        !self.unfused
     }
 }

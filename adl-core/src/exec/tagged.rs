@@ -106,11 +106,20 @@ impl Context for AtNode<'_> {
     fn rng(&self, _node: NodeId) -> super::SampleRng {
         self.cx.rng(self.node)
     }
+    fn node(&self) -> Option<NodeId> {
+        Some(self.node)
+    }
     fn sample_index(&self) -> Option<usize> {
         self.cx.sample_index()
     }
     fn accelerator(&self) -> Option<&dyn crate::kernel::Accelerator> {
         self.cx.accelerator()
+    }
+    fn fusion(&self) -> bool {
+        self.cx.fusion()
+    }
+    fn ran(&self, group: &[NodeId], device: crate::graph::Device) {
+        self.cx.ran(group, device)
     }
 }
 
@@ -144,6 +153,14 @@ impl<T: crate::kernel::KernelNode> crate::kernel::KernelNode for Tagged<T> {
             launch.node = self.name.clone();
         }
         launches
+    }
+
+    fn members(&self, into: &mut Vec<crate::kernel::Member>) {
+        let start = into.len();
+        self.inner.members(into);
+        for member in &mut into[start..] {
+            member.id = Some(self.id);
+        }
     }
 
     fn check(&self, shape: &[usize]) -> Result<()> {

@@ -11,7 +11,7 @@ use crate::kernel::Accelerator;
 /// struct Nothing;
 /// impl Accelerator for Nothing {
 ///     fn name(&self) -> &str { "nothing" }
-///     fn run(&self, _: &[Launch], _: HostBatch<'_>, _: &mut Output<'_>) -> adl::Result<bool> { Ok(false) }
+///     fn run(&self, _: &[Launch], _: &[std::ops::Range<usize>], _: HostBatch<'_>, _: &mut Output<'_>) -> adl::Result<bool> { Ok(false) }
 /// }
 /// let device = Nothing; // in practice, adl::opencl::OpenCl
 /// let sequential = Sequential::new();
@@ -62,5 +62,17 @@ impl Context for WithAccelerator<'_> {
 
     fn accelerator(&self) -> Option<&dyn Accelerator> {
         Some(self.accelerator)
+    }
+
+    fn node(&self) -> Option<NodeId> {
+        self.cx.node()
+    }
+
+    fn fusion(&self) -> bool {
+        self.cx.fusion()
+    }
+
+    fn ran(&self, group: &[NodeId], device: crate::graph::Device) {
+        self.cx.ran(group, device)
     }
 }

@@ -36,5 +36,5 @@ pub use branches::{Branch, BranchNames, KeyedBranches, NoBranch, SameBranches};
 pub use closure::{BatchFn, SampleFn};
 pub use described::Described;
 pub use description::{Body, Description};
-pub use node::{Node, NodeInfo, TypeInfo};
+pub use node::{KernelInfo, Node, NodeInfo, TypeInfo};
 pub use rule::{BatchNode, CollateNode, SampleNode, Takes, TakesField};

@@ -1,7 +1,8 @@
 use std::any::TypeId;
 use std::borrow::Cow;
 
-use super::{Device, Stage};
+use super::Stage;
+use crate::kernel::{ElementType, Fusion};
 
 /// A type as the graph knows it: its name (for people) and its `TypeId`
 /// (for the planner's type check).
@@ -43,12 +44,9 @@ pub struct NodeInfo {
     pub input: Option<TypeInfo>,
     /// Its output type, where known.
     pub output: Option<TypeInfo>,
-    /// The OpenCL kernel source of a batch node that has one (for a
-    /// built-in kernel, its expression).
-    pub kernel: Option<Cow<'static, str>>,
-    /// Whether its kernel is elementwise and fuses with its neighbours'
-    /// (the built-in kernels; see [`kernel`](crate::kernel)).
-    pub fusable: bool,
+    /// The kernel of a batch node that has one: it runs on an OpenCL
+    /// device where the loader has one, else as its Rust body.
+    pub kernel: Option<KernelInfo>,
     /// The node's doc comment.
     pub doc: Cow<'static, str>,
 }
@@ -62,7 +60,6 @@ impl NodeInfo {
             input: None,
             output: None,
             kernel: None,
-            fusable: false,
             doc: Cow::Borrowed(""),
         }
     }
@@ -74,15 +71,14 @@ impl NodeInfo {
         self
     }
 
-    /// With an OpenCL kernel.
-    pub fn with_kernel(mut self, source: impl Into<Cow<'static, str>>) -> Self {
-        self.kernel = Some(source.into());
-        self
+    /// With an OpenCL kernel of its own (a user's: [`Fusion::Own`]).
+    pub fn with_kernel(self, source: impl Into<Cow<'static, str>>) -> Self {
+        self.with_kernel_info(KernelInfo::new(source, Fusion::Own))
     }
 
-    /// Marked as an elementwise kernel that fuses with its neighbours.
-    pub fn fusable(mut self) -> Self {
-        self.fusable = true;
+    /// With the kernel `kernel` describes.
+    pub fn with_kernel_info(mut self, kernel: KernelInfo) -> Self {
+        self.kernel = Some(kernel);
         self
     }
 
@@ -92,13 +88,52 @@ impl NodeInfo {
         self
     }
 
-    /// Where the node runs: OpenCL if it has a kernel, else the CPU.
-    pub fn device(&self) -> Device {
-        if self.kernel.is_some() {
-            Device::OpenCl
-        } else {
-            Device::Cpu
+    /// How its kernel combines with its neighbours', if it has one.
+    pub fn fusion(&self) -> Option<Fusion> {
+        self.kernel.as_ref().map(|k| k.fusion)
+    }
+}
+
+/// What the graph knows of a batch node's kernel: its source, how it
+/// combines with its neighbours' kernels, and the element types it reads
+/// and writes (a device without `double` cannot run an `f64` kernel).
+///
+/// ```
+/// use adl::graph::{KernelInfo, NodeInfo, Stage};
+/// use adl::kernel::{ElementType, Fusion};
+///
+/// let scale = NodeInfo::new("scale", Stage::Batch).with_kernel_info(
+///     KernelInfo::new("v * 2.0f", Fusion::Map).elements(ElementType::F32, ElementType::F32),
+/// );
+/// assert_eq!(scale.fusion(), Some(Fusion::Map));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct KernelInfo {
+    /// The OpenCL C source of a user's kernel, or a built-in kernel's
+    /// expression.
+    pub source: Cow<'static, str>,
+    /// How it combines with its neighbours' kernels.
+    pub fusion: Fusion,
+    /// The element types it reads and writes, where known.
+    pub elements: Option<(ElementType, ElementType)>,
+}
+
+impl KernelInfo {
+    /// A kernel of `source` that combines with its neighbours as
+    /// `fusion` says, its element types not known.
+    pub fn new(source: impl Into<Cow<'static, str>>, fusion: Fusion) -> Self {
+        KernelInfo {
+            source: source.into(),
+            fusion,
+            elements: None,
         }
+    }
+
+    /// Reading `input` and writing `output` elements.
+    pub fn elements(mut self, input: ElementType, output: ElementType) -> Self {
+        self.elements = Some((input, output));
+        self
     }
 }
 

@@ -1,6 +1,9 @@
 //! [`Accelerator`]: a device that runs the launches of batch nodes.
 
+use std::ops::Range;
+
 use super::data::{HostBatch, Output};
+use super::element::ElementType;
 use super::launch::Launch;
 use crate::Result;
 
@@ -14,14 +17,27 @@ pub trait Accelerator: Send + Sync {
 
     /// Run `launches` in order on `input`, appending the result's elements
     /// (as many as the input's, of the last launch's output type) to
-    /// `output`. Data between launches stays on the device.
+    /// `output`. Data between launches stays on the device. `groups`
+    /// (index ranges of `launches`, covering them in order) are the
+    /// launches that run as one kernel, as
+    /// [`groups`](super::groups) decided for this device: a group of one
+    /// is a kernel of its own.
     ///
     /// `Ok(false)` when this device cannot run them (say, `double` without
     /// `cl_khr_fp64`): the caller runs the nodes' Rust bodies instead.
     fn run(
         &self,
         launches: &[Launch],
+        groups: &[Range<usize>],
         input: HostBatch<'_>,
         output: &mut Output<'_>,
     ) -> Result<bool>;
+
+    /// Whether it runs kernels on elements of `element` (a device without
+    /// `cl_khr_fp64` has no `double`): what a plan asks before it puts a
+    /// kernel node there. Default: every element type.
+    fn supports(&self, element: ElementType) -> bool {
+        let _ = element;
+        true
+    }
 }

@@ -29,6 +29,20 @@ pub enum ElementType {
 }
 
 impl ElementType {
+    /// Every element type.
+    pub const ALL: [ElementType; 10] = [
+        ElementType::U8,
+        ElementType::I8,
+        ElementType::U16,
+        ElementType::I16,
+        ElementType::U32,
+        ElementType::I32,
+        ElementType::U64,
+        ElementType::I64,
+        ElementType::F32,
+        ElementType::F64,
+    ];
+
     /// The OpenCL C type name.
     pub fn cl_name(self) -> &'static str {
         match self {

@@ -286,6 +286,10 @@ where
         self.fused.launches()
     }
 
+    fn members(&self, into: &mut Vec<super::node::Member>) {
+        self.fused.members(into);
+    }
+
     fn check(&self, shape: &[usize]) -> Result<()> {
         self.fused.check(shape)
     }

@@ -114,10 +114,14 @@ impl Launch {
         }
     }
 
-    /// Whether it can be fused with its neighbours (a map, or a gather at
-    /// the start of a kernel).
-    pub fn fusable(&self) -> bool {
-        !matches!(self.op, Op::Custom { .. })
+    /// How it combines with its neighbours' launches (see
+    /// [`Fusion`](super::Fusion) and [`groups`](adl_rules::fusion::groups)).
+    pub fn fusion(&self) -> super::Fusion {
+        match self.op {
+            Op::Map { .. } => super::Fusion::Map,
+            Op::Gather { .. } => super::Fusion::Gather,
+            Op::Custom { .. } => super::Fusion::Own,
+        }
     }
 }
 

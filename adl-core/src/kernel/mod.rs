@@ -93,6 +93,7 @@ mod launch;
 pub(crate) mod node;
 
 pub use accelerator::Accelerator;
+pub use adl_rules::fusion::{Fusion, Target, groups};
 pub use blocked::{BlockInfo, BlockKernel, ScatteredBlocks};
 pub use builtin::{Affine, Clamp, FlipByFlag, Normalize, U8ToF32};
 pub use data::{HostBatch, HostData, KernelInput, KernelOutput, Output};
@@ -100,7 +101,7 @@ pub use element::{Element, ElementType};
 pub use lanes::{FusedLanes, Lane, LanePair, Lanewise, Same};
 pub use launch::{KernelArg, Launch, Op, cl_f32, cl_f32_by_channel};
 #[doc(hidden)]
-pub use node::{Fused, KernelNode, run};
+pub use node::{Fused, KernelNode, Member, run};
 
 /// The shape variables of the kernel ABI for a batch of `shape`: `(n,
 /// per_sample, channels, inner, last)`.

@@ -3,14 +3,27 @@
 
 use std::marker::PhantomData;
 
+use adl_rules::fusion::{Fusion, Target, groups};
+
 use super::blocked::{BlockKernel, run_blocked};
 use super::data::{KernelInput, KernelOutput};
 use super::element::Element;
 use super::lanes::{FusedLanes, Lanewise};
 use super::launch::Launch;
-use crate::exec::Context;
+use crate::exec::{Context, NodeId};
+use crate::graph::Device;
 use crate::transform::Then;
 use crate::{Error, Result, Transform};
+
+/// One kernel node of a chain, as fusion sees it: its id in its pipeline
+/// (where `pipeline!` tagged it) and how it combines with its neighbours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Member {
+    /// The node's id, for the statistics of what ran.
+    pub id: Option<NodeId>,
+    /// How its kernel combines with its neighbours'.
+    pub fusion: Fusion,
+}
 
 /// A batch node that runs as a kernel where its context has an
 /// [`Accelerator`](super::Accelerator), and as its Rust body elsewhere. The
@@ -26,6 +39,17 @@ pub trait KernelNode {
 
     /// Its kernels, in order.
     fn launches(&self) -> Vec<Launch>;
+
+    /// Its nodes in order, as fusion sees them (one per launch): what the
+    /// executor groups by [`groups`](adl_rules::fusion::groups) on every
+    /// batch, so the default builds them from [`launches`](Self::launches)
+    /// and the built-in kernels say it without building their sources.
+    fn members(&self, into: &mut Vec<Member>) {
+        into.extend(self.launches().iter().map(|l| Member {
+            id: l.id,
+            fusion: l.fusion(),
+        }));
+    }
 
     /// Whether it can run on a batch of `shape` (say, as many channels as
     /// it has means): checked before the device runs it, with the error its
@@ -45,13 +69,16 @@ pub trait KernelNode {
     }
 }
 
-/// Run kernel node `node` on `input` in `cx`: on the context's accelerator
-/// when it has one (and it can run these launches), else `fallback` (the
-/// node's Rust body). Kernel nodes call this from their
-/// [`apply_in`](Transform::apply_in).
+/// Run kernel node `node` (one node, or a chain of them) on `input` in
+/// `cx`: on the context's accelerator when it has one (and it can run
+/// these launches), else on the CPU; kernel nodes call this from their
+/// [`apply_in`](Transform::apply_in). Which of the chain's nodes run as one
+/// is [`groups`](adl_rules::fusion::groups)'s to say, with the context's
+/// [`fusion`](Context::fusion) setting; each group is reported to the
+/// context ([`Context::ran`]) as it runs.
 ///
 /// On the device, the time of the whole run is recorded on the first
-/// launch's node; the others count a call.
+/// node; the others count a call.
 pub fn run<N, In, Out>(
     node: &N,
     cx: &dyn Context,
@@ -64,32 +91,45 @@ where
     Out: KernelOutput<Element = N::Out>,
 {
     let shape = input.shape();
+    let mut members = Vec::new();
+    node.members(&mut members);
+    let classes: Vec<Fusion> = members.iter().map(|m| m.fusion).collect();
     let Some(accelerator) = cx.accelerator() else {
-        return on_cpu(node, cx, input, &shape, fallback);
+        return on_cpu(node, cx, input, &shape, &members, &classes, fallback);
     };
     node.check(&shape)?;
     let launches = node.launches();
-    let out = observed(cx, &launches, || {
-        input
-            .with_host(|host| Out::build(&shape, |output| accelerator.run(&launches, host, output)))
+    let groups = groups(&classes, Target::Device, cx.fusion());
+    let out = observed(cx, &members, || {
+        input.with_host(|host| {
+            Out::build(&shape, |output| {
+                accelerator.run(&launches, &groups, host, output)
+            })
+        })
     });
     match out?? {
         Some(out) => {
             input.release();
+            report(cx, &members, &groups, Device::OpenCl);
             Ok(out)
         }
-        None => on_cpu(node, cx, input, &shape, fallback),
+        None => on_cpu(node, cx, input, &shape, &members, &classes, fallback),
     }
 }
 
-/// `node` on the CPU: a chain of kernels that all have a block form runs
-/// fused, block by block (one read and one write of the batch); anything
-/// else runs `fallback`, the Rust bodies.
+/// `node` on the CPU. A chain that [`groups`] runs as one group of two or
+/// more runs fused, block by block (one read and one write of the batch);
+/// so does one node whose input's rows still lie in their table. Anything
+/// else runs `fallback`, the Rust bodies: a lone node's own, or a chain's
+/// nodes one after the other (each of which comes back here, so the
+/// chain's tail group runs fused).
 fn on_cpu<N, In, Out>(
     node: &N,
     cx: &dyn Context,
     input: In,
     shape: &[usize],
+    members: &[Member],
+    classes: &[Fusion],
     fallback: impl FnOnce(In) -> Result<Out>,
 ) -> Result<Out>
 where
@@ -97,17 +137,21 @@ where
     In: KernelInput<Element = N::In>,
     Out: KernelOutput<Element = N::Out>,
 {
+    let groups = groups(classes, Target::Cpu, cx.fusion());
     let mut kernels = Vec::new();
+    // One group for the whole chain, every node of it with a block form.
+    let blocked = groups.len() == 1 && node.block_kernels(&mut kernels);
+    let steps: usize = kernels.iter().map(|k| k.steps()).sum();
     // One node alone runs its Rust body (as fast, and often in place),
     // unless its input's rows still lie in their table.
-    let blocked = node.block_kernels(&mut kernels);
-    let steps: usize = kernels.iter().map(|k| k.steps()).sum();
     if !blocked || steps == 0 || (steps < 2 && !input.scattered()) {
+        if let [one] = members {
+            report(cx, std::slice::from_ref(one), &groups, Device::Cpu);
+        }
         return fallback(input);
     }
     node.check(shape)?;
-    let launches = node.launches();
-    let out = observed(cx, &launches, || {
+    let out = observed(cx, members, || {
         input.with_host(|host| {
             Out::build(shape, |output| {
                 run_blocked(&kernels, host, output)?;
@@ -118,23 +162,43 @@ where
     match out?? {
         Some(out) => {
             input.release();
+            report(cx, members, &groups, Device::Cpu);
             Ok(out)
         }
-        None => Err(Error::invalid("kernel", "the fused CPU run gave no batch")),
+        None => Err(Error::internal(
+            "kernel::run",
+            "the fused CPU run of a chain gave no batch",
+        )),
     }
 }
 
-/// Run `f`, a run of `launches`, as their nodes in `cx`: the time of the
-/// whole run is recorded on the first launch's node, and the others count a
-/// call.
-fn observed<R>(cx: &dyn Context, launches: &[Launch], f: impl FnOnce() -> R) -> R {
-    let first = launches.first().and_then(|l| l.id);
+/// Tell `cx` that `members` ran on `device`, in `groups`. A lone node
+/// without an id (a kernel node inside a [`Tagged`](crate::exec::Tagged)
+/// one) is the node the context runs.
+fn report(cx: &dyn Context, members: &[Member], groups: &[std::ops::Range<usize>], device: Device) {
+    let mut ids = Vec::new();
+    for group in groups {
+        ids.clear();
+        match &members[group.clone()] {
+            [Member { id: None, .. }] => ids.extend(cx.node()),
+            group => ids.extend(group.iter().filter_map(|m| m.id)),
+        }
+        if !ids.is_empty() {
+            cx.ran(&ids, device);
+        }
+    }
+}
+
+/// Run `f`, a run of `members`, as their nodes in `cx`: the time of the
+/// whole run is recorded on the first node, and the others count a call.
+fn observed<R>(cx: &dyn Context, members: &[Member], f: impl FnOnce() -> R) -> R {
+    let first = members.first().and_then(|m| m.id);
     let entered = first.and_then(|id| cx.enter(id));
     let out = f();
     if let Some(id) = first {
         cx.leave(id, entered);
     }
-    for id in launches.iter().skip(1).filter_map(|l| l.id) {
+    for id in members.iter().skip(1).filter_map(|m| m.id) {
         let _ = cx.enter(id);
         cx.leave(id, None);
     }
@@ -183,6 +247,11 @@ where
         let mut launches = self.first.launches();
         launches.extend(self.second.launches());
         launches
+    }
+
+    fn members(&self, into: &mut Vec<Member>) {
+        self.first.members(into);
+        self.second.members(into);
     }
 
     fn check(&self, shape: &[usize]) -> Result<()> {
@@ -267,6 +336,14 @@ pub trait LinkOther {
 
 impl<A, B> LinkOther for Link<A, B> {}
 
+// A batch stage is linked from its end: `pipeline!` keeps the run of
+// kernel nodes being built (`head`) and what follows it (`rest`, linked
+// already), and for each step before them asks, by the kinds below,
+// whether the step joins the run (`step`), or the run is done and the step
+// starts a new one. So every run of consecutive kernel nodes becomes one
+// chain, whatever stands after it: the chains that
+// `adl_rules::fusion::groups` groups, as the plan does.
+
 /// Link as [`FusedLanes`].
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
@@ -277,6 +354,12 @@ impl FuseLanes {
     #[doc(hidden)]
     pub fn link<A, B>(self, first: A, second: B) -> FusedLanes<A, B> {
         FusedLanes::new(first, second)
+    }
+
+    /// `step` joins the run `head`; `rest` follows.
+    #[doc(hidden)]
+    pub fn step<S, H, R>(self, step: S, head: H, rest: R) -> (FusedLanes<S, H>, R) {
+        (FusedLanes::new(step, head), rest)
     }
 }
 
@@ -291,6 +374,12 @@ impl FuseThem {
     pub fn link<A, B>(self, first: A, second: B) -> Fused<A, B> {
         Fused::new(first, second)
     }
+
+    /// `step` joins the run `head`; `rest` follows.
+    #[doc(hidden)]
+    pub fn step<S, H, R>(self, step: S, head: H, rest: R) -> (Fused<S, H>, R) {
+        (Fused::new(step, head), rest)
+    }
 }
 
 /// Link as [`Then`].
@@ -303,5 +392,68 @@ impl ChainThem {
     #[doc(hidden)]
     pub fn link<A, B>(self, first: A, second: B) -> Then<A, B> {
         Then::new(first, second)
+    }
+
+    /// The run `head` is done (it goes before `rest`); `step` starts the
+    /// next one.
+    #[doc(hidden)]
+    pub fn step<S, H, R: Rest<H>>(self, step: S, head: H, rest: R) -> (S, R::Before) {
+        (step, rest.before(head))
+    }
+}
+
+/// The end of a batch stage being linked: nothing follows yet.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct End;
+
+/// What follows a run of a batch stage being linked: [`End`] or the
+/// [`Then`] chain of the runs after it.
+#[doc(hidden)]
+pub trait Rest<H> {
+    /// `head`, then this.
+    type Before;
+    /// `head`, then this (a run done in the middle of the stage).
+    fn before(self, head: H) -> Self::Before;
+    /// The whole stage: `head`, then this.
+    type Stage;
+    /// The whole stage, `head` being its first run.
+    fn stage(self, head: H) -> Self::Stage;
+}
+
+impl<H> Rest<H> for End {
+    type Before = Then<H, End>;
+    fn before(self, head: H) -> Then<H, End> {
+        Then::new(head, End)
+    }
+    type Stage = H;
+    fn stage(self, head: H) -> H {
+        head
+    }
+}
+
+impl<H, A, B> Rest<H> for Then<A, B> {
+    type Before = Then<H, Then<A, B>>;
+    fn before(self, head: H) -> Self::Before {
+        Then::new(head, self)
+    }
+    type Stage = Then<H, Then<A, B>>;
+    fn stage(self, head: H) -> Self::Stage {
+        Then::new(head, self)
+    }
+}
+
+/// The end of a stage passes its input on.
+impl<T> Transform<T> for End {
+    type Output = T;
+
+    #[inline]
+    fn apply(&self, input: T) -> Result<T> {
+        Ok(input)
+    }
+
+    #[inline]
+    fn apply_in(&self, _cx: &dyn Context, input: T) -> Result<T> {
+        Ok(input)
     }
 }

@@ -32,14 +32,17 @@ pub(crate) struct Config {
     pub(crate) shard: Shard,
     pub(crate) on_error: OnError,
     pub(crate) device: Device,
+    /// Whether batch kernels fuse (`None`: as `ADL_FUSION` says, on by
+    /// default).
+    pub(crate) fusion: Option<bool>,
 }
 
 /// Where a loader runs the batch kernels of its pipeline.
 #[derive(Clone, Default)]
 pub(crate) enum Device {
-    /// `ADL_OPENCL_DEVICE`, else the first GPU, else the first OpenCL
-    /// device, else the Rust bodies (decided at `build`, only when the
-    /// pipeline has kernel nodes).
+    /// `ADL_OPENCL_DEVICE`, else the first GPU or accelerator, else the
+    /// Rust bodies (decided at `build`, only when the pipeline has kernel
+    /// nodes).
     #[default]
     FromEnvironment,
     /// An OpenCL device chosen by the program.
@@ -97,6 +100,7 @@ where
                 shard: Shard::default(),
                 on_error: OnError::Fail,
                 device: Device::FromEnvironment,
+                fusion: None,
             },
             errors: Vec::new(),
         }
@@ -238,13 +242,25 @@ where
     }
 
     /// The OpenCL device for the pipeline's batch kernels (default:
-    /// `ADL_OPENCL_DEVICE`, else the first GPU, else the first OpenCL
-    /// device; [`DeviceChoice::Cpu`](crate::opencl::DeviceChoice::Cpu) runs
-    /// the kernels' Rust bodies). Opened at [`build`](Self::build), only
-    /// when the pipeline has kernel nodes; the choice is reported once.
+    /// `ADL_OPENCL_DEVICE`, else the first GPU or accelerator, else none;
+    /// [`DeviceChoice::Rust`](crate::opencl::DeviceChoice::Rust) runs the
+    /// kernels' Rust bodies on the workers, and a CPU OpenCL device runs
+    /// them only when named). Opened at [`build`](Self::build), only when
+    /// the pipeline has kernel nodes; the choice and why are reported once
+    /// and shown by the [plan](Loader::plan).
     #[cfg(feature = "opencl")]
     pub fn opencl(mut self, choice: crate::opencl::DeviceChoice) -> Self {
         self.config.device = Device::Chosen(choice);
+        self
+    }
+
+    /// Whether consecutive batch kernels run as one (one kernel on a
+    /// device, one loop on the CPU): on by default, or as `ADL_FUSION`
+    /// says. Which kernels fuse is the one rule of
+    /// [`groups`](adl_core::kernel::groups); the [plan](Loader::plan) shows
+    /// the groups.
+    pub fn fusion(mut self, on: bool) -> Self {
+        self.config.fusion = Some(on);
         self
     }
 

@@ -1,11 +1,13 @@
 //! The rayon execution context of the loader's jobs: branches joined on the
 //! worker pool, nodes counted and (one call in [`TIME_EVERY`]) timed into
-//! job-local counters, per-sample random generators.
+//! job-local counters, per-sample random generators, the plan's fusion
+//! setting, and a record of how each kernel node ran ([`Runs`]).
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use adl_core::exec::{Context, NodeId, SampleRng};
+use adl_core::graph::Device;
 use adl_core::kernel::Accelerator;
 
 /// One call in this many of each node is timed (the first of each run of
@@ -141,6 +143,87 @@ impl Counters {
     }
 }
 
+/// How each kernel node ran, by node slot: the device and the group it
+/// ran in (its first node and length), from [`Context::ran`]; and whether
+/// that ever changed from one batch to another.
+///
+/// One word per node: bit 63 says it ran, bit 62 that it ran in more than
+/// one way, bits 56-61 the device, bits 28-55 the group's first node,
+/// bits 0-27 the group's length.
+#[derive(Debug)]
+pub(crate) struct Runs {
+    slots: Vec<AtomicU64>,
+}
+
+/// How a kernel node ran, as [`Runs`] recorded it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ran {
+    pub(crate) device: Device,
+    /// The group's first node and its length.
+    pub(crate) group: (usize, usize),
+    /// Whether it ran in more than one way.
+    pub(crate) varied: bool,
+}
+
+const RAN: u64 = 1 << 63;
+const VARIED: u64 = 1 << 62;
+const FIELD: u64 = (1 << 28) - 1;
+
+impl Runs {
+    pub(crate) fn new(nodes: usize) -> Self {
+        Runs {
+            slots: (0..nodes).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Record that `group` (consecutive node ids) ran as one on `device`.
+    pub(crate) fn record(&self, group: &[NodeId], device: Device) {
+        let Some(first) = group.first() else { return };
+        let code = match device {
+            Device::OpenCl => 1u64,
+            _ => 0,
+        };
+        let word = RAN
+            | (code << 56)
+            | ((first.index() as u64 & FIELD) << 28)
+            | (group.len() as u64 & FIELD);
+        for id in group {
+            if let Some(slot) = self.slots.get(id.index()) {
+                let _ = slot.fetch_update(Relaxed, Relaxed, |old| {
+                    if old == 0 || old == word {
+                        Some(word)
+                    } else if old & !VARIED == word {
+                        None
+                    } else {
+                        Some(word | VARIED)
+                    }
+                });
+            }
+        }
+    }
+
+    /// How node `slot` ran, if it ran as a kernel.
+    pub(crate) fn get(&self, slot: usize) -> Option<Ran> {
+        let word = self.slots.get(slot)?.load(Relaxed);
+        (word & RAN != 0).then_some(Ran {
+            device: if (word >> 56) & 0x3f == 1 {
+                Device::OpenCl
+            } else {
+                Device::Cpu
+            },
+            group: (((word >> 28) & FIELD) as usize, (word & FIELD) as usize),
+            varied: word & VARIED != 0,
+        })
+    }
+
+    /// Forget every record.
+    pub(crate) fn reset(&self) {
+        for slot in &self.slots {
+            slot.store(0, Relaxed);
+        }
+    }
+}
+
 /// The context of one batch job.
 pub(crate) struct JobContext<'a> {
     pub(crate) counters: &'a Counters,
@@ -156,6 +239,10 @@ pub(crate) struct JobContext<'a> {
     pub(crate) index: Option<usize>,
     /// The device of the batch kernels.
     pub(crate) accelerator: Option<&'a dyn Accelerator>,
+    /// Whether batch kernels fuse (the plan's setting).
+    pub(crate) fusion: bool,
+    /// Where kernel nodes record how they ran.
+    pub(crate) runs: &'a Runs,
 }
 
 impl<'a> JobContext<'a> {
@@ -172,6 +259,8 @@ impl<'a> JobContext<'a> {
             epoch: self.epoch,
             index: self.index,
             accelerator: self.accelerator,
+            fusion: self.fusion,
+            runs: self.runs,
         }
     }
 }
@@ -187,6 +276,8 @@ impl JobContext<'_> {
             epoch: self.epoch,
             index: Some(index),
             accelerator: self.accelerator,
+            fusion: self.fusion,
+            runs: self.runs,
         }
     }
 }
@@ -227,5 +318,15 @@ impl Context for JobContext<'_> {
 
     fn accelerator(&self) -> Option<&dyn Accelerator> {
         self.accelerator
+    }
+
+    fn fusion(&self) -> bool {
+        self.fusion
+    }
+
+    fn ran(&self, group: &[NodeId], device: Device) {
+        if group.iter().all(|id| id.index() < self.nodes) {
+            self.runs.record(group, device);
+        }
     }
 }

@@ -1,77 +1,24 @@
+//! [`Epoch`]: the iterator of one epoch's batches, in order. It keeps a
+//! window of `prefetch` batches in flight on the workers (each built by a
+//! [job](super::job)), and builds batches on the consumer's thread while it
+//! waits, when that helps.
+
 use std::collections::BTreeMap;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
-use adl_core::exec::{Recycle, panic_message};
+use adl_core::exec::Recycle;
 use adl_core::{Dataset, Error, Pipeline, Result};
-use rayon::prelude::*;
 
-use super::context::{Counters, JobContext};
+use super::claims::Claims;
+use super::job::{Outcome, Skipped, build};
 use super::state::STATE_VERSION;
-use super::{Batch, Loader, LoaderState, OnError, Shared, Slot};
+use super::{Batch, Loader, LoaderState, Shared};
 
 /// How many times the consumer polls for a batch before it sleeps.
 const POLLS: usize = 64;
-
-/// A sample left out of an epoch under [`OnError::Skip`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skipped {
-    /// Its dataset index.
-    pub index: usize,
-    /// The node that failed (`dataset` for a read).
-    pub node: String,
-    /// The error, in words.
-    pub reason: String,
-}
-
-/// What a job made of one batch.
-enum Outcome<T> {
-    Batch {
-        batch: T,
-        samples: usize,
-        skipped: Vec<Skipped>,
-    },
-    Empty {
-        skipped: Vec<Skipped>,
-    },
-    Failed(Error),
-}
-
-/// Which batches of an epoch may be built and which one is next: the
-/// workers' jobs and the consumer's thread take batches from it, lowest
-/// first, so that each is built once and the one the consumer needs next
-/// is never left behind.
-#[derive(Debug, Default)]
-struct Claims {
-    /// The lowest batch no one has taken.
-    next: AtomicUsize,
-    /// Batches below this may be taken (the prefetch window's end).
-    limit: AtomicUsize,
-}
-
-impl Claims {
-    /// Take the lowest batch not yet taken, if it is inside the window.
-    fn claim(&self) -> Option<usize> {
-        let mut next = self.next.load(Ordering::Acquire);
-        loop {
-            if next >= self.limit.load(Ordering::Acquire) {
-                return None;
-            }
-            match self.next.compare_exchange_weak(
-                next,
-                next + 1,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => return Some(next),
-                Err(now) => next = now,
-            }
-        }
-    }
-}
 
 /// One epoch of a [`Loader`]: an iterator of this rank's batches, in order.
 /// See the [module docs](super) for its promises.
@@ -165,13 +112,13 @@ where
         &self.local
     }
 
-    /// The samples skipped so far ([`OnError::Skip`]), in delivery order.
+    /// The samples skipped so far ([`OnError::Skip`](super::OnError::Skip)), in delivery order.
     pub fn skipped(&self) -> &[Skipped] {
         &self.skipped
     }
 
     /// Where the epoch stands: resume it with [`Loader::resume`]. After an
-    /// error ([`OnError::Fail`]) it points at the failed batch, so a resume
+    /// error ([`OnError::Fail`](super::OnError::Fail)) it points at the failed batch, so a resume
     /// (once the cause is fixed) reads it again.
     pub fn state(&self) -> LoaderState {
         let shared = &self.loader.shared;
@@ -416,286 +363,5 @@ where
 {
     fn drop(&mut self) {
         self.close();
-    }
-}
-
-/// A caught panic as an error of `node` on sample `index`.
-fn panicked(node: &str, index: Option<usize>, payload: &(dyn std::any::Any + Send)) -> Error {
-    Error::Panic {
-        node: node.to_owned(),
-        index,
-        message: panic_message(payload),
-    }
-}
-
-/// Read sample `index`, run the sample stage on it in `cx`, and push the
-/// result onto `into`.
-///
-/// The sample never passes through `catch_unwind`'s return value: it is
-/// pushed inside the closure, and an error is left beside it. A value
-/// returned through `catch_unwind` goes through memory, and reading it
-/// back stalled the CPU on every one of W1's cheap samples.
-#[inline(always)]
-fn one_sample<D, P>(
-    shared: &Shared<D, P>,
-    cx: &JobContext<'_>,
-    index: usize,
-    into: &mut Vec<P::Transformed>,
-) -> Result<()>
-where
-    D: Dataset,
-    P: Pipeline<D::Sample>,
-{
-    let counters = cx.counters;
-    let mut failure = None;
-    // Where a panic came from.
-    let mut node = "dataset";
-    let caught = catch_unwind(AssertUnwindSafe(|| {
-        let read = shared.slot(Slot::Read);
-        let entered = counters.enter(read);
-        let raw = shared.dataset.get(index);
-        counters.leave(read, entered);
-        let raw = match raw {
-            Ok(raw) => raw,
-            Err(e) => {
-                failure = Some(Error::Sample {
-                    index,
-                    node: "dataset".to_owned(),
-                    source: Box::new(e),
-                });
-                return;
-            }
-        };
-        node = "sample stage";
-        let cx = cx.at(index);
-        let slot = shared.slot(Slot::Sample);
-        let entered = counters.enter(slot);
-        let out = shared.pipeline.sample_in(&cx, raw);
-        counters.leave(slot, entered);
-        match out {
-            Ok(sample) => into.push(sample),
-            Err(e @ Error::Panic { .. }) => failure = Some(e),
-            Err(e) => {
-                failure = Some(Error::Sample {
-                    index,
-                    node: e.node().unwrap_or("sample stage").to_owned(),
-                    source: Box::new(e),
-                });
-            }
-        }
-    }));
-    if let Err(payload) = caught {
-        return Err(panicked(node, Some(index), payload.as_ref()));
-    }
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
-}
-
-/// How many samples ahead the loader asks the dataset to prefetch.
-const PREFETCH_AHEAD: usize = 4;
-
-/// The samples of a run of indices that were read and transformed, in
-/// order, and the failures among them (by their place in the run).
-struct Piece<T> {
-    samples: Vec<T>,
-    failed: Vec<(usize, Error)>,
-}
-
-/// Read and transform the samples of `indices` in order, each one after
-/// asking the dataset to prefetch the one [`PREFETCH_AHEAD`] further. The
-/// samples go straight into one vector (no `Result` per sample); a failure
-/// is kept beside them with its place.
-fn samples_of<D, P>(
-    shared: &Shared<D, P>,
-    cx: &JobContext<'_>,
-    indices: &[usize],
-) -> Piece<P::Transformed>
-where
-    D: Dataset,
-    P: Pipeline<D::Sample>,
-{
-    for &i in indices.iter().take(PREFETCH_AHEAD) {
-        shared.dataset.prefetch(i);
-    }
-    let mut piece = Piece {
-        samples: Vec::with_capacity(indices.len()),
-        failed: Vec::new(),
-    };
-    for (k, &i) in indices.iter().enumerate() {
-        if let Some(&ahead) = indices.get(k + PREFETCH_AHEAD) {
-            shared.dataset.prefetch(ahead);
-        }
-        if let Err(e) = one_sample(shared, cx, i, &mut piece.samples) {
-            piece.failed.push((k, e));
-        }
-    }
-    piece
-}
-
-/// `error` of the collate or batch stage of batch `batch`.
-fn batch_error(batch: usize, indices: &[usize], stage: &str, error: Error) -> Error {
-    Error::Batch {
-        batch,
-        indices: indices.to_vec(),
-        node: error.node().unwrap_or(stage).to_owned(),
-        source: Box::new(error),
-    }
-}
-
-/// Build batch `k` of `indices`: read and transform every sample (in
-/// parallel on the pool when `pooled`, results in order), collate, run the
-/// batch stage; apply the error policy. Never panics.
-fn build<D, P>(
-    shared: &Shared<D, P>,
-    pooled: bool,
-    epoch: u64,
-    k: usize,
-    indices: &[usize],
-) -> Outcome<P::Processed>
-where
-    D: Dataset + Sync,
-    D::Sample: Send,
-    P: Pipeline<D::Sample> + Sync,
-    P::Transformed: Send,
-{
-    // On the consumer's thread a job runs on that thread alone.
-    let counters = if pooled {
-        Counters::new(shared.rows.len())
-    } else {
-        Counters::local(shared.rows.len())
-    };
-    let cx = JobContext {
-        counters: &counters,
-        nodes: shared.nodes,
-        pooled,
-        seed: shared.config.seed,
-        epoch,
-        index: None,
-        accelerator: shared.accelerator.as_deref(),
-    };
-    let outcome = catch_unwind(AssertUnwindSafe(|| build_in(shared, &cx, k, indices)))
-        .unwrap_or_else(|payload| Outcome::Failed(panicked("loader", None, payload.as_ref())));
-    shared.counters.absorb(&counters);
-    outcome
-}
-
-fn build_in<D, P>(
-    shared: &Shared<D, P>,
-    cx: &JobContext<'_>,
-    k: usize,
-    indices: &[usize],
-) -> Outcome<P::Processed>
-where
-    D: Dataset + Sync,
-    D::Sample: Send,
-    P: Pipeline<D::Sample> + Sync,
-    P::Transformed: Send,
-{
-    // On the pool, one piece per worker (each with its own counters, added
-    // to the job's at its end): the samples of a batch run in parallel
-    // without a task per sample or a shared cache line per node call. A
-    // batch whose samples are cheap runs whole on this worker: splitting it
-    // would cost more than it saves, and the other workers are building the
-    // next batches meanwhile.
-    let piece = if cx.pooled && shared.worth_splitting(indices.len()) {
-        indices.len().div_ceil(shared.config.workers.max(1))
-    } else {
-        indices.len()
-    }
-    .max(1);
-    let pieces: Vec<(usize, Piece<P::Transformed>)> = if piece >= indices.len() {
-        vec![(0, samples_of(shared, cx, indices))]
-    } else {
-        indices
-            .par_chunks(piece)
-            .enumerate()
-            .map(|(p, part)| {
-                let counters = Counters::new(shared.rows.len());
-                let local = cx.with_counters(&counters);
-                let out = samples_of(shared, &local, part);
-                cx.counters.absorb(&counters);
-                (p * piece, out)
-            })
-            .collect()
-    };
-    let skip = shared.config.on_error == OnError::Skip;
-    let mut skipped = Vec::new();
-    // The indices of the samples kept: all of them, unless some failed.
-    let mut failed_at = Vec::new();
-    let mut samples = Vec::new();
-    for (start, piece) in pieces {
-        for (k, e) in piece.failed {
-            let index = indices[start + k];
-            if !skip {
-                return Outcome::Failed(e);
-            }
-            failed_at.push(start + k);
-            skipped.push(Skipped {
-                index,
-                node: e.node().unwrap_or("sample stage").to_owned(),
-                reason: e.to_string(),
-            });
-        }
-        if samples.is_empty() {
-            samples = piece.samples;
-        } else {
-            samples.extend(piece.samples);
-        }
-    }
-    let kept: std::borrow::Cow<'_, [usize]> = if failed_at.is_empty() {
-        std::borrow::Cow::Borrowed(indices)
-    } else {
-        // `failed_at` is in increasing order: one pass.
-        let mut failed = failed_at.iter().peekable();
-        std::borrow::Cow::Owned(
-            indices
-                .iter()
-                .enumerate()
-                .filter(|&(k, _)| failed.next_if_eq(&&k).is_none())
-                .map(|(_, &i)| i)
-                .collect(),
-        )
-    };
-    if samples.is_empty() {
-        return Outcome::Empty { skipped };
-    }
-    let count = samples.len();
-    let fail = |stage: &str, e: Error, skipped: Vec<Skipped>| {
-        let e = batch_error(k, &kept, stage, e);
-        if skip {
-            let node = e.node().unwrap_or(stage).to_owned();
-            let reason = e.to_string();
-            let mut skipped = skipped;
-            skipped.extend(kept.iter().map(|&index| Skipped {
-                index,
-                node: node.clone(),
-                reason: reason.clone(),
-            }));
-            Outcome::Empty { skipped }
-        } else {
-            Outcome::Failed(e)
-        }
-    };
-    let collated = cx.counters.time(shared.slot(Slot::Collate), || {
-        catch_unwind(AssertUnwindSafe(|| shared.pipeline.collate_in(cx, samples)))
-    });
-    let collated = match collated {
-        Ok(Ok(c)) => c,
-        Ok(Err(e)) => return fail("collate", e, skipped),
-        Err(p) => return fail("collate", panicked("collate", None, p.as_ref()), skipped),
-    };
-    let batch = cx.counters.time(shared.slot(Slot::Batch), || {
-        catch_unwind(AssertUnwindSafe(|| shared.pipeline.batch_in(cx, collated)))
-    });
-    match batch {
-        Ok(Ok(batch)) => Outcome::Batch {
-            batch,
-            samples: count,
-            skipped,
-        },
-        Ok(Err(e)) => fail("batch", e, skipped),
-        Err(p) => fail("batch", panicked("batch stage", None, p.as_ref()), skipped),
     }
 }

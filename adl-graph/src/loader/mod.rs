@@ -74,8 +74,11 @@
 
 mod batch;
 mod builder;
+mod claims;
 mod context;
+mod device;
 mod epoch;
+mod job;
 mod order;
 mod state;
 mod stats;
@@ -83,16 +86,22 @@ mod stats;
 use std::sync::{Arc, Mutex};
 
 use adl_core::exec::{BufferPool, Recycle};
-use adl_core::graph::{Description, Stage};
+use adl_core::graph::{Body, Description, NodeInfo, Stage};
 use adl_core::kernel::Accelerator;
 use adl_core::{Dataset, Error, Pipeline, Result};
 
+use crate::plan::Plan;
+use crate::planner::Planner;
+use crate::schedule::{DeviceFacts, Settings};
+
 pub use batch::Batch;
 pub use builder::{LoaderBuilder, OnError};
-pub use epoch::{Epoch, Skipped};
+pub use device::FUSION_VARIABLE;
+pub use epoch::Epoch;
+pub use job::Skipped;
 pub use order::{Sampler, Shard, ShardTail};
 pub use state::LoaderState;
-pub use stats::{Measured, NodeStatistics, Statistics};
+pub use stats::{KernelRun, Measured, NodeStatistics, Statistics};
 
 use context::Counters;
 use order::Fnv;
@@ -112,12 +121,16 @@ pub(crate) struct Shared<D, P> {
     pub(crate) dataset: D,
     pub(crate) pipeline: P,
     pub(crate) config: builder::Config,
+    /// The plan, which is the schedule this loader runs.
+    pub(crate) plan: Plan,
     /// Row names of the statistics: the pipeline's nodes, then the loader's
     /// own slots.
     pub(crate) rows: Vec<(String, Measured)>,
     /// How many rows are the pipeline's nodes.
     pub(crate) nodes: usize,
     pub(crate) counters: Counters,
+    /// How each kernel node ran, by node slot.
+    pub(crate) runs: context::Runs,
     pub(crate) totals: Mutex<Totals>,
     pub(crate) fingerprint: u64,
     /// The memory of batches the consumer dropped, for the next ones.
@@ -199,14 +212,18 @@ where
         config.sampler.check(dataset.len())?;
         // Measured now, not on the first timed call of an epoch.
         context::clock_cost();
+        let plan = make_plan(&pipeline, &config)?;
+        let accelerator = plan.1;
+        let plan = plan.0;
         // Batches in flight or waiting, the consumer's, and one more.
         let buffers = Arc::new(BufferPool::new(config.prefetch.max(1) + 2));
-        let pool = if config.workers == 0 {
+        let workers = plan.schedule().workers();
+        let pool = if workers == 0 {
             None
         } else {
             let attach = Arc::clone(&buffers);
             let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(config.workers)
+                .num_threads(workers)
                 .thread_name(|i| format!("adl-worker-{i}"))
                 .start_handler(move |_| attach.attach())
                 .build()
@@ -215,11 +232,17 @@ where
                 })?;
             Some(Arc::new(pool))
         };
+        // One row per node of a described pipeline, named by its path
+        // (`camera/default`), then the loader's own.
         let mut rows: Vec<(String, Measured)> = match pipeline.description() {
-            Some(d) => d
-                .nodes()
+            Some(_) => plan
+                .node_paths()
                 .into_iter()
-                .map(|n| (n.name.to_string(), Measured::Node(n.stage)))
+                .zip(plan.transforms())
+                .map(|(path, (_, node))| {
+                    let stage = node.info().map_or(Stage::Sample, |i| i.stage);
+                    (path, Measured::Node(stage))
+                })
                 .collect(),
             None => Vec::new(),
         };
@@ -229,11 +252,8 @@ where
             rows.push((stage.to_string(), Measured::Stage(stage)));
         }
         let fingerprint = fingerprint::<D::Sample, P>(pipeline.description());
-        let has_kernels = pipeline
-            .description()
-            .is_some_and(|d| d.nodes().iter().any(|n| n.kernel.is_some()));
-        let accelerator = open_device(&config.device, has_kernels)?;
         let counters = Counters::new(rows.len());
+        let runs = context::Runs::new(nodes);
         let totals = Mutex::new(Totals {
             workers: config.workers,
             ..Totals::default()
@@ -243,9 +263,11 @@ where
                 dataset,
                 pipeline,
                 config,
+                plan,
                 rows,
                 nodes,
                 counters,
+                runs,
                 totals,
                 fingerprint,
                 buffers,
@@ -315,6 +337,7 @@ where
         Statistics::from_counters(
             &self.shared.rows,
             &self.shared.counters,
+            &self.shared.runs,
             totals,
             self.shared.buffers.statistics(),
         )
@@ -323,6 +346,7 @@ where
     /// Start the statistics afresh (say, after a warm-up epoch).
     pub fn reset_statistics(&self) {
         self.shared.counters.reset();
+        self.shared.runs.reset();
         self.shared.buffers.reset_statistics();
         let mut totals = self.shared.totals();
         *totals = Totals {
@@ -356,33 +380,77 @@ where
     pub fn accelerator(&self) -> Option<&dyn Accelerator> {
         self.shared.accelerator.as_deref()
     }
+
+    /// The plan this loader runs: the pipeline's graph, scheduled for its
+    /// settings (each stage's pool and threads, the device of every batch
+    /// node, the kernels that run as one). Its [`to_dot`](Plan::to_dot) and
+    /// [`to_svg`](Plan::to_svg) draw what runs; the statistics record what
+    /// did ([`NodeStatistics::kernel`]). A pipeline without a description
+    /// (not built by `pipeline!` or the graph builders) is planned as its
+    /// three stages.
+    pub fn plan(&self) -> &Plan {
+        &self.shared.plan
+    }
 }
 
-/// The device of the batch kernels: the one given, or the one chosen (or
-/// named by the environment) when the pipeline has kernel nodes.
-fn open_device(
-    device: &builder::Device,
-    has_kernels: bool,
-) -> Result<Option<Arc<dyn Accelerator>>> {
-    match device {
-        builder::Device::Given(a) => Ok(Some(Arc::clone(a))),
-        _ if !has_kernels => Ok(None),
-        #[cfg(feature = "opencl")]
-        builder::Device::Chosen(choice) => {
-            Ok(crate::opencl::OpenCl::open(choice)?.map(|d| Arc::new(d) as Arc<dyn Accelerator>))
+/// The loader's plan for `pipeline` under `config`, with the device it
+/// schedules batch kernels on: the environment is read here, once
+/// (`ADL_OPENCL_DEVICE` unless the program chose, `ADL_FUSION` unless the
+/// builder said), and the device's notice is printed once per process.
+fn make_plan<P, S>(
+    pipeline: &P,
+    config: &builder::Config,
+) -> Result<(Plan, Option<Arc<dyn Accelerator>>)>
+where
+    P: Pipeline<S>,
+{
+    let opaque;
+    let description = match pipeline.description() {
+        Some(d) => d,
+        None => {
+            opaque = three_stages();
+            &opaque
         }
-        #[cfg(feature = "opencl")]
-        builder::Device::FromEnvironment => Ok(crate::opencl::OpenCl::open(
-            &crate::opencl::DeviceChoice::from_env(),
-        )?
-        .map(|d| Arc::new(d) as Arc<dyn Accelerator>)),
-        #[cfg(not(feature = "opencl"))]
-        builder::Device::FromEnvironment => {
-            crate::notice::once(
-                "built without the `opencl` feature: batch kernels run their Rust bodies on the CPU",
-            );
-            Ok(None)
-        }
+    };
+    let has_kernels = description.nodes().iter().any(|n| n.kernel.is_some());
+    let fusion = match config.fusion {
+        Some(on) => on,
+        None => device::fusion_from_env()?,
+    };
+    let (accelerator, why) = device::open(&config.device, has_kernels)?;
+    let settings = Settings::default()
+        .workers(config.workers)
+        .consumer_helps(config.build_while_waiting)
+        .fusion(fusion);
+    let settings = match &accelerator {
+        Some(a) => settings.device(DeviceFacts::of(a.as_ref()), why.clone()),
+        None => settings.no_device(why.clone()),
+    };
+    if has_kernels {
+        crate::notice::once(device::notice(accelerator.as_deref(), &why, fusion));
+    }
+    let plan = Planner.schedule(description, &settings).map_err(|e| {
+        Error::invalid(
+            "pipeline",
+            format!("its description breaks the composition rules:\n{e}"),
+        )
+    })?;
+    Ok((plan, accelerator))
+}
+
+/// The plan of a pipeline without a description: its three stages, each
+/// one node.
+fn three_stages() -> Description {
+    let stage = |name: &'static str, stage| {
+        NodeInfo::new(name, stage).with_doc("the pipeline describes no nodes of its own")
+    };
+    Description {
+        body: Body::Stages {
+            sample: vec![stage("sample", Stage::Sample)],
+            collate: vec![stage("collate", Stage::Collate)],
+            batch: vec![stage("batch", Stage::Batch)],
+        },
+        ..Description::default()
     }
 }
 
@@ -399,7 +467,7 @@ fn fingerprint<S, P>(description: Option<&Description>) -> u64 {
                 for t in [n.input, n.output] {
                     h.write_str(t.map_or("?", |t| t.name));
                 }
-                h.write_str(n.kernel.as_deref().unwrap_or(""));
+                h.write_str(n.kernel.as_ref().map_or("", |k| &k.source));
             }
         }
         None => h.write_str(std::any::type_name::<P>()),

@@ -6,7 +6,8 @@ use std::fmt;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
-use super::context::{Counters, TIME_EVERY};
+use super::context::{Counters, Runs, TIME_EVERY};
+use adl_core::graph::Device;
 
 /// What a row of the [`Statistics`] measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -29,10 +30,30 @@ impl fmt::Display for Measured {
     }
 }
 
+/// How a kernel node ran, as the loader recorded it: on which device, and
+/// with which nodes as one kernel or loop. What the
+/// [plan](super::Loader::plan) scheduled, unless a batch could not run
+/// there (then `varied` says it ran in more than one way).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct KernelRun {
+    /// Where it ran: [`Device::OpenCl`] on the loader's device, else the
+    /// CPU (its Rust body, or a fused loop).
+    pub device: Device,
+    /// The nodes it ran as one with, by path, itself included; empty when
+    /// it ran alone.
+    pub fused_with: Vec<String>,
+    /// Whether it ran in more than one way (device or group) over the
+    /// batches since the statistics began.
+    pub varied: bool,
+}
+
 /// One row of the [`Statistics`]: a node, the dataset reads, or a stage.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct NodeStatistics {
-    /// The node's name (`dataset` for reads, the stage's name for a stage).
+    /// The node's path (`camera/default`: its branches and its name, as
+    /// errors name it; `dataset` for reads, the stage's name for a stage).
     pub name: String,
     /// What the row measures.
     pub measured: Measured,
@@ -45,6 +66,8 @@ pub struct NodeStatistics {
     /// Its time, summed over all threads: measured for every timed call,
     /// estimated for the others from the timed ones' mean.
     pub time: Duration,
+    /// How it ran, for a kernel node that ran (none for any other row).
+    pub kernel: Option<KernelRun>,
 }
 
 impl NodeStatistics {
@@ -135,6 +158,7 @@ impl Statistics {
     pub(crate) fn from_counters(
         rows: &[(String, Measured)],
         counters: &Counters,
+        runs: &Runs,
         totals: Totals,
         buffers: BufferStatistics,
     ) -> Self {
@@ -150,12 +174,29 @@ impl Statistics {
                 } else {
                     (u128::from(nanos) * u128::from(calls) / u128::from(timed_calls)) as u64
                 };
+                let kernel = runs.get(slot).map(|ran| {
+                    let (first, len) = ran.group;
+                    KernelRun {
+                        device: ran.device,
+                        fused_with: if len >= 2 {
+                            rows.iter()
+                                .skip(first)
+                                .take(len)
+                                .map(|(name, _)| name.clone())
+                                .collect()
+                        } else {
+                            Vec::new()
+                        },
+                        varied: ran.varied,
+                    }
+                });
                 NodeStatistics {
                     name: name.clone(),
                     measured: *measured,
                     calls,
                     timed_calls,
                     time: Duration::from_nanos(estimate),
+                    kernel,
                 }
             })
             .collect();
@@ -285,9 +326,22 @@ impl fmt::Display for Statistics {
             } else {
                 n.time / n.calls.min(u64::from(u32::MAX)) as u32
             };
+            let ran = match &n.kernel {
+                Some(k) => {
+                    let mut ran = format!("  kernel on {}", k.device);
+                    if !k.fused_with.is_empty() {
+                        ran.push_str(&format!(", as one with {}", k.fused_with.join(" + ")));
+                    }
+                    if k.varied {
+                        ran.push_str(" (not every batch)");
+                    }
+                    ran
+                }
+                None => String::new(),
+            };
             writeln!(
                 f,
-                "{:<width$}  {:<13} {:>9} {:>10} {:>10} {:>11}",
+                "{:<width$}  {:<13} {:>9} {:>10} {:>10} {:>11}{ran}",
                 n.name,
                 n.measured.to_string(),
                 n.calls,

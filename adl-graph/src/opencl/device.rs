@@ -5,25 +5,27 @@ use std::fmt;
 
 use adl_core::{Error, Result};
 
-/// The environment variable that picks the device: `cpu` (no OpenCL: the
-/// Rust bodies run), `P:D` (device `D` of platform `P`, from 0), or a part
-/// of a device's or platform's name (`h100`, `pocl`), case-insensitive.
+/// The environment variable that picks the device of the batch kernels:
+/// `auto` (the default: the first GPU or accelerator), `rust` (no OpenCL:
+/// the kernels' Rust bodies on the loader's workers), `P:D` (device `D` of
+/// platform `P`, from 0), or a part of a device's or platform's name
+/// (`h100`, `pocl`), case-insensitive. A CPU OpenCL device such as POCL's
+/// is used only when named this way.
 pub const DEVICE_VARIABLE: &str = "ADL_OPENCL_DEVICE";
-
-/// The environment variable that switches fusion off: `ADL_OPENCL_FUSION=0`
-/// (for the executor and for the plans' DOT).
-pub const FUSION_VARIABLE: &str = crate::planner::FUSION_VARIABLE;
 
 /// Which device runs batch kernels.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum DeviceChoice {
-    /// The first GPU, else the first OpenCL device (POCL's CPU device
-    /// where there is no GPU); the Rust bodies if there is none.
+    /// The first GPU or accelerator OpenCL device; without one, the Rust
+    /// kernels on the loader's workers. A CPU OpenCL device (POCL's, say)
+    /// is not picked: on the cores that run the loader it is slower than
+    /// the Rust kernels (W2: 88 k against 539 k samples/s on two cores).
     #[default]
     Auto,
-    /// No OpenCL: kernel nodes run their Rust bodies on the CPU.
-    Cpu,
+    /// No OpenCL: kernel nodes run their Rust bodies on the loader's
+    /// workers (`rust`).
+    Rust,
     /// Device `device` of platform `platform` (indices from 0, in the
     /// order the OpenCL loader lists them).
     Index {
@@ -39,29 +41,57 @@ pub enum DeviceChoice {
 
 impl DeviceChoice {
     /// The choice in `ADL_OPENCL_DEVICE`, or [`Auto`](DeviceChoice::Auto)
-    /// when it is not set.
-    pub fn from_env() -> Self {
+    /// when it is not set; an error when its value names no choice.
+    pub fn from_env() -> Result<Self> {
         match std::env::var(DEVICE_VARIABLE) {
-            Ok(value) => Self::parse(&value),
-            Err(_) => DeviceChoice::Auto,
+            Ok(value) => Self::parse(&value)
+                .map_err(|reason| Error::invalid(format!("{DEVICE_VARIABLE}={value:?}"), reason)),
+            Err(_) => Ok(DeviceChoice::Auto),
         }
     }
 
-    /// The choice a text names: `auto`, `cpu` (or `none`), `P:D`, or a
-    /// part of a name.
-    pub fn parse(text: &str) -> Self {
+    /// The choice a text names: `auto`, `rust` (or `none`), `P:D`, or a
+    /// part of a device's or platform's name. `cpu` is refused, with what
+    /// to write instead: it could mean the Rust kernels or a CPU OpenCL
+    /// device.
+    ///
+    /// ```
+    /// use adl::opencl::DeviceChoice;
+    ///
+    /// assert_eq!(DeviceChoice::parse("rust"), Ok(DeviceChoice::Rust));
+    /// assert_eq!(DeviceChoice::parse("1:0"), Ok(DeviceChoice::Index { platform: 1, device: 0 }));
+    /// assert_eq!(DeviceChoice::parse("pocl"), Ok(DeviceChoice::Name("pocl".into())));
+    /// assert!(DeviceChoice::parse("cpu").unwrap_err().contains("`rust`"));
+    /// ```
+    pub fn parse(text: &str) -> std::result::Result<Self, String> {
         let text = text.trim();
         match text.to_ascii_lowercase().as_str() {
-            "" | "auto" => return DeviceChoice::Auto,
-            "cpu" | "none" | "off" => return DeviceChoice::Cpu,
+            "" | "auto" => return Ok(DeviceChoice::Auto),
+            "rust" | "none" | "off" => return Ok(DeviceChoice::Rust),
+            "cpu" => {
+                return Err(
+                    "`cpu` could mean two things: write `rust` for the kernels' Rust \
+                            bodies on the loader's workers, or name a CPU OpenCL device by its \
+                            platform or device name (`pocl`) or index (`P:D`)"
+                        .to_owned(),
+                );
+            }
             _ => {}
         }
         if let Some((p, d)) = text.split_once(':')
             && let (Ok(platform), Ok(device)) = (p.trim().parse(), d.trim().parse())
         {
-            return DeviceChoice::Index { platform, device };
+            return Ok(DeviceChoice::Index { platform, device });
         }
-        DeviceChoice::Name(text.to_owned())
+        Ok(DeviceChoice::Name(text.to_owned()))
+    }
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        Self::parse(text)
     }
 }
 
@@ -69,11 +99,24 @@ impl fmt::Display for DeviceChoice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DeviceChoice::Auto => f.write_str("auto"),
-            DeviceChoice::Cpu => f.write_str("cpu"),
+            DeviceChoice::Rust => f.write_str("rust"),
             DeviceChoice::Index { platform, device } => write!(f, "{platform}:{device}"),
             DeviceChoice::Name(name) => write!(f, "{name:?}"),
         }
     }
+}
+
+/// What kind of device an OpenCL device is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A GPU.
+    Gpu,
+    /// An accelerator (not a GPU, not a CPU).
+    Accelerator,
+    /// A CPU (POCL's device, say): the loader's own cores.
+    Cpu,
+    /// Anything else.
+    Other,
 }
 
 /// One OpenCL device as listed.
@@ -85,7 +128,7 @@ pub(crate) struct Listed {
     pub(crate) device: ocl::Device,
     pub(crate) name: String,
     pub(crate) platform_name: String,
-    pub(crate) gpu: bool,
+    pub(crate) kind: Kind,
 }
 
 impl fmt::Display for Listed {
@@ -99,8 +142,17 @@ impl fmt::Display for Listed {
 }
 
 /// Every OpenCL device of every platform; empty when there is no platform
-/// (no OpenCL loader configuration, no driver).
+/// (no OpenCL loader configuration, no driver). Listed once per process:
+/// drivers do not all list devices safely from several threads at once
+/// (POCL's device names were read while another thread listed them, and
+/// crashed), and the devices do not change while it runs.
 pub(crate) fn list() -> Vec<Listed> {
+    static LISTED: std::sync::OnceLock<Vec<Listed>> = std::sync::OnceLock::new();
+    LISTED.get_or_init(list_now).clone()
+}
+
+/// [`list`], asking the drivers.
+fn list_now() -> Vec<Listed> {
     let Ok(platforms) = ocl::core::get_platform_ids() else {
         return Vec::new();
     };
@@ -114,10 +166,20 @@ pub(crate) fn list() -> Vec<Listed> {
             .unwrap_or_else(|_| "unnamed platform".to_owned());
         let devices = ocl::Device::list_all(platform).unwrap_or_default();
         for (di, device) in devices.into_iter().enumerate() {
-            let gpu = matches!(
-                device.info(ocl::enums::DeviceInfo::Type),
-                Ok(ocl::enums::DeviceInfoResult::Type(t)) if t.contains(ocl::DeviceType::GPU)
-            );
+            let kind = match device.info(ocl::enums::DeviceInfo::Type) {
+                Ok(ocl::enums::DeviceInfoResult::Type(t)) if t.contains(ocl::DeviceType::GPU) => {
+                    Kind::Gpu
+                }
+                Ok(ocl::enums::DeviceInfoResult::Type(t))
+                    if t.contains(ocl::DeviceType::ACCELERATOR) =>
+                {
+                    Kind::Accelerator
+                }
+                Ok(ocl::enums::DeviceInfoResult::Type(t)) if t.contains(ocl::DeviceType::CPU) => {
+                    Kind::Cpu
+                }
+                _ => Kind::Other,
+            };
             out.push(Listed {
                 platform_index: pi,
                 device_index: di,
@@ -127,17 +189,18 @@ pub(crate) fn list() -> Vec<Listed> {
                     .name()
                     .unwrap_or_else(|_| "unnamed device".to_owned()),
                 platform_name: platform_name.clone(),
-                gpu,
+                kind,
             });
         }
     }
     out
 }
 
-/// The device `choice` names among `devices`: `Ok(None)` for
-/// [`Cpu`](DeviceChoice::Cpu) or when `Auto` finds none; an error naming
-/// the available devices when an index or name matches none.
-pub(crate) fn pick(choice: &DeviceChoice, devices: &[Listed]) -> Result<Option<Listed>> {
+/// The device `choice` names among `devices`, with why: `Ok((None, why))`
+/// for [`Rust`](DeviceChoice::Rust) or when `Auto` finds no GPU or
+/// accelerator; an error naming the available devices when an index or
+/// name matches none.
+pub(crate) fn pick(choice: &DeviceChoice, devices: &[Listed]) -> Result<(Option<Listed>, String)> {
     let available = || {
         if devices.is_empty() {
             "there is no OpenCL device (install an OpenCL driver, e.g. Debian's pocl-opencl-icd)"
@@ -148,17 +211,43 @@ pub(crate) fn pick(choice: &DeviceChoice, devices: &[Listed]) -> Result<Option<L
         }
     };
     match choice {
-        DeviceChoice::Cpu => Ok(None),
-        DeviceChoice::Auto => Ok(devices
-            .iter()
-            .find(|d| d.gpu)
-            .or_else(|| devices.first())
-            .cloned()),
+        DeviceChoice::Rust => Ok((None, format!("{DEVICE_VARIABLE}=rust"))),
+        DeviceChoice::Auto => {
+            let first = devices
+                .iter()
+                .find(|d| matches!(d.kind, Kind::Gpu | Kind::Accelerator));
+            Ok(match first {
+                Some(d) => {
+                    let kind = if d.kind == Kind::Gpu {
+                        "GPU"
+                    } else {
+                        "accelerator"
+                    };
+                    (Some(d.clone()), format!("the first {kind}"))
+                }
+                None if devices.is_empty() => (None, "no OpenCL device".to_owned()),
+                None => {
+                    let names: Vec<String> = devices.iter().map(|d| d.to_string()).collect();
+                    (
+                        None,
+                        format!(
+                            "no GPU or accelerator; a CPU OpenCL device runs only when named in \
+                             {DEVICE_VARIABLE} (here: {})",
+                            names.join("; ")
+                        ),
+                    )
+                }
+            })
+        }
         DeviceChoice::Index { platform, device } => devices
             .iter()
             .find(|d| d.platform_index == *platform && d.device_index == *device)
-            .cloned()
-            .map(Some)
+            .map(|d| {
+                (
+                    Some(d.clone()),
+                    format!("device {platform}:{device}, as chosen"),
+                )
+            })
             .ok_or_else(|| {
                 Error::invalid(
                     DEVICE_VARIABLE,
@@ -173,8 +262,7 @@ pub(crate) fn pick(choice: &DeviceChoice, devices: &[Listed]) -> Result<Option<L
                     d.name.to_lowercase().contains(&needle)
                         || d.platform_name.to_lowercase().contains(&needle)
                 })
-                .cloned()
-                .map(Some)
+                .map(|d| (Some(d.clone()), format!("named like {name:?}, as chosen")))
                 .ok_or_else(|| {
                     Error::invalid(
                         DEVICE_VARIABLE,
@@ -191,19 +279,22 @@ mod tests {
 
     #[test]
     fn choices_parse() {
-        assert_eq!(DeviceChoice::parse(""), DeviceChoice::Auto);
-        assert_eq!(DeviceChoice::parse("CPU"), DeviceChoice::Cpu);
+        assert_eq!(DeviceChoice::parse(""), Ok(DeviceChoice::Auto));
+        assert_eq!(DeviceChoice::parse(" Rust "), Ok(DeviceChoice::Rust));
+        assert_eq!(DeviceChoice::parse("none"), Ok(DeviceChoice::Rust));
         assert_eq!(
             DeviceChoice::parse("1:0"),
-            DeviceChoice::Index {
+            Ok(DeviceChoice::Index {
                 platform: 1,
                 device: 0
-            }
+            })
         );
         assert_eq!(
             DeviceChoice::parse("H100"),
-            DeviceChoice::Name("H100".into())
+            Ok(DeviceChoice::Name("H100".into()))
         );
+        let cpu = DeviceChoice::parse("CPU").unwrap_err();
+        assert!(cpu.contains("`rust`") && cpu.contains("`pocl`"), "{cpu}");
     }
 
     #[test]
@@ -213,7 +304,31 @@ mod tests {
             err.to_string().contains("there is no OpenCL device"),
             "{err}"
         );
-        assert!(pick(&DeviceChoice::Auto, &[]).unwrap().is_none());
-        assert!(pick(&DeviceChoice::Cpu, &[]).unwrap().is_none());
+        let (none, why) = pick(&DeviceChoice::Auto, &[]).unwrap();
+        assert!(none.is_none());
+        assert_eq!(why, "no OpenCL device");
+        assert!(pick(&DeviceChoice::Rust, &[]).unwrap().0.is_none());
+    }
+
+    /// The devices of this machine, listed by the OpenCL loader.
+    #[test]
+    fn auto_never_picks_a_cpu_device() {
+        let devices = list();
+        let (picked, why) = pick(&DeviceChoice::Auto, &devices).unwrap();
+        match &picked {
+            Some(d) => assert!(
+                matches!(d.kind, Kind::Gpu | Kind::Accelerator),
+                "{d}: {why}"
+            ),
+            None => assert!(why.starts_with("no "), "{why}"),
+        }
+        if let Some(cpu) = devices.iter().find(|d| d.kind == Kind::Cpu) {
+            // Named, it is used.
+            let named = pick(&DeviceChoice::Name(cpu.platform_name.clone()), &devices).unwrap();
+            assert!(named.0.is_some());
+            if picked.is_none() {
+                assert!(why.contains(&cpu.name), "{why}");
+            }
+        }
     }
 }

@@ -1,9 +1,13 @@
 //! Batch kernels on OpenCL devices (the `opencl` feature, on by default):
 //! [`OpenCl`], an [`Accelerator`] through the `ocl` crate.
 //!
-//! - **Device**: the first GPU, else the first OpenCL device (POCL's CPU
-//!   device on a machine without a GPU); [`DeviceChoice`] or
-//!   `ADL_OPENCL_DEVICE` picks another. The choice is reported once.
+//! - **Device**: by default ([`DeviceChoice::Auto`]) the first GPU or
+//!   accelerator; without one, none, and the kernels run their Rust bodies
+//!   on the loader's workers. A CPU OpenCL device (POCL's) runs them only
+//!   when named ([`DeviceChoice`], `ADL_OPENCL_DEVICE=pocl` or `P:D`): on
+//!   the cores that run the loader it is slower than the Rust kernels.
+//!   [`OpenCl::choose`] says why it chose what it did; the loader reports
+//!   it once, and its plan shows it.
 //! - **Exact**: every program starts with `#pragma OPENCL FP_CONTRACT OFF`
 //!   and is built with `-cl-fp32-correctly-rounded-divide-sqrt`; a device
 //!   that cannot divide exactly is not used (its kernels would not give the
@@ -14,9 +18,10 @@
 //!   a call takes a set, so calls from several workers never share one.
 //! - **Overlap**: three queues, for uploads, kernels and downloads, so that
 //!   one batch uploads while another computes and a third downloads.
-//! - **Fusion**: consecutive elementwise launches compile into one kernel
-//!   ([`fusion`](OpenCl::fusion), `ADL_OPENCL_FUSION=0` to switch off);
-//!   unfused kernels keep their data on the device between them.
+//! - **Fusion**: the launches of a run of kernel nodes arrive with their
+//!   groups, decided by [`groups`](adl_core::kernel::groups) (the one rule
+//!   the plan uses too): each group compiles into one kernel, and the data
+//!   stays on the device between kernels.
 //! - **Errors**: a program that does not compile is an
 //!   [`Error::Kernel`] naming the node, with the build log; so is a device
 //!   out of memory. Nothing panics.
@@ -33,7 +38,7 @@ use adl_core::kernel::{
 };
 use adl_core::{Error, Result};
 
-pub use device::{DEVICE_VARIABLE, DeviceChoice, FUSION_VARIABLE};
+pub use device::{DEVICE_VARIABLE, DeviceChoice};
 use program::{BUILD_OPTIONS, Range, Step};
 use staging::Staging;
 
@@ -42,9 +47,10 @@ use staging::Staging;
 /// ```no_run
 /// use adl::opencl::{DeviceChoice, OpenCl};
 ///
-/// match OpenCl::open(&DeviceChoice::from_env())? {
-///     Some(device) => println!("kernels run on {}", adl::kernel::Accelerator::name(&device)),
-///     None => println!("no OpenCL device: kernels run their Rust bodies"),
+/// let chosen = OpenCl::choose(&DeviceChoice::from_env()?)?;
+/// match &chosen.device {
+///     Some(device) => println!("kernels run on {} ({})", adl::kernel::Accelerator::name(device), chosen.why),
+///     None => println!("kernels run their Rust bodies ({})", chosen.why),
 /// }
 /// # Ok::<(), adl::Error>(())
 /// ```
@@ -55,7 +61,6 @@ pub struct OpenCl {
     upload: ocl::Queue,
     compute: ocl::Queue,
     download: ocl::Queue,
-    fusion: bool,
     fp64: bool,
     max_alloc: u64,
     programs: Mutex<HashMap<String, ocl::Program>>,
@@ -66,7 +71,6 @@ impl std::fmt::Debug for OpenCl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenCl")
             .field("device", &self.name)
-            .field("fusion", &self.fusion)
             .finish()
     }
 }
@@ -92,26 +96,33 @@ fn out_of_memory(e: &ocl::Error) -> bool {
     .any(|s| text.contains(s))
 }
 
+/// What a [`DeviceChoice`] came to: the device, set up, or none (the
+/// kernels then run their Rust bodies on the loader's workers), and why, in
+/// words (`the first GPU`, `no GPU or accelerator; ...`): what the loader's
+/// notice and plan say.
+#[derive(Debug)]
+pub struct Chosen {
+    /// The device, where one was chosen and could be used.
+    pub device: Option<OpenCl>,
+    /// Why this device, or why none.
+    pub why: String,
+}
+
 impl OpenCl {
-    /// The device `choice` names, ready: `Ok(None)` when the choice is
-    /// [`Cpu`](DeviceChoice::Cpu), or `Auto` finds no OpenCL device, or the
-    /// device cannot divide exactly (each said in a one-line notice); an
-    /// error when an index or name matches no device, or the device cannot
-    /// be set up. Fusion is on unless `ADL_OPENCL_FUSION=0`.
+    /// The device `choice` names, ready, or `None` (see [`choose`](Self::choose)).
     pub fn open(choice: &DeviceChoice) -> Result<Option<OpenCl>> {
-        if *choice == DeviceChoice::Cpu {
-            crate::notice::once(format!(
-                "{DEVICE_VARIABLE}=cpu: batch kernels run their Rust bodies on the CPU"
-            ));
-            return Ok(None);
-        }
+        Ok(Self::choose(choice)?.device)
+    }
+
+    /// The device `choice` names, ready, with why: no device for
+    /// [`Rust`](DeviceChoice::Rust), when `Auto` finds no GPU or
+    /// accelerator, or when the device cannot divide exactly; an error when
+    /// an index or name matches no device, or the device cannot be set up.
+    pub fn choose(choice: &DeviceChoice) -> Result<Chosen> {
         let devices = device::list();
-        let Some(listed) = device::pick(choice, &devices)? else {
-            crate::notice::once(
-                "no OpenCL device found: batch kernels run their Rust bodies on the CPU \
-                 (install an OpenCL driver, e.g. Debian's pocl-opencl-icd)",
-            );
-            return Ok(None);
+        let (listed, why) = device::pick(choice, &devices)?;
+        let Some(listed) = listed else {
+            return Ok(Chosen { device: None, why });
         };
         let name = format!("{} ({})", listed.name, listed.platform_name);
         let setup =
@@ -122,10 +133,12 @@ impl OpenCl {
                 if c.contains(ocl::core::DeviceFpConfig::CORRECTLY_ROUNDED_DIVIDE_SQRT)
         );
         if !exact {
-            crate::notice::once(format!(
-                "OpenCL device {name} cannot divide with correct rounding: batch kernels run their Rust bodies on the CPU"
-            ));
-            return Ok(None);
+            return Ok(Chosen {
+                device: None,
+                why: format!(
+                    "{why}, {name}, cannot divide with correct rounding (its kernels would not give the Rust bodies' bits)"
+                ),
+            });
         }
         let extensions = match listed.device.info(ocl::enums::DeviceInfo::Extensions) {
             Ok(ocl::enums::DeviceInfoResult::Extensions(e)) => e,
@@ -141,7 +154,6 @@ impl OpenCl {
             .build()
             .map_err(setup)?;
         let queue = || ocl::Queue::new(&context, listed.device, None).map_err(setup);
-        let fusion = crate::planner::fusion_from_env();
         let device = OpenCl {
             upload: queue()?,
             compute: queue()?,
@@ -149,29 +161,15 @@ impl OpenCl {
             name,
             device: listed.device,
             context,
-            fusion,
             fp64: extensions.contains("cl_khr_fp64"),
             max_alloc,
             programs: Mutex::new(HashMap::new()),
             staging: Mutex::new(Vec::new()),
         };
-        crate::notice::once(format!(
-            "batch kernels run on OpenCL device {} (fusion {})",
-            device.name,
-            if fusion { "on" } else { "off" }
-        ));
-        Ok(Some(device))
-    }
-
-    /// With fusion of elementwise kernels on or off.
-    pub fn fusion(mut self, on: bool) -> Self {
-        self.fusion = on;
-        self
-    }
-
-    /// Whether elementwise kernels are fused.
-    pub fn fuses(&self) -> bool {
-        self.fusion
+        Ok(Chosen {
+            device: Some(device),
+            why,
+        })
     }
 
     /// With at most `bytes` in any one device buffer (default: the
@@ -235,9 +233,14 @@ impl Accelerator for OpenCl {
         &self.name
     }
 
+    fn supports(&self, element: ElementType) -> bool {
+        element != ElementType::F64 || self.fp64
+    }
+
     fn run(
         &self,
         launches: &[Launch],
+        groups: &[std::ops::Range<usize>],
         input: HostBatch<'_>,
         output: &mut Output<'_>,
     ) -> Result<bool> {
@@ -258,12 +261,17 @@ impl Accelerator for OpenCl {
             return Ok(true);
         }
         let range = Range::of(input.shape);
-        let steps = program::steps(launches, self.fusion, &range);
         let all_nodes = launches
             .iter()
             .map(|l| l.node.as_ref())
             .collect::<Vec<_>>()
             .join(" + ");
+        let steps = program::steps(launches, groups, &range).ok_or_else(|| {
+            Error::internal(
+                "opencl::run",
+                format!("the kernel groups {groups:?} do not fit the launches of {all_nodes}"),
+            )
+        })?;
         // One flag per sample, zeros where the batch has none, so that a
         // kernel reading `flags[sample]` stays inside the buffer.
         let samples = input.shape.first().copied().unwrap_or(1).max(1);

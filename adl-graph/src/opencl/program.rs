@@ -97,26 +97,30 @@ impl Range {
     }
 }
 
-/// Split `launches` into kernels: with `fuse`, every run of fusable
-/// launches (a gather only at the start of a run) becomes one kernel;
-/// without, each launch is its own. Generated kernels are written for
-/// `range`.
-pub(crate) fn steps(launches: &[Launch], fuse: bool, range: &Range) -> Vec<Step> {
-    let mut groups: Vec<Vec<&Launch>> = Vec::new();
-    for launch in launches {
-        let joins = fuse
-            && launch.fusable()
-            && !matches!(launch.op, Op::Gather { .. })
-            && groups
-                .last()
-                .and_then(|g| g.last())
-                .is_some_and(|prev| prev.fusable());
-        match groups.last_mut() {
-            Some(group) if joins => group.push(launch),
-            _ => groups.push(vec![launch]),
+/// The kernels of `launches`: each of `groups` (index ranges that cover
+/// the launches in order, as [`groups`](adl_core::kernel::groups) decided
+/// for a device) becomes one kernel, generated for `range` where it is made
+/// of maps and gathers, the user's own where it is one custom launch.
+/// `None` when the groups do not cover the launches, or join a custom
+/// launch with others (a bug in the caller).
+pub(crate) fn steps(
+    launches: &[Launch],
+    groups: &[std::ops::Range<usize>],
+    range: &Range,
+) -> Option<Vec<Step>> {
+    let mut next = 0;
+    let mut steps = Vec::with_capacity(groups.len());
+    for group in groups {
+        let members = launches.get(group.clone()).filter(|g| !g.is_empty())?;
+        let custom = members.iter().any(|l| matches!(l.op, Op::Custom { .. }));
+        if group.start != next || (custom && members.len() > 1) {
+            return None;
         }
+        next = group.end;
+        let members: Vec<&Launch> = members.iter().collect();
+        steps.push(step(&members, range));
     }
-    groups.into_iter().map(|g| step(&g, range)).collect()
+    (next == launches.len()).then_some(steps)
 }
 
 fn step(group: &[&Launch], range: &Range) -> Step {
@@ -211,6 +215,7 @@ fn fused_source(group: &[&Launch], range: &Range) -> String {
 mod tests {
     use super::*;
     use adl_core::kernel::ElementType::{F32, U8};
+    use adl_core::kernel::{Target, groups};
 
     fn launches() -> Vec<Launch> {
         vec![
@@ -222,17 +227,37 @@ mod tests {
         ]
     }
 
+    /// The launches' steps as [`groups`] decides them on a device.
+    fn grouped(launches: &[Launch], fuse: bool, range: &Range) -> Vec<Step> {
+        let classes: Vec<_> = launches.iter().map(Launch::fusion).collect();
+        let groups = groups(&classes, Target::Device, fuse);
+        steps(launches, &groups, range).expect("the groups cover the launches")
+    }
+
     #[test]
-    fn fusion_groups_runs_of_elementwise_launches() {
+    fn each_group_is_one_kernel() {
         let range = Range::of(&[2, 3, 4, 5]);
-        let fused = steps(&launches(), true, &range);
+        let fused = grouped(&launches(), true, &range);
         let nodes: Vec<&str> = fused.iter().map(|s| s.nodes.as_str()).collect();
         assert_eq!(nodes, ["flip + to_f32 + normalize", "mine", "clamp"]);
         assert_eq!((fused[0].input, fused[0].output), (U8, F32));
         assert_eq!(fused[1].entry, "mine");
         assert!(fused[1].source.starts_with(PRAGMA));
-        let unfused = steps(&launches(), false, &range);
+        let unfused = grouped(&launches(), false, &range);
         assert_eq!(unfused.len(), 5);
+    }
+
+    #[test]
+    fn groups_that_do_not_fit_the_launches_are_refused() {
+        let range = Range::of(&[2, 3, 4, 5]);
+        let five = launches();
+        assert!(steps(&five, &[0..3, 3..4], &range).is_none(), "not covered");
+        assert!(
+            steps(&five, &[0..4, 4..5], &range).is_none(),
+            "a custom one joined"
+        );
+        assert!(steps(&five, &[1..3, 3..5], &range).is_none(), "a gap");
+        assert!(steps(&five, &[0..3, 3..4, 4..5], &range).is_some());
     }
 
     #[test]
@@ -256,12 +281,12 @@ mod tests {
             Launch::map("a", F32, F32, "v"),
             Launch::gather("flip", F32, "i"),
         ];
-        assert_eq!(steps(&launches, true, &Range::of(&[2, 3])).len(), 2);
+        assert_eq!(grouped(&launches, true, &Range::of(&[2, 3])).len(), 2);
     }
 
     #[test]
     fn fused_source_reads_once_and_writes_once() {
-        let step = &steps(&launches()[..3], true, &Range::of(&[2, 3, 4, 5]))[0];
+        let step = &grouped(&launches()[..3], true, &Range::of(&[2, 3, 4, 5]))[0];
         insta::assert_snapshot!(step.source);
     }
 }

@@ -94,30 +94,45 @@ fn then(steps: Vec<TokenStream>) -> TokenStream {
         .unwrap_or_else(|| quote!(__adl_crate::transform::Identity))
 }
 
-/// The batch stage's steps in order, linked from the last: two
-/// elementwise kernel nodes (`kernel::Lanewise`) are linked into
-/// `kernel::FusedLanes` (one loop on the CPU), any other kernel node
-/// followed by a kernel node (or a run of them) into `kernel::Fused` (one
-/// device program: the data stays on the device, elementwise kernels
-/// fuse), any other pair into `Then`, so every run of consecutive kernel
-/// nodes becomes one `Fused`. The choice is made here, where the node
-/// types are known, by method resolution (`kernel::LinkLanes`, then
-/// `kernel::LinkKernels`, then `kernel::LinkOther`).
+/// The batch stage's steps in order, linked from the last so that every
+/// run of consecutive kernel nodes becomes one chain, whatever stands
+/// around it: the expansion keeps the run being built (`head`) and what
+/// follows it (`rest`), and each step before them either joins the run
+/// (two elementwise kernel nodes, `kernel::Lanewise`, into
+/// `kernel::FusedLanes`: one loop on the CPU; two kernel nodes into
+/// `kernel::Fused`: one device program) or, where the step or the run is
+/// no kernel node, ends it (`rest` becomes `Then(head, rest)`) and starts
+/// the next. Which nodes of a chain then run as one is
+/// `adl_rules::fusion::groups`' to say, at run time, as the plan shows.
+/// The choice is made here, where the node types are known, by method
+/// resolution (`kernel::LinkLanes`, then `kernel::LinkKernels`, then
+/// `kernel::LinkOther`).
 fn link(steps: Vec<TokenStream>) -> TokenStream {
-    steps
-        .into_iter()
-        .rev()
-        .reduce(|rest, step| {
-            quote! {{
-                #[allow(unused_imports)]
-                use __adl_crate::__private::{LinkKernels as _, LinkLanes as _, LinkOther as _};
-                let (__adl_first, __adl_rest) = (#step, #rest);
-                (&&__adl_crate::__private::Link::of(&__adl_first, &__adl_rest))
+    let mut steps = steps.into_iter().rev();
+    let Some(last) = steps.next() else {
+        return quote!(__adl_crate::transform::Identity);
+    };
+    let (head, rest) = (
+        format_ident!("__adl_head", span = Span::mixed_site()),
+        format_ident!("__adl_rest", span = Span::mixed_site()),
+    );
+    let links = steps.map(|step| {
+        quote! {
+            let (#head, #rest) = {
+                let __adl_step = #step;
+                (&&__adl_crate::__private::Link::of(&__adl_step, &#head))
                     .kind()
-                    .link(__adl_first, __adl_rest)
-            }}
-        })
-        .unwrap_or_else(|| quote!(__adl_crate::transform::Identity))
+                    .step(__adl_step, #head, #rest)
+            };
+        }
+    });
+    quote! {{
+        #[allow(unused_imports)]
+        use __adl_crate::__private::{LinkKernels as _, LinkLanes as _, LinkOther as _, Rest as _};
+        let (#head, #rest) = (#last, __adl_crate::__private::End);
+        #(#links)*
+        #rest.stage(#head)
+    }}
 }
 
 impl Generator {

@@ -27,6 +27,9 @@ fn main() {
     assert_eq!(sum {}.info().stage, Stage::Batch);
     assert!(sum {}.info().kernel.is_none());
     assert!(negate {}.info().kernel.is_some());
-    assert!(scale {}.info().kernel.unwrap().contains("__kernel"));
-    assert_eq!(scale_const {}.info().kernel.as_deref(), Some(SCALE_CL));
+    assert!(scale {}.info().kernel.unwrap().source.contains("__kernel"));
+    assert_eq!(
+        scale_const {}.info().kernel.map(|k| k.source),
+        Some(SCALE_CL.into())
+    );
 }

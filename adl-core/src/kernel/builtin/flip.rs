@@ -119,6 +119,13 @@ impl<T: Element, D> KernelNode for FlipByFlag<T, D> {
         vec![Launch::gather("flip_by_flag", T::TYPE, INDEX)]
     }
 
+    fn members(&self, into: &mut Vec<crate::kernel::Member>) {
+        into.push(crate::kernel::Member {
+            id: None,
+            fusion: crate::kernel::Fusion::Gather,
+        });
+    }
+
     fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn BlockKernel>) -> bool {
         into.push(self);
         true
@@ -146,8 +153,13 @@ impl<T: Element, D: Dimension + 'static> Node for FlipByFlag<T, D> {
     fn info(&self) -> NodeInfo {
         NodeInfo::new("flip_by_flag", Stage::Batch)
             .typed::<(Array<T, D>, Array1<bool>), Array<T, D>>()
-            .with_kernel(format!("in[{INDEX}]"))
-            .fusable()
+            .with_kernel_info(
+                crate::graph::KernelInfo::new(
+                    format!("in[{INDEX}]"),
+                    crate::kernel::Fusion::Gather,
+                )
+                .elements(T::TYPE, T::TYPE),
+            )
             .with_doc("Horizontal flip by a per-sample flag (built-in kernel).")
     }
 }

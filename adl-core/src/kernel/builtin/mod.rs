@@ -21,6 +21,13 @@ macro_rules! elementwise_node {
                 )]
             }
 
+            fn members(&self, into: &mut Vec<crate::kernel::Member>) {
+                into.push(crate::kernel::Member {
+                    id: None,
+                    fusion: crate::kernel::Fusion::Map,
+                });
+            }
+
             fn check(&self, shape: &[usize]) -> crate::Result<()> {
                 self.check_shape(shape)
             }
@@ -41,8 +48,13 @@ macro_rules! elementwise_node {
             fn info(&self) -> crate::graph::NodeInfo {
                 crate::graph::NodeInfo::new($name, crate::graph::Stage::Batch)
                     .typed::<ndarray::Array<$input, D>, ndarray::Array<$output, D>>()
-                    .with_kernel(self.expr())
-                    .fusable()
+                    .with_kernel_info(
+                        crate::graph::KernelInfo::new(self.expr(), crate::kernel::Fusion::Map)
+                            .elements(
+                                <$input as crate::kernel::Element>::TYPE,
+                                <$output as crate::kernel::Element>::TYPE,
+                            ),
+                    )
                     .with_doc($doc)
             }
         }

@@ -1,0 +1,390 @@
+//! The job that builds one batch: read and transform its samples (split
+//! across the workers when they are worth it), apply the error policy,
+//! collate, run the batch stage. Never panics: a panic of a node is an
+//! error naming it.
+
+use std::borrow::Cow;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use adl_core::exec::panic_message;
+use adl_core::{Dataset, Error, Pipeline, Result};
+use rayon::prelude::*;
+
+use super::context::{Counters, JobContext};
+use super::{OnError, Shared, Slot};
+
+/// A sample left out of an epoch under [`OnError::Skip`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// Its dataset index.
+    pub index: usize,
+    /// The node that failed (`dataset` for a read).
+    pub node: String,
+    /// The error, in words.
+    pub reason: String,
+}
+
+/// What a job made of one batch.
+pub(crate) enum Outcome<T> {
+    Batch {
+        batch: T,
+        samples: usize,
+        skipped: Vec<Skipped>,
+    },
+    Empty {
+        skipped: Vec<Skipped>,
+    },
+    Failed(Error),
+}
+
+/// A caught panic as an error of `node` on sample `index`.
+fn panicked(node: &str, index: Option<usize>, payload: &(dyn std::any::Any + Send)) -> Error {
+    Error::Panic {
+        node: node.to_owned(),
+        index,
+        message: panic_message(payload),
+    }
+}
+
+/// Read sample `index`, run the sample stage on it in `cx`, and push the
+/// result onto `into`.
+///
+/// The sample never passes through `catch_unwind`'s return value: it is
+/// pushed inside the closure, and an error is left beside it. A value
+/// returned through `catch_unwind` goes through memory, and reading it
+/// back stalled the CPU on every one of W1's cheap samples.
+#[inline(always)]
+fn one_sample<D, P>(
+    shared: &Shared<D, P>,
+    cx: &JobContext<'_>,
+    index: usize,
+    into: &mut Vec<P::Transformed>,
+) -> Result<()>
+where
+    D: Dataset,
+    P: Pipeline<D::Sample>,
+{
+    let counters = cx.counters;
+    let mut failure = None;
+    // Where a panic came from.
+    let mut node = "dataset";
+    let caught = catch_unwind(AssertUnwindSafe(|| {
+        let read = shared.slot(Slot::Read);
+        let entered = counters.enter(read);
+        let raw = shared.dataset.get(index);
+        counters.leave(read, entered);
+        let raw = match raw {
+            Ok(raw) => raw,
+            Err(e) => {
+                failure = Some(Error::Sample {
+                    index,
+                    node: "dataset".to_owned(),
+                    source: Box::new(e),
+                });
+                return;
+            }
+        };
+        node = "sample stage";
+        let cx = cx.at(index);
+        let slot = shared.slot(Slot::Sample);
+        let entered = counters.enter(slot);
+        let out = shared.pipeline.sample_in(&cx, raw);
+        counters.leave(slot, entered);
+        match out {
+            Ok(sample) => into.push(sample),
+            Err(e @ Error::Panic { .. }) => failure = Some(e),
+            Err(e) => {
+                failure = Some(Error::Sample {
+                    index,
+                    node: e.node().unwrap_or("sample stage").to_owned(),
+                    source: Box::new(e),
+                });
+            }
+        }
+    }));
+    if let Err(payload) = caught {
+        return Err(panicked(node, Some(index), payload.as_ref()));
+    }
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// How many samples ahead the loader asks the dataset to prefetch.
+const PREFETCH_AHEAD: usize = 4;
+
+/// The samples of a run of indices that were read and transformed, in
+/// order, and the failures among them (by their place in the run).
+struct Piece<T> {
+    samples: Vec<T>,
+    failed: Vec<(usize, Error)>,
+}
+
+/// Read and transform the samples of `indices` in order, each one after
+/// asking the dataset to prefetch the one [`PREFETCH_AHEAD`] further. The
+/// samples go straight into one vector (no `Result` per sample); a failure
+/// is kept beside them with its place.
+fn samples_of<D, P>(
+    shared: &Shared<D, P>,
+    cx: &JobContext<'_>,
+    indices: &[usize],
+) -> Piece<P::Transformed>
+where
+    D: Dataset,
+    P: Pipeline<D::Sample>,
+{
+    for &i in indices.iter().take(PREFETCH_AHEAD) {
+        shared.dataset.prefetch(i);
+    }
+    let mut piece = Piece {
+        samples: Vec::with_capacity(indices.len()),
+        failed: Vec::new(),
+    };
+    for (k, &i) in indices.iter().enumerate() {
+        if let Some(&ahead) = indices.get(k + PREFETCH_AHEAD) {
+            shared.dataset.prefetch(ahead);
+        }
+        if let Err(e) = one_sample(shared, cx, i, &mut piece.samples) {
+            piece.failed.push((k, e));
+        }
+    }
+    piece
+}
+
+/// `error` of the collate or batch stage of batch `batch`.
+fn batch_error(batch: usize, indices: &[usize], stage: &str, error: Error) -> Error {
+    Error::Batch {
+        batch,
+        indices: indices.to_vec(),
+        node: error.node().unwrap_or(stage).to_owned(),
+        source: Box::new(error),
+    }
+}
+
+/// Build batch `k` of `indices`: read and transform every sample (in
+/// parallel on the pool when `pooled`, results in order), collate, run the
+/// batch stage; apply the error policy. Never panics.
+pub(crate) fn build<D, P>(
+    shared: &Shared<D, P>,
+    pooled: bool,
+    epoch: u64,
+    k: usize,
+    indices: &[usize],
+) -> Outcome<P::Processed>
+where
+    D: Dataset + Sync,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Sync,
+    P::Transformed: Send,
+{
+    // On the consumer's thread a job runs on that thread alone.
+    let counters = if pooled {
+        Counters::new(shared.rows.len())
+    } else {
+        Counters::local(shared.rows.len())
+    };
+    let cx = JobContext {
+        counters: &counters,
+        nodes: shared.nodes,
+        pooled,
+        seed: shared.config.seed,
+        epoch,
+        index: None,
+        accelerator: shared.accelerator.as_deref(),
+        fusion: shared.plan.schedule().fusion,
+        runs: &shared.runs,
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| build_in(shared, &cx, k, indices)))
+        .unwrap_or_else(|payload| Outcome::Failed(panicked("loader", None, payload.as_ref())));
+    shared.counters.absorb(&counters);
+    outcome
+}
+
+/// Build batch `k` of `indices` in `cx`: its samples, then what the
+/// error policy keeps of them, then their collate and batch stage.
+fn build_in<D, P>(
+    shared: &Shared<D, P>,
+    cx: &JobContext<'_>,
+    k: usize,
+    indices: &[usize],
+) -> Outcome<P::Processed>
+where
+    D: Dataset + Sync,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Sync,
+    P::Transformed: Send,
+{
+    let pieces = read_and_transform(shared, cx, indices);
+    let kept = match keep(shared, indices, pieces) {
+        Ok(kept) => kept,
+        Err(failed) => return Outcome::Failed(failed),
+    };
+    if kept.samples.is_empty() {
+        return Outcome::Empty {
+            skipped: kept.skipped,
+        };
+    }
+    collate_and_batch(shared, cx, k, kept)
+}
+
+/// Read and transform the samples of `indices`, in pieces that start at
+/// the given positions. On the pool, one piece per worker (each with its
+/// own counters, added to the job's at its end): the samples of a batch
+/// run in parallel without a task per sample or a shared cache line per
+/// node call. A batch whose samples are cheap runs whole on this thread:
+/// splitting it would cost more than it saves, and the other workers are
+/// building the next batches meanwhile.
+fn read_and_transform<D, P>(
+    shared: &Shared<D, P>,
+    cx: &JobContext<'_>,
+    indices: &[usize],
+) -> Vec<(usize, Piece<P::Transformed>)>
+where
+    D: Dataset + Sync,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Sync,
+    P::Transformed: Send,
+{
+    let piece = if cx.pooled && shared.worth_splitting(indices.len()) {
+        indices.len().div_ceil(shared.config.workers.max(1))
+    } else {
+        indices.len()
+    }
+    .max(1);
+    if piece >= indices.len() {
+        return vec![(0, samples_of(shared, cx, indices))];
+    }
+    indices
+        .par_chunks(piece)
+        .enumerate()
+        .map(|(p, part)| {
+            let counters = Counters::new(shared.rows.len());
+            let local = cx.with_counters(&counters);
+            let out = samples_of(shared, &local, part);
+            cx.counters.absorb(&counters);
+            (p * piece, out)
+        })
+        .collect()
+}
+
+/// The samples of a batch that go on to its collate: every one read and
+/// transformed, with the dataset indices they came from, and those skipped.
+struct Kept<'a, T> {
+    samples: Vec<T>,
+    indices: Cow<'a, [usize]>,
+    skipped: Vec<Skipped>,
+}
+
+/// What the error policy keeps of `pieces` (the samples of `indices`):
+/// all of them, or (under [`OnError::Skip`]) those that did not fail, the
+/// others listed; under [`OnError::Fail`], the first failure.
+fn keep<'a, D, P>(
+    shared: &Shared<D, P>,
+    indices: &'a [usize],
+    pieces: Vec<(usize, Piece<P::Transformed>)>,
+) -> Result<Kept<'a, P::Transformed>, Error>
+where
+    D: Dataset,
+    P: Pipeline<D::Sample>,
+{
+    let skip = shared.config.on_error == OnError::Skip;
+    let mut skipped = Vec::new();
+    // Positions in `indices` of the samples that failed, in order.
+    let mut failed_at = Vec::new();
+    let mut samples = Vec::new();
+    for (start, piece) in pieces {
+        for (k, e) in piece.failed {
+            if !skip {
+                return Err(e);
+            }
+            failed_at.push(start + k);
+            skipped.push(Skipped {
+                index: indices[start + k],
+                node: e.node().unwrap_or("sample stage").to_owned(),
+                reason: e.to_string(),
+            });
+        }
+        if samples.is_empty() {
+            samples = piece.samples;
+        } else {
+            samples.extend(piece.samples);
+        }
+    }
+    let indices = if failed_at.is_empty() {
+        Cow::Borrowed(indices)
+    } else {
+        // `failed_at` is in increasing order: one pass.
+        let mut failed = failed_at.iter().peekable();
+        Cow::Owned(
+            indices
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| failed.next_if_eq(&&k).is_none())
+                .map(|(_, &i)| i)
+                .collect(),
+        )
+    };
+    Ok(Kept {
+        samples,
+        indices,
+        skipped,
+    })
+}
+
+/// Collate the kept samples of batch `k` and run the batch stage on them;
+/// a failure of either fails the batch, or (under [`OnError::Skip`])
+/// leaves it out with every sample listed.
+fn collate_and_batch<D, P>(
+    shared: &Shared<D, P>,
+    cx: &JobContext<'_>,
+    k: usize,
+    kept: Kept<'_, P::Transformed>,
+) -> Outcome<P::Processed>
+where
+    D: Dataset,
+    P: Pipeline<D::Sample>,
+{
+    let Kept {
+        samples,
+        indices,
+        skipped,
+    } = kept;
+    let count = samples.len();
+    let fail = |stage: &str, e: Error, skipped: Vec<Skipped>| {
+        let e = batch_error(k, &indices, stage, e);
+        if shared.config.on_error == OnError::Skip {
+            let node = e.node().unwrap_or(stage).to_owned();
+            let reason = e.to_string();
+            let mut skipped = skipped;
+            skipped.extend(indices.iter().map(|&index| Skipped {
+                index,
+                node: node.clone(),
+                reason: reason.clone(),
+            }));
+            Outcome::Empty { skipped }
+        } else {
+            Outcome::Failed(e)
+        }
+    };
+    let collated = cx.counters.time(shared.slot(Slot::Collate), || {
+        catch_unwind(AssertUnwindSafe(|| shared.pipeline.collate_in(cx, samples)))
+    });
+    let collated = match collated {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => return fail("collate", e, skipped),
+        Err(p) => return fail("collate", panicked("collate", None, p.as_ref()), skipped),
+    };
+    let batch = cx.counters.time(shared.slot(Slot::Batch), || {
+        catch_unwind(AssertUnwindSafe(|| shared.pipeline.batch_in(cx, collated)))
+    });
+    match batch {
+        Ok(Ok(batch)) => Outcome::Batch {
+            batch,
+            samples: count,
+            skipped,
+        },
+        Ok(Err(e)) => fail("batch", e, skipped),
+        Err(p) => fail("batch", panicked("batch stage", None, p.as_ref()), skipped),
+    }
+}

@@ -1,0 +1,322 @@
+//! The schedule: what a plan says runs where. A loader makes its plan
+//! once, from its settings ([`Settings`]), and runs it: the pool of each
+//! stage and its threads, the device of every batch node, the groups of
+//! kernels that run as one. [`Plan::schedule`](crate::Plan::schedule)
+//! gives it; the DOT and SVG draw it.
+
+use std::fmt;
+
+use adl_core::kernel::{Accelerator, ElementType};
+
+/// What a plan is scheduled for: the loader's settings, and what they
+/// found (the device). [`Settings::default`] is what a loader with one
+/// worker and no device would run: the plan [`Planner::plan`](crate::Planner::plan)
+/// makes without a loader.
+///
+/// ```
+/// use adl::engine::Settings;
+///
+/// let settings = Settings::default().workers(4).fusion(false);
+/// assert_eq!(settings.threads(), 4);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Settings {
+    /// Worker threads (0: the consumer's thread builds every batch).
+    pub workers: usize,
+    /// Whether the consumer's thread builds batches while it waits.
+    pub consumer_helps: bool,
+    /// The device of the batch kernels, if one was chosen.
+    pub device: Option<DeviceFacts>,
+    /// Why that device, or why none (`the first GPU`, `ADL_OPENCL_DEVICE=rust`).
+    pub device_why: String,
+    /// Whether consecutive batch kernels run as one.
+    pub fusion: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            workers: 1,
+            consumer_helps: true,
+            device: None,
+            device_why: "no device given".to_owned(),
+            fusion: true,
+        }
+    }
+}
+
+impl Settings {
+    /// With `workers` worker threads.
+    pub fn workers(mut self, workers: usize) -> Self {
+        self.workers = workers;
+        self
+    }
+
+    /// With the consumer's thread building batches while it waits, or not.
+    pub fn consumer_helps(mut self, helps: bool) -> Self {
+        self.consumer_helps = helps;
+        self
+    }
+
+    /// With batch kernels on `device`, chosen for the reason `why`.
+    pub fn device(mut self, device: DeviceFacts, why: impl Into<String>) -> Self {
+        self.device = Some(device);
+        self.device_why = why.into();
+        self
+    }
+
+    /// Without a device (kernels run their Rust bodies), for the reason
+    /// `why`.
+    pub fn no_device(mut self, why: impl Into<String>) -> Self {
+        self.device = None;
+        self.device_why = why.into();
+        self
+    }
+
+    /// With fusion of consecutive batch kernels on or off.
+    pub fn fusion(mut self, on: bool) -> Self {
+        self.fusion = on;
+        self
+    }
+
+    /// The threads that build batches: the workers, or the consumer's
+    /// thread alone when there are none.
+    pub fn threads(&self) -> usize {
+        self.workers.max(1)
+    }
+}
+
+/// What a plan knows of a device: its name and the element types it
+/// cannot run (a device without `cl_khr_fp64` has no `double`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceFacts {
+    /// The device, in words.
+    pub name: String,
+    /// The element types its kernels cannot read or write.
+    pub unsupported: Vec<ElementType>,
+}
+
+impl DeviceFacts {
+    /// The facts of `device`, asked of it.
+    pub fn of(device: &dyn Accelerator) -> Self {
+        DeviceFacts {
+            name: device.name().to_owned(),
+            unsupported: ElementType::ALL
+                .into_iter()
+                .filter(|&e| !device.supports(e))
+                .collect(),
+        }
+    }
+
+    /// A device called `name` that runs every element type.
+    pub fn named(name: impl Into<String>) -> Self {
+        DeviceFacts {
+            name: name.into(),
+            unsupported: Vec::new(),
+        }
+    }
+
+    /// Whether its kernels read and write `element`.
+    pub fn supports(&self, element: ElementType) -> bool {
+        !self.unsupported.contains(&element)
+    }
+}
+
+/// One of the loader's stages, in the order a batch goes through them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LoaderStage {
+    /// Reading samples from the dataset.
+    Read,
+    /// The sample stage (pre and sample nodes), per sample.
+    Sample,
+    /// The collate, per batch.
+    Collate,
+    /// The batch stage (batch and post nodes), per batch.
+    Batch,
+}
+
+impl LoaderStage {
+    /// Every stage, in order.
+    pub const ALL: [LoaderStage; 4] = [
+        LoaderStage::Read,
+        LoaderStage::Sample,
+        LoaderStage::Collate,
+        LoaderStage::Batch,
+    ];
+
+    /// The stage's name: `read`, `sample`, `collate`, `batch`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LoaderStage::Read => "read",
+            LoaderStage::Sample => "sample",
+            LoaderStage::Collate => "collate",
+            LoaderStage::Batch => "batch",
+        }
+    }
+}
+
+impl fmt::Display for LoaderStage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where a stage's work runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Pool {
+    /// On the loader's worker threads, each building whole batches (the
+    /// samples of a costly batch split across them), and on the consumer's
+    /// thread too while it waits, when it helps.
+    Workers {
+        /// Worker threads.
+        threads: usize,
+        /// Whether the consumer's thread builds batches while it waits.
+        consumer_helps: bool,
+    },
+    /// On the consumer's thread alone, when it asks for a batch (0
+    /// workers).
+    Consumer,
+}
+
+impl Pool {
+    /// The pool in a few words: `2 workers + consumer`, `consumer thread`.
+    pub fn short(&self) -> String {
+        match self {
+            Pool::Workers {
+                threads,
+                consumer_helps,
+            } => {
+                let s = if *threads == 1 { "" } else { "s" };
+                let helps = if *consumer_helps { " + consumer" } else { "" };
+                format!("{threads} worker{s}{helps}")
+            }
+            Pool::Consumer => "consumer thread".to_owned(),
+        }
+    }
+}
+
+impl fmt::Display for Pool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Pool::Workers {
+                threads,
+                consumer_helps,
+            } => {
+                let s = if *threads == 1 { "" } else { "s" };
+                write!(f, "workers, {threads} thread{s}")?;
+                if *consumer_helps {
+                    f.write_str(" + the consumer's while it waits")?;
+                }
+                Ok(())
+            }
+            Pool::Consumer => f.write_str("the consumer's thread"),
+        }
+    }
+}
+
+/// One stage of the schedule and the pool it runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StagePlan {
+    /// The stage.
+    pub stage: LoaderStage,
+    /// Where its work runs.
+    pub pool: Pool,
+}
+
+/// What runs where, as a plan schedules it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Schedule {
+    /// The stages in order, each with its pool. (Every stage of a batch
+    /// runs in that batch's job today; a read stage with its own pool and
+    /// concurrency stands here when it comes.)
+    pub stages: Vec<StagePlan>,
+    /// The device of the batch kernels scheduled on one (none: every
+    /// kernel runs its Rust body on the stage's pool).
+    pub device: Option<String>,
+    /// Why that device, or why none.
+    pub device_why: String,
+    /// Whether consecutive batch kernels run as one.
+    pub fusion: bool,
+}
+
+impl Schedule {
+    /// The schedule of `settings`.
+    pub(crate) fn of(settings: &Settings) -> Self {
+        let pool = if settings.workers == 0 {
+            Pool::Consumer
+        } else {
+            Pool::Workers {
+                threads: settings.workers,
+                consumer_helps: settings.consumer_helps,
+            }
+        };
+        Schedule {
+            stages: LoaderStage::ALL
+                .into_iter()
+                .map(|stage| StagePlan { stage, pool })
+                .collect(),
+            device: settings.device.as_ref().map(|d| d.name.clone()),
+            device_why: settings.device_why.clone(),
+            fusion: settings.fusion,
+        }
+    }
+
+    /// The pool of `stage`.
+    pub fn pool(&self, stage: LoaderStage) -> Option<Pool> {
+        self.stages
+            .iter()
+            .find(|s| s.stage == stage)
+            .map(|s| s.pool)
+    }
+
+    /// The worker threads the stages run on (0: the consumer's thread).
+    pub fn workers(&self) -> usize {
+        self.stages
+            .iter()
+            .map(|s| match s.pool {
+                Pool::Workers { threads, .. } => threads,
+                Pool::Consumer => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+impl fmt::Display for Schedule {
+    /// One line per pool, with the stages it runs, then the kernels'
+    /// device and fusion:
+    ///
+    /// ```text
+    /// read, sample, collate, batch: workers, 2 threads + the consumer's while it waits
+    /// kernels: their Rust bodies on the workers (no GPU or accelerator), fused
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut pools: Vec<(Pool, Vec<&str>)> = Vec::new();
+        for stage in &self.stages {
+            match pools.iter_mut().find(|(pool, _)| *pool == stage.pool) {
+                Some((_, stages)) => stages.push(stage.stage.name()),
+                None => pools.push((stage.pool, vec![stage.stage.name()])),
+            }
+        }
+        for (pool, stages) in pools {
+            writeln!(f, "{}: {pool}", stages.join(", "))?;
+        }
+        match &self.device {
+            Some(device) => write!(f, "kernels: on {device} ({})", self.device_why)?,
+            None => write!(
+                f,
+                "kernels: their Rust bodies on the workers ({})",
+                self.device_why
+            )?,
+        }
+        f.write_str(if self.fusion {
+            ", fused"
+        } else {
+            ", each alone"
+        })
+    }
+}
