@@ -58,8 +58,8 @@ def main():
     workloads = args.workloads.split(",")
 
     python = peer_python()
-    subprocess.run(["cargo", "build", "--release", "--example", "bench"], cwd=ROOT, check=True)
-    bench = os.path.join(TARGET, "release", "examples", "bench")
+    subprocess.run(["cargo", "build", "--release", "-p", "adl-bench"], cwd=ROOT, check=True)
+    bench = os.path.join(TARGET, "release", "adl-bench")
     limit = os.path.join(TARGET, "limit_c")
     subprocess.run(["gcc", "-O3", "-march=native", "-ffp-contract=off", "-fopenmp",
                     os.path.join(PEER, "limit_c.c"), "-o", limit], check=True)

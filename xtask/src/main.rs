@@ -2,8 +2,8 @@
 //!
 //! - `cargo xtask example [ARGS...]`: run the main example (`px4_trace`).
 //! - `cargo xtask test`: run the whole test suite, then the benchmark
-//!   workloads W1 and W2 at full size in release with `--verify` (their
-//!   digests; W2's batch stage through OpenCL).
+//!   workloads W1, W2 and W3 at full size in release with `--verify`
+//!   (`adl-bench`; their digests; W2's batch stage through OpenCL).
 //! - `cargo xtask setup`: only make sure the system packages are present.
 //!
 //! Each first makes sure the system packages adl needs are installed: the
@@ -61,8 +61,8 @@ fn main() -> ExitCode {
                 [
                     "run",
                     "--release",
-                    "--example",
-                    "bench",
+                    "-p",
+                    "adl-bench",
                     "--",
                     "--workload",
                     workload,
