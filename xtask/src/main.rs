@@ -2,8 +2,10 @@
 //!
 //! - `cargo xtask example [ARGS...]`: run the main example (`px4_trace`).
 //! - `cargo xtask test`: run the whole test suite, then the benchmark
-//!   workloads W1 and W2 at full size in release with `--verify` (their
-//!   digests; W2's batch stage through OpenCL).
+//!   workloads W1, W2 and W3 at full size in release with `--verify`
+//!   (`adl-bench`; their digests), as a run with no flags does them (W2's
+//!   batch kernels on the first GPU, else as Rust kernels), and W2 once
+//!   more with its batch stage as OpenCL kernels on POCL's CPU device.
 //! - `cargo xtask setup`: only make sure the system packages are present.
 //!
 //! Each first makes sure the system packages adl needs are installed: the
@@ -54,23 +56,22 @@ fn main() -> ExitCode {
     let mut runs = vec![cargo_args];
     if task == "test" {
         // The benchmark workloads at full size, in release, checked against
-        // the digests of bench/WORKLOADS.md: W2's batch stage runs as
-        // OpenCL kernels (POCL's CPU device here).
-        for workload in ["w1", "w2", "w3"] {
-            runs.push(
-                [
-                    "run",
-                    "--release",
-                    "--example",
-                    "bench",
-                    "--",
-                    "--workload",
-                    workload,
-                    "--verify",
-                ]
+        // the digests of bench/WORKLOADS.md, with the default device and,
+        // for W2, with its batch stage as OpenCL kernels on POCL's CPU
+        // device (named: a CPU device is never the default).
+        let workloads: [&[&str]; 4] = [
+            &["--workload", "w1"],
+            &["--workload", "w2"],
+            &["--workload", "w2", "--device", "pocl"],
+            &["--workload", "w3"],
+        ];
+        for workload in workloads {
+            let mut args: Vec<String> = ["run", "--release", "-p", "adl-bench", "--"]
                 .map(String::from)
-                .to_vec(),
-            );
+                .to_vec();
+            args.extend(workload.iter().map(|s| s.to_string()));
+            args.push("--verify".into());
+            runs.push(args);
         }
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());

@@ -45,7 +45,16 @@ pub(crate) fn open(
         #[cfg(feature = "opencl")]
         Device::Chosen(choice) => chosen(choice),
         #[cfg(feature = "opencl")]
-        Device::FromEnvironment => chosen(&crate::opencl::DeviceChoice::from_env()?),
+        Device::FromEnvironment => {
+            let (device, why) = chosen(&crate::opencl::DeviceChoice::from_env()?)?;
+            let from_env = std::env::var_os(crate::opencl::DEVICE_VARIABLE).is_some();
+            let why = if from_env {
+                format!("{why} in {}", crate::opencl::DEVICE_VARIABLE)
+            } else {
+                why
+            };
+            Ok((device, why))
+        }
         #[cfg(not(feature = "opencl"))]
         Device::FromEnvironment => Ok((
             None,

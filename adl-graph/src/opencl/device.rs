@@ -34,8 +34,10 @@ pub enum DeviceChoice {
         /// The device's index within the platform.
         device: usize,
     },
-    /// The first device whose name or platform name contains this text
-    /// (case-insensitive).
+    /// The first device whose name, platform name or platform vendor
+    /// contains this text (case-insensitive): `pocl` names POCL's device,
+    /// whose platform is "Portable Computing Language" by "The pocl
+    /// project".
     Name(String),
 }
 
@@ -128,6 +130,7 @@ pub(crate) struct Listed {
     pub(crate) device: ocl::Device,
     pub(crate) name: String,
     pub(crate) platform_name: String,
+    pub(crate) platform_vendor: String,
     pub(crate) kind: Kind,
 }
 
@@ -164,6 +167,7 @@ fn list_now() -> Vec<Listed> {
         let platform_name = platform
             .name()
             .unwrap_or_else(|_| "unnamed platform".to_owned());
+        let platform_vendor = platform.vendor().unwrap_or_default();
         let devices = ocl::Device::list_all(platform).unwrap_or_default();
         for (di, device) in devices.into_iter().enumerate() {
             let kind = match device.info(ocl::enums::DeviceInfo::Type) {
@@ -189,6 +193,7 @@ fn list_now() -> Vec<Listed> {
                     .name()
                     .unwrap_or_else(|_| "unnamed device".to_owned()),
                 platform_name: platform_name.clone(),
+                platform_vendor: platform_vendor.clone(),
                 kind,
             });
         }
@@ -211,7 +216,7 @@ pub(crate) fn pick(choice: &DeviceChoice, devices: &[Listed]) -> Result<(Option<
         }
     };
     match choice {
-        DeviceChoice::Rust => Ok((None, format!("{DEVICE_VARIABLE}=rust"))),
+        DeviceChoice::Rust => Ok((None, "`rust` asked for".to_owned())),
         DeviceChoice::Auto => {
             let first = devices
                 .iter()
@@ -242,12 +247,7 @@ pub(crate) fn pick(choice: &DeviceChoice, devices: &[Listed]) -> Result<(Option<
         DeviceChoice::Index { platform, device } => devices
             .iter()
             .find(|d| d.platform_index == *platform && d.device_index == *device)
-            .map(|d| {
-                (
-                    Some(d.clone()),
-                    format!("device {platform}:{device}, as chosen"),
-                )
-            })
+            .map(|d| (Some(d.clone()), format!("`{platform}:{device}` asked for")))
             .ok_or_else(|| {
                 Error::invalid(
                     DEVICE_VARIABLE,
@@ -259,10 +259,11 @@ pub(crate) fn pick(choice: &DeviceChoice, devices: &[Listed]) -> Result<(Option<
             devices
                 .iter()
                 .find(|d| {
-                    d.name.to_lowercase().contains(&needle)
-                        || d.platform_name.to_lowercase().contains(&needle)
+                    [&d.name, &d.platform_name, &d.platform_vendor]
+                        .iter()
+                        .any(|text| text.to_lowercase().contains(&needle))
                 })
-                .map(|d| (Some(d.clone()), format!("named like {name:?}, as chosen")))
+                .map(|d| (Some(d.clone()), format!("{name:?} asked for")))
                 .ok_or_else(|| {
                     Error::invalid(
                         DEVICE_VARIABLE,

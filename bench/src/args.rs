@@ -1,0 +1,126 @@
+//! The command line: the flags, their defaults and their checks.
+
+use adl::opencl::DeviceChoice;
+
+/// What the command line asks for.
+pub(crate) struct Args {
+    /// `--workload`: w1, w2 or w3.
+    pub(crate) workload: String,
+    /// `--workers`: the loader's workers (2).
+    pub(crate) workers: usize,
+    /// `--samples`: the workload's first N samples (all of them).
+    pub(crate) samples: Option<usize>,
+    /// `--device`: the OpenCL device of W2's batch kernels
+    /// (`ADL_OPENCL_DEVICE`, else `auto`).
+    pub(crate) device: DeviceChoice,
+    /// `--fusion`: whether the device fuses consecutive kernels (on).
+    pub(crate) fusion: bool,
+    /// `--build-while-waiting`: whether the consumer's thread builds
+    /// batches while it waits (on).
+    pub(crate) build_while_waiting: bool,
+    /// `--verify`: digest one more epoch and check it.
+    pub(crate) verify: bool,
+    /// `--stage`: loader (the default) or batch (W2's batch stage alone).
+    pub(crate) stage: String,
+    /// `--batches`: the batches `--stage batch` times (200).
+    pub(crate) batches: usize,
+    /// `--collate`: gather, in-place or samples (in-place for W2, else
+    /// gather).
+    pub(crate) collate: String,
+    /// `--stats`: the loader's statistics of the warm epoch.
+    pub(crate) stats: bool,
+    /// `--profile-epochs`: untimed warm epochs after the report (0).
+    pub(crate) profile_epochs: usize,
+}
+
+/// The flags, for `--help` and the errors.
+const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N]";
+
+/// The arguments (without the program's name), checked; the defaults
+/// filled in.
+pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Args, String> {
+    let mut args = Args {
+        workload: String::new(),
+        workers: 2,
+        samples: None,
+        device: DeviceChoice::from_env().map_err(|e| e.to_string())?,
+        fusion: true,
+        build_while_waiting: true,
+        verify: false,
+        stage: "loader".into(),
+        batches: 200,
+        collate: String::new(),
+        stats: false,
+        profile_epochs: 0,
+    };
+    let mut it = command_line.into_iter();
+    while let Some(flag) = it.next() {
+        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value\n{USAGE}"));
+        let number = |text: String, name: &str| {
+            text.parse::<usize>()
+                .map_err(|_| format!("{name} takes a number, got {text:?}"))
+        };
+        match flag.as_str() {
+            "--workload" => args.workload = value("--workload")?,
+            "--workers" => args.workers = number(value("--workers")?, "--workers")?,
+            "--samples" => args.samples = Some(number(value("--samples")?, "--samples")?),
+            "--device" => args.device = DeviceChoice::parse(&value("--device")?)?,
+            "--build-while-waiting" => {
+                args.build_while_waiting = match value("--build-while-waiting")?.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    other => {
+                        return Err(format!(
+                            "--build-while-waiting takes on or off, got {other:?}"
+                        ));
+                    }
+                }
+            }
+            "--fusion" => {
+                args.fusion = match value("--fusion")?.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    other => return Err(format!("--fusion takes on or off, got {other:?}")),
+                }
+            }
+            "--verify" => args.verify = true,
+            "--stats" => args.stats = true,
+            "--stage" => args.stage = value("--stage")?,
+            "--batches" => args.batches = number(value("--batches")?, "--batches")?,
+            "--collate" => args.collate = value("--collate")?,
+            "--profile-epochs" => {
+                args.profile_epochs = number(value("--profile-epochs")?, "--profile-epochs")?;
+            }
+            "-h" | "--help" => return Err(USAGE.into()),
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+        }
+    }
+    if !matches!(args.workload.as_str(), "w1" | "w2" | "w3") {
+        return Err(format!("--workload must be w1, w2 or w3\n{USAGE}"));
+    }
+    if args.collate.is_empty() {
+        args.collate = if args.workload == "w2" {
+            "in-place"
+        } else {
+            "gather"
+        }
+        .into();
+    }
+    match (args.workload.as_str(), args.collate.as_str()) {
+        (_, "gather" | "samples") | ("w1" | "w2", "in-place") => {}
+        (_, "in-place") => {
+            return Err(format!(
+                "--collate in-place is for W1 and W2 (whose batch kernels read the rows where they lie)\n{USAGE}"
+            ));
+        }
+        _ => {
+            return Err(format!(
+                "--collate must be gather, in-place or samples\n{USAGE}"
+            ));
+        }
+    }
+    if !matches!(args.stage.as_str(), "loader" | "batch") {
+        return Err(format!("--stage must be loader or batch\n{USAGE}"));
+    }
+    Ok(args)
+}

@@ -1,0 +1,48 @@
+//! `adl-bench`: the benchmark workloads of `bench/WORKLOADS.md` through
+//! adl's DSL and Loader, timed by the workloads' protocol (the library
+//! `adl_bench` does the work; this is the command line).
+//!
+//! ```text
+//! cargo run --release -p adl-bench -- --workload w1|w2|w3 [--workers N]
+//!     [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--build-while-waiting on|off] [--verify]
+//!     [--collate gather|in-place|samples] [--stats] [--profile-epochs N]
+//! cargo run --release -p adl-bench -- --workload w2 --stage batch [--batches N]
+//! ```
+//!
+//! - Loader runs (the default): the data is generated before timing; the
+//!   epoch-0 order runs twice, cold (the loader's build, its worker
+//!   start-up and the first touch of memory included) then warm (the
+//!   headline). One JSON line: workload, workers, samples/s warm and cold,
+//!   batches/s warm, time to the first batch, peak RSS, RSS after each
+//!   epoch, and the minor page faults of the warm epoch.
+//! - `--build-while-waiting off`: the consumer's thread only waits for
+//!   batches (by default it builds the next one no worker has taken while
+//!   it waits).
+//! - `--stats`: the loader's statistics of the warm epoch (per node, the
+//!   bottleneck) on standard error.
+//! - `--profile-epochs N`: N more warm epochs after the report, untimed, so
+//!   that `perf record` on the whole process sees mostly the loader.
+//! - `--verify`: one more epoch, in order, digested field by field; every
+//!   digest is printed beside the expected one (the spec's for full sizes,
+//!   else one computed here from the spec's formulas alone) and a mismatch
+//!   exits with status 1.
+//! - `--stage batch` (W2): only W2's batch stage (flip, bytes to floats,
+//!   per-channel normalisation), on collated batches of 64: on the OpenCL
+//!   device fused and unfused, and as the Rust bodies on the CPU; batches/s
+//!   and GB/s (bytes read and written by the stage) for each.
+//!
+//! Exit status: 0 when the run succeeded (and every digest checked agreed),
+//! 1 on a digest mismatch, 2 for bad arguments or a failed run.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match adl_bench::run(std::env::args().skip(1)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The workloads' protocol for a loader run: the loader's settings, the
+//! epoch-0 order timed cold (the loader's build included) then warm, one
+//! JSON line for the run, and with `--verify` one more epoch digested.
+
+use std::time::{Duration, Instant};
+
+use adl::loader::Loader;
+use adl::prelude::*;
+
+use crate::args::Args;
+use crate::digest::Digest;
+use crate::process::{minor_faults, peak_rss_mb, rss_mb};
+use crate::spec::SEED;
+
+/// One timed epoch: (wall time, samples, batches, time to the first batch).
+struct Timed {
+    wall: Duration,
+    samples: usize,
+    batches: usize,
+    first: Duration,
+}
+
+/// Run one epoch's `batches` to the end, timing it; `count` gives a
+/// batch's samples.
+fn time_epoch<B: Recycle>(
+    batches: impl Iterator<Item = adl::Result<adl::loader::Batch<B>>>,
+    count: impl Fn(&B) -> usize,
+) -> adl::Result<Timed> {
+    let start = Instant::now();
+    let mut first = None;
+    let (mut samples, mut n) = (0, 0);
+    for batch in batches {
+        let batch = batch?;
+        first.get_or_insert_with(|| start.elapsed());
+        samples += count(&batch);
+        n += 1;
+    }
+    Ok(Timed {
+        wall: start.elapsed(),
+        samples,
+        batches: n,
+        first: first.unwrap_or_default(),
+    })
+}
+
+/// Print the run's JSON line.
+fn report(
+    args: &Args,
+    device: &str,
+    cold: &Timed,
+    warm: &Timed,
+    build: Duration,
+    (rss_cold, rss_warm): (f64, f64),
+    warm_faults: u64,
+) {
+    let rate = |t: &Timed| t.samples as f64 / t.wall.as_secs_f64();
+    println!(
+        "{{\"workload\":\"{}\",\"collate\":\"{}\",\"workers\":{},\"device\":{:?},\"fusion\":{},\"samples\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_batches_per_s\":{:.2},\"first_batch_ms\":{:.3},\"peak_rss_mb\":{:.1},\"rss_after_cold_mb\":{:.1},\"rss_after_warm_mb\":{:.1},\"warm_minor_faults\":{}}}",
+        args.workload,
+        args.collate,
+        args.workers,
+        device,
+        args.fusion,
+        warm.samples,
+        rate(warm),
+        cold.samples as f64 / (cold.wall + build).as_secs_f64(),
+        warm.batches as f64 / warm.wall.as_secs_f64(),
+        (cold.first + build).as_secs_f64() * 1e3,
+        peak_rss_mb(),
+        rss_cold,
+        rss_warm,
+        warm_faults,
+    );
+}
+
+/// A loader of `dataset` through `pipeline` as the protocol runs it:
+/// batches of `batch`, the spec's shuffle (seed 2024), `--workers`
+/// workers, two batches prefetched per worker.
+pub(crate) fn loader<D, P>(
+    dataset: D,
+    pipeline: P,
+    batch: usize,
+    args: &Args,
+) -> adl::loader::LoaderBuilder<D, P>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: Send + 'static,
+{
+    Loader::new(dataset, pipeline)
+        .batch_size(batch)
+        .shuffle(SEED)
+        .workers(args.workers)
+        .prefetch(2 * args.workers.max(1))
+        .build_while_waiting(args.build_while_waiting)
+}
+
+/// Time a loader by the protocol (cold, then warm), report, and with
+/// `--verify` digest one more epoch with `digest(batch, b, digests)`.
+pub(crate) fn measure<D, P, const N: usize>(
+    args: &Args,
+    device: &str,
+    loader: &Loader<D, P>,
+    build: Duration,
+    count: impl Fn(&P::Processed) -> usize,
+    digest: impl Fn(&P::Processed, usize, &mut [Digest; N]),
+) -> adl::Result<Option<[Digest; N]>>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: Recycle + Send + 'static,
+{
+    let cold = time_epoch(loader.epoch(0), &count)?;
+    let rss_cold = rss_mb();
+    loader.reset_statistics();
+    let faults = minor_faults();
+    let warm = time_epoch(loader.epoch(0), &count)?;
+    let warm_faults = minor_faults().saturating_sub(faults);
+    report(
+        args,
+        device,
+        &cold,
+        &warm,
+        build,
+        (rss_cold, rss_mb()),
+        warm_faults,
+    );
+    if args.stats {
+        eprintln!("{}", loader.statistics());
+    }
+    // Untimed warm epochs after the report, so that a profiler attached to
+    // the whole process sees mostly the loader at work.
+    for _ in 0..args.profile_epochs {
+        time_epoch(loader.epoch(0), &count)?;
+    }
+    if !args.verify {
+        return Ok(None);
+    }
+    let mut digests = [Digest::default(); N];
+    for (b, batch) in loader.epoch(0).enumerate() {
+        digest(&*batch?, b, &mut digests);
+    }
+    Ok(Some(digests))
+}

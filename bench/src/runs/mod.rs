@@ -1,0 +1,11 @@
+//! Each workload through adl's DSL and Loader, timed by the protocol
+//! ([`crate::protocol`]), and the digests a `--verify` run expects: the
+//! spec's for full sizes, else computed from the spec's formulas alone.
+
+mod w1;
+mod w2;
+mod w3;
+
+pub(crate) use w1::w1;
+pub(crate) use w2::{w2, w2_pipeline};
+pub(crate) use w3::w3;

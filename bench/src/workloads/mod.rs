@@ -1,0 +1,59 @@
+//! The benchmark workloads W1, W2 and W3 of `bench/WORKLOADS.md` (spec
+//! version 1): their data, generated exactly as specified from the spec's
+//! random words ([`crate::spec`]), as adl datasets. Generation is split
+//! over threads and does not depend on their number.
+
+mod w1;
+mod w2;
+mod w3;
+
+use adl::prelude::*;
+
+pub use w1::{W1, W1_FEATURES, W1_SAMPLES, W1_STD, W1Data, W1Sample};
+pub use w2::{W2, W2_IMAGE, W2_MEAN, W2_SAMPLES, W2_STD, W2Data};
+pub use w3::{W3, W3_BATCH, W3_WINDOW, W3Data, W3Keys, W3Sample, W3Sensor, W3Tables};
+
+/// Fill `out` in parallel: `f(k, chunk)` writes the chunk starting at
+/// element `k * chunk_len`.
+fn par_fill<T: Send>(out: &mut [T], chunk_len: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunks: Vec<(usize, &mut [T])> = out.chunks_mut(chunk_len).enumerate().collect();
+    let per_thread = chunks.len().div_ceil(threads).max(1);
+    let mut chunks = chunks;
+    std::thread::scope(|scope| {
+        while !chunks.is_empty() {
+            let take = per_thread.min(chunks.len());
+            let mine: Vec<(usize, &mut [T])> = chunks.drain(..take).collect();
+            let f = &f;
+            scope.spawn(move || {
+                for (k, chunk) in mine {
+                    f(k, chunk);
+                }
+            });
+        }
+    });
+}
+
+/// A dataset of keys for a [`Gather`](adl::collate::Gather): sample `i`
+/// is `(i, i)` (one key per gathered array).
+#[derive(Debug, Clone, Copy)]
+pub struct PairKeys(pub usize);
+
+impl Dataset for PairKeys {
+    type Sample = (usize, usize);
+
+    fn len(&self) -> usize {
+        self.0
+    }
+
+    fn get(&self, index: usize) -> adl::Result<(usize, usize)> {
+        if index < self.0 {
+            Ok((index, index))
+        } else {
+            Err(adl::Error::invalid(
+                "index",
+                format!("{index} is out of range"),
+            ))
+        }
+    }
+}
