@@ -10,6 +10,7 @@
 //! The rig and the pipeline are in `examples/shared/multimodal.rs`.
 
 use adl::prelude::*;
+use adl::sync::Nearest;
 
 #[path = "shared/multimodal.rs"]
 #[allow(unreachable_pub)]

@@ -43,7 +43,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use adl::prelude::Loader;
+use adl::loader::Loader;
 use adl::px4::{Px4Log, TopicSensor};
 use adl::sync::Nearest;
 use adl::{Dataset, Metadata, Recording, Sensor};

@@ -10,6 +10,7 @@
 //!
 //! ```
 //! use adl::prelude::*;
+//! use adl::{Concat, sync::Nearest};
 //!
 //! let load = |i: usize| -> adl::Result<usize> { Ok(i) };
 //! let imu = Series::new("imu", Timestamps::new("imu", vec![0.00, 0.01, 0.02, 0.03])?, load);
@@ -26,7 +27,8 @@
 //!
 //! ```
 //! use adl::prelude::*;
-//! use ndarray::Array2;
+//! use adl::{Window, sync::Nearest};
+//! use adl::ndarray::Array2;
 //!
 //! #[derive(SensorSet)]
 //! #[sensor_set(sample = Frame, derive(Debug, Clone))]
@@ -57,7 +59,7 @@
 //!
 //! ```
 //! use adl::prelude::*;
-//! use ndarray::{Array1, array};
+//! use adl::ndarray::{Array1, array};
 //!
 //! #[derive(adl::Collate, Clone)]
 //! struct Reading {
@@ -85,10 +87,70 @@
 //! # Ok::<(), adl::Error>(())
 //! ```
 //!
-//! The crates behind the facade: `adl-core` (the specification and its
-//! generic components), `adl-macros` (the DSL), `adl-graph` (the engine).
+//! # Where things are
+//!
+//! One path per item. At the root: the specification's traits
+//! ([`Metadata`], [`Sensor`], [`Synchronization`], [`Trace`], [`Dataset`],
+//! [`Transform`], [`Collate`], [`Pipeline`]), the errors ([`Error`],
+//! [`Result`], [`OnError`]), the sensors, traces and datasets, and the
+//! macros. Everything else by what it is: [`sync`], [`transform`],
+//! [`pipeline`], [`collate`], [`pipes`], [`sample`], [`graph`] (what a
+//! pipeline looks like), [`exec`] (what it runs in), [`kernel`] (batch
+//! kernels), [`loader`], [`engine`] (the planner and its plans),
+//! [`opencl`], [`px4`]. [`prelude`] has the names most programs use.
+//! `adl::ndarray` is the `ndarray` adl's arrays are from (0.17).
+//!
+//! The crates behind the facade: `adl-rules` (the composition rules as
+//! data), `adl-core` (the specification and its generic components),
+//! `adl-lang` and `adl-macros` (the DSL), `adl-graph` (the engine).
 
-pub use adl_core::*;
+// The specification, at the root.
+pub use adl_core::{
+    Collate, Dataset, Metadata, Pipeline, Sensor, SensorBatches, SensorStream, Synchronization,
+    Trace, Transform,
+};
+// Errors and the error policy.
+pub use adl_core::{BoxError, Error, OnError, Result};
+// Sensors, traces, datasets.
+pub use adl_core::{
+    AnySensor, AsAnySensor, BoxedSensor, Concat, InMemory, Indices, Mapped, Record, Recording,
+    SensorDataset, SensorSet, Series, Timestamps, TryMapped, Window, WindowMetadata,
+};
+// Everything else, by what it is.
+pub use adl_core::{collate, exec, graph, kernel, pipeline, pipes, sample, sync, transform};
+
+/// Read PX4 ULog flight logs as ADL sensors (the `px4` feature).
+#[cfg(feature = "px4")]
+pub use adl_core::px4;
+
+/// The loader (`adl-graph`): a dataset and a pipeline run with workers,
+/// prefetch, per-epoch shuffling, rank sharding, exact resume, an error
+/// policy and per-node statistics, following its plan. See
+/// [`Loader`](loader::Loader).
+pub use adl_graph::loader;
+
+/// Batch kernels on OpenCL devices (`adl-graph`, the `opencl` feature): the
+/// device, its program cache and buffers. See [`OpenCl`](opencl::OpenCl)
+/// and [`kernel`] for the kernel ABI.
+#[cfg(feature = "opencl")]
+pub use adl_graph::opencl;
+
+/// The `ndarray` crate (0.17) that adl's arrays, batches and kernels use:
+/// name your arrays' types through it, so that they are adl's.
+pub use ndarray;
+
+/// The engine (`adl-graph`): the [`Planner`](engine::Planner) that turns a
+/// pipeline's [`Description`](graph::Description) into a checked and
+/// scheduled petgraph [`Plan`](engine::Plan), the run-time
+/// [`GraphBuilder`](engine::GraphBuilder), and DOT/SVG export. The plan a
+/// loader runs is [`Loader::plan`](loader::Loader::plan).
+pub mod engine {
+    pub use adl_graph::petgraph;
+    pub use adl_graph::{
+        DeviceFacts, Flow, GraphBuilder, LoaderStage, NodeKind, ParallelBuilder, Plan, PlanError,
+        PlanNode, PlanPath, Planner, Pool, Schedule, Settings, StagePlan, SvgError,
+    };
+}
 
 /// `#[derive(Collate)]`: see [`collate`].
 pub use adl_macros::Collate;
@@ -108,42 +170,27 @@ pub use adl_macros::transform;
 #[cfg(not(feature = "opencl"))]
 pub use adl_macros::transform_without_opencl as transform;
 
-/// The engine (`adl-graph`): the [`Planner`](engine::Planner) that turns a
-/// pipeline's [`Description`](adl_core::graph::Description) into a checked
-/// petgraph [`Plan`](engine::Plan), the run-time
-/// [`GraphBuilder`](engine::GraphBuilder), and DOT/SVG export.
-pub use adl_graph as engine;
+/// What the expansions of adl's macros call and nothing else: not API, no
+/// stability promise.
+#[doc(hidden)]
+pub use adl_core::__private;
 
-/// The loader (`adl-graph`): a dataset and a pipeline run with workers,
-/// prefetch, per-epoch shuffling, rank sharding, exact resume, an error
-/// policy and per-node statistics. See [`Loader`](loader::Loader).
-pub use adl_graph::loader;
-
-/// Batch kernels on OpenCL devices (`adl-graph`, the `opencl` feature): the
-/// device, its program cache and buffers, fusion. See
-/// [`OpenCl`](opencl::OpenCl) and [`kernel`] for the kernel ABI.
-#[cfg(feature = "opencl")]
-pub use adl_graph::opencl;
-
-/// The names most programs need, in one `use adl::prelude::*;`.
+/// The names most programs need, in one `use adl::prelude::*;`: the traits
+/// whose methods a program calls, the everyday types, and the macros.
+/// Everything else is named by its path (`adl::sync::Nearest`,
+/// `adl::Window`, ...).
 pub mod prelude {
-    pub use adl_core::collate::{Collatable, DefaultCollate};
-    pub use adl_core::exec::Recycle;
-    pub use adl_core::pipeline::{
-        IdentityCollate, ParallelPipelines, SequencePipeline, Stages, collate_fn,
-    };
-    pub use adl_core::pipes::{DatasetExt, IterableDataset, IterableExt, OnError};
-    pub use adl_core::sync::{Bound, Decimate, Empty, Margin, Margins, Nearest, Next};
-    pub use adl_core::transform::{Identity, ParallelTransforms, TransformExt, fallible, named};
+    pub use adl_core::collate::DefaultCollate;
+    pub use adl_core::pipeline::Stages;
+    pub use adl_core::pipes::{DatasetExt, IterableDataset};
     pub use adl_core::{
-        BoxedSensor, Collate, Concat, Dataset, Error, InMemory, Indices, Metadata, Pipeline,
-        Record, Recording, Result, Sensor, SensorSet, Series, Synchronization, Timestamps, Trace,
-        Transform, Window,
+        Collate, Dataset, Error, InMemory, OnError, Pipeline, Recording, Result, Sensor, SensorSet,
+        Series, Timestamps, Trace, Transform,
     };
-    pub use adl_graph::loader::{Loader, LoaderState, Sampler, ShardTail};
+    pub use adl_graph::loader::Loader;
     #[cfg(feature = "opencl")]
     pub use adl_macros::transform;
     #[cfg(not(feature = "opencl"))]
     pub use adl_macros::transform_without_opencl as transform;
-    pub use adl_macros::{Collate, Recycle, SensorSet, pipeline};
+    pub use adl_macros::{Collate, SensorSet, pipeline};
 }

@@ -5,8 +5,8 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use adl::pipes::{DatasetExt, FlatMap, IterableDataset, IterableExt, OnError, SkipCounts};
-use adl::{Dataset, Error, Result};
+use adl::pipes::{DatasetExt, FlatMap, IterableDataset, IterableExt, SkipCounts};
+use adl::{Dataset, Error, OnError, Result};
 use proptest::prelude::*;
 
 /// `0..len`, counting reads per index; the indices in `fail` cannot be
@@ -93,7 +93,7 @@ fn ok_items<I: IterableDataset>(ds: &I) -> Vec<I::Item> {
 fn flattens_in_order_including_empty_outputs() {
     let ds = Numbers::new(6).flat_map(expand(0));
     assert_eq!(ds.len(), None);
-    assert_eq!(ds.policy(), OnError::Propagate);
+    assert_eq!(ds.policy(), OnError::Fail);
     assert_eq!(
         ok_items(&ds),
         [(1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2), (5, 0)]
@@ -375,7 +375,7 @@ proptest! {
         fail in proptest::collection::vec(0usize..60, 0..5),
         skip in any::<bool>(),
     ) {
-        let policy = if skip { OnError::Skip } else { OnError::Propagate };
+        let policy = if skip { OnError::Skip } else { OnError::Fail };
         let ds = Numbers::failing(len, &fail).flat_map(expand(bad)).on_error(policy);
         // Each output as (source index, k), errors as (index, usize::MAX).
         let tag = |r: Result<(usize, usize)>| match r {

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use adl::exec::SampleRng;
-use adl::loader::{Batch, Loader, OnError, ShardTail};
+use adl::exec::{Recycle, SampleRng};
+use adl::loader::{Batch, Loader, ShardTail};
 use adl::pipeline::Stages;
 use adl::prelude::*;
 use adl::transform::random;

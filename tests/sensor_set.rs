@@ -3,6 +3,7 @@
 //! and the loader.
 
 use adl::prelude::*;
+use adl::sync::{Empty, Nearest, Next};
 use adl::{AnySensor, Window};
 use ndarray::{Array1, Array2, array};
 
@@ -183,6 +184,7 @@ fn boxed_sensors_share_a_recording_across_threads() {
 
 mod concrete {
     use adl::prelude::*;
+    use adl::{Window, sync::Nearest};
     use ndarray::Array1;
 
     type Imu = Series<fn(usize) -> adl::Result<Array1<f32>>>;
@@ -224,6 +226,7 @@ mod concrete {
 /// The README's multimodal program, as it is written there.
 mod readme {
     use adl::prelude::*;
+    use adl::{Window, sync::Nearest};
     use ndarray::{Array1, Array2, Array3};
 
     #[derive(SensorSet)]

@@ -57,6 +57,7 @@ pub mod graph;
 mod in_memory;
 mod indices;
 pub mod kernel;
+mod on_error;
 pub mod pipeline;
 pub mod pipes;
 mod record;
@@ -90,15 +91,20 @@ pub mod __private {
     pub use crate::kernel::node::{
         ChainThem, End, FuseLanes, FuseThem, Link, LinkKernels, LinkLanes, LinkOther, Rest,
     };
+    pub use crate::sensor_set::{any_sensor, check_rows};
 }
 
 pub use concat::Concat;
 pub use error::{BoxError, Error, Result};
 pub use in_memory::InMemory;
 pub use indices::Indices;
+pub use on_error::OnError;
 pub use record::Record;
 pub use recording::Recording;
 pub use sensor::{BoxedSensor, Mapped, SensorDataset, Series, TryMapped, Window, WindowMetadata};
-pub use sensor_set::{AnySensor, AsAnySensor, SensorSet, any_sensor, check_rows};
-pub use spec::{Collate, Dataset, Metadata, Pipeline, Sensor, Synchronization, Trace, Transform};
+pub use sensor_set::{AnySensor, AsAnySensor, SensorSet};
+pub use spec::{
+    Collate, Dataset, Metadata, Pipeline, Sensor, SensorBatches, SensorStream, Synchronization,
+    Trace, Transform,
+};
 pub use timestamps::Timestamps;

@@ -8,7 +8,7 @@ use crate::{Error, Metadata, Record, Result, Sensor};
 /// A sensor seen without its sample type: its name and timestamps. A
 /// [`Recording`](crate::Recording) of sensors of different types gives its
 /// sensors by name as `&dyn AnySensor` ([`Trace::sensor`](crate::Trace::sensor));
-/// [`any_sensor`] views any [`Sensor`] so. The methods of a `dyn AnySensor`
+/// [`AsAnySensor::as_any_sensor`] views any [`Sensor`] so. The methods of a `dyn AnySensor`
 /// need no import.
 pub trait AnySensor {
     /// The sensor's name.
@@ -130,7 +130,7 @@ pub trait SensorSet {
 }
 
 /// `rows` has `sensors` entries, or an [`Error::BadIndices`] says not
-/// (for a [`SensorSet::read`] of your own).
+/// (what the `SensorSet::read` of `#[derive(SensorSet)]` checks first).
 pub fn check_rows(rows: &[usize], sensors: usize) -> Result<()> {
     if rows.len() == sensors {
         Ok(())

@@ -5,7 +5,7 @@
 //! rules of `adl-rules`, **schedules** it (which pool runs each stage and
 //! with how many threads, which device each batch node runs on, which batch
 //! kernels run as one), draws it as DOT and SVG (drawn in pure Rust, no
-//! Graphviz needed), and runs it: the [`Loader`] makes its
+//! Graphviz needed), and runs it: the [`Loader`](loader::Loader) makes its
 //! plan once, from its settings, and runs what the plan says. Sample nodes
 //! run on a rayon pool (the samples of a batch in parallel, parallel
 //! branches joined) with prefetch, sharding, exact resume and per-node
@@ -21,7 +21,7 @@
 //!   [`Plan::to_dot`], [`Plan::to_svg`].
 //! - [`GraphBuilder`] and [`ParallelBuilder`] describe pipelines at run
 //!   time, e.g. from a configuration.
-//! - [`loader`]: the [`Loader`] and its epochs, states and
+//! - [`loader`]: the [`Loader`](loader::Loader) and its epochs, states and
 //!   statistics; [`Loader::plan`](loader::Loader::plan) is the plan it runs.
 //!
 //! ```
@@ -60,12 +60,9 @@ mod schedule;
 mod svg;
 mod validate;
 
-pub use adl_core as core;
 pub use petgraph;
 
-pub use adl_core::graph::Section;
 pub use builder::{GraphBuilder, ParallelBuilder};
-pub use loader::{Loader, LoaderState, OnError, Sampler, ShardTail, Statistics};
 pub use plan::{Flow, NodeKind, Plan, PlanNode, PlanPath};
 pub use planner::Planner;
 pub use schedule::{DeviceFacts, LoaderStage, Pool, Schedule, Settings, StagePlan};

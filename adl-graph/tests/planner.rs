@@ -1,8 +1,8 @@
 //! The planner: graph shape, the rules on runtime-built pipelines, and the
 //! agreement of the graph's path walk with `Description::check`.
 
-use adl_core::graph::{Body, Description, NodeInfo, Rule, Stage};
-use adl_graph::{GraphBuilder, NodeKind, Planner, Section, SvgError};
+use adl_core::graph::{Body, Description, NodeInfo, Rule, Section, Stage};
+use adl_graph::{GraphBuilder, NodeKind, Planner, SvgError};
 
 mod common;
 

@@ -253,7 +253,7 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
             fn sensor(&self, name: &str) -> ::std::option::Option<&(dyn #krate::AnySensor + '_)> {
                 #(
                     if #krate::Sensor::name(&self.#names) == name {
-                        return ::std::option::Option::Some(#krate::any_sensor(&self.#names));
+                        return ::std::option::Option::Some(#krate::__private::any_sensor(&self.#names));
                     }
                 )*
                 ::std::option::Option::None
@@ -264,7 +264,7 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
                 rows: &[usize],
                 _names: &::std::sync::Arc<[::std::string::String]>,
             ) -> #krate::Result<Self::Sample> {
-                #krate::check_rows(rows, #count)?;
+                #krate::__private::check_rows(rows, #count)?;
                 ::std::result::Result::Ok(#sample {
                     #(#names: #krate::Sensor::get(&self.#names, rows[#rows])?,)*
                 })

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use adl::exec::Recycle;
 use adl::loader::Loader;
 use adl::prelude::*;
 

@@ -4,6 +4,7 @@
 //! sample, and a pipeline with one branch per sensor. Shared by
 //! `examples/multimodal.rs` and `tests/example_graphs.rs`.
 
+use adl::Window;
 use adl::exec::mix64;
 use adl::prelude::*;
 use ndarray::{Array1, Array2, Array3, Array4, Axis};

@@ -6,6 +6,7 @@
 //! fields. `to_flight` picks what a model would use; then one branch per
 //! field of `Flight`, each with its own collate and batch nodes.
 
+use adl::Record;
 use adl::graph::Described;
 use adl::prelude::*;
 use ndarray::{Array1, Axis};

@@ -15,8 +15,11 @@
 //!   around every [`Tagged`] node: `pipeline!` tags each node with its
 //!   [`NodeId`], its position in the pipeline's
 //!   [`Description`](crate::graph::Description));
-//! - hand a node its own random generator for the sample at hand
-//!   ([`rng`](Context::rng), used by [`random`](crate::transform::random)).
+//! - hand a node its own random generator for the sample at hand: a
+//!   [`SampleRng`] of (seed, epoch, sample index, node), the same whatever
+//!   thread or worker count runs it ([`rng`](Context::rng); a
+//!   `#[transform]` node asks for it with an `rng: &mut SampleRng`
+//!   parameter, a closure with [`random`](crate::transform::random)).
 //!
 //! Batch memory is recycled beside the context: the thread that builds a
 //! batch has a [`BufferPool`] (a loader gives one to each worker), the
@@ -52,7 +55,6 @@ pub(crate) use context::filled;
 pub use context::{Context, NodeId, join_each, panic_message};
 pub use prefetch::prefetch;
 pub use recycle::Recycle;
-#[doc(hidden)]
 pub use rng::{SampleRng, mix64};
 pub use sequential::Sequential;
 pub use tagged::Tagged;

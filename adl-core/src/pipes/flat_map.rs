@@ -7,21 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{IterableDataset, pipe_error};
-use crate::{Error, Result};
-
-/// What [`FlatMap`] does with an item that failed, either in the source (it
-/// could not be read) or in the function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OnError {
-    /// Yield the error as an `Err` item, then go on with the next source
-    /// item. The default.
-    #[default]
-    Propagate,
-    /// Yield nothing for the item: count it (see [`FlatMap::skipped`]) and
-    /// log a warning with its index and message through the `log` facade.
-    /// Never silent.
-    Skip,
-}
+use crate::{Error, OnError, Result};
 
 /// How many source items a [`FlatMap`] skipped under [`OnError::Skip`],
 /// by where they failed.
@@ -59,7 +45,8 @@ impl SkipCounts {
 /// known without reading; `Some(0)` only for a source known to be empty.
 ///
 /// ```
-/// use adl::pipes::{DatasetExt, IterableDataset, OnError};
+/// use adl::OnError;
+/// use adl::pipes::{DatasetExt, IterableDataset};
 /// use adl::{Error, Result};
 /// use adl::Dataset;
 /// struct Numbers(usize);
@@ -109,7 +96,7 @@ impl<S, F> FlatMap<S, F> {
         FlatMap {
             source,
             function,
-            policy: OnError::Propagate,
+            policy: OnError::Fail,
             counters: Counters::default(),
         }
     }
@@ -389,10 +376,10 @@ where
                 Err(e) => (false, e),
             };
             match self.policy {
-                OnError::Propagate if in_function => {
+                OnError::Fail if in_function => {
                     return Some(Err(pipe_error("flat_map", index, error)));
                 }
-                OnError::Propagate => return Some(Err(error)),
+                OnError::Fail => return Some(Err(error)),
                 OnError::Skip => {
                     let (counter, stage) = if in_function {
                         (&self.counters.function, "the function failed")

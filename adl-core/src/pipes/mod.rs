@@ -88,7 +88,7 @@
 //! (or the `Err` of `get`); iteration may go on after it. Errors of the
 //! source pass through unchanged; errors of an adaptor's own function are an
 //! [`Error::Pipe`] naming the adaptor and the item's
-//! index. [`FlatMap`] can instead skip failed items by [`OnError`] policy,
+//! index. [`FlatMap`] can instead skip failed items by [`OnError`](crate::OnError) policy,
 //! counting and logging each one.
 //!
 //! Iterating a map-style source uses `Iterator::nth` to step over items
@@ -121,7 +121,7 @@ pub use chain::{Chain, ChainIter};
 pub use enumerate::{Enumerate, EnumerateIter};
 pub use ext::{DatasetExt, IterableExt};
 pub use filter::{Filter, FilterIter};
-pub use flat_map::{FlatMap, FlatMapIter, FlatMapShard, OnError, SkipCounts};
+pub use flat_map::{FlatMap, FlatMapIter, FlatMapShard, SkipCounts};
 pub use iterable::{DatasetIter, Iterable};
 pub use map::{Map, MapIter, ResultFn, TransformedDataset};
 pub use meta::{DatasetMeta, MetaIter, MetaSample};

@@ -30,7 +30,7 @@ pub use collate::Collate;
 pub use dataset::Dataset;
 pub use metadata::Metadata;
 pub use pipeline::Pipeline;
-pub use sensor::{Batches, Sensor, Stream};
+pub use sensor::{Sensor, SensorBatches, SensorStream};
 pub use synchronization::Synchronization;
 pub use trace::Trace;
 pub use transform::Transform;

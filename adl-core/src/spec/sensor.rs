@@ -59,11 +59,11 @@ pub trait Sensor {
     }
 
     /// Every sample in order, one at a time.
-    fn stream(&self) -> Stream<'_, Self>
+    fn stream(&self) -> SensorStream<'_, Self>
     where
         Self: Sized,
     {
-        Stream {
+        SensorStream {
             sensor: self,
             next: 0,
         }
@@ -76,7 +76,7 @@ pub trait Sensor {
     /// adaptor [`batch`](crate::pipes::DatasetExt::batch) keeps it by
     /// default.) A batch size of 0 is
     /// [`Error::InvalidParameter`] (the reference divides by zero).
-    fn stream_batches(&self, batch: usize) -> Result<Batches<'_, Self>>
+    fn stream_batches(&self, batch: usize) -> Result<SensorBatches<'_, Self>>
     where
         Self: Sized,
     {
@@ -84,7 +84,7 @@ pub trait Sensor {
             format_args!("batch size for sensor `{}`", self.name()),
             batch,
         )?;
-        Ok(Batches {
+        Ok(SensorBatches {
             sensor: self,
             batch,
             next: 0,
@@ -178,12 +178,12 @@ pub trait Sensor {
 
 /// Iterator over a sensor's samples, from [`Sensor::stream`].
 #[derive(Debug)]
-pub struct Stream<'a, S> {
+pub struct SensorStream<'a, S> {
     sensor: &'a S,
     next: usize,
 }
 
-impl<S: Sensor> Iterator for Stream<'_, S> {
+impl<S: Sensor> Iterator for SensorStream<'_, S> {
     type Item = Result<S::Sample>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -201,18 +201,18 @@ impl<S: Sensor> Iterator for Stream<'_, S> {
     }
 }
 
-impl<S: Sensor> ExactSizeIterator for Stream<'_, S> {}
+impl<S: Sensor> ExactSizeIterator for SensorStream<'_, S> {}
 
 /// Iterator over full batches of a sensor's samples, from
 /// [`Sensor::stream_batches`].
 #[derive(Debug)]
-pub struct Batches<'a, S> {
+pub struct SensorBatches<'a, S> {
     sensor: &'a S,
     batch: usize,
     next: usize,
 }
 
-impl<S: Sensor> Iterator for Batches<'_, S> {
+impl<S: Sensor> Iterator for SensorBatches<'_, S> {
     type Item = Result<Vec<S::Sample>>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -231,7 +231,7 @@ impl<S: Sensor> Iterator for Batches<'_, S> {
     }
 }
 
-impl<S: Sensor> ExactSizeIterator for Batches<'_, S> {}
+impl<S: Sensor> ExactSizeIterator for SensorBatches<'_, S> {}
 
 /// `Sensor` through a pointer to one.
 macro_rules! forward_sensor {

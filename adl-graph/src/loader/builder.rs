@@ -1,23 +1,9 @@
 use std::sync::Arc;
 
 use adl_core::kernel::Accelerator;
-use adl_core::{Dataset, Error, Pipeline, Result};
+use adl_core::{Dataset, Error, OnError, Pipeline, Result};
 
 use super::{Loader, Sampler, Shard, ShardTail};
-
-/// What a loader does with a sample (or batch) whose reading or
-/// transformation fails.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OnError {
-    /// End the epoch with the error, after delivering every earlier batch
-    /// (the first error in delivery order, whatever the worker count).
-    #[default]
-    Fail,
-    /// Leave the sample out of its batch (a failing collate or batch stage
-    /// leaves the whole batch out), and list it in
-    /// [`Epoch::skipped`](super::Epoch::skipped) with the reason.
-    Skip,
-}
 
 /// The settings of a loader.
 #[derive(Debug, Clone)]

@@ -11,7 +11,9 @@ use adl_core::{Dataset, Error, Pipeline, Result};
 use rayon::prelude::*;
 
 use super::context::{Counters, JobContext};
-use super::{OnError, Shared, Slot};
+use adl_core::OnError;
+
+use super::{Shared, Slot};
 
 /// A sample left out of an epoch under [`OnError::Skip`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,8 @@
 //! ```
 //! use adl::pipeline::Stages;
 //! use adl::{InMemory, collate::DefaultCollate};
-//! use adl::loader::{Loader, OnError};
+//! use adl::OnError;
+//! use adl::loader::Loader;
 //!
 //! let dataset: InMemory<f32> = (0..10).map(|i| i as f32).collect();
 //! let pipeline = Stages::new()
@@ -95,7 +96,7 @@ use crate::planner::Planner;
 use crate::schedule::{DeviceFacts, Settings};
 
 pub use batch::Batch;
-pub use builder::{LoaderBuilder, OnError};
+pub use builder::LoaderBuilder;
 pub use device::FUSION_VARIABLE;
 pub use epoch::Epoch;
 pub use job::Skipped;

@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
-use adl::Window;
 use adl::collate::{Gather, Windows};
 use adl::prelude::*;
+use adl::sync::Nearest;
+use adl::{Synchronization, Window};
 use ndarray::{ArcArray, Array1, Array2, Ix1, Ix2, Ix3};
 
 use super::par_fill;

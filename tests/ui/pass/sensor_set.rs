@@ -2,6 +2,7 @@
 //! struct has the sensors' sample types, and derives what it is asked to.
 
 use adl::prelude::*;
+use adl::{Window, sync::Nearest};
 use ndarray::Array1;
 
 type Imu = Series<fn(usize) -> adl::Result<Array1<f32>>>;
