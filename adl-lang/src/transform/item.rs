@@ -196,135 +196,177 @@ fn signature(
     method: Option<&ImplItemFn>,
     errors: &mut Errors,
 ) -> Option<NodeSignature> {
-    let fn_name = sig.ident.to_string();
-    let mut ok = true;
-    let mut fail = |error: syn::Error| {
-        errors.push(error);
-        ok = false;
+    let mut check = SignatureCheck {
+        sig,
+        fn_name: sig.ident.to_string(),
+        errors,
+        ok: true,
     };
-    let at = |tokens: &dyn ToTokens, text: String| problem_at(SIGNATURE, tokens, text);
-    if let Some(token) = &sig.asyncness {
-        fail(at(
-            token,
-            format!(
-                "a transform node cannot be `async`: `{fn_name}` must return its output, not a future"
-            ),
-        ));
-    }
-    if let Some(token) = &sig.unsafety {
-        fail(at(
-            token,
-            format!(
-                "a transform node cannot be `unsafe`: the pipeline calls `{fn_name}` from safe code"
-            ),
-        ));
-    }
-    if let Some(variadic) = &sig.variadic {
-        fail(at(
-            variadic,
-            "a transform node cannot be variadic".to_owned(),
-        ));
-    }
-    if !sig.generics.params.is_empty() {
-        fail(at(
-            &sig.generics,
-            format!(
-                "generic transforms are not supported: `{fn_name}` must name its input and output types (a node has one input and one output type)"
-            ),
-        ));
-    }
-
+    check.qualifiers();
     let mut inputs = sig.inputs.iter();
     if method.is_some() {
-        match inputs.next() {
-            Some(FnArg::Receiver(r)) if matches!(&*r.ty, Type::Reference(t) if t.mutability.is_none()) =>
-                {}
-            Some(FnArg::Receiver(r)) => fail(at(
-                r,
-                "`apply` must take `&self`: a node is shared by the workers that run it".to_owned(),
-            )),
-            _ => fail(at(
-                &sig.ident,
-                "`apply` must be a method taking `&self`: `fn apply(&self, input: In) -> Out`"
-                    .to_owned(),
-            )),
-        }
+        check.receiver(inputs.next());
     }
-    let typed: Vec<_> = inputs.collect();
-    let input = match typed.as_slice() {
-        [FnArg::Typed(arg)] => match &*arg.ty {
-            Type::Reference(r) => {
-                fail(at(
-                    r,
-                    format!(
-                        "a transform node takes its input by value: `{fn_name}` takes a reference"
-                    ),
-                ));
-                None
-            }
-            Type::ImplTrait(t) => {
-                fail(at(
-                    t,
-                    "generic transforms are not supported: the input must be a named type, not `impl Trait`".to_owned(),
-                ));
-                None
-            }
-            ty => Some(ty.clone()),
-        },
-        [] => {
-            fail(problem(
-                SIGNATURE,
-                sig.paren_token.span.join(),
-                format!("a transform node takes exactly one input, but `{fn_name}` takes none"),
-            ));
-            None
-        }
-        [_, rest @ ..] => {
-            let extra: TokenStream = quote::quote!(#(#rest),*);
-            fail(at(
-                &extra,
-                format!(
-                    "a transform node takes exactly one input, but `{fn_name}` takes {}; take a tuple or a struct instead",
-                    typed.len()
-                ),
-            ));
-            None
-        }
-    };
-
-    let (output, fallible, return_span) = match &sig.output {
-        ReturnType::Default => {
-            fail(problem(
-                SIGNATURE,
-                sig.paren_token.span.close(),
-                format!(
-                    "`{fn_name}` has no return type; a transform node returns its output: `-> Out` or `-> Result<Out, E>`"
-                ),
-            ));
-            (None, false, Span::call_site())
-        }
-        ReturnType::Type(_, ty) => match &**ty {
-            Type::ImplTrait(t) => {
-                fail(at(
-                    t,
-                    "a transform node's output must be a named type, not `impl Trait`".to_owned(),
-                ));
-                (None, false, ty.span())
-            }
-            ty => match result_ok_type(ty) {
-                Some(ok) => (Some(ok.clone()), true, ty.span()),
-                None => (Some(ty.clone()), false, ty.span()),
-            },
-        },
-    };
-    match (ok, input, output) {
-        (true, Some(input), Some(output)) => Some(NodeSignature {
+    let input = check.input(&inputs.collect::<Vec<_>>());
+    let output = check.output();
+    match (check.ok, input, output) {
+        (true, Some(input), Some((output, fallible, return_span))) => Some(NodeSignature {
             input,
             output,
             fallible,
             return_span,
         }),
         _ => None,
+    }
+}
+
+/// The checks of one node signature, each reporting its problems
+/// (rule `transform_signature`).
+struct SignatureCheck<'a> {
+    sig: &'a Signature,
+    /// The function's name, for the messages.
+    fn_name: String,
+    errors: &'a mut Errors,
+    /// Whether no problem was found so far.
+    ok: bool,
+}
+
+impl SignatureCheck<'_> {
+    /// Report `text` over `tokens`.
+    fn fail(&mut self, tokens: &dyn ToTokens, text: String) {
+        self.errors.push(problem_at(SIGNATURE, tokens, text));
+        self.ok = false;
+    }
+
+    /// Report `text` at `span`.
+    fn fail_at(&mut self, span: Span, text: String) {
+        self.errors.push(problem(SIGNATURE, span, text));
+        self.ok = false;
+    }
+
+    /// Not async, not unsafe, not variadic, not generic.
+    fn qualifiers(&mut self) {
+        let (sig, fn_name) = (self.sig, self.fn_name.clone());
+        if let Some(token) = &sig.asyncness {
+            self.fail(
+                token,
+                format!(
+                    "a transform node cannot be `async`: `{fn_name}` must return its output, not a future"
+                ),
+            );
+        }
+        if let Some(token) = &sig.unsafety {
+            self.fail(
+                token,
+                format!(
+                    "a transform node cannot be `unsafe`: the pipeline calls `{fn_name}` from safe code"
+                ),
+            );
+        }
+        if let Some(variadic) = &sig.variadic {
+            self.fail(variadic, "a transform node cannot be variadic".to_owned());
+        }
+        if !sig.generics.params.is_empty() {
+            self.fail(
+                &sig.generics,
+                format!(
+                    "generic transforms are not supported: `{fn_name}` must name its input and output types (a node has one input and one output type)"
+                ),
+            );
+        }
+    }
+
+    /// `apply`'s first parameter, `first`: `&self`.
+    fn receiver(&mut self, first: Option<&FnArg>) {
+        match first {
+            Some(FnArg::Receiver(r)) if matches!(&*r.ty, Type::Reference(t) if t.mutability.is_none()) =>
+                {}
+            Some(FnArg::Receiver(r)) => self.fail(
+                r,
+                "`apply` must take `&self`: a node is shared by the workers that run it".to_owned(),
+            ),
+            _ => self.fail(
+                &self.sig.ident,
+                "`apply` must be a method taking `&self`: `fn apply(&self, input: In) -> Out`"
+                    .to_owned(),
+            ),
+        }
+    }
+
+    /// The input, from the parameters after `&self`: exactly one, taken
+    /// by value, of a named type.
+    fn input(&mut self, typed: &[&FnArg]) -> Option<Type> {
+        let fn_name = self.fn_name.clone();
+        match typed {
+            [FnArg::Typed(arg)] => match &*arg.ty {
+                Type::Reference(r) => {
+                    self.fail(
+                        r,
+                        format!(
+                            "a transform node takes its input by value: `{fn_name}` takes a reference"
+                        ),
+                    );
+                    None
+                }
+                Type::ImplTrait(t) => {
+                    self.fail(
+                        t,
+                        "generic transforms are not supported: the input must be a named type, not `impl Trait`".to_owned(),
+                    );
+                    None
+                }
+                ty => Some(ty.clone()),
+            },
+            [] => {
+                self.fail_at(
+                    self.sig.paren_token.span.join(),
+                    format!("a transform node takes exactly one input, but `{fn_name}` takes none"),
+                );
+                None
+            }
+            [_, rest @ ..] => {
+                let extra: TokenStream = quote::quote!(#(#rest),*);
+                self.fail(
+                    &extra,
+                    format!(
+                        "a transform node takes exactly one input, but `{fn_name}` takes {}; take a tuple or a struct instead",
+                        typed.len()
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    /// The output, whether it is fallible (`-> Result<Out, E>`), and the
+    /// written return type's span.
+    fn output(&mut self) -> Option<(Type, bool, Span)> {
+        let fn_name = self.fn_name.clone();
+        match &self.sig.output {
+            ReturnType::Default => {
+                self.fail_at(
+                    self.sig.paren_token.span.close(),
+                    format!(
+                        "`{fn_name}` has no return type; a transform node returns its output: `-> Out` or `-> Result<Out, E>`"
+                    ),
+                );
+                None
+            }
+            ReturnType::Type(_, ty) => match &**ty {
+                Type::ImplTrait(t) => {
+                    self.fail(
+                        t,
+                        "a transform node's output must be a named type, not `impl Trait`"
+                            .to_owned(),
+                    );
+                    None
+                }
+                ty => match result_ok_type(ty) {
+                    Some(ok) => Some((ok.clone(), true, ty.span())),
+                    None => Some((ty.clone(), false, ty.span())),
+                },
+            },
+        }
     }
 }
 
