@@ -40,6 +40,14 @@ pub(crate) enum NodeKind {
         /// Whether every parameter has a type annotation.
         typed: bool,
     },
+    /// `random(|x, rng| ...)` (any path ending in `random`, with one
+    /// closure): a sample node that runs the closure with its per-sample
+    /// generator.
+    Random {
+        /// Whether the closure's input (its first parameter) has a type
+        /// annotation.
+        typed: bool,
+    },
     /// Any other expression, used as the node value (`normalize(0.5)`).
     Value,
 }
@@ -61,10 +69,33 @@ impl NodeRef {
             Expr::Closure(c) => NodeKind::Closure {
                 typed: c.inputs.iter().all(|p| matches!(p, syn::Pat::Type(_))),
             },
-            _ => NodeKind::Value,
+            _ => match random_call(&expr) {
+                Some((_, closure)) => NodeKind::Random {
+                    typed: matches!(closure.inputs.first(), Some(syn::Pat::Type(_))),
+                },
+                None => NodeKind::Value,
+            },
         };
         let span = expr.span();
         NodeRef { expr, kind, span }
+    }
+}
+
+/// `random(closure)`, as the path of `random` and the closure: a call of a
+/// plain path whose last segment is `random` (`random`,
+/// `adl::transform::random`), with one argument, a closure.
+pub(crate) fn random_call(expr: &Expr) -> Option<(&Expr, &syn::ExprClosure)> {
+    let Expr::Call(call) = expr else { return None };
+    let Expr::Path(path) = &*call.func else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if path.qself.is_some() || last.ident != "random" || !last.arguments.is_none() {
+        return None;
+    }
+    match call.args.iter().collect::<Vec<_>>().as_slice() {
+        [Expr::Closure(closure)] => Some((&call.func, closure)),
+        _ => None,
     }
 }
 
@@ -112,6 +143,10 @@ pub(crate) enum Routing {
 pub(crate) struct ParallelModel {
     /// The sample type, where written.
     pub(crate) ty: Option<Type>,
+    /// The batch struct of a struct form, where named (`Frame =>
+    /// FrameBatch { .. }`), as a path that builds it (generics in
+    /// turbofish); else the batch is a struct generated in the expansion.
+    pub(crate) batch: Option<syn::Path>,
     /// Fields or keys.
     pub(crate) routing: Routing,
     /// The branches, each with its name's token (a field's ident, or the
@@ -172,12 +207,17 @@ fn finding_error(finding: Finding<Token>) -> syn::Error {
 }
 
 /// A node as written, standing in `stands_in`: `default` is known to be a
-/// collate (it stands nowhere else); other nodes' stages are rustc's to
-/// check.
+/// collate (it stands nowhere else), `random(..)` a sample node; other
+/// nodes' stages are rustc's to check.
 fn written_step(node: &NodeRef, stands_in: Stage) -> Step<Token, ()> {
+    let is = match node.kind {
+        _ if is_default(node) => Some(Stage::Collate),
+        NodeKind::Random { .. } => Some(Stage::Sample),
+        _ => None,
+    };
     Step {
         name: text_of(&node.expr),
-        is: is_default(node).then_some(Stage::Collate),
+        is,
         stands_in,
         input: None,
         output: None,
@@ -397,8 +437,8 @@ impl<'a> LevelReader<'a> {
             None => self.written.cores.extend(steps.map(WrittenCore::Collate)),
         }
         match self.model.nodes(section) {
-            Some(list) => list.extend(no_collates(nodes)),
-            None => self.collate(nodes),
+            Some(list) => list.extend(kept(nodes, section.stands_in())),
+            None => self.collate(kept(nodes, Stage::Collate)),
         }
     }
 
@@ -441,7 +481,7 @@ impl<'a> LevelReader<'a> {
                         .iter()
                         .map(|node| written_step(node, section.stands_in())),
                 );
-                model.extend(no_collates(nodes));
+                model.extend(kept(nodes, section.stands_in()));
             }
             _ => self
                 .model
@@ -456,7 +496,11 @@ impl<'a> LevelReader<'a> {
     /// the others.
     fn collate(&mut self, nodes: Vec<NodeRef>) {
         let mut collates = nodes.into_iter().map(CollateRef::new);
-        let first = collates.next().expect("a non-empty stage");
+        let Some(first) = collates.next() else {
+            // Only nodes the checker reports: the default collate stands
+            // in (`finish`).
+            return;
+        };
         self.model.unused_collates.extend(collates);
         if self.collates {
             self.model.unused_collates.push(first);
@@ -615,6 +659,23 @@ fn no_collates(nodes: Vec<NodeRef>) -> Vec<NodeRef> {
     nodes.into_iter().filter(|node| !is_default(node)).collect()
 }
 
+/// The nodes standing in `stands_in` that the model keeps: not those the
+/// checker reports by what they are (from the level as written, in our
+/// words), so that rustc does not report them again: `default` outside
+/// `collate:` (`collate_out_of_place`), `random(..)` outside `pre:` and
+/// `sample:` (`sample_node_in_batch`, `not_a_collate`). Their neighbours
+/// are joined.
+fn kept(nodes: Vec<NodeRef>, stands_in: Stage) -> Vec<NodeRef> {
+    let nodes = match stands_in {
+        Stage::Collate => nodes,
+        _ => no_collates(nodes),
+    };
+    nodes
+        .into_iter()
+        .filter(|node| stands_in == Stage::Sample || !matches!(node.kind, NodeKind::Random { .. }))
+        .collect()
+}
+
 /// Whether `node` is `default`, the default collate.
 fn is_default(node: &NodeRef) -> bool {
     matches!(&node.expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("default"))
@@ -719,10 +780,53 @@ fn parallel_form(
             level,
         });
     }
+    let batch = parallel
+        .batch
+        .as_ref()
+        .and_then(|batch| batch_struct(batch, routing, errors));
     let model = ParallelModel {
         ty: parallel.ty.clone(),
+        batch,
         routing,
         branches,
     };
     (model, written)
+}
+
+/// The batch struct named after `=>`, as a path that builds it: only a
+/// struct form names one, by its path. Else an error, and the batch is
+/// the generated struct.
+fn batch_struct(batch: &Type, routing: Routing, errors: &mut Vec<syn::Error>) -> Option<syn::Path> {
+    let path = match batch {
+        Type::Path(path) if path.qself.is_none() => &path.path,
+        _ => {
+            errors.push(syn::Error::new_spanned(
+                batch,
+                "the batch of a parallel form is a struct of your own with a field per branch, named by its path after `=>` (`Frame => FrameBatch { .. }`), not another kind of type",
+            ));
+            return None;
+        }
+    };
+    if routing == Routing::Keys {
+        let name = path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        errors.push(syn::Error::new_spanned(
+            batch,
+            format!(
+                "`{name}` names the batch struct of a form over the fields of a struct, but this form routes keys: its batch is the keyed container of its branches' batches; leave `=> {name}` out"
+            ),
+        ));
+        return None;
+    }
+    let mut path = path.clone();
+    // `FrameBatch<A, B>` as an expression: `FrameBatch::<A, B>`.
+    for segment in &mut path.segments {
+        if let syn::PathArguments::AngleBracketed(args) = &mut segment.arguments {
+            args.colon2_token.get_or_insert_with(Default::default);
+        }
+    }
+    Some(path)
 }

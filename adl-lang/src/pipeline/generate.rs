@@ -26,7 +26,9 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{Expr, Type};
 
-use super::check::{CollateRef, Core, Level, NodeKind, NodeRef, ParallelModel, Routing, text_of};
+use super::check::{
+    CollateRef, Core, Level, NodeKind, NodeRef, ParallelModel, Routing, random_call, text_of,
+};
 
 /// The expansion of a checked model, after the `errors` found so far.
 /// Generated paths go through the alias `__adl_crate` of `krate` (the
@@ -188,17 +190,18 @@ impl Generator {
     }
 
     /// Nodes left out of the pipeline: evaluated, so that their names
-    /// resolve (closures are left out: alone they may not infer).
+    /// resolve (closures, and `random(..)`'s, are left out: alone they
+    /// may not infer).
     fn unused(&mut self, level: &Level, out: &mut Vec<TokenStream>) {
         for node in &level.unused {
-            if let NodeKind::Closure { .. } = node.kind {
+            if let NodeKind::Closure { .. } | NodeKind::Random { .. } = node.kind {
                 continue;
             }
             let value = node_value(node, Stage::Sample, None);
             out.push(quote_spanned!(node.span=> let _ = #value;));
         }
         for collate in &level.unused_collates {
-            if let Expr::Closure(_) = collate.expr {
+            if matches!(collate.expr, Expr::Closure(_)) || random_call(&collate.expr).is_some() {
                 continue;
             }
             let value = collate_value(collate);
@@ -350,7 +353,16 @@ impl Generator {
         );
         let split = self.split(parallel, cursor.as_ref(), out);
         let branches = self.branches(parallel, split.witnesses, &ids.branches, out);
-        let mut cursor = self.merged(&branches, split.merge.as_ref(), parallel, out);
+        let (merge, mut cursor) = match &parallel.batch {
+            Some(batch) => {
+                let (merge, merged) = self.merge_into(batch, parallel, &branches, out);
+                (Some(merge), merged)
+            }
+            None => {
+                let merged = self.merged(&branches, split.merge.as_ref(), parallel, out);
+                (split.merge, merged)
+            }
+        };
         let after = self.chain(
             level.batch.iter().chain(&level.post),
             ids.after,
@@ -359,8 +371,7 @@ impl Generator {
             out,
         );
         let pre_steps = before.tagged.into_iter().chain(split.step).collect();
-        let post_steps = split
-            .merge
+        let post_steps = merge
             .iter()
             .map(|merge| quote!(#merge))
             .chain(after.tagged)
@@ -423,13 +434,18 @@ impl Generator {
             });
             witnesses.push(Some(witness));
         }
-        let merge_ident = self.ident("merge", Span::call_site());
-        let merge = merge(&fields);
-        out.push(quote!(let #merge_ident = #merge;));
+        // A named batch struct is built after the branches, from what
+        // they give (`merge_into`).
+        let merge = parallel.batch.is_none().then(|| {
+            let merge_ident = self.ident("merge", Span::call_site());
+            let merge = merge(&fields);
+            out.push(quote!(let #merge_ident = #merge;));
+            merge_ident
+        });
         Split {
             step: Some(quote!(#split)),
             witnesses,
-            merge: Some(merge_ident),
+            merge,
         }
     }
 
@@ -508,6 +524,66 @@ impl Generator {
         generated
     }
 
+    /// The merge of a struct form's branches into the user's batch struct
+    /// `batch`: a closure from the nested pairs that the branches give to
+    /// the struct literal, one field per branch (its value spanned at the
+    /// branch's name, so that rustc reports a field the struct lacks, or
+    /// of another type, there; a field without a branch at the struct's
+    /// name). Where every branch's output is known, the closure is typed
+    /// from them (`BatchFn::after`), and the merge is the node before the
+    /// `batch:` and `post:` nodes after the form: the binding of the
+    /// merge, and that cursor where it is known.
+    fn merge_into(
+        &mut self,
+        batch: &syn::Path,
+        parallel: &ParallelModel,
+        branches: &[GeneratedBranch],
+        out: &mut Vec<TokenStream>,
+    ) -> (Ident, Option<Ident>) {
+        let span = syn::spanned::Spanned::span(batch);
+        let fields: Vec<&Ident> = parallel
+            .branches
+            .iter()
+            .filter_map(|b| b.field.as_ref())
+            .collect();
+        // Hygienic (mixed-site) bindings, as in `merge`, where the fields
+        // are written.
+        let values: Vec<Ident> = fields
+            .iter()
+            .enumerate()
+            .map(|(i, field)| {
+                let at = field.span().resolved_at(Span::mixed_site());
+                Ident::new(&format!("__adl_value{i}"), at)
+            })
+            .collect();
+        let nested_pat = values
+            .iter()
+            .rev()
+            .fold(quote!(()), |rest, v| quote!((#v, #rest)));
+        let merge = quote!(|#nested_pat| #batch { #(#fields: #values),* });
+        let source = text_of(batch);
+        let binding = self.ident("merge", span);
+        let outputs: Option<Vec<&Ident>> = branches.iter().map(|b| b.output.as_ref()).collect();
+        match outputs {
+            Some(outputs) => {
+                let nested = outputs.iter().rev().fold(
+                    quote!(__adl_crate::__private::Witness::<()>::new()),
+                    |rest, o| quote!(#o.pair(#rest)),
+                );
+                out.push(quote_spanned! {span=>
+                    let #binding = __adl_crate::graph::BatchFn::after(&#nested, #merge, #source);
+                });
+                (binding.clone(), Some(binding))
+            }
+            None => {
+                out.push(quote_spanned! {span=>
+                    let #binding = __adl_crate::graph::BatchFn::new(#merge, #source);
+                });
+                (binding, None)
+            }
+        }
+    }
+
     /// The witness of what the branches give together, where every
     /// branch's is known: the merged struct, or the keyed sample of the
     /// branches' type.
@@ -578,7 +654,8 @@ struct Split {
     step: Option<TokenStream>,
     /// The witness of what each branch takes, where known.
     witnesses: Vec<Option<Ident>>,
-    /// The binding of the merge of a struct form's branches.
+    /// The binding of the merge of a struct form's branches into the
+    /// generated batch struct (none where the user names one).
     merge: Option<Ident>,
 }
 
@@ -720,6 +797,18 @@ fn node_value(node: &NodeRef, stage: Stage, cursor: Option<&Ident>) -> TokenStre
                     quote_spanned!(span=> __adl_crate::graph::#wrapper::after(&#before, #expr, #source))
                 }
                 _ => quote_spanned!(span=> __adl_crate::graph::#wrapper::new(#expr, #source)),
+            }
+        }
+        NodeKind::Random { typed } => {
+            let (random, closure) = random_call(expr).expect("a `random(closure)` call");
+            let source = text_of(expr);
+            match (typed, cursor) {
+                (false, Some(before)) => {
+                    quote_spanned!(span=> __adl_crate::graph::RandomFn::after(&#before, #random, #closure, #source))
+                }
+                _ => {
+                    quote_spanned!(span=> __adl_crate::graph::RandomFn::new(#random, #closure, #source))
+                }
             }
         }
         NodeKind::Value => match expr {

@@ -19,10 +19,10 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{
     Attribute, FnArg, GenericArgument, Ident, ImplItem, ImplItemFn, Item, ItemFn, ItemImpl,
-    PathArguments, ReturnType, Signature, Type, Visibility,
+    PatType, PathArguments, ReturnType, Signature, Type, Visibility,
 };
 
-use crate::diagnostic::{Errors, problem, problem_at};
+use crate::diagnostic::{Errors, problem, problem_at, problem_at_with_help};
 
 const SIGNATURE: Rule = Rule::TransformSignature;
 
@@ -58,6 +58,9 @@ pub(crate) enum Form {
 pub(crate) struct NodeSignature {
     pub(crate) input: Type,
     pub(crate) output: Type,
+    /// The parameter after the input, `rng: &mut SampleRng`, where the node
+    /// draws from its per-sample generator.
+    pub(crate) rng: Option<PatType>,
     /// `-> Result<Out, E>`: errors become `adl::Error::Transform`.
     pub(crate) fallible: bool,
     /// The written return type, where a bad error type is reported.
@@ -207,17 +210,62 @@ fn signature(
     if method.is_some() {
         check.receiver(inputs.next());
     }
-    let input = check.input(&inputs.collect::<Vec<_>>());
+    let (input, rng) = check.parameters(&inputs.collect::<Vec<_>>());
     let output = check.output();
     match (check.ok, input, output) {
         (true, Some(input), Some((output, fallible, return_span))) => Some(NodeSignature {
             input,
             output,
+            rng,
             fallible,
             return_span,
         }),
         _ => None,
     }
+}
+
+/// What a node's parameters may be, for the errors about them: the rule's
+/// help, and the generator.
+const PARAMETERS_HELP: &str = "a transform node is `fn name(input: In) -> Out` (or `-> Result<Out, E>`); a sample node may also take its per-sample generator after the input, `fn name(input: In, rng: &mut SampleRng) -> Out`; on an impl block, `fn apply(&self, input: In) -> Out`, or `fn apply(&self, input: In, rng: &mut SampleRng) -> Out`";
+
+/// Whether `ty` is the generator's type, `SampleRng` (a path whose last
+/// segment it is, such as `adl::exec::SampleRng`).
+fn names_generator(ty: &Type) -> bool {
+    match ty {
+        Type::Paren(p) => names_generator(&p.elem),
+        Type::Group(g) => names_generator(&g.elem),
+        Type::Path(p) => {
+            p.qself.is_none()
+                && p.path
+                    .segments
+                    .last()
+                    .is_some_and(|last| last.ident == "SampleRng" && last.arguments.is_none())
+        }
+        _ => false,
+    }
+}
+
+/// The parameter `param` if it is the generator, `_: &mut SampleRng`.
+fn generator(param: &FnArg) -> Option<&PatType> {
+    match param {
+        FnArg::Typed(arg) => match &*arg.ty {
+            Type::Reference(r) if r.mutability.is_some() && names_generator(&r.elem) => Some(arg),
+            _ => None,
+        },
+        FnArg::Receiver(_) => None,
+    }
+}
+
+/// Whether `param` takes the generator, as it should (`&mut`) or not (by
+/// value, or behind another reference).
+fn takes_generator(param: &FnArg) -> bool {
+    fn behind_references(ty: &Type) -> &Type {
+        match ty {
+            Type::Reference(r) => behind_references(&r.elem),
+            ty => ty,
+        }
+    }
+    matches!(param, FnArg::Typed(arg) if names_generator(behind_references(&arg.ty)))
 }
 
 /// The checks of one node signature, each reporting its problems
@@ -235,6 +283,17 @@ impl SignatureCheck<'_> {
     /// Report `text` over `tokens`.
     fn fail(&mut self, tokens: &dyn ToTokens, text: String) {
         self.errors.push(problem_at(SIGNATURE, tokens, text));
+        self.ok = false;
+    }
+
+    /// Report `text` over `tokens`, with [`PARAMETERS_HELP`].
+    fn fail_parameters(&mut self, tokens: &dyn ToTokens, text: String) {
+        self.errors.push(problem_at_with_help(
+            SIGNATURE,
+            tokens,
+            text,
+            PARAMETERS_HELP,
+        ));
         self.ok = false;
     }
 
@@ -293,48 +352,98 @@ impl SignatureCheck<'_> {
         }
     }
 
-    /// The input, from the parameters after `&self`: exactly one, taken
-    /// by value, of a named type.
-    fn input(&mut self, typed: &[&FnArg]) -> Option<Type> {
+    /// The input and the generator, from the parameters after `&self`:
+    /// exactly one input, then the generator `rng: &mut SampleRng` or
+    /// nothing.
+    fn parameters(&mut self, params: &[&FnArg]) -> (Option<Type>, Option<PatType>) {
         let fn_name = self.fn_name.clone();
-        match typed {
-            [FnArg::Typed(arg)] => match &*arg.ty {
-                Type::Reference(r) => {
-                    self.fail(
-                        r,
-                        format!(
-                            "a transform node takes its input by value: `{fn_name}` takes a reference"
-                        ),
-                    );
-                    None
-                }
-                Type::ImplTrait(t) => {
-                    self.fail(
-                        t,
-                        "generic transforms are not supported: the input must be a named type, not `impl Trait`".to_owned(),
-                    );
-                    None
-                }
-                ty => Some(ty.clone()),
-            },
+        match params {
             [] => {
                 self.fail_at(
                     self.sig.paren_token.span.join(),
                     format!("a transform node takes exactly one input, but `{fn_name}` takes none"),
                 );
-                None
+                (None, None)
             }
-            [_, rest @ ..] => {
-                let extra: TokenStream = quote::quote!(#(#rest),*);
-                self.fail(
-                    &extra,
+            [first, rest @ ..] if takes_generator(first) => {
+                let problem = if rest.is_empty() {
+                    format!(
+                        "`{fn_name}` takes the generator but no input; a node takes its input first, then the generator"
+                    )
+                } else {
+                    format!(
+                        "`{fn_name}` takes the generator first; a node takes its input first, then the generator"
+                    )
+                };
+                self.fail_parameters(first, problem);
+                (None, None)
+            }
+            [input] => (self.input(input), None),
+            [input, second] if generator(second).is_some() => {
+                (self.input(input), generator(second).cloned())
+            }
+            [input, second @ FnArg::Typed(arg)] if takes_generator(second) => {
+                let how = match &*arg.ty {
+                    Type::Reference(_) => "by shared reference",
+                    _ => "by value",
+                };
+                self.fail_parameters(
+                    &arg.ty,
+                    format!(
+                        "`{fn_name}` takes the generator {how}, but drawing from it advances it: take `&mut SampleRng`"
+                    ),
+                );
+                (self.input(input), None)
+            }
+            [_, second, rest @ ..] => {
+                let problem = if generator(second).is_some() {
+                    format!(
+                        "a transform node takes exactly one input and the generator, but `{fn_name}` takes {} parameters; take a tuple or a struct instead",
+                        params.len()
+                    )
+                } else {
                     format!(
                         "a transform node takes exactly one input, but `{fn_name}` takes {}; take a tuple or a struct instead",
-                        typed.len()
+                        params.len()
+                    )
+                };
+                let extra: TokenStream = if generator(second).is_some() {
+                    quote::quote!(#(#rest),*)
+                } else {
+                    quote::quote!(#second #(, #rest)*)
+                };
+                self.fail_parameters(&extra, problem);
+                (None, None)
+            }
+        }
+    }
+
+    /// The input `param`: taken by value, of a named type.
+    fn input(&mut self, param: &FnArg) -> Option<Type> {
+        let fn_name = self.fn_name.clone();
+        let FnArg::Typed(arg) = param else {
+            // A second `self`: rustc's error.
+            self.ok = false;
+            return None;
+        };
+        match &*arg.ty {
+            Type::Reference(r) => {
+                self.fail(
+                    r,
+                    format!(
+                        "a transform node takes its input by value: `{fn_name}` takes a reference"
                     ),
                 );
                 None
             }
+            Type::ImplTrait(t) => {
+                self.fail(
+                    t,
+                    "generic transforms are not supported: the input must be a named type, not `impl Trait`".to_owned(),
+                );
+                None
+            }
+            ty => Some(ty.clone()),
         }
     }
 
