@@ -2,7 +2,8 @@
 //! (`tests/ui/<rule id>/`, ids from `adl::graph::Rule::ALL`), each case with
 //! the `.stderr` a user sees; and a compile-pass set (`tests/ui/pass/`) that
 //! covers every DSL form; `tests/ui/sensor_set/` holds the errors of
-//! `#[derive(SensorSet)]`.
+//! `#[derive(SensorSet)]`, and `tests/ui/named_batch/` those of a parallel
+//! form's named batch struct (`Frame => FrameBatch { .. }`).
 //!
 //! Refresh the expected output after a deliberate change with
 //! `TRYBUILD=overwrite cargo test --test ui`.
@@ -37,8 +38,10 @@ fn every_rule_fails_to_compile_with_our_message_and_every_form_compiles() {
             missing.push(rule.id());
         }
     }
-    // The derives' own errors (not composition rules).
+    // The derives' own errors, and a named batch struct's (not
+    // composition rules).
     t.compile_fail("tests/ui/sensor_set/*.rs");
+    t.compile_fail("tests/ui/named_batch/*.rs");
     t.pass("tests/ui/pass/*.rs");
     assert!(
         missing.is_empty(),

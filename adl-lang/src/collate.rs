@@ -98,6 +98,37 @@ struct Parsed {
 /// bad attribute out.
 fn parse(input: &DeriveInput) -> syn::Result<(Parsed, Vec<syn::Error>)> {
     let mut errors: Vec<syn::Error> = Vec::new();
+    let (krate, derives) = struct_attributes(input, &mut errors);
+    let (named, raw_fields) = match shape(input) {
+        Ok(shape) => shape,
+        // A shape error comes with the attribute errors found before it.
+        Err(error) => {
+            return Err(errors.into_iter().fold(error, |mut all, e| {
+                all.combine(e);
+                all
+            }));
+        }
+    };
+    let fields = raw_fields
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| field(i, f, &mut errors))
+        .collect();
+    Ok((
+        Parsed {
+            krate,
+            derives,
+            named,
+            fields,
+        },
+        errors,
+    ))
+}
+
+/// The struct's `#[collate(crate = "...", derive(...))]`: the crate path
+/// (default `::adl`) and the derives of the batch. A bad item is reported
+/// and left out, and the items after it are still read.
+fn struct_attributes(input: &DeriveInput, errors: &mut Vec<syn::Error>) -> (Path, Vec<Path>) {
     let mut krate: Path = syn::parse_quote!(::adl);
     let mut krate_given = false;
     let mut derives = Vec::new();
@@ -128,110 +159,90 @@ fn parse(input: &DeriveInput) -> syn::Result<(Parsed, Vec<syn::Error>)> {
         });
         errors.extend(result.err());
     }
-    // A shape error comes with the attribute errors found before it.
-    let shape_error = |error: syn::Error, errors: Vec<syn::Error>| {
-        errors.into_iter().fold(error, |mut all, e| {
-            all.combine(e);
-            all
-        })
+    (krate, derives)
+}
+
+/// Whether the struct's fields are named, and its fields; a
+/// `collate_derive_shape` error for an enum, a union or a unit struct.
+fn shape(input: &DeriveInput) -> syn::Result<(bool, Vec<&syn::Field>)> {
+    let shape_error = |span: Span, problem: &str| {
+        rule_error(span, Rule::CollateDeriveShape, &[("problem", problem)])
     };
     let data = match &input.data {
         Data::Struct(data) => data,
         Data::Enum(e) => {
             return Err(shape_error(
-                rule_error(
-                    e.enum_token.span,
-                    Rule::CollateDeriveShape,
-                    &[(
-                        "problem",
-                        "#[derive(Collate)] works on structs: an enum's variants have different layouts and cannot be batched field by field",
-                    )],
-                ),
-                errors,
+                e.enum_token.span,
+                "#[derive(Collate)] works on structs: an enum's variants have different layouts and cannot be batched field by field",
             ));
         }
         Data::Union(u) => {
             return Err(shape_error(
-                rule_error(
-                    u.union_token.span,
-                    Rule::CollateDeriveShape,
-                    &[("problem", "#[derive(Collate)] works on structs, not unions")],
-                ),
-                errors,
+                u.union_token.span,
+                "#[derive(Collate)] works on structs, not unions",
             ));
         }
     };
-    let (named, raw_fields) = match &data.fields {
-        Fields::Named(f) => (true, f.named.iter().collect::<Vec<_>>()),
-        Fields::Unnamed(f) => (false, f.unnamed.iter().collect()),
-        Fields::Unit => {
-            return Err(shape_error(
-                rule_error(
-                    input.ident.span(),
-                    Rule::CollateDeriveShape,
-                    &[(
-                        "problem",
-                        "#[derive(Collate)] needs a struct with fields; a unit struct has nothing to collate",
-                    )],
-                ),
-                errors,
-            ));
-        }
-    };
-    let mut fields = Vec::new();
-    for (i, f) in raw_fields.into_iter().enumerate() {
-        let mut strategy = Strategy::Stack;
-        let mut chosen = false;
-        for attr in f.attrs.iter().filter(|a| a.path().is_ident("collate")) {
-            let result = attr.parse_nested_meta(|meta| {
-                if chosen {
-                    errors.push(attribute_error(
-                        &meta,
-                        "a field has one collate strategy; this one is given a second",
-                    ));
-                    return skip_value(&meta);
-                }
-                chosen = true;
-                strategy = if meta.path.is_ident("list") {
-                    Strategy::List
-                } else if meta.path.is_ident("concat") {
-                    Strategy::Concat
-                } else if meta.path.is_ident("pad") {
-                    Strategy::Pad
-                } else {
-                    errors.push(attribute_error(
-                        &meta,
-                        "unknown collate strategy; expected `list`, `concat` or `pad`",
-                    ));
-                    chosen = false;
-                    return skip_value(&meta);
-                };
-                Ok(())
-            });
-            errors.extend(result.err());
-        }
-        let (member, binding) = match &f.ident {
-            Some(ident) => (syn::Member::Named(ident.clone()), ident.clone()),
-            None => (syn::Member::Unnamed(i.into()), format_ident!("field_{}", i)),
-        };
-        fields.push(Field {
-            member,
-            binding,
-            vis: f.vis.clone(),
-            ty: f.ty.clone(),
-            strategy,
-            span: f.ty.span(),
-        });
+    match &data.fields {
+        Fields::Named(f) => Ok((true, f.named.iter().collect())),
+        Fields::Unnamed(f) => Ok((false, f.unnamed.iter().collect())),
+        Fields::Unit => Err(shape_error(
+            input.ident.span(),
+            "#[derive(Collate)] needs a struct with fields; a unit struct has nothing to collate",
+        )),
     }
-    Ok((
-        Parsed {
-            krate,
-            derives,
-            named,
-            fields,
-        },
-        errors,
-    ))
+}
+
+/// Field `i` of the struct, with its strategy.
+fn field(i: usize, f: &syn::Field, errors: &mut Vec<syn::Error>) -> Field {
+    let (member, binding) = match &f.ident {
+        Some(ident) => (syn::Member::Named(ident.clone()), ident.clone()),
+        None => (syn::Member::Unnamed(i.into()), format_ident!("field_{}", i)),
+    };
+    Field {
+        member,
+        binding,
+        vis: f.vis.clone(),
+        ty: f.ty.clone(),
+        strategy: field_strategy(f, errors),
+        span: f.ty.span(),
+    }
+}
+
+/// The field's `#[collate(list | concat | pad)]`, else `Stack`. An
+/// unknown or second strategy is reported and left out.
+fn field_strategy(f: &syn::Field, errors: &mut Vec<syn::Error>) -> Strategy {
+    let mut strategy = Strategy::Stack;
+    let mut chosen = false;
+    for attr in f.attrs.iter().filter(|a| a.path().is_ident("collate")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if chosen {
+                errors.push(attribute_error(
+                    &meta,
+                    "a field has one collate strategy; this one is given a second",
+                ));
+                return skip_value(&meta);
+            }
+            chosen = true;
+            strategy = if meta.path.is_ident("list") {
+                Strategy::List
+            } else if meta.path.is_ident("concat") {
+                Strategy::Concat
+            } else if meta.path.is_ident("pad") {
+                Strategy::Pad
+            } else {
+                errors.push(attribute_error(
+                    &meta,
+                    "unknown collate strategy; expected `list`, `concat` or `pad`",
+                ));
+                chosen = false;
+                return skip_value(&meta);
+            };
+            Ok(())
+        });
+        errors.extend(result.err());
+    }
+    strategy
 }
 
 /// Step over what follows a bad attribute item (`= value` or `(...)`), so
@@ -257,194 +268,302 @@ fn attribute_error(meta: &syn::meta::ParseNestedMeta<'_>, problem: &str) -> syn:
 
 /// Generate the batch struct, its builder, and the two impls.
 fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
-    let Parsed {
-        krate,
-        derives,
-        named,
-        fields,
-    } = parsed;
-    let name = &input.ident;
-    let vis = &input.vis;
-    let batch = format_ident!("{}Batch", name);
-    let builder = format_ident!("{}BatchBuilder", name);
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let items = BatchItems::new(input, parsed);
+    let batch_struct = items.batch_struct();
+    let builder_struct = items.builder_struct();
+    let collatable = items.collatable_impl();
+    let batch_builder = items.batch_builder_impl();
+    let recycle = items.recycle_impl();
+    quote! {
+        #batch_struct
 
-    let strategy = |f: &Field| -> TokenStream {
-        let s = match f.strategy {
+        #builder_struct
+
+        #collatable
+
+        #batch_builder
+
+        #recycle
+    }
+}
+
+impl Field {
+    /// The strategy that batches the field (`Stack`, `List`, ...).
+    fn strategy(&self, krate: &Path) -> TokenStream {
+        let s = match self.strategy {
             Strategy::Stack => quote!(Stack),
             Strategy::List => quote!(List),
             Strategy::Concat => quote!(ConcatRows),
             Strategy::Pad => quote!(Pad),
         };
         quote!(#krate::collate::#s)
-    };
-    // Bounds spanned at each field's type, so an uncollatable field is
-    // reported there.
-    let bounds: Vec<TokenStream> = fields
-        .iter()
-        .map(|f| {
-            let (s, ty) = (strategy(f), &f.ty);
-            quote_spanned!(f.span=> #s: #krate::collate::Strategy<#ty>)
-        })
-        .collect();
-    let mut where_all = quote!(where);
-    if let Some(w) = where_clause {
-        // Each predicate with its own comma: the user's list may or may not
-        // end with one.
-        let preds = w.predicates.iter();
-        where_all = quote!(where #(#preds,)*);
     }
-    let batch_ty = |f: &Field| {
-        let (s, ty) = (strategy(f), &f.ty);
-        quote!(<#s as #krate::collate::Strategy<#ty>>::Batch)
-    };
-    // A generic sample's batch derives what it is asked to where its
-    // fields' batches do: the std derives bound the type parameters, not
-    // the fields' batch types, so those bounds are added here.
-    let derive_bounds: Vec<TokenStream> = if !input.generics.params.is_empty() {
-        let traits: Vec<TokenStream> = derives.iter().filter_map(std_trait).collect();
-        fields
-            .iter()
-            .flat_map(|f| {
-                let b = batch_ty(f);
-                traits.iter().map(move |t| quote!(#b: #t))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let where_all = quote!(#where_all #(#bounds,)* #(#derive_bounds,)*);
-    // The batch is declared with the sample's parameters and their
-    // defaults, so that a sample whose parameters default has a batch whose
-    // do too.
-    let decl_generics = &input.generics;
-    let builder_ty = |f: &Field| {
-        let (s, ty) = (strategy(f), &f.ty);
-        quote!(<#s as #krate::collate::Strategy<#ty>>::Builder)
-    };
-    let batch_doc =
-        format!("A batch of [`{name}`], made by `#[derive(Collate)]`: each field batched.");
-    let builder_doc =
-        format!("Builds a [`{batch}`] sample by sample (generated by `#[derive(Collate)]`).");
-    let derive_attr = if derives.is_empty() {
-        quote!()
-    } else {
-        quote!(#[derive(#(#derives),*)])
-    };
 
-    let bindings: Vec<&Ident> = fields.iter().map(|f| &f.binding).collect();
-    // Locals for the destructured fields, prefixed so that no field name
-    // (`position`, `item`...) shadows the generated code's own names.
-    let locals: Vec<Ident> = fields
-        .iter()
-        .map(|f| format_ident!("__adl_field_{}", f.binding.unraw()))
-        .collect();
-    let members: Vec<&syn::Member> = fields.iter().map(|f| &f.member).collect();
-    let field_vis: Vec<&Visibility> = fields.iter().map(|f| &f.vis).collect();
-    let batch_tys: Vec<TokenStream> = fields.iter().map(batch_ty).collect();
-    let builder_tys: Vec<TokenStream> = fields.iter().map(builder_ty).collect();
-    let strategies: Vec<TokenStream> = fields.iter().map(strategy).collect();
-    let tys: Vec<&Type> = fields.iter().map(|f| &f.ty).collect();
-    let segments: Vec<String> = fields
-        .iter()
-        .map(|f| match &f.member {
+    /// The type of the field's batch.
+    fn batch_ty(&self, krate: &Path) -> TokenStream {
+        let (s, ty) = (self.strategy(krate), &self.ty);
+        quote!(<#s as #krate::collate::Strategy<#ty>>::Batch)
+    }
+
+    /// The type of the builder of the field's batch.
+    fn builder_ty(&self, krate: &Path) -> TokenStream {
+        let (s, ty) = (self.strategy(krate), &self.ty);
+        quote!(<#s as #krate::collate::Strategy<#ty>>::Builder)
+    }
+
+    /// The field as a segment of an error's path: `.image`, `.0`.
+    fn segment(&self) -> String {
+        match &self.member {
             syn::Member::Named(i) => format!(".{}", i.unraw()),
             syn::Member::Unnamed(i) => format!(".{}", i.index),
-        })
-        .collect();
+        }
+    }
+}
 
-    let batch_def = if *named {
-        let docs = fields
+/// What the generated items of one `#[derive(Collate)]` share.
+struct BatchItems<'a> {
+    input: &'a DeriveInput,
+    parsed: &'a Parsed,
+    /// `FrameBatch`.
+    batch: Ident,
+    /// `FrameBatchBuilder`.
+    builder: Ident,
+    /// Each field's strategy bound, spanned at the field's type, so an
+    /// uncollatable field is reported there.
+    bounds: Vec<TokenStream>,
+    /// What the batch's std derives need of the fields' batches (for a
+    /// generic sample only).
+    derive_bounds: Vec<TokenStream>,
+    /// The sample's where clause, with both kinds of bound.
+    where_all: TokenStream,
+}
+
+impl<'a> BatchItems<'a> {
+    fn new(input: &'a DeriveInput, parsed: &'a Parsed) -> Self {
+        let krate = &parsed.krate;
+        let bounds: Vec<TokenStream> = parsed
+            .fields
             .iter()
-            .map(|f| format!("The batch of field `{}`.", f.binding.unraw()));
-        quote! {
-            #[doc = #batch_doc]
-            #derive_attr
-            #vis struct #batch #decl_generics #where_all {
-                #(#[doc = #docs] #field_vis #bindings: #batch_tys,)*
+            .map(|f| {
+                let (s, ty) = (f.strategy(krate), &f.ty);
+                quote_spanned!(f.span=> #s: #krate::collate::Strategy<#ty>)
+            })
+            .collect();
+        let derive_bounds = derive_bounds(input, parsed);
+        let mut where_all = quote!(where);
+        if let Some(w) = &input.generics.where_clause {
+            // Each predicate with its own comma: the user's list may or may not
+            // end with one.
+            let preds = w.predicates.iter();
+            where_all = quote!(where #(#preds,)*);
+        }
+        let where_all = quote!(#where_all #(#bounds,)* #(#derive_bounds,)*);
+        BatchItems {
+            input,
+            parsed,
+            batch: format_ident!("{}Batch", input.ident),
+            builder: format_ident!("{}BatchBuilder", input.ident),
+            bounds,
+            derive_bounds,
+            where_all,
+        }
+    }
+
+    /// The batch struct: each field's batch, with the sample's
+    /// visibility, its parameters and their defaults (so that a sample
+    /// whose parameters default has a batch whose do too), and the
+    /// derives asked for.
+    fn batch_struct(&self) -> TokenStream {
+        let Parsed {
+            krate,
+            derives,
+            named,
+            fields,
+        } = self.parsed;
+        let (name, vis, batch, where_all) = (
+            &self.input.ident,
+            &self.input.vis,
+            &self.batch,
+            &self.where_all,
+        );
+        let decl_generics = &self.input.generics;
+        let batch_doc =
+            format!("A batch of [`{name}`], made by `#[derive(Collate)]`: each field batched.");
+        let derive_attr = if derives.is_empty() {
+            quote!()
+        } else {
+            quote!(#[derive(#(#derives),*)])
+        };
+        let field_vis: Vec<&Visibility> = fields.iter().map(|f| &f.vis).collect();
+        let batch_tys: Vec<TokenStream> = fields.iter().map(|f| f.batch_ty(krate)).collect();
+        if *named {
+            let bindings = fields.iter().map(|f| &f.binding);
+            let docs = fields
+                .iter()
+                .map(|f| format!("The batch of field `{}`.", f.binding.unraw()));
+            quote! {
+                #[doc = #batch_doc]
+                #derive_attr
+                #vis struct #batch #decl_generics #where_all {
+                    #(#[doc = #docs] #field_vis #bindings: #batch_tys,)*
+                }
+            }
+        } else {
+            quote! {
+                #[doc = #batch_doc]
+                #derive_attr
+                #vis struct #batch #decl_generics (#(#field_vis #batch_tys),*) #where_all;
             }
         }
-    } else {
+    }
+
+    /// The builder struct: each field's batch builder.
+    fn builder_struct(&self) -> TokenStream {
+        let krate = &self.parsed.krate;
+        let (vis, batch, builder, where_all) =
+            (&self.input.vis, &self.batch, &self.builder, &self.where_all);
+        let (impl_generics, _, _) = self.input.generics.split_for_impl();
+        let builder_doc =
+            format!("Builds a [`{batch}`] sample by sample (generated by `#[derive(Collate)]`).");
+        let bindings = self.parsed.fields.iter().map(|f| &f.binding);
+        let builder_tys = self.parsed.fields.iter().map(|f| f.builder_ty(krate));
         quote! {
-            #[doc = #batch_doc]
-            #derive_attr
-            #vis struct #batch #decl_generics (#(#field_vis #batch_tys),*) #where_all;
+            #[doc = #builder_doc]
+            #[doc(hidden)]
+            #vis struct #builder #impl_generics #where_all {
+                #(#bindings: #builder_tys,)*
+            }
         }
-    };
-    let destructure = if *named {
-        quote!(#name { #(#members: #locals),* })
-    } else {
-        quote!(#name ( #(#locals),* ))
-    };
-    let finishes: Vec<TokenStream> = fields
-        .iter()
-        .map(|f| {
-            let (b, ty, binding) = (builder_ty(f), &f.ty, &f.binding);
-            let segment = match &f.member {
-                syn::Member::Named(i) => format!(".{}", i.unraw()),
-                syn::Member::Unnamed(i) => format!(".{}", i.index),
-            };
-            quote!(<#b as #krate::collate::BatchBuilder<#ty>>::finish(self.#binding).map_err(|e| e.within(#segment))?)
-        })
-        .collect();
-    let construct_batch = if *named {
-        quote!(#batch { #(#bindings: #finishes),* })
-    } else {
-        quote!(#batch ( #(#finishes),* ))
-    };
+    }
 
-    // The batch struct's generics are the sample's, with the strategy
-    // bounds added.
-    let mut batch_generics = input.generics.clone();
-    batch_generics.make_where_clause().predicates.extend(
-        bounds
-            .iter()
-            .chain(&derive_bounds)
-            .map(|b| syn::parse2::<syn::WherePredicate>(b.clone()))
-            .filter_map(Result::ok),
-    );
-    let members: Vec<syn::Member> = fields.iter().map(|f| f.member.clone()).collect();
-    let recycle = crate::recycle::recycle_impl(krate, &batch, &batch_generics, &members);
+    /// `Collatable` on the sample: its batch and builder types, and a
+    /// builder sized from the first sample.
+    fn collatable_impl(&self) -> TokenStream {
+        let Parsed { krate, fields, .. } = self.parsed;
+        let (name, batch, builder, where_all) = (
+            &self.input.ident,
+            &self.batch,
+            &self.builder,
+            &self.where_all,
+        );
+        let (impl_generics, ty_generics, _) = self.input.generics.split_for_impl();
+        let bindings = fields.iter().map(|f| &f.binding);
+        let strategies = fields.iter().map(|f| f.strategy(krate));
+        let tys = fields.iter().map(|f| &f.ty);
+        let members = fields.iter().map(|f| &f.member);
+        quote! {
+            impl #impl_generics #krate::collate::Collatable for #name #ty_generics #where_all {
+                type Batch = #batch #ty_generics;
+                type Builder = #builder #ty_generics;
 
-    quote! {
-        #batch_def
-
-        #[doc = #builder_doc]
-        #[doc(hidden)]
-        #vis struct #builder #impl_generics #where_all {
-            #(#bindings: #builder_tys,)*
-        }
-
-        impl #impl_generics #krate::collate::Collatable for #name #ty_generics #where_all {
-            type Batch = #batch #ty_generics;
-            type Builder = #builder #ty_generics;
-
-            fn builder(__adl_first: &Self, __adl_len: usize) -> Self::Builder {
-                #builder {
-                    #(#bindings: <#strategies as #krate::collate::Strategy<#tys>>::builder(&__adl_first.#members, __adl_len),)*
+                fn builder(__adl_first: &Self, __adl_len: usize) -> Self::Builder {
+                    #builder {
+                        #(#bindings: <#strategies as #krate::collate::Strategy<#tys>>::builder(&__adl_first.#members, __adl_len),)*
+                    }
                 }
             }
         }
+    }
 
-        impl #impl_generics #krate::collate::BatchBuilder<#name #ty_generics> for #builder #ty_generics #where_all {
-            type Batch = #batch #ty_generics;
+    /// `BatchBuilder` on the builder: each sample's fields pushed to
+    /// their builders, and the batch built from theirs; a field's error
+    /// names its field.
+    fn batch_builder_impl(&self) -> TokenStream {
+        let Parsed {
+            krate,
+            named,
+            fields,
+            ..
+        } = self.parsed;
+        let (name, batch, builder, where_all) = (
+            &self.input.ident,
+            &self.batch,
+            &self.builder,
+            &self.where_all,
+        );
+        let (impl_generics, ty_generics, _) = self.input.generics.split_for_impl();
+        let bindings: Vec<&Ident> = fields.iter().map(|f| &f.binding).collect();
+        // Locals for the destructured fields, prefixed so that no field name
+        // (`position`, `item`...) shadows the generated code's own names.
+        let locals: Vec<Ident> = fields
+            .iter()
+            .map(|f| format_ident!("__adl_field_{}", f.binding.unraw()))
+            .collect();
+        let members = fields.iter().map(|f| &f.member);
+        let builder_tys = fields.iter().map(|f| f.builder_ty(krate));
+        let tys: Vec<&Type> = fields.iter().map(|f| &f.ty).collect();
+        let segments = fields.iter().map(Field::segment);
+        let destructure = if *named {
+            quote!(#name { #(#members: #locals),* })
+        } else {
+            quote!(#name ( #(#locals),* ))
+        };
+        let finishes = fields.iter().map(|f| {
+            let (b, ty, binding, segment) = (f.builder_ty(krate), &f.ty, &f.binding, f.segment());
+            quote!(<#b as #krate::collate::BatchBuilder<#ty>>::finish(self.#binding).map_err(|e| e.within(#segment))?)
+        });
+        let construct_batch = if *named {
+            quote!(#batch { #(#bindings: #finishes),* })
+        } else {
+            quote!(#batch ( #(#finishes),* ))
+        };
+        quote! {
+            impl #impl_generics #krate::collate::BatchBuilder<#name #ty_generics> for #builder #ty_generics #where_all {
+                type Batch = #batch #ty_generics;
 
-            fn push(&mut self, __adl_item: #name #ty_generics, __adl_position: usize) -> #krate::Result<()> {
-                let #destructure = __adl_item;
-                #(
-                    <#builder_tys as #krate::collate::BatchBuilder<#tys>>::push(&mut self.#bindings, #locals, __adl_position)
-                        .map_err(|e| e.within(#segments))?;
-                )*
-                ::core::result::Result::Ok(())
-            }
+                fn push(&mut self, __adl_item: #name #ty_generics, __adl_position: usize) -> #krate::Result<()> {
+                    let #destructure = __adl_item;
+                    #(
+                        <#builder_tys as #krate::collate::BatchBuilder<#tys>>::push(&mut self.#bindings, #locals, __adl_position)
+                            .map_err(|e| e.within(#segments))?;
+                    )*
+                    ::core::result::Result::Ok(())
+                }
 
-            fn finish(self) -> #krate::Result<Self::Batch> {
-                ::core::result::Result::Ok(#construct_batch)
+                fn finish(self) -> #krate::Result<Self::Batch> {
+                    ::core::result::Result::Ok(#construct_batch)
+                }
             }
         }
-
-        #recycle
     }
+
+    /// `Recycle` on the batch: the batch struct's generics are the
+    /// sample's, with the strategy bounds added.
+    fn recycle_impl(&self) -> TokenStream {
+        let mut batch_generics = self.input.generics.clone();
+        batch_generics.make_where_clause().predicates.extend(
+            self.bounds
+                .iter()
+                .chain(&self.derive_bounds)
+                .map(|b| syn::parse2::<syn::WherePredicate>(b.clone()))
+                .filter_map(Result::ok),
+        );
+        let members: Vec<syn::Member> = self
+            .parsed
+            .fields
+            .iter()
+            .map(|f| f.member.clone())
+            .collect();
+        crate::recycle::recycle_impl(&self.parsed.krate, &self.batch, &batch_generics, &members)
+    }
+}
+
+/// A generic sample's batch derives what it is asked to where its
+/// fields' batches do: the std derives bound the type parameters, not the
+/// fields' batch types, so those bounds are added here.
+fn derive_bounds(input: &DeriveInput, parsed: &Parsed) -> Vec<TokenStream> {
+    if input.generics.params.is_empty() {
+        return Vec::new();
+    }
+    let traits: Vec<TokenStream> = parsed.derives.iter().filter_map(std_trait).collect();
+    parsed
+        .fields
+        .iter()
+        .flat_map(|f| {
+            let b = f.batch_ty(&parsed.krate);
+            traits.iter().map(move |t| quote!(#b: #t))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -36,6 +36,23 @@ pub(crate) fn problem_at(rule: Rule, tokens: impl ToTokens, problem: impl Displa
     syn::Error::new_spanned(tokens, message(rule, &[("problem", &problem.to_string())]))
 }
 
+/// [`problem_at`] with `help` in place of the rule's help, for a problem
+/// whose fix the rule's help does not show.
+pub(crate) fn problem_at_with_help(
+    rule: Rule,
+    tokens: impl ToTokens,
+    problem: impl Display,
+    help: &str,
+) -> syn::Error {
+    syn::Error::new_spanned(
+        tokens,
+        format!(
+            "{}\n\n= help: {help}",
+            rule.render(&[("problem", &problem.to_string())])
+        ),
+    )
+}
+
 /// Every error found so far, in the order found.
 #[derive(Default)]
 pub(crate) struct Errors(Vec<syn::Error>);

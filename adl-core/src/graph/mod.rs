@@ -17,7 +17,7 @@
 //!   parallel branches) as nested data, built by `pipeline!` or by hand.
 //! - [`Described`]: what `pipeline!` returns, a typed pipeline with its
 //!   description; and what its expansion is built from: closure nodes
-//!   ([`SampleFn`], [`BatchFn`]), parallel branches ([`Branch`],
+//!   ([`SampleFn`], [`BatchFn`], [`RandomFn`]), parallel branches ([`Branch`],
 //!   [`KeyedBranches`]). (The type witnesses and compile-time checks the
 //!   expansion also calls are in the hidden `adl::__private`, not API.)
 
@@ -33,7 +33,7 @@ pub(crate) mod witness;
 
 pub use adl_rules::{Device, Rule, Section, Stage, Violation};
 pub use branches::{Branch, BranchNames, KeyedBranches, NoBranch, SameBranches};
-pub use closure::{BatchFn, SampleFn};
+pub use closure::{BatchFn, RandomFn, SampleFn};
 pub use described::Described;
 pub use description::{Body, Description};
 pub use node::{KernelInfo, Node, NodeInfo, TypeInfo};

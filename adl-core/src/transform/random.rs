@@ -11,7 +11,11 @@ pub struct Random<F>(F);
 /// reproducible and does not depend on how many threads run it.
 ///
 /// Inside a `pipeline!` node (a [`Tagged`](crate::exec::Tagged) one), the
-/// generator is that node's. Applied plainly ([`apply`](Transform::apply),
+/// generator is that node's. Written as a node in `pipeline!`,
+/// `random(|x, rng| ...)` is one: a [`RandomFn`](crate::graph::RandomFn),
+/// named `random`, its closure's input inferred from the node before it
+/// (see the DSL's "Randomness"; a `#[transform]` sample node may take
+/// `rng: &mut SampleRng` after its input to the same effect). Applied plainly ([`apply`](Transform::apply),
 /// outside any context) it draws from the generator of seed 0, epoch 0,
 /// sample 0 — the same numbers every call; run it in a context (a loader,
 /// or [`run`](crate::pipeline::run), which numbers the samples of its

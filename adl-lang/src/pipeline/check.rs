@@ -10,7 +10,7 @@
 //! node's stage, neighbours' types) is left to the assertions that the
 //! expansion emits.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use crate::Rule;
 pub(crate) use crate::Section;
@@ -19,7 +19,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Type};
 
-use super::parse::{Body, BranchName, Entry, Parallel};
+use super::parse::{Body, BranchName, Entry, Parallel, StageEntry};
 use crate::Stage;
 use crate::check::{self as rules, Core as WrittenCore, Finding, Step};
 use crate::diagnostic::rule_error;
@@ -38,6 +38,14 @@ pub(crate) enum NodeKind {
     /// A closure: an anonymous node of the stage it stands in.
     Closure {
         /// Whether every parameter has a type annotation.
+        typed: bool,
+    },
+    /// `random(|x, rng| ...)` (any path ending in `random`, with one
+    /// closure): a sample node that runs the closure with its per-sample
+    /// generator.
+    Random {
+        /// Whether the closure's input (its first parameter) has a type
+        /// annotation.
         typed: bool,
     },
     /// Any other expression, used as the node value (`normalize(0.5)`).
@@ -61,10 +69,33 @@ impl NodeRef {
             Expr::Closure(c) => NodeKind::Closure {
                 typed: c.inputs.iter().all(|p| matches!(p, syn::Pat::Type(_))),
             },
-            _ => NodeKind::Value,
+            _ => match random_call(&expr) {
+                Some((_, closure)) => NodeKind::Random {
+                    typed: matches!(closure.inputs.first(), Some(syn::Pat::Type(_))),
+                },
+                None => NodeKind::Value,
+            },
         };
         let span = expr.span();
         NodeRef { expr, kind, span }
+    }
+}
+
+/// `random(closure)`, as the path of `random` and the closure: a call of a
+/// plain path whose last segment is `random` (`random`,
+/// `adl::transform::random`), with one argument, a closure.
+pub(crate) fn random_call(expr: &Expr) -> Option<(&Expr, &syn::ExprClosure)> {
+    let Expr::Call(call) = expr else { return None };
+    let Expr::Path(path) = &*call.func else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if path.qself.is_some() || last.ident != "random" || !last.arguments.is_none() {
+        return None;
+    }
+    match call.args.iter().collect::<Vec<_>>().as_slice() {
+        [Expr::Closure(closure)] => Some((&call.func, closure)),
+        _ => None,
     }
 }
 
@@ -76,6 +107,17 @@ pub(crate) struct CollateRef {
     pub(crate) name: String,
     /// Where it is written.
     pub(crate) span: Span,
+}
+
+impl CollateRef {
+    /// A collate written as `node`, named after its text.
+    fn new(node: NodeRef) -> Self {
+        CollateRef {
+            name: collate_name(&node.expr),
+            expr: node.expr,
+            span: node.span,
+        }
+    }
 }
 
 /// What a level collates with.
@@ -101,6 +143,10 @@ pub(crate) enum Routing {
 pub(crate) struct ParallelModel {
     /// The sample type, where written.
     pub(crate) ty: Option<Type>,
+    /// The batch struct of a struct form, where named (`Frame =>
+    /// FrameBatch { .. }`), as a path that builds it (generics in
+    /// turbofish); else the batch is a struct generated in the expansion.
+    pub(crate) batch: Option<syn::Path>,
     /// Fields or keys.
     pub(crate) routing: Routing,
     /// The branches, each with its name's token (a field's ident, or the
@@ -161,12 +207,17 @@ fn finding_error(finding: Finding<Token>) -> syn::Error {
 }
 
 /// A node as written, standing in `stands_in`: `default` is known to be a
-/// collate (it stands nowhere else); other nodes' stages are rustc's to
-/// check.
+/// collate (it stands nowhere else), `random(..)` a sample node; other
+/// nodes' stages are rustc's to check.
 fn written_step(node: &NodeRef, stands_in: Stage) -> Step<Token, ()> {
+    let is = match node.kind {
+        _ if is_default(node) => Some(Stage::Collate),
+        NodeKind::Random { .. } => Some(Stage::Sample),
+        _ => None,
+    };
     Step {
         name: text_of(&node.expr),
-        is: is_default(node).then_some(Stage::Collate),
+        is,
         stands_in,
         input: None,
         output: None,
@@ -280,208 +331,256 @@ fn form_text(parallel: &Parallel) -> String {
 /// Check one level: `path` names it (`None`: the whole pipeline). Gives
 /// the repaired model and the level as written (for the rules checker).
 fn level(body: &Body, path: Option<&str>, errors: &mut Vec<syn::Error>) -> (Level, Written) {
-    let mut written = Written::default();
-    let mut out = Level {
-        pre: Vec::new(),
-        sample: Vec::new(),
-        core: Core::Missing,
-        batch: Vec::new(),
-        post: Vec::new(),
-        unused: Vec::new(),
-        unused_collates: Vec::new(),
-    };
-    let mut seen: HashMap<Section, Ident> = HashMap::new();
-    // The latest section so far (by order), and how it was written.
-    let mut latest: Option<(Section, String)> = None;
-    // The first entry that collates: its name.
-    let mut collated: Option<String> = None;
-    let mut in_order = |section: Section, span: Span, errors: &mut Vec<syn::Error>| match &latest {
-        Some((after, word)) if *after > section => {
-            errors.push(rule_error(
-                span,
-                Rule::StageOrder,
-                &[("stage", section.keyword()), ("after", word)],
-            ));
-        }
-        _ => latest = Some((section, section.keyword().to_owned())),
-    };
-    // The stages this level writes: a misspelt stage is read as one of
-    // the others only.
-    let written_elsewhere: Vec<Section> = body
-        .entries
-        .iter()
-        .filter_map(|entry| match entry {
-            Entry::Stage(stage) => Section::from_keyword(&stage.keyword.to_string()),
-            Entry::Parallel(_) => Some(Section::Collate),
-        })
-        .collect();
+    let mut reader = LevelReader::new(body, path);
     for entry in &body.entries {
         match entry {
-            Entry::Stage(stage) => {
-                let given = stage.keyword.to_string();
-                let nodes: Vec<NodeRef> = stage.nodes.iter().cloned().map(NodeRef::new).collect();
-                // A misspelt stage is read as the stage it is closest to
-                // (and not given otherwise): one mistake, one error, not
-                // also the types that its nodes' absence would break.
-                let mut guessed = false;
-                let section = match Section::from_keyword(&given) {
-                    Some(section) => section,
-                    None => {
-                        guessed = true;
-                        let meant = closest_section(&given)
-                            .filter(|s| !written_elsewhere.contains(s) && !seen.contains_key(s));
-                        errors.push(unknown_stage(stage.keyword.span(), &given, meant));
-                        match meant {
-                            Some(meant) => meant,
-                            None => {
-                                // A `default` there was the collate: its
-                                // absence is the same mistake.
-                                written.collate_reported |= nodes.iter().any(is_default);
-                                out.unused.extend(no_collates(nodes));
-                                continue;
-                            }
-                        }
-                    }
-                };
-                if seen.contains_key(&section) {
-                    errors.push(if section == Section::Collate {
-                        // Chaining collates is `collate_once`: the help
-                        // says to keep one.
-                        let args = [("stage", section.keyword())];
-                        syn::Error::new(
-                            stage.keyword.span(),
-                            format!(
-                                "{}\n\n= help: keep one `collate:`; a pipeline collates exactly once",
-                                Rule::DuplicateStage.render(&args)
-                            ),
-                        )
-                    } else {
-                        rule_error(
-                            stage.keyword.span(),
-                            Rule::DuplicateStage,
-                            &[("stage", section.keyword())],
-                        )
-                    });
-                    // A repeated stage's nodes are chained after the
-                    // first's (what the help says to write), except a
-                    // second collate, which the first replaces.
-                    match (written_nodes(&mut written, section), out.nodes(section)) {
-                        (Some(steps), Some(model)) => {
-                            steps.extend(
-                                nodes
-                                    .iter()
-                                    .map(|node| written_step(node, section.stands_in())),
-                            );
-                            model.extend(no_collates(nodes));
-                        }
-                        // A second `collate:`: its collates are still
-                        // evaluated, as collates.
-                        _ => out
-                            .unused_collates
-                            .extend(nodes.into_iter().map(|node| CollateRef {
-                                name: collate_name(&node.expr),
-                                expr: node.expr,
-                                span: node.span,
-                            })),
-                    }
-                    continue;
-                }
-                seen.insert(section, stage.keyword.clone());
-                // A guessed stage out of place is the same one mistake.
-                if !guessed {
-                    in_order(section, stage.keyword.span(), errors);
-                }
-                if nodes.is_empty() {
-                    errors.push(rule_error(
-                        stage.keyword.span(),
-                        Rule::EmptyStage,
-                        &[("stage", section.keyword())],
-                    ));
-                    written.collate_reported |= section == Section::Collate;
-                    continue;
-                }
-                let steps = nodes
-                    .iter()
-                    .map(|node| written_step(node, section.stands_in()));
-                match written_nodes(&mut written, section) {
-                    Some(list) => list.extend(steps),
-                    None => written.cores.extend(steps.map(WrittenCore::Collate)),
-                }
-                match out.nodes(section) {
-                    Some(list) => list.extend(no_collates(nodes)),
-                    None => {
-                        let mut nodes = nodes.into_iter();
-                        let first = nodes.next().expect("a non-empty stage");
-                        let name = collate_name(&first.expr);
-                        // A second collate is the checker's `collate_once`;
-                        // the model keeps the first.
-                        for extra in nodes {
-                            let second = collate_name(&extra.expr);
-                            out.unused_collates.push(CollateRef {
-                                expr: extra.expr,
-                                name: second,
-                                span: extra.span,
-                            });
-                        }
-                        match &collated {
-                            Some(_) => {
-                                out.unused_collates.push(CollateRef {
-                                    expr: first.expr,
-                                    name,
-                                    span: first.span,
-                                });
-                            }
-                            None => {
-                                collated = Some(name.clone());
-                                out.core = Core::Collate(CollateRef {
-                                    expr: first.expr,
-                                    name,
-                                    span: first.span,
-                                });
-                            }
-                        }
-                    }
-                }
-            }
-            Entry::Parallel(parallel) => {
-                // The form stands where `collate:` would (each branch
-                // collates): a second one is a second collate.
-                let (model, branches) = parallel_form(parallel, path, errors);
-                written.cores.push(WrittenCore::Parallel {
-                    name: form_text(parallel),
-                    site: Token(parallel.span),
-                    body: Token(parallel.braces),
-                    branches,
-                });
-                match &collated {
-                    // The checker's `collate_once`; the model keeps the first.
-                    Some(_) => {}
-                    None => {
-                        in_order(Section::Collate, parallel.span, errors);
-                        collated = Some(form_text(parallel));
-                        out.core = Core::Parallel(model);
-                    }
-                }
-            }
+            Entry::Stage(stage) => reader.stage(stage, errors),
+            Entry::Parallel(parallel) => reader.parallel(parallel, errors),
         }
     }
-    // No collate: the default collate stands in (what most pipelines
-    // collate with), so that the batch nodes' types are what was meant.
-    // A `default` written under another stage was that collate: its error
-    // (`collate_out_of_place`) is the one mistake, not also a missing one.
-    if collated.is_none() {
-        let displaced = [&written.pre, &written.sample, &written.batch, &written.post]
-            .into_iter()
-            .flatten()
-            .any(|step| step.is == Some(Stage::Collate));
-        written.collate_reported |= displaced;
-        out.core = Core::Collate(CollateRef {
-            expr: syn::parse_quote_spanned!(body.span=> default),
-            name: "default".to_owned(),
-            span: body.span,
-        });
+    reader.finish(body.span)
+}
+
+/// How a stage's keyword is read.
+enum Keyword {
+    /// One of the five stages.
+    Known(Section),
+    /// A misspelt stage (an error), read as the stage it is closest to.
+    Guessed(Section),
+    /// A misspelt stage (an error) that is read as none: its nodes are
+    /// left out.
+    Unknown,
+}
+
+/// Reads the entries of one level in order into the repaired model and
+/// the level as written, reporting what each entry breaks.
+struct LevelReader<'a> {
+    /// The level's name (`None`: the whole pipeline).
+    path: Option<&'a str>,
+    /// The level as written, for the checker of the rules.
+    written: Written,
+    /// The repaired model.
+    model: Level,
+    /// The stages given so far.
+    seen: HashSet<Section>,
+    /// The latest stage so far, by order.
+    latest: Option<Section>,
+    /// Whether an entry so far collates (a collate or a parallel form).
+    collates: bool,
+    /// The stages this level writes: a misspelt stage is read as one of
+    /// the others only.
+    written_elsewhere: Vec<Section>,
+}
+
+impl<'a> LevelReader<'a> {
+    /// A reader of `body`, named by `path`.
+    fn new(body: &Body, path: Option<&'a str>) -> Self {
+        let written_elsewhere = body
+            .entries
+            .iter()
+            .filter_map(|entry| match entry {
+                Entry::Stage(stage) => Section::from_keyword(&stage.keyword.to_string()),
+                Entry::Parallel(_) => Some(Section::Collate),
+            })
+            .collect();
+        LevelReader {
+            path,
+            written: Written::default(),
+            model: Level {
+                pre: Vec::new(),
+                sample: Vec::new(),
+                core: Core::Missing,
+                batch: Vec::new(),
+                post: Vec::new(),
+                unused: Vec::new(),
+                unused_collates: Vec::new(),
+            },
+            seen: HashSet::new(),
+            latest: None,
+            collates: false,
+            written_elsewhere,
+        }
     }
-    (out, written)
+
+    /// `keyword: a -> b -> c`: the stage its keyword is read as, given
+    /// once, in order, not empty; its nodes join that stage.
+    fn stage(&mut self, stage: &StageEntry, errors: &mut Vec<syn::Error>) {
+        let nodes: Vec<NodeRef> = stage.nodes.iter().cloned().map(NodeRef::new).collect();
+        let (section, guessed) = match self.keyword(&stage.keyword, errors) {
+            Keyword::Known(section) => (section, false),
+            Keyword::Guessed(section) => (section, true),
+            Keyword::Unknown => return self.leave_out(nodes),
+        };
+        let at = stage.keyword.span();
+        if !self.seen.insert(section) {
+            errors.push(duplicate_stage(at, section));
+            return self.chain_repeated(section, nodes);
+        }
+        // A guessed stage out of place is the same one mistake.
+        if !guessed {
+            self.in_order(section, at, errors);
+        }
+        if nodes.is_empty() {
+            errors.push(rule_error(
+                at,
+                Rule::EmptyStage,
+                &[("stage", section.keyword())],
+            ));
+            self.written.collate_reported |= section == Section::Collate;
+            return;
+        }
+        let steps = nodes
+            .iter()
+            .map(|node| written_step(node, section.stands_in()));
+        match written_nodes(&mut self.written, section) {
+            Some(list) => list.extend(steps),
+            None => self.written.cores.extend(steps.map(WrittenCore::Collate)),
+        }
+        match self.model.nodes(section) {
+            Some(list) => list.extend(kept(nodes, section.stands_in())),
+            None => self.collate(kept(nodes, Stage::Collate)),
+        }
+    }
+
+    /// How `keyword` is read. A misspelt stage is reported, and read as
+    /// the stage it is closest to (and not given otherwise): one mistake,
+    /// one error, not also the types that its nodes' absence would break.
+    fn keyword(&self, keyword: &Ident, errors: &mut Vec<syn::Error>) -> Keyword {
+        let given = keyword.to_string();
+        if let Some(section) = Section::from_keyword(&given) {
+            return Keyword::Known(section);
+        }
+        let meant = closest_section(&given)
+            .filter(|s| !self.written_elsewhere.contains(s) && !self.seen.contains(s));
+        errors.push(unknown_stage(keyword.span(), &given, meant));
+        match meant {
+            Some(meant) => Keyword::Guessed(meant),
+            None => Keyword::Unknown,
+        }
+    }
+
+    /// The nodes of a stage read as none: still evaluated, so that their
+    /// names resolve. A `default` there was the collate: its absence is
+    /// the same mistake.
+    fn leave_out(&mut self, nodes: Vec<NodeRef>) {
+        self.written.collate_reported |= nodes.iter().any(is_default);
+        self.model.unused.extend(no_collates(nodes));
+    }
+
+    /// The nodes of a repeated stage, chained after the first's (what the
+    /// help says to write), except a second collate, which the first
+    /// replaces: its collates are still evaluated, as collates.
+    fn chain_repeated(&mut self, section: Section, nodes: Vec<NodeRef>) {
+        match (
+            written_nodes(&mut self.written, section),
+            self.model.nodes(section),
+        ) {
+            (Some(steps), Some(model)) => {
+                steps.extend(
+                    nodes
+                        .iter()
+                        .map(|node| written_step(node, section.stands_in())),
+                );
+                model.extend(kept(nodes, section.stands_in()));
+            }
+            _ => self
+                .model
+                .unused_collates
+                .extend(nodes.into_iter().map(CollateRef::new)),
+        }
+    }
+
+    /// The nodes of `collate:`: the first is the level's collate, unless
+    /// an entry before collates already. A second collate is the
+    /// checker's `collate_once`; the model keeps the first and evaluates
+    /// the others.
+    fn collate(&mut self, nodes: Vec<NodeRef>) {
+        let mut collates = nodes.into_iter().map(CollateRef::new);
+        let Some(first) = collates.next() else {
+            // Only nodes the checker reports: the default collate stands
+            // in (`finish`).
+            return;
+        };
+        self.model.unused_collates.extend(collates);
+        if self.collates {
+            self.model.unused_collates.push(first);
+        } else {
+            self.collates = true;
+            self.model.core = Core::Collate(first);
+        }
+    }
+
+    /// A parallel form: it stands where `collate:` would (each branch
+    /// collates), so a second one is a second collate (the checker's
+    /// `collate_once`; the model keeps the first).
+    fn parallel(&mut self, parallel: &Parallel, errors: &mut Vec<syn::Error>) {
+        let (model, branches) = parallel_form(parallel, self.path, errors);
+        self.written.cores.push(WrittenCore::Parallel {
+            name: form_text(parallel),
+            site: Token(parallel.span),
+            body: Token(parallel.braces),
+            branches,
+        });
+        if !self.collates {
+            self.in_order(Section::Collate, parallel.span, errors);
+            self.collates = true;
+            self.model.core = Core::Parallel(model);
+        }
+    }
+
+    /// Check that `section` (written at `span`) comes after the stages
+    /// before it (rule `stage_order`).
+    fn in_order(&mut self, section: Section, span: Span, errors: &mut Vec<syn::Error>) {
+        match self.latest {
+            Some(after) if after > section => {
+                errors.push(rule_error(
+                    span,
+                    Rule::StageOrder,
+                    &[("stage", section.keyword()), ("after", after.keyword())],
+                ));
+            }
+            _ => self.latest = Some(section),
+        }
+    }
+
+    /// The model and the level as written. No collate: the default
+    /// collate stands in (what most pipelines collate with), so that the
+    /// batch nodes' types are what was meant. A `default` written under
+    /// another stage was that collate: its error (`collate_out_of_place`)
+    /// is the one mistake, not also a missing one.
+    fn finish(mut self, span: Span) -> (Level, Written) {
+        if !self.collates {
+            let written = &mut self.written;
+            let displaced = [&written.pre, &written.sample, &written.batch, &written.post]
+                .into_iter()
+                .flatten()
+                .any(|step| step.is == Some(Stage::Collate));
+            written.collate_reported |= displaced;
+            self.model.core = Core::Collate(CollateRef {
+                expr: syn::parse_quote_spanned!(span=> default),
+                name: "default".to_owned(),
+                span,
+            });
+        }
+        (self.model, self.written)
+    }
+}
+
+/// The `duplicate_stage` error at a repeated stage's keyword. Chaining
+/// collates is `collate_once`: for `collate:` the help says to keep one.
+fn duplicate_stage(span: Span, section: Section) -> syn::Error {
+    let args = [("stage", section.keyword())];
+    if section == Section::Collate {
+        syn::Error::new(
+            span,
+            format!(
+                "{}\n\n= help: keep one `collate:`; a pipeline collates exactly once",
+                Rule::DuplicateStage.render(&args)
+            ),
+        )
+    } else {
+        rule_error(span, Rule::DuplicateStage, &args)
+    }
 }
 
 /// The section a misspelt stage keyword is closest to: at most two edits
@@ -558,6 +657,23 @@ impl Level {
 /// `collate_out_of_place`, from the level as written).
 fn no_collates(nodes: Vec<NodeRef>) -> Vec<NodeRef> {
     nodes.into_iter().filter(|node| !is_default(node)).collect()
+}
+
+/// The nodes standing in `stands_in` that the model keeps: not those the
+/// checker reports by what they are (from the level as written, in our
+/// words), so that rustc does not report them again: `default` outside
+/// `collate:` (`collate_out_of_place`), `random(..)` outside `pre:` and
+/// `sample:` (`sample_node_in_batch`, `not_a_collate`). Their neighbours
+/// are joined.
+fn kept(nodes: Vec<NodeRef>, stands_in: Stage) -> Vec<NodeRef> {
+    let nodes = match stands_in {
+        Stage::Collate => nodes,
+        _ => no_collates(nodes),
+    };
+    nodes
+        .into_iter()
+        .filter(|node| stands_in == Stage::Sample || !matches!(node.kind, NodeKind::Random { .. }))
+        .collect()
 }
 
 /// Whether `node` is `default`, the default collate.
@@ -664,10 +780,53 @@ fn parallel_form(
             level,
         });
     }
+    let batch = parallel
+        .batch
+        .as_ref()
+        .and_then(|batch| batch_struct(batch, routing, errors));
     let model = ParallelModel {
         ty: parallel.ty.clone(),
+        batch,
         routing,
         branches,
     };
     (model, written)
+}
+
+/// The batch struct named after `=>`, as a path that builds it: only a
+/// struct form names one, by its path. Else an error, and the batch is
+/// the generated struct.
+fn batch_struct(batch: &Type, routing: Routing, errors: &mut Vec<syn::Error>) -> Option<syn::Path> {
+    let path = match batch {
+        Type::Path(path) if path.qself.is_none() => &path.path,
+        _ => {
+            errors.push(syn::Error::new_spanned(
+                batch,
+                "the batch of a parallel form is a struct of your own with a field per branch, named by its path after `=>` (`Frame => FrameBatch { .. }`), not another kind of type",
+            ));
+            return None;
+        }
+    };
+    if routing == Routing::Keys {
+        let name = path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        errors.push(syn::Error::new_spanned(
+            batch,
+            format!(
+                "`{name}` names the batch struct of a form over the fields of a struct, but this form routes keys: its batch is the keyed container of its branches' batches; leave `=> {name}` out"
+            ),
+        ));
+        return None;
+    }
+    let mut path = path.clone();
+    // `FrameBatch<A, B>` as an expression: `FrameBatch::<A, B>`.
+    for segment in &mut path.segments {
+        if let syn::PathArguments::AngleBracketed(args) = &mut segment.arguments {
+            args.colon2_token.get_or_insert_with(Default::default);
+        }
+    }
+    Some(path)
 }

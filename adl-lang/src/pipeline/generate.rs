@@ -24,9 +24,11 @@
 use crate::Stage;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::Expr;
+use syn::{Expr, Type};
 
-use super::check::{CollateRef, Core, Level, NodeKind, NodeRef, ParallelModel, Routing, text_of};
+use super::check::{
+    CollateRef, Core, Level, NodeKind, NodeRef, ParallelModel, Routing, random_call, text_of,
+};
 
 /// The expansion of a checked model, after the `errors` found so far.
 /// Generated paths go through the alias `__adl_crate` of `krate` (the
@@ -203,17 +205,18 @@ impl Generator {
     }
 
     /// Nodes left out of the pipeline: evaluated, so that their names
-    /// resolve (closures are left out: alone they may not infer).
+    /// resolve (closures, and `random(..)`'s, are left out: alone they
+    /// may not infer).
     fn unused(&mut self, level: &Level, out: &mut Vec<TokenStream>) {
         for node in &level.unused {
-            if let NodeKind::Closure { .. } = node.kind {
+            if let NodeKind::Closure { .. } | NodeKind::Random { .. } = node.kind {
                 continue;
             }
             let value = node_value(node, Stage::Sample, None);
             out.push(quote_spanned!(node.span=> let _ = #value;));
         }
         for collate in &level.unused_collates {
-            if let Expr::Closure(_) = collate.expr {
+            if matches!(collate.expr, Expr::Closure(_)) || random_call(&collate.expr).is_some() {
                 continue;
             }
             let value = collate_value(collate);
@@ -354,17 +357,7 @@ impl Generator {
         cursor: Option<Ident>,
         out: &mut Vec<TokenStream>,
     ) -> (TokenStream, TokenStream, Option<Ident>) {
-        // The ids, in the description's order: the nodes before the split
-        // (its `pre`), each branch's nodes, the nodes after the merge (its
-        // `post`).
-        let branches_first = first + (level.pre.len() + level.sample.len()) as u32;
-        let mut branch_first = Vec::new();
-        let mut next = branches_first;
-        for branch in &parallel.branches {
-            branch_first.push(next);
-            next += node_count(&branch.level);
-        }
-        let after_first = next;
+        let ids = ParallelIds::new(level, parallel, first);
         let mut cursor = cursor;
         let before = self.chain(
             level.pre.iter().chain(&level.sample),
@@ -373,76 +366,153 @@ impl Generator {
             &mut cursor,
             out,
         );
-        let mut pre_steps: Vec<TokenStream> = before.tagged;
-        let mut post_steps = Vec::new();
+        let split = self.split(parallel, cursor.as_ref(), out);
+        let branches = self.branches(parallel, split.witnesses, &ids.branches, out);
+        let (merge, mut cursor) = match &parallel.batch {
+            Some(batch) => {
+                let (merge, merged) = self.merge_into(batch, parallel, &branches, out);
+                (Some(merge), merged)
+            }
+            None => {
+                let merged = self.merged(&branches, split.merge.as_ref(), parallel, out);
+                (split.merge, merged)
+            }
+        };
+        let after = self.chain(
+            level.batch.iter().chain(&level.post),
+            ids.after,
+            Stage::Batch,
+            &mut cursor,
+            out,
+        );
+        let pre_steps = before.tagged.into_iter().chain(split.step).collect();
+        let post_steps = merge
+            .iter()
+            .map(|merge| quote!(#merge))
+            .chain(after.tagged)
+            .collect();
+        let pipeline = around(
+            branch_list(parallel.routing, &branches),
+            pre_steps,
+            post_steps,
+        );
+        let description = parallel_description(&before.infos, &branches, &after.infos);
+        (pipeline, description, cursor)
+    }
 
-        // The sample type, the split into the branches and each branch's
-        // first witness.
-        let sample = format_ident!("__adl_sample", span = Span::mixed_site());
-        let mut witnesses: Vec<Option<Ident>> = Vec::new();
-        let mut merge_binding = None;
+    /// The split of the sample into the branches, after `cursor`, and
+    /// each branch's first witness.
+    fn split(
+        &mut self,
+        parallel: &ParallelModel,
+        cursor: Option<&Ident>,
+        out: &mut Vec<TokenStream>,
+    ) -> Split {
         match (parallel.routing, &parallel.ty) {
-            (Routing::Fields, Some(ty)) => {
-                let span = syn::spanned::Spanned::span(ty);
-                let split = self.ident("split", span);
-                let fields: Vec<&Ident> = parallel
-                    .branches
-                    .iter()
-                    .filter_map(|b| b.field.as_ref())
-                    .collect();
-                let nested = fields
-                    .iter()
-                    .rev()
-                    .fold(quote!(()), |rest, field| quote!((#sample.#field, #rest)));
-                out.push(quote_spanned!(span=> let #split = |#sample: #ty| #nested;));
-                if let Some(before) = &cursor {
-                    out.push(
-                        quote_spanned!(span=> __adl_crate::__private::assert_gives(&#before, &#split);),
-                    );
-                }
-                for field in &fields {
-                    let witness = self.ident("field", field.span());
-                    out.push(quote_spanned! {field.span()=>
-                        let #witness = __adl_crate::__private::Witness::field(|#sample: &#ty| &#sample.#field);
-                    });
-                    witnesses.push(Some(witness));
-                }
-                pre_steps.push(quote!(#split));
-                let merge_ident = self.ident("merge", Span::call_site());
-                let merge = merge(&fields);
-                out.push(quote!(let #merge_ident = #merge;));
-                post_steps.push(quote!(#merge_ident));
-                merge_binding = Some(merge_ident);
-            }
-            (_, ty) => {
-                let witness = ty.as_ref().map(|ty| {
-                    let span = syn::spanned::Spanned::span(ty);
-                    if let Some(before) = &cursor {
-                        out.push(quote_spanned!(span=> __adl_crate::__private::assert_gives(&#before, &|_: #ty| ());));
-                    }
-                    let witness = self.ident("value", span);
-                    out.push(quote_spanned! {span=>
-                        let #witness = __adl_crate::__private::Witness::<<#ty as __adl_crate::transform::Keyed>::Value>::new();
-                    });
-                    // The named type is the pipeline's input: the identity
-                    // on it pins the raw sample type for inference.
-                    pre_steps.push(quote_spanned!(span=> |#sample: #ty| #sample));
-                    witness
-                });
-                witnesses = vec![witness; parallel.branches.len()];
-            }
+            (Routing::Fields, Some(ty)) => self.split_fields(parallel, ty, cursor, out),
+            (_, ty) => self.split_keys(ty.as_ref(), parallel.branches.len(), cursor, out),
         }
+    }
 
-        // The branches, each with the witness of what it gives.
-        let mut described = Vec::new();
-        let mut outputs = Vec::new();
-        for ((branch, witness), first) in parallel.branches.iter().zip(witnesses).zip(branch_first)
-        {
+    /// The split of a struct `ty` into the nested pairs of its branches'
+    /// fields, each field's witness, and the merge of the branches.
+    fn split_fields(
+        &mut self,
+        parallel: &ParallelModel,
+        ty: &Type,
+        cursor: Option<&Ident>,
+        out: &mut Vec<TokenStream>,
+    ) -> Split {
+        let sample = format_ident!("__adl_sample", span = Span::mixed_site());
+        let span = syn::spanned::Spanned::span(ty);
+        let split = self.ident("split", span);
+        let fields: Vec<&Ident> = parallel
+            .branches
+            .iter()
+            .filter_map(|b| b.field.as_ref())
+            .collect();
+        let nested = fields
+            .iter()
+            .rev()
+            .fold(quote!(()), |rest, field| quote!((#sample.#field, #rest)));
+        out.push(quote_spanned!(span=> let #split = |#sample: #ty| #nested;));
+        if let Some(before) = cursor {
+            out.push(
+                quote_spanned!(span=> __adl_crate::__private::assert_gives(&#before, &#split);),
+            );
+        }
+        let mut witnesses = Vec::new();
+        for field in &fields {
+            let witness = self.ident("field", field.span());
+            out.push(quote_spanned! {field.span()=>
+                let #witness = __adl_crate::__private::Witness::field(|#sample: &#ty| &#sample.#field);
+            });
+            witnesses.push(Some(witness));
+        }
+        // A named batch struct is built after the branches, from what
+        // they give (`merge_into`).
+        let merge = parallel.batch.is_none().then(|| {
+            let merge_ident = self.ident("merge", Span::call_site());
+            let merge = merge(&fields);
+            out.push(quote!(let #merge_ident = #merge;));
+            merge_ident
+        });
+        Split {
+            step: Some(quote!(#split)),
+            witnesses,
+            merge,
+        }
+    }
+
+    /// For a keyed form of `count` branches: where the sample type `ty`
+    /// is written, the identity on it (which pins the raw sample type for
+    /// inference) and the witness of its values, which every branch
+    /// takes.
+    fn split_keys(
+        &mut self,
+        ty: Option<&Type>,
+        count: usize,
+        cursor: Option<&Ident>,
+        out: &mut Vec<TokenStream>,
+    ) -> Split {
+        let sample = format_ident!("__adl_sample", span = Span::mixed_site());
+        let mut step = None;
+        let witness = ty.map(|ty| {
+            let span = syn::spanned::Spanned::span(ty);
+            if let Some(before) = cursor {
+                out.push(quote_spanned!(span=> __adl_crate::__private::assert_gives(&#before, &|_: #ty| ());));
+            }
+            let witness = self.ident("value", span);
+            out.push(quote_spanned! {span=>
+                let #witness = __adl_crate::__private::Witness::<<#ty as __adl_crate::transform::Keyed>::Value>::new();
+            });
+            step = Some(quote_spanned!(span=> |#sample: #ty| #sample));
+            witness
+        });
+        Split {
+            step,
+            witnesses: vec![witness; count],
+            merge: None,
+        }
+    }
+
+    /// The branches, each its own level after its witness, its first
+    /// node numbered from `firsts`: bound to their pipelines and
+    /// descriptions, with the witness of what each gives.
+    fn branches(
+        &mut self,
+        parallel: &ParallelModel,
+        witnesses: Vec<Option<Ident>>,
+        firsts: &[u32],
+        out: &mut Vec<TokenStream>,
+    ) -> Vec<GeneratedBranch> {
+        let mut generated = Vec::new();
+        for ((branch, witness), &first) in parallel.branches.iter().zip(witnesses).zip(firsts) {
             let (block, known) = self.level(&branch.level, first, witness, true);
             let span = Span::mixed_site();
             let pipeline = self.ident("branch", span);
             let description = self.ident("branch_description", span);
-            if known {
+            let output = if known {
                 let output = self.ident("branch_output", span);
                 let (d, o) = (
                     format_ident!("__adl_d", span = span),
@@ -454,82 +524,223 @@ impl Generator {
                         (#d.into_parts(), #o)
                     };
                 });
-                outputs.push(Some(output));
+                Some(output)
             } else {
                 out.push(quote!(let (#pipeline, #description) = #block.into_parts();));
-                outputs.push(None);
-            }
-            described.push((branch.name.clone(), pipeline, description));
+                None
+            };
+            generated.push(GeneratedBranch {
+                name: branch.name.clone(),
+                pipeline,
+                description,
+                output,
+            });
         }
-        let mut list = quote!(__adl_crate::graph::NoBranch);
-        for (name, pipeline, _) in described.iter().rev() {
-            list = quote!(__adl_crate::graph::Branch::new(#name, #pipeline, #list));
-        }
-        let branches = described
-            .iter()
-            .map(|(name, _, d)| quote!((::std::string::String::from(#name), #d)));
-        let branch_pipeline = match parallel.routing {
-            // An empty keyed form (already the `no_branches` error) is just
-            // the empty list, so that no second error follows.
-            Routing::Keys if !described.is_empty() => {
-                quote!(__adl_crate::graph::KeyedBranches::new(#list))
-            }
-            _ => list,
-        };
+        generated
+    }
 
-        // What the branches give together, where every branch's is known:
-        // the merged struct, or the keyed sample of the branches' type.
-        let known: Option<Vec<Ident>> = outputs.into_iter().collect();
-        let mut cursor = None;
-        match (known, &merge_binding, &parallel.ty) {
-            (Some(outputs), Some(merge), _) => {
+    /// The merge of a struct form's branches into the user's batch struct
+    /// `batch`: a closure from the nested pairs that the branches give to
+    /// the struct literal, one field per branch (its value spanned at the
+    /// branch's name, so that rustc reports a field the struct lacks, or
+    /// of another type, there; a field without a branch at the struct's
+    /// name). Where every branch's output is known, the closure is typed
+    /// from them (`BatchFn::after`), and the merge is the node before the
+    /// `batch:` and `post:` nodes after the form: the binding of the
+    /// merge, and that cursor where it is known.
+    fn merge_into(
+        &mut self,
+        batch: &syn::Path,
+        parallel: &ParallelModel,
+        branches: &[GeneratedBranch],
+        out: &mut Vec<TokenStream>,
+    ) -> (Ident, Option<Ident>) {
+        let span = syn::spanned::Spanned::span(batch);
+        let fields: Vec<&Ident> = parallel
+            .branches
+            .iter()
+            .filter_map(|b| b.field.as_ref())
+            .collect();
+        // Hygienic (mixed-site) bindings, as in `merge`, where the fields
+        // are written.
+        let values: Vec<Ident> = fields
+            .iter()
+            .enumerate()
+            .map(|(i, field)| {
+                let at = field.span().resolved_at(Span::mixed_site());
+                Ident::new(&format!("__adl_value{i}"), at)
+            })
+            .collect();
+        let nested_pat = values
+            .iter()
+            .rev()
+            .fold(quote!(()), |rest, v| quote!((#v, #rest)));
+        let merge = quote!(|#nested_pat| #batch { #(#fields: #values),* });
+        let source = text_of(batch);
+        let binding = self.ident("merge", span);
+        let outputs: Option<Vec<&Ident>> = branches.iter().map(|b| b.output.as_ref()).collect();
+        match outputs {
+            Some(outputs) => {
+                let nested = outputs.iter().rev().fold(
+                    quote!(__adl_crate::__private::Witness::<()>::new()),
+                    |rest, o| quote!(#o.pair(#rest)),
+                );
+                out.push(quote_spanned! {span=>
+                    let #binding = __adl_crate::graph::BatchFn::after(&#nested, #merge, #source);
+                });
+                (binding.clone(), Some(binding))
+            }
+            None => {
+                out.push(quote_spanned! {span=>
+                    let #binding = __adl_crate::graph::BatchFn::new(#merge, #source);
+                });
+                (binding, None)
+            }
+        }
+    }
+
+    /// The witness of what the branches give together, where every
+    /// branch's is known: the merged struct, or the keyed sample of the
+    /// branches' type.
+    fn merged(
+        &mut self,
+        branches: &[GeneratedBranch],
+        merge: Option<&Ident>,
+        parallel: &ParallelModel,
+        out: &mut Vec<TokenStream>,
+    ) -> Option<Ident> {
+        let outputs: Vec<&Ident> = branches
+            .iter()
+            .map(|b| b.output.as_ref())
+            .collect::<Option<_>>()?;
+        match (merge, &parallel.ty) {
+            (Some(merge), _) => {
                 let nested = outputs.iter().rev().fold(
                     quote!(__adl_crate::__private::Witness::<()>::new()),
                     |rest, o| quote!(#o.pair(#rest)),
                 );
                 let merged = self.ident("merged", Span::call_site());
                 out.push(quote!(let #merged = #nested.through(&#merge);));
-                cursor = Some(merged);
+                Some(merged)
             }
-            (Some(outputs), None, Some(ty)) if !outputs.is_empty() => {
-                let first = &outputs[0];
+            (None, Some(ty)) if !outputs.is_empty() => {
+                let first = outputs[0];
                 let merged = self.ident("merged", Span::call_site());
                 out.push(
                     quote!(let #merged = __adl_crate::__private::Witness::<#ty>::new().keyed(#first);),
                 );
-                cursor = Some(merged);
+                Some(merged)
             }
-            _ => {}
+            _ => None,
         }
-        let after = self.chain(
-            level.batch.iter().chain(&level.post),
-            after_first,
-            Stage::Batch,
-            &mut cursor,
-            out,
-        );
-        post_steps.extend(after.tagged);
+    }
+}
 
-        let mut pipeline = branch_pipeline;
-        if !post_steps.is_empty() {
-            let post = link(post_steps);
-            pipeline = quote!(__adl_crate::pipeline::Post::new(#pipeline, #post));
+/// The ids of a parallel level's nodes, in the description's order: the
+/// nodes before the split (its `pre`) from the level's first, then each
+/// branch's nodes, then the nodes after the merge (its `post`).
+struct ParallelIds {
+    /// The id of each branch's first node.
+    branches: Vec<u32>,
+    /// The id of the first node after the merge.
+    after: u32,
+}
+
+impl ParallelIds {
+    /// The ids of `parallel`'s level, whose first node is `first`.
+    fn new(level: &Level, parallel: &ParallelModel, first: u32) -> Self {
+        let mut next = first + (level.pre.len() + level.sample.len()) as u32;
+        let mut branches = Vec::new();
+        for branch in &parallel.branches {
+            branches.push(next);
+            next += node_count(&branch.level);
         }
-        if !pre_steps.is_empty() {
-            let pre = then(pre_steps);
-            pipeline = quote!(__adl_crate::pipeline::Pre::new(#pre, #pipeline));
+        ParallelIds {
+            branches,
+            after: next,
         }
-        let (pre_infos, post_infos) = (&before.infos, &after.infos);
-        let description = quote! {
-            __adl_crate::graph::Description {
-                pre: ::std::vec![#(#pre_infos),*],
-                body: __adl_crate::graph::Body::Parallel {
-                    branches: ::std::vec![#(#branches),*],
-                },
-                post: ::std::vec![#(#post_infos),*],
-            }
-        };
-        (pipeline, description, cursor)
+    }
+}
+
+/// How a parallel form's sample reaches its branches.
+struct Split {
+    /// The step before the branches: the split into the nested pairs of
+    /// the fields, or the identity on a keyed form's written type.
+    step: Option<TokenStream>,
+    /// The witness of what each branch takes, where known.
+    witnesses: Vec<Option<Ident>>,
+    /// The binding of the merge of a struct form's branches into the
+    /// generated batch struct (none where the user names one).
+    merge: Option<Ident>,
+}
+
+/// One branch as generated.
+struct GeneratedBranch {
+    /// The field or key.
+    name: String,
+    /// The binding of its typed pipeline.
+    pipeline: Ident,
+    /// The binding of its description.
+    description: Ident,
+    /// The witness of what it gives, where known.
+    output: Option<Ident>,
+}
+
+/// The branches' pipelines as one list of `Branch`es, in keyed branches
+/// for a keyed form. An empty keyed form (already the `no_branches`
+/// error) is just the empty list, so that no second error follows.
+fn branch_list(routing: Routing, branches: &[GeneratedBranch]) -> TokenStream {
+    let mut list = quote!(__adl_crate::graph::NoBranch);
+    for branch in branches.iter().rev() {
+        let (name, pipeline) = (&branch.name, &branch.pipeline);
+        list = quote!(__adl_crate::graph::Branch::new(#name, #pipeline, #list));
+    }
+    match routing {
+        Routing::Keys if !branches.is_empty() => {
+            quote!(__adl_crate::graph::KeyedBranches::new(#list))
+        }
+        _ => list,
+    }
+}
+
+/// `branches` with the steps before the split (`Pre`) and after the
+/// merge (`Post`) around them, where there are any.
+fn around(
+    branches: TokenStream,
+    pre_steps: Vec<TokenStream>,
+    post_steps: Vec<TokenStream>,
+) -> TokenStream {
+    let mut pipeline = branches;
+    if !post_steps.is_empty() {
+        let post = link(post_steps);
+        pipeline = quote!(__adl_crate::pipeline::Post::new(#pipeline, #post));
+    }
+    if !pre_steps.is_empty() {
+        let pre = then(pre_steps);
+        pipeline = quote!(__adl_crate::pipeline::Pre::new(#pre, #pipeline));
+    }
+    pipeline
+}
+
+/// The description of a parallel level: the infos of the nodes before the
+/// split and after the merge, and each branch's description by name.
+fn parallel_description(
+    pre_infos: &[TokenStream],
+    branches: &[GeneratedBranch],
+    post_infos: &[TokenStream],
+) -> TokenStream {
+    let branches = branches.iter().map(|branch| {
+        let (name, description) = (&branch.name, &branch.description);
+        quote!((::std::string::String::from(#name), #description))
+    });
+    quote! {
+        __adl_crate::graph::Description {
+            pre: ::std::vec![#(#pre_infos),*],
+            body: __adl_crate::graph::Body::Parallel {
+                branches: ::std::vec![#(#branches),*],
+            },
+            post: ::std::vec![#(#post_infos),*],
+        }
     }
 }
 
@@ -601,6 +812,18 @@ fn node_value(node: &NodeRef, stage: Stage, cursor: Option<&Ident>) -> TokenStre
                     quote_spanned!(span=> __adl_crate::graph::#wrapper::after(&#before, #expr, #source))
                 }
                 _ => quote_spanned!(span=> __adl_crate::graph::#wrapper::new(#expr, #source)),
+            }
+        }
+        NodeKind::Random { typed } => {
+            let (random, closure) = random_call(expr).expect("a `random(closure)` call");
+            let source = text_of(expr);
+            match (typed, cursor) {
+                (false, Some(before)) => {
+                    quote_spanned!(span=> __adl_crate::graph::RandomFn::after(&#before, #random, #closure, #source))
+                }
+                _ => {
+                    quote_spanned!(span=> __adl_crate::graph::RandomFn::new(#random, #closure, #source))
+                }
             }
         }
         NodeKind::Value => match expr {

@@ -7,13 +7,20 @@
 //! ```text
 //! body     := entry ("," entry)* ","?        |  keyed-branches
 //! entry    := IDENT ":" chain?                 a stage: pre, sample, collate, batch, post
-//!           | TYPE "{" branches "}"            a parallel form over the fields (or keys) of TYPE
+//!           | form                             a parallel form over the fields (or keys) of TYPE
 //!           | "{" keyed-branches "}"           a parallel form over keys
+//! form     := TYPE ("=>" TYPE)? "{" branches "}"   the sample type, and the batch struct's
 //! chain    := node ("->" node)*
 //! branches := branch ("," branch)* ","?
 //! branch   := (IDENT | STRING) ":" value       the field or key, and its pipeline
-//! value    := "{" body "}"  |  TYPE "{" branches "}"
+//! value    := "{" body "}"  |  form
 //! ```
+//!
+//! `=>` between the sample type and the batch struct reads as a match
+//! arm does, "a `Frame` becomes a `FrameBatch`": it ends a type for syn
+//! (so both types parse as written, generics included), and it cannot be
+//! confused with a node, a stage or a branch. (`->` chains nodes; `as`
+//! would read as a cast.)
 //!
 //! Nodes are Rust expressions. Since `a -> b` is no Rust expression (syn
 //! would read `a - (>b)`), the chain arrows of a level are first rewritten
@@ -54,6 +61,8 @@ pub(crate) struct StageEntry {
 pub(crate) struct Parallel {
     /// The sample type, `Frame` in `Frame { ... }`; none for `{ "k": ... }`.
     pub(crate) ty: Option<Type>,
+    /// The batch struct, `FrameBatch` in `Frame => FrameBatch { ... }`.
+    pub(crate) batch: Option<Type>,
     /// The form's first token.
     pub(crate) span: Span,
     /// The braces around the branches.
@@ -193,6 +202,7 @@ fn body(input: ParseStream, entries: &mut Vec<Entry>, errors: &mut Vec<syn::Erro
         let branches = branches(input, errors);
         entries.push(Entry::Parallel(Box::new(Parallel {
             ty: None,
+            batch: None,
             span,
             braces: span,
             branches,
@@ -261,6 +271,7 @@ fn entry(input: ParseStream, errors: &mut Vec<syn::Error>) -> syn::Result<Entry>
         let branches = nested_branches(group, errors);
         return Ok(Entry::Parallel(Box::new(Parallel {
             ty: None,
+            batch: None,
             span,
             braces: span,
             branches,
@@ -273,9 +284,10 @@ fn entry(input: ParseStream, errors: &mut Vec<syn::Error>) -> syn::Result<Entry>
             "expected a stage (`sample: ...`) or a parallel form (`Frame { field: { ... } }`, `{ \"key\": { ... } }`)",
         )
     })?;
+    let batch = batch_struct(input, errors)?;
     if !input.peek(syn::token::Brace) {
         return Err(syn::Error::new(
-            ty.span(),
+            batch.as_ref().unwrap_or(&ty).span(),
             "expected a stage (`sample: ...`) or a parallel form: the sample type, then its branches in braces, `Frame { field: { ... } }`",
         ));
     }
@@ -283,10 +295,35 @@ fn entry(input: ParseStream, errors: &mut Vec<syn::Error>) -> syn::Result<Entry>
     let branches = nested_branches(group, errors);
     Ok(Entry::Parallel(Box::new(Parallel {
         ty: Some(ty),
+        batch,
         span: start,
         braces,
         branches,
     })))
+}
+
+/// `=> TYPE` after a form's sample type: the batch struct, if named. A
+/// `=>` right before the branches is reported, and the form read without
+/// it.
+fn batch_struct(input: ParseStream, errors: &mut Vec<syn::Error>) -> syn::Result<Option<Type>> {
+    if !input.peek(Token![=>]) {
+        return Ok(None);
+    }
+    let arrow: Token![=>] = input.parse()?;
+    if input.peek(syn::token::Brace) {
+        errors.push(syn::Error::new_spanned(
+            arrow,
+            "expected the batch struct after `=>`: `Frame => FrameBatch { ... }`",
+        ));
+        return Ok(None);
+    }
+    let start = input.span();
+    input.parse().map(Some).map_err(|_| {
+        syn::Error::new(
+            start,
+            "expected the batch struct after `=>`: `Frame => FrameBatch { ... }`",
+        )
+    })
 }
 
 /// `chain := node ("->" node)*` (arrows already rewritten to `=>`).
@@ -357,9 +394,10 @@ fn branch(input: ParseStream, errors: &mut Vec<syn::Error>) -> syn::Result<Branc
             };
             syn::Error::new(span, what)
         })?;
+        let batch = batch_struct(input, errors)?;
         if !input.peek(syn::token::Brace) {
             return Err(syn::Error::new(
-                ty.span(),
+                batch.as_ref().unwrap_or(&ty).span(),
                 "expected the branch's pipeline in braces, or a nested parallel form `Type { ... }`",
             ));
         }
@@ -369,6 +407,7 @@ fn branch(input: ParseStream, errors: &mut Vec<syn::Error>) -> syn::Result<Branc
             span,
             entries: vec![Entry::Parallel(Box::new(Parallel {
                 ty: Some(ty),
+                batch,
                 span,
                 braces,
                 branches,

@@ -41,6 +41,19 @@ fn node_values_and_closures() {
 }
 
 #[test]
+fn random_nodes() {
+    // Typed (the first of the pipeline), untyped after a node (its input
+    // inferred from it), by a path; a `random` with no closure is a value.
+    insta::assert_snapshot!(expand(quote! {
+        sample: random(|x: f32, rng: &mut SampleRng| x + rng.unit_f32())
+            -> random(|x, rng| x * rng.unit_f32())
+            -> adl::transform::random(move |x, _| x)
+            -> random(seed),
+        collate: default,
+    }));
+}
+
+#[test]
 fn collate_closure_and_identity_stages() {
     insta::assert_snapshot!(expand(quote! {
         collate: |v: Vec<i64>| v.len(),
@@ -66,6 +79,21 @@ fn struct_branches() {
             label: { collate: default, batch: |b| b },
         },
         post: summarize,
+    }));
+}
+
+#[test]
+fn named_batch_structs() {
+    // A generic struct, and a concrete one in turbofish, nested.
+    insta::assert_snapshot!(expand(quote! {
+        Frame => FrameBatch {
+            camera: { sample: to_unit, collate: default },
+            radar: Radar => RadarBatch<Array1<f32>, f32> {
+                range: { collate: default },
+                gain: { collate: Sum },
+            },
+        },
+        batch: |b| b,
     }));
 }
 
@@ -358,4 +386,57 @@ fn mistakes_are_read_as_meant() {
         errors(quote! { sample: a -> default, batch: b }),
         ["`default` is a collate; it can only stand under `collate:`"]
     );
+}
+
+/// `random(..)` is a sample node by its syntax: out of place, it is the
+/// checker's error, in our words, and left out of the expansion (no
+/// second error from rustc's bounds).
+#[test]
+fn random_nodes_out_of_place_are_reported_and_left_out() {
+    let input = quote! {
+        sample: a,
+        collate: default,
+        batch: b -> random(|x, rng| x) -> c,
+    };
+    assert_eq!(
+        errors(input.clone()),
+        ["`random(|x, rng| x)` is not a batch node; it cannot stand under `batch:`"]
+    );
+    assert_eq!(tagged_nodes(input).0, ["a", "__adl_crate", "b", "c"]);
+    let input = quote! { sample: a, collate: random(|x, rng| x) };
+    assert_eq!(errors(input.clone()).len(), 1);
+    // The default collate stands in.
+    assert_eq!(
+        tagged_nodes(input).0,
+        tagged_nodes(quote! { sample: a, collate: default }).0
+    );
+    assert_eq!(
+        errors(quote! { pre: random(|x: u8, rng| x), collate: default }),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_batch_struct_is_named_by_its_path_on_a_struct_form() {
+    assert_eq!(
+        errors(quote! { Frame => { a: { collate: default } } }),
+        ["expected the batch struct after `=>`: `Frame => FrameBatch { ... }`"]
+    );
+    assert_eq!(
+        errors(quote! { Record<f32> => Batches { "a": { collate: default } } }),
+        [
+            "`Batches` names the batch struct of a form over the fields of a struct, but this form routes keys: its batch is the keyed container of its branches' batches; leave `=> Batches` out"
+        ]
+    );
+    assert_eq!(
+        errors(quote! { Frame { radar: Radar => &RadarBatch { range: { collate: default } } } }),
+        [
+            "the batch of a parallel form is a struct of your own with a field per branch, named by its path after `=>` (`Frame => FrameBatch { .. }`), not another kind of type"
+        ]
+    );
+    // Left out where it is an error: the generated batch stands in.
+    let text =
+        super::expand(quote! { Record<f32> => Batches { "a": { collate: default } } }).to_string();
+    assert!(!text.contains("Batches {"), "{text}");
+    assert!(errors(quote! { Frame => FrameBatch { a: { collate: default } } }).is_empty());
 }

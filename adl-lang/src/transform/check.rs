@@ -4,13 +4,15 @@ use crate::{Rule, Stage};
 
 use super::item::{Form, NodeItem};
 use super::options::Options;
-use crate::diagnostic::{Errors, problem_at, rule_error};
+use crate::diagnostic::{Errors, problem_at, problem_at_with_help, rule_error};
 
 /// A kernel only on a batch node (rule `kernel_on_sample_node`, at
 /// `opencl`), only with the `opencl` feature (`opencl_feature_off`), with
 /// a `__kernel` function named like the node where the source is a literal
-/// (`kernel_entry`); `args` only with a kernel, on an impl block. What is
-/// wrong is dropped so that the expansion still follows.
+/// (`kernel_entry`); `args` only with a kernel, on an impl block; the
+/// generator only on a sample node (`transform_signature`). What is
+/// wrong is dropped so that the expansion still follows (a batch node that
+/// takes the generator is still generated, drawing it).
 pub(crate) fn check(
     options: &mut Options,
     item: &NodeItem,
@@ -50,6 +52,18 @@ pub(crate) fn check(
             ));
             options.args = None;
         }
+    }
+    if options.stage == Stage::Batch
+        && let Some(rng) = item.signature.as_ref().and_then(|s| s.rng.as_ref())
+    {
+        errors.push(problem_at_with_help(
+            Rule::TransformSignature,
+            rng,
+            format_args!(
+                "`{name}` is a batch node, but takes the per-sample generator: a batch has no sample of its own to draw for"
+            ),
+            "only a sample node (`#[transform]`) may take `rng: &mut SampleRng`; draw in a sample node before the collate, and carry what it drew in the sample",
+        ));
     }
     if options.stage == Stage::Sample
         && let Some(kernel) = options.kernel.take()

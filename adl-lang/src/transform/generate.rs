@@ -50,11 +50,45 @@ pub(crate) fn node_impls(
     options: &Options,
     name: &str,
 ) -> TokenStream {
+    let node_ty = match &item.form {
+        Form::Function { ident, .. } => quote!(#ident),
+        Form::Method { self_ty } => quote!(#self_ty),
+    };
+    let (kernel_apply_in, kernel_node) = match &options.kernel {
+        Some(k) => kernel_impls(item, signature, options, name, &node_ty, &k.source),
+        None => (TokenStream::new(), TokenStream::new()),
+    };
+    let transform = transform_impl(item, signature, options, name, &node_ty, kernel_apply_in);
+    let node = node_trait_impls(item, signature, options, name, &node_ty);
+    quote! {
+        #transform
+
+        #kernel_node
+
+        #node
+    }
+}
+
+/// `Transform<In>`: the function (or `apply`) called on the input, its
+/// error named after the node where it is fallible. A node that takes the
+/// generator draws it from its context in `apply_in` (in a pipeline, the
+/// node's own for the sample at hand), and from the sequential context's
+/// in `apply`, as `adl::transform::random` does. `kernel_apply_in` is a
+/// kernel node's `apply_in`, which runs the kernel.
+fn transform_impl(
+    item: &NodeItem,
+    signature: &NodeSignature,
+    options: &Options,
+    name: &str,
+    node_ty: &TokenStream,
+    kernel_apply_in: TokenStream,
+) -> TokenStream {
     let krate = &options.krate;
     let cfgs = &item.cfgs;
     let NodeSignature {
         input,
         output,
+        rng,
         fallible,
         return_span,
     } = signature;
@@ -62,12 +96,15 @@ pub(crate) fn node_impls(
     // so that a node called `input` or `error` does not clash with them.
     let input_arg = Ident::new("input", Span::mixed_site());
     let error_arg = Ident::new("error", Span::mixed_site());
-    let (node_ty, call) = match &item.form {
-        Form::Function { ident, .. } => (quote!(#ident), quote!(#ident(#input_arg))),
-        Form::Method { self_ty } => (
-            quote!(#self_ty),
-            quote!(<#self_ty>::apply(self, #input_arg)),
-        ),
+    let rng_arg = Ident::new("rng", Span::mixed_site());
+    let cx = Ident::new("cx", Span::mixed_site());
+    let args = match rng {
+        Some(_) => quote!(#input_arg, &mut #rng_arg),
+        None => quote!(#input_arg),
+    };
+    let call = match &item.form {
+        Form::Function { ident, .. } => quote!(#ident(#args)),
+        Form::Method { self_ty } => quote!(<#self_ty>::apply(self, #args)),
     };
     let body = if *fallible {
         // Spanned at the user's return type, so that an error type that is
@@ -82,22 +119,36 @@ pub(crate) fn node_impls(
     } else {
         quote!(::core::result::Result::Ok(#call))
     };
-    let (stage, marker) = match options.stage {
-        Stage::Batch => (quote!(Batch), quote!(BatchNode)),
-        _ => (quote!(Sample), quote!(SampleNode)),
-    };
-    let kernel = options.kernel.as_ref().map(|k| {
-        let source = &k.source;
-        quote!(.with_kernel(#source))
-    });
-    let doc = (!item.doc.is_empty()).then(|| {
-        let doc = &item.doc;
-        quote!(.with_doc(#doc))
-    });
-    let graph = quote!(#krate::graph);
-    let (apply_in, kernel_node) = match &options.kernel {
-        Some(k) => kernel_impls(item, signature, options, name, &node_ty, &k.source),
-        None => (TokenStream::new(), TokenStream::new()),
+    let exec = quote!(#krate::exec);
+    let (body, apply_in) = match rng {
+        None => (body, kernel_apply_in),
+        Some(_) => {
+            let drawn_body = quote! {
+                let mut #rng_arg = #exec::Context::rng(#cx, #exec::NodeId(0));
+                #body
+            };
+            // A batch node with the generator (already an error) may have
+            // a kernel: its `apply_in` is the kernel's.
+            let apply_in = if kernel_apply_in.is_empty() {
+                quote! {
+                    #[inline]
+                    fn apply_in(
+                        &self,
+                        #cx: &dyn #exec::Context,
+                        #input_arg: #input,
+                    ) -> #krate::Result<#output> {
+                        #drawn_body
+                    }
+                }
+            } else {
+                kernel_apply_in
+            };
+            let body = quote! {
+                let #cx = &#exec::Sequential::new();
+                #drawn_body
+            };
+            (body, apply_in)
+        }
     };
     quote! {
         #(#cfgs)*
@@ -111,9 +162,35 @@ pub(crate) fn node_impls(
 
             #apply_in
         }
+    }
+}
 
-        #kernel_node
-
+/// `graph::Node` (the node's name, stage, types, kernel and doc), the
+/// stage's marker, and `graph::Takes<In>`.
+fn node_trait_impls(
+    item: &NodeItem,
+    signature: &NodeSignature,
+    options: &Options,
+    name: &str,
+    node_ty: &TokenStream,
+) -> TokenStream {
+    let krate = &options.krate;
+    let cfgs = &item.cfgs;
+    let (input, output) = (&signature.input, &signature.output);
+    let (stage, marker) = match options.stage {
+        Stage::Batch => (quote!(Batch), quote!(BatchNode)),
+        _ => (quote!(Sample), quote!(SampleNode)),
+    };
+    let kernel = options.kernel.as_ref().map(|k| {
+        let source = &k.source;
+        quote!(.with_kernel(#source))
+    });
+    let doc = (!item.doc.is_empty()).then(|| {
+        let doc = &item.doc;
+        quote!(.with_doc(#doc))
+    });
+    let graph = quote!(#krate::graph);
+    quote! {
         #(#cfgs)*
         impl #graph::Node for #node_ty {
             type Input = #input;

@@ -19,10 +19,10 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{
     Attribute, FnArg, GenericArgument, Ident, ImplItem, ImplItemFn, Item, ItemFn, ItemImpl,
-    PathArguments, ReturnType, Signature, Type, Visibility,
+    PatType, PathArguments, ReturnType, Signature, Type, Visibility,
 };
 
-use crate::diagnostic::{Errors, problem, problem_at};
+use crate::diagnostic::{Errors, problem, problem_at, problem_at_with_help};
 
 const SIGNATURE: Rule = Rule::TransformSignature;
 
@@ -58,6 +58,9 @@ pub(crate) enum Form {
 pub(crate) struct NodeSignature {
     pub(crate) input: Type,
     pub(crate) output: Type,
+    /// The parameter after the input, `rng: &mut SampleRng`, where the node
+    /// draws from its per-sample generator.
+    pub(crate) rng: Option<PatType>,
     /// `-> Result<Out, E>`: errors become `adl::Error::Transform`.
     pub(crate) fallible: bool,
     /// The written return type, where a bad error type is reported.
@@ -196,135 +199,283 @@ fn signature(
     method: Option<&ImplItemFn>,
     errors: &mut Errors,
 ) -> Option<NodeSignature> {
-    let fn_name = sig.ident.to_string();
-    let mut ok = true;
-    let mut fail = |error: syn::Error| {
-        errors.push(error);
-        ok = false;
+    let mut check = SignatureCheck {
+        sig,
+        fn_name: sig.ident.to_string(),
+        errors,
+        ok: true,
     };
-    let at = |tokens: &dyn ToTokens, text: String| problem_at(SIGNATURE, tokens, text);
-    if let Some(token) = &sig.asyncness {
-        fail(at(
-            token,
-            format!(
-                "a transform node cannot be `async`: `{fn_name}` must return its output, not a future"
-            ),
-        ));
-    }
-    if let Some(token) = &sig.unsafety {
-        fail(at(
-            token,
-            format!(
-                "a transform node cannot be `unsafe`: the pipeline calls `{fn_name}` from safe code"
-            ),
-        ));
-    }
-    if let Some(variadic) = &sig.variadic {
-        fail(at(
-            variadic,
-            "a transform node cannot be variadic".to_owned(),
-        ));
-    }
-    if !sig.generics.params.is_empty() {
-        fail(at(
-            &sig.generics,
-            format!(
-                "generic transforms are not supported: `{fn_name}` must name its input and output types (a node has one input and one output type)"
-            ),
-        ));
-    }
-
+    check.qualifiers();
     let mut inputs = sig.inputs.iter();
     if method.is_some() {
-        match inputs.next() {
-            Some(FnArg::Receiver(r)) if matches!(&*r.ty, Type::Reference(t) if t.mutability.is_none()) =>
-                {}
-            Some(FnArg::Receiver(r)) => fail(at(
-                r,
-                "`apply` must take `&self`: a node is shared by the workers that run it".to_owned(),
-            )),
-            _ => fail(at(
-                &sig.ident,
-                "`apply` must be a method taking `&self`: `fn apply(&self, input: In) -> Out`"
-                    .to_owned(),
-            )),
-        }
+        check.receiver(inputs.next());
     }
-    let typed: Vec<_> = inputs.collect();
-    let input = match typed.as_slice() {
-        [FnArg::Typed(arg)] => match &*arg.ty {
-            Type::Reference(r) => {
-                fail(at(
-                    r,
-                    format!(
-                        "a transform node takes its input by value: `{fn_name}` takes a reference"
-                    ),
-                ));
-                None
-            }
-            Type::ImplTrait(t) => {
-                fail(at(
-                    t,
-                    "generic transforms are not supported: the input must be a named type, not `impl Trait`".to_owned(),
-                ));
-                None
-            }
-            ty => Some(ty.clone()),
-        },
-        [] => {
-            fail(problem(
-                SIGNATURE,
-                sig.paren_token.span.join(),
-                format!("a transform node takes exactly one input, but `{fn_name}` takes none"),
-            ));
-            None
-        }
-        [_, rest @ ..] => {
-            let extra: TokenStream = quote::quote!(#(#rest),*);
-            fail(at(
-                &extra,
-                format!(
-                    "a transform node takes exactly one input, but `{fn_name}` takes {}; take a tuple or a struct instead",
-                    typed.len()
-                ),
-            ));
-            None
-        }
-    };
-
-    let (output, fallible, return_span) = match &sig.output {
-        ReturnType::Default => {
-            fail(problem(
-                SIGNATURE,
-                sig.paren_token.span.close(),
-                format!(
-                    "`{fn_name}` has no return type; a transform node returns its output: `-> Out` or `-> Result<Out, E>`"
-                ),
-            ));
-            (None, false, Span::call_site())
-        }
-        ReturnType::Type(_, ty) => match &**ty {
-            Type::ImplTrait(t) => {
-                fail(at(
-                    t,
-                    "a transform node's output must be a named type, not `impl Trait`".to_owned(),
-                ));
-                (None, false, ty.span())
-            }
-            ty => match result_ok_type(ty) {
-                Some(ok) => (Some(ok.clone()), true, ty.span()),
-                None => (Some(ty.clone()), false, ty.span()),
-            },
-        },
-    };
-    match (ok, input, output) {
-        (true, Some(input), Some(output)) => Some(NodeSignature {
+    let (input, rng) = check.parameters(&inputs.collect::<Vec<_>>());
+    let output = check.output();
+    match (check.ok, input, output) {
+        (true, Some(input), Some((output, fallible, return_span))) => Some(NodeSignature {
             input,
             output,
+            rng,
             fallible,
             return_span,
         }),
         _ => None,
+    }
+}
+
+/// What a node's parameters may be, for the errors about them: the rule's
+/// help, and the generator.
+const PARAMETERS_HELP: &str = "a transform node is `fn name(input: In) -> Out` (or `-> Result<Out, E>`); a sample node may also take its per-sample generator after the input, `fn name(input: In, rng: &mut SampleRng) -> Out`; on an impl block, `fn apply(&self, input: In) -> Out`, or `fn apply(&self, input: In, rng: &mut SampleRng) -> Out`";
+
+/// Whether `ty` is the generator's type, `SampleRng` (a path whose last
+/// segment it is, such as `adl::exec::SampleRng`).
+fn names_generator(ty: &Type) -> bool {
+    match ty {
+        Type::Paren(p) => names_generator(&p.elem),
+        Type::Group(g) => names_generator(&g.elem),
+        Type::Path(p) => {
+            p.qself.is_none()
+                && p.path
+                    .segments
+                    .last()
+                    .is_some_and(|last| last.ident == "SampleRng" && last.arguments.is_none())
+        }
+        _ => false,
+    }
+}
+
+/// The parameter `param` if it is the generator, `_: &mut SampleRng`.
+fn generator(param: &FnArg) -> Option<&PatType> {
+    match param {
+        FnArg::Typed(arg) => match &*arg.ty {
+            Type::Reference(r) if r.mutability.is_some() && names_generator(&r.elem) => Some(arg),
+            _ => None,
+        },
+        FnArg::Receiver(_) => None,
+    }
+}
+
+/// Whether `param` takes the generator, as it should (`&mut`) or not (by
+/// value, or behind another reference).
+fn takes_generator(param: &FnArg) -> bool {
+    fn behind_references(ty: &Type) -> &Type {
+        match ty {
+            Type::Reference(r) => behind_references(&r.elem),
+            ty => ty,
+        }
+    }
+    matches!(param, FnArg::Typed(arg) if names_generator(behind_references(&arg.ty)))
+}
+
+/// The checks of one node signature, each reporting its problems
+/// (rule `transform_signature`).
+struct SignatureCheck<'a> {
+    sig: &'a Signature,
+    /// The function's name, for the messages.
+    fn_name: String,
+    errors: &'a mut Errors,
+    /// Whether no problem was found so far.
+    ok: bool,
+}
+
+impl SignatureCheck<'_> {
+    /// Report `text` over `tokens`.
+    fn fail(&mut self, tokens: &dyn ToTokens, text: String) {
+        self.errors.push(problem_at(SIGNATURE, tokens, text));
+        self.ok = false;
+    }
+
+    /// Report `text` over `tokens`, with [`PARAMETERS_HELP`].
+    fn fail_parameters(&mut self, tokens: &dyn ToTokens, text: String) {
+        self.errors.push(problem_at_with_help(
+            SIGNATURE,
+            tokens,
+            text,
+            PARAMETERS_HELP,
+        ));
+        self.ok = false;
+    }
+
+    /// Report `text` at `span`.
+    fn fail_at(&mut self, span: Span, text: String) {
+        self.errors.push(problem(SIGNATURE, span, text));
+        self.ok = false;
+    }
+
+    /// Not async, not unsafe, not variadic, not generic.
+    fn qualifiers(&mut self) {
+        let (sig, fn_name) = (self.sig, self.fn_name.clone());
+        if let Some(token) = &sig.asyncness {
+            self.fail(
+                token,
+                format!(
+                    "a transform node cannot be `async`: `{fn_name}` must return its output, not a future"
+                ),
+            );
+        }
+        if let Some(token) = &sig.unsafety {
+            self.fail(
+                token,
+                format!(
+                    "a transform node cannot be `unsafe`: the pipeline calls `{fn_name}` from safe code"
+                ),
+            );
+        }
+        if let Some(variadic) = &sig.variadic {
+            self.fail(variadic, "a transform node cannot be variadic".to_owned());
+        }
+        if !sig.generics.params.is_empty() {
+            self.fail(
+                &sig.generics,
+                format!(
+                    "generic transforms are not supported: `{fn_name}` must name its input and output types (a node has one input and one output type)"
+                ),
+            );
+        }
+    }
+
+    /// `apply`'s first parameter, `first`: `&self`.
+    fn receiver(&mut self, first: Option<&FnArg>) {
+        match first {
+            Some(FnArg::Receiver(r)) if matches!(&*r.ty, Type::Reference(t) if t.mutability.is_none()) =>
+                {}
+            Some(FnArg::Receiver(r)) => self.fail(
+                r,
+                "`apply` must take `&self`: a node is shared by the workers that run it".to_owned(),
+            ),
+            _ => self.fail(
+                &self.sig.ident,
+                "`apply` must be a method taking `&self`: `fn apply(&self, input: In) -> Out`"
+                    .to_owned(),
+            ),
+        }
+    }
+
+    /// The input and the generator, from the parameters after `&self`:
+    /// exactly one input, then the generator `rng: &mut SampleRng` or
+    /// nothing.
+    fn parameters(&mut self, params: &[&FnArg]) -> (Option<Type>, Option<PatType>) {
+        let fn_name = self.fn_name.clone();
+        match params {
+            [] => {
+                self.fail_at(
+                    self.sig.paren_token.span.join(),
+                    format!("a transform node takes exactly one input, but `{fn_name}` takes none"),
+                );
+                (None, None)
+            }
+            [first, rest @ ..] if takes_generator(first) => {
+                let problem = if rest.is_empty() {
+                    format!(
+                        "`{fn_name}` takes the generator but no input; a node takes its input first, then the generator"
+                    )
+                } else {
+                    format!(
+                        "`{fn_name}` takes the generator first; a node takes its input first, then the generator"
+                    )
+                };
+                self.fail_parameters(first, problem);
+                (None, None)
+            }
+            [input] => (self.input(input), None),
+            [input, second] if generator(second).is_some() => {
+                (self.input(input), generator(second).cloned())
+            }
+            [input, second @ FnArg::Typed(arg)] if takes_generator(second) => {
+                let how = match &*arg.ty {
+                    Type::Reference(_) => "by shared reference",
+                    _ => "by value",
+                };
+                self.fail_parameters(
+                    &arg.ty,
+                    format!(
+                        "`{fn_name}` takes the generator {how}, but drawing from it advances it: take `&mut SampleRng`"
+                    ),
+                );
+                (self.input(input), None)
+            }
+            [_, second, rest @ ..] => {
+                let problem = if generator(second).is_some() {
+                    format!(
+                        "a transform node takes exactly one input and the generator, but `{fn_name}` takes {} parameters; take a tuple or a struct instead",
+                        params.len()
+                    )
+                } else {
+                    format!(
+                        "a transform node takes exactly one input, but `{fn_name}` takes {}; take a tuple or a struct instead",
+                        params.len()
+                    )
+                };
+                let extra: TokenStream = if generator(second).is_some() {
+                    quote::quote!(#(#rest),*)
+                } else {
+                    quote::quote!(#second #(, #rest)*)
+                };
+                self.fail_parameters(&extra, problem);
+                (None, None)
+            }
+        }
+    }
+
+    /// The input `param`: taken by value, of a named type.
+    fn input(&mut self, param: &FnArg) -> Option<Type> {
+        let fn_name = self.fn_name.clone();
+        let FnArg::Typed(arg) = param else {
+            // A second `self`: rustc's error.
+            self.ok = false;
+            return None;
+        };
+        match &*arg.ty {
+            Type::Reference(r) => {
+                self.fail(
+                    r,
+                    format!(
+                        "a transform node takes its input by value: `{fn_name}` takes a reference"
+                    ),
+                );
+                None
+            }
+            Type::ImplTrait(t) => {
+                self.fail(
+                    t,
+                    "generic transforms are not supported: the input must be a named type, not `impl Trait`".to_owned(),
+                );
+                None
+            }
+            ty => Some(ty.clone()),
+        }
+    }
+
+    /// The output, whether it is fallible (`-> Result<Out, E>`), and the
+    /// written return type's span.
+    fn output(&mut self) -> Option<(Type, bool, Span)> {
+        let fn_name = self.fn_name.clone();
+        match &self.sig.output {
+            ReturnType::Default => {
+                self.fail_at(
+                    self.sig.paren_token.span.close(),
+                    format!(
+                        "`{fn_name}` has no return type; a transform node returns its output: `-> Out` or `-> Result<Out, E>`"
+                    ),
+                );
+                None
+            }
+            ReturnType::Type(_, ty) => match &**ty {
+                Type::ImplTrait(t) => {
+                    self.fail(
+                        t,
+                        "a transform node's output must be a named type, not `impl Trait`"
+                            .to_owned(),
+                    );
+                    None
+                }
+                ty => match result_ok_type(ty) {
+                    Some(ok) => Some((ok.clone(), true, ty.span())),
+                    None => Some((ty.clone(), false, ty.span())),
+                },
+            },
+        }
     }
 }
 

@@ -116,3 +116,141 @@ fn opencl_needs_the_feature() {
     let file: syn::File = syn::parse2(out).expect("an item list");
     insta::assert_snapshot!(prettyplease::unparse(&file));
 }
+
+#[test]
+fn function_drawing_from_the_generator() {
+    insta::assert_snapshot!(expand(
+        quote!(),
+        quote! {
+            /// Jitter by up to a half.
+            fn jitter(x: f32, rng: &mut SampleRng) -> f32 { x + rng.unit_f32() - 0.5 }
+        }
+    ));
+}
+
+#[test]
+fn fallible_method_drawing_from_the_generator() {
+    insta::assert_snapshot!(expand(
+        quote!(),
+        quote! {
+            impl RandomCrop {
+                fn apply(&self, image: Image, rng: &mut adl::exec::SampleRng) -> Result<Image, CropError> {
+                    image.crop_at(rng.below(self.slack), self.size)
+                }
+            }
+        }
+    ));
+}
+
+#[test]
+fn batch_node_drawing_from_the_generator_is_reported_and_kept() {
+    // One error, at the generator; the node still follows (drawing).
+    insta::assert_snapshot!(expand(
+        quote!(batch),
+        quote! {
+            fn shuffle_rows(b: Array2<f32>, rng: &mut SampleRng) -> Array2<f32> { b }
+        }
+    ));
+}
+
+/// The first line of each error that `#[transform] item` reports.
+fn errors(item: TokenStream) -> Vec<String> {
+    let out = super::expand(quote!(), item, true);
+    let file: syn::File = syn::parse2(out.clone()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Macro(m)
+                if m.mac.path.segments.last().map(|s| s.ident.to_string())
+                    == Some("compile_error".to_owned()) =>
+            {
+                let message: syn::LitStr = m.mac.parse_body().expect("a message");
+                message.value().lines().next().map(str::to_owned)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_generator_comes_after_the_input_as_a_mutable_reference() {
+    for (item, error) in [
+        (
+            quote!(
+                fn f(x: f32, rng: &mut SampleRng) -> f32 {
+                    x
+                }
+            ),
+            None,
+        ),
+        (
+            quote!(
+                fn f(x: f32, _: &mut adl::exec::SampleRng) -> f32 {
+                    x
+                }
+            ),
+            None,
+        ),
+        (
+            quote!(
+                fn f(rng: &mut SampleRng) -> f32 {
+                    0.0
+                }
+            ),
+            Some(
+                "`f` takes the generator but no input; a node takes its input first, then the generator",
+            ),
+        ),
+        (
+            quote!(
+                fn f(rng: &mut SampleRng, x: f32) -> f32 {
+                    x
+                }
+            ),
+            Some("`f` takes the generator first; a node takes its input first, then the generator"),
+        ),
+        (
+            quote!(
+                fn f(x: f32, rng: &SampleRng) -> f32 {
+                    x
+                }
+            ),
+            Some(
+                "`f` takes the generator by shared reference, but drawing from it advances it: take `&mut SampleRng`",
+            ),
+        ),
+        (
+            quote!(
+                fn f(x: f32, rng: SampleRng) -> f32 {
+                    x
+                }
+            ),
+            Some(
+                "`f` takes the generator by value, but drawing from it advances it: take `&mut SampleRng`",
+            ),
+        ),
+        (
+            quote!(
+                fn f(x: f32, rng: &mut SampleRng, y: f32) -> f32 {
+                    x
+                }
+            ),
+            Some(
+                "a transform node takes exactly one input and the generator, but `f` takes 3 parameters; take a tuple or a struct instead",
+            ),
+        ),
+        (
+            quote!(
+                fn f(x: f32, seed: &mut u64) -> f32 {
+                    x
+                }
+            ),
+            Some(
+                "a transform node takes exactly one input, but `f` takes 2; take a tuple or a struct instead",
+            ),
+        ),
+    ] {
+        let expected: Vec<String> = error.into_iter().map(str::to_owned).collect();
+        assert_eq!(errors(item.clone()), expected, "{item}");
+    }
+}
