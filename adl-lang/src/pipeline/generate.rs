@@ -110,6 +110,9 @@ fn then(steps: Vec<TokenStream>) -> TokenStream {
 /// resolution (`kernel::LinkLanes`, then `kernel::LinkKernels`, then
 /// `kernel::LinkOther`).
 fn link(steps: Vec<TokenStream>) -> TokenStream {
+    if steps.len() == 1 {
+        return steps.into_iter().next().unwrap_or_default();
+    }
     let mut steps = steps.into_iter().rev();
     let Some(last) = steps.next() else {
         return quote!(__adl_crate::transform::Identity);
