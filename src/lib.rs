@@ -91,10 +91,10 @@
 //!
 //! One path per item. At the root: the specification's traits
 //! ([`Metadata`], [`Sensor`], [`Synchronization`], [`Trace`], [`Dataset`],
-//! [`Transform`], [`Collate`], [`Pipeline`]), the errors ([`Error`],
+//! [`Transform`], [`Collate`](trait@Collate), [`Pipeline`]), the errors ([`Error`],
 //! [`Result`], [`OnError`]), the sensors, traces and datasets, and the
-//! macros. Everything else by what it is: [`sync`], [`transform`],
-//! [`pipeline`], [`collate`], [`pipes`], [`sample`], [`graph`] (what a
+//! macros. Everything else by what it is: [`sync`], [`transform`](mod@transform),
+//! [`pipeline`](mod@pipeline), [`collate`], [`pipes`], [`sample`], [`graph`] (what a
 //! pipeline looks like), [`exec`] (what it runs in), [`kernel`] (batch
 //! kernels), [`loader`], [`engine`] (the planner and its plans),
 //! [`opencl`], [`px4`]. [`prelude`] has the names most programs use.

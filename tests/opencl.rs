@@ -119,14 +119,15 @@ proptest! {
             .apply(clamp.apply(normalize.apply(to_f32.apply(flip.apply((images.clone(), flags.clone())).unwrap()).unwrap()).unwrap()).unwrap())
             .unwrap();
         // Without a device the chain runs fused on the CPU, block by
-        // block: the same bits as the bodies one after the other.
-        let chain = adl::kernel::Fused::new(flip, adl::kernel::Fused::new(to_f32, adl::kernel::Fused::new(normalize.clone(), adl::kernel::Fused::new(clamp, affine))));
+        // block: the same bits as the bodies one after the other. (The
+        // chain is built by hand, as `pipeline!`'s expansion builds it.)
+        let chain = adl::__private::Fused::new(flip, adl::__private::Fused::new(to_f32, adl::__private::Fused::new(normalize.clone(), adl::__private::Fused::new(clamp, affine))));
         let blocked = chain.apply_in(&Sequential::new(), (images.clone(), flags.clone())).unwrap();
         prop_assert!(same_bits(&blocked, &cpu_chain));
         // A [batch, features] batch: the channel is the feature.
         let rows = floats.clone().into_shape_with_order((4, 105)).unwrap();
         let per_feature = Normalize::<ndarray::Ix2>::per_channel(vec![0.5; 105], vec![2.0; 105]);
-        let row_chain = adl::kernel::Fused::new(Affine::new(scale, offset), adl::kernel::Fused::new(Clamp::new(low, high), per_feature.clone()));
+        let row_chain = adl::__private::Fused::new(Affine::new(scale, offset), adl::__private::Fused::new(Clamp::new(low, high), per_feature.clone()));
         let bodies = per_feature.apply(Clamp::new(low, high).apply(Affine::new(scale, offset).apply(rows.clone()).unwrap()).unwrap()).unwrap();
         let fused = row_chain.apply_in(&Sequential::new(), rows).unwrap();
         prop_assert!(fused.iter().zip(&bodies).all(|(a, b)| a.to_bits() == b.to_bits()));

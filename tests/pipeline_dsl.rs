@@ -89,6 +89,7 @@ fn stages(d: &Description) -> (&[NodeInfo], &[NodeInfo], &[NodeInfo]) {
             sample,
             collate,
             batch,
+            ..
         } => (sample, collate, batch),
         Body::Parallel { .. } => panic!("expected stages, got branches"),
     }
@@ -96,7 +97,7 @@ fn stages(d: &Description) -> (&[NodeInfo], &[NodeInfo], &[NodeInfo]) {
 
 fn branches(d: &Description) -> Vec<(&str, &Description)> {
     match &d.body {
-        Body::Parallel { branches } => branches.iter().map(|(n, d)| (n.as_str(), d)).collect(),
+        Body::Parallel { branches, .. } => branches.iter().map(|(n, d)| (n.as_str(), d)).collect(),
         Body::Stages { .. } => panic!("expected branches, got stages"),
     }
 }

@@ -139,7 +139,7 @@ fn sample_nodes(d: &Description) -> &[NodeInfo] {
 #[test]
 fn the_description_names_the_random_nodes() {
     let pipe = training_pipeline();
-    let Body::Parallel { branches } = &pipe.graph().body else {
+    let Body::Parallel { branches, .. } = &pipe.graph().body else {
         panic!("expected branches")
     };
     let (camera, radar) = (&branches[0].1, &branches[1].1);

@@ -89,7 +89,8 @@ pub mod __private {
     pub use crate::graph::node::info_of;
     pub use crate::graph::witness::{Witness, assert_gives, collate_node};
     pub use crate::kernel::node::{
-        ChainThem, End, FuseLanes, FuseThem, Link, LinkKernels, LinkLanes, LinkOther, Rest,
+        ChainThem, End, FuseLanes, FuseThem, Fused, KernelNode, Link, LinkKernels, LinkLanes,
+        LinkOther, Member, Rest, run as run_kernel,
     };
     pub use crate::sensor_set::{any_sensor, check_rows};
 }

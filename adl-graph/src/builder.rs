@@ -87,15 +87,9 @@ impl GraphBuilder {
 
     /// The description.
     pub fn build(self) -> Description {
-        Description {
-            pre: self.pre,
-            body: Body::Stages {
-                sample: self.sample,
-                collate: self.collate,
-                batch: self.batch,
-            },
-            post: self.post,
-        }
+        Description::new(Body::stages(self.sample, self.collate, self.batch))
+            .with_pre(self.pre)
+            .with_post(self.post)
     }
 }
 
@@ -155,13 +149,9 @@ impl ParallelBuilder {
 
     /// The description.
     pub fn build(self) -> Description {
-        Description {
-            pre: self.pre,
-            body: Body::Parallel {
-                branches: self.branches,
-            },
-            post: self.post,
-        }
+        Description::new(Body::parallel(self.branches))
+            .with_pre(self.pre)
+            .with_post(self.post)
     }
 }
 

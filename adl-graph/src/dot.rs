@@ -41,14 +41,11 @@ impl Plan {
     /// use adl::graph::{Body, Description, NodeInfo, Stage};
     /// use adl::engine::Planner;
     ///
-    /// let description = Description {
-    ///     body: Body::Stages {
-    ///         sample: vec![],
-    ///         collate: vec![NodeInfo::new("default", Stage::Collate).typed::<u8, Vec<u8>>()],
-    ///         batch: vec![],
-    ///     },
-    ///     ..Description::default()
-    /// };
+    /// let description = Description::new(Body::stages(
+    ///     vec![],
+    ///     vec![NodeInfo::new("default", Stage::Collate).typed::<u8, Vec<u8>>()],
+    ///     vec![],
+    /// ));
     /// let dot = Planner.plan(&description)?.to_dot();
     /// assert!(dot.starts_with("digraph pipeline {"));
     /// assert!(dot.contains("subgraph cluster_collate {"));

@@ -34,14 +34,11 @@ use crate::schedule::Schedule;
 /// use adl::graph::{Body, Description, NodeInfo, Stage};
 /// use adl::engine::Planner;
 ///
-/// let description = Description {
-///     body: Body::Stages {
-///         sample: vec![NodeInfo::new("flip", Stage::Sample).typed::<u8, u8>()],
-///         collate: vec![NodeInfo::new("default", Stage::Collate).typed::<u8, Vec<u8>>()],
-///         batch: vec![],
-///     },
-///     ..Description::default()
-/// };
+/// let description = Description::new(Body::stages(
+///     vec![NodeInfo::new("flip", Stage::Sample).typed::<u8, u8>()],
+///     vec![NodeInfo::new("default", Stage::Collate).typed::<u8, Vec<u8>>()],
+///     vec![],
+/// ));
 /// let plan = Planner.plan(&description)?;
 /// // source, flip, default, sink
 /// assert_eq!(plan.graph().node_count(), 4);

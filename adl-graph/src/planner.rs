@@ -20,14 +20,11 @@ use crate::validate::PlanError;
 /// use adl::graph::{Body, Description, NodeInfo, Rule, Stage};
 /// use adl::engine::Planner;
 ///
-/// let twice = Description {
-///     body: Body::Stages {
-///         sample: vec![],
-///         collate: vec![NodeInfo::new("a", Stage::Collate), NodeInfo::new("b", Stage::Collate)],
-///         batch: vec![],
-///     },
-///     ..Description::default()
-/// };
+/// let twice = Description::new(Body::stages(
+///     vec![],
+///     vec![NodeInfo::new("a", Stage::Collate), NodeInfo::new("b", Stage::Collate)],
+///     vec![],
+/// ));
 /// let error = Planner.plan(&twice).unwrap_err();
 /// assert_eq!(error.violations()[0].rule, Rule::CollateOnce);
 /// assert_eq!(
@@ -156,12 +153,13 @@ impl Layout {
                 sample,
                 collate,
                 batch,
+                ..
             } => {
                 self.chain(sample, Section::Sample, branch, scope, &mut tails);
                 self.chain(collate, Section::Collate, branch, scope, &mut tails);
                 self.chain(batch, Section::Batch, branch, scope, &mut tails);
             }
-            Body::Parallel { branches } => {
+            Body::Parallel { branches, .. } => {
                 // The merge is added before the branches so that each
                 // branch is joined to it as soon as it is laid out: the
                 // split's edges then follow the order of the branches, even

@@ -276,15 +276,11 @@ fn the_path_walk_agrees_with_description_check() {
         for s in options(&typed) {
             for c in options(&collates) {
                 for b in options(&some) {
-                    bodies.push(Description {
-                        pre: pre.clone(),
-                        body: Body::Stages {
-                            sample: s.clone(),
-                            collate: c.clone(),
-                            batch: b.clone(),
-                        },
-                        post: b.clone(),
-                    });
+                    bodies.push(
+                        Description::new(Body::stages(s.clone(), c.clone(), b.clone()))
+                            .with_pre(pre.clone())
+                            .with_post(b.clone()),
+                    );
                 }
             }
         }

@@ -94,7 +94,8 @@ impl<A: Clone, D: RemoveAxis> Table for ArcArray<A, D> {
                 out
             }
         };
-        Array::from_shape_vec(shape, values).map_err(|e| Error::invalid("gather", e.to_string()))
+        Array::from_shape_vec(shape, values)
+            .map_err(|e| Error::internal("collate::gather", format!("gather: {}", e)))
     }
 
     fn prefetch(&self, key: usize) {
@@ -167,7 +168,8 @@ impl<A: Clone, D: RemoveAxis> Table for Windows<A, D> {
         shape[0] = keys.len();
         shape[1] = self.len;
         shape.slice_mut()[2..].copy_from_slice(&a.shape()[1..]);
-        Array::from_shape_vec(shape, out).map_err(|e| Error::invalid("gather", e.to_string()))
+        Array::from_shape_vec(shape, out)
+            .map_err(|e| Error::internal("collate::gather", format!("gather: {}", e)))
     }
 
     fn prefetch(&self, key: usize) {

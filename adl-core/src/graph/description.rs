@@ -5,8 +5,24 @@ use super::{NodeInfo, Stage, TypeInfo, Violation};
 /// A whole pipeline as data: pre-composed transforms, a body, and
 /// post-composed transforms. `pipeline!` builds one for every pipeline it
 /// expands (`.graph()`), and the planner in `adl-graph` turns it into a
-/// graph, checks it and draws it.
+/// graph, checks it and draws it. Built with [`Description::new`] (or the
+/// engine's `GraphBuilder`), so that a field added later breaks no program.
+///
+/// ```
+/// use adl::graph::{Body, Description, NodeInfo, Stage};
+///
+/// let description = Description::new(Body::stages(
+///     vec![NodeInfo::new("flip", Stage::Sample)],
+///     vec![NodeInfo::new("default", Stage::Collate)],
+///     vec![],
+/// ))
+/// .with_pre(vec![NodeInfo::new("decode", Stage::Sample)]);
+/// let names: Vec<&str> = description.nodes().iter().map(|n| &*n.name).collect();
+/// assert_eq!(names, ["decode", "flip", "default"]);
+/// assert!(description.check().is_empty());
+/// ```
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Description {
     /// Transforms before the body (`pre:`), applied to every raw sample.
     pub pre: Vec<NodeInfo>,
@@ -16,12 +32,14 @@ pub struct Description {
     pub post: Vec<NodeInfo>,
 }
 
-/// The body of a [`Description`].
+/// The body of a [`Description`]: built with [`Body::stages`] or
+/// [`Body::parallel`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Body {
     /// `sample: ... , collate: ..., batch: ...`. The nodes are listed
     /// under the stage they *stand in*; each node's own
     /// [`stage`](NodeInfo::stage) says what it *is*.
+    #[non_exhaustive]
     Stages {
         /// Nodes under `sample:`, in order.
         sample: Vec<NodeInfo>,
@@ -31,6 +49,7 @@ pub enum Body {
         batch: Vec<NodeInfo>,
     },
     /// One branch per field (or key) of the sample, each a whole pipeline.
+    #[non_exhaustive]
     Parallel {
         /// `(field or key, its pipeline)`, in order.
         branches: Vec<(String, Description)>,
@@ -47,7 +66,46 @@ impl Default for Body {
     }
 }
 
+impl Body {
+    /// `sample: ..., collate: ..., batch: ...`: the nodes under each, in
+    /// order.
+    pub fn stages(sample: Vec<NodeInfo>, collate: Vec<NodeInfo>, batch: Vec<NodeInfo>) -> Self {
+        Body::Stages {
+            sample,
+            collate,
+            batch,
+        }
+    }
+
+    /// One branch per field (or key): `(field or key, its pipeline)`, in
+    /// order.
+    pub fn parallel(branches: Vec<(String, Description)>) -> Self {
+        Body::Parallel { branches }
+    }
+}
+
 impl Description {
+    /// A pipeline of `body`, with nothing before or after it.
+    pub fn new(body: Body) -> Self {
+        Description {
+            pre: Vec::new(),
+            body,
+            post: Vec::new(),
+        }
+    }
+
+    /// With `pre` before the body (`pre:`).
+    pub fn with_pre(mut self, pre: Vec<NodeInfo>) -> Self {
+        self.pre = pre;
+        self
+    }
+
+    /// With `post` after the body (`post:`).
+    pub fn with_post(mut self, post: Vec<NodeInfo>) -> Self {
+        self.post = post;
+        self
+    }
+
     /// Every node of the pipeline, in canonical order: the `pre` nodes,
     /// then the body (for [`Body::Stages`] its `sample`, then its `collate`,
     /// then its `batch` nodes; for [`Body::Parallel`] each branch's

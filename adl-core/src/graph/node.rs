@@ -7,6 +7,7 @@ use crate::kernel::{ElementType, Fusion};
 /// A type as the graph knows it: its name (for people) and its `TypeId`
 /// (for the planner's type check).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct TypeInfo {
     /// `std::any::type_name` of the type.
     pub name: &'static str,
@@ -33,8 +34,10 @@ impl TypeInfo {
 }
 
 /// What the graph knows about one node: recorded by `#[transform]` (and by
-/// `pipeline!` for collates and closures).
+/// `pipeline!` for collates and closures). Built with [`NodeInfo::new`]
+/// and its `with_` methods.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct NodeInfo {
     /// The node's name (the function's, or `name = "..."`).
     pub name: Cow<'static, str>,

@@ -234,10 +234,10 @@ impl<'a> ScatteredBlocks<'a> {
         out_bytes: usize,
     ) -> Result<std::slice::ChunksExactMut<'o, T>> {
         if output.len() != self.len() * out_bytes || out_bytes == 0 && !self.is_empty() {
-            return Err(Error::invalid(
-                "kernel block",
+            return Err(Error::internal(
+                "kernel::blocked",
                 format!(
-                    "{} bytes of room for {} blocks of {out_bytes} bytes",
+                    "kernel block: {} bytes of room for {} blocks of {out_bytes} bytes",
                     output.len(),
                     self.len()
                 ),
@@ -271,9 +271,12 @@ impl<'a> ScatteredBlocks<'a> {
 fn elements<T: Element>(ptr: *const u8, len: usize) -> Result<usize> {
     let size = std::mem::size_of::<T>();
     if ptr.align_offset(std::mem::align_of::<T>()) != 0 || !len.is_multiple_of(size) {
-        return Err(Error::invalid(
-            "kernel block",
-            format!("{len} bytes at a misaligned address for {}", T::TYPE),
+        return Err(Error::internal(
+            "kernel::blocked",
+            format!(
+                "kernel block: {len} bytes at a misaligned address for {}",
+                T::TYPE
+            ),
         ));
     }
     Ok(len / size)
@@ -306,10 +309,10 @@ pub(crate) fn same_len<'i, 'o, A, B>(
     if input.len() == output.len() {
         Ok((input, output))
     } else {
-        Err(Error::invalid(
-            "kernel block",
+        Err(Error::internal(
+            "kernel::blocked",
             format!(
-                "{} input elements for {} output elements",
+                "kernel block: {} input elements for {} output elements",
                 input.len(),
                 output.len()
             ),

@@ -61,9 +61,11 @@ impl<'a> HostData<'a> {
         if let HostData::Rows { row: per_key, .. } = *self
             && per_key != row
         {
-            return Err(Error::invalid(
-                "kernel input",
-                format!("rows of {row} bytes asked of a batch whose samples are {per_key} bytes"),
+            return Err(Error::internal(
+                "kernel::data",
+                format!(
+                    "kernel input: rows of {row} bytes asked of a batch whose samples are {per_key} bytes"
+                ),
             ));
         }
         self.find(index, row)
@@ -98,10 +100,10 @@ impl<'a> HostData<'a> {
     /// prefetched a few rows ahead.
     pub fn copy_to(&self, out: &mut [u8]) -> Result<()> {
         if out.len() != self.len() {
-            return Err(Error::invalid(
-                "kernel input",
+            return Err(Error::internal(
+                "kernel::data",
                 format!(
-                    "a batch of {} bytes copied into {} bytes",
+                    "kernel input: a batch of {} bytes copied into {} bytes",
                     self.len(),
                     out.len()
                 ),
@@ -188,7 +190,10 @@ impl<T: Element, D: Dimension> KernelInput for Array<T, D> {
             None => {
                 let standard = self.as_standard_layout();
                 let values = standard.as_slice().ok_or_else(|| {
-                    Error::invalid("kernel input", "a standard-layout copy is not contiguous")
+                    Error::internal(
+                        "kernel::data",
+                        "kernel input: a standard-layout copy is not contiguous",
+                    )
                 })?;
                 Ok(f(HostBatch {
                     data: HostData::Contiguous(bytes_of(values)),
@@ -361,10 +366,10 @@ impl<T: Element> Append for Vec<T> {
         let size = std::mem::size_of::<T>();
         let count = bytes.len() / size;
         if !bytes.len().is_multiple_of(size) || count > self.capacity() - self.len() {
-            return Err(Error::invalid(
-                "kernel output",
+            return Err(Error::internal(
+                "kernel::data",
                 format!(
-                    "{} bytes do not fit: room for {} more elements of {}",
+                    "kernel output: {} bytes do not fit: room for {} more elements of {}",
                     bytes.len(),
                     self.capacity() - self.len(),
                     T::TYPE
@@ -390,9 +395,9 @@ impl<T: Element> Append for Vec<T> {
     fn room(&mut self, len: usize) -> Result<&mut [std::mem::MaybeUninit<u8>]> {
         let size = std::mem::size_of::<T>();
         if !len.is_multiple_of(size) || len > self.remaining() {
-            return Err(Error::invalid(
-                "kernel output",
-                format!("no room for {len} more bytes of {}", T::TYPE),
+            return Err(Error::internal(
+                "kernel::data",
+                format!("kernel output: no room for {len} more bytes of {}", T::TYPE),
             ));
         }
         let spare = self.spare_capacity_mut();
@@ -404,7 +409,10 @@ impl<T: Element> Append for Vec<T> {
     unsafe fn commit(&mut self, len: usize) -> Result<()> {
         let count = len / std::mem::size_of::<T>();
         if count > self.capacity() - self.len() {
-            return Err(Error::invalid("kernel output", "committed past the room"));
+            return Err(Error::internal(
+                "kernel::data",
+                "kernel output: committed past the room",
+            ));
         }
         // SAFETY: the caller initialized these bytes, and every bit pattern
         // is a value of an `Element` type.
@@ -453,10 +461,10 @@ fn filled<T: Element>(
         return Ok(None);
     }
     if values.len() != len {
-        return Err(Error::invalid(
-            "kernel output",
+        return Err(Error::internal(
+            "kernel::data",
             format!(
-                "the kernel wrote {} of the batch's {len} elements",
+                "kernel output: the kernel wrote {} of the batch's {len} elements",
                 values.len()
             ),
         ));
@@ -473,10 +481,10 @@ struct LimitedVec<'a, T> {
 impl<T: Element> Append for LimitedVec<'_, T> {
     fn append(&mut self, bytes: &[u8]) -> Result<()> {
         if bytes.len() > self.remaining() {
-            return Err(Error::invalid(
-                "kernel output",
+            return Err(Error::internal(
+                "kernel::data",
                 format!(
-                    "{} bytes are more than the {} left of the batch",
+                    "kernel output: {} bytes are more than the {} left of the batch",
                     bytes.len(),
                     self.remaining()
                 ),
@@ -491,10 +499,10 @@ impl<T: Element> Append for LimitedVec<'_, T> {
 
     fn room(&mut self, len: usize) -> Result<&mut [std::mem::MaybeUninit<u8>]> {
         if len > self.remaining() {
-            return Err(Error::invalid(
-                "kernel output",
+            return Err(Error::internal(
+                "kernel::data",
                 format!(
-                    "{len} bytes are more than the {} left of the batch",
+                    "kernel output: {len} bytes are more than the {} left of the batch",
                     self.remaining()
                 ),
             ));
@@ -529,7 +537,7 @@ impl<T: Element, D: Dimension> KernelOutput for Array<T, D> {
         })?;
         Array::from_shape_vec(dim, values)
             .map(Some)
-            .map_err(|e| Error::invalid("kernel output", e.to_string()))
+            .map_err(|e| Error::internal("kernel::data", format!("kernel output: {}", e)))
     }
 }
 

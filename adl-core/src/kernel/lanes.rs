@@ -230,8 +230,8 @@ fn not_whole_rows(elements: usize, last: usize) -> crate::Error {
     )
 }
 
-/// Two [`Lanewise`] kernel nodes run as one: on an accelerator, as
-/// [`Fused`](super::Fused) (one kernel); on the CPU, one loop in which
+/// Two [`Lanewise`] kernel nodes run as one: on an accelerator, as one
+/// kernel; on the CPU, one loop in which
 /// each element goes through both nodes' work in registers, where
 /// `Fused` would write the first's output to memory and read it back.
 ///

@@ -2,10 +2,9 @@
 //! through the engine's `adl::opencl`) and, where there is none, as their
 //! Rust body on the CPU, with the same bits.
 //!
-//! A kernel node is a batch node that implements [`KernelNode`]: it
-//! describes its work as [`Launch`]es, and its
-//! [`apply_in`](crate::Transform::apply_in) calls [`run`], which uses the
-//! context's [`Accelerator`] when there is one. Nodes come from
+//! A kernel node is a batch node that describes its work as [`Launch`]es
+//! (and, for the CPU, a Rust body that gives the same bits); it runs on
+//! the context's [`Accelerator`] when there is one. Nodes come from
 //!
 //! - `#[transform(batch, opencl = "...")]`: a kernel of your own, in
 //!   OpenCL C, with the ABI below; the function's body is the CPU
@@ -52,22 +51,29 @@
 //!
 //! # Fusion
 //!
-//! Consecutive kernel nodes of a batch stage are linked into [`Fused`]
-//! (`pipeline!` does it by itself): on a device, the data stays there
-//! between them, and runs of elementwise nodes ([`Op::Map`], with an
-//! [`Op::Gather`] first) compile into one kernel. The engine's planner
-//! shows the fused groups in the DOT, and fusion can be switched off.
+//! `pipeline!` links every run of consecutive kernel nodes of a batch
+//! stage into one chain (the types it builds are in the hidden
+//! `adl::__private`: they are what the expansion writes). Which nodes of a
+//! chain run as one is [`groups`]'s to say, the one rule of fusion that the
+//! plan (`adl::engine::Plan::fused_groups`) and both executors follow, by
+//! each node's [`Fusion`] class:
 //!
-//! Without a device, a [`Fused`] chain whose nodes all have a block form
-//! ([`BlockKernel`]: the built-in kernels) runs fused on the CPU too: block
-//! by block (one channel plane of one sample at a time), so the batch is
-//! read once and written once with the steps between them in cache.
+//! - on a device, the chain is one program (the data stays on the device
+//!   between its kernels), and each group compiles into one kernel: runs of
+//!   elementwise nodes ([`Op::Map`], with an [`Op::Gather`] first);
+//! - on the CPU, the chain's tail after its last kernel of its own runs as
+//!   one loop, block by block (one channel plane of one sample at a time),
+//!   so the batch is read once and written once with the steps between
+//!   them in cache; every other node runs its Rust body.
+//!
 //! Consecutive [`Lanewise`] nodes (the built-in kernels: a flip only
-//! reverses the rows it reads) go further: `pipeline!` links them into
-//! [`FusedLanes`], one loop in which each element goes through every step
-//! in registers, as a hand-written C loop would (W2's flip, conversion and
-//! normalisation: 1.6x faster than three passes over each block).
-//!
+//! reverses the rows it reads) go further on the CPU: `pipeline!` links
+//! them into [`FusedLanes`], one loop in which each element goes through
+//! every step in registers, as a hand-written C loop would (W2's flip,
+//! conversion and normalisation: 1.6x faster than three passes over each
+//! block). Fusion can be switched off (`ADL_FUSION=0`, or the loader's
+//! `fusion(false)`): every kernel then runs alone, on either side.
+
 //! # Rows read where they lie
 //!
 //! A kernel node also takes [`Rows`](crate::collate::Rows) (what a
@@ -100,8 +106,7 @@ pub use data::{HostBatch, HostData, KernelInput, KernelOutput, Output};
 pub use element::{Element, ElementType};
 pub use lanes::{FusedLanes, Lane, LanePair, Lanewise, Same};
 pub use launch::{KernelArg, Launch, Op, cl_f32, cl_f32_by_channel};
-#[doc(hidden)]
-pub use node::{Fused, KernelNode, Member, run};
+pub(crate) use node::{KernelNode, Member, run};
 
 /// The shape variables of the kernel ABI for a batch of `shape`: `(n,
 /// per_sample, channels, inner, last)`.

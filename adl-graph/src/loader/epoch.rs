@@ -112,13 +112,13 @@ where
         &self.local
     }
 
-    /// The samples skipped so far ([`OnError::Skip`](super::OnError::Skip)), in delivery order.
+    /// The samples skipped so far ([`OnError::Skip`](adl_core::OnError::Skip)), in delivery order.
     pub fn skipped(&self) -> &[Skipped] {
         &self.skipped
     }
 
     /// Where the epoch stands: resume it with [`Loader::resume`]. After an
-    /// error ([`OnError::Fail`](super::OnError::Fail)) it points at the failed batch, so a resume
+    /// error ([`OnError::Fail`](adl_core::OnError::Fail)) it points at the failed batch, so a resume
     /// (once the cause is fixed) reads it again.
     pub fn state(&self) -> LoaderState {
         let shared = &self.loader.shared;
@@ -226,9 +226,9 @@ where
                 // Unreachable while `self.sender` lives; kept as an error,
                 // not a hang or a panic.
                 Err(_) => {
-                    break Outcome::Failed(Error::invalid(
-                        "loader",
-                        format!("the workers stopped before batch {k} was built"),
+                    break Outcome::Failed(Error::internal(
+                        "loader::epoch",
+                        format!("loader: the workers stopped before batch {k} was built"),
                     ));
                 }
             }

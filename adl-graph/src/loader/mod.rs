@@ -66,9 +66,9 @@
 //!   allocator. A batch type implements [`Recycle`] (every collate output
 //!   and `#[derive(Collate)]` batch does).
 //! - **No hang, no silent loss**: a failing or panicking node is an error
-//!   naming the sample index and the node; with [`OnError::Fail`] the first
+//!   naming the sample index and the node; with [`OnError::Fail`](adl_core::OnError::Fail) the first
 //!   error in delivery order ends the epoch after every earlier batch was
-//!   delivered, with [`OnError::Skip`] skipped samples are listed
+//!   delivered, with [`OnError::Skip`](adl_core::OnError::Skip) skipped samples are listed
 //!   ([`Epoch::skipped`]) and counted.
 //! - **Exact resume**: [`Epoch::state`] and [`Loader::resume`]; a state from
 //!   another pipeline, dataset, sampler or seed is refused.
@@ -445,14 +445,11 @@ fn three_stages() -> Description {
     let stage = |name: &'static str, stage| {
         NodeInfo::new(name, stage).with_doc("the pipeline describes no nodes of its own")
     };
-    Description {
-        body: Body::Stages {
-            sample: vec![stage("sample", Stage::Sample)],
-            collate: vec![stage("collate", Stage::Collate)],
-            batch: vec![stage("batch", Stage::Batch)],
-        },
-        ..Description::default()
-    }
+    Description::new(Body::stages(
+        vec![stage("sample", Stage::Sample)],
+        vec![stage("collate", Stage::Collate)],
+        vec![stage("batch", Stage::Batch)],
+    ))
 }
 
 /// A fingerprint of the pipeline: its description (nodes, stages, types,

@@ -335,15 +335,13 @@ impl Generator {
         let sample_stage = then(pre.tagged.into_iter().chain(sample.tagged).collect());
         let batch_stage = link(batch.tagged.into_iter().chain(post.tagged).collect());
         let description = quote! {
-            __adl_crate::graph::Description {
-                pre: ::std::vec![#(#pre_infos),*],
-                body: __adl_crate::graph::Body::Stages {
-                    sample: ::std::vec![#(#sample_infos),*],
-                    collate: #collate_info,
-                    batch: ::std::vec![#(#batch_infos),*],
-                },
-                post: ::std::vec![#(#post_infos),*],
-            }
+            __adl_crate::graph::Description::new(__adl_crate::graph::Body::stages(
+                ::std::vec![#(#sample_infos),*],
+                #collate_info,
+                ::std::vec![#(#batch_infos),*],
+            ))
+            .with_pre(::std::vec![#(#pre_infos),*])
+            .with_post(::std::vec![#(#post_infos),*])
         };
         let pipeline = quote!(__adl_crate::pipeline::Stages::from_parts(#sample_stage, #collate_value, #batch_stage));
         (pipeline, description, cursor)
@@ -737,13 +735,11 @@ fn parallel_description(
         quote!((::std::string::String::from(#name), #description))
     });
     quote! {
-        __adl_crate::graph::Description {
-            pre: ::std::vec![#(#pre_infos),*],
-            body: __adl_crate::graph::Body::Parallel {
-                branches: ::std::vec![#(#branches),*],
-            },
-            post: ::std::vec![#(#post_infos),*],
-        }
+        __adl_crate::graph::Description::new(__adl_crate::graph::Body::parallel(
+            ::std::vec![#(#branches),*],
+        ))
+        .with_pre(::std::vec![#(#pre_infos),*])
+        .with_post(::std::vec![#(#post_infos),*])
     }
 }
 

@@ -181,9 +181,22 @@ fn node_trait_impls(
         Stage::Batch => (quote!(Batch), quote!(BatchNode)),
         _ => (quote!(Sample), quote!(SampleNode)),
     };
+    // A batch node's kernel: a kernel of its own, with the element types
+    // its `KernelNode` impl reads and writes (a device without `double`
+    // runs no `f64` kernel, and its plan says so).
     let kernel = options.kernel.as_ref().map(|k| {
         let source = &k.source;
-        quote!(.with_kernel(#source))
+        match options.stage {
+            Stage::Batch => quote! {
+                .with_kernel_info(
+                    #krate::graph::KernelInfo::new(#source, #krate::kernel::Fusion::Own).elements(
+                        <<Self as #krate::__private::KernelNode>::In as #krate::kernel::Element>::TYPE,
+                        <<Self as #krate::__private::KernelNode>::Out as #krate::kernel::Element>::TYPE,
+                    ),
+                )
+            },
+            _ => quote!(.with_kernel(#source)),
+        }
     });
     let doc = (!item.doc.is_empty()).then(|| {
         let doc = &item.doc;
@@ -239,7 +252,7 @@ fn kernel_impls(
             #cx: &dyn #krate::exec::Context,
             #input_arg: #input,
         ) -> #krate::Result<#output> {
-            #kernel::run(self, #cx, #input_arg, |#input_arg| {
+            #krate::__private::run_kernel(self, #cx, #input_arg, |#input_arg| {
                 <Self as #krate::Transform<#input>>::apply(self, #input_arg)
             })
         }
@@ -253,7 +266,7 @@ fn kernel_impls(
         .map(|field| quote_spanned!(field.span()=> #kernel::KernelArg::from(&self.#field)));
     let kernel_node = quote! {
         #(#cfgs)*
-        impl #kernel::KernelNode for #node_ty {
+        impl #krate::__private::KernelNode for #node_ty {
             type In = #in_elem;
             type Out = #out_elem;
 

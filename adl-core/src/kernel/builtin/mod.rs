@@ -174,10 +174,7 @@ macro_rules! elementwise_node {
                     });
                 )?
                 #[allow(unreachable_code)]
-                Err(crate::Error::invalid(
-                    $name,
-                    format!("no element-by-element form for a block of {} elements", values.len()),
-                ))
+                Err(crate::Error::internal("kernel::builtin", format_args!("{}: {}", $name, format!("no element-by-element form for a block of {} elements", values.len()))))
             }
 
             fn run_rows(
@@ -393,14 +390,18 @@ fn map_into<T: Element, U: Element, D: Dimension>(
 ) -> Result<Array<U, D>> {
     let standard = array.as_standard_layout();
     let Some(values) = standard.as_slice() else {
-        return Err(Error::invalid(
-            node,
-            "a row-major copy of the batch is not contiguous",
+        return Err(Error::internal(
+            "kernel::builtin",
+            format_args!(
+                "{}: {}",
+                node, "a row-major copy of the batch is not contiguous"
+            ),
         ));
     };
     let mut out: Vec<U> = crate::exec::buffer(values.len());
     out.extend(values.iter().map(|&v| f(v)));
-    Array::from_shape_vec(array.raw_dim(), out).map_err(|e| Error::invalid(node, e.to_string()))
+    Array::from_shape_vec(array.raw_dim(), out)
+        .map_err(|e| Error::internal("kernel::builtin", format_args!("{}: {}", node, e)))
 }
 
 #[cfg(test)]

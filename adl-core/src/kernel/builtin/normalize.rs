@@ -182,10 +182,7 @@ elementwise_node!(
     },
     otherwise(this, values, out, _block) {
         if this.mean.len() != out.len() || this.std.len() != out.len() {
-            return Err(Error::invalid(
-                "normalize",
-                format!("{} means for a row of {} features", this.mean.len(), out.len()),
-            ));
+            return Err(Error::internal("kernel::normalize", format!("normalize: {} means for a row of {} features", this.mean.len(), out.len())));
         }
         let features = out.iter_mut().zip(values).zip(this.mean.iter().zip(&*this.std));
         for ((o, &v), (m, s)) in features {
