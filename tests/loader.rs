@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
+use adl::OnError;
 use adl::exec::{Recycle, SampleRng};
 use adl::loader::{Batch, Loader, ShardTail};
 use adl::pipeline::Stages;
@@ -644,4 +645,125 @@ fn a_batch_taken_out_is_not_recycled() {
     assert_eq!(kept.len(), 12);
     let b = loader.statistics().buffers;
     assert_eq!((b.reused, b.held_bytes), (0, 0));
+}
+
+#[test]
+fn batches_carry_their_dataset_indices_on_request() {
+    for workers in [0, 2] {
+        // Samples are their own indices: a batch's indices are its values,
+        // in order, with the skipped ones left out.
+        let loader = failing_loader(30, vec![4, 17], |b| {
+            b.batch_size(4)
+                .shuffle(5)
+                .workers(workers)
+                .on_error(OnError::Skip)
+                .batch_indices(true)
+        });
+        let mut seen = Vec::new();
+        for batch in loader.epoch(1) {
+            let batch = batch.unwrap();
+            let indices = batch.indices().expect("asked for").to_vec();
+            assert_eq!(batch.to_vec(), indices, "{workers} workers");
+            seen.extend(indices);
+        }
+        seen.sort_unstable();
+        let expected: Vec<usize> = (0..30).filter(|i| ![4, 17].contains(i)).collect();
+        assert_eq!(seen, expected);
+    }
+    // Not asked for: none.
+    let loader = plain_loader(8, 0, 0, 1);
+    assert!(loader.epoch(0).all(|b| b.unwrap().indices().is_none()));
+}
+
+#[test]
+fn a_state_saves_to_a_file_and_loads_in_one_call() {
+    let dir = std::env::temp_dir().join(format!("adl-state-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("loader.json");
+    let whole: Batches = plain_loader(40, 2, 0, 1).epoch(2).map(owned).collect();
+    let loader = plain_loader(40, 2, 0, 1);
+    let mut epoch = loader.epoch(2);
+    let first: Batches = epoch.by_ref().take(3).map(owned).collect();
+    epoch.state().save(&path).unwrap();
+    // Saved again over the old one, later in the epoch, then reloaded
+    // from the first: nothing but the file is left in the folder.
+    let state = adl::loader::LoaderState::load(&path).unwrap();
+    assert_eq!(state, epoch.state());
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["loader.json"]);
+    let rest: Batches = plain_loader(40, 0, 0, 1)
+        .resume(&state)
+        .unwrap()
+        .map(owned)
+        .collect();
+    assert_eq!([first, rest].concat(), whole);
+
+    // A missing file, a file that is no state, a folder that is not there:
+    // errors that name the file and say what is wrong.
+    let missing = dir.join("nothing.json");
+    let err = adl::loader::LoaderState::load(&missing)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("nothing.json") && err.contains("cannot load"),
+        "{err}"
+    );
+    std::fs::write(dir.join("garbage.json"), "{\"epoch\": \"two\"}").unwrap();
+    let err = adl::loader::LoaderState::load(dir.join("garbage.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("garbage.json") && err.contains("invalid type"),
+        "{err}"
+    );
+    let err = state
+        .save(dir.join("no/such/folder/state.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("state.json") && err.contains("cannot save"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A generic batch type of the user's own (as a pipeline returned from a
+/// function names its batch): its fields, whatever their types, go back
+/// to the loader too.
+#[derive(adl::Recycle)]
+struct Generic<V, L> {
+    values: V,
+    labels: L,
+}
+
+#[test]
+fn a_generic_batch_struct_is_recycled_field_by_field() {
+    let dataset: InMemory<Row> = (0..64)
+        .map(|i| Row {
+            values: ndarray::Array1::from_elem(4096, i as f32),
+            label: i as i64,
+        })
+        .collect();
+    let pipeline = Stages::new()
+        .with_collate(DefaultCollate)
+        .with_batch(|b: RowBatch| Generic {
+            values: b.values,
+            labels: b.label,
+        });
+    let loader = Loader::new(dataset, pipeline)
+        .batch_size(8)
+        .workers(0)
+        .build()
+        .unwrap();
+    for epoch in 0..3 {
+        for batch in loader.epoch(epoch) {
+            assert_eq!(batch.unwrap().values.shape(), &[8, 4096]);
+        }
+    }
+    let b = loader.statistics().buffers;
+    // Every batch after the first few is built in recycled memory.
+    assert!(b.reused >= 20, "{b:?}");
 }

@@ -538,13 +538,14 @@ impl<'a> BatchItems<'a> {
                 .map(|b| syn::parse2::<syn::WherePredicate>(b.clone()))
                 .filter_map(Result::ok),
         );
-        let members: Vec<syn::Member> = self
+        let krate = &self.parsed.krate;
+        let fields: Vec<(syn::Member, TokenStream)> = self
             .parsed
             .fields
             .iter()
-            .map(|f| f.member.clone())
+            .map(|f| (f.member.clone(), f.batch_ty(krate)))
             .collect();
-        crate::recycle::recycle_impl(&self.parsed.krate, &self.batch, &batch_generics, &members)
+        crate::recycle::recycle_impl(krate, &self.batch, &batch_generics, &fields)
     }
 }
 

@@ -1,22 +1,21 @@
 //! `#[derive(Recycle)]`, and the `Recycle` impl that `#[derive(Collate)]`
 //! gives its batch struct: every field is recycled when its type implements
-//! `Recycle` and dropped otherwise.
+//! `Recycle` and dropped otherwise. A field whose type names a type
+//! parameter of the struct is recycled through a bound (`C: Recycle`, or
+//! `Array2<T>: Recycle`) on the impl: inside a generic impl, which of the
+//! two a field is cannot be told, and a generic batch struct (`FrameBatch<C,
+//! R>`) would otherwise drop every array it holds.
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{ToTokens, quote};
 use syn::{Data, DeriveInput, Fields, Generics, Ident, Member, Path};
 
 /// Expand `#[derive(Recycle)]` on `input`. Errors become `compile_error!`.
 pub fn expand(input: TokenStream) -> TokenStream {
     match syn::parse2::<DeriveInput>(input).and_then(|input| {
         let krate = crate_path(&input)?;
-        let members = members(&input)?;
-        Ok(recycle_impl(
-            &krate,
-            &input.ident,
-            &input.generics,
-            &members,
-        ))
+        let fields = fields(&input)?;
+        Ok(recycle_impl(&krate, &input.ident, &input.generics, &fields))
     }) {
         Ok(tokens) => tokens,
         Err(error) => error.to_compile_error(),
@@ -40,8 +39,8 @@ fn crate_path(input: &DeriveInput) -> syn::Result<Path> {
     Ok(krate)
 }
 
-/// The struct's fields, as members of `self`.
-fn members(input: &DeriveInput) -> syn::Result<Vec<Member>> {
+/// The struct's fields: each as a member of `self`, with its type.
+fn fields(input: &DeriveInput) -> syn::Result<Vec<(Member, TokenStream)>> {
     let data = match &input.data {
         Data::Struct(data) => data,
         Data::Enum(e) => {
@@ -61,32 +60,67 @@ fn members(input: &DeriveInput) -> syn::Result<Vec<Member>> {
         Fields::Named(f) => f
             .named
             .iter()
-            .filter_map(|f| f.ident.clone().map(Member::Named))
+            .filter_map(|f| {
+                let ident = f.ident.clone()?;
+                Some((Member::Named(ident), f.ty.to_token_stream()))
+            })
             .collect(),
-        Fields::Unnamed(f) => (0..f.unnamed.len()).map(Member::from).collect(),
+        Fields::Unnamed(f) => f
+            .unnamed
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (Member::from(i), f.ty.to_token_stream()))
+            .collect(),
         Fields::Unit => Vec::new(),
     })
 }
 
-/// `impl Recycle for #name`: each of `members` handed to the recycler if
-/// its type implements `Recycle` (decided where the type is known, by
-/// method resolution on `RecycleField`), else dropped.
+/// Whether `ty` names one of `params`.
+fn names_any(ty: &TokenStream, params: &[Ident]) -> bool {
+    ty.clone().into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => params.contains(&ident),
+        TokenTree::Group(group) => names_any(&group.stream(), params),
+        _ => false,
+    })
+}
+
+/// `impl Recycle for #name`: each of `fields` (member and type) handed to
+/// the recycler. A field whose type names a type parameter is recycled
+/// through a `Recycle` bound on the impl; any other, if its type implements
+/// `Recycle` (decided where the type is known, by method resolution on
+/// `RecycleField`), else dropped.
 pub(crate) fn recycle_impl(
     krate: &Path,
     name: &Ident,
     generics: &Generics,
-    members: &[Member],
+    fields: &[(Member, TokenStream)],
 ) -> TokenStream {
+    let params: Vec<Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
+    let mut generics = generics.clone();
+    let mut calls = Vec::new();
+    for (member, ty) in fields {
+        if names_any(ty, &params) {
+            generics
+                .make_where_clause()
+                .predicates
+                .push(syn::parse_quote!(#ty: #krate::exec::Recycle));
+            calls.push(quote! {
+                #krate::exec::Recycle::recycle(self.#member, __adl_recycler);
+            });
+        } else {
+            calls.push(quote! {
+                (&#krate::__private::RecycleField::new(self.#member)).recycle_field(__adl_recycler);
+            });
+        }
+    }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let body = if members.is_empty() {
+    let body = if calls.is_empty() {
         quote!(let _ = __adl_recycler;)
     } else {
         quote! {
             #[allow(unused_imports)]
             use #krate::__private::{RecycleKnown as _, RecycleOther as _};
-            #(
-                (&#krate::__private::RecycleField::new(self.#members)).recycle_field(__adl_recycler);
-            )*
+            #(#calls)*
         }
     };
     quote! {

@@ -33,14 +33,44 @@ use adl_core::exec::{BufferPool, Recycle};
 pub struct Batch<B: Recycle> {
     value: Option<B>,
     pool: Arc<BufferPool>,
+    indices: Option<Box<[usize]>>,
 }
 
 impl<B: Recycle> Batch<B> {
-    pub(crate) fn new(value: B, pool: Arc<BufferPool>) -> Self {
+    pub(crate) fn new(value: B, pool: Arc<BufferPool>, indices: Option<Box<[usize]>>) -> Self {
         Batch {
             value: Some(value),
             pool,
+            indices,
         }
+    }
+
+    /// The dataset indices of the batch's samples, in the batch's order
+    /// (without those skipped), when the loader was asked for them
+    /// ([`LoaderBuilder::batch_indices`](super::LoaderBuilder::batch_indices)):
+    /// for logging which samples a step saw, or finding a bad one.
+    ///
+    /// ```
+    /// use adl::prelude::*;
+    ///
+    /// let dataset: InMemory<f32> = (0..6).map(|i| i as f32 * 10.0).collect();
+    /// let pipeline = Stages::new().with_collate(DefaultCollate);
+    /// let loader = Loader::new(dataset, pipeline)
+    ///     .batch_size(4)
+    ///     .shuffle(3)
+    ///     .batch_indices(true)
+    ///     .build()?;
+    /// for batch in loader.epoch(0) {
+    ///     let batch = batch?;
+    ///     let indices = batch.indices().expect("asked for");
+    ///     for (value, &index) in batch.iter().zip(indices) {
+    ///         assert_eq!(*value, index as f32 * 10.0);
+    ///     }
+    /// }
+    /// # Ok::<(), adl::Error>(())
+    /// ```
+    pub fn indices(&self) -> Option<&[usize]> {
+        self.indices.as_deref()
     }
 
     /// The batch, taken out of the loader's care: its memory is not

@@ -21,6 +21,8 @@ pub(crate) struct Config {
     /// Whether batch kernels fuse (`None`: as `ADL_FUSION` says, on by
     /// default).
     pub(crate) fusion: Option<bool>,
+    /// Whether batches carry their samples' dataset indices.
+    pub(crate) batch_indices: bool,
 }
 
 /// Where a loader runs the batch kernels of its pipeline.
@@ -87,6 +89,7 @@ where
                 on_error: OnError::Fail,
                 device: Device::FromEnvironment,
                 fusion: None,
+                batch_indices: false,
             },
             errors: Vec::new(),
         }
@@ -218,6 +221,14 @@ where
                 (r, w) => self.errors.extend([r.err(), w.err()].into_iter().flatten()),
             }
         }
+        self
+    }
+
+    /// Whether each batch carries its samples' dataset indices
+    /// ([`Batch::indices`](super::Batch::indices); default `false`: a copy
+    /// of the indices per batch).
+    pub fn batch_indices(mut self, on: bool) -> Self {
+        self.config.batch_indices = on;
         self
     }
 

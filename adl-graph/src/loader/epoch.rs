@@ -305,6 +305,7 @@ where
                 Outcome::Batch {
                     batch,
                     samples,
+                    indices,
                     skipped,
                 } => {
                     let mut totals = shared.totals();
@@ -313,7 +314,7 @@ where
                     totals.skipped += skipped.len() as u64;
                     drop(totals);
                     self.skipped.extend(skipped);
-                    return Some(Ok(Batch::new(batch, Arc::clone(&shared.buffers))));
+                    return Some(Ok(Batch::new(batch, Arc::clone(&shared.buffers), indices)));
                 }
                 Outcome::Empty { skipped } => {
                     let mut totals = shared.totals();

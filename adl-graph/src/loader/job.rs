@@ -31,6 +31,8 @@ pub(crate) enum Outcome<T> {
     Batch {
         batch: T,
         samples: usize,
+        /// Its samples' dataset indices, where the loader hands them out.
+        indices: Option<Box<[usize]>>,
         skipped: Vec<Skipped>,
     },
     Empty {
@@ -384,6 +386,10 @@ where
         Ok(Ok(batch)) => Outcome::Batch {
             batch,
             samples: count,
+            indices: shared
+                .config
+                .batch_indices
+                .then(|| indices.iter().copied().collect()),
             skipped,
         },
         Ok(Err(e)) => fail("batch", e, skipped),

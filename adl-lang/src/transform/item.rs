@@ -22,7 +22,7 @@ use syn::{
     PatType, PathArguments, ReturnType, Signature, Type, Visibility,
 };
 
-use crate::diagnostic::{Errors, problem, problem_at, problem_at_with_help};
+use crate::diagnostic::{Errors, problem, problem_at};
 
 const SIGNATURE: Rule = Rule::TransformSignature;
 
@@ -226,7 +226,6 @@ fn signature(
 
 /// What a node's parameters may be, for the errors about them: the rule's
 /// help, and the generator.
-const PARAMETERS_HELP: &str = "a transform node is `fn name(input: In) -> Out` (or `-> Result<Out, E>`); a sample node may also take its per-sample generator after the input, `fn name(input: In, rng: &mut SampleRng) -> Out`; on an impl block, `fn apply(&self, input: In) -> Out`, or `fn apply(&self, input: In, rng: &mut SampleRng) -> Out`";
 
 /// Whether `ty` is the generator's type, `SampleRng` (a path whose last
 /// segment it is, such as `adl::exec::SampleRng`).
@@ -286,15 +285,10 @@ impl SignatureCheck<'_> {
         self.ok = false;
     }
 
-    /// Report `text` over `tokens`, with [`PARAMETERS_HELP`].
+    /// Report `text` over `tokens` (a parameter: the rule's help shows
+    /// every signature a node may have).
     fn fail_parameters(&mut self, tokens: &dyn ToTokens, text: String) {
-        self.errors.push(problem_at_with_help(
-            SIGNATURE,
-            tokens,
-            text,
-            PARAMETERS_HELP,
-        ));
-        self.ok = false;
+        self.fail(tokens, text);
     }
 
     /// Report `text` at `span`.
