@@ -224,9 +224,6 @@ fn signature(
     }
 }
 
-/// What a node's parameters may be, for the errors about them: the rule's
-/// help, and the generator.
-
 /// Whether `ty` is the generator's type, `SampleRng` (a path whose last
 /// segment it is, such as `adl::exec::SampleRng`).
 fn names_generator(ty: &Type) -> bool {
