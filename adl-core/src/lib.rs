@@ -4,8 +4,10 @@
 //! specification as Rust traits, and the generic components that implement
 //! it. This crate is pure data logic: synchronous, no threads, no I/O beyond
 //! what a sensor's loader does (and, with the `px4` feature, reading log
-//! files). The engine (planning, the loader; OpenCL to come) is
-//! `adl-graph`; the macros are `adl-macros`; users depend on the facade `adl`.
+//! files). The composition rules it checks are `adl-rules`'; the engine
+//! (the planner whose plan is the schedule, the loader, the OpenCL
+//! executor) is `adl-graph`; the macros are `adl-macros`; users depend on
+//! the facade `adl`.
 //!
 //! - [`spec`]: the eight traits of the specification — [`Metadata`],
 //!   [`Sensor`], [`Synchronization`], [`Trace`], [`Dataset`], [`Transform`],
@@ -27,6 +29,11 @@
 //!   [`Sequential`](exec::Sequential), the one that runs on the calling thread.
 //! - [`sample`]: low-discrepancy sampling ([`sample_ld`](sample::sample_ld))
 //!   and [`Sampled`](sample::Sampled) datasets.
+//! - [`collate`]: PyTorch `default_collate` semantics and the strategies of
+//!   `#[derive(Collate)]`; [`pipes`]: the functional, lazy dataset API.
+//! - [`graph`]: what a pipeline looks like (its [`Description`](graph::Description)),
+//!   and the marker traits of the composition rules; [`kernel`]: batch
+//!   kernels, their launches and the one rule of fusion.
 //!
 //! ```
 //! use adl::{Concat, Dataset, Recording, Series, Timestamps, sync::Nearest};

@@ -36,16 +36,17 @@ impl std::fmt::Display for Stage {
     }
 }
 
-/// Where a node runs. New devices may be added, hence
-/// `#[non_exhaustive]`.
+/// Where a node runs, as a plan schedules it and a loader's statistics
+/// record it. New devices may be added, hence `#[non_exhaustive]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Device {
-    /// On the CPU (sample nodes, the collate, batch nodes without a
-    /// kernel).
+    /// On the CPU: sample nodes, the collate, batch nodes without a
+    /// kernel, and kernel nodes where there is no device (their Rust body,
+    /// or a fused loop).
     Cpu,
-    /// As an OpenCL kernel (batch nodes that declare one; the executor that
-    /// runs kernels is still to come, and such nodes run their Rust body).
+    /// On an OpenCL device, as a kernel: batch nodes that declare one,
+    /// where the loader has a device that runs them.
     OpenCl,
 }
 
