@@ -353,11 +353,17 @@ impl fmt::Display for Statistics {
         match self.bottleneck() {
             Some(b) => {
                 let total: Duration = self.leaves().map(|n| n.time).sum();
+                // A group of kernels run as one is timed on its first node.
+                let (name, what) = match &b.kernel {
+                    Some(k) if !k.fused_with.is_empty() => (
+                        k.fused_with.join(" + "),
+                        format!("{} nodes run as one", k.fused_with.len()),
+                    ),
+                    _ => (b.name.clone(), b.measured.to_string()),
+                };
                 write!(
                     f,
-                    "bottleneck: `{}` ({}), {} of {} of node time (per-sample times estimated from 1 call in {TIME_EVERY})",
-                    b.name,
-                    b.measured,
+                    "bottleneck: `{name}` ({what}), {} of {} of node time (per-sample times estimated from 1 call in {TIME_EVERY})",
                     human(b.time),
                     human(total)
                 )
