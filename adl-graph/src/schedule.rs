@@ -184,36 +184,40 @@ pub enum Pool {
 impl Pool {
     /// The pool in a few words: `2 workers + consumer`, `consumer thread`.
     pub fn short(&self) -> String {
-        match self {
-            Pool::Workers {
-                threads,
-                consumer_helps,
-            } => {
+        self.words(false)
+    }
+
+    /// The pool in words, short (`2 workers + consumer`) or long (`workers,
+    /// 2 threads + the consumer's while it waits`).
+    fn words(&self, long: bool) -> String {
+        match (self, long) {
+            (
+                Pool::Workers {
+                    threads,
+                    consumer_helps,
+                },
+                _,
+            ) => {
                 let s = if *threads == 1 { "" } else { "s" };
-                let helps = if *consumer_helps { " + consumer" } else { "" };
-                format!("{threads} worker{s}{helps}")
+                let (pool, helps) = if long {
+                    (
+                        format!("workers, {threads} thread{s}"),
+                        " + the consumer's while it waits",
+                    )
+                } else {
+                    (format!("{threads} worker{s}"), " + consumer")
+                };
+                if *consumer_helps { pool + helps } else { pool }
             }
-            Pool::Consumer => "consumer thread".to_owned(),
+            (Pool::Consumer, true) => "the consumer's thread".to_owned(),
+            (Pool::Consumer, false) => "consumer thread".to_owned(),
         }
     }
 }
 
 impl fmt::Display for Pool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Pool::Workers {
-                threads,
-                consumer_helps,
-            } => {
-                let s = if *threads == 1 { "" } else { "s" };
-                write!(f, "workers, {threads} thread{s}")?;
-                if *consumer_helps {
-                    f.write_str(" + the consumer's while it waits")?;
-                }
-                Ok(())
-            }
-            Pool::Consumer => f.write_str("the consumer's thread"),
-        }
+        f.write_str(&self.words(true))
     }
 }
 
