@@ -60,6 +60,7 @@ pub mod kernel;
 mod on_error;
 pub mod pipeline;
 pub mod pipes;
+mod plumbing;
 mod record;
 mod recording;
 mod rng;
@@ -80,7 +81,6 @@ pub mod px4;
 /// promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::exec::recycle::{RecycleField, RecycleKnown, RecycleOther};
     pub use crate::graph::assert::{
         assert_batch_node, assert_collate_after, assert_feeds, assert_sample_node,
         assert_takes_field,
@@ -92,6 +92,7 @@ pub mod __private {
         ChainThem, End, FuseLanes, FuseThem, Fused, KernelNode, Link, LinkKernels, LinkLanes,
         LinkOther, Member, Rest, run as run_kernel,
     };
+    pub use crate::plumbing::{RecycleField, RecycleKnown, RecycleOther};
     pub use crate::sensor_set::{any_sensor, check_rows};
 }
 

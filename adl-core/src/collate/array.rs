@@ -17,7 +17,7 @@ impl<A: Clone, D: Dimension> StackBuilder<A, D> {
     pub fn new(first: &Array<A, D>, len: usize) -> Self {
         StackBuilder {
             shape: first.raw_dim(),
-            data: crate::exec::buffer(first.len().saturating_mul(len)),
+            data: crate::plumbing::buffer(first.len().saturating_mul(len)),
             pushed: 0,
         }
     }

@@ -34,13 +34,13 @@ fn gather_runs<A: Clone>(
     limit: usize,
     what: &str,
 ) -> Result<Vec<A>> {
-    let mut out: Vec<A> = crate::exec::buffer(keys.len().saturating_mul(len));
+    let mut out: Vec<A> = crate::plumbing::buffer(keys.len().saturating_mul(len));
     if len == 1 {
         // One element per key (labels, say): a copy call per element
         // would cost more than the element.
         for (k, &key) in keys.iter().enumerate() {
             if let Some(ahead) = keys.get(k + AHEAD).and_then(|&a| values.get(a)) {
-                crate::exec::prefetch(std::slice::from_ref(ahead));
+                crate::plumbing::prefetch(std::slice::from_ref(ahead));
             }
             match values.get(key).filter(|_| key < limit) {
                 Some(value) => out.push(value.clone()),
@@ -53,7 +53,7 @@ fn gather_runs<A: Clone>(
         if let Some(&ahead) = keys.get(k + AHEAD)
             && let Some(run) = values.get(ahead * len..(ahead + 1) * len)
         {
-            crate::exec::prefetch(run);
+            crate::plumbing::prefetch(run);
         }
         if key >= limit {
             return Err(Error::out_of_range(what, key, limit));
@@ -84,7 +84,7 @@ impl<A: Clone, D: RemoveAxis> Table for ArcArray<A, D> {
         let values = match self.as_slice() {
             Some(all) => gather_runs(all, keys, row, rows, "gathered array")?,
             None => {
-                let mut out = crate::exec::buffer(keys.len().saturating_mul(row));
+                let mut out = crate::plumbing::buffer(keys.len().saturating_mul(row));
                 for &key in keys {
                     if key >= rows {
                         return Err(Error::out_of_range("gathered array", key, rows));
@@ -104,7 +104,7 @@ impl<A: Clone, D: RemoveAxis> Table for ArcArray<A, D> {
             .as_slice()
             .and_then(|all| all.get(key * row..(key + 1) * row))
         {
-            crate::exec::prefetch(run);
+            crate::plumbing::prefetch(run);
         }
     }
 }
@@ -146,12 +146,12 @@ impl<A: Clone, D: RemoveAxis> Table for Windows<A, D> {
                 "windows are gathered from a row-major contiguous array",
             ));
         };
-        let mut out: Vec<A> = crate::exec::buffer(keys.len() * self.len * row);
+        let mut out: Vec<A> = crate::plumbing::buffer(keys.len() * self.len * row);
         for (k, &key) in keys.iter().enumerate() {
             if let Some(&ahead) = keys.get(k + AHEAD)
                 && let Some(run) = all.get(ahead * row..(ahead + self.len) * row)
             {
-                crate::exec::prefetch(run);
+                crate::plumbing::prefetch(run);
             }
             match all.get(key * row..(key + self.len) * row) {
                 Some(run) if key < starts => out.extend_from_slice(run),
@@ -179,7 +179,7 @@ impl<A: Clone, D: RemoveAxis> Table for Windows<A, D> {
             .as_slice()
             .and_then(|all| all.get(key * row..(key + self.len) * row))
         {
-            crate::exec::prefetch(run);
+            crate::plumbing::prefetch(run);
         }
     }
 }

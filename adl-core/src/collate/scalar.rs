@@ -13,7 +13,7 @@ impl<T> ScalarBuilder<T> {
     /// A builder for `len` values.
     pub fn new(len: usize) -> Self {
         ScalarBuilder {
-            values: crate::exec::buffer(len),
+            values: crate::plumbing::buffer(len),
         }
     }
 }

@@ -1,6 +1,7 @@
 use ndarray::{Array, Array1, Array2, Axis, Dimension, RemoveAxis};
 
 use super::{BatchBuilder, Collatable};
+use crate::plumbing::{Recycle, Recycler};
 use crate::{Error, Result};
 
 /// How one value (a field, a key) is collated. `#[derive(Collate)]` picks a
@@ -133,7 +134,7 @@ impl<A: Clone, D: RemoveAxis> Strategy<Array<A, D>> for ConcatRows {
         ConcatBuilder {
             first_shape: first.raw_dim(),
             rows: 0,
-            data: crate::exec::buffer(first.len().saturating_mul(len)),
+            data: crate::plumbing::buffer(first.len().saturating_mul(len)),
         }
     }
 }
@@ -198,7 +199,7 @@ impl<A: Clone + Default, D: RemoveAxis> BatchBuilder<Array<A, D>> for PadBuilder
         // One pass: each sample's rows, then its padding, straight into the
         // batch buffer.
         let row_len: usize = self.first_shape.slice()[1..].iter().product();
-        let mut values = crate::exec::buffer(self.samples.len() * longest * row_len);
+        let mut values = crate::plumbing::buffer(self.samples.len() * longest * row_len);
         for (sample, &rows) in self.samples.iter().zip(&lengths) {
             super::array::extend_row_major(&mut values, sample);
             values.extend(std::iter::repeat_n(
@@ -226,5 +227,14 @@ impl<A: Clone + Default, D: RemoveAxis> Strategy<Array<A, D>> for Pad {
             first_shape: first.raw_dim(),
             samples: Vec::with_capacity(len),
         }
+    }
+}
+
+/// A padded batch gives back the memory of its data, lengths and mask.
+impl<A, D: Dimension> Recycle for Padded<A, D> {
+    fn recycle(self, recycler: &mut Recycler) {
+        self.data.recycle(recycler);
+        self.lengths.recycle(recycler);
+        self.mask.recycle(recycler);
     }
 }

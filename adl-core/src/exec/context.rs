@@ -1,7 +1,10 @@
 use std::any::Any;
 use std::time::Instant;
 
+use adl_rules::Device;
+
 use super::SampleRng;
+use super::accelerator::Accelerator;
 
 /// A node's position in its pipeline: its index in
 /// [`Description::nodes`](crate::graph::Description::nodes), which
@@ -44,7 +47,7 @@ pub trait Context: Sync {
     /// The device that runs batch kernels here, if any: kernel nodes
     /// ([`kernel`](crate::kernel)) run on it, and as their Rust bodies
     /// without one.
-    fn accelerator(&self) -> Option<&dyn crate::kernel::Accelerator> {
+    fn accelerator(&self) -> Option<&dyn Accelerator> {
         None
     }
 
@@ -66,7 +69,7 @@ pub trait Context: Sync {
     /// batch by [`kernel::run`](crate::kernel::run), so that a context that
     /// keeps statistics can say what ran where, to compare it with the
     /// plan. Default: nothing is kept.
-    fn ran(&self, group: &[NodeId], device: crate::graph::Device) {
+    fn ran(&self, group: &[NodeId], device: Device) {
         let _ = (group, device);
     }
 }

@@ -41,21 +41,20 @@
 //! compositions (tuples, branches) ask for it, in their own impls, so a
 //! plain `Stages` pipeline of non-`Send` values still runs sequentially.
 
-mod buffers;
+pub(crate) mod accelerator;
 mod context;
-mod prefetch;
-pub(crate) mod recycle;
+pub(crate) mod launch;
 mod sample_rng;
 mod sequential;
 mod tagged;
 mod with_accelerator;
 
-pub use buffers::{BufferPool, BufferStatistics, POOLED_BYTES, Recycler, buffer, release};
+pub use crate::plumbing::{
+    BufferPool, BufferStatistics, POOLED_BYTES, Recycle, Recycler, buffer, prefetch, release,
+};
+pub use crate::rng::mix64;
 pub(crate) use context::filled;
 pub use context::{Context, NodeId, join_each, panic_message};
-pub use prefetch::prefetch;
-pub use recycle::Recycle;
-pub use crate::rng::mix64;
 pub use sample_rng::SampleRng;
 pub use sequential::Sequential;
 pub use tagged::Tagged;

@@ -1,7 +1,9 @@
 use std::time::Instant;
 
+use adl_rules::Device;
+
+use super::accelerator::Accelerator;
 use super::{Context, NodeId, SampleRng};
-use crate::kernel::Accelerator;
 
 /// A context with a device for batch kernels: everything else as in `cx`.
 ///
@@ -72,7 +74,7 @@ impl Context for WithAccelerator<'_> {
         self.cx.fusion()
     }
 
-    fn ran(&self, group: &[NodeId], device: crate::graph::Device) {
+    fn ran(&self, group: &[NodeId], device: Device) {
         self.cx.ran(group, device)
     }
 }

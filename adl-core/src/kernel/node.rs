@@ -5,13 +5,12 @@ use std::marker::PhantomData;
 
 use adl_rules::fusion::{Fusion, Target, groups};
 
-use super::blocked::{BlockKernel, run_blocked};
+use super::Launch;
 use super::data::{KernelInput, KernelOutput};
-use super::element::Element;
 use super::lanes::{FusedLanes, Lanewise};
-use super::launch::Launch;
 use crate::exec::{Context, NodeId};
 use crate::graph::Device;
+use crate::plumbing::{BlockKernel, Element, run_blocked};
 use crate::transform::Then;
 use crate::{Error, Result, Transform};
 

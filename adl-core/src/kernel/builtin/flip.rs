@@ -8,11 +8,12 @@ use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
 use std::mem::MaybeUninit;
 
-use crate::kernel::blocked::{BlockInfo, BlockKernel, ScatteredBlocks, same_len, typed, typed_mut};
-use crate::kernel::element::{Element, ElementType};
-use crate::kernel::lanes::{Lanewise, Same, lanewise_rows};
-use crate::kernel::launch::Launch;
+use crate::kernel::Launch;
+use crate::kernel::lanes::{Lanewise, lanewise_rows};
 use crate::kernel::node::{KernelNode, run};
+use crate::plumbing::{
+    BlockInfo, BlockKernel, Element, ElementType, Same, ScatteredBlocks, same_len, typed, typed_mut,
+};
 use crate::{Error, Result, Transform};
 
 /// Horizontal flip by a per-sample flag, as a batch kernel: the last axis

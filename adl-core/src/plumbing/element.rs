@@ -102,12 +102,3 @@ macro_rules! element {
 }
 element!(u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32,
     u64 => U64, i64 => I64, f32 => F32, f64 => F64);
-
-/// The bytes of `values`.
-pub(crate) fn bytes_of<E: Element>(values: &[E]) -> &[u8] {
-    // SAFETY: `Element` is sealed to primitive numbers: no padding, no
-    // invalid bit patterns; the length is the slice's size in bytes.
-    unsafe {
-        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
-    }
-}

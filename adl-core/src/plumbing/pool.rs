@@ -1,80 +1,15 @@
-//! Recycled batch buffers: a [`BufferPool`] that keeps the memory of
-//! batches the consumer is done with, so the next batches are built in
-//! memory that is already mapped (no page faults, no allocator trims).
+//! [`BufferPool`]: recycled batch buffers, kept so that the next batches
+//! are built in memory that is already mapped (no page faults, no
+//! allocator trims).
 
-use std::alloc::{Layout, dealloc};
 use std::cell::RefCell;
-use std::mem::{ManuallyDrop, align_of, needs_drop, size_of};
-use std::ptr::NonNull;
+use std::mem::{needs_drop, size_of};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::Recycle;
-
-/// The memory of one recycled `Vec`: an allocation of the global allocator
-/// that holds no values.
-struct RawBuffer {
-    ptr: NonNull<u8>,
-    layout: Layout,
-    /// When it was put in the pool (the pool's clock): the oldest goes first
-    /// when the pool is over its limit.
-    stamp: u64,
-}
-
-// SAFETY: a RawBuffer owns its allocation alone (the `Vec` it came from was
-// forgotten) and holds no values (only element types that need no drop are
-// kept, and their values are never read), so it can move between threads.
-unsafe impl Send for RawBuffer {}
-
-impl Drop for RawBuffer {
-    fn drop(&mut self) {
-        // SAFETY: `ptr` was allocated by the global allocator with `layout`
-        // (a `Vec<A>` of capacity c allocates `Layout::array::<A>(c)`), and
-        // nothing else owns it.
-        unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
-    }
-}
-
-impl RawBuffer {
-    /// The memory of `v`, if its element type can be recycled (it needs no
-    /// drop and is not zero-sized) and it has any; otherwise `v` is dropped.
-    fn from_vec<A>(v: Vec<A>) -> Option<RawBuffer> {
-        if needs_drop::<A>() || size_of::<A>() == 0 || v.capacity() == 0 {
-            return None;
-        }
-        let layout = Layout::array::<A>(v.capacity()).ok()?;
-        let mut v = ManuallyDrop::new(v);
-        // A Vec's pointer is never null.
-        let ptr = NonNull::new(v.as_mut_ptr().cast::<u8>())?;
-        Some(RawBuffer {
-            ptr,
-            layout,
-            stamp: 0,
-        })
-    }
-
-    /// How many `A` fit, if this memory can be a `Vec<A>`: same alignment,
-    /// and a size that is a whole number of `A`.
-    fn capacity_for<A>(&self) -> Option<usize> {
-        let size = size_of::<A>();
-        (size != 0
-            && self.layout.align() == align_of::<A>()
-            && self.layout.size().is_multiple_of(size))
-        .then(|| self.layout.size() / size)
-    }
-
-    /// This memory as an empty `Vec<A>` of `capacity` elements
-    /// (`capacity_for::<A>()`).
-    fn into_vec<A>(self, capacity: usize) -> Vec<A> {
-        debug_assert_eq!(self.capacity_for::<A>(), Some(capacity));
-        let this = ManuallyDrop::new(self);
-        // SAFETY: the memory was allocated by the global allocator with an
-        // alignment equal to `A`'s and a size of `capacity * size_of::<A>()`
-        // (checked by `capacity_for`), and it is owned by this buffer alone,
-        // which is forgotten here; the Vec is empty, so no value is read.
-        unsafe { Vec::from_raw_parts(this.ptr.as_ptr().cast::<A>(), 0, capacity) }
-    }
-}
+use super::raw_buffer::RawBuffer;
+use super::recycler::Recycler;
 
 /// How a [`BufferPool`] has served its requests.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -317,44 +252,6 @@ pub fn release<B: Recycle>(value: B) {
 
 /// The smallest request [`buffer`] serves from the pool: 16 KiB.
 pub const POOLED_BYTES: usize = 16 * 1024;
-
-/// Collects the buffers of one batch for a [`BufferPool`]: what a
-/// [`Recycle`] implementation hands its memory to.
-#[derive(Default)]
-pub struct Recycler {
-    buffers: Vec<RawBuffer>,
-    bytes: usize,
-}
-
-impl std::fmt::Debug for Recycler {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Recycler")
-            .field("buffers", &self.buffers.len())
-            .field("bytes", &self.bytes)
-            .finish()
-    }
-}
-
-impl Recycler {
-    /// Keep the memory of `v` (its values are dropped first; memory of
-    /// element types that need a drop is freed instead).
-    pub fn vec<A>(&mut self, mut v: Vec<A>) {
-        v.clear();
-        // Small blocks are never taken from the pool (see `buffer`).
-        if v.capacity().saturating_mul(size_of::<A>()) < POOLED_BYTES {
-            return;
-        }
-        if let Some(buffer) = RawBuffer::from_vec(v) {
-            self.bytes += buffer.layout.size();
-            self.buffers.push(buffer);
-        }
-    }
-
-    /// The bytes collected so far.
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
-}
 
 #[cfg(test)]
 mod tests {
