@@ -203,10 +203,6 @@ fn a_block_that_is_not_whole_rows_is_refused_not_left_half_written() {
     let input = [1u8; 10];
     // Room for ten floats, aligned for f32.
     let mut room = vec![0f32; 10];
-    // SAFETY: f32 room viewed as bytes; only values are written.
-    let bytes = unsafe {
-        std::slice::from_raw_parts_mut(room.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(), 40)
-    };
     let block = BlockInfo {
         channel: 0,
         channel_per_element: false,
@@ -214,7 +210,7 @@ fn a_block_that_is_not_whole_rows_is_refused_not_left_half_written() {
         flag: true,
     };
     let err = chain
-        .run_block(&input, bytes, block)
+        .run_block_into(&input, bytemuck::cast_slice_mut(&mut room), block)
         .unwrap_err()
         .to_string();
     assert!(err.contains("not whole rows of 4"), "{err}");

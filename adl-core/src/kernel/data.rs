@@ -5,7 +5,7 @@ use ndarray::{Array, Array1, Dimension, RemoveAxis};
 
 use crate::collate::Rows;
 
-use crate::plumbing::{Element, HostBatch, HostData, Output, bytes_of, filled_vec};
+use crate::plumbing::{Element, HostBatch, HostData, Output, filled_vec};
 use crate::{Error, Result};
 
 /// A batch type a kernel node can take: an ndarray array of an
@@ -51,7 +51,7 @@ impl<T: Element, D: Dimension> KernelInput for Array<T, D> {
         let shape = self.shape().to_vec();
         match self.as_slice() {
             Some(values) => Ok(f(HostBatch {
-                data: HostData::Contiguous(bytes_of(values)),
+                data: HostData::Contiguous(bytemuck::cast_slice(values)),
                 element: T::TYPE,
                 shape: &shape,
                 flags: None,
@@ -65,7 +65,7 @@ impl<T: Element, D: Dimension> KernelInput for Array<T, D> {
                     )
                 })?;
                 Ok(f(HostBatch {
-                    data: HostData::Contiguous(bytes_of(values)),
+                    data: HostData::Contiguous(bytemuck::cast_slice(values)),
                     element: T::TYPE,
                     shape: &shape,
                     flags: None,
@@ -134,7 +134,7 @@ impl<T: Element, D: RemoveAxis> KernelInput for Rows<T, D> {
         let (table, row) = self.table();
         Ok(f(HostBatch {
             data: HostData::Rows {
-                table: bytes_of(table),
+                table: bytemuck::cast_slice(table),
                 row: row * std::mem::size_of::<T>(),
                 keys: self.keys(),
             },
@@ -220,7 +220,7 @@ impl<T: Element> KernelInput for Vec<T> {
 
     fn with_host<R>(&self, f: impl FnOnce(HostBatch<'_>) -> R) -> Result<R> {
         Ok(f(HostBatch {
-            data: HostData::Contiguous(bytes_of(self)),
+            data: HostData::Contiguous(bytemuck::cast_slice(self)),
             element: T::TYPE,
             shape: &[self.len()],
             flags: None,

@@ -184,21 +184,13 @@ where
         // One node after the other, through a scratch block.
         let size = A::Out::TYPE.size();
         let elements = input.len() / A::In::TYPE.size().max(1);
+        // 8-byte words, aligned for any element type.
         let mut scratch = vec![0u64; (elements * size).div_ceil(8)];
-        // SAFETY: u64 has no padding and any byte pattern is valid; the
-        // bytes are initialized (zeros) and only values are written.
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(
-                scratch.as_mut_ptr().cast::<MaybeUninit<u8>>(),
-                elements * size,
-            )
-        };
         let (first, second) = self.parts();
-        first.run_block(input, bytes, block)?;
-        // SAFETY: as above; read back as bytes after `run_block` wrote them.
-        let between =
-            unsafe { std::slice::from_raw_parts(scratch.as_ptr().cast::<u8>(), elements * size) };
-        second.run_block(between, output, block)
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut scratch);
+        first.run_block_into(input, &mut bytes[..elements * size], block)?;
+        let between: &[u8] = bytemuck::cast_slice(&scratch);
+        second.run_block(&between[..elements * size], output, block)
     }
 
     fn run_rows(

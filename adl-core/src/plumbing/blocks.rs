@@ -31,10 +31,12 @@ pub struct BlockInfo {
 /// # Safety
 ///
 /// [`run_block`](BlockKernel::run_block) and
-/// [`run_rows`](BlockKernel::run_rows) return `Ok` only after initializing
-/// every byte of `output` with a value (never storing
-/// `MaybeUninit::uninit()`): the fused run appends it to the batch without
-/// zeroing the memory first, and the next step reads it.
+/// [`run_rows`](BlockKernel::run_rows) write only values into `output`
+/// (never `MaybeUninit::uninit()`, whatever they return), and return `Ok`
+/// only after initializing every byte of it: the fused run appends it to
+/// the batch without zeroing the memory first, and the next step reads it;
+/// [`run_block_into`](BlockKernel::run_block_into) lends them initialized
+/// bytes.
 pub unsafe trait BlockKernel: Sync {
     /// The element type read.
     fn input(&self) -> ElementType;
@@ -54,6 +56,23 @@ pub unsafe trait BlockKernel: Sync {
         output: &mut [MaybeUninit<u8>],
         block: BlockInfo,
     ) -> Result<()>;
+
+    /// [`run_block`](BlockKernel::run_block) into bytes already
+    /// initialized (scratch memory, say; a slice of `Pod` values seen as
+    /// bytes with `bytemuck::cast_slice_mut`): safe, since `run_block` only
+    /// ever writes values. Not meant to be overridden.
+    #[inline]
+    fn run_block_into(&self, input: &[u8], output: &mut [u8], block: BlockInfo) -> Result<()> {
+        let len = output.len();
+        // SAFETY: `MaybeUninit<u8>` has the layout of `u8`. The view is
+        // only lent to `run_block`, which writes values alone into it (the
+        // trait's contract), so every byte is still initialized when the
+        // borrow of `output` ends.
+        let room = unsafe {
+            std::slice::from_raw_parts_mut(output.as_mut_ptr().cast::<MaybeUninit<u8>>(), len)
+        };
+        self.run_block(input, room, block)
+    }
 
     /// Write the output blocks of `blocks`, one after another, into
     /// `output` (as uninitialized bytes, one output block per input block),

@@ -77,7 +77,10 @@ impl fmt::Display for ElementType {
 }
 
 mod sealed {
-    pub trait Sealed {}
+    /// The element types, closed to others; each is plain old data
+    /// (`bytemuck::Pod`), so a batch of them is viewed as bytes and back
+    /// without a hand-written cast.
+    pub trait Sealed: bytemuck::Pod {}
 }
 
 /// A Rust number type that a kernel can read or write: plain data of a

@@ -35,7 +35,7 @@ mod simd;
 
 pub(crate) use blocks::rows_one_by_one;
 pub use blocks::{BlockInfo, BlockKernel};
-pub(crate) use bytes::{bytes_of, same_len, typed, typed_mut};
+pub(crate) use bytes::{same_len, typed, typed_mut};
 pub use element::{Element, ElementType};
 pub use host::{HostBatch, HostData};
 pub use lanes::{Lane, LanePair, Same};

@@ -3,6 +3,7 @@
 
 use std::mem::MaybeUninit;
 
+use super::bytes::uninit_bytes;
 use super::element::Element;
 use crate::{Error, Result};
 
@@ -81,14 +82,16 @@ impl<T: Element> Append for Vec<T> {
                 ),
             ));
         }
-        // SAFETY: `count` elements fit in the spare capacity (checked);
-        // the bytes are copied into it, and every bit pattern is a value of
-        // an `Element` type, so the first `len + count` elements are
-        // initialized values.
-        unsafe {
-            let end = self.as_mut_ptr().add(self.len()).cast::<u8>();
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), end, bytes.len());
-            self.set_len(self.len() + count);
+        // `count` elements fit in the spare capacity (checked): no
+        // reallocation. Bytes aligned for `T` (a device's mapped memory)
+        // are copied at once; others element by element.
+        match bytemuck::try_cast_slice::<u8, T>(bytes) {
+            Ok(values) => self.extend_from_slice(values),
+            Err(_) => self.extend(
+                bytes
+                    .chunks_exact(size)
+                    .map(bytemuck::pod_read_unaligned::<T>),
+            ),
         }
         Ok(())
     }
@@ -105,10 +108,8 @@ impl<T: Element> Append for Vec<T> {
                 format!("kernel output: no room for {len} more bytes of {}", T::TYPE),
             ));
         }
-        let spare = self.spare_capacity_mut();
-        // SAFETY: the spare capacity holds at least `len` bytes (checked);
-        // viewing `MaybeUninit<T>` as `MaybeUninit<u8>` bytes is sound.
-        Ok(unsafe { std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast(), len) })
+        // The spare capacity holds at least `len` bytes (checked).
+        Ok(&mut uninit_bytes(self.spare_capacity_mut())[..len])
     }
 
     unsafe fn commit(&mut self, len: usize) -> Result<()> {

@@ -4,7 +4,6 @@
 //! steps in between in cache.
 
 use super::blocks::{BlockInfo, BlockKernel};
-use super::bytes::{bytemuck_bytes, bytemuck_bytes_ref, uninit};
 use super::host::{HostBatch, HostData};
 use super::output::Output;
 use super::scattered::ScatteredBlocks;
@@ -132,8 +131,8 @@ pub(crate) fn run_blocked(
             let (a, b) = (&mut a[0], &mut b[0]);
             let (from, spare, spare_index): (&[u8], &mut Vec<u64>, usize) = match held {
                 None => (source, a, 0),
-                Some((0, len)) => (&bytemuck_bytes_ref(a)[..len], b, 1),
-                Some((_, len)) => (&bytemuck_bytes_ref(b)[..len], a, 0),
+                Some((0, len)) => (&bytemuck::cast_slice(a)[..len], b, 1),
+                Some((_, len)) => (&bytemuck::cast_slice(b)[..len], a, 0),
             };
             let bytes = block * kernel.output().size();
             if k + 1 == steps {
@@ -145,11 +144,10 @@ pub(crate) fn run_blocked(
                     output.append_in_place(bytes, |room| kernel.run_block(from, room, info))?;
                 }
             } else {
-                // SAFETY: `run_block` initializes every byte it is given
-                // (the `BlockKernel` contract), and the next step reads
-                // only those `bytes`.
-                let room = unsafe { uninit(bytemuck_bytes(spare)) };
-                kernel.run_block(from, &mut room[..bytes], info)?;
+                // The next step reads only those `bytes`, which this one
+                // wrote.
+                let room: &mut [u8] = bytemuck::cast_slice_mut(spare);
+                kernel.run_block_into(from, &mut room[..bytes], info)?;
                 held = Some((spare_index, bytes));
             }
         }
