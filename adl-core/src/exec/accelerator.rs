@@ -8,7 +8,7 @@ use crate::plumbing::{ElementType, HostBatch, Output};
 
 /// A device that runs batch kernels: the engine's OpenCL executor
 /// (`adl::opencl::OpenCl`) implements it. A context hands it to the nodes
-/// ([`Context::accelerator`](super::Context::accelerator)); without
+/// (one of its [`services`](super::Context::services)); without
 /// one, kernel nodes run their Rust bodies.
 pub trait Accelerator: Send + Sync {
     /// The device, in words (for errors and notices).

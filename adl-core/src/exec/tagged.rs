@@ -3,7 +3,6 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use adl_rules::Device;
 
-use super::accelerator::Accelerator;
 use super::{Context, NodeId, panic_message};
 use crate::{Collate, Error, Result, Transform};
 
@@ -115,8 +114,8 @@ impl Context for AtNode<'_> {
     fn sample_index(&self) -> Option<usize> {
         self.cx.sample_index()
     }
-    fn accelerator(&self) -> Option<&dyn Accelerator> {
-        self.cx.accelerator()
+    fn services(&self) -> super::Services<'_> {
+        self.cx.services()
     }
     fn fusion(&self) -> bool {
         self.cx.fusion()

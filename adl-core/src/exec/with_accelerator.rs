@@ -3,9 +3,10 @@ use std::time::Instant;
 use adl_rules::Device;
 
 use super::accelerator::Accelerator;
-use super::{Context, NodeId, SampleRng};
+use super::{Context, NodeId, SampleRng, Services};
 
-/// A context with a device for batch kernels: everything else as in `cx`.
+/// A context with a device for batch kernels: everything else (its other
+/// services too) as in `cx`.
 ///
 /// ```
 /// use adl::exec::{Context, Sequential, WithAccelerator};
@@ -18,6 +19,8 @@ use super::{Context, NodeId, SampleRng};
 /// let device = Nothing; // in practice, adl::opencl::OpenCl
 /// let sequential = Sequential::new();
 /// let cx = WithAccelerator::new(&sequential, &device);
+/// assert_eq!(cx.services().accelerator().map(|a| a.name()), Some("nothing"));
+/// let cx: &dyn Context = &cx;
 /// assert_eq!(cx.accelerator().map(|a| a.name()), Some("nothing"));
 /// ```
 #[derive(Clone, Copy)]
@@ -62,8 +65,8 @@ impl Context for WithAccelerator<'_> {
         self.cx.sample_index()
     }
 
-    fn accelerator(&self) -> Option<&dyn Accelerator> {
-        Some(self.accelerator)
+    fn services(&self) -> Services<'_> {
+        self.cx.services().with_accelerator(self.accelerator)
     }
 
     fn node(&self) -> Option<NodeId> {

@@ -5,7 +5,7 @@ use ndarray::{Array, Array1, Dimension, RemoveAxis};
 
 use crate::collate::Rows;
 
-use crate::plumbing::{Element, HostBatch, HostData, Output, filled_vec};
+use crate::plumbing::{Buffers, Element, HostBatch, HostData, Output, filled_vec};
 use crate::{Error, Result};
 
 /// A batch type a kernel node can take: an ndarray array of an
@@ -35,12 +35,13 @@ pub trait KernelInput {
         false
     }
 
-    /// Done with: give its memory to the thread's buffer pool (the default
-    /// drops it).
-    fn release(self)
+    /// Done with: give its memory to `buffers`, the context's pool (the
+    /// default drops it).
+    fn release(self, buffers: Buffers<'_>)
     where
         Self: Sized,
     {
+        let _ = buffers;
     }
 }
 
@@ -78,8 +79,8 @@ impl<T: Element, D: Dimension> KernelInput for Array<T, D> {
         Array::shape(self).to_vec()
     }
 
-    fn release(self) {
-        crate::plumbing::release(self);
+    fn release(self, buffers: Buffers<'_>) {
+        buffers.release(self);
     }
 }
 
@@ -120,8 +121,8 @@ impl<T: Element, D: Dimension> KernelInput for (Array<T, D>, Array1<bool>) {
         self.0.shape().to_vec()
     }
 
-    fn release(self) {
-        crate::plumbing::release(self.0);
+    fn release(self, buffers: Buffers<'_>) {
+        buffers.release(self.0);
     }
 }
 
@@ -181,10 +182,10 @@ pub trait KernelOutput: Sized {
 
     /// The batch of `shape` whose row-major elements `fill` writes (as
     /// bytes, into an [`Output`]); `None` when `fill` says it did not run.
-    /// The memory comes from the thread's
-    /// [`BufferPool`](crate::exec::BufferPool) when it has one.
+    /// The memory comes from `buffers` (the context's pool, if it has one).
     fn build(
         shape: &[usize],
+        buffers: Buffers<'_>,
         fill: impl FnOnce(&mut Output<'_>) -> Result<bool>,
     ) -> Result<Option<Self>>;
 }
@@ -194,9 +195,10 @@ impl<T: Element, D: Dimension> KernelOutput for Array<T, D> {
 
     fn build(
         shape: &[usize],
+        buffers: Buffers<'_>,
         fill: impl FnOnce(&mut Output<'_>) -> Result<bool>,
     ) -> Result<Option<Self>> {
-        let Some(values) = filled_vec::<T>(shape, fill)? else {
+        let Some(values) = filled_vec::<T>(shape, buffers, fill)? else {
             return Ok(None);
         };
         let dim = D::from_dimension(&ndarray::IxDyn(shape)).ok_or_else(|| {
@@ -238,8 +240,9 @@ impl<T: Element> KernelOutput for Vec<T> {
 
     fn build(
         shape: &[usize],
+        buffers: Buffers<'_>,
         fill: impl FnOnce(&mut Output<'_>) -> Result<bool>,
     ) -> Result<Option<Self>> {
-        filled_vec::<T>(shape, fill)
+        filled_vec::<T>(shape, buffers, fill)
     }
 }

@@ -8,8 +8,9 @@
 //!   [`ScatteredBlocks`] (rows read where they lie), `run_blocked` (a chain
 //!   run block by block), [`Lane`]s and the wide-vector loops (`simd`:
 //!   compiled once per vector unit, picked at run time).
-//! - Batch memory: [`BufferPool`] (recycled buffers), [`Recycle`] and
-//!   [`Recycler`] (how a batch gives its memory back), and [`prefetch`].
+//! - Batch memory: [`BufferPool`] (recycled buffers), [`Buffers`] (the
+//!   pool a context hands its nodes), [`Recycle`] and [`Recycler`] (how a
+//!   batch gives its memory back), and [`prefetch`].
 //!
 //! It stands below everything else of the crate, in the spirit of rayon's
 //! `iter::plumbing`: it names no module of the crate but `error` (a test,
@@ -19,6 +20,7 @@
 //! the kernel types through `adl::kernel`, the memory through `adl::exec`.
 
 mod blocks;
+mod buffers;
 mod bytes;
 mod element;
 mod host;
@@ -35,6 +37,7 @@ mod simd;
 
 pub(crate) use blocks::rows_one_by_one;
 pub use blocks::{BlockInfo, BlockKernel};
+pub use buffers::Buffers;
 pub(crate) use bytes::{same_len, typed, typed_mut};
 pub use element::{Element, ElementType};
 pub use host::{HostBatch, HostData};
@@ -42,7 +45,7 @@ pub use lanes::{Lane, LanePair, Same};
 pub(crate) use lanes::{lane_rows, not_whole_rows, run_lane};
 pub use output::Output;
 pub(crate) use output::filled_vec;
-pub use pool::{BufferPool, BufferStatistics, POOLED_BYTES, buffer, release};
+pub use pool::{BufferPool, BufferStatistics, POOLED_BYTES};
 pub use prefetch::prefetch;
 pub use recycle::{Recycle, RecycleField, RecycleKnown, RecycleOther};
 pub use recycler::Recycler;

@@ -3,6 +3,7 @@
 
 use std::mem::MaybeUninit;
 
+use super::buffers::Buffers;
 use super::bytes::uninit_bytes;
 use super::element::Element;
 use crate::{Error, Result};
@@ -127,13 +128,15 @@ impl<T: Element> Append for Vec<T> {
     }
 }
 
-/// The elements `fill` writes for a batch of `shape`, or `None`.
+/// The elements `fill` writes for a batch of `shape`, or `None`; their
+/// memory from `buffers`.
 pub(crate) fn filled_vec<T: Element>(
     shape: &[usize],
+    buffers: Buffers<'_>,
     fill: impl FnOnce(&mut Output<'_>) -> Result<bool>,
 ) -> Result<Option<Vec<T>>> {
     let len: usize = shape.iter().product();
-    let mut values: Vec<T> = super::pool::buffer(len);
+    let mut values: Vec<T> = buffers.take(len);
     let ran = {
         let mut output = Output {
             target: &mut LimitedVec {

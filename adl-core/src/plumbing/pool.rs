@@ -2,10 +2,9 @@
 //! are built in memory that is already mapped (no page faults, no
 //! allocator trims).
 
-use std::cell::RefCell;
 use std::mem::{needs_drop, size_of};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use super::Recycle;
 use super::raw_buffer::RawBuffer;
@@ -37,13 +36,15 @@ struct Held {
 
 /// A pool of batch buffers, bounded by a number of batches.
 ///
-/// A loader gives each of its worker threads a pool (see
-/// [`install`](BufferPool::install)); the collate builders take the memory
-/// of every array they build with [`buffer`], and a batch the consumer is
-/// done with gives its memory back through [`recycle`](BufferPool::recycle).
-/// After the first few batches a warm epoch allocates nothing: each batch is
-/// built in the memory of one the consumer dropped, already mapped, so its
-/// speed does not depend on the allocator.
+/// A loader keeps one and hands it to its jobs through their execution
+/// context (as [`Buffers`](super::Buffers), one of the context's
+/// services); the collate builders and the batch kernels
+/// take the memory of every array they build from it, and a batch the
+/// consumer is done with gives its memory back through
+/// [`recycle`](BufferPool::recycle). After the first few batches a warm
+/// epoch allocates nothing: each batch is built in the memory of one the
+/// consumer dropped, already mapped, so its speed does not depend on the
+/// allocator.
 ///
 /// The pool holds at most `batches` times the largest batch recycled so
 /// far; past that it releases its oldest buffers. Only element types that
@@ -52,13 +53,13 @@ struct Held {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use adl::exec::{BufferPool, buffer};
+/// use adl::exec::{BufferPool, Buffers};
 /// use ndarray::Array2;
 ///
 /// let pool = Arc::new(BufferPool::new(2));
 /// let batch = Array2::<f32>::zeros((64, 1024));
 /// pool.recycle(batch); // the consumer is done with it
-/// let v: Vec<f32> = pool.install(|| buffer(64 * 1024));
+/// let v: Vec<f32> = Buffers::from_pool(&pool).take(64 * 1024);
 /// assert!(v.capacity() >= 64 * 1024);
 /// assert_eq!(pool.statistics().reused, 1);
 /// ```
@@ -193,70 +194,19 @@ impl BufferPool {
             counter.store(0, Relaxed);
         }
     }
-
-    /// Run `f` with this pool as the calling thread's pool (what [`buffer`]
-    /// draws from); the thread's previous pool, if any, is back afterwards,
-    /// panics included.
-    pub fn install<R>(self: &Arc<Self>, f: impl FnOnce() -> R) -> R {
-        struct Restore(Option<Arc<BufferPool>>);
-        impl Drop for Restore {
-            fn drop(&mut self) {
-                let previous = self.0.take();
-                CURRENT.with_borrow_mut(|current| *current = previous);
-            }
-        }
-        let previous = CURRENT.with_borrow_mut(|current| current.replace(Arc::clone(self)));
-        let _restore = Restore(previous);
-        f()
-    }
-
-    /// Make this pool the calling thread's pool for the rest of the thread's
-    /// life (a loader's worker threads call this when they start).
-    pub fn attach(self: &Arc<Self>) {
-        CURRENT.with_borrow_mut(|current| *current = Some(Arc::clone(self)));
-    }
 }
 
-thread_local! {
-    static CURRENT: RefCell<Option<Arc<BufferPool>>> = const { RefCell::new(None) };
-}
-
-/// An empty `Vec` with room for at least `capacity` elements, from the
-/// calling thread's [`BufferPool`] when it has one (a loader's workers do),
-/// else freshly allocated. Collate builders take their batch memory here;
-/// a batch transform that makes a new array can too.
-///
-/// Requests under [`POOLED_BYTES`] are plain allocations: small blocks are
-/// cheap for any allocator (no page faults, no trims), and keeping them out
-/// of the pool keeps its lock off the per-sample path.
-pub fn buffer<A>(capacity: usize) -> Vec<A> {
-    if capacity.saturating_mul(size_of::<A>()) < POOLED_BYTES {
-        return Vec::with_capacity(capacity);
-    }
-    CURRENT.with_borrow(|current| match current {
-        Some(pool) => pool.take(capacity),
-        None => Vec::with_capacity(capacity),
-    })
-}
-
-/// Give the memory of `value` (a batch, or a batch's input that a node has
-/// consumed) to the calling thread's [`BufferPool`], if it has one; else
-/// drop it.
-pub fn release<B: Recycle>(value: B) {
-    let pool = CURRENT.with_borrow(|current| current.as_ref().map(Arc::clone));
-    match pool {
-        Some(pool) => pool.recycle(value),
-        None => drop(value),
-    }
-}
-
-/// The smallest request [`buffer`] serves from the pool: 16 KiB.
+/// The smallest request a context's [`Buffers`](super::Buffers) serve from
+/// the pool, and the smallest buffer a [`Recycler`] keeps: 16 KiB. Small
+/// blocks are cheap for any allocator (no page faults, no trims), and
+/// keeping them out of the pool keeps its lock off the per-sample path.
 pub const POOLED_BYTES: usize = 16 * 1024;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use ndarray::{Array1, Array2};
+    use std::sync::Arc;
 
     #[test]
     fn a_recycled_buffer_is_reused_in_place() {
@@ -314,12 +264,9 @@ mod tests {
 
     #[test]
     fn small_blocks_are_not_pooled() {
-        let pool = Arc::new(BufferPool::new(2));
+        let pool = BufferPool::new(2);
         pool.recycle(Array1::<f32>::zeros(16));
         assert_eq!(pool.statistics().held_bytes, 0);
-        let v: Vec<f32> = pool.install(|| buffer(16));
-        assert!(v.capacity() >= 16);
-        assert_eq!(pool.statistics().allocated, 0);
     }
 
     #[test]
@@ -330,24 +277,5 @@ mod tests {
         assert_eq!(pool.statistics().held_bytes, 0);
         let strings: Vec<String> = pool.take(2);
         assert!(strings.capacity() >= 2);
-    }
-
-    #[test]
-    fn buffer_uses_the_installed_pool_and_restores_the_previous() {
-        let outer = Arc::new(BufferPool::new(1));
-        let inner = Arc::new(BufferPool::new(1));
-        let n = POOLED_BYTES / 4;
-        inner.recycle(Array1::<u32>::zeros(n));
-        outer.install(|| {
-            let _ = inner.install(|| buffer::<u32>(n));
-            let _ = buffer::<u32>(n);
-            // Small requests do not go to the pool.
-            let _ = buffer::<u32>(4);
-        });
-        assert_eq!(inner.statistics().reused, 1);
-        assert_eq!(outer.statistics().allocated, 1);
-        // No pool outside: nothing counted anywhere.
-        let _ = buffer::<u32>(n);
-        assert_eq!(outer.statistics().allocated, 1);
     }
 }

@@ -27,7 +27,7 @@ impl Recycler {
     /// element types that need a drop is freed instead).
     pub fn vec<A>(&mut self, mut v: Vec<A>) {
         v.clear();
-        // Small blocks are never taken from the pool (see `buffer`).
+        // Small blocks are never taken from the pool (see `Buffers::take`).
         if v.capacity().saturating_mul(size_of::<A>()) < POOLED_BYTES {
             return;
         }

@@ -108,7 +108,9 @@ impl<T: Element, D: RemoveAxis> Transform<(Rows<T, D>, Array1<bool>)> for FlipBy
     }
 
     fn apply_in(&self, cx: &dyn Context, input: (Rows<T, D>, Array1<bool>)) -> Result<Array<T, D>> {
-        run(self, cx, input, |input| self.apply(input))
+        run(self, cx, input, |(rows, flags)| {
+            self.apply((rows.to_array_in(cx.buffers())?, flags))
+        })
     }
 }
 

@@ -85,7 +85,8 @@ macro_rules! elementwise_node {
                 input: crate::collate::Rows<$input, D>,
             ) -> crate::Result<ndarray::Array<$output, D>> {
                 crate::kernel::run(self, cx, input, |input| {
-                    crate::Transform::<ndarray::Array<$input, D>>::apply(self, input.to_array()?)
+                    let array = input.to_array_in(cx.buffers())?;
+                    crate::Transform::<ndarray::Array<$input, D>>::apply(self, array)
                 })
             }
         }
@@ -203,7 +204,7 @@ pub use to_f32::U8ToF32;
 
 use ndarray::{Array, Dimension};
 
-use crate::plumbing::Element;
+use crate::plumbing::{Buffers, Element};
 use crate::{Error, Result};
 
 /// The shape variables of the [kernel ABI](super#the-kernel-abi), for a
@@ -267,11 +268,12 @@ fn map_in_place<T: Element, D: Dimension>(array: Array<T, D>, f: impl Fn(T) -> T
     array
 }
 
-/// `f` of every element of `array`, into a new array (its memory from the
-/// thread's buffer pool), in one flat loop.
+/// `f` of every element of `array`, into a new array (its memory from
+/// `buffers`), in one flat loop.
 fn map_into<T: Element, U: Element, D: Dimension>(
     array: &Array<T, D>,
     node: &str,
+    buffers: Buffers<'_>,
     f: impl Fn(T) -> U,
 ) -> Result<Array<U, D>> {
     let standard = array.as_standard_layout();
@@ -284,7 +286,7 @@ fn map_into<T: Element, U: Element, D: Dimension>(
             ),
         ));
     };
-    let mut out: Vec<U> = crate::plumbing::buffer(values.len());
+    let mut out: Vec<U> = buffers.take(values.len());
     out.extend(values.iter().map(|&v| f(v)));
     Array::from_shape_vec(array.raw_dim(), out)
         .map_err(|e| Error::internal("kernel::builtin", format_args!("{}: {}", node, e)))
