@@ -28,6 +28,12 @@
 //! - [`sample`]: low-discrepancy sampling ([`sample_ld`](sample::sample_ld))
 //!   and [`Sampled`](sample::Sampled) datasets.
 //!
+//! Below all of these, a private `plumbing` module holds the byte-level
+//! machinery that the kernels and collations run on: element types and
+//! byte views, block kernels and the wide-vector loops, the buffer pool
+//! and recycling. It names nothing above it (a test reads it to keep it
+//! so); its public items are named through [`kernel`] and [`exec`].
+//!
 //! ```
 //! use adl::{Concat, Dataset, Recording, Series, Timestamps, sync::Nearest};
 //!
