@@ -203,10 +203,6 @@ fn a_block_that_is_not_whole_rows_is_refused_not_left_half_written() {
     let input = [1u8; 10];
     // Room for ten floats, aligned for f32.
     let mut room = vec![0f32; 10];
-    // SAFETY: f32 room viewed as bytes; only values are written.
-    let bytes = unsafe {
-        std::slice::from_raw_parts_mut(room.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(), 40)
-    };
     let block = BlockInfo {
         channel: 0,
         channel_per_element: false,
@@ -214,8 +210,42 @@ fn a_block_that_is_not_whole_rows_is_refused_not_left_half_written() {
         flag: true,
     };
     let err = chain
-        .run_block(&input, bytes, block)
+        .run_block_into(&input, bytemuck::cast_slice_mut(&mut room), block)
         .unwrap_err()
         .to_string();
     assert!(err.contains("not whole rows of 4"), "{err}");
+}
+
+#[test]
+fn a_fused_chain_takes_its_batch_from_the_contexts_pool_and_gives_its_input_back() {
+    use adl::exec::{BufferPool, WithBuffers};
+    use std::sync::Arc;
+    let chain = FusedLanes::new(
+        U8ToF32::<Ix4>::divide(255.0),
+        Normalize::<Ix4>::per_channel([0.5, 0.25, 0.125], [0.5, 2.0, 4.0]),
+    );
+    // 24 KiB of bytes in, 96 KiB of floats out: both worth pooling.
+    let input =
+        || Array4::from_shape_fn((8, 3, 32, 32), |(i, c, h, w)| (i + c * 7 + h * 3 + w) as u8);
+    let expected = chain.apply(input()).unwrap();
+    let pool = Arc::new(BufferPool::new(4));
+    let sequential = Sequential::new();
+    let cx = WithBuffers::new(&sequential, &pool);
+    let first = chain.apply_in(&cx, input()).unwrap();
+    assert!(same_bits(&first, &expected));
+    let stats = pool.statistics();
+    assert_eq!((stats.reused, stats.allocated), (0, 1), "{stats:?}");
+    assert_eq!(
+        stats.held_bytes,
+        8 * 3 * 32 * 32,
+        "the input's bytes were given back"
+    );
+    pool.recycle(first);
+    let second = chain.apply_in(&cx, input()).unwrap();
+    assert!(same_bits(&second, &expected));
+    assert_eq!(
+        pool.statistics().reused,
+        1,
+        "the batch is built in the first's memory"
+    );
 }

@@ -35,6 +35,12 @@
 //!   and the marker traits of the composition rules; [`kernel`]: batch
 //!   kernels, their launches and the one rule of fusion.
 //!
+//! Below all of these, a private `plumbing` module holds the byte-level
+//! machinery that the kernels and collations run on: element types and
+//! byte views, block kernels and the wide-vector loops, the buffer pool
+//! and recycling. It names nothing above it (a test reads it to keep it
+//! so); its public items are named through [`kernel`] and [`exec`].
+//!
 //! ```
 //! use adl::{Concat, Dataset, Recording, Series, Timestamps, sync::Nearest};
 //!
@@ -67,6 +73,7 @@ pub mod kernel;
 mod on_error;
 pub mod pipeline;
 pub mod pipes;
+mod plumbing;
 mod record;
 mod recording;
 mod rng;
@@ -87,7 +94,6 @@ pub mod px4;
 /// promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::exec::recycle::{RecycleField, RecycleKnown, RecycleOther};
     pub use crate::graph::assert::{
         assert_batch_node, assert_collate_after, assert_feeds, assert_sample_node,
         assert_takes_field,
@@ -99,6 +105,7 @@ pub mod __private {
         ChainThem, End, FuseLanes, FuseThem, Fused, KernelNode, Link, LinkKernels, LinkLanes,
         LinkOther, Member, Rest, run as run_kernel,
     };
+    pub use crate::plumbing::{RecycleField, RecycleKnown, RecycleOther};
     pub use crate::sensor_set::{any_sensor, check_rows};
 }
 

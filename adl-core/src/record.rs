@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::plumbing::{Recycle, Recycler};
 use crate::{Error, Result};
 
 /// One value per sensor, in the trace's sensor order; what a
@@ -108,5 +109,14 @@ impl<T> IntoIterator for Record<T> {
     fn into_iter(self) -> Self::IntoIter {
         let names: Vec<String> = self.names.iter().cloned().collect();
         names.into_iter().zip(self.values)
+    }
+}
+
+/// A batch of records gives back the memory of every sensor's batch.
+impl<T: Recycle> Recycle for Record<T> {
+    fn recycle(self, recycler: &mut Recycler) {
+        for value in self.values {
+            value.recycle(recycler);
+        }
     }
 }

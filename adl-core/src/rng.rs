@@ -1,7 +1,21 @@
 //! SplitMix64: a small, self-contained seeded generator, so that an order
 //! or a random subset depends only on the seed (not on a crate version or
 //! the platform). Shared by shuffling (`pipes`) and random sampling
-//! (`sample`).
+//! (`sample`), and behind every seeded order ([`mix64`]). A leaf: it uses
+//! nothing else of the crate.
+
+/// The SplitMix64 output function (Vigna): a bijective 64-bit mix, the hash
+/// behind every seeded order and generator of adl.
+///
+/// ```
+/// // The benchmark workloads' check value: mix64(2024).
+/// assert_eq!(adl::exec::mix64(2024), 0xbbbf_12cc_d68b_4479);
+/// ```
+pub const fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
 
 /// Sebastiano Vigna's SplitMix64.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +32,7 @@ impl SplitMix64 {
     /// The next 64 random bits.
     pub(crate) fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        crate::exec::mix64(self.state)
+        mix64(self.state)
     }
 
     /// A uniform integer in `0..n` (`n > 0`), without modulo bias
@@ -38,7 +52,13 @@ impl SplitMix64 {
 
 #[cfg(test)]
 mod tests {
-    use super::SplitMix64;
+    use super::{SplitMix64, mix64};
+
+    #[test]
+    fn mix64_matches_the_workloads_check_value() {
+        // WORKLOADS.md: S = mix64(2024) = 0xbbbf12ccd68b4479.
+        assert_eq!(mix64(2024), 0xbbbf_12cc_d68b_4479);
+    }
 
     #[test]
     fn known_first_outputs() {

@@ -437,7 +437,8 @@ impl<'a> BatchItems<'a> {
     }
 
     /// `Collatable` on the sample: its batch and builder types, and a
-    /// builder sized from the first sample.
+    /// builder sized from the first sample, its fields' memory from a
+    /// context's buffers when it has them (`builder_in`).
     fn collatable_impl(&self) -> TokenStream {
         let Parsed { krate, fields, .. } = self.parsed;
         let (name, batch, builder, where_all) = (
@@ -457,8 +458,12 @@ impl<'a> BatchItems<'a> {
                 type Builder = #builder #ty_generics;
 
                 fn builder(__adl_first: &Self, __adl_len: usize) -> Self::Builder {
+                    <Self as #krate::collate::Collatable>::builder_in(__adl_first, __adl_len, #krate::exec::Buffers::none())
+                }
+
+                fn builder_in(__adl_first: &Self, __adl_len: usize, __adl_buffers: #krate::exec::Buffers<'_>) -> Self::Builder {
                     #builder {
-                        #(#bindings: <#strategies as #krate::collate::Strategy<#tys>>::builder(&__adl_first.#members, __adl_len),)*
+                        #(#bindings: <#strategies as #krate::collate::Strategy<#tys>>::builder_in(&__adl_first.#members, __adl_len, __adl_buffers),)*
                     }
                 }
             }

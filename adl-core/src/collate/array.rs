@@ -1,6 +1,7 @@
 use ndarray::{Array, ArrayBase, Axis, Data, Dimension};
 
 use super::{BatchBuilder, Collatable};
+use crate::plumbing::Buffers;
 use crate::{Error, Result};
 
 /// Stacks arrays of one shape along a new first axis, copying each sample
@@ -15,9 +16,15 @@ pub struct StackBuilder<A, D: Dimension> {
 impl<A: Clone, D: Dimension> StackBuilder<A, D> {
     /// A builder for `len` arrays of `first`'s shape.
     pub fn new(first: &Array<A, D>, len: usize) -> Self {
+        Self::new_in(first, len, Buffers::none())
+    }
+
+    /// A builder for `len` arrays of `first`'s shape, the batch's memory
+    /// from `buffers`.
+    pub fn new_in(first: &Array<A, D>, len: usize, buffers: Buffers<'_>) -> Self {
         StackBuilder {
             shape: first.raw_dim(),
-            data: crate::exec::buffer(first.len().saturating_mul(len)),
+            data: buffers.take(first.len().saturating_mul(len)),
             pushed: 0,
         }
     }
@@ -87,6 +94,10 @@ impl<A: Clone, D: Dimension> Collatable for Array<A, D> {
 
     fn builder(first: &Self, len: usize) -> Self::Builder {
         StackBuilder::new(first, len)
+    }
+
+    fn builder_in(first: &Self, len: usize, buffers: Buffers<'_>) -> Self::Builder {
+        StackBuilder::new_in(first, len, buffers)
     }
 }
 

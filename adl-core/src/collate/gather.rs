@@ -2,6 +2,8 @@
 
 use ndarray::{ArcArray, Array, Axis, Dimension, RemoveAxis};
 
+use crate::exec::Context;
+use crate::plumbing::{Buffers, prefetch};
 use crate::{Collate, Error, Result};
 
 /// In-memory data whose rows a [`Gather`] copies into batches: an
@@ -14,9 +16,15 @@ pub trait Table {
     /// A batch of rows.
     type Batch;
 
-    /// The rows of `keys`, in order, copied once each into a new batch
-    /// (its memory from the thread's buffer pool).
+    /// The rows of `keys`, in order, copied once each into a new batch.
     fn gather(&self, keys: &[Self::Key]) -> Result<Self::Batch>;
+
+    /// [`gather`](Table::gather), with the batch's memory from `buffers`
+    /// (a context's pool). The default ignores them and calls `gather`.
+    fn gather_in(&self, keys: &[Self::Key], buffers: Buffers<'_>) -> Result<Self::Batch> {
+        let _ = buffers;
+        self.gather(keys)
+    }
 
     /// Ask the CPU to start fetching the row of `key` (a hint; keys out of
     /// range are ignored).
@@ -26,21 +34,23 @@ pub trait Table {
 /// How many rows ahead a gather prefetches.
 const AHEAD: usize = 16;
 
-/// Copy `len` elements per key, starting at `start(key)`, out of `values`.
+/// Copy `len` elements per key, starting at `start(key)`, out of `values`,
+/// into memory from `buffers`.
 fn gather_runs<A: Clone>(
     values: &[A],
     keys: &[usize],
     len: usize,
     limit: usize,
     what: &str,
+    buffers: Buffers<'_>,
 ) -> Result<Vec<A>> {
-    let mut out: Vec<A> = crate::exec::buffer(keys.len().saturating_mul(len));
+    let mut out: Vec<A> = buffers.take(keys.len().saturating_mul(len));
     if len == 1 {
         // One element per key (labels, say): a copy call per element
         // would cost more than the element.
         for (k, &key) in keys.iter().enumerate() {
             if let Some(ahead) = keys.get(k + AHEAD).and_then(|&a| values.get(a)) {
-                crate::exec::prefetch(std::slice::from_ref(ahead));
+                prefetch(std::slice::from_ref(ahead));
             }
             match values.get(key).filter(|_| key < limit) {
                 Some(value) => out.push(value.clone()),
@@ -53,7 +63,7 @@ fn gather_runs<A: Clone>(
         if let Some(&ahead) = keys.get(k + AHEAD)
             && let Some(run) = values.get(ahead * len..(ahead + 1) * len)
         {
-            crate::exec::prefetch(run);
+            prefetch(run);
         }
         if key >= limit {
             return Err(Error::out_of_range(what, key, limit));
@@ -71,6 +81,10 @@ impl<A: Clone, D: RemoveAxis> Table for ArcArray<A, D> {
     type Batch = Array<A, D>;
 
     fn gather(&self, keys: &[usize]) -> Result<Array<A, D>> {
+        self.gather_in(keys, Buffers::none())
+    }
+
+    fn gather_in(&self, keys: &[usize], buffers: Buffers<'_>) -> Result<Array<A, D>> {
         if self.ndim() == 0 {
             return Err(Error::invalid(
                 "gather",
@@ -82,9 +96,9 @@ impl<A: Clone, D: RemoveAxis> Table for ArcArray<A, D> {
         let mut shape = self.raw_dim();
         shape[0] = keys.len();
         let values = match self.as_slice() {
-            Some(all) => gather_runs(all, keys, row, rows, "gathered array")?,
+            Some(all) => gather_runs(all, keys, row, rows, "gathered array", buffers)?,
             None => {
-                let mut out = crate::exec::buffer(keys.len().saturating_mul(row));
+                let mut out = buffers.take(keys.len().saturating_mul(row));
                 for &key in keys {
                     if key >= rows {
                         return Err(Error::out_of_range("gathered array", key, rows));
@@ -104,7 +118,7 @@ impl<A: Clone, D: RemoveAxis> Table for ArcArray<A, D> {
             .as_slice()
             .and_then(|all| all.get(key * row..(key + 1) * row))
         {
-            crate::exec::prefetch(run);
+            prefetch(run);
         }
     }
 }
@@ -130,6 +144,10 @@ impl<A: Clone, D: RemoveAxis> Table for Windows<A, D> {
     type Batch = Array<A, D::Larger>;
 
     fn gather(&self, keys: &[usize]) -> Result<Array<A, D::Larger>> {
+        self.gather_in(keys, Buffers::none())
+    }
+
+    fn gather_in(&self, keys: &[usize], buffers: Buffers<'_>) -> Result<Array<A, D::Larger>> {
         let a = &self.array;
         if a.ndim() == 0 {
             return Err(Error::invalid(
@@ -146,12 +164,12 @@ impl<A: Clone, D: RemoveAxis> Table for Windows<A, D> {
                 "windows are gathered from a row-major contiguous array",
             ));
         };
-        let mut out: Vec<A> = crate::exec::buffer(keys.len() * self.len * row);
+        let mut out: Vec<A> = buffers.take(keys.len() * self.len * row);
         for (k, &key) in keys.iter().enumerate() {
             if let Some(&ahead) = keys.get(k + AHEAD)
                 && let Some(run) = all.get(ahead * row..(ahead + self.len) * row)
             {
-                crate::exec::prefetch(run);
+                prefetch(run);
             }
             match all.get(key * row..(key + self.len) * row) {
                 Some(run) if key < starts => out.extend_from_slice(run),
@@ -179,7 +197,7 @@ impl<A: Clone, D: RemoveAxis> Table for Windows<A, D> {
             .as_slice()
             .and_then(|all| all.get(key * row..(key + self.len) * row))
         {
-            crate::exec::prefetch(run);
+            prefetch(run);
         }
     }
 }
@@ -191,9 +209,13 @@ macro_rules! table_tuple {
             type Batch = ($($t::Batch,)+);
 
             fn gather(&self, keys: &[Self::Key]) -> Result<Self::Batch> {
+                self.gather_in(keys, Buffers::none())
+            }
+
+            fn gather_in(&self, keys: &[Self::Key], buffers: Buffers<'_>) -> Result<Self::Batch> {
                 Ok(($({
                     let column: Vec<$t::Key> = keys.iter().map(|k| k.$idx).collect();
-                    self.$idx.gather(&column).map_err(|e| e.within(concat!(".", stringify!($idx))))?
+                    self.$idx.gather_in(&column, buffers).map_err(|e| e.within(concat!(".", stringify!($idx))))?
                 },)+))
             }
 
@@ -212,8 +234,8 @@ table_tuple!((0, T0), (1, T1), (2, T2), (3, T3), (4, T4), (5, T5));
 
 /// Collation straight from memory: the samples are keys (row indices) of
 /// in-memory arrays, and the batch is their rows, each copied once from the
-/// arrays into the batch (prefetched a few rows ahead, the batch's memory
-/// from the buffer pool). There is no sample array at all: what
+/// arrays into the batch (prefetched a few rows ahead; in a context, the
+/// batch's memory from its pool). There is no sample array at all: what
 /// `default_collate` would stack is read where it lies.
 ///
 /// The arrays are [`ArcArray`]s (cheap to share with the workers), a
@@ -253,19 +275,29 @@ impl<T: Table> Gather<T> {
     pub fn table(&self) -> &T {
         &self.table
     }
-}
 
-impl<T: Table> Collate<T::Key> for Gather<T> {
-    type Batch = T::Batch;
-
-    fn collate(&self, keys: Vec<T::Key>) -> Result<T::Batch> {
+    /// The batch of `keys`, its memory from `buffers`.
+    fn gather_from(&self, keys: &[T::Key], buffers: Buffers<'_>) -> Result<T::Batch> {
         if keys.is_empty() {
             return Err(Error::collate(
                 0,
                 "the batch is empty; there is nothing to gather",
             ));
         }
-        self.table.gather(&keys)
+        self.table.gather_in(keys, buffers)
+    }
+}
+
+impl<T: Table> Collate<T::Key> for Gather<T> {
+    type Batch = T::Batch;
+
+    fn collate(&self, keys: Vec<T::Key>) -> Result<T::Batch> {
+        self.gather_from(&keys, Buffers::none())
+    }
+
+    /// The batch's memory comes from the context's pool.
+    fn collate_in(&self, cx: &dyn Context, keys: Vec<T::Key>) -> Result<T::Batch> {
+        self.gather_from(&keys, cx.buffers())
     }
 }
 

@@ -4,6 +4,7 @@ use std::hash::Hash;
 use std::sync::Arc;
 
 use super::{BatchBuilder, Collatable};
+use crate::plumbing::Buffers;
 use crate::{Error, Record, Result};
 
 fn key_mismatch(position: usize, key: &impl Debug) -> Error {
@@ -66,10 +67,14 @@ macro_rules! map_collatable {
             type Builder = $builder<K, V>;
 
             fn builder(first: &Self, len: usize) -> Self::Builder {
+                Self::builder_in(first, len, Buffers::none())
+            }
+
+            fn builder_in(first: &Self, len: usize, buffers: Buffers<'_>) -> Self::Builder {
                 $builder {
                     values: first
                         .iter()
-                        .map(|(k, v)| (k.clone(), V::builder(v, len)))
+                        .map(|(k, v)| (k.clone(), V::builder_in(v, len, buffers)))
                         .collect(),
                 }
             }
@@ -135,9 +140,17 @@ impl<T: Collatable> Collatable for Record<T> {
     type Builder = RecordBuilder<T>;
 
     fn builder(first: &Self, len: usize) -> Self::Builder {
+        Self::builder_in(first, len, Buffers::none())
+    }
+
+    fn builder_in(first: &Self, len: usize, buffers: Buffers<'_>) -> Self::Builder {
         RecordBuilder {
             names: first.shared_names(),
-            values: first.values().iter().map(|v| T::builder(v, len)).collect(),
+            values: first
+                .values()
+                .iter()
+                .map(|v| T::builder_in(v, len, buffers))
+                .collect(),
         }
     }
 }

@@ -74,6 +74,8 @@ pub use tuple::{
     Tuple7Builder, Tuple8Builder,
 };
 
+use crate::exec::Context;
+use crate::plumbing::Buffers;
 use crate::{Collate, Error, Result};
 
 /// A sample type that [`DefaultCollate`] can batch.
@@ -95,6 +97,16 @@ pub trait Collatable: Sized {
     /// A builder for a batch of `len` samples whose layout (shapes, keys,
     /// list lengths) is that of `first`. Allocates the batch once.
     fn builder(first: &Self, len: usize) -> Self::Builder;
+
+    /// [`builder`](Collatable::builder), with the batch's memory from
+    /// `buffers` (a context's pool: see [`Buffers`]). The default ignores
+    /// them and calls `builder`; the implementations of this crate and of
+    /// `#[derive(Collate)]` take their memory there, and pass `buffers` on
+    /// to the builders of their parts.
+    fn builder_in(first: &Self, len: usize, buffers: Buffers<'_>) -> Self::Builder {
+        let _ = buffers;
+        Self::builder(first, len)
+    }
 }
 
 /// Builds one batch: samples are pushed in order, each written once into
@@ -124,19 +136,35 @@ impl<T: Collatable> Collate<T> for DefaultCollate {
     fn collate(&self, samples: Vec<T>) -> Result<T::Batch> {
         collate_with::<Stack, T>(samples)
     }
+
+    /// The batch's memory comes from the context's pool.
+    fn collate_in(&self, cx: &dyn Context, samples: Vec<T>) -> Result<T::Batch> {
+        collate_with_in::<Stack, T>(cx, samples)
+    }
 }
 
 /// Collate `samples` with strategy `S`: build from the first sample's
 /// layout, push every sample, finish. An empty batch is an error (there is
 /// no first sample to take the layout from).
 pub fn collate_with<S: Strategy<T>, T>(samples: Vec<T>) -> Result<S::Batch> {
+    collate_from::<S, T>(Buffers::none(), samples)
+}
+
+/// [`collate_with`] in a context: the batch's memory comes from the
+/// context's pool (its [`Buffers`]).
+pub fn collate_with_in<S: Strategy<T>, T>(cx: &dyn Context, samples: Vec<T>) -> Result<S::Batch> {
+    collate_from::<S, T>(cx.buffers(), samples)
+}
+
+/// [`collate_with`], with the batch's memory from `buffers`.
+fn collate_from<S: Strategy<T>, T>(buffers: Buffers<'_>, samples: Vec<T>) -> Result<S::Batch> {
     let Some(first) = samples.first() else {
         return Err(Error::collate(
             0,
             "the batch is empty; there is nothing to collate",
         ));
     };
-    let mut builder = S::builder(first, samples.len());
+    let mut builder = S::builder_in(first, samples.len(), buffers);
     for (position, sample) in samples.into_iter().enumerate() {
         builder.push(sample, position)?;
     }

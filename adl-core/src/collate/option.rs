@@ -1,4 +1,5 @@
 use super::{BatchBuilder, Collatable};
+use crate::plumbing::Buffers;
 use crate::{Error, Result};
 
 /// Collates options: all `Some` gives `Some(batch)`, all `None` gives
@@ -39,8 +40,12 @@ impl<T: Collatable> Collatable for Option<T> {
     type Builder = OptionBuilder<T>;
 
     fn builder(first: &Self, len: usize) -> Self::Builder {
+        Self::builder_in(first, len, Buffers::none())
+    }
+
+    fn builder_in(first: &Self, len: usize, buffers: Buffers<'_>) -> Self::Builder {
         match first {
-            Some(value) => OptionBuilder::Some(T::builder(value, len)),
+            Some(value) => OptionBuilder::Some(T::builder_in(value, len, buffers)),
             None => OptionBuilder::None,
         }
     }

@@ -5,6 +5,7 @@
 use ndarray::{ArcArray, Array, Axis, Dimension, RemoveAxis};
 
 use super::gather::Table;
+use crate::plumbing::Buffers;
 use crate::{Error, Result};
 
 /// An in-memory array whose rows a [`Gather`](super::Gather) leaves where
@@ -132,10 +133,15 @@ impl<A: Clone, D: RemoveAxis> Rows<A, D> {
         (self.array.as_slice().unwrap_or(&[]), row)
     }
 
-    /// The batch as an array: the rows copied, once each, in order (its
-    /// memory from the thread's buffer pool).
+    /// The batch as an array: the rows copied, once each, in order.
     pub fn to_array(&self) -> Result<Array<A, D>> {
-        self.array.gather(&self.keys)
+        self.to_array_in(Buffers::none())
+    }
+
+    /// [`to_array`](Rows::to_array), the array's memory from `buffers` (a
+    /// context's pool).
+    pub fn to_array_in(&self, buffers: Buffers<'_>) -> Result<Array<A, D>> {
+        self.array.gather_in(&self.keys, buffers)
     }
 }
 

@@ -2,6 +2,7 @@ use ndarray::Array1;
 
 use super::{BatchBuilder, Collatable};
 use crate::Result;
+use crate::plumbing::Buffers;
 
 /// Collects numbers (or bools) into a 1-D array of the same type.
 #[derive(Debug)]
@@ -12,8 +13,13 @@ pub struct ScalarBuilder<T> {
 impl<T> ScalarBuilder<T> {
     /// A builder for `len` values.
     pub fn new(len: usize) -> Self {
+        Self::new_in(len, Buffers::none())
+    }
+
+    /// A builder for `len` values, the batch's memory from `buffers`.
+    pub fn new_in(len: usize, buffers: Buffers<'_>) -> Self {
         ScalarBuilder {
-            values: crate::exec::buffer(len),
+            values: buffers.take(len),
         }
     }
 }
@@ -39,6 +45,10 @@ macro_rules! scalar_collatable {
 
             fn builder(_first: &Self, len: usize) -> Self::Builder {
                 ScalarBuilder::new(len)
+            }
+
+            fn builder_in(_first: &Self, len: usize, buffers: Buffers<'_>) -> Self::Builder {
+                ScalarBuilder::new_in(len, buffers)
             }
         }
     )*};

@@ -1,4 +1,5 @@
 use super::{BatchBuilder, Collatable};
+use crate::plumbing::Buffers;
 use crate::{Error, Result};
 
 /// Collates lists of one length element-wise: a batch of `Vec<T>` of
@@ -43,8 +44,15 @@ impl<T: Collatable> Collatable for Vec<T> {
     type Builder = VecBuilder<T>;
 
     fn builder(first: &Self, len: usize) -> Self::Builder {
+        Self::builder_in(first, len, Buffers::none())
+    }
+
+    fn builder_in(first: &Self, len: usize, buffers: Buffers<'_>) -> Self::Builder {
         VecBuilder {
-            elements: first.iter().map(|x| T::builder(x, len)).collect(),
+            elements: first
+                .iter()
+                .map(|x| T::builder_in(x, len, buffers))
+                .collect(),
         }
     }
 }
@@ -83,8 +91,12 @@ impl<T: Collatable, const N: usize> Collatable for [T; N] {
     type Builder = FixedArrayBuilder<T, N>;
 
     fn builder(first: &Self, len: usize) -> Self::Builder {
+        Self::builder_in(first, len, Buffers::none())
+    }
+
+    fn builder_in(first: &Self, len: usize, buffers: Buffers<'_>) -> Self::Builder {
         FixedArrayBuilder {
-            elements: std::array::from_fn(|k| T::builder(&first[k], len)),
+            elements: std::array::from_fn(|k| T::builder_in(&first[k], len, buffers)),
         }
     }
 }

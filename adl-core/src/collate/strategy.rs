@@ -1,6 +1,9 @@
+use std::sync::Arc;
+
 use ndarray::{Array, Array1, Array2, Axis, Dimension, RemoveAxis};
 
 use super::{BatchBuilder, Collatable};
+use crate::plumbing::{BufferPool, Buffers, Recycle, Recycler};
 use crate::{Error, Result};
 
 /// How one value (a field, a key) is collated. `#[derive(Collate)]` picks a
@@ -14,6 +17,14 @@ pub trait Strategy<T> {
 
     /// A builder for `len` samples laid out like `first`.
     fn builder(first: &T, len: usize) -> Self::Builder;
+
+    /// [`builder`](Strategy::builder), with the batch's memory from
+    /// `buffers` (a context's pool). The default ignores them and calls
+    /// `builder`.
+    fn builder_in(first: &T, len: usize, buffers: Buffers<'_>) -> Self::Builder {
+        let _ = buffers;
+        Self::builder(first, len)
+    }
 }
 
 /// The default strategy: the value's own [`Collatable`] batching (stacking
@@ -27,6 +38,10 @@ impl<T: Collatable> Strategy<T> for Stack {
 
     fn builder(first: &T, len: usize) -> T::Builder {
         T::builder(first, len)
+    }
+
+    fn builder_in(first: &T, len: usize, buffers: Buffers<'_>) -> T::Builder {
+        T::builder_in(first, len, buffers)
     }
 }
 
@@ -130,10 +145,14 @@ impl<A: Clone, D: RemoveAxis> Strategy<Array<A, D>> for ConcatRows {
     type Builder = ConcatBuilder<A, D>;
 
     fn builder(first: &Array<A, D>, len: usize) -> Self::Builder {
+        Self::builder_in(first, len, Buffers::none())
+    }
+
+    fn builder_in(first: &Array<A, D>, len: usize, buffers: Buffers<'_>) -> Self::Builder {
         ConcatBuilder {
             first_shape: first.raw_dim(),
             rows: 0,
-            data: crate::exec::buffer(first.len().saturating_mul(len)),
+            data: buffers.take(first.len().saturating_mul(len)),
         }
     }
 }
@@ -162,6 +181,9 @@ pub struct Padded<A, D: Dimension> {
 pub struct PadBuilder<A, D: Dimension> {
     first_shape: D,
     samples: Vec<Array<A, D>>,
+    /// Where the padded batch's memory comes from, when it is known how
+    /// long it is (at `finish`).
+    pool: Option<Arc<BufferPool>>,
 }
 
 impl<A: Clone + Default, D: RemoveAxis> BatchBuilder<Array<A, D>> for PadBuilder<A, D> {
@@ -198,7 +220,11 @@ impl<A: Clone + Default, D: RemoveAxis> BatchBuilder<Array<A, D>> for PadBuilder
         // One pass: each sample's rows, then its padding, straight into the
         // batch buffer.
         let row_len: usize = self.first_shape.slice()[1..].iter().product();
-        let mut values = crate::exec::buffer(self.samples.len() * longest * row_len);
+        let buffers = self
+            .pool
+            .as_ref()
+            .map_or(Buffers::none(), Buffers::from_pool);
+        let mut values = buffers.take(self.samples.len() * longest * row_len);
         for (sample, &rows) in self.samples.iter().zip(&lengths) {
             super::array::extend_row_major(&mut values, sample);
             values.extend(std::iter::repeat_n(
@@ -222,9 +248,23 @@ impl<A: Clone + Default, D: RemoveAxis> Strategy<Array<A, D>> for Pad {
     type Builder = PadBuilder<A, D>;
 
     fn builder(first: &Array<A, D>, len: usize) -> Self::Builder {
+        Self::builder_in(first, len, Buffers::none())
+    }
+
+    fn builder_in(first: &Array<A, D>, len: usize, buffers: Buffers<'_>) -> Self::Builder {
         PadBuilder {
             first_shape: first.raw_dim(),
             samples: Vec::with_capacity(len),
+            pool: buffers.pool().cloned(),
         }
+    }
+}
+
+/// A padded batch gives back the memory of its data, lengths and mask.
+impl<A, D: Dimension> Recycle for Padded<A, D> {
+    fn recycle(self, recycler: &mut Recycler) {
+        self.data.recycle(recycler);
+        self.lengths.recycle(recycler);
+        self.mask.recycle(recycler);
     }
 }

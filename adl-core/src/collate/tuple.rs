@@ -1,5 +1,6 @@
 use super::{BatchBuilder, Collatable};
 use crate::Result;
+use crate::plumbing::Buffers;
 
 macro_rules! tuple_collatable {
     ($name:ident; $($t:ident $idx:tt),+) => {
@@ -24,7 +25,11 @@ macro_rules! tuple_collatable {
             type Builder = $name<$($t),+>;
 
             fn builder(first: &Self, len: usize) -> Self::Builder {
-                $name($($t::builder(&first.$idx, len)),+)
+                Self::builder_in(first, len, Buffers::none())
+            }
+
+            fn builder_in(first: &Self, len: usize, buffers: Buffers<'_>) -> Self::Builder {
+                $name($($t::builder_in(&first.$idx, len, buffers)),+)
             }
         }
     };

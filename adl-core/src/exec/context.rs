@@ -1,7 +1,11 @@
 use std::any::Any;
 use std::time::Instant;
 
-use super::SampleRng;
+use adl_rules::Device;
+
+use super::accelerator::Accelerator;
+use super::{SampleRng, Services};
+use crate::plumbing::Buffers;
 
 /// A node's position in its pipeline: its index in
 /// [`Description::nodes`](crate::graph::Description::nodes), which
@@ -41,11 +45,12 @@ pub trait Context: Sync {
     /// The dataset index of the sample at hand, where the context knows it.
     fn sample_index(&self) -> Option<usize>;
 
-    /// The device that runs batch kernels here, if any: kernel nodes
-    /// ([`kernel`](crate::kernel)) run on it, and as their Rust bodies
-    /// without one.
-    fn accelerator(&self) -> Option<&dyn crate::kernel::Accelerator> {
-        None
+    /// The execution services lent to the nodes that run here: the device
+    /// for batch kernels and the pool of batch memory ([`Services`]; a node
+    /// asks for one with [`accelerator`](#method.accelerator) or
+    /// [`buffers`](#method.buffers) on `dyn Context`). Default: none.
+    fn services(&self) -> Services<'_> {
+        Services::new()
     }
 
     /// The node this context runs, where it is one: inside a
@@ -66,7 +71,7 @@ pub trait Context: Sync {
     /// batch by [`kernel::run`](crate::kernel::run), so that a context that
     /// keeps statistics can say what ran where, to compare it with the
     /// plan. Default: nothing is kept.
-    fn ran(&self, group: &[NodeId], device: crate::graph::Device) {
+    fn ran(&self, group: &[NodeId], device: Device) {
         let _ = (group, device);
     }
 }
@@ -96,6 +101,20 @@ impl dyn Context + '_ {
             // closures breaks the trait's contract.
             _ => panic!("Context::join_dyn returned before running both closures"),
         }
+    }
+
+    /// The device that runs batch kernels here, if any (one of the
+    /// [`services`](Context::services)): kernel nodes
+    /// ([`kernel`](crate::kernel)) run on it, and as their Rust bodies
+    /// without one.
+    pub fn accelerator(&self) -> Option<&dyn Accelerator> {
+        self.services().accelerator()
+    }
+
+    /// Where batch memory comes from here (one of the
+    /// [`services`](Context::services)): a loader's pool, or none.
+    pub fn buffers(&self) -> Buffers<'_> {
+        self.services().buffers()
     }
 
     /// Run `f` as node `node`: [`enter`](Context::enter), `f`,

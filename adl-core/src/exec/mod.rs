@@ -19,12 +19,19 @@
 //!   [`SampleRng`] of (seed, epoch, sample index, node), the same whatever
 //!   thread or worker count runs it ([`rng`](Context::rng); a
 //!   `#[transform]` node asks for it with an `rng: &mut SampleRng`
-//!   parameter, a closure with [`random`](crate::transform::random)).
+//!   parameter, a closure with [`random`](crate::transform::random));
+//! - lend the nodes its execution services, all through one method,
+//!   [`services`](Context::services): the device that runs batch kernels
+//!   (an [`Accelerator`](crate::kernel::Accelerator)) and the pool that
+//!   batch memory comes from ([`Buffers`]).
 //!
-//! Batch memory is recycled beside the context: the thread that builds a
-//! batch has a [`BufferPool`] (a loader gives one to each worker), the
-//! collate builders take their memory from it with [`buffer`], and a batch
-//! the consumer drops gives its memory back ([`Recycle`]).
+//! Batch memory is recycled through the context: a loader keeps a
+//! [`BufferPool`] and lends it to its jobs, the collate builders and batch
+//! kernels take their memory from it ([`Buffers::take`]), and a batch the
+//! consumer drops gives its memory back ([`Recycle`]). Outside a loader,
+//! [`WithBuffers`] gives a context a pool, as [`WithAccelerator`] gives it
+//! a device. (The device's types, defined beside the context, are named
+//! through [`kernel`](crate::kernel).)
 //!
 //! [`Sequential`] (this crate) runs everything on the calling thread and
 //! records nothing: the plain methods (`apply`, `sample`, ...) of the
@@ -41,21 +48,25 @@
 //! compositions (tuples, branches) ask for it, in their own impls, so a
 //! plain `Stages` pipeline of non-`Send` values still runs sequentially.
 
-mod buffers;
+pub(crate) mod accelerator;
 mod context;
-mod prefetch;
-pub(crate) mod recycle;
-mod rng;
+pub(crate) mod launch;
+mod sample_rng;
 mod sequential;
+mod services;
 mod tagged;
 mod with_accelerator;
+mod with_buffers;
 
-pub use buffers::{BufferPool, BufferStatistics, POOLED_BYTES, Recycler, buffer, release};
+pub use crate::plumbing::{
+    BufferPool, BufferStatistics, Buffers, POOLED_BYTES, Recycle, Recycler, prefetch,
+};
+pub use crate::rng::mix64;
 pub(crate) use context::filled;
 pub use context::{Context, NodeId, join_each, panic_message};
-pub use prefetch::prefetch;
-pub use recycle::Recycle;
-pub use rng::{SampleRng, mix64};
+pub use sample_rng::SampleRng;
 pub use sequential::Sequential;
+pub use services::Services;
 pub use tagged::Tagged;
 pub use with_accelerator::WithAccelerator;
+pub use with_buffers::WithBuffers;

@@ -1,6 +1,8 @@
 use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use adl_rules::Device;
+
 use super::{Context, NodeId, panic_message};
 use crate::{Collate, Error, Result, Transform};
 
@@ -32,9 +34,9 @@ use crate::{Collate, Error, Result, Transform};
 /// ```
 #[derive(Debug, Clone)]
 pub struct Tagged<T> {
-    id: NodeId,
-    name: Cow<'static, str>,
-    inner: T,
+    pub(crate) id: NodeId,
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) inner: T,
 }
 
 impl<T> Tagged<T> {
@@ -112,13 +114,13 @@ impl Context for AtNode<'_> {
     fn sample_index(&self) -> Option<usize> {
         self.cx.sample_index()
     }
-    fn accelerator(&self) -> Option<&dyn crate::kernel::Accelerator> {
-        self.cx.accelerator()
+    fn services(&self) -> super::Services<'_> {
+        self.cx.services()
     }
     fn fusion(&self) -> bool {
         self.cx.fusion()
     }
-    fn ran(&self, group: &[NodeId], device: crate::graph::Device) {
+    fn ran(&self, group: &[NodeId], device: Device) {
         self.cx.ran(group, device)
     }
 }
@@ -137,76 +139,6 @@ impl<In, T: Transform<In>> Transform<In> for Tagged<T> {
             let at = AtNode { cx, node: self.id };
             self.inner.apply_in(&at, input)
         })
-    }
-}
-
-/// A tagged kernel node's launches carry its id and name, so that its
-/// device time is counted on it and its errors name it.
-impl<T: crate::kernel::KernelNode> crate::kernel::KernelNode for Tagged<T> {
-    type In = T::In;
-    type Out = T::Out;
-
-    fn launches(&self) -> Vec<crate::kernel::Launch> {
-        let mut launches = self.inner.launches();
-        for launch in &mut launches {
-            launch.id = Some(self.id);
-            launch.node = self.name.clone();
-        }
-        launches
-    }
-
-    fn members(&self, into: &mut Vec<crate::kernel::Member>) {
-        let start = into.len();
-        self.inner.members(into);
-        for member in &mut into[start..] {
-            member.id = Some(self.id);
-        }
-    }
-
-    fn check(&self, shape: &[usize]) -> Result<()> {
-        self.inner.check(shape)
-    }
-
-    fn block_kernels<'a>(&'a self, into: &mut Vec<&'a dyn crate::kernel::BlockKernel>) -> bool {
-        self.inner.block_kernels(into)
-    }
-}
-
-// SAFETY: every call goes to the inner kernel, under its own contract.
-unsafe impl<T: crate::kernel::BlockKernel> crate::kernel::BlockKernel for Tagged<T> {
-    fn input(&self) -> crate::kernel::ElementType {
-        self.inner.input()
-    }
-
-    fn output(&self) -> crate::kernel::ElementType {
-        self.inner.output()
-    }
-
-    fn steps(&self) -> usize {
-        self.inner.steps()
-    }
-
-    fn run_block(
-        &self,
-        input: &[u8],
-        output: &mut [std::mem::MaybeUninit<u8>],
-        block: crate::kernel::BlockInfo,
-    ) -> Result<()> {
-        self.inner.run_block(input, output, block)
-    }
-}
-
-/// A tagged elementwise node is still elementwise, so that `pipeline!`
-/// fuses it with its neighbours into one loop.
-impl<T: crate::kernel::Lanewise> crate::kernel::Lanewise for Tagged<T> {
-    type Lane = T::Lane;
-
-    fn lane(&self, block: crate::kernel::BlockInfo) -> Option<T::Lane> {
-        self.inner.lane(block)
-    }
-
-    fn reverses(&self, block: crate::kernel::BlockInfo) -> bool {
-        self.inner.reverses(block)
     }
 }
 

@@ -1,9 +1,12 @@
 use std::time::Instant;
 
-use super::{Context, NodeId, SampleRng};
-use crate::kernel::Accelerator;
+use adl_rules::Device;
 
-/// A context with a device for batch kernels: everything else as in `cx`.
+use super::accelerator::Accelerator;
+use super::{Context, NodeId, SampleRng, Services};
+
+/// A context with a device for batch kernels: everything else (its other
+/// services too) as in `cx`.
 ///
 /// ```
 /// use adl::exec::{Context, Sequential, WithAccelerator};
@@ -16,6 +19,8 @@ use crate::kernel::Accelerator;
 /// let device = Nothing; // in practice, adl::opencl::OpenCl
 /// let sequential = Sequential::new();
 /// let cx = WithAccelerator::new(&sequential, &device);
+/// assert_eq!(cx.services().accelerator().map(|a| a.name()), Some("nothing"));
+/// let cx: &dyn Context = &cx;
 /// assert_eq!(cx.accelerator().map(|a| a.name()), Some("nothing"));
 /// ```
 #[derive(Clone, Copy)]
@@ -60,8 +65,8 @@ impl Context for WithAccelerator<'_> {
         self.cx.sample_index()
     }
 
-    fn accelerator(&self) -> Option<&dyn Accelerator> {
-        Some(self.accelerator)
+    fn services(&self) -> Services<'_> {
+        self.cx.services().with_accelerator(self.accelerator)
     }
 
     fn node(&self) -> Option<NodeId> {
@@ -72,7 +77,7 @@ impl Context for WithAccelerator<'_> {
         self.cx.fusion()
     }
 
-    fn ran(&self, group: &[NodeId], device: crate::graph::Device) {
+    fn ran(&self, group: &[NodeId], device: Device) {
         self.cx.ran(group, device)
     }
 }

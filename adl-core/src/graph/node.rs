@@ -2,7 +2,9 @@ use std::any::TypeId;
 use std::borrow::Cow;
 
 use super::Stage;
-use crate::kernel::{ElementType, Fusion};
+use adl_rules::fusion::Fusion;
+
+use crate::plumbing::ElementType;
 
 /// A type as the graph knows it: its name (for people) and its `TypeId`
 /// (for the planner's type check).

@@ -4,30 +4,15 @@
 
 use std::mem::MaybeUninit;
 
-use super::blocked::{
-    BlockInfo, BlockKernel, ScatteredBlocks, rows_one_by_one, same_len, typed, typed_mut,
-};
-use super::builtin::{Loop, map_lanes, map_lanes_reversed, widest};
+use super::Launch;
 use super::data::{KernelInput, KernelOutput};
-use super::element::{Element, ElementType};
-use super::launch::Launch;
-use super::node::{Fused, KernelNode, run};
+use super::node::{Fused, KernelNode, Member, run};
 use crate::exec::Context;
+use crate::plumbing::{
+    BlockInfo, BlockKernel, Element, ElementType, Lane, LanePair, ScatteredBlocks, lane_rows,
+    not_whole_rows, rows_one_by_one, run_lane, same_len, typed, typed_mut,
+};
 use crate::{Result, Transform};
-
-/// An elementwise kernel node's work on one element of a block, with the
-/// block's constants (its channel's mean, say) already looked up: what
-/// [`FusedLanes`] composes.
-pub trait Lane: Copy {
-    /// The element type read.
-    type In: Element;
-    /// The element type written.
-    type Out: Element;
-    /// The output element of input element `v` (the same bits as the
-    /// node's Rust body). Implementations should be `#[inline(always)]`:
-    /// the loop around them is compiled for the CPU's widest vectors.
-    fn apply(self, v: Self::In) -> Self::Out;
-}
 
 /// A kernel node that is elementwise on the CPU: each output element comes
 /// from the input element at the same place, through a [`Lane`] chosen
@@ -57,112 +42,14 @@ pub trait Lanewise: KernelNode + BlockKernel {
     }
 }
 
-/// The lane that gives each element as it is: the lane of a node that only
-/// moves elements (see [`Lanewise::reverses`]).
-#[derive(Debug)]
-pub struct Same<T>(std::marker::PhantomData<fn() -> T>);
-
-impl<T> Same<T> {
-    /// The lane.
-    pub fn new() -> Self {
-        Same(std::marker::PhantomData)
-    }
-}
-
-impl<T> Default for Same<T> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<T> Clone for Same<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for Same<T> {}
-
-impl<T: Element> Lane for Same<T> {
-    type In = T;
-    type Out = T;
-
-    #[inline(always)]
-    fn apply(self, v: T) -> T {
-        v
-    }
-}
-
-/// `first`'s lane, then `second`'s.
-#[derive(Debug, Clone, Copy)]
-pub struct LanePair<A, B> {
-    first: A,
-    second: B,
-}
-
-impl<A: Lane, B: Lane<In = A::Out>> Lane for LanePair<A, B> {
-    type In = A::In;
-    type Out = B::Out;
-
-    #[inline(always)]
-    fn apply(self, v: A::In) -> B::Out {
-        self.second.apply(self.first.apply(v))
-    }
-}
-
-/// `lane` over every element of `values` into `out` (as many), compiled
-/// for the widest vectors the CPU has; with `reversed_rows: Some(last)`,
-/// each row of `last` elements is read from its end.
-pub(crate) fn run_lane<L: Lane>(
-    lane: L,
-    values: &[L::In],
-    out: &mut [MaybeUninit<L::Out>],
-    reversed_rows: Option<usize>,
-) {
-    /// The loop and its arguments, run by `widest`.
-    struct Lanes<'a, L: Lane> {
-        lane: L,
-        values: &'a [L::In],
-        out: &'a mut [MaybeUninit<L::Out>],
-        reversed_rows: Option<usize>,
-    }
-    impl<L: Lane> Loop for Lanes<'_, L> {
-        type Out = ();
-        #[inline(always)]
-        fn run(self) {
-            let lane = self.lane;
-            match self.reversed_rows {
-                Some(last) if last > 1 => {
-                    let rows = self
-                        .out
-                        .chunks_exact_mut(last)
-                        .zip(self.values.chunks_exact(last));
-                    for (o, v) in rows {
-                        map_lanes_reversed(v, o, |v| lane.apply(v));
-                    }
-                }
-                _ => map_lanes(self.values, self.out, |v| lane.apply(v)),
-            }
-        }
-    }
-    widest(Lanes {
-        lane,
-        values,
-        out,
-        reversed_rows,
-    });
-}
-
 /// [`BlockKernel::run_rows`] for a [`Lanewise`] kernel: its lane looked up
 /// once for the run and run over each block as it lies in its table (the
 /// one ahead prefetched first), all in one loop compiled for the widest
 /// vectors; without a lane, block by block.
 ///
-/// On `Ok`, every byte of `output` is written: `outputs` checks that it
-/// is exactly one output block per block, `same_len` that each has as
-/// many elements as its block, and reversed rows are checked to be whole
-/// rows; without a lane, [`rows_one_by_one`] keeps the kernel's own
-/// `run_block` contract.
+/// On `Ok`, every byte of `output` is written: the lane's loop checks the
+/// room and the rows (see `plumbing::lanes::lane_rows`); without a lane,
+/// `rows_one_by_one` keeps the kernel's own `run_block` contract.
 pub(crate) fn lanewise_rows<K: Lanewise + ?Sized>(
     kernel: &K,
     blocks: ScatteredBlocks<'_>,
@@ -172,61 +59,11 @@ pub(crate) fn lanewise_rows<K: Lanewise + ?Sized>(
     let Some(lane) = kernel.lane(block) else {
         return rows_one_by_one(kernel, blocks, output, block);
     };
-    let reversed = kernel.reverses(block).then_some(block.last);
-    if let Some(last) = reversed
-        && last > 1
-        && !blocks.elements().is_multiple_of(last)
-    {
-        return Err(not_whole_rows(blocks.elements(), last));
-    }
-    /// The loop and its arguments, run by `widest`.
-    struct Rows<'a, 'o, L: Lane> {
-        lane: L,
-        blocks: ScatteredBlocks<'a>,
-        output: &'o mut [MaybeUninit<u8>],
-        reversed_rows: Option<usize>,
-    }
-    impl<L: Lane> Loop for Rows<'_, '_, L> {
-        type Out = Result<()>;
-        #[inline(always)]
-        fn run(self) -> Result<()> {
-            let Rows {
-                lane,
-                blocks,
-                output,
-                reversed_rows,
-            } = self;
-            let out_bytes = blocks.elements() * L::Out::TYPE.size();
-            for (i, out) in blocks.outputs(output, out_bytes)?.enumerate() {
-                blocks.prefetch_ahead(i);
-                let (values, out) = same_len(typed::<L::In>(blocks.block(i)?)?, typed_mut(out)?)?;
-                match reversed_rows {
-                    Some(last) if last > 1 => {
-                        for (o, v) in out.chunks_exact_mut(last).zip(values.chunks_exact(last)) {
-                            map_lanes_reversed(v, o, |v| lane.apply(v));
-                        }
-                    }
-                    _ => map_lanes(values, out, |v| lane.apply(v)),
-                }
-            }
-            Ok(())
-        }
-    }
-    widest(Rows {
+    lane_rows(
         lane,
         blocks,
         output,
-        reversed_rows: reversed,
-    })
-}
-
-/// The error of a block of `elements` elements whose rows of `last` are to
-/// be reversed one by one, but which is not whole rows (the tail would be
-/// left unwritten).
-fn not_whole_rows(elements: usize, last: usize) -> crate::Error {
-    crate::Error::invalid(
-        "kernel block",
-        format!("a block of {elements} elements is not whole rows of {last}"),
+        kernel.reverses(block).then_some(block.last),
     )
 }
 
@@ -286,7 +123,7 @@ where
         self.fused.launches()
     }
 
-    fn members(&self, into: &mut Vec<super::node::Member>) {
+    fn members(&self, into: &mut Vec<Member>) {
         self.fused.members(into);
     }
 
@@ -347,21 +184,13 @@ where
         // One node after the other, through a scratch block.
         let size = A::Out::TYPE.size();
         let elements = input.len() / A::In::TYPE.size().max(1);
+        // 8-byte words, aligned for any element type.
         let mut scratch = vec![0u64; (elements * size).div_ceil(8)];
-        // SAFETY: u64 has no padding and any byte pattern is valid; the
-        // bytes are initialized (zeros) and only values are written.
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(
-                scratch.as_mut_ptr().cast::<MaybeUninit<u8>>(),
-                elements * size,
-            )
-        };
         let (first, second) = self.parts();
-        first.run_block(input, bytes, block)?;
-        // SAFETY: as above; read back as bytes after `run_block` wrote them.
-        let between =
-            unsafe { std::slice::from_raw_parts(scratch.as_ptr().cast::<u8>(), elements * size) };
-        second.run_block(between, output, block)
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut scratch);
+        first.run_block_into(input, &mut bytes[..elements * size], block)?;
+        let between: &[u8] = bytemuck::cast_slice(&scratch);
+        second.run_block(&between[..elements * size], output, block)
     }
 
     fn run_rows(
@@ -383,10 +212,7 @@ where
 
     fn lane(&self, block: BlockInfo) -> Option<Self::Lane> {
         let (first, second) = self.parts();
-        Some(LanePair {
-            first: first.lane(block)?,
-            second: second.lane(block)?,
-        })
+        Some(LanePair::new(first.lane(block)?, second.lane(block)?))
     }
 
     /// Elementwise work and moves commute: the rows come out reversed

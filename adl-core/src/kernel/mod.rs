@@ -89,23 +89,22 @@
 //! On a device the rows are gathered once, into the pinned upload buffer
 //! ([`HostData::Rows`]).
 
-mod accelerator;
-mod blocked;
 mod builtin;
 mod data;
-mod element;
 pub(crate) mod lanes;
-mod launch;
 pub(crate) mod node;
+mod tagged;
 
-pub use accelerator::Accelerator;
+pub use crate::exec::accelerator::Accelerator;
+pub use crate::exec::launch::{KernelArg, Launch, Op, cl_f32, cl_f32_by_channel};
+pub use crate::plumbing::{
+    BlockInfo, BlockKernel, Element, ElementType, HostBatch, HostData, Lane, LanePair, Output,
+    Same, ScatteredBlocks,
+};
 pub use adl_rules::fusion::{Fusion, Target, groups};
-pub use blocked::{BlockInfo, BlockKernel, ScatteredBlocks};
 pub use builtin::{Affine, Clamp, FlipByFlag, Normalize, U8ToF32};
-pub use data::{HostBatch, HostData, KernelInput, KernelOutput, Output};
-pub use element::{Element, ElementType};
-pub use lanes::{FusedLanes, Lane, LanePair, Lanewise, Same};
-pub use launch::{KernelArg, Launch, Op, cl_f32, cl_f32_by_channel};
+pub use data::{KernelInput, KernelOutput};
+pub use lanes::{FusedLanes, Lanewise};
 pub(crate) use node::{KernelNode, Member, run};
 
 /// The shape variables of the kernel ABI for a batch of `shape`: `(n,

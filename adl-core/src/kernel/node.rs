@@ -5,13 +5,12 @@ use std::marker::PhantomData;
 
 use adl_rules::fusion::{Fusion, Target, groups};
 
-use super::blocked::{BlockKernel, run_blocked};
+use super::Launch;
 use super::data::{KernelInput, KernelOutput};
-use super::element::Element;
 use super::lanes::{FusedLanes, Lanewise};
-use super::launch::Launch;
 use crate::exec::{Context, NodeId};
 use crate::graph::Device;
+use crate::plumbing::{BlockKernel, Element, run_blocked};
 use crate::transform::Then;
 use crate::{Error, Result, Transform};
 
@@ -94,22 +93,24 @@ where
     let mut members = Vec::new();
     node.members(&mut members);
     let classes: Vec<Fusion> = members.iter().map(|m| m.fusion).collect();
-    let Some(accelerator) = cx.accelerator() else {
+    let services = cx.services();
+    let Some(accelerator) = services.accelerator() else {
         return on_cpu(node, cx, input, &shape, &members, &classes, fallback);
     };
+    let buffers = services.buffers();
     node.check(&shape)?;
     let launches = node.launches();
     let groups = groups(&classes, Target::Device, cx.fusion());
     let out = observed(cx, &members, || {
         input.with_host(|host| {
-            Out::build(&shape, |output| {
+            Out::build(&shape, buffers, |output| {
                 accelerator.run(&launches, &groups, host, output)
             })
         })
     });
     match out?? {
         Some(out) => {
-            input.release();
+            input.release(buffers);
             report(cx, &members, &groups, Device::OpenCl);
             Ok(out)
         }
@@ -122,7 +123,8 @@ where
 /// so does one node whose input's rows still lie in their table. Anything
 /// else runs `fallback`, the Rust bodies: a lone node's own, or a chain's
 /// nodes one after the other (each of which comes back here, so the
-/// chain's tail group runs fused).
+/// chain's tail group runs fused). The batch's memory comes from the
+/// context's pool.
 fn on_cpu<N, In, Out>(
     node: &N,
     cx: &dyn Context,
@@ -151,9 +153,10 @@ where
         return fallback(input);
     }
     node.check(shape)?;
+    let buffers = cx.buffers();
     let out = observed(cx, members, || {
         input.with_host(|host| {
-            Out::build(shape, |output| {
+            Out::build(shape, buffers, |output| {
                 run_blocked(&kernels, host, output)?;
                 Ok(true)
             })
@@ -161,7 +164,7 @@ where
     });
     match out?? {
         Some(out) => {
-            input.release();
+            input.release(buffers);
             report(cx, members, &groups, Device::Cpu);
             Ok(out)
         }

@@ -1,12 +1,13 @@
 //! The rayon execution context of the loader's jobs: branches joined on the
 //! worker pool, nodes counted and (one call in [`TIME_EVERY`]) timed into
 //! job-local counters, per-sample random generators, the plan's fusion
-//! setting, and a record of how each kernel node ran ([`Runs`]).
+//! setting, its services (the device, the loader's pool of batch memory),
+//! and a record of how each kernel node ran ([`Runs`]).
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use adl_core::exec::{Context, NodeId, SampleRng};
+use adl_core::exec::{Buffers, Context, NodeId, SampleRng, Services};
 use adl_core::graph::Device;
 use adl_core::kernel::Accelerator;
 
@@ -239,6 +240,8 @@ pub(crate) struct JobContext<'a> {
     pub(crate) index: Option<usize>,
     /// The device of the batch kernels.
     pub(crate) accelerator: Option<&'a dyn Accelerator>,
+    /// The loader's pool of batch memory.
+    pub(crate) buffers: Buffers<'a>,
     /// Whether batch kernels fuse (the plan's setting).
     pub(crate) fusion: bool,
     /// Where kernel nodes record how they ran.
@@ -259,6 +262,7 @@ impl<'a> JobContext<'a> {
             epoch: self.epoch,
             index: self.index,
             accelerator: self.accelerator,
+            buffers: self.buffers,
             fusion: self.fusion,
             runs: self.runs,
         }
@@ -276,6 +280,7 @@ impl JobContext<'_> {
             epoch: self.epoch,
             index: Some(index),
             accelerator: self.accelerator,
+            buffers: self.buffers,
             fusion: self.fusion,
             runs: self.runs,
         }
@@ -316,8 +321,12 @@ impl Context for JobContext<'_> {
         self.index
     }
 
-    fn accelerator(&self) -> Option<&dyn Accelerator> {
-        self.accelerator
+    fn services(&self) -> Services<'_> {
+        let services = Services::new().with_buffers(self.buffers);
+        match self.accelerator {
+            Some(accelerator) => services.with_accelerator(accelerator),
+            None => services,
+        }
     }
 
     fn fusion(&self) -> bool {

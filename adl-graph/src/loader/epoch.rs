@@ -167,9 +167,7 @@ where
     fn build_here(&self, k: usize) -> Outcome<P::Processed> {
         let shared = &self.loader.shared;
         let range = batch_range(shared, &self.local, k);
-        shared
-            .buffers
-            .install(|| build(shared, false, self.epoch, k, &self.local[range]))
+        build(shared, false, self.epoch, k, &self.local[range])
     }
 
     /// The outcome of batch `self.delivered`, waiting for it if need be:

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use adl_core::exec::panic_message;
+use adl_core::exec::{Buffers, panic_message};
 use adl_core::{Dataset, Error, Pipeline, Result};
 use rayon::prelude::*;
 
@@ -196,6 +196,7 @@ where
         epoch,
         index: None,
         accelerator: shared.accelerator.as_deref(),
+        buffers: Buffers::from_pool(&shared.buffers),
         fusion: shared.plan.schedule().fusion,
         runs: &shared.runs,
     };

@@ -222,11 +222,9 @@ where
         let pool = if workers == 0 {
             None
         } else {
-            let attach = Arc::clone(&buffers);
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(workers)
                 .thread_name(|i| format!("adl-worker-{i}"))
-                .start_handler(move |_| attach.attach())
                 .build()
                 .map_err(|e| {
                     Error::invalid("workers", format!("cannot start the worker threads: {e}"))

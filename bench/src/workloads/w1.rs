@@ -96,10 +96,8 @@ impl Dataset for W1Data {
             .xs()
             .get(index * W1_FEATURES..(index + 1) * W1_FEATURES)
             .ok_or_else(|| adl::Error::invalid("index", format!("{index} is out of range")))?;
-        let mut x = adl::exec::buffer(W1_FEATURES);
-        x.extend_from_slice(row);
         Ok(W1Sample {
-            x: Array1::from(x),
+            x: Array1::from(row.to_vec()),
             y: self.0.ys()[index],
         })
     }

@@ -84,9 +84,7 @@ impl Dataset for W2Data {
             .pixels()
             .get(index * W2_IMAGE..(index + 1) * W2_IMAGE)
             .ok_or_else(|| adl::Error::invalid("index", format!("{index} is out of range")))?;
-        let mut pixels = adl::exec::buffer(W2_IMAGE);
-        pixels.extend_from_slice(image);
-        let image = Array3::from_shape_vec((3, 64, 64), pixels)
+        let image = Array3::from_shape_vec((3, 64, 64), image.to_vec())
             .map_err(|e| adl::Error::invalid("image", e.to_string()))?;
         Ok((image, self.0.flags()[index]))
     }

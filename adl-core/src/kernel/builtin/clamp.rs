@@ -4,7 +4,7 @@ use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
 
-use crate::kernel::launch::cl_f32;
+use crate::kernel::cl_f32;
 use crate::kernel::node::run;
 use crate::{Result, Transform};
 

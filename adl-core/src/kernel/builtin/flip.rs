@@ -8,11 +8,12 @@ use crate::exec::Context;
 use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
 use std::mem::MaybeUninit;
 
-use crate::kernel::blocked::{BlockInfo, BlockKernel, ScatteredBlocks, same_len, typed, typed_mut};
-use crate::kernel::element::{Element, ElementType};
-use crate::kernel::lanes::{Lanewise, Same, lanewise_rows};
-use crate::kernel::launch::Launch;
+use crate::kernel::Launch;
+use crate::kernel::lanes::{Lanewise, lanewise_rows};
 use crate::kernel::node::{KernelNode, run};
+use crate::plumbing::{
+    BlockInfo, BlockKernel, Element, ElementType, Same, ScatteredBlocks, same_len, typed, typed_mut,
+};
 use crate::{Error, Result, Transform};
 
 /// Horizontal flip by a per-sample flag, as a batch kernel: the last axis
@@ -107,7 +108,9 @@ impl<T: Element, D: RemoveAxis> Transform<(Rows<T, D>, Array1<bool>)> for FlipBy
     }
 
     fn apply_in(&self, cx: &dyn Context, input: (Rows<T, D>, Array1<bool>)) -> Result<Array<T, D>> {
-        run(self, cx, input, |input| self.apply(input))
+        run(self, cx, input, |(rows, flags)| {
+            self.apply((rows.to_array_in(cx.buffers())?, flags))
+        })
     }
 }
 

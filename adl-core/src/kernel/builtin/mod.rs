@@ -85,7 +85,8 @@ macro_rules! elementwise_node {
                 input: crate::collate::Rows<$input, D>,
             ) -> crate::Result<ndarray::Array<$output, D>> {
                 crate::kernel::run(self, cx, input, |input| {
-                    crate::Transform::<ndarray::Array<$input, D>>::apply(self, input.to_array()?)
+                    let array = input.to_array_in(cx.buffers())?;
+                    crate::Transform::<ndarray::Array<$input, D>>::apply(self, array)
                 })
             }
         }
@@ -130,12 +131,12 @@ macro_rules! elementwise_node {
                 output: &mut [std::mem::MaybeUninit<u8>],
                 block: crate::kernel::BlockInfo,
             ) -> crate::Result<()> {
-                let (values, out) = crate::kernel::blocked::same_len(
-                    crate::kernel::blocked::typed::<$input>(input)?,
-                    crate::kernel::blocked::typed_mut::<$output>(output)?,
+                let (values, out) = crate::plumbing::same_len(
+                    crate::plumbing::typed::<$input>(input)?,
+                    crate::plumbing::typed_mut::<$output>(output)?,
                 )?;
                 if let Some(lane) = crate::kernel::Lanewise::lane(self, block) {
-                    crate::kernel::lanes::run_lane(lane, values, out, None);
+                    crate::plumbing::run_lane(lane, values, out, None);
                     return Ok(());
                 }
                 $(
@@ -159,14 +160,14 @@ macro_rules! elementwise_node {
                         out: &'a mut [std::mem::MaybeUninit<$output>],
                         block: crate::kernel::BlockInfo,
                     }
-                    impl<D> super::Loop for Block<'_, D> {
+                    impl<D> crate::plumbing::Loop for Block<'_, D> {
                         type Out = crate::Result<()>;
                         #[inline(always)]
                         fn run(self) -> crate::Result<()> {
                             body(self.this, self.values, self.out, self.block)
                         }
                     }
-                    return super::widest(Block {
+                    return crate::plumbing::widest(Block {
                         this: self,
                         values,
                         out,
@@ -203,7 +204,7 @@ pub use to_f32::U8ToF32;
 
 use ndarray::{Array, Dimension};
 
-use super::element::Element;
+use crate::plumbing::{Buffers, Element};
 use crate::{Error, Result};
 
 /// The shape variables of the [kernel ABI](super#the-kernel-abi), for a
@@ -242,120 +243,6 @@ impl Geometry {
     }
 }
 
-/// `out[k] = f(values[k])` for every `k` (as many of each), 64 lanes per
-/// step: a fixed-size step unrolls into four vectors of 16 floats with no
-/// dependence between them, so that several divisions are in flight at
-/// once (one vector per step keeps one division at a time: 1.6x slower
-/// for W2's conversion and normalisation). `#[inline(always)]`, so that it
-/// is compiled into [`widest`]'s copies with the loop around it.
-#[inline(always)]
-pub(crate) fn map_lanes<A: Copy, B>(
-    values: &[A],
-    out: &mut [std::mem::MaybeUninit<B>],
-    f: impl Fn(A) -> B,
-) {
-    const LANES: usize = 64;
-    let mut outs = out.chunks_exact_mut(LANES);
-    let mut ins = values.chunks_exact(LANES);
-    for (o, v) in (&mut outs).zip(&mut ins) {
-        match (
-            <&mut [std::mem::MaybeUninit<B>; LANES]>::try_from(o),
-            <&[A; LANES]>::try_from(v),
-        ) {
-            (Ok(o), Ok(v)) => {
-                for k in 0..LANES {
-                    o[k].write(f(v[k]));
-                }
-            }
-            // Not reached: exact chunks are `LANES` long.
-            (Err(_), _) | (_, Err(_)) => {}
-        }
-    }
-    for (o, &v) in outs.into_remainder().iter_mut().zip(ins.remainder()) {
-        o.write(f(v));
-    }
-}
-
-/// [`map_lanes`] over one row read from its end: `out[k] =
-/// f(values[len - 1 - k])`, 64 lanes per step.
-#[inline(always)]
-pub(crate) fn map_lanes_reversed<A: Copy, B>(
-    values: &[A],
-    out: &mut [std::mem::MaybeUninit<B>],
-    f: impl Fn(A) -> B,
-) {
-    const LANES: usize = 64;
-    let mut outs = out.chunks_exact_mut(LANES);
-    let mut ins = values.rchunks_exact(LANES);
-    for (o, v) in (&mut outs).zip(&mut ins) {
-        match (
-            <&mut [std::mem::MaybeUninit<B>; LANES]>::try_from(o),
-            <&[A; LANES]>::try_from(v),
-        ) {
-            (Ok(o), Ok(v)) => {
-                // Reversed first, as they were read (one shuffle per
-                // vector), then mapped in order: mapping while reading
-                // backwards is not vectorised.
-                let mut reversed = *v;
-                reversed.reverse();
-                for k in 0..LANES {
-                    o[k].write(f(reversed[k]));
-                }
-            }
-            // Not reached: exact chunks are `LANES` long.
-            (Err(_), _) | (_, Err(_)) => {}
-        }
-    }
-    for (o, &v) in outs
-        .into_remainder()
-        .iter_mut()
-        .zip(ins.remainder().iter().rev())
-    {
-        o.write(f(v));
-    }
-}
-
-/// A loop for [`widest`]: its `run` is `#[inline(always)]`, so that it is
-/// compiled into each of `widest`'s copies, one per vector unit, whatever
-/// its size (a closure would be inlined at LLVM's discretion, and a large
-/// one left out of line, compiled for the baseline: four floats at a
-/// time).
-pub(crate) trait Loop {
-    /// What the loop gives.
-    type Out;
-    /// Run it.
-    fn run(self) -> Self::Out;
-}
-
-/// Run `l`, a loop over elements, compiled for the widest vector unit this
-/// CPU has (AVX-512 or AVX2, checked at run time), else as built: a
-/// portable build still divides 16 or 8 floats at a time where the CPU can.
-/// The operations are the same IEEE ones in the same order (Rust never
-/// fuses a multiply and an add), so the bits do not change.
-#[inline(always)]
-pub(crate) fn widest<L: Loop>(l: L) -> L::Out {
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx512f")]
-        fn with_avx512<L: Loop>(l: L) -> L::Out {
-            l.run()
-        }
-        #[target_feature(enable = "avx2")]
-        fn with_avx2<L: Loop>(l: L) -> L::Out {
-            l.run()
-        }
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: this CPU has AVX-512F (checked just above).
-            return unsafe { with_avx512(l) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: this CPU has AVX2 (checked just above).
-            return unsafe { with_avx2(l) };
-        }
-    }
-    l.run()
-}
-
 /// The elements of `array` in row-major order, in place when it is already
 /// row-major (the usual case after collation).
 fn row_major<T: Element, D: Dimension>(array: Array<T, D>) -> Array<T, D> {
@@ -381,11 +268,12 @@ fn map_in_place<T: Element, D: Dimension>(array: Array<T, D>, f: impl Fn(T) -> T
     array
 }
 
-/// `f` of every element of `array`, into a new array (its memory from the
-/// thread's buffer pool), in one flat loop.
+/// `f` of every element of `array`, into a new array (its memory from
+/// `buffers`), in one flat loop.
 fn map_into<T: Element, U: Element, D: Dimension>(
     array: &Array<T, D>,
     node: &str,
+    buffers: Buffers<'_>,
     f: impl Fn(T) -> U,
 ) -> Result<Array<U, D>> {
     let standard = array.as_standard_layout();
@@ -398,7 +286,7 @@ fn map_into<T: Element, U: Element, D: Dimension>(
             ),
         ));
     };
-    let mut out: Vec<U> = crate::exec::buffer(values.len());
+    let mut out: Vec<U> = buffers.take(values.len());
     out.extend(values.iter().map(|&v| f(v)));
     Array::from_shape_vec(array.raw_dim(), out)
         .map_err(|e| Error::internal("kernel::builtin", format_args!("{}: {}", node, e)))

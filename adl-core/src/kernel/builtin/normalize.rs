@@ -5,7 +5,7 @@ use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
 
-use crate::kernel::launch::cl_f32_by_channel;
+use crate::kernel::cl_f32_by_channel;
 use crate::kernel::node::run;
 use crate::{Error, Result, Transform};
 
@@ -105,7 +105,7 @@ impl<D: Dimension> Transform<Array<f32, D>> for Normalize<D> {
         let g = super::Geometry::of(array.shape());
         let rank = array.ndim();
         if let Some(values) = array.as_slice_mut() {
-            super::widest(InPlace {
+            crate::plumbing::widest(InPlace {
                 mean: &self.mean,
                 std: &self.std,
                 values,
@@ -122,7 +122,7 @@ impl<D: Dimension> Transform<Array<f32, D>> for Normalize<D> {
 }
 
 /// The per-channel loop of [`Normalize`]'s Rust body, over a whole
-/// row-major batch in place (a [`Loop`](super::Loop), compiled for the
+/// row-major batch in place (a `Loop`, compiled for the
 /// widest vector unit).
 struct InPlace<'a> {
     mean: &'a [f32],
@@ -132,7 +132,7 @@ struct InPlace<'a> {
     g: super::Geometry,
 }
 
-impl super::Loop for InPlace<'_> {
+impl crate::plumbing::Loop for InPlace<'_> {
     type Out = ();
 
     #[inline(always)]

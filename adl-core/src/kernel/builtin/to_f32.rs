@@ -3,8 +3,9 @@ use std::marker::PhantomData;
 use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
+use crate::plumbing::Buffers;
 
-use crate::kernel::launch::cl_f32;
+use crate::kernel::cl_f32;
 use crate::kernel::node::run;
 use crate::{Result, Transform};
 
@@ -58,6 +59,20 @@ impl<D> U8ToF32<D> {
         }
     }
 
+    /// The floats of `input`, their memory from `buffers`.
+    fn convert<E: Dimension>(
+        &self,
+        input: &Array<u8, E>,
+        buffers: Buffers<'_>,
+    ) -> Result<Array<f32, E>> {
+        match self.scale {
+            Scale::Divide(d) => super::map_into(input, "u8_to_f32", buffers, |v| f32::from(v) / d),
+            Scale::Multiply(s) => {
+                super::map_into(input, "u8_to_f32", buffers, |v| f32::from(v) * s)
+            }
+        }
+    }
+
     /// Any shape will do.
     fn check_shape(&self, _shape: &[usize]) -> Result<()> {
         Ok(())
@@ -75,14 +90,12 @@ impl<D: Dimension> Transform<Array<u8, D>> for U8ToF32<D> {
     type Output = Array<f32, D>;
 
     fn apply(&self, input: Array<u8, D>) -> Result<Array<f32, D>> {
-        match self.scale {
-            Scale::Divide(d) => super::map_into(&input, "u8_to_f32", |v| f32::from(v) / d),
-            Scale::Multiply(s) => super::map_into(&input, "u8_to_f32", |v| f32::from(v) * s),
-        }
+        self.convert(&input, Buffers::none())
     }
 
+    /// The floats' memory comes from the context's pool.
     fn apply_in(&self, cx: &dyn Context, input: Array<u8, D>) -> Result<Array<f32, D>> {
-        run(self, cx, input, |input| self.apply(input))
+        run(self, cx, input, |input| self.convert(&input, cx.buffers()))
     }
 }
 

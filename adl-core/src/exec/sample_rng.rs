@@ -1,18 +1,7 @@
-use super::NodeId;
-use crate::rng::SplitMix64;
+//! [`SampleRng`]: the random generator of one node on one sample.
 
-/// The SplitMix64 output function (Vigna): a bijective 64-bit mix, the hash
-/// behind every seeded order and generator of adl.
-///
-/// ```
-/// // The benchmark workloads' check value: mix64(2024).
-/// assert_eq!(adl::exec::mix64(2024), 0xbbbf_12cc_d68b_4479);
-/// ```
-pub const fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use super::NodeId;
+use crate::rng::{SplitMix64, mix64};
 
 /// A small random generator for one node on one sample, derived from
 /// (seed, epoch, sample index, node): augmentations drawn from it are
@@ -90,11 +79,5 @@ mod tests {
         ] {
             assert_ne!(base, other);
         }
-    }
-
-    #[test]
-    fn mix64_matches_the_workloads_check_value() {
-        // WORKLOADS.md: S = mix64(2024) = 0xbbbf12ccd68b4479.
-        assert_eq!(mix64(2024), 0xbbbf_12cc_d68b_4479);
     }
 }

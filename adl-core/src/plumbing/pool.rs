@@ -1,80 +1,14 @@
-//! Recycled batch buffers: a [`BufferPool`] that keeps the memory of
-//! batches the consumer is done with, so the next batches are built in
-//! memory that is already mapped (no page faults, no allocator trims).
+//! [`BufferPool`]: recycled batch buffers, kept so that the next batches
+//! are built in memory that is already mapped (no page faults, no
+//! allocator trims).
 
-use std::alloc::{Layout, dealloc};
-use std::cell::RefCell;
-use std::mem::{ManuallyDrop, align_of, needs_drop, size_of};
-use std::ptr::NonNull;
+use std::mem::{needs_drop, size_of};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use super::Recycle;
-
-/// The memory of one recycled `Vec`: an allocation of the global allocator
-/// that holds no values.
-struct RawBuffer {
-    ptr: NonNull<u8>,
-    layout: Layout,
-    /// When it was put in the pool (the pool's clock): the oldest goes first
-    /// when the pool is over its limit.
-    stamp: u64,
-}
-
-// SAFETY: a RawBuffer owns its allocation alone (the `Vec` it came from was
-// forgotten) and holds no values (only element types that need no drop are
-// kept, and their values are never read), so it can move between threads.
-unsafe impl Send for RawBuffer {}
-
-impl Drop for RawBuffer {
-    fn drop(&mut self) {
-        // SAFETY: `ptr` was allocated by the global allocator with `layout`
-        // (a `Vec<A>` of capacity c allocates `Layout::array::<A>(c)`), and
-        // nothing else owns it.
-        unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
-    }
-}
-
-impl RawBuffer {
-    /// The memory of `v`, if its element type can be recycled (it needs no
-    /// drop and is not zero-sized) and it has any; otherwise `v` is dropped.
-    fn from_vec<A>(v: Vec<A>) -> Option<RawBuffer> {
-        if needs_drop::<A>() || size_of::<A>() == 0 || v.capacity() == 0 {
-            return None;
-        }
-        let layout = Layout::array::<A>(v.capacity()).ok()?;
-        let mut v = ManuallyDrop::new(v);
-        // A Vec's pointer is never null.
-        let ptr = NonNull::new(v.as_mut_ptr().cast::<u8>())?;
-        Some(RawBuffer {
-            ptr,
-            layout,
-            stamp: 0,
-        })
-    }
-
-    /// How many `A` fit, if this memory can be a `Vec<A>`: same alignment,
-    /// and a size that is a whole number of `A`.
-    fn capacity_for<A>(&self) -> Option<usize> {
-        let size = size_of::<A>();
-        (size != 0
-            && self.layout.align() == align_of::<A>()
-            && self.layout.size().is_multiple_of(size))
-        .then(|| self.layout.size() / size)
-    }
-
-    /// This memory as an empty `Vec<A>` of `capacity` elements
-    /// (`capacity_for::<A>()`).
-    fn into_vec<A>(self, capacity: usize) -> Vec<A> {
-        debug_assert_eq!(self.capacity_for::<A>(), Some(capacity));
-        let this = ManuallyDrop::new(self);
-        // SAFETY: the memory was allocated by the global allocator with an
-        // alignment equal to `A`'s and a size of `capacity * size_of::<A>()`
-        // (checked by `capacity_for`), and it is owned by this buffer alone,
-        // which is forgotten here; the Vec is empty, so no value is read.
-        unsafe { Vec::from_raw_parts(this.ptr.as_ptr().cast::<A>(), 0, capacity) }
-    }
-}
+use super::raw_buffer::RawBuffer;
+use super::recycler::Recycler;
 
 /// How a [`BufferPool`] has served its requests.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -102,13 +36,15 @@ struct Held {
 
 /// A pool of batch buffers, bounded by a number of batches.
 ///
-/// A loader gives each of its worker threads a pool (see
-/// [`install`](BufferPool::install)); the collate builders take the memory
-/// of every array they build with [`buffer`], and a batch the consumer is
-/// done with gives its memory back through [`recycle`](BufferPool::recycle).
-/// After the first few batches a warm epoch allocates nothing: each batch is
-/// built in the memory of one the consumer dropped, already mapped, so its
-/// speed does not depend on the allocator.
+/// A loader keeps one and hands it to its jobs through their execution
+/// context (as [`Buffers`](super::Buffers), one of the context's
+/// services); the collate builders and the batch kernels
+/// take the memory of every array they build from it, and a batch the
+/// consumer is done with gives its memory back through
+/// [`recycle`](BufferPool::recycle). After the first few batches a warm
+/// epoch allocates nothing: each batch is built in the memory of one the
+/// consumer dropped, already mapped, so its speed does not depend on the
+/// allocator.
 ///
 /// The pool holds at most `batches` times the largest batch recycled so
 /// far; past that it releases its oldest buffers. Only element types that
@@ -117,13 +53,13 @@ struct Held {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use adl::exec::{BufferPool, buffer};
+/// use adl::exec::{BufferPool, Buffers};
 /// use ndarray::Array2;
 ///
 /// let pool = Arc::new(BufferPool::new(2));
 /// let batch = Array2::<f32>::zeros((64, 1024));
 /// pool.recycle(batch); // the consumer is done with it
-/// let v: Vec<f32> = pool.install(|| buffer(64 * 1024));
+/// let v: Vec<f32> = Buffers::from_pool(&pool).take(64 * 1024);
 /// assert!(v.capacity() >= 64 * 1024);
 /// assert_eq!(pool.statistics().reused, 1);
 /// ```
@@ -258,108 +194,19 @@ impl BufferPool {
             counter.store(0, Relaxed);
         }
     }
-
-    /// Run `f` with this pool as the calling thread's pool (what [`buffer`]
-    /// draws from); the thread's previous pool, if any, is back afterwards,
-    /// panics included.
-    pub fn install<R>(self: &Arc<Self>, f: impl FnOnce() -> R) -> R {
-        struct Restore(Option<Arc<BufferPool>>);
-        impl Drop for Restore {
-            fn drop(&mut self) {
-                let previous = self.0.take();
-                CURRENT.with_borrow_mut(|current| *current = previous);
-            }
-        }
-        let previous = CURRENT.with_borrow_mut(|current| current.replace(Arc::clone(self)));
-        let _restore = Restore(previous);
-        f()
-    }
-
-    /// Make this pool the calling thread's pool for the rest of the thread's
-    /// life (a loader's worker threads call this when they start).
-    pub fn attach(self: &Arc<Self>) {
-        CURRENT.with_borrow_mut(|current| *current = Some(Arc::clone(self)));
-    }
 }
 
-thread_local! {
-    static CURRENT: RefCell<Option<Arc<BufferPool>>> = const { RefCell::new(None) };
-}
-
-/// An empty `Vec` with room for at least `capacity` elements, from the
-/// calling thread's [`BufferPool`] when it has one (a loader's workers do),
-/// else freshly allocated. Collate builders take their batch memory here;
-/// a batch transform that makes a new array can too.
-///
-/// Requests under [`POOLED_BYTES`] are plain allocations: small blocks are
-/// cheap for any allocator (no page faults, no trims), and keeping them out
-/// of the pool keeps its lock off the per-sample path.
-pub fn buffer<A>(capacity: usize) -> Vec<A> {
-    if capacity.saturating_mul(size_of::<A>()) < POOLED_BYTES {
-        return Vec::with_capacity(capacity);
-    }
-    CURRENT.with_borrow(|current| match current {
-        Some(pool) => pool.take(capacity),
-        None => Vec::with_capacity(capacity),
-    })
-}
-
-/// Give the memory of `value` (a batch, or a batch's input that a node has
-/// consumed) to the calling thread's [`BufferPool`], if it has one; else
-/// drop it.
-pub fn release<B: Recycle>(value: B) {
-    let pool = CURRENT.with_borrow(|current| current.as_ref().map(Arc::clone));
-    match pool {
-        Some(pool) => pool.recycle(value),
-        None => drop(value),
-    }
-}
-
-/// The smallest request [`buffer`] serves from the pool: 16 KiB.
+/// The smallest request a context's [`Buffers`](super::Buffers) serve from
+/// the pool, and the smallest buffer a [`Recycler`] keeps: 16 KiB. Small
+/// blocks are cheap for any allocator (no page faults, no trims), and
+/// keeping them out of the pool keeps its lock off the per-sample path.
 pub const POOLED_BYTES: usize = 16 * 1024;
-
-/// Collects the buffers of one batch for a [`BufferPool`]: what a
-/// [`Recycle`] implementation hands its memory to.
-#[derive(Default)]
-pub struct Recycler {
-    buffers: Vec<RawBuffer>,
-    bytes: usize,
-}
-
-impl std::fmt::Debug for Recycler {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Recycler")
-            .field("buffers", &self.buffers.len())
-            .field("bytes", &self.bytes)
-            .finish()
-    }
-}
-
-impl Recycler {
-    /// Keep the memory of `v` (its values are dropped first; memory of
-    /// element types that need a drop is freed instead).
-    pub fn vec<A>(&mut self, mut v: Vec<A>) {
-        v.clear();
-        // Small blocks are never taken from the pool (see `buffer`).
-        if v.capacity().saturating_mul(size_of::<A>()) < POOLED_BYTES {
-            return;
-        }
-        if let Some(buffer) = RawBuffer::from_vec(v) {
-            self.bytes += buffer.layout.size();
-            self.buffers.push(buffer);
-        }
-    }
-
-    /// The bytes collected so far.
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use ndarray::{Array1, Array2};
+    use std::sync::Arc;
 
     #[test]
     fn a_recycled_buffer_is_reused_in_place() {
@@ -417,12 +264,9 @@ mod tests {
 
     #[test]
     fn small_blocks_are_not_pooled() {
-        let pool = Arc::new(BufferPool::new(2));
+        let pool = BufferPool::new(2);
         pool.recycle(Array1::<f32>::zeros(16));
         assert_eq!(pool.statistics().held_bytes, 0);
-        let v: Vec<f32> = pool.install(|| buffer(16));
-        assert!(v.capacity() >= 16);
-        assert_eq!(pool.statistics().allocated, 0);
     }
 
     #[test]
@@ -433,24 +277,5 @@ mod tests {
         assert_eq!(pool.statistics().held_bytes, 0);
         let strings: Vec<String> = pool.take(2);
         assert!(strings.capacity() >= 2);
-    }
-
-    #[test]
-    fn buffer_uses_the_installed_pool_and_restores_the_previous() {
-        let outer = Arc::new(BufferPool::new(1));
-        let inner = Arc::new(BufferPool::new(1));
-        let n = POOLED_BYTES / 4;
-        inner.recycle(Array1::<u32>::zeros(n));
-        outer.install(|| {
-            let _ = inner.install(|| buffer::<u32>(n));
-            let _ = buffer::<u32>(n);
-            // Small requests do not go to the pool.
-            let _ = buffer::<u32>(4);
-        });
-        assert_eq!(inner.statistics().reused, 1);
-        assert_eq!(outer.statistics().allocated, 1);
-        // No pool outside: nothing counted anywhere.
-        let _ = buffer::<u32>(n);
-        assert_eq!(outer.statistics().allocated, 1);
     }
 }

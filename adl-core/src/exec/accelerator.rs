@@ -2,14 +2,13 @@
 
 use std::ops::Range;
 
-use super::data::{HostBatch, Output};
-use super::element::ElementType;
 use super::launch::Launch;
 use crate::Result;
+use crate::plumbing::{ElementType, HostBatch, Output};
 
 /// A device that runs batch kernels: the engine's OpenCL executor
 /// (`adl::opencl::OpenCl`) implements it. A context hands it to the nodes
-/// ([`Context::accelerator`](crate::exec::Context::accelerator)); without
+/// (one of its [`services`](super::Context::services)); without
 /// one, kernel nodes run their Rust bodies.
 pub trait Accelerator: Send + Sync {
     /// The device, in words (for errors and notices).
@@ -20,7 +19,7 @@ pub trait Accelerator: Send + Sync {
     /// `output`. Data between launches stays on the device. `groups`
     /// (index ranges of `launches`, covering them in order) are the
     /// launches that run as one kernel, as
-    /// [`groups`](super::groups) decided for this device: a group of one
+    /// [`groups`](adl_rules::fusion::groups) decided for this device: a group of one
     /// is a kernel of its own.
     ///
     /// `Ok(false)` when this device cannot run them (say, `double` without

@@ -1,10 +1,12 @@
 //! [`Launch`]: one kernel of a batch node, as data an
-//! [`Accelerator`](super::Accelerator) compiles and runs.
+//! [`Accelerator`](super::accelerator::Accelerator) compiles and runs.
 
 use std::borrow::Cow;
 
-use super::element::ElementType;
-use crate::exec::NodeId;
+use adl_rules::fusion::Fusion;
+
+use super::NodeId;
+use crate::plumbing::ElementType;
 
 /// What a launch computes, for every element `i` of the batch (its flat,
 /// row-major index).
@@ -28,7 +30,7 @@ pub enum Op {
         index: String,
     },
     /// A whole kernel of the user's (`#[transform(batch, opencl = ...)]`),
-    /// with the [kernel ABI](super#the-kernel-abi). It is not fused; its
+    /// with the [kernel ABI](crate::kernel#the-kernel-abi). It is not fused; its
     /// neighbours' data stays on the device.
     Custom {
         /// The OpenCL C source.
@@ -115,12 +117,12 @@ impl Launch {
     }
 
     /// How it combines with its neighbours' launches (see
-    /// [`Fusion`](super::Fusion) and [`groups`](adl_rules::fusion::groups)).
-    pub fn fusion(&self) -> super::Fusion {
+    /// [`Fusion`] and [`groups`](adl_rules::fusion::groups)).
+    pub fn fusion(&self) -> Fusion {
         match self.op {
-            Op::Map { .. } => super::Fusion::Map,
-            Op::Gather { .. } => super::Fusion::Gather,
-            Op::Custom { .. } => super::Fusion::Own,
+            Op::Map { .. } => Fusion::Map,
+            Op::Gather { .. } => Fusion::Gather,
+            Op::Custom { .. } => Fusion::Own,
         }
     }
 }

@@ -7,17 +7,14 @@ use std::collections::{BTreeMap, HashMap};
 use ndarray::{Array, Dimension};
 
 use super::Recycler;
-use crate::Record;
-use crate::collate::Padded;
 
 /// A batch whose memory can be reused for later batches.
 ///
 /// A loader hands out batches that give their buffers back to its
 /// [`BufferPool`](super::BufferPool) when they are dropped; for that the
-/// batch type implements `Recycle`. Every batch type of
-/// [`DefaultCollate`](crate::collate::DefaultCollate) does (arrays, tuples,
-/// `Vec`s, maps, [`Record`], `Option`, [`Padded`]), and `#[derive(Collate)]`
-/// implements it for the batch struct it generates.
+/// batch type implements `Recycle`. Every batch type of `DefaultCollate`
+/// does (arrays, tuples, `Vec`s, maps, `Record`, `Option`, `Padded`), and
+/// `#[derive(Collate)]` implements it for the batch struct it generates.
 ///
 /// A batch type of your own needs one line when it has nothing worth
 /// recycling (its memory is then freed as usual):
@@ -108,22 +105,6 @@ impl<K, V: Recycle> Recycle for BTreeMap<K, V> {
         for (_, value) in self {
             value.recycle(recycler);
         }
-    }
-}
-
-impl<T: Recycle> Recycle for Record<T> {
-    fn recycle(self, recycler: &mut Recycler) {
-        for (_, value) in self {
-            value.recycle(recycler);
-        }
-    }
-}
-
-impl<A, D: Dimension> Recycle for Padded<A, D> {
-    fn recycle(self, recycler: &mut Recycler) {
-        self.data.recycle(recycler);
-        self.lengths.recycle(recycler);
-        self.mask.recycle(recycler);
     }
 }
 

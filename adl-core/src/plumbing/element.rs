@@ -77,7 +77,10 @@ impl fmt::Display for ElementType {
 }
 
 mod sealed {
-    pub trait Sealed {}
+    /// The element types, closed to others; each is plain old data
+    /// (`bytemuck::Pod`), so a batch of them is viewed as bytes and back
+    /// without a hand-written cast.
+    pub trait Sealed: bytemuck::Pod {}
 }
 
 /// A Rust number type that a kernel can read or write: plain data of a
@@ -102,12 +105,3 @@ macro_rules! element {
 }
 element!(u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32,
     u64 => U64, i64 => I64, f32 => F32, f64 => F64);
-
-/// The bytes of `values`.
-pub(crate) fn bytes_of<E: Element>(values: &[E]) -> &[u8] {
-    // SAFETY: `Element` is sealed to primitive numbers: no padding, no
-    // invalid bit patterns; the length is the slice's size in bytes.
-    unsafe {
-        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
-    }
-}

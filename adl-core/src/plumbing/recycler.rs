@@ -1,0 +1,44 @@
+//! [`Recycler`]: what a batch hands its memory to.
+
+use std::mem::size_of;
+
+use super::pool::POOLED_BYTES;
+use super::raw_buffer::RawBuffer;
+
+/// Collects the buffers of one batch for a [`BufferPool`](super::BufferPool): what a
+/// [`Recycle`](super::Recycle) implementation hands its memory to.
+#[derive(Default)]
+pub struct Recycler {
+    pub(crate) buffers: Vec<RawBuffer>,
+    pub(crate) bytes: usize,
+}
+
+impl std::fmt::Debug for Recycler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recycler")
+            .field("buffers", &self.buffers.len())
+            .field("bytes", &self.bytes)
+            .finish()
+    }
+}
+
+impl Recycler {
+    /// Keep the memory of `v` (its values are dropped first; memory of
+    /// element types that need a drop is freed instead).
+    pub fn vec<A>(&mut self, mut v: Vec<A>) {
+        v.clear();
+        // Small blocks are never taken from the pool (see `Buffers::take`).
+        if v.capacity().saturating_mul(size_of::<A>()) < POOLED_BYTES {
+            return;
+        }
+        if let Some(buffer) = RawBuffer::from_vec(v) {
+            self.bytes += buffer.layout.size();
+            self.buffers.push(buffer);
+        }
+    }
+
+    /// The bytes collected so far.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
