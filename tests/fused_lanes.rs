@@ -218,7 +218,7 @@ fn a_block_that_is_not_whole_rows_is_refused_not_left_half_written() {
 
 #[test]
 fn a_fused_chain_takes_its_batch_from_the_contexts_pool_and_gives_its_input_back() {
-    use adl::exec::{BufferPool, WithBuffers};
+    use adl::exec::{BufferPool, WithServices};
     use std::sync::Arc;
     let chain = FusedLanes::new(
         U8ToF32::<Ix4>::divide(255.0),
@@ -230,7 +230,7 @@ fn a_fused_chain_takes_its_batch_from_the_contexts_pool_and_gives_its_input_back
     let expected = chain.apply(input()).unwrap();
     let pool = Arc::new(BufferPool::new(4));
     let sequential = Sequential::new();
-    let cx = WithBuffers::new(&sequential, &pool);
+    let cx = WithServices::new(&sequential).buffers(&pool);
     let first = chain.apply_in(&cx, input()).unwrap();
     assert!(same_bits(&first, &expected));
     let stats = pool.statistics();

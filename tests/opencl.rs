@@ -13,7 +13,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use adl::exec::{Context, Sequential, WithAccelerator};
+use adl::exec::{Context, Sequential, WithServices};
 use adl::kernel::{Accelerator, Affine, Clamp, FlipByFlag, Normalize, U8ToF32};
 use adl::loader::Loader;
 use adl::opencl::{DeviceChoice, OpenCl};
@@ -68,7 +68,7 @@ fn runs() -> impl Iterator<Item = (&'static OpenCl, bool)> {
 /// `f` run in a context with `device`, fusing kernels or not.
 fn on<R>(device: &dyn Accelerator, fusion: bool, f: impl FnOnce(&dyn Context) -> R) -> R {
     let sequential = Sequential::new().fusion(fusion);
-    f(&WithAccelerator::new(&sequential, device))
+    f(&WithServices::new(&sequential).accelerator(device))
 }
 
 /// Floats from random bits: finite values of every magnitude, subnormals

@@ -59,11 +59,11 @@ pub(crate) fn w2_batch_stage(args: &Args, data: &W2) -> adl::Result<bool> {
     let mut same = bodies == cpu;
     if let Some(device) = OpenCl::open(&args.device)? {
         let name = adl::kernel::Accelerator::name(&device).to_owned();
-        let cx = adl::exec::WithAccelerator::new(&sequential, &device);
+        let cx = adl::exec::WithServices::new(&sequential).accelerator(&device);
         let out = run(&format!("opencl fused ({name})"), &cx)?;
         same &= out == cpu;
         let unfused = sequential.fusion(false);
-        let cx = adl::exec::WithAccelerator::new(&unfused, &device);
+        let cx = adl::exec::WithServices::new(&unfused).accelerator(&device);
         let out = run(&format!("opencl unfused ({name})"), &cx)?;
         same &= out == cpu;
     }

@@ -29,9 +29,9 @@
 //! [`BufferPool`] and lends it to its jobs, the collate builders and batch
 //! kernels take their memory from it ([`Buffers::take`]), and a batch the
 //! consumer drops gives its memory back ([`Recycle`]). Outside a loader,
-//! [`WithBuffers`] gives a context a pool, as [`WithAccelerator`] gives it
-//! a device. (The device's types, defined beside the context, are named
-//! through [`kernel`](crate::kernel).)
+//! [`WithServices`] gives a context a pool or a device of its own. (The
+//! device's types, defined beside the context, are named through
+//! [`kernel`](crate::kernel).)
 //!
 //! [`Sequential`] (this crate) runs everything on the calling thread and
 //! records nothing: the plain methods (`apply`, `sample`, ...) of the
@@ -55,8 +55,7 @@ mod sample_rng;
 mod sequential;
 mod services;
 mod tagged;
-mod with_accelerator;
-mod with_buffers;
+mod with_services;
 
 pub use crate::plumbing::{
     BufferPool, BufferStatistics, Buffers, POOLED_BYTES, Recycle, Recycler, prefetch,
@@ -68,5 +67,4 @@ pub use sample_rng::SampleRng;
 pub use sequential::Sequential;
 pub use services::Services;
 pub use tagged::Tagged;
-pub use with_accelerator::WithAccelerator;
-pub use with_buffers::WithBuffers;
+pub use with_services::WithServices;
