@@ -97,12 +97,13 @@
 //! [`pipeline`](mod@pipeline), [`collate`], [`pipes`], [`sample`], [`graph`] (what a
 //! pipeline looks like), [`exec`] (what it runs in), [`kernel`] (batch
 //! kernels), [`loader`], [`engine`] (the planner and its plans),
-//! [`opencl`], [`px4`]. [`prelude`] has the names most programs use.
+//! [`opencl`], [`px4`], [`files`] (sensors read from files). [`prelude`] has the names most programs use.
 //! `adl::ndarray` is the `ndarray` adl's arrays are from (0.17).
 //!
 //! The crates behind the facade: `adl-rules` (the composition rules as
 //! data), `adl-core` (the specification and its generic components),
-//! `adl-lang` and `adl-macros` (the DSL), `adl-graph` (the engine).
+//! `adl-lang` and `adl-macros` (the DSL), `adl-graph` (the engine),
+//! `adl-files` (file-backed sensors).
 
 // The specification, at the root.
 pub use adl_core::{
@@ -122,6 +123,11 @@ pub use adl_core::{collate, exec, graph, kernel, pipeline, pipes, sample, sync, 
 /// Read PX4 ULog flight logs as ADL sensors (the `px4` feature).
 #[cfg(feature = "px4")]
 pub use adl_core::px4;
+
+/// File-backed sensors (`adl-files`, the `files` feature): NumPy arrays
+/// memory-mapped, timestamps from files, a sensor per folder.
+#[cfg(feature = "files")]
+pub use adl_files as files;
 
 /// The loader (`adl-graph`): a dataset and a pipeline run with workers,
 /// prefetch, per-epoch shuffling, rank sharding, exact resume, an error

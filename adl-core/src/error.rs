@@ -223,11 +223,19 @@ pub enum Error {
         /// What went wrong; for a build failure, the compiler's log.
         reason: String,
     },
-    /// A source file (a log, a recording) that could not be read or parsed.
-    #[error("{path}: {reason}")]
+    /// A source file (a log, a recording, a sensor's data or timestamps)
+    /// that could not be read or is not what its reader expects: the file,
+    /// the sensor and the sample where they are known, and the cause, said
+    /// once (there is no `source()` below it).
+    #[error("{path}{}: {reason}", source_place(.sensor, .index))]
     Source {
         /// The file.
         path: String,
+        /// The sensor the file belongs to, where known.
+        sensor: Option<String>,
+        /// The sample (the sensor's own index) being read, where the
+        /// failure is one sample's; `None` for the whole file.
+        index: Option<usize>,
         /// What went wrong, in words.
         reason: String,
     },
@@ -244,6 +252,16 @@ pub enum Error {
 }
 
 /// `[3, 8, 9]`, or the first few and a count.
+/// ` (sensor `radar`, sample 7)`, or the part of it that is known.
+fn source_place(sensor: &Option<String>, index: &Option<usize>) -> String {
+    match (sensor, index) {
+        (Some(sensor), Some(index)) => format!(" (sensor `{sensor}`, sample {index})"),
+        (Some(sensor), None) => format!(" (sensor `{sensor}`)"),
+        (None, Some(index)) => format!(" (sample {index})"),
+        (None, None) => String::new(),
+    }
+}
+
 fn format_indices(indices: &[usize]) -> String {
     const SHOWN: usize = 8;
     let shown: Vec<String> = indices
@@ -282,6 +300,50 @@ impl Error {
         Error::Internal {
             place,
             what: what.to_string(),
+        }
+    }
+
+    /// An [`Error::Source`]: the file at `path` could not be read, or is
+    /// not what it should be, because of `reason`. Name its sensor and
+    /// sample with [`in_sensor`](Error::in_sensor).
+    ///
+    /// ```
+    /// use adl::Error;
+    ///
+    /// let err = Error::file("radar/data.npy", "truncated: 4096 bytes missing");
+    /// assert_eq!(err.to_string(), "radar/data.npy: truncated: 4096 bytes missing");
+    /// let err = err.in_sensor("radar", Some(7));
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "radar/data.npy (sensor `radar`, sample 7): truncated: 4096 bytes missing"
+    /// );
+    /// ```
+    pub fn file(path: impl AsRef<std::path::Path>, reason: impl fmt::Display) -> Self {
+        Error::Source {
+            path: path.as_ref().display().to_string(),
+            sensor: None,
+            index: None,
+            reason: reason.to_string(),
+        }
+    }
+
+    /// This error, naming `sensor` (and the sample `index`, where given)
+    /// if it is an [`Error::Source`] that does not name them yet; any
+    /// other error as it is.
+    pub fn in_sensor(self, sensor: &str, index: Option<usize>) -> Self {
+        match self {
+            Error::Source {
+                path,
+                sensor: known,
+                index: at,
+                reason,
+            } => Error::Source {
+                path,
+                sensor: known.or_else(|| Some(sensor.to_string())),
+                index: at.or(index),
+                reason,
+            },
+            other => other,
         }
     }
 

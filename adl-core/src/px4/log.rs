@@ -76,13 +76,7 @@ impl Px4Log {
             }
         }
         for (name, reason) in parsed.dropped {
-            rejected.push((
-                name,
-                Error::Source {
-                    path: shown.clone(),
-                    reason,
-                },
-            ));
+            rejected.push((name, Error::file(&shown, reason)));
         }
         Ok(Px4Log {
             path: path.to_owned(),

@@ -128,10 +128,7 @@ fn decode(data: &[u8], at: usize, ty: &FlattenedFieldType) -> f64 {
 }
 
 fn source(path: &Path, reason: impl Into<String>) -> Error {
-    Error::Source {
-        path: path.display().to_string(),
-        reason: reason.into(),
-    }
+    Error::file(path, reason.into())
 }
 
 /// Read and parse the ULog file at `path`.

@@ -70,12 +70,11 @@ impl TopicSensor {
     pub(crate) fn from_raw(raw: RawTopic, path: &str) -> Result<Self> {
         let name = Self::sensor_name(&raw.topic, raw.instance);
         if !raw.has_timestamp {
-            return Err(Error::Source {
-                path: path.to_owned(),
-                reason: format!(
-                    "topic `{name}` has no uint64 `timestamp` field, so it cannot be a sensor"
-                ),
-            });
+            return Err(Error::file(
+                path,
+                format!("topic `{name}` has no uint64 `timestamp` field, so it cannot be a sensor"),
+            )
+            .in_sensor(&name, None));
         }
         if raw.times.is_empty() {
             return Err(Error::EmptySensor {

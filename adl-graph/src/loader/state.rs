@@ -56,9 +56,8 @@ impl LoaderState {
     /// ```
     pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        let failed = |what: &str, e: &dyn std::fmt::Display| Error::Source {
-            path: path.display().to_string(),
-            reason: format!("cannot save the loader state: {what}: {e}"),
+        let failed = |what: &str, e: &dyn std::fmt::Display| {
+            Error::file(path, format!("cannot save the loader state: {what}: {e}"))
         };
         let json = serde_json::to_vec_pretty(self).map_err(|e| failed("encoding", &e))?;
         let mut name = path
@@ -90,9 +89,8 @@ impl LoaderState {
     /// a field of the wrong type...).
     pub fn load(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let failed = |e: &dyn std::fmt::Display| Error::Source {
-            path: path.display().to_string(),
-            reason: format!("cannot load a loader state: {e}"),
+        let failed = |e: &dyn std::fmt::Display| {
+            Error::file(path, format!("cannot load a loader state: {e}"))
         };
         let bytes = std::fs::read(path).map_err(|e| failed(&e))?;
         serde_json::from_slice(&bytes).map_err(|e| failed(&e))

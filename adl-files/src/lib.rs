@@ -1,0 +1,39 @@
+//! File-backed sensors: the data of a recording read from the files a team
+//! keeps, checked as it is opened, with errors that name the file, the
+//! sensor and the sample.
+//!
+//! - [`Npy`]: a NumPy `.npy` array, memory-mapped, one sample per row of
+//!   its first axis (radar frames, lidar scans of a fixed size, features).
+//! - [`read_timestamps`]: a sensor's timestamps from a `.npy` array of
+//!   float64 seconds or a text file of one number per line.
+//! - [`Npy::in_folder`]: the layout of a sensor per folder, its data in
+//!   `data.npy` and its timestamps beside it.
+//!
+//! Reached from the facade as `adl::files` (feature `files`, on by
+//! default).
+//!
+//! ```
+//! use adl::Sensor;
+//! use adl::files::Npy;
+//! use adl::ndarray::Array2;
+//!
+//! # let dir = tempfile::tempdir()?;
+//! # let radar = dir.path().join("radar");
+//! # std::fs::create_dir(&radar)?;
+//! # ndarray_npy::write_npy(radar.join("data.npy"), &adl::ndarray::Array3::<f32>::from_elem((3, 2, 4), 0.5))?;
+//! # std::fs::write(radar.join("ts.txt"), "0.00\n0.05\n0.10\n")?;
+//! // radar/data.npy: float32 [3, 2, 4]; radar/ts.txt: 3 lines of seconds
+//! let sensor: Npy<f32, adl::ndarray::Ix2> = Npy::in_folder(&radar)?;
+//! assert_eq!(sensor.name(), "radar");
+//! assert_eq!(sensor.len(), 3);
+//! let frame: Array2<f32> = sensor.get(1)?;
+//! assert_eq!(frame.shape(), &[2, 4]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod mapped;
+mod npy;
+mod timestamps;
+
+pub use npy::{Npy, NpyElement};
+pub use timestamps::{TIMESTAMP_FILES, read_timestamps};

@@ -1,0 +1,76 @@
+//! A sensor's timestamps from a file.
+
+use std::path::Path;
+
+use adl_core::{Error, Result, Timestamps};
+use ndarray::ArrayView1;
+use ndarray_npy::ViewNpyExt;
+
+use crate::mapped::map;
+
+/// The names a sensor folder's timestamps file may have, in the order
+/// [`Npy::in_folder`](crate::Npy::in_folder) looks for them.
+pub const TIMESTAMP_FILES: [&str; 4] = ["ts.npy", "timestamps.npy", "ts.txt", "timestamps.txt"];
+
+/// The timestamps of sensor `sensor`, in seconds, from the file at `path`:
+/// a `.npy` file holding a one-dimensional float64 array, or any other
+/// file as text, one number per line (blank lines and lines starting with
+/// `#` are passed over).
+///
+/// A file that cannot be read, a `.npy` array of another type or shape, a
+/// line that is not a number: an [`Error::Source`] naming the file (and
+/// the line). Timestamps that are not finite, not sorted or never advance
+/// are refused as by [`Timestamps::new`], the file named.
+///
+/// ```
+/// # let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("ts.txt");
+/// std::fs::write(&path, "# seconds\n0.0\n0.1\n0.2\n")?;
+/// let times = adl::files::read_timestamps("imu", &path)?;
+/// assert_eq!(times.as_slice(), &[0.0, 0.1, 0.2]);
+///
+/// std::fs::write(&path, "0.0\n0.1\nabc\n")?;
+/// let err = adl::files::read_timestamps("imu", &path).unwrap_err();
+/// assert!(err.to_string().ends_with("ts.txt (sensor `imu`): line 3: `abc` is not a number"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_timestamps(sensor: &str, path: impl AsRef<Path>) -> Result<Timestamps> {
+    let path = path.as_ref();
+    let values = if path.extension().is_some_and(|e| e == "npy") {
+        from_npy(path)
+    } else {
+        from_text(path)
+    }
+    .map_err(|e| e.in_sensor(sensor, None))?;
+    Timestamps::new(sensor, values).map_err(|e| Error::file(path, e))
+}
+
+/// A one-dimensional float64 `.npy` array.
+fn from_npy(path: &Path) -> Result<Vec<f64>> {
+    let mapped = map(path)?;
+    let view = ArrayView1::<f64>::view_npy(&mapped).map_err(|e| {
+        Error::file(
+            path,
+            format!(
+                "timestamps are a one-dimensional float64 array of seconds; {}",
+                crate::npy::describe(&e)
+            ),
+        )
+    })?;
+    Ok(view.to_vec())
+}
+
+/// One number per line; blank lines and `#` comments passed over.
+fn from_text(path: &Path) -> Result<Vec<f64>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::file(path, format!("cannot read as text: {e}")))?;
+    text.lines()
+        .enumerate()
+        .map(|(number, line)| (number + 1, line.trim()))
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
+        .map(|(number, line)| {
+            line.parse::<f64>()
+                .map_err(|_| Error::file(path, format!("line {number}: `{line}` is not a number")))
+        })
+        .collect()
+}

@@ -1,0 +1,206 @@
+//! `Npy` and `read_timestamps` over files written by NumPy itself
+//! (`tests/data/make.py`), and the errors of every kind of bad file.
+
+use std::path::{Path, PathBuf};
+
+use adl::files::{Npy, TIMESTAMP_FILES, read_timestamps};
+use adl::loader::Loader;
+use adl::ndarray::{Array, Array2, Array3, Ix1, Ix2, IxDyn};
+use adl::{Error, Sensor, SensorDataset, Timestamps};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn radar_times() -> Timestamps {
+    read_timestamps("radar", data("radar_ts.npy")).unwrap()
+}
+
+/// `radar[i]` as make.py writes it: `arange(30).reshape(5, 2, 3) / 4`.
+fn expected(i: usize) -> Array2<f32> {
+    Array::from_shape_fn((2, 3), |(r, c)| (i * 6 + r * 3 + c) as f32 / 4.0)
+}
+
+/// The message of `result`'s error, which must be an `Error::Source`
+/// naming `file`.
+fn source_error<T: std::fmt::Debug>(result: adl::Result<T>, file: &str) -> String {
+    let err = result.unwrap_err();
+    assert!(
+        matches!(&err, Error::Source { path, .. } if path.ends_with(file)),
+        "not a source error naming {file}: {err:?}"
+    );
+    err.to_string()
+}
+
+#[test]
+fn rows_of_a_numpy_file_are_the_samples() {
+    let radar: Npy<f32, Ix2> = Npy::open("radar", data("radar.npy"), radar_times()).unwrap();
+    assert_eq!(radar.len(), 5);
+    assert_eq!(radar.sample_shape(), &[2, 3]);
+    for i in 0..5 {
+        assert_eq!(radar.get(i).unwrap(), expected(i));
+    }
+    let any: Npy<f32> = Npy::open("radar", data("radar.npy"), radar_times()).unwrap();
+    assert_eq!(any.get(4).unwrap(), expected(4).into_dyn());
+    let err = radar.get(5).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::IndexOutOfRange {
+                index: 5,
+                len: 5,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn text_and_npy_timestamps_agree() {
+    let text = read_timestamps("radar", data("radar_ts.txt")).unwrap();
+    assert_eq!(text.as_slice(), radar_times().as_slice());
+    assert_eq!(text.as_slice(), &[0.0, 0.05, 0.1, 0.15, 0.2]);
+}
+
+#[test]
+fn a_bad_data_file_is_refused_naming_the_file_and_the_sensor() {
+    let open = |file: &str| Npy::<f32, Ix2>::open("radar", data(file), radar_times());
+    let cases = [
+        (
+            "radar_truncated.npy",
+            "truncated: 10 bytes of the data its header describes are missing",
+        ),
+        ("radar_big_endian.npy", "other byte order"),
+        ("not_npy.npy", "not a NumPy .npy file"),
+        ("no_such_file.npy", "cannot open"),
+    ];
+    // radar_fortran.npy is the same data as [5, 6], in Fortran order.
+    let fortran = Npy::<f32, Ix1>::open("radar", data("radar_fortran.npy"), radar_times());
+    let cases = cases.map(|(file, words)| (file, words, open(file).map(|_| ())));
+    let fortran = ("radar_fortran.npy", "Fortran order", fortran.map(|_| ()));
+    for (file, words, result) in cases.into_iter().chain([fortran]) {
+        let message = source_error(result, file);
+        assert!(message.contains("(sensor `radar`)"), "{message}");
+        assert!(message.contains(words), "{file}: {message}");
+    }
+    // The right file read with the wrong element type or rank.
+    let message = source_error(
+        Npy::<f64, Ix2>::open("radar", data("radar.npy"), radar_times()),
+        "radar.npy",
+    );
+    assert!(
+        message.ends_with("(sensor `radar`): holds elements of type '<f4', not f64"),
+        "{message}"
+    );
+    let message = source_error(
+        Npy::<f32, Ix1>::open("radar", data("radar.npy"), radar_times()),
+        "radar.npy",
+    );
+    assert!(
+        message
+            .contains("shape [5, 2, 3]; a sample of this sensor has 1 axes, so its file needs 2"),
+        "{message}"
+    );
+}
+
+#[test]
+fn rows_and_timestamps_must_agree_in_number() {
+    let four = Timestamps::new("radar", vec![0.0, 1.0, 2.0, 3.0]).unwrap();
+    let message = source_error(
+        Npy::<f32, Ix2>::open("radar", data("radar.npy"), four),
+        "radar.npy",
+    );
+    assert!(
+        message.contains("holds 5 samples (shape [5, 2, 3]) for 4 timestamps"),
+        "{message}"
+    );
+}
+
+#[test]
+fn bad_timestamps_files_are_refused_naming_the_file() {
+    let message = source_error(read_timestamps("imu", data("ts_int.npy")), "ts_int.npy");
+    assert!(message.contains("(sensor `imu`)"), "{message}");
+    assert!(
+        message.contains("float64") && message.contains("'<i8'"),
+        "{message}"
+    );
+
+    let message = source_error(
+        read_timestamps("imu", data("ts_unsorted.npy")),
+        "ts_unsorted.npy",
+    );
+    assert!(
+        message.contains("sensor `imu`") && message.contains("not sorted"),
+        "{message}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let two_d = dir.path().join("ts2.npy");
+    ndarray_npy::write_npy(&two_d, &Array2::<f64>::zeros((3, 2))).unwrap();
+    let message = source_error(read_timestamps("imu", &two_d), "ts2.npy");
+    assert!(message.contains("holds a 2-dimensional array"), "{message}");
+
+    let path = dir.path().join("ts.txt");
+    std::fs::write(&path, "0.0\n0.1\n\n0.2 s\n").unwrap();
+    let message = source_error(read_timestamps("imu", &path), "ts.txt");
+    assert!(
+        message.ends_with("(sensor `imu`): line 4: `0.2 s` is not a number"),
+        "{message}"
+    );
+
+    let empty = dir.path().join("empty.npy");
+    std::fs::write(&empty, b"").unwrap();
+    let message = source_error(read_timestamps("imu", &empty), "empty.npy");
+    assert!(message.contains("the file is empty"), "{message}");
+}
+
+#[test]
+fn a_sensor_folder_is_read_by_its_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let radar = dir.path().join("radar");
+    std::fs::create_dir(&radar).unwrap();
+    std::fs::copy(data("radar.npy"), radar.join("data.npy")).unwrap();
+
+    let message = source_error(Npy::<f32, Ix2>::in_folder(&radar), "radar");
+    assert!(message.contains("no timestamps file"), "{message}");
+    for name in TIMESTAMP_FILES {
+        assert!(message.contains(name), "{message}");
+    }
+
+    std::fs::copy(data("radar_ts.txt"), radar.join("ts.txt")).unwrap();
+    let sensor = Npy::<f32, Ix2>::in_folder(&radar).unwrap();
+    assert_eq!(sensor.name(), "radar");
+    assert_eq!(sensor.get(3).unwrap(), expected(3));
+
+    // `ts.npy` comes first when both are there.
+    std::fs::copy(data("ts_unsorted.npy"), radar.join("ts.npy")).unwrap();
+    let message = source_error(Npy::<f32, Ix2>::in_folder(&radar), "ts.npy");
+    assert!(message.contains("not sorted"), "{message}");
+}
+
+#[test]
+fn a_numpy_sensor_feeds_the_loader() {
+    let radar: Npy<f32, IxDyn> = Npy::open("radar", data("radar.npy"), radar_times()).unwrap();
+    let loader = Loader::new(
+        SensorDataset::new(radar),
+        adl::pipeline! { collate: default },
+    )
+    .batch_size(2)
+    .workers(2)
+    .build()
+    .unwrap();
+    let batches: Vec<Array<f32, IxDyn>> =
+        loader.epoch(0).map(|b| b.unwrap().into_inner()).collect();
+    assert_eq!(batches.len(), 3);
+    let whole: Array3<f32> = Array::from_shape_fn((5, 2, 3), |(i, r, c)| expected(i)[[r, c]]);
+    for (k, batch) in batches.iter().enumerate() {
+        let rows = (k * 2)..(k * 2 + 2).min(5);
+        assert_eq!(
+            batch,
+            &whole.slice(adl::ndarray::s![rows, .., ..]).into_dyn()
+        );
+    }
+}
