@@ -8,6 +8,8 @@
 //!   float64 seconds or a text file of one number per line.
 //! - [`Npy::in_folder`]: the layout of a sensor per folder, its data in
 //!   `data.npy` and its timestamps beside it.
+//! - [`Table`]: a CSV table of timestamped rows (an IMU, a GPS), a sample
+//!   per row.
 //!
 //! Reached from the facade as `adl::files` (feature `files`, on by
 //! default).
@@ -33,7 +35,9 @@
 
 mod mapped;
 mod npy;
+mod table;
 mod timestamps;
 
 pub use npy::{Npy, NpyElement};
+pub use table::Table;
 pub use timestamps::{TIMESTAMP_FILES, read_timestamps};
