@@ -251,7 +251,6 @@ pub enum Error {
     },
 }
 
-/// `[3, 8, 9]`, or the first few and a count.
 /// ` (sensor `radar`, sample 7)`, or the part of it that is known.
 fn source_place(sensor: &Option<String>, index: &Option<usize>) -> String {
     match (sensor, index) {
@@ -262,6 +261,7 @@ fn source_place(sensor: &Option<String>, index: &Option<usize>) -> String {
     }
 }
 
+/// `[3, 8, 9]`, or the first few and a count.
 fn format_indices(indices: &[usize]) -> String {
     const SHOWN: usize = 8;
     let shown: Vec<String> = indices

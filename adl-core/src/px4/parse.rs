@@ -127,16 +127,12 @@ fn decode(data: &[u8], at: usize, ty: &FlattenedFieldType) -> f64 {
     value.unwrap_or(f64::NAN)
 }
 
-fn source(path: &Path, reason: impl Into<String>) -> Error {
-    Error::file(path, reason.into())
-}
-
 /// Read and parse the ULog file at `path`.
 pub(crate) fn parse(path: &Path) -> Result<ParsedLog> {
     let file =
-        std::fs::read(path).map_err(|e| source(path, format!("cannot read the file: {e}")))?;
+        std::fs::read(path).map_err(|e| Error::file(path, format!("cannot read the file: {e}")))?;
     if file.len() < HEADER_LEN || file[..MAGIC.len()] != MAGIC {
-        return Err(source(
+        return Err(Error::file(
             path,
             format!(
                 "not a ULog file: it does not start with the ULog header (magic bytes `ULog\\x01\\x12\\x35`, {HEADER_LEN} bytes); it has {} bytes",
@@ -180,9 +176,9 @@ pub(crate) fn parse(path: &Path) -> Result<ParsedLog> {
             }
         });
     let completeness =
-        fed.map_err(|reason| source(path, format!("not a readable ULog file: {reason}")))?;
+        fed.map_err(|reason| Error::file(path, format!("not a readable ULog file: {reason}")))?;
     if !parser.in_data() {
-        return Err(source(
+        return Err(Error::file(
             path,
             "the ULog file ends before its data section (only a header and definitions; truncated?)",
         ));
