@@ -1,7 +1,11 @@
 //! `Npy` and `read_timestamps` over files written by NumPy itself
 //! (`tests/data/make.py`), and the errors of every kind of bad file.
 
+mod common;
+
 use std::path::{Path, PathBuf};
+
+use common::source_error;
 
 use adl::files::{Npy, TIMESTAMP_FILES, read_timestamps};
 use adl::loader::Loader;
@@ -21,17 +25,6 @@ fn radar_times() -> Timestamps {
 /// `radar[i]` as make.py writes it: `arange(30).reshape(5, 2, 3) / 4`.
 fn expected(i: usize) -> Array2<f32> {
     Array::from_shape_fn((2, 3), |(r, c)| (i * 6 + r * 3 + c) as f32 / 4.0)
-}
-
-/// The message of `result`'s error, which must be an `Error::Source`
-/// naming `file`.
-fn source_error<T: std::fmt::Debug>(result: adl::Result<T>, file: &str) -> String {
-    let err = result.unwrap_err();
-    assert!(
-        matches!(&err, Error::Source { path, .. } if path.ends_with(file)),
-        "not a source error naming {file}: {err:?}"
-    );
-    err.to_string()
 }
 
 #[test]

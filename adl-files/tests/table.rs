@@ -1,7 +1,11 @@
 //! `Table` over CSV files, its refusals, and files of two kinds in one
 //! synchronized recording.
 
+mod common;
+
 use std::path::{Path, PathBuf};
+
+use common::source_error;
 
 use adl::files::{Npy, Table, read_timestamps};
 use adl::ndarray::{Array1, Array2, Ix2, array};
@@ -12,16 +16,6 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
-}
-
-/// The message of an `Error::Source` naming `file`.
-fn source_error<T: std::fmt::Debug>(result: adl::Result<T>, file: &str) -> String {
-    let err = result.unwrap_err();
-    assert!(
-        matches!(&err, Error::Source { path, .. } if path.ends_with(file)),
-        "not a source error naming {file}: {err:?}"
-    );
-    err.to_string()
 }
 
 #[test]

@@ -1,0 +1,14 @@
+//! What the file tests share.
+
+use adl::Error;
+
+/// The message of `result`'s error, which must be an `Error::Source`
+/// naming `file`.
+pub(crate) fn source_error<T: std::fmt::Debug>(result: adl::Result<T>, file: &str) -> String {
+    let err = result.unwrap_err();
+    assert!(
+        matches!(&err, Error::Source { path, .. } if path.ends_with(file)),
+        "not a source error naming {file}: {err:?}"
+    );
+    err.to_string()
+}
