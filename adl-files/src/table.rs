@@ -6,6 +6,8 @@ use std::sync::Arc;
 use adl_core::{Error, Result, Sensor, Timestamps};
 use ndarray::{Array1, Array2};
 
+use crate::timestamps::checked;
+
 /// A sensor whose samples are the rows of a CSV table with a header (an
 /// IMU, a GPS): one column holds the timestamps in seconds, and sample `i`
 /// is row `i`'s other columns, as numbers, in the header's order
@@ -51,10 +53,22 @@ impl Table {
     /// in the column headed `time_column`.
     pub fn open(name: &str, path: impl AsRef<Path>, time_column: &str) -> Result<Self> {
         let path = path.as_ref();
-        Self::read(name, path, time_column).map_err(|e| e.in_sensor(name, None))
+        let Parsed {
+            columns,
+            times,
+            values,
+        } = Self::read(path, time_column).map_err(|e| e.in_sensor(name, None))?;
+        Ok(Table {
+            name: name.to_string(),
+            path: path.to_path_buf(),
+            columns,
+            values,
+            timestamps: checked(name, path, times)?,
+        })
     }
 
-    fn read(name: &str, path: &Path, time_column: &str) -> Result<Self> {
+    /// The table at `path`, read and parsed.
+    fn read(path: &Path, time_column: &str) -> Result<Parsed> {
         let mut reader = csv::ReaderBuilder::new()
             .trim(csv::Trim::All)
             .comment(Some(b'#'))
@@ -108,13 +122,10 @@ impl Table {
         }
         let values = Array2::from_shape_vec((times.len(), columns.len()), values)
             .map_err(|e| Error::internal("Table::open", e))?;
-        let timestamps = Timestamps::new(name, times).map_err(|e| Error::file(path, e))?;
-        Ok(Table {
-            name: name.to_string(),
-            path: path.to_path_buf(),
+        Ok(Parsed {
             columns,
+            times,
             values,
-            timestamps,
         })
     }
 
@@ -152,6 +163,16 @@ impl Sensor for Table {
         }
         Ok(self.values.row(index).to_owned())
     }
+}
+
+/// A table as read, before its timestamps are checked.
+struct Parsed {
+    /// The value columns' names.
+    columns: Arc<[String]>,
+    /// The time column.
+    times: Vec<f64>,
+    /// `[rows, columns]`.
+    values: Array2<f64>,
 }
 
 /// A CSV reader's failure, in words (with the line where it is one).

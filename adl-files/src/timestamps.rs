@@ -42,6 +42,14 @@ pub fn read_timestamps(sensor: &str, path: impl AsRef<Path>) -> Result<Timestamp
         from_text(path)
     }
     .map_err(|e| e.in_sensor(sensor, None))?;
+    checked(sensor, path, values)
+}
+
+/// `values` as the timestamps of `sensor`, read from `path`: refused as by
+/// [`Timestamps::new`], whose message names the sensor, with the file named
+/// before it. (Not passed through [`Error::in_sensor`], which would name the
+/// sensor twice.)
+pub(crate) fn checked(sensor: &str, path: &Path, values: Vec<f64>) -> Result<Timestamps> {
     Timestamps::new(sensor, values).map_err(|e| Error::file(path, e))
 }
 

@@ -80,7 +80,7 @@ fn a_bad_table_is_refused_naming_the_file_the_sensor_and_the_line() {
     for (file, text, words) in cases {
         let path = write(dir.path(), file, text);
         let message = source_error(Table::open("imu", &path, "t"), file);
-        assert!(message.contains("sensor `imu`"), "{message}");
+        assert_eq!(message.matches("sensor `imu`").count(), 1, "{message}");
         assert!(message.contains(words), "{file}: {message}");
     }
     let message = source_error(
