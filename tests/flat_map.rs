@@ -50,7 +50,7 @@ impl Dataset for Numbers {
             return Err(Error::Load {
                 sensor: "numbers".into(),
                 index,
-                source: "corrupt sample".into(),
+                cause: "corrupt sample".into(),
             });
         }
         Ok(index)

@@ -50,7 +50,7 @@ impl Dataset for Numbers {
             return Err(Error::Load {
                 sensor: "numbers".into(),
                 index,
-                source: "corrupt sample".into(),
+                cause: "corrupt sample".into(),
             });
         }
         Ok(index)
@@ -91,7 +91,7 @@ impl IterableDataset for Stream {
                     Err(Error::Load {
                         sensor: "stream".into(),
                         index: i,
-                        source: "corrupt item".into(),
+                        cause: "corrupt item".into(),
                     })
                 } else {
                     Ok(i)
@@ -204,10 +204,10 @@ fn map_takes_any_transform() {
         Err(Error::Pipe {
             adaptor,
             index,
-            source,
+            cause,
         }) => {
             assert_eq!((adaptor, index), ("map", 2));
-            let inner = source.downcast_ref::<Error>().expect("an adl error");
+            let inner = cause.downcast_ref::<Error>().expect("an adl error");
             assert!(matches!(inner, Error::InvalidParameter { .. }));
         }
         other => panic!("{other:?}"),
@@ -613,8 +613,8 @@ fn window_errors_are_accounted_for_in_every_window() {
             Err(Error::Pipe {
                 adaptor: "window",
                 index: 2,
-                source,
-            }) => assert!(source.to_string().contains("corrupt item")),
+                cause,
+            }) => assert!(cause.to_string().contains("corrupt item")),
             other => panic!("{other:?}"),
         }
     }

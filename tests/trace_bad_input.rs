@@ -109,7 +109,7 @@ fn failing_loader_error_reaches_the_caller() {
             Err::<u8, _>(Error::Load {
                 sensor: "cam".into(),
                 index: i,
-                source: "jpeg decode failed".into(),
+                cause: "jpeg decode failed".into(),
             })
         },
     );

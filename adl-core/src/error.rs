@@ -13,6 +13,13 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in adl-core.
+///
+/// An error's message says everything, each thing once: a wrapper (a
+/// [`Sample`](Error::Sample) around a [`Transform`](Error::Transform)
+/// around the user's error) includes its cause's message and does not
+/// repeat what the cause already names (the node). The cause is kept for
+/// matching and downcasting ([`Error::cause`]); `std`'s `source()` is
+/// `None`, so that a report walking the chain prints nothing twice.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -106,29 +113,27 @@ pub enum Error {
         reason: String,
     },
     /// A sensor's loader failed to read a sample.
-    #[error("sensor `{sensor}`: loading sample {index} failed: {source}")]
+    #[error("sensor `{sensor}`: loading sample {index} failed: {cause}")]
     Load {
         /// The sensor being read.
         sensor: String,
         /// The sample index being read.
         index: usize,
         /// The loader's own error.
-        #[source]
-        source: BoxError,
+        cause: BoxError,
     },
     /// A read in a user's own code failed (a file, a decoder, a device):
     /// what was read, at which index where there is one, and the cause.
     /// Build one with [`Error::read`]; a boxed error or an `std::io::Error`
     /// converts into one, so `?` works in a sensor's loader.
-    #[error("reading {what}{}: {source}", match .index { Some(i) => format!(" [{i}]"), None => String::new() })]
+    #[error("reading {what}{}: {cause}", match .index { Some(i) => format!(" [{i}]"), None => String::new() })]
     Read {
         /// What was being read, e.g. "radar frame" or a file's path.
         what: String,
         /// The index being read, where there is one.
         index: Option<usize>,
         /// The cause.
-        #[source]
-        source: BoxError,
+        cause: BoxError,
     },
     /// Samples that cannot be collated into one batch: a shape mismatch, a
     /// missing key, lists of different lengths, an empty batch...
@@ -144,19 +149,18 @@ pub enum Error {
     },
     /// A transform step failed: a fallible step returned an error, or a
     /// parallel branch found no input under its key.
-    #[error("transform{}: {source}", if .node.is_empty() { String::new() } else { format!(" `{}`", .node) })]
+    #[error("transform{}: {cause}", if .node.is_empty() { String::new() } else { format!(" `{}`", .node) })]
     Transform {
         /// The failing step's name, outermost first and joined by `/` (e.g.
         /// `image/flip`); empty for a step without a name.
         node: String,
         /// The step's own error.
-        #[source]
-        source: BoxError,
+        cause: BoxError,
     },
     /// A [`pipes`](crate::pipes) adaptor failed on one item: its function
     /// (a transform, a flat-map function) returned an error, or a window
     /// needed an item whose failure was already reported.
-    #[error("{adaptor}: item {index}: {source}")]
+    #[error("{adaptor}: item {index}: {cause}")]
     Pipe {
         /// The adaptor, e.g. "map", "flat_map" or "window".
         adaptor: &'static str,
@@ -165,12 +169,11 @@ pub enum Error {
         index: usize,
         /// What went wrong (an [`Error`] from a transform is boxed here and
         /// can be downcast back).
-        #[source]
-        source: BoxError,
+        cause: BoxError,
     },
     /// A sample that failed in a loader: reading it, or a node of the
     /// sample stage. Carries the dataset index and the node.
-    #[error("sample {index} (node `{node}`): {source}")]
+    #[error("sample {index}{}: {cause}", match unsaid_node(.node, .cause) { Some(node) => format!(" (node `{node}`)"), None => String::new() })]
     Sample {
         /// The sample's dataset index.
         index: usize,
@@ -178,11 +181,10 @@ pub enum Error {
         /// when reading the sample failed.
         node: String,
         /// The error itself.
-        #[source]
-        source: Box<Error>,
+        cause: Box<Error>,
     },
     /// A batch whose collate or batch stage failed in a loader.
-    #[error("batch {batch} (node `{node}`, samples {}): {source}", format_indices(.indices))]
+    #[error("batch {batch} ({}samples {}): {cause}", match unsaid_node(.node, .cause) { Some(node) => format!("node `{node}`, "), None => String::new() }, format_indices(.indices))]
     Batch {
         /// The batch's position in its epoch (on this rank).
         batch: usize,
@@ -191,8 +193,7 @@ pub enum Error {
         /// The failing node's name (or the stage's).
         node: String,
         /// The error itself.
-        #[source]
-        source: Box<Error>,
+        cause: Box<Error>,
     },
     /// A node panicked; the panic was caught.
     #[error("node `{node}` panicked{}: {message}", match .index { Some(i) => format!(" on sample {i}"), None => String::new() })]
@@ -261,6 +262,23 @@ fn source_place(sensor: &Option<String>, index: &Option<usize>) -> String {
     }
 }
 
+/// `node`, unless `cause`'s own message already names it (a named
+/// transform's error says its node: the wrapper does not say it again).
+fn unsaid_node<'a>(node: &'a str, cause: &Error) -> Option<&'a str> {
+    match cause {
+        Error::Transform { node: said, .. }
+        | Error::Sample { node: said, .. }
+        | Error::Batch { node: said, .. }
+        | Error::Panic { node: said, .. }
+        | Error::Kernel { node: said, .. }
+            if said == node =>
+        {
+            None
+        }
+        _ => Some(node),
+    }
+}
+
 /// `[3, 8, 9]`, or the first few and a count.
 fn format_indices(indices: &[usize]) -> String {
     const SHOWN: usize = 8;
@@ -291,6 +309,38 @@ impl Error {
             Error::Transform { node, .. } if !node.is_empty() => Some(node),
             Error::Load { .. } => Some("dataset"),
             Error::Collate { .. } => Some("collate"),
+            _ => None,
+        }
+    }
+
+    /// The error inside this one, where there is one: the cause of a
+    /// [`Load`](Error::Load), [`Read`](Error::Read),
+    /// [`Transform`](Error::Transform), [`Pipe`](Error::Pipe),
+    /// [`Sample`](Error::Sample) or [`Batch`](Error::Batch) error, to match
+    /// on or downcast.
+    ///
+    /// An error's message already includes its cause's, so that printed
+    /// once it says everything, and each thing once; for the same reason
+    /// [`std::error::Error::source`] returns `None` (a report that walks
+    /// the chain, such as anyhow's, would otherwise repeat every cause).
+    ///
+    /// ```
+    /// use adl::{Error, Transform, transform::{fallible, named}};
+    ///
+    /// let parse = named("parse", fallible(|s: &str| s.parse::<u8>()));
+    /// let err = parse.apply("300").unwrap_err();
+    /// assert_eq!(err.to_string(), "transform `parse`: number too large to fit in target type");
+    /// assert!(std::error::Error::source(&err).is_none());
+    /// let cause = err.cause().expect("a transform error has a cause");
+    /// assert!(cause.downcast_ref::<std::num::ParseIntError>().is_some());
+    /// ```
+    pub fn cause(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+        match self {
+            Error::Load { cause, .. }
+            | Error::Read { cause, .. }
+            | Error::Transform { cause, .. }
+            | Error::Pipe { cause, .. } => Some(cause.as_ref()),
+            Error::Sample { cause, .. } | Error::Batch { cause, .. } => Some(cause.as_ref()),
             _ => None,
         }
     }
@@ -384,20 +434,27 @@ impl Error {
         self
     }
 
-    /// An [`Error::Read`]: reading `what` at `index` failed because of
-    /// `source` (any error, or a message).
+    /// An [`Error::Read`]: reading `what` at `index` (a sample's index,
+    /// or `None` for a whole-file failure) failed because of `cause` (any
+    /// error, or a message).
     ///
     /// ```
     /// use adl::Error;
     ///
     /// let err = Error::read("radar frame", 7, "truncated file");
     /// assert_eq!(err.to_string(), "reading radar frame [7]: truncated file");
+    /// let err = Error::read("calibration.yaml", None, "no such file");
+    /// assert_eq!(err.to_string(), "reading calibration.yaml: no such file");
     /// ```
-    pub fn read(what: impl fmt::Display, index: usize, source: impl Into<BoxError>) -> Self {
+    pub fn read(
+        what: impl fmt::Display,
+        index: impl Into<Option<usize>>,
+        cause: impl Into<BoxError>,
+    ) -> Self {
         Error::Read {
             what: what.to_string(),
-            index: Some(index),
-            source: source.into(),
+            index: index.into(),
+            cause: cause.into(),
         }
     }
 
@@ -433,7 +490,7 @@ impl From<BoxError> for Error {
             Err(error) => Error::Read {
                 what: "user data".to_owned(),
                 index: None,
-                source: error,
+                cause: error,
             },
         }
     }
@@ -448,7 +505,7 @@ impl From<std::io::Error> for Error {
         Error::Read {
             what: "from I/O".to_owned(),
             index: None,
-            source: Box::new(error),
+            cause: Box::new(error),
         }
     }
 }

@@ -136,10 +136,10 @@ fn check_key_error<T: Debug>(ours: adl::Result<T>, expected: &Value) -> Check {
         Ok(v) => Err(format!(
             "ours succeeded with {v:?}, reference raised {theirs}"
         )),
-        Err(Error::Transform { node, source }) => match source.downcast_ref::<MissingKey>() {
+        Err(Error::Transform { node, cause }) => match cause.downcast_ref::<MissingKey>() {
             Some(m) if m.key == key && node == key => Ok(()),
             _ => Err(format!(
-                "ours: transform `{node}`: {source}; reference {theirs}"
+                "ours: transform `{node}`: {cause}; reference {theirs}"
             )),
         },
         Err(e) => Err(format!("ours: {e}; reference {theirs}")),

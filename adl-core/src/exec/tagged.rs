@@ -72,12 +72,10 @@ impl<T> Tagged<T> {
         cx.leave(self.id, entered);
         match out {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(Error::Transform { node, source })) if node.is_empty() => {
-                Err(Error::Transform {
-                    node: self.name.to_string(),
-                    source,
-                })
-            }
+            Ok(Err(Error::Transform { node, cause })) if node.is_empty() => Err(Error::Transform {
+                node: self.name.to_string(),
+                cause,
+            }),
             Ok(Err(e)) => Err(e),
             Err(payload) => Err(Error::Panic {
                 node: self.name.to_string(),

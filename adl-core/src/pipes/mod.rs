@@ -214,10 +214,10 @@ macro_rules! forward_iterable {
 forward_iterable!(&I, Box<I>, Arc<I>);
 
 /// An [`Error::Pipe`] for `adaptor` at item `index`.
-fn pipe_error(adaptor: &'static str, index: usize, source: impl Into<BoxError>) -> Error {
+fn pipe_error(adaptor: &'static str, index: usize, cause: impl Into<BoxError>) -> Error {
     Error::Pipe {
         adaptor,
         index,
-        source: source.into(),
+        cause: cause.into(),
     }
 }

@@ -88,10 +88,13 @@ impl<S: Sensor, U, F: Fn(S::Sample) -> Result<U>> Sensor for TryMapped<S, F> {
         let sample = self.sensor.get(index)?;
         (self.f)(sample).map_err(|e| match e {
             Error::Load { .. } => e,
+            // A file's error already says where; it gains the sensor
+            // and the index, unless it says them.
+            source @ Error::Source { .. } => source.in_sensor(self.sensor.name(), Some(index)),
             other => Error::Load {
                 sensor: self.sensor.name().to_owned(),
                 index,
-                source: Box::new(other),
+                cause: Box::new(other),
             },
         })
     }

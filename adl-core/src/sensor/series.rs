@@ -75,10 +75,13 @@ impl<T, L: Fn(usize) -> Result<T>> Sensor for Series<L> {
         // already says them.
         (self.load)(index).map_err(|e| match e {
             Error::Load { .. } => e,
+            // A file's error already says where; it gains the sensor
+            // and the index, unless it says them.
+            source @ Error::Source { .. } => source.in_sensor(&self.name, Some(index)),
             other => Error::Load {
                 sensor: self.name.clone(),
                 index,
-                source: Box::new(other),
+                cause: Box::new(other),
             },
         })
     }

@@ -476,7 +476,7 @@ mod tests {
                 Err(Error::Load {
                     sensor: "s".into(),
                     index: i,
-                    source: "broken".into(),
+                    cause: "broken".into(),
                 })
             } else {
                 Ok(i)

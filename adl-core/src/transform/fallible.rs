@@ -36,7 +36,7 @@ where
     fn apply(&self, input: In) -> Result<Out> {
         (self.0)(input).map_err(|e| Error::Transform {
             node: String::new(),
-            source: e.into(),
+            cause: e.into(),
         })
     }
 }

@@ -55,7 +55,7 @@ impl MissingKey {
     pub(crate) fn into_transform_error(self) -> Error {
         Error::Transform {
             node: self.key.clone(),
-            source: Box::new(self),
+            cause: Box::new(self),
         }
     }
 

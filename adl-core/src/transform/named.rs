@@ -58,17 +58,17 @@ impl<In, T: Transform<In>> Transform<In> for Named<T> {
 /// `error`, as raised by the step `name`: see [`named`].
 pub(crate) fn label(error: Error, name: &str) -> Error {
     match error {
-        Error::Transform { node, source } => Error::Transform {
+        Error::Transform { node, cause } => Error::Transform {
             node: if node.is_empty() {
                 name.to_owned()
             } else {
                 format!("{name}/{node}")
             },
-            source,
+            cause,
         },
         other => Error::Transform {
             node: name.to_owned(),
-            source: Box::new(other),
+            cause: Box::new(other),
         },
     }
 }

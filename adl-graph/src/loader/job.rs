@@ -83,7 +83,7 @@ where
                 failure = Some(Error::Sample {
                     index,
                     node: "dataset".to_owned(),
-                    source: Box::new(e),
+                    cause: Box::new(e),
                 });
                 return;
             }
@@ -101,7 +101,7 @@ where
                 failure = Some(Error::Sample {
                     index,
                     node: e.node().unwrap_or("sample stage").to_owned(),
-                    source: Box::new(e),
+                    cause: Box::new(e),
                 });
             }
         }
@@ -162,7 +162,7 @@ fn batch_error(batch: usize, indices: &[usize], stage: &str, error: Error) -> Er
         batch,
         indices: indices.to_vec(),
         node: error.node().unwrap_or(stage).to_owned(),
-        source: Box::new(error),
+        cause: Box::new(error),
     }
 }
 

@@ -109,11 +109,11 @@ fn transform_impl(
     let body = if *fallible {
         // Spanned at the user's return type, so that an error type that is
         // not an error is reported there.
-        let source = quote_spanned!(*return_span=> ::core::convert::Into::<#krate::BoxError>::into(#error_arg));
+        let cause = quote_spanned!(*return_span=> ::core::convert::Into::<#krate::BoxError>::into(#error_arg));
         quote! {
             #call.map_err(|#error_arg| #krate::Error::Transform {
                 node: ::std::string::String::from(#name),
-                source: #source,
+                cause: #cause,
             })
         }
     } else {

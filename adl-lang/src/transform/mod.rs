@@ -21,7 +21,7 @@
 //!   traits `pipeline!` asserts between neighbours.
 //! - `-> Result<Out, E>` (any return type whose last path segment is
 //!   `Result`) is a fallible node: `Err(e)` becomes
-//!   `adl::Error::Transform { node: <name>, source: e.into() }`.
+//!   `adl::Error::Transform { node: <name>, cause: e.into() }`.
 //! - Every error is a rule of `adl_lang::Rule` (re-exported as `adl::graph::Rule`), spanned at the
 //!   user's token and reported with the others; the expansion still
 //!   follows (the item as written, and the node where the signature
