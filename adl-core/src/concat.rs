@@ -1,6 +1,6 @@
 //! [`Concat`]: datasets (traces) concatenated into one.
 
-use crate::{Dataset, Error, Result};
+use crate::{Dataset, Error, Origin, Result};
 
 /// Datasets, usually traces, concatenated into one dataset: the reference's
 /// `abstract.Dataset`.
@@ -87,5 +87,12 @@ impl<D: Dataset> Dataset for Concat<D> {
     fn get(&self, index: usize) -> Result<D::Sample> {
         let (part, local) = self.locate(index)?;
         self.parts[part].get(local)
+    }
+
+    /// The part's origin of the sample (its trace and sensors), at the
+    /// global `index`.
+    fn origin(&self, index: usize) -> Result<Origin> {
+        let (part, local) = self.locate(index)?;
+        Ok(self.parts[part].origin(local)?.at(index))
     }
 }

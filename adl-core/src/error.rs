@@ -183,6 +183,15 @@ pub enum Error {
         /// The error itself.
         cause: Box<Error>,
     },
+    /// A trace that could not be opened (its files, its timestamps, its
+    /// synchronization), from [`Concat::open`](crate::Concat::open).
+    #[error("trace `{trace}`: {cause}")]
+    Trace {
+        /// The trace, as it was named to open it (a folder, a key).
+        trace: String,
+        /// Why it could not be opened.
+        cause: Box<Error>,
+    },
     /// A batch whose collate or batch stage failed in a loader.
     #[error("batch {batch} ({}samples {}): {cause}", match unsaid_node(.node, .cause) { Some(node) => format!("node `{node}`, "), None => String::new() }, format_indices(.indices))]
     Batch {
@@ -316,7 +325,8 @@ impl Error {
     /// The error inside this one, where there is one: the cause of a
     /// [`Load`](Error::Load), [`Read`](Error::Read),
     /// [`Transform`](Error::Transform), [`Pipe`](Error::Pipe),
-    /// [`Sample`](Error::Sample) or [`Batch`](Error::Batch) error, to match
+    /// [`Sample`](Error::Sample), [`Trace`](Error::Trace) or
+    /// [`Batch`](Error::Batch) error, to match
     /// on or downcast.
     ///
     /// An error's message already includes its cause's, so that printed
@@ -340,7 +350,9 @@ impl Error {
             | Error::Read { cause, .. }
             | Error::Transform { cause, .. }
             | Error::Pipe { cause, .. } => Some(cause.as_ref()),
-            Error::Sample { cause, .. } | Error::Batch { cause, .. } => Some(cause.as_ref()),
+            Error::Sample { cause, .. }
+            | Error::Batch { cause, .. }
+            | Error::Trace { cause, .. } => Some(cause.as_ref()),
             _ => None,
         }
     }

@@ -71,6 +71,7 @@ mod in_memory;
 mod indices;
 pub mod kernel;
 mod on_error;
+mod origin;
 pub mod pipeline;
 pub mod pipes;
 mod plumbing;
@@ -83,6 +84,7 @@ mod sensor_set;
 pub mod spec;
 pub mod sync;
 mod timestamps;
+mod traces;
 pub mod transform;
 
 #[cfg(feature = "px4")]
@@ -114,6 +116,7 @@ pub use error::{BoxError, Error, Result};
 pub use in_memory::InMemory;
 pub use indices::Indices;
 pub use on_error::OnError;
+pub use origin::{Origin, SensorOrigin};
 pub use record::Record;
 pub use recording::Recording;
 pub use sensor::{BoxedSensor, Mapped, SensorDataset, Series, TryMapped, Window, WindowMetadata};
@@ -123,3 +126,4 @@ pub use spec::{
     Trace, Transform,
 };
 pub use timestamps::Timestamps;
+pub use traces::TraceReport;

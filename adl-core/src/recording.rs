@@ -2,7 +2,10 @@
 
 use std::sync::Arc;
 
-use crate::{Dataset, Error, Indices, Result, SensorSet, Synchronization, Trace};
+use crate::{
+    AsAnySensor, Dataset, Error, Indices, Origin, Result, SensorOrigin, SensorSet, Synchronization,
+    Trace,
+};
 
 /// A trace: named sensors of one recording session, synchronized once when
 /// the recording is built.
@@ -184,6 +187,22 @@ impl<S: SensorSet> Dataset for Recording<S> {
     fn get(&self, index: usize) -> Result<Self::Sample> {
         let rows = self.sensor_indices(index)?;
         self.sensors.read(&rows, &self.names)
+    }
+
+    /// The recording's name, `index`, and each sensor's sample (with its
+    /// file and row, for a file-backed sensor).
+    fn origin(&self, index: usize) -> Result<Origin> {
+        let rows = self.sensor_indices(index)?;
+        let sensors = self
+            .names
+            .iter()
+            .zip(rows)
+            .map(|(name, row)| match self.sensors.sensor(name) {
+                Some(sensor) => sensor.as_any_sensor().origin(row),
+                None => SensorOrigin::new(name.as_str(), row),
+            })
+            .collect();
+        Ok(Origin::in_trace(self.name.as_str(), index, sensors))
     }
 }
 

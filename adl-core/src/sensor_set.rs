@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::{Error, Metadata, Record, Result, Sensor};
+use crate::{Error, Metadata, Record, Result, Sensor, SensorOrigin};
 
 /// A sensor seen without its sample type: its name and timestamps. A
 /// [`Recording`](crate::Recording) of sensors of different types gives its
@@ -21,6 +21,8 @@ pub trait AnySensor {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Where sample `index` is read from ([`Sensor::origin`]).
+    fn origin(&self, index: usize) -> SensorOrigin;
 }
 
 /// A sensor seen as an [`AnySensor`]: the same memory, another type (no
@@ -37,6 +39,9 @@ impl<S: Sensor + ?Sized> AnySensor for Described<S> {
     }
     fn len(&self) -> usize {
         Sensor::len(&self.0)
+    }
+    fn origin(&self, index: usize) -> SensorOrigin {
+        Sensor::origin(&self.0, index)
     }
 }
 

@@ -3,7 +3,7 @@
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
-use adl_core::{Error, Result, Sensor, Timestamps};
+use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use memmap2::Mmap;
 use ndarray::{Array, ArrayViewD, Dimension, IxDyn};
 use ndarray_npy::{ViewElement, ViewNpyError, ViewNpyExt};
@@ -189,6 +189,11 @@ impl<T: NpyElement, D: Dimension> Sensor for Npy<T, D> {
 
     fn metadata(&self) -> &Timestamps {
         &self.timestamps
+    }
+
+    /// The file, and the row of its first axis.
+    fn origin(&self, index: usize) -> SensorOrigin {
+        SensorOrigin::new(self.name.as_str(), index).in_file(self.path.display(), Some(index))
     }
 
     fn get(&self, index: usize) -> Result<Array<T, D>> {

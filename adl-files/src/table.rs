@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use adl_core::{Error, Result, Sensor, Timestamps};
+use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::{Array1, Array2};
 
 use crate::timestamps::checked;
@@ -147,6 +147,12 @@ impl Sensor for Table {
 
     fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The file, and the row of the table (counting data rows from 0,
+    /// without the header or comments).
+    fn origin(&self, index: usize) -> SensorOrigin {
+        SensorOrigin::new(self.name.as_str(), index).in_file(self.path.display(), Some(index))
     }
 
     fn metadata(&self) -> &Timestamps {

@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 
 use super::IterableDataset;
-use crate::{Dataset, Error, Result};
+use crate::{Dataset, Error, Origin, Result};
 
 /// Samples kept in memory after their first successful read, then cloned
 /// out: [`cache`](super::DatasetExt::cache). Thread-safe (one `OnceLock`
@@ -89,6 +89,10 @@ where
         }
         let sample = self.source.get(index)?;
         Ok(cell.get_or_init(|| sample).clone())
+    }
+
+    fn origin(&self, index: usize) -> Result<Origin> {
+        self.source.origin(index)
     }
 }
 

@@ -1,7 +1,7 @@
 //! [`Chain`]: one dataset after another.
 
 use super::IterableDataset;
-use crate::{Dataset, Error, Result};
+use crate::{Dataset, Error, Origin, Result};
 
 /// The samples of one dataset, then those of another with the same sample
 /// type: [`concat`](super::DatasetExt::concat). (For many datasets of one
@@ -85,6 +85,18 @@ impl<A: Dataset, B: Dataset<Sample = A::Sample>> Dataset for Chain<A, B> {
             return Err(Error::out_of_range("concatenated dataset", index, len));
         }
         self.second.get(index - split)
+    }
+
+    fn origin(&self, index: usize) -> Result<Origin> {
+        let split = self.first.len();
+        if index < split {
+            return self.first.origin(index);
+        }
+        let len = self.len();
+        if index >= len {
+            return Err(Error::out_of_range("concatenated dataset", index, len));
+        }
+        Ok(self.second.origin(index - split)?.at(index))
     }
 }
 

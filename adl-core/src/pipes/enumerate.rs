@@ -1,7 +1,7 @@
 //! [`Enumerate`]: each sample with its index.
 
 use super::IterableDataset;
-use crate::{Dataset, Result};
+use crate::{Dataset, Origin, Result};
 
 /// Each sample paired with its index: [`enumerate`](super::DatasetExt::enumerate).
 /// For a stream the index is the position in the stream, `Err` items
@@ -50,6 +50,10 @@ impl<S: Dataset> Dataset for Enumerate<S> {
 
     fn get(&self, index: usize) -> Result<Self::Sample> {
         Ok((index, self.source.get(index)?))
+    }
+
+    fn origin(&self, index: usize) -> Result<Origin> {
+        self.source.origin(index)
     }
 }
 

@@ -1,7 +1,7 @@
 //! [`Map`]: a transform applied to every sample.
 
 use super::{IterableDataset, pipe_error};
-use crate::{Dataset, Result, Transform};
+use crate::{Dataset, Origin, Result, Transform};
 
 /// A [`Transform`] applied to every sample:
 /// [`map`](super::DatasetExt::map) and
@@ -72,6 +72,10 @@ impl<S: Dataset, T: Transform<S::Sample>> Dataset for Map<S, T> {
         self.transform
             .apply(sample)
             .map_err(|e| pipe_error("map", index, e))
+    }
+
+    fn origin(&self, index: usize) -> Result<Origin> {
+        self.source.origin(index)
     }
 }
 

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::IterableDataset;
-use crate::{Dataset, Record, Result};
+use crate::{Dataset, Origin, Record, Result};
 
 /// A sample with named entries that can take a `"meta"` entry:
 /// `HashMap<String, V>`, `BTreeMap<String, V>` and [`Record<V>`], with
@@ -121,6 +121,10 @@ where
 
     fn get(&self, index: usize) -> Result<S::Sample> {
         Ok(self.source.get(index)?.insert_meta(&self.meta))
+    }
+
+    fn origin(&self, index: usize) -> Result<Origin> {
+        self.source.origin(index)
     }
 }
 

@@ -1,7 +1,7 @@
 //! [`Shuffled`]: a seeded random permutation keeping random access.
 
 use crate::rng::SplitMix64;
-use crate::{Dataset, Error, Result};
+use crate::{Dataset, Error, Origin, Result};
 
 /// A map-style dataset in a seeded random order:
 /// [`shuffled`](super::DatasetExt::shuffled). `get(i)` reads
@@ -78,6 +78,17 @@ impl<S: Dataset> Dataset for Shuffled<S> {
     fn get(&self, index: usize) -> Result<S::Sample> {
         match self.permutation.get(index) {
             Some(&at) => self.source.get(at),
+            None => Err(Error::out_of_range(
+                "shuffled dataset",
+                index,
+                self.permutation.len(),
+            )),
+        }
+    }
+
+    fn origin(&self, index: usize) -> Result<Origin> {
+        match self.permutation.get(index) {
+            Some(&at) => Ok(self.source.origin(at)?.at(index)),
             None => Err(Error::out_of_range(
                 "shuffled dataset",
                 index,

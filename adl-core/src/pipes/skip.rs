@@ -1,7 +1,7 @@
 //! [`Skip`]: all samples but the first `n`.
 
 use super::IterableDataset;
-use crate::{Dataset, Error, Result};
+use crate::{Dataset, Error, Origin, Result};
 
 /// All samples but the first `n`: [`skip`](super::DatasetExt::skip). The
 /// skipped samples are not read (a stream steps over them with
@@ -59,6 +59,14 @@ impl<S: Dataset> Dataset for Skip<S> {
         }
         // index < L - n, so this does not overflow.
         self.source.get(index + self.n)
+    }
+
+    fn origin(&self, index: usize) -> Result<Origin> {
+        let len = self.len();
+        if index >= len {
+            return Err(Error::out_of_range("skipped dataset", index, len));
+        }
+        Ok(self.source.origin(index + self.n)?.at(index))
     }
 }
 

@@ -1,7 +1,7 @@
 //! [`Take`]: the first `n` samples.
 
 use super::IterableDataset;
-use crate::{Dataset, Error, Result};
+use crate::{Dataset, Error, Origin, Result};
 
 /// The first `n` samples (fewer if there are fewer):
 /// [`take`](super::DatasetExt::take). For a stream, `Err` items count as
@@ -57,6 +57,14 @@ impl<S: Dataset> Dataset for Take<S> {
             return Err(Error::out_of_range("taken dataset", index, len));
         }
         self.source.get(index)
+    }
+
+    fn origin(&self, index: usize) -> Result<Origin> {
+        let len = self.len();
+        if index >= len {
+            return Err(Error::out_of_range("taken dataset", index, len));
+        }
+        self.source.origin(index)
     }
 }
 

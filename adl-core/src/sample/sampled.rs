@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::ld::{Amount, Seed, Step, sample_ld};
 use crate::rng::SplitMix64;
-use crate::{Dataset, Error, Result};
+use crate::{Dataset, Error, Origin, Result};
 
 /// How a [`Sampled`] dataset picks its subset.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -166,6 +166,17 @@ impl<D: Dataset> Dataset for Sampled<D> {
     fn get(&self, index: usize) -> Result<D::Sample> {
         match self.indices.get(index) {
             Some(&inner) => self.dataset.get(inner),
+            None => Err(Error::out_of_range(
+                "sampled dataset",
+                index,
+                self.indices.len(),
+            )),
+        }
+    }
+
+    fn origin(&self, index: usize) -> Result<Origin> {
+        match self.indices.get(index) {
+            Some(&inner) => Ok(self.dataset.origin(inner)?.at(index)),
             None => Err(Error::out_of_range(
                 "sampled dataset",
                 index,

@@ -1,4 +1,4 @@
-use crate::{Metadata, Result, Sensor};
+use crate::{Metadata, Result, Sensor, SensorOrigin};
 
 /// What a [`BoxedSensor`] keeps of its sensor: everything but its types.
 trait ErasedSensor<T>: Send + Sync {
@@ -6,6 +6,7 @@ trait ErasedSensor<T>: Send + Sync {
     fn metadata(&self) -> &(dyn Metadata + Send + Sync + 'static);
     fn len(&self) -> usize;
     fn get(&self, index: usize) -> Result<T>;
+    fn origin(&self, index: usize) -> SensorOrigin;
 }
 
 /// A sensor and its metadata, erased together.
@@ -29,6 +30,9 @@ impl<S: Sensor + Send + Sync + 'static> ErasedSensor<S::Sample> for Erased<S> {
     }
     fn get(&self, index: usize) -> Result<S::Sample> {
         self.0.get(index)
+    }
+    fn origin(&self, index: usize) -> SensorOrigin {
+        self.0.origin(index)
     }
 }
 
@@ -85,6 +89,10 @@ impl<T> Sensor for BoxedSensor<T> {
 
     fn get(&self, index: usize) -> Result<T> {
         self.inner.get(index)
+    }
+
+    fn origin(&self, index: usize) -> SensorOrigin {
+        self.inner.origin(index)
     }
 
     /// Already boxed: itself.

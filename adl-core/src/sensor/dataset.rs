@@ -1,4 +1,4 @@
-use crate::{Dataset, Result, Sensor};
+use crate::{Dataset, Error, Origin, Result, Sensor};
 
 /// A sensor read as a [`Dataset`]: sample `i` of the dataset is sample `i`
 /// of the sensor.
@@ -49,6 +49,22 @@ impl<S: Sensor> Dataset for SensorDataset<S> {
 
     fn get(&self, index: usize) -> Result<S::Sample> {
         self.sensor.get(index)
+    }
+
+    /// The sensor's sample `index`, with its file and row where the
+    /// sensor reads files.
+    fn origin(&self, index: usize) -> Result<Origin> {
+        let len = self.sensor.len();
+        if index >= len {
+            return Err(Error::out_of_range(
+                format_args!("sensor `{}`", self.sensor.name()),
+                index,
+                len,
+            ));
+        }
+        let mut origin = Origin::unknown(index);
+        origin.sensors.push(self.sensor.origin(index));
+        Ok(origin)
     }
 }
 

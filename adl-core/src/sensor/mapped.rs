@@ -25,7 +25,7 @@ impl<S: std::fmt::Debug, F> std::fmt::Debug for Mapped<S, F> {
     }
 }
 
-/// The inner sensor's name, metadata and length, in a mapped sensor's
+/// The inner sensor's name, metadata, length and origins, in a mapped sensor's
 /// `Sensor` impl.
 macro_rules! inner_sensor {
     () => {
@@ -41,6 +41,10 @@ macro_rules! inner_sensor {
 
         fn len(&self) -> usize {
             self.sensor.len()
+        }
+
+        fn origin(&self, index: usize) -> $crate::SensorOrigin {
+            self.sensor.origin(index)
         }
     };
 }

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use crate::{Error, Metadata, Result, Sensor};
+use crate::{Error, Metadata, Result, Sensor, SensorOrigin};
 
 /// A sensor that returns, for each sample, the window of consecutive
 /// samples around it: `past` samples before, the sample itself, and
@@ -311,6 +311,19 @@ impl<S: Sensor> Sensor for Window<S> {
     /// The `past + 1 + future` inner samples of window `index`, in order.
     fn get(&self, index: usize) -> Result<Vec<S::Sample>> {
         self.range(index)?.map(|i| self.sensor.get(i)).collect()
+    }
+
+    /// Window `index`'s own sample of the inner sensor (the one its
+    /// window is around), as sample `index` of the window.
+    fn origin(&self, index: usize) -> SensorOrigin {
+        let current = if self.crop && !self.clamp {
+            index.saturating_add(self.past)
+        } else {
+            index
+        };
+        let mut origin = self.sensor.origin(current);
+        origin.index = index;
+        origin
     }
 }
 

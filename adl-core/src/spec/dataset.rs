@@ -1,4 +1,4 @@
-use crate::Result;
+use crate::{Origin, Result};
 
 /// Random access to samples: the specification's `Dataset`.
 ///
@@ -33,6 +33,18 @@ pub trait Dataset {
     fn prefetch(&self, index: usize) {
         let _ = index;
     }
+
+    /// Where sample `index` comes from: its trace and each sensor's file
+    /// and row, where the dataset knows them (see [`Origin`]). Reads no
+    /// sample. The default knows only the index; an index out of range is
+    /// [`Error::IndexOutOfRange`](crate::Error::IndexOutOfRange).
+    fn origin(&self, index: usize) -> Result<Origin> {
+        let len = self.len();
+        if index >= len {
+            return Err(crate::Error::out_of_range("dataset", index, len));
+        }
+        Ok(Origin::unknown(index))
+    }
 }
 
 /// `Dataset` through a pointer to one.
@@ -48,6 +60,9 @@ macro_rules! forward_dataset {
             }
             fn prefetch(&self, index: usize) {
                 (**self).prefetch(index)
+            }
+            fn origin(&self, index: usize) -> Result<Origin> {
+                (**self).origin(index)
             }
         }
     )*};

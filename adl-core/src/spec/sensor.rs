@@ -1,6 +1,6 @@
 use super::Metadata;
 use crate::sensor::{BoxedSensor, Mapped, TryMapped};
-use crate::{Error, Result};
+use crate::{Error, Result, SensorOrigin};
 
 /// One modality of one recording: a synchronous time series of samples.
 ///
@@ -174,6 +174,14 @@ pub trait Sensor {
         let duration = self.duration();
         (n >= 2 && duration > 0.0).then(|| (n - 1) as f64 / duration)
     }
+
+    /// Where sample `index` is read from: the sensor and the index, and
+    /// for a sensor that reads files, the file and the row in it. The
+    /// default knows only the first two; file-backed sensors say more.
+    /// Reads nothing; an index out of range is reported as it is given.
+    fn origin(&self, index: usize) -> SensorOrigin {
+        SensorOrigin::new(self.name(), index)
+    }
 }
 
 /// Iterator over a sensor's samples, from [`Sensor::stream`].
@@ -247,6 +255,9 @@ macro_rules! forward_sensor {
             }
             fn get(&self, index: usize) -> Result<Self::Sample> {
                 (**self).get(index)
+            }
+            fn origin(&self, index: usize) -> SensorOrigin {
+                (**self).origin(index)
             }
         }
     )*};

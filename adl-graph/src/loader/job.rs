@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use adl_core::exec::{Buffers, panic_message};
-use adl_core::{Dataset, Error, Pipeline, Result};
+use adl_core::{Dataset, Error, Origin, Pipeline, Result};
 use rayon::prelude::*;
 
 use super::context::{Counters, JobContext};
@@ -24,6 +24,17 @@ pub struct Skipped {
     pub node: String,
     /// The error, in words.
     pub reason: String,
+    /// Where the sample comes from (its trace, each sensor's file and
+    /// row), as far as the dataset knows ([`Dataset::origin`]).
+    pub origin: Origin,
+}
+
+/// Sample `index`'s origin, or just its index where the dataset cannot
+/// say more.
+fn origin_of<D: Dataset>(dataset: &D, index: usize) -> Origin {
+    dataset
+        .origin(index)
+        .unwrap_or_else(|_| Origin::unknown(index))
 }
 
 /// What a job made of one batch.
@@ -304,10 +315,12 @@ where
                 return Err(e);
             }
             failed_at.push(start + k);
+            let index = indices[start + k];
             skipped.push(Skipped {
-                index: indices[start + k],
+                index,
                 node: e.node().unwrap_or("sample stage").to_owned(),
                 reason: e.to_string(),
+                origin: origin_of(&shared.dataset, index),
             });
         }
         if samples.is_empty() {
@@ -366,6 +379,7 @@ where
                 index,
                 node: node.clone(),
                 reason: reason.clone(),
+                origin: origin_of(&shared.dataset, index),
             }));
             Outcome::Empty { skipped }
         } else {
