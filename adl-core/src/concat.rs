@@ -95,4 +95,19 @@ impl<D: Dataset> Dataset for Concat<D> {
         let (part, local) = self.locate(index)?;
         Ok(self.parts[part].origin(local)?.at(index))
     }
+
+    fn fetches(&self) -> bool {
+        self.parts.iter().any(Dataset::fetches)
+    }
+
+    fn fetch(&self, index: usize) -> Result<u64> {
+        let (part, local) = self.locate(index)?;
+        self.parts[part].fetch(local)
+    }
+
+    fn release(&self, index: usize) {
+        if let Ok((part, local)) = self.locate(index) {
+            self.parts[part].release(local);
+        }
+    }
 }

@@ -204,6 +204,36 @@ impl<S: SensorSet> Dataset for Recording<S> {
             .collect();
         Ok(Origin::in_trace(self.name.as_str(), index, sensors))
     }
+
+    fn fetches(&self) -> bool {
+        self.names.iter().any(|name| {
+            self.sensors
+                .sensor(name)
+                .is_some_and(|s| s.as_any_sensor().fetches())
+        })
+    }
+
+    /// Each sensor's sample, at its row.
+    fn fetch(&self, index: usize) -> Result<u64> {
+        let rows = self.sensor_indices(index)?;
+        let mut bytes = 0;
+        for (name, row) in self.names.iter().zip(rows) {
+            if let Some(sensor) = self.sensors.sensor(name) {
+                bytes += sensor.as_any_sensor().fetch(row)?;
+            }
+        }
+        Ok(bytes)
+    }
+
+    fn release(&self, index: usize) {
+        if let Ok(rows) = self.sensor_indices(index) {
+            for (name, row) in self.names.iter().zip(rows) {
+                if let Some(sensor) = self.sensors.sensor(name) {
+                    sensor.as_any_sensor().release(row);
+                }
+            }
+        }
+    }
 }
 
 impl<S: SensorSet> Trace for Recording<S> {

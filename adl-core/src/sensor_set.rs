@@ -23,6 +23,12 @@ pub trait AnySensor {
     }
     /// Where sample `index` is read from ([`Sensor::origin`]).
     fn origin(&self, index: usize) -> SensorOrigin;
+    /// Whether the sensor reads ahead ([`Sensor::fetches`]).
+    fn fetches(&self) -> bool;
+    /// Read sample `index` ahead ([`Sensor::fetch`]).
+    fn fetch(&self, index: usize) -> Result<u64>;
+    /// Drop what was read ahead for `index` ([`Sensor::release`]).
+    fn release(&self, index: usize);
 }
 
 /// A sensor seen as an [`AnySensor`]: the same memory, another type (no
@@ -42,6 +48,15 @@ impl<S: Sensor + ?Sized> AnySensor for Described<S> {
     }
     fn origin(&self, index: usize) -> SensorOrigin {
         Sensor::origin(&self.0, index)
+    }
+    fn fetches(&self) -> bool {
+        Sensor::fetches(&self.0)
+    }
+    fn fetch(&self, index: usize) -> Result<u64> {
+        Sensor::fetch(&self.0, index)
+    }
+    fn release(&self, index: usize) {
+        Sensor::release(&self.0, index)
     }
 }
 

@@ -32,6 +32,9 @@ pub struct Settings {
     pub device_why: String,
     /// Whether consecutive batch kernels run as one.
     pub fusion: bool,
+    /// The read stage's threads and bound in bytes, where there is one
+    /// (none: the workers read for themselves).
+    pub reads: Option<(usize, u64)>,
 }
 
 impl Default for Settings {
@@ -42,6 +45,7 @@ impl Default for Settings {
             device: None,
             device_why: "no device given".to_owned(),
             fusion: true,
+            reads: None,
         }
     }
 }
@@ -71,6 +75,12 @@ impl Settings {
     pub fn no_device(mut self, why: impl Into<String>) -> Self {
         self.device = None;
         self.device_why = why.into();
+        self
+    }
+
+    /// With a read stage of `threads` readers, at most `bound` bytes ahead.
+    pub fn reads(mut self, threads: usize, bound: u64) -> Self {
+        self.reads = (threads > 0).then_some((threads, bound));
         self
     }
 
@@ -179,6 +189,15 @@ pub enum Pool {
     /// On the consumer's thread alone, when it asks for a batch (0
     /// workers).
     Consumer,
+    /// On the read stage's own threads, ahead of the sample stage in the
+    /// epoch's order, apart from the workers.
+    Readers {
+        /// Reader threads (reads in flight at once).
+        threads: usize,
+        /// The most bytes read ahead and not yet taken (plus one read per
+        /// reader).
+        bound: u64,
+    },
 }
 
 impl Pool {
@@ -211,8 +230,31 @@ impl Pool {
             }
             (Pool::Consumer, true) => "the consumer's thread".to_owned(),
             (Pool::Consumer, false) => "consumer thread".to_owned(),
+            (Pool::Readers { threads, bound }, true) => {
+                format!(
+                    "read-ahead, {threads} threads, at most {} ahead",
+                    mib(*bound)
+                )
+            }
+            (Pool::Readers { threads, .. }, false) => format!("{threads} readers"),
         }
     }
+}
+
+/// `64 MiB`, `1.5 GiB`, `512 KiB`, `100 B`.
+fn mib(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (size, unit) in UNITS {
+        if bytes >= size {
+            let value = bytes as f64 / size as f64;
+            return if bytes.is_multiple_of(size) {
+                format!("{} {unit}", bytes / size)
+            } else {
+                format!("{value:.1} {unit}")
+            };
+        }
+    }
+    format!("{bytes} B")
 }
 
 impl fmt::Display for Pool {
@@ -234,9 +276,9 @@ pub struct StagePlan {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Schedule {
-    /// The stages in order, each with its pool. (Every stage of a batch
-    /// runs in that batch's job today; a read stage with its own pool and
-    /// concurrency stands here when it comes.)
+    /// The stages in order, each with its pool: the read stage on its
+    /// readers where the loader has them ([`Pool::Readers`]), else in each
+    /// batch's job like the others.
     pub stages: Vec<StagePlan>,
     /// The device of the batch kernels scheduled on one (none: every
     /// kernel runs its Rust body on the stage's pool).
@@ -261,7 +303,13 @@ impl Schedule {
         Schedule {
             stages: LoaderStage::ALL
                 .into_iter()
-                .map(|stage| StagePlan { stage, pool })
+                .map(|stage| match (stage, settings.reads) {
+                    (LoaderStage::Read, Some((threads, bound))) => StagePlan {
+                        stage,
+                        pool: Pool::Readers { threads, bound },
+                    },
+                    _ => StagePlan { stage, pool },
+                })
                 .collect(),
             device: settings.device.as_ref().map(|d| d.name.clone()),
             device_why: settings.device_why.clone(),
@@ -277,13 +325,21 @@ impl Schedule {
             .map(|s| s.pool)
     }
 
+    /// The read stage's reader threads and bound, where it has its own.
+    pub fn readers(&self) -> Option<(usize, u64)> {
+        self.stages.iter().find_map(|s| match s.pool {
+            Pool::Readers { threads, bound } => Some((threads, bound)),
+            _ => None,
+        })
+    }
+
     /// The worker threads the stages run on (0: the consumer's thread).
     pub fn workers(&self) -> usize {
         self.stages
             .iter()
             .map(|s| match s.pool {
                 Pool::Workers { threads, .. } => threads,
-                Pool::Consumer => 0,
+                Pool::Consumer | Pool::Readers { .. } => 0,
             })
             .max()
             .unwrap_or(0)

@@ -98,6 +98,28 @@ impl<A: Dataset, B: Dataset<Sample = A::Sample>> Dataset for Chain<A, B> {
         }
         Ok(self.second.origin(index - split)?.at(index))
     }
+
+    fn fetches(&self) -> bool {
+        self.first.fetches() || self.second.fetches()
+    }
+
+    fn fetch(&self, index: usize) -> Result<u64> {
+        let split = self.first.len();
+        if index < split {
+            self.first.fetch(index)
+        } else {
+            self.second.fetch(index - split)
+        }
+    }
+
+    fn release(&self, index: usize) {
+        let split = self.first.len();
+        if index < split {
+            self.first.release(index)
+        } else {
+            self.second.release(index - split)
+        }
+    }
 }
 
 impl<A: IterableDataset, B: IterableDataset<Item = A::Item>> IterableDataset for Chain<A, B> {

@@ -55,6 +55,18 @@ impl<S: Dataset> Dataset for Enumerate<S> {
     fn origin(&self, index: usize) -> Result<Origin> {
         self.source.origin(index)
     }
+
+    fn fetches(&self) -> bool {
+        self.source.fetches()
+    }
+
+    fn fetch(&self, index: usize) -> Result<u64> {
+        self.source.fetch(index)
+    }
+
+    fn release(&self, index: usize) {
+        self.source.release(index)
+    }
 }
 
 impl<S: IterableDataset> IterableDataset for Enumerate<S> {

@@ -77,6 +77,18 @@ impl<S: Dataset, T: Transform<S::Sample>> Dataset for Map<S, T> {
     fn origin(&self, index: usize) -> Result<Origin> {
         self.source.origin(index)
     }
+
+    fn fetches(&self) -> bool {
+        self.source.fetches()
+    }
+
+    fn fetch(&self, index: usize) -> Result<u64> {
+        self.source.fetch(index)
+    }
+
+    fn release(&self, index: usize) {
+        self.source.release(index)
+    }
 }
 
 impl<S: IterableDataset, T: Transform<S::Item>> IterableDataset for Map<S, T> {

@@ -96,4 +96,21 @@ impl<S: Dataset> Dataset for Shuffled<S> {
             )),
         }
     }
+
+    fn fetches(&self) -> bool {
+        self.source.fetches()
+    }
+
+    fn fetch(&self, index: usize) -> Result<u64> {
+        match self.permutation.get(index) {
+            Some(&at) => self.source.fetch(at),
+            None => Ok(0),
+        }
+    }
+
+    fn release(&self, index: usize) {
+        if let Some(&at) = self.permutation.get(index) {
+            self.source.release(at);
+        }
+    }
 }

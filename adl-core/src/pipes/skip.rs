@@ -68,6 +68,23 @@ impl<S: Dataset> Dataset for Skip<S> {
         }
         Ok(self.source.origin(index + self.n)?.at(index))
     }
+
+    fn fetches(&self) -> bool {
+        self.source.fetches()
+    }
+
+    fn fetch(&self, index: usize) -> Result<u64> {
+        if index >= self.len() {
+            return Ok(0);
+        }
+        self.source.fetch(index + self.n)
+    }
+
+    fn release(&self, index: usize) {
+        if index < self.len() {
+            self.source.release(index + self.n);
+        }
+    }
 }
 
 impl<S: IterableDataset> IterableDataset for Skip<S> {

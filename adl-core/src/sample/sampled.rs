@@ -184,6 +184,23 @@ impl<D: Dataset> Dataset for Sampled<D> {
             )),
         }
     }
+
+    fn fetches(&self) -> bool {
+        self.dataset.fetches()
+    }
+
+    fn fetch(&self, index: usize) -> Result<u64> {
+        match self.indices.get(index) {
+            Some(&inner) => self.dataset.fetch(inner),
+            None => Ok(0),
+        }
+    }
+
+    fn release(&self, index: usize) {
+        if let Some(&inner) = self.indices.get(index) {
+            self.dataset.release(inner);
+        }
+    }
 }
 
 impl<D: Dataset> fmt::Debug for Sampled<D> {

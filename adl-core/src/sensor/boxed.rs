@@ -7,6 +7,9 @@ trait ErasedSensor<T>: Send + Sync {
     fn len(&self) -> usize;
     fn get(&self, index: usize) -> Result<T>;
     fn origin(&self, index: usize) -> SensorOrigin;
+    fn fetches(&self) -> bool;
+    fn fetch(&self, index: usize) -> Result<u64>;
+    fn release(&self, index: usize);
 }
 
 /// A sensor and its metadata, erased together.
@@ -33,6 +36,15 @@ impl<S: Sensor + Send + Sync + 'static> ErasedSensor<S::Sample> for Erased<S> {
     }
     fn origin(&self, index: usize) -> SensorOrigin {
         self.0.origin(index)
+    }
+    fn fetches(&self) -> bool {
+        self.0.fetches()
+    }
+    fn fetch(&self, index: usize) -> Result<u64> {
+        self.0.fetch(index)
+    }
+    fn release(&self, index: usize) {
+        self.0.release(index)
     }
 }
 
@@ -93,6 +105,18 @@ impl<T> Sensor for BoxedSensor<T> {
 
     fn origin(&self, index: usize) -> SensorOrigin {
         self.inner.origin(index)
+    }
+
+    fn fetches(&self) -> bool {
+        self.inner.fetches()
+    }
+
+    fn fetch(&self, index: usize) -> Result<u64> {
+        self.inner.fetch(index)
+    }
+
+    fn release(&self, index: usize) {
+        self.inner.release(index)
     }
 
     /// Already boxed: itself.

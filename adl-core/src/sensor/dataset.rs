@@ -66,6 +66,18 @@ impl<S: Sensor> Dataset for SensorDataset<S> {
         origin.sensors.push(self.sensor.origin(index));
         Ok(origin)
     }
+
+    fn fetches(&self) -> bool {
+        self.sensor.fetches()
+    }
+
+    fn fetch(&self, index: usize) -> Result<u64> {
+        self.sensor.fetch(index)
+    }
+
+    fn release(&self, index: usize) {
+        self.sensor.release(index)
+    }
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ impl<S: std::fmt::Debug, F> std::fmt::Debug for Mapped<S, F> {
     }
 }
 
-/// The inner sensor's name, metadata, length and origins, in a mapped sensor's
+/// The inner sensor's name, metadata, length, origins and reads ahead, in a mapped sensor's
 /// `Sensor` impl.
 macro_rules! inner_sensor {
     () => {
@@ -45,6 +45,18 @@ macro_rules! inner_sensor {
 
         fn origin(&self, index: usize) -> $crate::SensorOrigin {
             self.sensor.origin(index)
+        }
+
+        fn fetches(&self) -> bool {
+            self.sensor.fetches()
+        }
+
+        fn fetch(&self, index: usize) -> Result<u64> {
+            self.sensor.fetch(index)
+        }
+
+        fn release(&self, index: usize) {
+            self.sensor.release(index)
         }
     };
 }

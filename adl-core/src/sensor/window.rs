@@ -325,6 +325,27 @@ impl<S: Sensor> Sensor for Window<S> {
         origin.index = index;
         origin
     }
+
+    fn fetches(&self) -> bool {
+        self.sensor.fetches()
+    }
+
+    /// Every inner sample of window `index`.
+    fn fetch(&self, index: usize) -> Result<u64> {
+        let mut bytes = 0;
+        for i in self.range(index)? {
+            bytes += self.sensor.fetch(i)?;
+        }
+        Ok(bytes)
+    }
+
+    fn release(&self, index: usize) {
+        if let Ok(range) = self.range(index) {
+            for i in range {
+                self.sensor.release(i);
+            }
+        }
+    }
 }
 
 impl<S: fmt::Debug> fmt::Debug for Window<S> {

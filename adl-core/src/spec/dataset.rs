@@ -45,6 +45,33 @@ pub trait Dataset {
         }
         Ok(Origin::unknown(index))
     }
+
+    /// Whether [`fetch`](Dataset::fetch) reads anything ahead: a dataset
+    /// of files or objects says yes, and a loader then runs a read stage
+    /// of its own (many reads in flight, bounded in bytes) ahead of the
+    /// sample stage. The default says no.
+    fn fetches(&self) -> bool {
+        false
+    }
+
+    /// Do the I/O of sample `index` now, ahead of its [`get`](Dataset::get):
+    /// read its bytes (from a disk, a store) and keep them for the `get`
+    /// that follows, which then only decodes. Returns the bytes kept. A
+    /// loader's read stage calls it, on threads of its own, in the epoch's
+    /// order; a `get` without a fetch before it reads for itself, and a
+    /// failed fetch keeps nothing (the `get` reads again and reports the
+    /// error). The default keeps nothing.
+    fn fetch(&self, index: usize) -> Result<u64> {
+        let _ = index;
+        Ok(0)
+    }
+
+    /// Drop what [`fetch`](Dataset::fetch) kept for `index` without
+    /// reading it (an epoch ended before its `get`). The default does
+    /// nothing.
+    fn release(&self, index: usize) {
+        let _ = index;
+    }
 }
 
 /// `Dataset` through a pointer to one.
@@ -63,6 +90,15 @@ macro_rules! forward_dataset {
             }
             fn origin(&self, index: usize) -> Result<Origin> {
                 (**self).origin(index)
+            }
+            fn fetches(&self) -> bool {
+                (**self).fetches()
+            }
+            fn fetch(&self, index: usize) -> Result<u64> {
+                (**self).fetch(index)
+            }
+            fn release(&self, index: usize) {
+                (**self).release(index)
             }
         }
     )*};

@@ -182,6 +182,26 @@ pub trait Sensor {
     fn origin(&self, index: usize) -> SensorOrigin {
         SensorOrigin::new(self.name(), index)
     }
+
+    /// Whether [`fetch`](Sensor::fetch) reads anything ahead (a sensor of
+    /// files or objects). The default says no.
+    fn fetches(&self) -> bool {
+        false
+    }
+
+    /// Do the I/O of sample `index` now and keep its bytes for the
+    /// [`get`](Sensor::get) that follows (see [`Dataset::fetch`](crate::Dataset::fetch)).
+    /// Returns the bytes kept; the default keeps nothing.
+    fn fetch(&self, index: usize) -> Result<u64> {
+        let _ = index;
+        Ok(0)
+    }
+
+    /// Drop what [`fetch`](Sensor::fetch) kept for `index`. The default
+    /// does nothing.
+    fn release(&self, index: usize) {
+        let _ = index;
+    }
 }
 
 /// Iterator over a sensor's samples, from [`Sensor::stream`].
@@ -258,6 +278,15 @@ macro_rules! forward_sensor {
             }
             fn origin(&self, index: usize) -> SensorOrigin {
                 (**self).origin(index)
+            }
+            fn fetches(&self) -> bool {
+                (**self).fetches()
+            }
+            fn fetch(&self, index: usize) -> Result<u64> {
+                (**self).fetch(index)
+            }
+            fn release(&self, index: usize) {
+                (**self).release(index)
             }
         }
     )*};

@@ -23,7 +23,19 @@ pub(crate) struct Config {
     pub(crate) fusion: Option<bool>,
     /// Whether batches carry their samples' dataset indices.
     pub(crate) batch_indices: bool,
+    /// Reader threads of the read stage (`None`: [`READERS`] when the
+    /// dataset reads ahead, else none).
+    pub(crate) readers: Option<usize>,
+    /// The bound on bytes read ahead and not yet taken.
+    pub(crate) read_bound: u64,
 }
+
+/// Reader threads of the read stage by default: reads are I/O, so many in
+/// flight hide a store's latency without holding the CPU.
+pub const READERS: usize = 32;
+
+/// The read stage's bound by default: 256 MiB read ahead at most.
+pub const READ_BOUND: u64 = 256 << 20;
 
 /// Where a loader runs the batch kernels of its pipeline.
 #[derive(Clone, Default)]
@@ -90,6 +102,8 @@ where
                 device: Device::FromEnvironment,
                 fusion: None,
                 batch_indices: false,
+                readers: None,
+                read_bound: READ_BOUND,
             },
             errors: Vec::new(),
         }
@@ -161,6 +175,47 @@ where
     /// consumer's thread for the consumer alone.
     pub fn build_while_waiting(mut self, build: bool) -> Self {
         self.config.build_while_waiting = build;
+        self
+    }
+
+    /// The read stage's reader threads: reads run ahead of the sample
+    /// stage, in the epoch's order, on a pool of their own apart from the
+    /// workers (reads are I/O: they wait, and hold no CPU). 0 turns the
+    /// stage off (the workers read for themselves). By default
+    /// [`READERS`] when the dataset [reads ahead](Dataset::fetches) (files,
+    /// objects), none otherwise. The plan shows the stage.
+    ///
+    /// ```
+    /// use adl::loader::Loader;
+    /// use adl::pipeline::Stages;
+    /// use adl::{InMemory, collate::DefaultCollate};
+    ///
+    /// let dataset: InMemory<f32> = (0..8).map(|i| i as f32).collect();
+    /// let pipeline = Stages::new().with_sample(|x: f32| x).with_collate(DefaultCollate);
+    /// let loader = Loader::new(dataset, pipeline).readers(8).read_bound(64 << 20).build()?;
+    /// assert_eq!(
+    ///     loader.plan().schedule().to_string().lines().next(),
+    ///     Some("read: read-ahead, 8 threads, at most 64 MiB ahead")
+    /// );
+    /// # Ok::<(), adl::Error>(())
+    /// ```
+    pub fn readers(mut self, threads: usize) -> Self {
+        self.config.readers = Some(threads);
+        self
+    }
+
+    /// The read stage's bound: readers start a read only while the bytes
+    /// read ahead and not yet taken by the sample stage are under it (so
+    /// it holds at most this plus one read per reader). Default
+    /// [`READ_BOUND`]; at least 1.
+    pub fn read_bound(mut self, bytes: u64) -> Self {
+        if bytes == 0 {
+            self.errors.push(Error::invalid(
+                "read_bound",
+                "must be at least 1 byte, got 0",
+            ));
+        }
+        self.config.read_bound = bytes;
         self
     }
 

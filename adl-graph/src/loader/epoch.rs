@@ -14,6 +14,7 @@ use adl_core::{Dataset, Error, Pipeline, Result};
 
 use super::claims::Claims;
 use super::job::{Outcome, Skipped, build};
+use super::read_ahead::ReadAhead;
 use super::state::STATE_VERSION;
 use super::{Batch, Loader, LoaderState, Shared};
 
@@ -50,6 +51,8 @@ where
     failure: Option<Error>,
     skipped: Vec<Skipped>,
     started: Option<Instant>,
+    /// The read stage, where the loader has one.
+    reads: Option<Arc<ReadAhead>>,
 }
 
 impl<'a, D, P> Epoch<'a, D, P>
@@ -74,6 +77,24 @@ where
             local.len().div_ceil(b)
         };
         let (sender, receiver) = channel();
+        let reads = loader.read_pool.as_ref().map(|pool| {
+            let bound = shared
+                .plan
+                .schedule()
+                .readers()
+                .map_or(1, |(_, bound)| bound);
+            let stage = Arc::new(ReadAhead::new(
+                Arc::clone(&local),
+                bound,
+                Arc::clone(&shared.reads),
+            ));
+            for _ in 0..pool.current_num_threads() {
+                let stage = Arc::clone(&stage);
+                let shared = Arc::clone(shared);
+                pool.spawn(move || stage.run_reader(&shared.dataset));
+            }
+            stage
+        });
         Epoch {
             loader,
             epoch,
@@ -92,6 +113,7 @@ where
             failure,
             skipped: Vec::new(),
             started: None,
+            reads,
         }
     }
 
@@ -147,6 +169,7 @@ where
             let sender = self.sender.clone();
             let cancel = Arc::clone(&self.cancel);
             let claims = Arc::clone(&self.claims);
+            let stage = self.reads.clone();
             let epoch = self.epoch;
             pool.spawn(move || {
                 if cancel.load(Ordering::Relaxed) {
@@ -155,7 +178,8 @@ where
                 // The consumer's thread may have taken this job's batch.
                 let Some(k) = claims.claim() else { return };
                 let range = batch_range(&shared, &local, k);
-                let outcome = build(&shared, true, epoch, k, &local[range]);
+                let reads = stage.as_deref().map(|s| (s, range.start));
+                let outcome = build(&shared, true, epoch, k, &local[range], reads);
                 // The receiver is gone when the epoch was dropped: nothing
                 // waits for this batch any more.
                 let _ = sender.send((k, outcome));
@@ -167,7 +191,8 @@ where
     fn build_here(&self, k: usize) -> Outcome<P::Processed> {
         let shared = &self.loader.shared;
         let range = batch_range(shared, &self.local, k);
-        build(shared, false, self.epoch, k, &self.local[range])
+        let reads = self.reads.as_deref().map(|s| (s, range.start));
+        build(shared, false, self.epoch, k, &self.local[range], reads)
     }
 
     /// The outcome of batch `self.delivered`, waiting for it if need be:
@@ -348,6 +373,9 @@ where
     fn close(&mut self) {
         self.finished = true;
         self.cancel.store(true, Ordering::Relaxed);
+        if let Some(stage) = &self.reads {
+            stage.stop(&self.loader.shared.dataset);
+        }
         if let Some(start) = self.started.take() {
             let mut totals = self.loader.shared.totals();
             totals.wall += start.elapsed();

@@ -13,7 +13,12 @@ use rayon::prelude::*;
 use super::context::{Counters, JobContext};
 use adl_core::OnError;
 
+use super::read_ahead::ReadAhead;
 use super::{Shared, Slot};
+
+/// The epoch's read stage and the position of a job's (or a piece's, or a
+/// sample's) first sample in the epoch's order, where the loader has one.
+pub(crate) type Reads<'a> = Option<(&'a ReadAhead, usize)>;
 
 /// A sample left out of an epoch under [`OnError::Skip`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +78,7 @@ fn one_sample<D, P>(
     shared: &Shared<D, P>,
     cx: &JobContext<'_>,
     index: usize,
+    reads: Reads<'_>,
     into: &mut Vec<P::Transformed>,
 ) -> Result<()>
 where
@@ -84,6 +90,10 @@ where
     // Where a panic came from.
     let mut node = "dataset";
     let caught = catch_unwind(AssertUnwindSafe(|| {
+        // The read stage's fetch of this sample, done (or waited for).
+        if let Some((stage, position)) = reads {
+            stage.take(position);
+        }
         let read = shared.slot(Slot::Read);
         let entered = counters.enter(read);
         let raw = shared.dataset.get(index);
@@ -144,6 +154,7 @@ fn samples_of<D, P>(
     shared: &Shared<D, P>,
     cx: &JobContext<'_>,
     indices: &[usize],
+    reads: Reads<'_>,
 ) -> Piece<P::Transformed>
 where
     D: Dataset,
@@ -160,7 +171,8 @@ where
         if let Some(&ahead) = indices.get(k + PREFETCH_AHEAD) {
             shared.dataset.prefetch(ahead);
         }
-        if let Err(e) = one_sample(shared, cx, i, &mut piece.samples) {
+        let at = reads.map(|(stage, start)| (stage, start + k));
+        if let Err(e) = one_sample(shared, cx, i, at, &mut piece.samples) {
             piece.failed.push((k, e));
         }
     }
@@ -186,6 +198,7 @@ pub(crate) fn build<D, P>(
     epoch: u64,
     k: usize,
     indices: &[usize],
+    reads: Reads<'_>,
 ) -> Outcome<P::Processed>
 where
     D: Dataset + Sync,
@@ -211,8 +224,10 @@ where
         fusion: shared.plan.schedule().fusion,
         runs: &shared.runs,
     };
-    let outcome = catch_unwind(AssertUnwindSafe(|| build_in(shared, &cx, k, indices)))
-        .unwrap_or_else(|payload| Outcome::Failed(panicked("loader", None, payload.as_ref())));
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        build_in(shared, &cx, k, indices, reads)
+    }))
+    .unwrap_or_else(|payload| Outcome::Failed(panicked("loader", None, payload.as_ref())));
     shared.counters.absorb(&counters);
     outcome
 }
@@ -224,6 +239,7 @@ fn build_in<D, P>(
     cx: &JobContext<'_>,
     k: usize,
     indices: &[usize],
+    reads: Reads<'_>,
 ) -> Outcome<P::Processed>
 where
     D: Dataset + Sync,
@@ -231,7 +247,7 @@ where
     P: Pipeline<D::Sample> + Sync,
     P::Transformed: Send,
 {
-    let pieces = read_and_transform(shared, cx, indices);
+    let pieces = read_and_transform(shared, cx, indices, reads);
     let kept = match keep(shared, indices, pieces) {
         Ok(kept) => kept,
         Err(failed) => return Outcome::Failed(failed),
@@ -255,6 +271,7 @@ fn read_and_transform<D, P>(
     shared: &Shared<D, P>,
     cx: &JobContext<'_>,
     indices: &[usize],
+    reads: Reads<'_>,
 ) -> Vec<(usize, Piece<P::Transformed>)>
 where
     D: Dataset + Sync,
@@ -269,7 +286,7 @@ where
     }
     .max(1);
     if piece >= indices.len() {
-        return vec![(0, samples_of(shared, cx, indices))];
+        return vec![(0, samples_of(shared, cx, indices, reads))];
     }
     indices
         .par_chunks(piece)
@@ -277,7 +294,8 @@ where
         .map(|(p, part)| {
             let counters = Counters::new(shared.rows.len());
             let local = cx.with_counters(&counters);
-            let out = samples_of(shared, &local, part);
+            let at = reads.map(|(stage, start)| (stage, start + p * piece));
+            let out = samples_of(shared, &local, part, at);
             cx.counters.absorb(&counters);
             (p * piece, out)
         })

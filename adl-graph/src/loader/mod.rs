@@ -81,6 +81,7 @@ mod device;
 mod epoch;
 mod job;
 mod order;
+mod read_ahead;
 mod state;
 mod stats;
 
@@ -96,11 +97,12 @@ use crate::planner::Planner;
 use crate::schedule::{DeviceFacts, Settings};
 
 pub use batch::Batch;
-pub use builder::LoaderBuilder;
+pub use builder::{LoaderBuilder, READ_BOUND, READERS};
 pub use device::FUSION_VARIABLE;
 pub use epoch::Epoch;
 pub use job::Skipped;
 pub use order::{Sampler, Shard, ShardTail};
+pub use read_ahead::ReadStatistics;
 pub use state::LoaderState;
 pub use stats::{KernelRun, Measured, NodeStatistics, Statistics};
 
@@ -115,6 +117,8 @@ use stats::Totals;
 pub struct Loader<D, P> {
     shared: Arc<Shared<D, P>>,
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// The read stage's own pool, where the plan has one.
+    read_pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 /// What the loader's jobs share.
@@ -133,6 +137,8 @@ pub(crate) struct Shared<D, P> {
     /// How each kernel node ran, by node slot.
     pub(crate) runs: context::Runs,
     pub(crate) totals: Mutex<Totals>,
+    /// What the read stage did.
+    pub(crate) reads: Arc<Mutex<ReadStatistics>>,
     pub(crate) fingerprint: u64,
     /// The memory of batches the consumer dropped, for the next ones.
     pub(crate) buffers: Arc<BufferPool>,
@@ -213,7 +219,10 @@ where
         config.sampler.check(dataset.len())?;
         // Measured now, not on the first timed call of an epoch.
         context::clock_cost();
-        let plan = make_plan(&pipeline, &config)?;
+        let readers = config
+            .readers
+            .unwrap_or(if dataset.fetches() { READERS } else { 0 });
+        let plan = make_plan(&pipeline, &config, readers)?;
         let accelerator = plan.1;
         let plan = plan.0;
         // Batches in flight or waiting, the consumer's, and one more.
@@ -230,6 +239,18 @@ where
                     Error::invalid("workers", format!("cannot start the worker threads: {e}"))
                 })?;
             Some(Arc::new(pool))
+        };
+        let read_pool = match plan.schedule().readers() {
+            Some((threads, _)) => Some(Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .thread_name(|i| format!("adl-reader-{i}"))
+                    .build()
+                    .map_err(|e| {
+                        Error::invalid("readers", format!("cannot start the reader threads: {e}"))
+                    })?,
+            )),
+            None => None,
         };
         // One row per node of a described pipeline, named by its path
         // (`camera/default`), then the loader's own.
@@ -253,6 +274,7 @@ where
         let fingerprint = fingerprint::<D::Sample, P>(pipeline.description());
         let counters = Counters::new(rows.len());
         let runs = context::Runs::new(nodes);
+        let config_bound = config.read_bound;
         let totals = Mutex::new(Totals {
             workers: config.workers,
             ..Totals::default()
@@ -271,8 +293,14 @@ where
                 fingerprint,
                 buffers,
                 accelerator,
+                reads: Arc::new(Mutex::new(ReadStatistics {
+                    threads: readers,
+                    bound: config_bound,
+                    ..ReadStatistics::default()
+                })),
             }),
             pool,
+            read_pool,
         })
     }
 
@@ -339,6 +367,7 @@ where
             &self.shared.runs,
             totals,
             self.shared.buffers.statistics(),
+            *self.shared.reads.lock().unwrap_or_else(|p| p.into_inner()),
         )
     }
 
@@ -351,6 +380,12 @@ where
         *totals = Totals {
             workers: self.shared.config.workers,
             ..Totals::default()
+        };
+        let mut reads = self.shared.reads.lock().unwrap_or_else(|p| p.into_inner());
+        *reads = ReadStatistics {
+            threads: reads.threads,
+            bound: reads.bound,
+            ..ReadStatistics::default()
         };
     }
 
@@ -399,6 +434,7 @@ where
 fn make_plan<P, S>(
     pipeline: &P,
     config: &builder::Config,
+    readers: usize,
 ) -> Result<(Plan, Option<Arc<dyn Accelerator>>)>
 where
     P: Pipeline<S>,
@@ -420,6 +456,7 @@ where
     let settings = Settings::default()
         .workers(config.workers)
         .consumer_helps(config.build_while_waiting)
+        .reads(readers, config.read_bound)
         .fusion(fusion);
     let settings = match &accelerator {
         Some(a) => settings.device(DeviceFacts::of(a.as_ref()), why.clone()),

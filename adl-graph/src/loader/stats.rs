@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use super::context::{Counters, Runs, TIME_EVERY};
+use super::read_ahead::ReadStatistics;
 use adl_core::graph::Device;
 
 /// What a row of the [`Statistics`] measures.
@@ -122,6 +123,10 @@ pub struct Statistics {
     /// How batch memory was served: recycled from dropped batches or
     /// freshly allocated.
     pub buffers: BufferStatistics,
+    /// What the read stage did: reads, bytes, read time, the workers'
+    /// wait for reads, the most bytes held ahead (all zero without a read
+    /// stage).
+    pub reads: ReadStatistics,
 }
 
 impl Statistics {
@@ -161,6 +166,7 @@ impl Statistics {
         runs: &Runs,
         totals: Totals,
         buffers: BufferStatistics,
+        reads: ReadStatistics,
     ) -> Self {
         let nodes = rows
             .iter()
@@ -211,6 +217,7 @@ impl Statistics {
             batches_built_by_consumer: totals.batches_built_here,
             workers: totals.workers,
             buffers,
+            reads,
         }
     }
 }
@@ -306,6 +313,21 @@ impl fmt::Display for Statistics {
                 100.0 * b.reused as f64 / served as f64,
                 bytes(b.held_bytes),
                 bytes(b.limit_bytes),
+            )?;
+        }
+        let r = &self.reads;
+        if r.threads > 0 {
+            writeln!(
+                f,
+                "read stage: {} reads ({} failed), {} in {} on {} readers; workers waited {} for reads; at most {} ahead (bound {})",
+                r.reads,
+                r.failed,
+                bytes(r.bytes as usize),
+                human(r.time),
+                r.threads,
+                human(r.wait),
+                bytes(r.peak as usize),
+                bytes(r.bound as usize),
             )?;
         }
         let width = self

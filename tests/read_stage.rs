@@ -1,0 +1,235 @@
+//! The loader's read stage: reads ahead on threads of their own, in the
+//! epoch's order, bounded in bytes, shown in the plan and the statistics;
+//! an epoch dropped early leaves nothing held; a failed read ahead is
+//! reported by the sample's own read.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use adl::loader::Loader;
+use adl::pipeline::Stages;
+use adl::prelude::*;
+
+/// A dataset of files behind a slow store: `fetch` waits `latency` and
+/// keeps the sample's bytes; `get` uses them, or reads for itself (and
+/// waits too) when nothing was fetched. Sample `bad` cannot be read.
+struct SlowStore {
+    len: usize,
+    size: usize,
+    latency: Duration,
+    bad: Option<usize>,
+    kept: Mutex<HashMap<usize, Vec<u8>>>,
+    /// Reads `get` had to do itself.
+    own_reads: Mutex<usize>,
+    /// Reads in flight now, and the most at once.
+    in_flight: Mutex<(usize, usize)>,
+}
+
+impl SlowStore {
+    fn new(len: usize, size: usize, latency: Duration) -> Self {
+        SlowStore {
+            len,
+            size,
+            latency,
+            bad: None,
+            kept: Mutex::new(HashMap::new()),
+            own_reads: Mutex::new(0),
+            in_flight: Mutex::new((0, 0)),
+        }
+    }
+
+    fn read(&self, index: usize) -> adl::Result<Vec<u8>> {
+        {
+            let mut flight = self.in_flight.lock().unwrap();
+            flight.0 += 1;
+            flight.1 = flight.1.max(flight.0);
+        }
+        std::thread::sleep(self.latency);
+        self.in_flight.lock().unwrap().0 -= 1;
+        if Some(index) == self.bad {
+            return Err(Error::read(
+                format!("object {index}"),
+                index,
+                "connection reset",
+            ));
+        }
+        Ok(vec![(index % 251) as u8; self.size])
+    }
+
+    fn held(&self) -> usize {
+        self.kept.lock().unwrap().len()
+    }
+}
+
+impl Dataset for SlowStore {
+    type Sample = u64;
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn get(&self, index: usize) -> adl::Result<u64> {
+        let kept = self.kept.lock().unwrap().remove(&index);
+        let bytes = match kept {
+            Some(bytes) => bytes,
+            None => {
+                *self.own_reads.lock().unwrap() += 1;
+                self.read(index)?
+            }
+        };
+        Ok(bytes.iter().map(|&b| u64::from(b)).sum())
+    }
+
+    fn fetches(&self) -> bool {
+        true
+    }
+
+    fn fetch(&self, index: usize) -> adl::Result<u64> {
+        let bytes = self.read(index)?;
+        let n = bytes.len() as u64;
+        self.kept.lock().unwrap().insert(index, bytes);
+        Ok(n)
+    }
+
+    fn release(&self, index: usize) {
+        self.kept.lock().unwrap().remove(&index);
+    }
+}
+
+/// The pipeline of every test: the sums, collated.
+macro_rules! sums {
+    () => {
+        Stages::new()
+            .with_sample(|x: u64| x)
+            .with_collate(DefaultCollate)
+    };
+}
+
+fn expected(index: usize, size: usize) -> u64 {
+    (index % 251) as u64 * size as u64
+}
+
+#[test]
+fn reads_run_ahead_on_their_own_threads_and_the_plan_and_statistics_show_them() {
+    let store = SlowStore::new(200, 1000, Duration::from_millis(20));
+    let loader = Loader::new(store, sums!())
+        .batch_size(10)
+        .workers(2)
+        .shuffle(3)
+        .read_bound(16_000)
+        .build()
+        .unwrap();
+    // The dataset reads ahead: a read stage by default, in the plan.
+    let schedule = loader.plan().schedule().to_string();
+    assert!(
+        schedule.starts_with(&format!(
+            "read: read-ahead, {} threads, at most 15.6 KiB ahead\n",
+            adl::loader::READERS
+        )),
+        "{schedule}"
+    );
+    let mut seen = Vec::new();
+    for batch in loader.epoch(0) {
+        let batch = batch.unwrap();
+        seen.extend(batch.to_vec());
+    }
+    let order = loader.epoch(0).indices().to_vec();
+    assert_eq!(
+        seen,
+        order.iter().map(|&i| expected(i, 1000)).collect::<Vec<_>>()
+    );
+    // Many reads at once (two workers would have had two at most), and no
+    // read left for the workers to do themselves.
+    let dataset = loader.dataset();
+    let most = dataset.in_flight.lock().unwrap().1;
+    assert!(most > 2, "at most {most} reads in flight");
+    assert_eq!(*dataset.own_reads.lock().unwrap(), 0);
+    assert_eq!(dataset.held(), 0);
+    let stats = loader.statistics();
+    assert_eq!(stats.reads.reads, 200);
+    assert_eq!(stats.reads.bytes, 200_000);
+    assert!(stats.reads.time >= Duration::from_millis(200 * 20));
+    // The bound, plus one read per reader.
+    assert!(
+        stats.reads.peak <= 16_000 + adl::loader::READERS as u64 * 1000,
+        "{:?}",
+        stats.reads
+    );
+    let text = stats.to_string();
+    assert!(text.contains("read stage: 200 reads (0 failed)"), "{text}");
+}
+
+#[test]
+fn without_a_read_stage_the_workers_read_for_themselves() {
+    let store = SlowStore::new(20, 10, Duration::ZERO);
+    let loader = Loader::new(store, sums!())
+        .batch_size(5)
+        .workers(2)
+        .readers(0)
+        .build()
+        .unwrap();
+    assert!(loader.plan().schedule().readers().is_none());
+    let total: usize = loader.epoch(0).map(|b| b.unwrap().len()).sum();
+    assert_eq!(total, 20);
+    assert_eq!(*loader.dataset().own_reads.lock().unwrap(), 20);
+    assert_eq!(loader.statistics().reads.reads, 0);
+}
+
+#[test]
+fn an_epoch_dropped_early_leaves_nothing_read_ahead() {
+    let store = SlowStore::new(400, 100, Duration::from_millis(2));
+    let loader = Loader::new(store, sums!())
+        .batch_size(4)
+        .workers(2)
+        .readers(8)
+        .build()
+        .unwrap();
+    let mut epoch = loader.epoch(0);
+    let first = epoch.next().unwrap().unwrap();
+    assert_eq!(first.len(), 4);
+    drop(first);
+    drop(epoch);
+    // Readers in the middle of a read finish it and let it go.
+    let dataset = loader.dataset();
+    for _ in 0..100 {
+        if dataset.held() == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(dataset.held(), 0);
+    // The next epoch reads everything again, correctly.
+    let total: usize = loader.epoch(1).map(|b| b.unwrap().len()).sum();
+    assert_eq!(total, 400);
+}
+
+#[test]
+fn a_failed_read_ahead_is_reported_by_the_samples_own_read() {
+    let mut store = SlowStore::new(30, 10, Duration::from_millis(1));
+    store.bad = Some(17);
+    let loader = Loader::new(store, sums!())
+        .batch_size(10)
+        .workers(2)
+        .readers(4)
+        .on_error(OnError::Skip)
+        .build()
+        .unwrap();
+    let mut epoch = loader.epoch(0);
+    let total: usize = epoch.by_ref().map(|b| b.unwrap().len()).sum();
+    assert_eq!(total, 29);
+    let skipped = epoch.skipped();
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0].index, 17);
+    assert_eq!(skipped[0].node, "dataset");
+    assert!(
+        skipped[0]
+            .reason
+            .contains("reading object 17 [17]: connection reset"),
+        "{}",
+        skipped[0].reason
+    );
+    drop(epoch);
+    let stats = loader.statistics();
+    assert_eq!((stats.reads.reads, stats.reads.failed), (30, 1));
+}
