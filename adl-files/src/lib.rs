@@ -10,6 +10,8 @@
 //!   `data.npy` and its timestamps beside it.
 //! - [`Table`]: a CSV table of timestamped rows (an IMU, a GPS), a sample
 //!   per row.
+//! - [`Latency`]: a sensor whose reads wait, as behind a remote store (for
+//!   tests and benchmarks of a loader's read stage).
 //!
 //! Reached from the facade as `adl::files` (feature `files`, on by
 //! default).
@@ -33,11 +35,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod latency;
 mod mapped;
 mod npy;
 mod table;
 mod timestamps;
 
+pub use latency::Latency;
 pub use npy::{Npy, NpyElement};
 pub use table::Table;
 pub use timestamps::{TIMESTAMP_FILES, read_timestamps};

@@ -197,3 +197,33 @@ fn a_numpy_sensor_feeds_the_loader() {
         );
     }
 }
+
+#[test]
+fn a_loader_hides_the_latency_of_a_remote_sensor_behind_its_read_stage() {
+    use adl::files::Latency;
+    use adl::prelude::*;
+    use std::time::Duration;
+
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let times = read_timestamps("radar", data.join("radar_ts.npy")).unwrap();
+    let radar: Npy<f32, Ix2> = Npy::open("radar", data.join("radar.npy"), times).unwrap();
+    let expected: Vec<f32> = (0..radar.len())
+        .map(|i| radar.get(i).unwrap().sum())
+        .collect();
+    let remote = Latency::new(radar, Duration::from_millis(20));
+    let pipeline = Stages::new()
+        .with_sample(|frame: adl::ndarray::Array2<f32>| frame.sum())
+        .with_collate(DefaultCollate);
+    let loader = Loader::new(SensorDataset::new(remote), pipeline)
+        .batch_size(2)
+        .workers(2)
+        .build()
+        .unwrap();
+    // A sensor behind latency reads ahead: the loader has a read stage.
+    assert!(loader.plan().schedule().readers().is_some());
+    let sums: Vec<f32> = loader.epoch(0).flat_map(|b| b.unwrap().to_vec()).collect();
+    assert_eq!(sums, expected);
+    let stats = loader.statistics();
+    assert_eq!(stats.reads.reads, expected.len() as u64);
+    assert!(stats.reads.time >= Duration::from_millis(20) * expected.len() as u32);
+}
