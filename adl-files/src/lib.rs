@@ -10,9 +10,15 @@
 //!   `data.npy` and its timestamps beside it.
 //! - [`Table`]: a CSV table of timestamped rows (an IMU, a GPS), a sample
 //!   per row.
+//! - [`Location`]: where a sensor's file or folder is. Each sensor opens a
+//!   local path or, with object storage (feature `store`, or one cloud:
+//!   `s3`, `gcs`, `azure`, `http`), the URL of an object: `s3://`, `gs://`,
+//!   `az://`, `http(s)://`, read through a `Store` with credentials from
+//!   the standard environment variables, transient failures retried
+//!   (`RetryPolicy`) and counted (`StoreStats`).
 //!
 //! Reached from the facade as `adl::files` (feature `files`, on by
-//! default).
+//! default; object storage with the facade's feature `store`).
 //!
 //! ```
 //! use adl::Sensor;
@@ -32,12 +38,34 @@
 //! assert_eq!(frame.shape(), &[2, 4]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! The same sensor from an object store (`AWS_*` variables set):
+//!
+//! ```no_run
+//! # use adl::files::Npy;
+//! let sensor: Npy<f32, adl::ndarray::Ix2> = Npy::in_folder("s3://recordings/drive-07/radar")?;
+//! # Ok::<(), adl::Error>(())
+//! ```
 
+mod location;
 mod mapped;
 mod npy;
+mod npy_header;
+mod object;
+#[cfg(feature = "_object-store")]
+mod retry;
+#[cfg(feature = "_object-store")]
+mod runtime;
+#[cfg(feature = "_object-store")]
+mod store;
 mod table;
 mod timestamps;
 
+pub use location::Location;
 pub use npy::{Npy, NpyElement};
+#[cfg(feature = "_object-store")]
+pub use retry::RetryPolicy;
+#[cfg(feature = "_object-store")]
+pub use store::{Store, StoreOptions, StoreStats};
 pub use table::Table;
 pub use timestamps::{TIMESTAMP_FILES, read_timestamps};
