@@ -94,34 +94,30 @@ impl<T: NpyElement, D: Dimension> Npy<T, D> {
     /// store), in the layout of a sensor per folder: named as the folder,
     /// its array in `data.npy`, its timestamps in the first of
     /// [`TIMESTAMP_FILES`] that is there (read by [`read_timestamps`]; a
-    /// folder in a store is listed once to find it).
+    /// folder in a store is listed once to find it, a folder on a plain
+    /// HTTP server asked for each name in turn).
     pub fn in_folder(dir: impl Into<Location>) -> Result<Self> {
         let dir = dir.into();
         let name = dir
             .file_name()
             .map(str::to_string)
             .ok_or_else(|| dir.error("a sensor folder needs a name"))?;
-        let present: Vec<String> = match dir.as_path() {
+        let times = match dir.as_path() {
             Some(path) => TIMESTAMP_FILES
-                .iter()
-                .filter(|file| path.join(file).is_file())
-                .map(|file| file.to_string())
-                .collect(),
+                .into_iter()
+                .find(|file| path.join(file).is_file()),
             None => dir
                 .object()
-                .and_then(|folder| folder.list_names())
+                .and_then(|folder| folder.first_present(&TIMESTAMP_FILES))
                 .map_err(|e| e.in_sensor(&name, None))?,
         };
-        let times = TIMESTAMP_FILES
-            .iter()
-            .find(|file| present.iter().any(|name| name == *file))
-            .ok_or_else(|| {
-                dir.error(format!(
-                    "no timestamps file: a sensor folder has one of {}",
-                    TIMESTAMP_FILES.join(", ")
-                ))
-                .in_sensor(&name, None)
-            })?;
+        let times = times.ok_or_else(|| {
+            dir.error(format!(
+                "no timestamps file: a sensor folder has one of {}",
+                TIMESTAMP_FILES.join(", ")
+            ))
+            .in_sensor(&name, None)
+        })?;
         let timestamps = read_timestamps(&name, dir.join(times))?;
         Self::open(&name, dir.join("data.npy"), timestamps)
     }

@@ -63,16 +63,27 @@ impl Object {
         self.store.get_start(&self.key, len)
     }
 
-    /// The names of the objects in this folder (not in its subfolders).
-    pub(crate) fn list_names(&self) -> Result<Vec<String>> {
+    /// The first of `names` that is an object in this folder: found with
+    /// one listing of the folder, or, on a plain HTTP server (which cannot
+    /// list), by asking for each in turn.
+    pub(crate) fn first_present<'n>(&self, names: &[&'n str]) -> Result<Option<&'n str>> {
+        let child = |name: &str| match self.key.as_str() {
+            "" => name.to_string(),
+            key => format!("{key}/{name}"),
+        };
+        if self.store.root().starts_with("http") {
+            for name in names {
+                if self.store.exists(&child(name))? {
+                    return Ok(Some(name));
+                }
+            }
+            return Ok(None);
+        }
         let keys = self.store.list(&self.key)?;
-        Ok(keys
-            .into_iter()
-            .map(|key| match key.rsplit_once('/') {
-                Some((_, name)) => name.to_string(),
-                None => key,
-            })
-            .collect())
+        Ok(names
+            .iter()
+            .find(|name| keys.contains(&child(name)))
+            .copied())
     }
 }
 
@@ -82,8 +93,9 @@ impl Object {
     pub(crate) fn at_url(url: &str) -> Result<Object> {
         Err(Error::file(
             url,
-            "this build of adl-files reads no URLs: enable its feature `store` (object storage; \
-             or one of `s3`, `gcs`, `azure`, `http`)",
+            "this build reads no URLs: enable the feature `store` (object storage) of adl or \
+             adl-files, or one kind only: `s3`, `gcs`, `azure` or `http` of adl-files \
+             (`store-s3`... of adl)",
         ))
     }
 
@@ -99,7 +111,26 @@ impl Object {
         match *self {}
     }
 
-    pub(crate) fn list_names(&self) -> Result<Vec<String>> {
+    pub(crate) fn first_present<'n>(&self, _: &[&'n str]) -> Result<Option<&'n str>> {
         match *self {}
+    }
+}
+
+#[cfg(all(test, not(feature = "_object-store")))]
+mod tests {
+    use crate::{Location, Npy};
+
+    #[test]
+    fn without_object_storage_a_url_is_refused_naming_the_feature() {
+        let times = adl_core::Timestamps::new("radar", vec![0.0, 1.0]).unwrap();
+        let err = Npy::<f32>::open("radar", Location::from("s3://bucket/radar/data.npy"), times)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "s3://bucket/radar/data.npy (sensor `radar`): this build reads no URLs"
+            ) && err.contains("the feature `store`"),
+            "{err}"
+        );
     }
 }

@@ -173,8 +173,8 @@ pub struct StoreStats {
     pub requests: u64,
     /// Requests sent again after a transient failure.
     pub retries: u64,
-    /// Requests that failed for good: a permanent failure (such as no such
-    /// object), or a transient one still failing after the last retry.
+    /// Requests answered with an error that is not retried (such as no
+    /// such object, access denied), or still failing after the last retry.
     pub failures: u64,
     /// Bytes received in successful answers.
     pub bytes: u64,
@@ -273,6 +273,19 @@ impl Store {
         self.request(key, async move {
             objects.head(&path).await.map(|meta| meta.size)
         })
+    }
+
+    /// Whether there is an object `key` (one HEAD request): `false` where
+    /// the store answers that there is none, an error where it cannot
+    /// tell.
+    pub(crate) fn exists(&self, key: &str) -> Result<bool> {
+        let objects = Arc::clone(&self.inner.objects);
+        let path = Path::from(key);
+        match self.call(async move { objects.head(&path).await }) {
+            Ok(_) => Ok(true),
+            Err(Failure::Store(object_store::Error::NotFound { .. })) => Ok(false),
+            Err(failure) => Err(self.failed(key, failure)),
+        }
     }
 
     /// The whole object `key`.
@@ -595,10 +608,11 @@ fn build(
         }
         ref other => {
             let _ = (config, unknown, connector);
+            let feature = feature(other);
             Err(format!(
-                "this build of adl-files reads no {} URLs: enable its feature `{}` (or `store` for all)",
+                "this build reads no {}:// URLs: enable the feature `{feature}` of adl-files \
+                 (`store-{feature}` of adl), or `store` for every kind",
                 url.url.scheme(),
-                feature(other)
             ))
         }
     }

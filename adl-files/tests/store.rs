@@ -54,6 +54,9 @@ fn server() -> &'static S3Server {
         }
         server.put("bad/nots/data.npy", &file("radar.npy"));
         server.put("bad/empty.npy", b"");
+        // A sensor folder readable over plain HTTP.
+        server.put_public("public/radar/data.npy", &file("radar.npy"));
+        server.put_public("public/radar/ts.txt", &file("radar_ts.txt"));
         // URL strings in the bucket read through a store on this server.
         server.store().share();
     });
@@ -136,6 +139,33 @@ fn a_sensor_folder_url_is_read_by_its_layout() {
     let message = source_error(Npy::<f32, Ix2>::in_folder(folder.as_str()), &folder);
     assert!(
         message.contains("(sensor `nots`): no timestamps file: a sensor folder has one of ts.npy"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_sensor_folder_is_read_from_a_plain_http_server() {
+    let server = server();
+    let folder = format!("{}/{BUCKET}/public/radar", server.endpoint());
+    let radar: Npy<f32, Ix2> = Npy::in_folder(folder.as_str()).unwrap();
+    assert_eq!(radar.location().to_string(), format!("{folder}/data.npy"));
+    assert_eq!(radar.metadata().as_slice(), radar_times().as_slice());
+    for i in 0..5 {
+        assert_eq!(radar.get(i).unwrap(), expected(i));
+    }
+    // Found by asking for each timestamps file in turn: ts.npy and
+    // timestamps.npy are not there, ts.txt is; then the text, the header
+    // and five rows.
+    let stats = Store::shared(&folder).unwrap().stats();
+    assert_eq!(
+        (stats.requests, stats.retries, stats.failures),
+        (10, 0, 2),
+        "{stats:?}"
+    );
+    let missing = format!("{}/{BUCKET}/public/nothing.csv", server.endpoint());
+    let message = source_error(Table::open("imu", missing.as_str(), "t"), &missing);
+    assert!(
+        message.contains("(sensor `imu`): no such object"),
         "{message}"
     );
 }

@@ -117,7 +117,7 @@ impl S3Server {
     fn wait_until_it_answers(&self) {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            if let Ok((200, _)) = self.send("GET", "/", &[]) {
+            if let Ok((200, _)) = self.send("GET", "/", "", &[]) {
                 return;
             }
             assert!(
@@ -131,8 +131,17 @@ impl S3Server {
 
     /// Make a bucket (moto takes an unsigned request for it).
     pub fn create_bucket(&self, bucket: &str) {
-        let (status, body) = self.send("PUT", &format!("/{bucket}"), &[]).unwrap();
+        let (status, body) = self.send("PUT", &format!("/{bucket}"), "", &[]).unwrap();
         assert_eq!(status, 200, "creating bucket {bucket}: {body}");
+    }
+
+    /// Put `bytes` as the object `key` of [`BUCKET`], readable by anyone
+    /// (as a plain HTTP server's files are): `http://ADDRESS/BUCKET/KEY`.
+    pub fn put_public(&self, key: &str, bytes: &[u8]) {
+        let path = format!("/{BUCKET}/{key}");
+        let headers = "x-amz-acl: public-read\r\nContent-Type: application/octet-stream\r\n";
+        let (status, body) = self.send("PUT", &path, headers, bytes).unwrap();
+        assert_eq!(status, 200, "putting {key}: {body}");
     }
 
     /// Put `bytes` as the object `key` of [`BUCKET`].
@@ -140,13 +149,20 @@ impl S3Server {
         put(&self.endpoint(), key, bytes);
     }
 
-    /// One HTTP/1.1 request without signature; the status and body.
-    fn send(&self, method: &str, path: &str, body: &[u8]) -> std::io::Result<(u16, String)> {
+    /// One HTTP/1.1 request without signature, with `headers` (each line
+    /// ending in CRLF); the status and the whole answer.
+    fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &str,
+        body: &[u8],
+    ) -> std::io::Result<(u16, String)> {
         let mut stream = TcpStream::connect(&self.address)?;
         stream.set_read_timeout(Some(Duration::from_secs(10)))?;
         write!(
             stream,
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
             self.address,
             body.len()
         )?;
