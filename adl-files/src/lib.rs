@@ -12,9 +12,15 @@
 //!   per row.
 //! - [`Latency`]: a sensor whose reads wait, as behind a remote store (for
 //!   tests and benchmarks of a loader's read stage).
+//! - [`Location`]: where a sensor's file or folder is. Each sensor opens a
+//!   local path or, with object storage (feature `store`, or one cloud:
+//!   `s3`, `gcs`, `azure`, `http`), the URL of an object: `s3://`, `gs://`,
+//!   `az://`, `http(s)://`, read through a `Store` with credentials from
+//!   the standard environment variables, transient failures retried
+//!   (`RetryPolicy`) and counted (`StoreStats`).
 //!
 //! Reached from the facade as `adl::files` (feature `files`, on by
-//! default).
+//! default; object storage with the facade's feature `store`).
 //!
 //! ```
 //! use adl::Sensor;
@@ -34,14 +40,36 @@
 //! assert_eq!(frame.shape(), &[2, 4]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! The same sensor from an object store (`AWS_*` variables set):
+//!
+//! ```no_run
+//! # use adl::files::Npy;
+//! let sensor: Npy<f32, adl::ndarray::Ix2> = Npy::in_folder("s3://recordings/drive-07/radar")?;
+//! # Ok::<(), adl::Error>(())
+//! ```
 
 mod latency;
+mod location;
 mod mapped;
 mod npy;
+mod npy_header;
+mod object;
+#[cfg(feature = "_object-store")]
+mod retry;
+#[cfg(feature = "_object-store")]
+mod runtime;
+#[cfg(feature = "_object-store")]
+mod store;
 mod table;
 mod timestamps;
 
 pub use latency::Latency;
+pub use location::Location;
 pub use npy::{Npy, NpyElement};
+#[cfg(feature = "_object-store")]
+pub use retry::RetryPolicy;
+#[cfg(feature = "_object-store")]
+pub use store::{Store, StoreOptions, StoreStats};
 pub use table::Table;
 pub use timestamps::{TIMESTAMP_FILES, read_timestamps};

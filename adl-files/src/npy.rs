@@ -1,15 +1,22 @@
 //! [`Npy`]: a sensor over a memory-mapped NumPy `.npy` array.
 
 use std::marker::PhantomData;
-use std::path::{Path, PathBuf};
 
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use memmap2::Mmap;
 use ndarray::{Array, ArrayViewD, Dimension, IxDyn};
 use ndarray_npy::{ViewElement, ViewNpyError, ViewNpyExt};
 
+use crate::location::Location;
 use crate::mapped::map;
+use crate::npy_header::{header_len, read_layout};
+use crate::object::Object;
 use crate::timestamps::{TIMESTAMP_FILES, read_timestamps};
+
+/// How many bytes of a `.npy` object are read to find its header: NumPy's
+/// headers are padded to 64 bytes and rarely longer than 128; a longer
+/// one is read with a second request.
+const HEADER_READ: u64 = 4096;
 
 /// An element type an [`Npy`] sensor reads: the NumPy types with a Rust
 /// twin of the same bytes (`u8`..`u64`, `i8`..`i64`, `f32`, `f64`).
@@ -19,13 +26,18 @@ impl<T: ViewElement + bytemuck::Pod + Send + Sync> NpyElement for T {}
 
 /// A sensor whose samples are the rows of a NumPy `.npy` array: sample `i`
 /// is `array[i]`, an array of `D` (one axis fewer than the file's; `IxDyn`
-/// for any). The file is memory-mapped: opening it reads its header, a
-/// sample's read copies that sample's bytes out of the page cache.
+/// for any). A local file is memory-mapped: opening it reads its header, a
+/// sample's read copies that sample's bytes out of the page cache. A file
+/// in an object store (a [`Location`] that is a URL) is read with ranged
+/// requests: one for the header when it is opened, one per sample for its
+/// row.
 ///
 /// The file is checked when it is opened: a NumPy array (magic, header),
 /// of element type `T`, in C order, native byte order, with all the bytes
-/// its header describes and no more, with one row per timestamp. Each
-/// failure is an [`Error::Source`] that names the file and the sensor.
+/// its header describes and no more, with one row per timestamp (for an
+/// object in a store, from its header and its size). Each failure is an
+/// [`Error::Source`] that names the file and the sensor; a sample that
+/// cannot be read from a store names the sample too.
 ///
 /// ```
 /// use adl::Sensor;
@@ -46,8 +58,8 @@ impl<T: ViewElement + bytemuck::Pod + Send + Sync> NpyElement for T {}
 /// ```
 pub struct Npy<T, D = IxDyn> {
     name: String,
-    path: PathBuf,
-    mapped: Mmap,
+    location: Location,
+    rows: Rows,
     /// Where the data starts in the file (after the header).
     offset: usize,
     /// The shape of one sample.
@@ -62,7 +74,7 @@ impl<T, D: std::fmt::Debug> std::fmt::Debug for Npy<T, D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Npy")
             .field("name", &self.name)
-            .field("path", &self.path)
+            .field("location", &self.location)
             .field("samples", &self.timestamps.as_slice().len())
             .field("sample_shape", &self.sample_shape)
             .finish()
@@ -70,96 +82,116 @@ impl<T, D: std::fmt::Debug> std::fmt::Debug for Npy<T, D> {
 }
 
 impl<T: NpyElement, D: Dimension> Npy<T, D> {
-    /// Sensor `name` over the array in the `.npy` file at `path`, a row
-    /// per timestamp of `timestamps`.
-    pub fn open(name: &str, path: impl AsRef<Path>, timestamps: Timestamps) -> Result<Self> {
-        let path = path.as_ref();
-        Self::open_checked(name, path, timestamps).map_err(|e| e.in_sensor(name, None))
+    /// Sensor `name` over the array in the `.npy` file at `location` (a
+    /// path, or a URL in an object store), a row per timestamp of
+    /// `timestamps`.
+    pub fn open(name: &str, location: impl Into<Location>, timestamps: Timestamps) -> Result<Self> {
+        let location = location.into();
+        Self::open_checked(name, location, timestamps).map_err(|e| e.in_sensor(name, None))
     }
 
-    /// The sensor of the folder `dir`, in the layout of a sensor per
-    /// folder: named as the folder, its array in `data.npy`, its
-    /// timestamps in the first of [`TIMESTAMP_FILES`] that is there (read
-    /// by [`read_timestamps`]).
-    pub fn in_folder(dir: impl AsRef<Path>) -> Result<Self> {
-        let dir = dir.as_ref();
+    /// The sensor of the folder `dir` (a path, or a folder URL in an object
+    /// store), in the layout of a sensor per folder: named as the folder,
+    /// its array in `data.npy`, its timestamps in the first of
+    /// [`TIMESTAMP_FILES`] that is there (read by [`read_timestamps`]; a
+    /// folder in a store is listed once to find it, a folder on a plain
+    /// HTTP server asked for each name in turn).
+    pub fn in_folder(dir: impl Into<Location>) -> Result<Self> {
+        let dir = dir.into();
         let name = dir
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .ok_or_else(|| Error::file(dir, "a sensor folder needs a name"))?;
-        let times = TIMESTAMP_FILES
-            .iter()
-            .map(|file| dir.join(file))
-            .find(|path| path.is_file())
-            .ok_or_else(|| {
-                Error::file(
-                    dir,
-                    format!(
-                        "no timestamps file: a sensor folder has one of {}",
-                        TIMESTAMP_FILES.join(", ")
-                    ),
-                )
-                .in_sensor(&name, None)
-            })?;
-        let timestamps = read_timestamps(&name, times)?;
+            .map(str::to_string)
+            .ok_or_else(|| dir.error("a sensor folder needs a name"))?;
+        let times = match dir.as_path() {
+            Some(path) => TIMESTAMP_FILES
+                .into_iter()
+                .find(|file| path.join(file).is_file()),
+            None => dir
+                .object()
+                .and_then(|folder| folder.first_present(&TIMESTAMP_FILES))
+                .map_err(|e| e.in_sensor(&name, None))?,
+        };
+        let times = times.ok_or_else(|| {
+            dir.error(format!(
+                "no timestamps file: a sensor folder has one of {}",
+                TIMESTAMP_FILES.join(", ")
+            ))
+            .in_sensor(&name, None)
+        })?;
+        let timestamps = read_timestamps(&name, dir.join(times))?;
         Self::open(&name, dir.join("data.npy"), timestamps)
     }
 
-    fn open_checked(name: &str, path: &Path, timestamps: Timestamps) -> Result<Self> {
-        let mapped = map(path)?;
-        let view = ArrayViewD::<T>::view_npy(&mapped).map_err(|e| {
-            let expected = std::any::type_name::<T>();
-            let words = match &e {
-                ViewNpyError::WrongDescriptor(found) => {
-                    format!("holds elements of type {found}, not {expected}")
+    fn open_checked(name: &str, location: Location, timestamps: Timestamps) -> Result<Self> {
+        let expected = std::any::type_name::<T>();
+        let words = |e: ViewNpyError| match &e {
+            ViewNpyError::WrongDescriptor(found) => {
+                format!("holds elements of type {found}, not {expected}")
+            }
+            _ => describe(&e),
+        };
+        let (rows, shape, offset, c_order) = match location.as_path() {
+            Some(path) => {
+                let mapped = map(path)?;
+                let view =
+                    ArrayViewD::<T>::view_npy(&mapped).map_err(|e| location.error(words(e)))?;
+                let shape = view.shape().to_vec();
+                let c_order = view.is_standard_layout();
+                let offset = mapped.len() - view.len() * size_of::<T>();
+                (Rows::Mapped(mapped), shape, offset, c_order)
+            }
+            None => {
+                let object = location.object()?;
+                let (mut start, size) = object.get_start(HEADER_READ)?;
+                if let Some(len) = header_len(&start)
+                    && len > start.len()
+                    && len as u64 <= size
+                {
+                    start = object.get_range(0..len as u64)?;
                 }
-                _ => describe(&e),
-            };
-            Error::file(path, words)
-        })?;
-        let shape = view.shape().to_vec();
+                let layout =
+                    read_layout::<T>(&start, size).map_err(|e| location.error(words(e)))?;
+                // As ndarray's is_standard_layout says of the mapped view.
+                let c_order = !layout.fortran
+                    || layout.shape.contains(&0)
+                    || layout.shape.iter().filter(|&&n| n > 1).count() <= 1;
+                (Rows::Remote(object), layout.shape, layout.offset, c_order)
+            }
+        };
         if shape.is_empty() {
-            return Err(Error::file(
-                path,
+            return Err(location.error(
                 "holds a single value (a 0-dimensional array); a sensor's file has its samples along the first axis",
             ));
         }
         if let Some(ndim) = D::NDIM
             && shape.len() != ndim + 1
         {
-            return Err(Error::file(
-                path,
+            return Err(location.error(
                 format!(
                     "holds an array of shape {shape:?}; a sample of this sensor has {ndim} axes, so its file needs {} (samples first)",
                     ndim + 1
                 ),
             ));
         }
-        if !view.is_standard_layout() {
-            return Err(Error::file(
-                path,
+        if !c_order {
+            return Err(location.error(
                 "is stored in Fortran order; rows are read in C order (save it with numpy.ascontiguousarray)",
             ));
         }
-        let rows = shape[0];
-        if rows != timestamps.as_slice().len() {
-            return Err(Error::file(
-                path,
-                format!(
-                    "holds {rows} samples (shape {shape:?}) for {} timestamps",
-                    timestamps.as_slice().len()
-                ),
-            ));
+        let samples = shape[0];
+        if samples != timestamps.as_slice().len() {
+            return Err(location.error(format!(
+                "holds {samples} samples (shape {shape:?}) for {} timestamps",
+                timestamps.as_slice().len()
+            )));
         }
         let sample_shape = D::from_dimension(&IxDyn(&shape[1..]))
             .ok_or_else(|| Error::internal("Npy::open", "sample shape of the checked rank"))?;
         let sample_len = shape[1..].iter().product::<usize>();
-        let data_bytes = view.len() * std::mem::size_of::<T>();
-        let offset = mapped.len() - data_bytes;
         Ok(Npy {
             name: name.to_string(),
-            path: path.to_path_buf(),
-            mapped,
+            location,
+            rows,
             offset,
             sample_shape,
             sample_len,
@@ -169,8 +201,8 @@ impl<T: NpyElement, D: Dimension> Npy<T, D> {
     }
 
     /// The file the samples are read from.
-    pub fn path(&self) -> &Path {
-        &self.path
+    pub fn location(&self) -> &Location {
+        &self.location
     }
 
     /// The shape of one sample (the file's shape without its first axis).
@@ -193,7 +225,7 @@ impl<T: NpyElement, D: Dimension> Sensor for Npy<T, D> {
 
     /// The file, and the row of its first axis.
     fn origin(&self, index: usize) -> SensorOrigin {
-        SensorOrigin::new(self.name.as_str(), index).in_file(self.path.display(), Some(index))
+        SensorOrigin::new(self.name.as_str(), index).in_file(&self.location, Some(index))
     }
 
     fn get(&self, index: usize) -> Result<Array<T, D>> {
@@ -205,17 +237,42 @@ impl<T: NpyElement, D: Dimension> Sensor for Npy<T, D> {
                 len,
             ));
         }
-        let bytes = self.sample_len * std::mem::size_of::<T>();
+        let bytes = self.sample_len * size_of::<T>();
         let start = self.offset + index * bytes;
-        let row = self
-            .mapped
-            .get(start..start + bytes)
-            .ok_or_else(|| Error::internal("Npy::get", "a checked row past the mapped file"))?;
-        // One copy out of the page cache, into memory aligned for `T`.
-        let values: Vec<T> = bytemuck::pod_collect_to_vec(row);
+        let values: Vec<T> = match &self.rows {
+            Rows::Mapped(mapped) => {
+                let row = mapped.get(start..start + bytes).ok_or_else(|| {
+                    Error::internal("Npy::get", "a checked row past the mapped file")
+                })?;
+                // One copy out of the page cache, into memory aligned for `T`.
+                bytemuck::pod_collect_to_vec(row)
+            }
+            Rows::Remote(_) if bytes == 0 => Vec::new(),
+            Rows::Remote(object) => {
+                let row = object
+                    .get_range(start as u64..(start + bytes) as u64)
+                    .map_err(|e| e.in_sensor(&self.name, Some(index)))?;
+                if row.len() != bytes {
+                    return Err(self.location.error(format!(
+                        "sample {index}: {} bytes read of its {bytes} (the object changed since it was opened?)",
+                        row.len()
+                    )).in_sensor(&self.name, Some(index)));
+                }
+                // One copy, into memory aligned for `T`.
+                bytemuck::pod_collect_to_vec(&row[..])
+            }
+        };
         Array::from_shape_vec(self.sample_shape.clone(), values)
             .map_err(|e| Error::internal("Npy::get", e))
     }
+}
+
+/// Where a sensor's rows are read from.
+enum Rows {
+    /// A local file, mapped.
+    Mapped(Mmap),
+    /// An object in a store, read a row at a time.
+    Remote(Object),
 }
 
 /// A `.npy` file's failure, in words.

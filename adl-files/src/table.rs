@@ -1,18 +1,19 @@
 //! [`Table`]: a sensor over a CSV table of timestamped rows.
 
-use std::path::{Path, PathBuf};
+use std::io::Read;
 use std::sync::Arc;
 
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::{Array1, Array2};
 
+use crate::location::Location;
 use crate::timestamps::checked;
 
 /// A sensor whose samples are the rows of a CSV table with a header (an
 /// IMU, a GPS): one column holds the timestamps in seconds, and sample `i`
 /// is row `i`'s other columns, as numbers, in the header's order
 /// ([`columns`](Table::columns) names them). The table is read and checked
-/// whole when it is opened.
+/// whole when it is opened, from a local file or an object in a store.
 ///
 /// Fields are trimmed; lines starting with `#` are passed over. A missing
 /// time column, a row with more or fewer fields than the header, a field
@@ -41,7 +42,7 @@ use crate::timestamps::checked;
 #[derive(Debug, Clone)]
 pub struct Table {
     name: String,
-    path: PathBuf,
+    location: Location,
     columns: Arc<[String]>,
     /// `[rows, columns]`: the values, without the time column.
     values: Array2<f64>,
@@ -49,34 +50,53 @@ pub struct Table {
 }
 
 impl Table {
-    /// Sensor `name` over the CSV table at `path`, its timestamps (seconds)
-    /// in the column headed `time_column`.
-    pub fn open(name: &str, path: impl AsRef<Path>, time_column: &str) -> Result<Self> {
-        let path = path.as_ref();
+    /// Sensor `name` over the CSV table at `location` (a path, or a URL in
+    /// an object store), its timestamps (seconds) in the column headed
+    /// `time_column`.
+    pub fn open(name: &str, location: impl Into<Location>, time_column: &str) -> Result<Self> {
+        let location = location.into();
         let Parsed {
             columns,
             times,
             values,
-        } = Self::read(path, time_column).map_err(|e| e.in_sensor(name, None))?;
+        } = Self::read(&location, time_column).map_err(|e| e.in_sensor(name, None))?;
+        let timestamps = checked(name, &location, times)?;
         Ok(Table {
             name: name.to_string(),
-            path: path.to_path_buf(),
+            location,
             columns,
             values,
-            timestamps: checked(name, path, times)?,
+            timestamps,
         })
     }
 
-    /// The table at `path`, read and parsed.
-    fn read(path: &Path, time_column: &str) -> Result<Parsed> {
-        let mut reader = csv::ReaderBuilder::new()
-            .trim(csv::Trim::All)
-            .comment(Some(b'#'))
-            .from_path(path)
-            .map_err(|e| Error::file(path, describe(&e)))?;
+    /// The table at `location`, read and parsed.
+    fn read(location: &Location, time_column: &str) -> Result<Parsed> {
+        let mut builder = csv::ReaderBuilder::new();
+        builder.trim(csv::Trim::All).comment(Some(b'#'));
+        match location.as_path() {
+            Some(path) => {
+                let reader = builder
+                    .from_path(path)
+                    .map_err(|e| location.error(describe(&e)))?;
+                Self::parse(reader, location, time_column)
+            }
+            None => {
+                let bytes = location.object()?.get()?;
+                Self::parse(builder.from_reader(&bytes[..]), location, time_column)
+            }
+        }
+    }
+
+    /// The table `reader` reads, from `location`.
+    fn parse<R: Read>(
+        mut reader: csv::Reader<R>,
+        location: &Location,
+        time_column: &str,
+    ) -> Result<Parsed> {
         let header: Vec<String> = reader
             .headers()
-            .map_err(|e| Error::file(path, describe(&e)))?
+            .map_err(|e| location.error(describe(&e)))?
             .iter()
             .map(str::to_string)
             .collect();
@@ -84,13 +104,10 @@ impl Table {
             .iter()
             .position(|c| c == time_column)
             .ok_or_else(|| {
-                Error::file(
-                    path,
-                    format!(
-                        "no column `{time_column}` for the timestamps; its header is [{}]",
-                        header.join(", ")
-                    ),
-                )
+                location.error(format!(
+                    "no column `{time_column}` for the timestamps; its header is [{}]",
+                    header.join(", ")
+                ))
             })?;
         let columns: Arc<[String]> = header
             .iter()
@@ -101,17 +118,14 @@ impl Table {
         let mut times = Vec::new();
         let mut values = Vec::new();
         for record in reader.records() {
-            let record = record.map_err(|e| Error::file(path, describe(&e)))?;
+            let record = record.map_err(|e| location.error(describe(&e)))?;
             let line = record.position().map_or(0, |p| p.line());
             for (c, field) in record.iter().enumerate() {
                 let value = field.parse::<f64>().map_err(|_| {
-                    Error::file(
-                        path,
-                        format!(
-                            "line {line}, column `{}`: `{field}` is not a number",
-                            header[c]
-                        ),
-                    )
+                    location.error(format!(
+                        "line {line}, column `{}`: `{field}` is not a number",
+                        header[c]
+                    ))
                 })?;
                 if c == time {
                     times.push(value);
@@ -136,8 +150,8 @@ impl Table {
     }
 
     /// The file the table was read from.
-    pub fn path(&self) -> &Path {
-        &self.path
+    pub fn location(&self) -> &Location {
+        &self.location
     }
 }
 
@@ -152,7 +166,7 @@ impl Sensor for Table {
     /// The file, and the row of the table (counting data rows from 0,
     /// without the header or comments).
     fn origin(&self, index: usize) -> SensorOrigin {
-        SensorOrigin::new(self.name.as_str(), index).in_file(self.path.display(), Some(index))
+        SensorOrigin::new(self.name.as_str(), index).in_file(&self.location, Some(index))
     }
 
     fn metadata(&self) -> &Timestamps {

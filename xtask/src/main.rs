@@ -1,7 +1,9 @@
 //! `cargo xtask`: the two commands at the top of the README.
 //!
 //! - `cargo xtask example [ARGS...]`: run the main example (`px4_trace`).
-//! - `cargo xtask test`: run the whole test suite, then the benchmark
+//! - `cargo xtask test`: run the whole test suite (object storage's
+//!   included: with the facade's feature `store`; its tests make a Python
+//!   venv with moto's S3 server under the target dir), then the benchmark
 //!   workloads W1, W2 and W3 at full size in release with `--verify`
 //!   (`adl-bench`; their digests), as a run with no flags does them (W2's
 //!   batch kernels on the first GPU, else as Rust kernels), and W2 once
@@ -35,7 +37,7 @@ fn main() -> ExitCode {
             .map(String::from)
             .chain(rest)
             .collect(),
-        "test" => ["test", "--workspace"]
+        "test" => ["test", "--workspace", "--features", "adl/store"]
             .into_iter()
             .map(String::from)
             .chain(rest)
