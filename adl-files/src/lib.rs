@@ -10,6 +10,11 @@
 //!   `data.npy` and its timestamps beside it.
 //! - [`Table`]: a CSV table of timestamped rows (an IMU, a GPS), a sample
 //!   per row.
+//! - [`Images`]: a camera, a folder of JPEG or PNG frames decoded in Rust
+//!   into RGB `[H, W, 3]` or `[3, H, W]` `u8` arrays, optionally
+//!   downscaled; a frame per timestamp. (Its augmentations are adl's
+//!   built-in sample nodes `adl::transform::RandomResizedCrop` and
+//!   `RandomFlip`.)
 //!
 //! Reached from the facade as `adl::files` (feature `files`, on by
 //! default).
@@ -33,11 +38,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod decode;
+mod images;
 mod mapped;
+mod natural;
 mod npy;
+mod pixels;
 mod table;
 mod timestamps;
 
+pub use images::{IMAGE_EXTENSIONS, Images};
 pub use npy::{Npy, NpyElement};
 pub use table::Table;
 pub use timestamps::{TIMESTAMP_FILES, read_timestamps};

@@ -9,7 +9,7 @@ use ndarray::{Array, ArrayViewD, Dimension, IxDyn};
 use ndarray_npy::{ViewElement, ViewNpyError, ViewNpyExt};
 
 use crate::mapped::map;
-use crate::timestamps::{TIMESTAMP_FILES, read_timestamps};
+use crate::timestamps::sensor_folder;
 
 /// An element type an [`Npy`] sensor reads: the NumPy types with a Rust
 /// twin of the same bytes (`u8`..`u64`, `i8`..`i64`, `f32`, `f64`).
@@ -79,29 +79,11 @@ impl<T: NpyElement, D: Dimension> Npy<T, D> {
 
     /// The sensor of the folder `dir`, in the layout of a sensor per
     /// folder: named as the folder, its array in `data.npy`, its
-    /// timestamps in the first of [`TIMESTAMP_FILES`] that is there (read
-    /// by [`read_timestamps`]).
+    /// timestamps in the first of [`TIMESTAMP_FILES`](crate::TIMESTAMP_FILES) that is there (read
+    /// by [`read_timestamps`](crate::read_timestamps)).
     pub fn in_folder(dir: impl AsRef<Path>) -> Result<Self> {
         let dir = dir.as_ref();
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .ok_or_else(|| Error::file(dir, "a sensor folder needs a name"))?;
-        let times = TIMESTAMP_FILES
-            .iter()
-            .map(|file| dir.join(file))
-            .find(|path| path.is_file())
-            .ok_or_else(|| {
-                Error::file(
-                    dir,
-                    format!(
-                        "no timestamps file: a sensor folder has one of {}",
-                        TIMESTAMP_FILES.join(", ")
-                    ),
-                )
-                .in_sensor(&name, None)
-            })?;
-        let timestamps = read_timestamps(&name, times)?;
+        let (name, timestamps) = sensor_folder(dir)?;
         Self::open(&name, dir.join("data.npy"), timestamps)
     }
 
