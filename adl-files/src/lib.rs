@@ -18,6 +18,11 @@
 //!   `az://`, `http(s)://`, read through a `Store` with credentials from
 //!   the standard environment variables, transient failures retried
 //!   (`RetryPolicy`) and counted (`StoreStats`).
+//! - [`Images`]: a camera, a folder of JPEG or PNG frames decoded in Rust
+//!   into RGB `[H, W, 3]` or `[3, H, W]` `u8` arrays, optionally
+//!   downscaled; a frame per timestamp. (Its augmentations are adl's
+//!   built-in sample nodes `adl::transform::RandomResizedCrop` and
+//!   `RandomFlip`.)
 //!
 //! Reached from the facade as `adl::files` (feature `files`, on by
 //! default; object storage with the facade's feature `store`).
@@ -49,12 +54,16 @@
 //! # Ok::<(), adl::Error>(())
 //! ```
 
+mod decode;
+mod images;
 mod latency;
 mod location;
 mod mapped;
+mod natural;
 mod npy;
 mod npy_header;
 mod object;
+mod pixels;
 #[cfg(feature = "_object-store")]
 mod retry;
 #[cfg(feature = "_object-store")]
@@ -64,6 +73,7 @@ mod store;
 mod table;
 mod timestamps;
 
+pub use images::{IMAGE_EXTENSIONS, Images};
 pub use latency::Latency;
 pub use location::Location;
 pub use npy::{Npy, NpyElement};

@@ -10,7 +10,8 @@ use crate::location::Location;
 use crate::mapped::map;
 
 /// The names a sensor folder's timestamps file may have, in the order
-/// [`Npy::in_folder`](crate::Npy::in_folder) looks for them.
+/// [`Npy::in_folder`](crate::Npy::in_folder) and
+/// [`Images::in_folder`](crate::Images::in_folder) look for them.
 pub const TIMESTAMP_FILES: [&str; 4] = ["ts.npy", "timestamps.npy", "ts.txt", "timestamps.txt"];
 
 /// The timestamps of sensor `sensor`, in seconds, from the file at
@@ -59,6 +60,32 @@ pub fn read_timestamps(sensor: &str, location: impl Into<Location>) -> Result<Ti
 /// name the sensor twice.)
 pub(crate) fn checked(sensor: &str, location: &Location, values: Vec<f64>) -> Result<Timestamps> {
     Timestamps::new(sensor, values).map_err(|e| location.error(e))
+}
+
+/// The name and timestamps of the sensor of the folder `dir`, in the
+/// layout of a sensor per folder: named as the folder, its timestamps in
+/// the first of [`TIMESTAMP_FILES`] that is there.
+pub(crate) fn sensor_folder(dir: &Path) -> Result<(String, Timestamps)> {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| Error::file(dir, "a sensor folder needs a name"))?;
+    let times = TIMESTAMP_FILES
+        .iter()
+        .map(|file| dir.join(file))
+        .find(|path| path.is_file())
+        .ok_or_else(|| {
+            Error::file(
+                dir,
+                format!(
+                    "no timestamps file: a sensor folder has one of {}",
+                    TIMESTAMP_FILES.join(", ")
+                ),
+            )
+            .in_sensor(&name, None)
+        })?;
+    let timestamps = read_timestamps(&name, times)?;
+    Ok((name, timestamps))
 }
 
 /// A one-dimensional float64 `.npy` array.

@@ -14,6 +14,11 @@
 //! | random | [`random(f)`](random) for `Fn(In, &mut SampleRng) -> Out` | `f` with the per-sample generator of its context |
 //! | type-erased | [`BoxedTransform`], [`t.boxed()`](TransformExt::boxed) | any transform `In → Out` |
 //!
+//! And built-in image nodes, for `Array3<u8>` images in an
+//! [`ImageLayout`] (`[H, W, C]` or `[C, H, W]`), drawing from the
+//! per-sample generator: [`RandomResizedCrop`] (torchvision's, with
+//! [`resized_crop`] for a given [`Region`]) and [`RandomFlip`].
+//!
 //! # Parallel composition
 //!
 //! A tuple of up to 8 transforms is a transform of the tuple of their
@@ -46,23 +51,31 @@
 //! ```
 
 mod boxed;
+mod crop;
 mod fallible;
+mod flip;
 mod identity;
+mod image_layout;
 mod keyed;
 mod named;
 mod parallel;
 mod random;
+mod resize;
 mod then;
 mod tuple;
 
 pub use boxed::BoxedTransform;
+pub use crop::RandomResizedCrop;
 pub use fallible::{TryFn, fallible};
+pub use flip::RandomFlip;
 pub use identity::Identity;
+pub use image_layout::ImageLayout;
 pub(crate) use keyed::key_columns;
 pub use keyed::{Keyed, MissingKey};
 pub use named::{Named, named};
 pub use parallel::ParallelTransforms;
 pub use random::{Random, random};
+pub use resize::{Region, resized_crop};
 pub use then::{Then, TransformExt};
 
 pub(crate) use named::label;

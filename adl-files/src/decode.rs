@@ -1,0 +1,258 @@
+//! JPEG and PNG files decoded in Rust (zune-jpeg, zune-png) into the
+//! buffer that becomes a sample.
+
+use std::path::Path;
+
+use adl_core::transform::ImageLayout;
+use zune_jpeg::JpegDecoder;
+use zune_jpeg::zune_core::bytestream::ZCursor;
+use zune_jpeg::zune_core::colorspace::ColorSpace;
+use zune_jpeg::zune_core::options::DecoderOptions;
+use zune_png::PngDecoder;
+
+use crate::pixels::to_sample;
+
+/// The image formats a frame may be in, told by its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Format {
+    Jpeg,
+    Png,
+}
+
+/// The largest side a frame may have: the decoders' limits, 16 384 pixels
+/// (a side past it is refused before any pixel memory is taken).
+const MAX_SIDE: usize = 16_384;
+
+/// How frames are decoded: the settings of an `Images` sensor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Decoding {
+    pub(crate) layout: ImageLayout,
+    /// 1, 2, 4 or 8.
+    pub(crate) factor: usize,
+    /// Refuse what the decoders would otherwise decode with a warning
+    /// (a truncated JPEG, junk between markers).
+    pub(crate) strict: bool,
+}
+
+/// The format of the file whose bytes are `bytes`, from its signature.
+pub(crate) fn sniff(bytes: &[u8]) -> Result<Format, String> {
+    if bytes.is_empty() {
+        return Err("the file is empty".into());
+    }
+    if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        return Ok(Format::Jpeg);
+    }
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return Ok(Format::Png);
+    }
+    let start: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    Err(format!(
+        "neither a JPEG nor a PNG file (it starts with bytes {}; a JPEG starts with ff d8 ff, a PNG with 89 50 4e 47)",
+        start.join(" ")
+    ))
+}
+
+impl Decoding {
+    fn options(&self) -> DecoderOptions {
+        DecoderOptions::default()
+            .jpeg_set_out_colorspace(ColorSpace::RGB)
+            .png_set_strip_to_8bit(true)
+            .set_strict_mode(self.strict)
+            .set_max_width(MAX_SIDE)
+            .set_max_height(MAX_SIDE)
+    }
+
+    /// The size (height, width) of the image in `bytes`, from its header
+    /// (read leniently).
+    pub(crate) fn size(&self, bytes: &[u8]) -> Result<(usize, usize), String> {
+        // Lenient: a header the strict decoder refuses is reported when
+        // the frame is read (unless the sensor is made lenient).
+        let options = self.options().set_strict_mode(false);
+        let (width, height) = match sniff(bytes)? {
+            Format::Jpeg => {
+                let mut decoder = JpegDecoder::new_with_options(ZCursor::new(bytes), options);
+                decoder.decode_headers().map_err(|e| jpeg_error(&e))?;
+                decoder.dimensions()
+            }
+            Format::Png => {
+                let mut decoder = PngDecoder::new_with_options(ZCursor::new(bytes), options);
+                decoder.decode_headers().map_err(|e| png_error(&e))?;
+                decoder.dimensions()
+            }
+        }
+        .ok_or("the decoder read the header but gives no size")?;
+        Ok((height, width))
+    }
+
+    /// The pixels of the image in `bytes`, which must be `size` (height,
+    /// width) pixels large, as a sample's values (`[H, W, 3]` or `[3, H,
+    /// W]` at `size` shrunk by the factor). Decoded straight into the
+    /// returned buffer where it is the decoder's output as it is (RGB,
+    /// `[H, W, 3]`, no downscale), else into `scratch` and from there to
+    /// the returned buffer in one pass.
+    pub(crate) fn decode(
+        &self,
+        bytes: &[u8],
+        size: (usize, usize),
+        first: &Path,
+        scratch: &mut Vec<u8>,
+    ) -> Result<Vec<u8>, String> {
+        let direct = self.layout == ImageLayout::Hwc && self.factor == 1;
+        match sniff(bytes)? {
+            Format::Jpeg => {
+                let mut decoder =
+                    JpegDecoder::new_with_options(ZCursor::new(bytes), self.options());
+                decoder.decode_headers().map_err(|e| jpeg_error(&e))?;
+                let (width, height) = decoder.dimensions().ok_or("no size after the header")?;
+                same_size((height, width), size, first)?;
+                if self.strict && !reaches_end_of_image(bytes) {
+                    return Err(
+                        "truncated: its last scan ends without the end-of-image marker (ff d9)"
+                            .into(),
+                    );
+                }
+                let len = decoder
+                    .output_buffer_size()
+                    .ok_or("no size after the header")?;
+                let channels = decoder
+                    .output_colorspace()
+                    .map_or(0, |c| c.num_components());
+                if channels != 3 || len != height * width * 3 {
+                    return Err(format!(
+                        "the decoder gives {channels} channels ({len} bytes) for RGB"
+                    ));
+                }
+                if direct {
+                    let mut out = vec![0u8; len];
+                    decoder.decode_into(&mut out).map_err(|e| jpeg_error(&e))?;
+                    return Ok(out);
+                }
+                scratch.resize(len, 0);
+                decoder.decode_into(scratch).map_err(|e| jpeg_error(&e))?;
+                Ok(to_sample(
+                    scratch,
+                    height,
+                    width,
+                    3,
+                    self.factor,
+                    self.layout,
+                ))
+            }
+            Format::Png => {
+                let mut decoder = PngDecoder::new_with_options(ZCursor::new(bytes), self.options());
+                decoder.decode_headers().map_err(|e| png_error(&e))?;
+                let (width, height) = decoder.dimensions().ok_or("no size after the header")?;
+                same_size((height, width), size, first)?;
+                let channels = decoder.colorspace().map_or(0, |c| c.num_components());
+                let len = decoder
+                    .output_buffer_size()
+                    .ok_or("no size after the header")?;
+                if !(1..=4).contains(&channels) || len != height * width * channels {
+                    return Err(format!(
+                        "the decoder gives {channels} channels ({len} bytes); 1 to 4 of 8 bits are read"
+                    ));
+                }
+                if direct && channels == 3 {
+                    let mut out = vec![0u8; len];
+                    decoder.decode_into(&mut out).map_err(|e| png_error(&e))?;
+                    return Ok(out);
+                }
+                scratch.resize(len, 0);
+                decoder.decode_into(scratch).map_err(|e| png_error(&e))?;
+                Ok(to_sample(
+                    scratch,
+                    height,
+                    width,
+                    channels,
+                    self.factor,
+                    self.layout,
+                ))
+            }
+        }
+    }
+}
+
+/// Whether the JPEG `bytes` reaches its end-of-image marker: its marker
+/// segments followed by their lengths, each scan's entropy-coded data to
+/// the next marker (a `0xFF` not followed by a stuffed `0x00` or a restart
+/// marker), until `ff d9`. zune-jpeg, strict, refuses a file cut before
+/// its last row of blocks, but fills in one cut within it; this refuses
+/// both. Bytes after the marker (a trailer some cameras append) are not
+/// read.
+fn reaches_end_of_image(bytes: &[u8]) -> bool {
+    let mut at = 2; // after the start-of-image marker
+    loop {
+        // The next marker, past any fill bytes.
+        let Some(start) = bytes
+            .get(at..)
+            .and_then(|rest| rest.iter().position(|&b| b == 0xFF))
+        else {
+            return false;
+        };
+        at += start;
+        while bytes.get(at + 1) == Some(&0xFF) {
+            at += 1;
+        }
+        let Some(&marker) = bytes.get(at + 1) else {
+            return false;
+        };
+        at += 2;
+        match marker {
+            0xD9 => return true,
+            // Standalone markers: restarts, TEM.
+            0xD0..=0xD7 | 0x01 => {}
+            _ => {
+                let Some(&[high, low]) = bytes.get(at..at + 2) else {
+                    return false;
+                };
+                at += usize::from(u16::from_be_bytes([high, low]));
+                if marker == 0xDA {
+                    // A scan's entropy-coded data: to the next real marker.
+                    loop {
+                        let Some(ff) = bytes
+                            .get(at..)
+                            .and_then(|rest| rest.iter().position(|&b| b == 0xFF))
+                        else {
+                            return false;
+                        };
+                        at += ff;
+                        match bytes.get(at + 1) {
+                            None => return false,
+                            Some(0x00 | 0xD0..=0xD7) => at += 2,
+                            Some(_) => break,
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `found` (height, width) is the sensor's `size` (that of its frame
+/// `first`), else the error that names both.
+fn same_size(found: (usize, usize), size: (usize, usize), first: &Path) -> Result<(), String> {
+    if found == size {
+        return Ok(());
+    }
+    Err(format!(
+        "is {} x {} pixels (width x height), but the sensor's first frame, {}, is {} x {}: the frames of a sensor share one size",
+        found.1,
+        found.0,
+        first.display(),
+        size.1,
+        size.0
+    ))
+}
+
+/// A zune decoder's message, without the quotes its `Display` adds.
+fn words(message: String) -> String {
+    message.trim_matches('"').to_string()
+}
+
+fn jpeg_error(error: &zune_jpeg::errors::DecodeErrors) -> String {
+    format!("cannot decode it as a JPEG: {}", words(error.to_string()))
+}
+
+fn png_error(error: &zune_png::error::PngDecodeErrors) -> String {
+    format!("cannot decode it as a PNG: {}", words(error.to_string()))
+}

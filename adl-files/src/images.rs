@@ -1,0 +1,355 @@
+//! [`Images`]: a sensor over a sequence of JPEG or PNG frames.
+
+use std::cell::RefCell;
+use std::io::Read;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use adl_core::transform::ImageLayout;
+use adl_core::{Error, Result, Sensor, Timestamps};
+use ndarray::Array3;
+
+use crate::decode::Decoding;
+use crate::natural::natural_cmp;
+use crate::timestamps::sensor_folder;
+
+/// The file name extensions of frames in a folder (in any case).
+pub const IMAGE_EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
+
+/// A camera: a sensor whose samples are the frames of a sequence of JPEG
+/// or PNG files, one per timestamp, decoded in Rust (zune-jpeg,
+/// zune-png) into RGB `Array3<u8>`, `[H, W, 3]` (the default) or `[3, H,
+/// W]` ([`layout`](Images::layout)).
+///
+/// **Frames.** From a folder ([`open`](Images::open),
+/// [`in_folder`](Images::in_folder)), the files named `*.jpg`, `*.jpeg`
+/// or `*.png` (in any case, hidden files passed over), in the natural
+/// order of their names: numbers compare as numbers, so `frame_9.jpg`
+/// comes before `frame_10.jpg`, and zero-padded names keep their order.
+/// Or a list of files, in its order ([`from_files`](Images::from_files)).
+/// A file is decoded as what its first bytes say it is, whatever its
+/// extension.
+///
+/// **Pixels.** A PNG's gray is repeated over R, G and B, its alpha
+/// dropped (Pillow's `convert("RGB")`), a palette expanded, 16-bit
+/// samples reduced to their high byte (as Pillow reads 16-bit RGB; for
+/// 16-bit gray Pillow clips instead). A JPEG is decoded to RGB (gray and
+/// CMYK converted); its EXIF orientation is not applied (nor by Pillow's
+/// `Image.open`). Against Pillow's libjpeg-turbo, zune-jpeg's pixels
+/// differ by at most a few values (its IDCT and chroma upsampling are its
+/// own): 4 at most on 640 x 480 photographs at quality 90.
+///
+/// **Downscaling** by 2, 4 or 8 ([`downscale`](Images::downscale)):
+/// zune-jpeg has no decode-time (DCT-domain) scaling, so a frame is
+/// decoded whole and each output pixel is the mean of a box of `factor` x
+/// `factor` pixels, in the pass that writes the sample; the last row and
+/// column of boxes take what is left, so a side of `n` pixels becomes
+/// `ceil(n / factor)` (libjpeg's scaled size). It saves the memory and
+/// the work of every later step, not the decoding.
+///
+/// **Buffers.** A frame is decoded straight into the buffer that becomes
+/// its array (one allocation per frame, no copy after decoding) when it is
+/// what the decoder gives: an RGB `[H, W, 3]` frame, not downscaled.
+/// Otherwise it is decoded into a scratch buffer kept by each thread and
+/// written into the array in one pass (gray to RGB, box downscale, `[3, H,
+/// W]`). Each thread also keeps the buffer the file is read into: after
+/// reading, a thread holds one file and, where used, one decoded frame.
+///
+/// **Checks.** At opening: frames there are, one per timestamp, and the
+/// first frame's header, whose size is every frame's (so that
+/// [`sample_shape`](Images::sample_shape) is known). On each read: the
+/// file is a JPEG or a PNG, of that size, and decodes. Every failure is an
+/// [`Error::Source`] that names the file, the sensor and, for a frame's,
+/// the sample. By default the decoders are strict: a truncated JPEG (one
+/// whose last scan does not reach its end-of-image marker), or one with
+/// junk between its markers, is refused where libjpeg would warn and fill
+/// in gray, as Pillow refuses a truncated file
+/// ([`strict`](Images::strict) to change it). A decoder that
+/// panics on a corrupt file (none was seen to) is caught and reported as
+/// that file's error.
+///
+/// ```
+/// use adl::Sensor;
+/// use adl::files::Images;
+/// use adl::transform::ImageLayout;
+///
+/// # let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+/// // camera/: frame_1.jpg, frame_2.jpg, frame_9.jpg, frame_10.jpg (32 x 24) and ts.txt
+/// let camera = Images::in_folder(data.join("camera"))?;
+/// assert_eq!(camera.name(), "camera");
+/// assert_eq!(camera.len(), 4);
+/// assert!(camera.frames()[3].ends_with("frame_10.jpg"));
+/// assert_eq!(camera.get(3)?.shape(), &[24, 32, 3]);
+///
+/// let small = camera.layout(ImageLayout::Chw).downscale(2)?;
+/// assert_eq!(small.sample_shape(), [3, 12, 16]);
+/// assert_eq!(small.get(0)?.shape(), &[3, 12, 16]);
+///
+/// let times = adl::Timestamps::new("camera", vec![0.0, 0.1, 0.2])?;
+/// let err = Images::open("camera", data.join("camera"), times).unwrap_err();
+/// assert!(err.to_string().ends_with("camera (sensor `camera`): holds 4 frames for 3 timestamps"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct Images {
+    name: String,
+    frames: Arc<[PathBuf]>,
+    timestamps: Timestamps,
+    /// Every frame's size in its file, (height, width): the first's.
+    size: (usize, usize),
+    decoding: Decoding,
+}
+
+impl std::fmt::Debug for Images {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Images")
+            .field("name", &self.name)
+            .field("frames", &self.frames.len())
+            .field("first", &self.frames.first())
+            .field("sample_shape", &self.sample_shape())
+            .field("decoding", &self.decoding)
+            .finish()
+    }
+}
+
+/// What a thread keeps between reads: the buffer a file is read into and
+/// the one a frame is decoded into before it is converted.
+#[derive(Default)]
+struct Scratch {
+    file: Vec<u8>,
+    pixels: Vec<u8>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+impl Images {
+    /// Sensor `name` over the frames in the folder `dir` (see
+    /// [`Images`]: its JPEG and PNG files in natural order), a frame per
+    /// timestamp of `timestamps`.
+    pub fn open(name: &str, dir: impl AsRef<Path>, timestamps: Timestamps) -> Result<Self> {
+        let dir = dir.as_ref();
+        let frames = list_frames(dir).map_err(|e| e.in_sensor(name, None))?;
+        if frames.is_empty() {
+            return Err(Error::file(
+                dir,
+                format!(
+                    "holds no frames: no file named *.{}",
+                    IMAGE_EXTENSIONS.join(", *.")
+                ),
+            )
+            .in_sensor(name, None));
+        }
+        Self::checked(name, dir, frames, timestamps)
+    }
+
+    /// Sensor `name` over the image files `files`, in that order, a frame
+    /// per timestamp of `timestamps`.
+    pub fn from_files<P: Into<PathBuf>>(
+        name: &str,
+        files: impl IntoIterator<Item = P>,
+        timestamps: Timestamps,
+    ) -> Result<Self> {
+        let frames: Vec<PathBuf> = files.into_iter().map(Into::into).collect();
+        let Some(first) = frames.first() else {
+            return Err(Error::invalid(
+                format_args!("frames of sensor `{name}`"),
+                "no file given; a camera has at least one frame",
+            ));
+        };
+        let place = first.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::checked(name, &place, frames, timestamps)
+    }
+
+    /// The sensor of the folder `dir`, in the layout of a sensor per
+    /// folder: named as the folder, its frames the folder's JPEG and PNG
+    /// files (as [`open`](Images::open) finds them), its timestamps in the
+    /// first of [`TIMESTAMP_FILES`](crate::TIMESTAMP_FILES) that is there
+    /// (read by [`read_timestamps`](crate::read_timestamps)).
+    pub fn in_folder(dir: impl AsRef<Path>) -> Result<Self> {
+        let dir = dir.as_ref();
+        let (name, timestamps) = sensor_folder(dir)?;
+        Self::open(&name, dir, timestamps)
+    }
+
+    /// Checked: a frame per timestamp, the first frame's size read from its
+    /// header. `place` is where the frames are, for the messages.
+    fn checked(
+        name: &str,
+        place: &Path,
+        frames: Vec<PathBuf>,
+        timestamps: Timestamps,
+    ) -> Result<Self> {
+        let count = timestamps.as_slice().len();
+        if frames.len() != count {
+            return Err(Error::file(
+                place,
+                format!("holds {} frames for {count} timestamps", frames.len()),
+            )
+            .in_sensor(name, None));
+        }
+        let decoding = Decoding {
+            layout: ImageLayout::Hwc,
+            factor: 1,
+            strict: true,
+        };
+        let first = &frames[0];
+        let size = std::fs::read(first)
+            .map_err(|e| format!("cannot read: {e}"))
+            .and_then(|bytes| decoding.size(&bytes))
+            .map_err(|reason| Error::file(first, reason).in_sensor(name, Some(0)))?;
+        Ok(Images {
+            name: name.to_string(),
+            frames: frames.into(),
+            timestamps,
+            size,
+            decoding,
+        })
+    }
+
+    /// Samples in `layout`: `[H, W, 3]` ([`ImageLayout::Hwc`], the default)
+    /// or `[3, H, W]` ([`ImageLayout::Chw`]), written in the pass after
+    /// decoding.
+    pub fn layout(self, layout: ImageLayout) -> Self {
+        Images {
+            decoding: Decoding {
+                layout,
+                ..self.decoding
+            },
+            ..self
+        }
+    }
+
+    /// Samples shrunk by `factor`, 1 (none, the default), 2, 4 or 8: each
+    /// pixel the rounded mean of a box of `factor` x `factor` (see
+    /// [`Images`]). Another factor is an [`Error::InvalidParameter`] (the
+    /// factors of libjpeg's decode-time scaling, so that a decoder with it
+    /// gives the same shapes).
+    pub fn downscale(self, factor: usize) -> Result<Self> {
+        if ![1, 2, 4, 8].contains(&factor) {
+            return Err(Error::invalid(
+                format_args!("downscale of sensor `{}`", self.name),
+                format!("{factor}; the factors are 1, 2, 4 and 8"),
+            ));
+        }
+        Ok(Images {
+            decoding: Decoding {
+                factor,
+                ..self.decoding
+            },
+            ..self
+        })
+    }
+
+    /// Whether the decoders refuse what they would otherwise decode with a
+    /// warning: a truncated JPEG (its missing part filled in gray; also
+    /// one cut in its last row of blocks, which adl checks itself), junk
+    /// between a JPEG's markers, a PNG's chunk of a wrong length. Strict
+    /// (`true`) by default.
+    pub fn strict(self, strict: bool) -> Self {
+        Images {
+            decoding: Decoding {
+                strict,
+                ..self.decoding
+            },
+            ..self
+        }
+    }
+
+    /// The frames' files, a sample's in its place.
+    pub fn frames(&self) -> &[PathBuf] {
+        &self.frames
+    }
+
+    /// The size of every frame in its file, (height, width), as the first
+    /// frame's header says.
+    pub fn frame_size(&self) -> (usize, usize) {
+        self.size
+    }
+
+    /// The shape of a sample: `[H, W, 3]` or `[3, H, W]`, after the
+    /// downscale.
+    pub fn sample_shape(&self) -> [usize; 3] {
+        let factor = self.decoding.factor;
+        self.decoding.layout.shape(
+            self.size.0.div_ceil(factor),
+            self.size.1.div_ceil(factor),
+            3,
+        )
+    }
+
+    /// Frame `path`'s values, read and decoded with this thread's scratch
+    /// buffers, a decoder's panic caught.
+    fn decode(&self, path: &Path) -> Result<Vec<u8>, String> {
+        SCRATCH.with_borrow_mut(|Scratch { file, pixels }| {
+            file.clear();
+            std::fs::File::open(path)
+                .and_then(|mut f| f.read_to_end(file))
+                .map_err(|e| format!("cannot read: {e}"))?;
+            catch_unwind(AssertUnwindSafe(|| {
+                self.decoding
+                    .decode(file, self.size, &self.frames[0], pixels)
+            }))
+            .unwrap_or_else(|panic| {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(format!("the decoder panicked on it: {message}"))
+            })
+        })
+    }
+}
+
+/// The frames of the folder `dir`: its files named with one of
+/// [`IMAGE_EXTENSIONS`], not hidden, in natural order.
+fn list_frames(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| Error::file(dir, format!("cannot list: {e}")))?;
+    let mut frames = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::file(dir, format!("cannot list: {e}")))?;
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let image = Path::new(&name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| IMAGE_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)));
+        if image && !name.starts_with('.') && path.is_file() {
+            frames.push((name, path));
+        }
+    }
+    frames.sort_by(|(a, _), (b, _)| natural_cmp(a, b));
+    Ok(frames.into_iter().map(|(_, path)| path).collect())
+}
+
+impl Sensor for Images {
+    type Sample = Array3<u8>;
+    type Metadata = Timestamps;
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn metadata(&self) -> &Timestamps {
+        &self.timestamps
+    }
+
+    fn get(&self, index: usize) -> Result<Array3<u8>> {
+        let Some(path) = self.frames.get(index) else {
+            return Err(Error::out_of_range(
+                format_args!("sensor `{}`", self.name),
+                index,
+                self.frames.len(),
+            ));
+        };
+        let values = self
+            .decode(path)
+            .map_err(|reason| Error::file(path, reason).in_sensor(&self.name, Some(index)))?;
+        Array3::from_shape_vec(self.sample_shape(), values)
+            .map_err(|e| Error::internal("Images::get", e))
+    }
+}
