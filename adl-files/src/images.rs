@@ -1,13 +1,14 @@
 //! [`Images`]: a sensor over a sequence of JPEG or PNG frames.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use adl_core::transform::ImageLayout;
-use adl_core::{Error, Result, Sensor, Timestamps};
+use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::Array3;
 
 use crate::decode::Decoding;
@@ -99,6 +100,8 @@ pub struct Images {
     /// Every frame's size in its file, (height, width): the first's.
     size: (usize, usize),
     decoding: Decoding,
+    /// Frames' files read ahead ([`Sensor::fetch`]) and not yet decoded.
+    fetched: Arc<Mutex<HashMap<usize, Vec<u8>>>>,
 }
 
 impl std::fmt::Debug for Images {
@@ -206,6 +209,7 @@ impl Images {
             timestamps,
             size,
             decoding,
+            fetched: Arc::default(),
         })
     }
 
@@ -280,17 +284,30 @@ impl Images {
         )
     }
 
-    /// Frame `path`'s values, read and decoded with this thread's scratch
-    /// buffers, a decoder's panic caught.
-    fn decode(&self, path: &Path) -> Result<Vec<u8>, String> {
+    /// The frames read ahead (a panic elsewhere while it was held leaves a
+    /// map still good to use).
+    fn fetched_lock(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Vec<u8>>> {
+        self.fetched.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Frame `path`'s values, decoded from its file's bytes read ahead
+    /// (`fetched`) or read now, with this thread's scratch buffers, a
+    /// decoder's panic caught.
+    fn decode(&self, path: &Path, fetched: Option<Vec<u8>>) -> Result<Vec<u8>, String> {
         SCRATCH.with_borrow_mut(|Scratch { file, pixels }| {
-            file.clear();
-            std::fs::File::open(path)
-                .and_then(|mut f| f.read_to_end(file))
-                .map_err(|e| format!("cannot read: {e}"))?;
+            let bytes = match &fetched {
+                Some(bytes) => bytes,
+                None => {
+                    file.clear();
+                    std::fs::File::open(path)
+                        .and_then(|mut f| f.read_to_end(file))
+                        .map_err(|e| format!("cannot read: {e}"))?;
+                    &*file
+                }
+            };
             catch_unwind(AssertUnwindSafe(|| {
                 self.decoding
-                    .decode(file, self.size, &self.frames[0], pixels)
+                    .decode(bytes, self.size, &self.frames[0], pixels)
             }))
             .unwrap_or_else(|panic| {
                 let message = panic
@@ -346,10 +363,45 @@ impl Sensor for Images {
                 self.frames.len(),
             ));
         };
+        let fetched = self.fetched_lock().remove(&index);
         let values = self
-            .decode(path)
+            .decode(path, fetched)
             .map_err(|reason| Error::file(path, reason).in_sensor(&self.name, Some(index)))?;
         Array3::from_shape_vec(self.sample_shape(), values)
             .map_err(|e| Error::internal("Images::get", e))
+    }
+
+    /// The frame's file (a file per frame: no row).
+    fn origin(&self, index: usize) -> SensorOrigin {
+        let origin = SensorOrigin::new(self.name.as_str(), index);
+        match self.frames.get(index) {
+            Some(path) => origin.in_file(path.display(), None),
+            None => origin,
+        }
+    }
+
+    fn fetches(&self) -> bool {
+        true
+    }
+
+    /// Read frame `index`'s file, to be decoded by the `get` that follows.
+    fn fetch(&self, index: usize) -> Result<u64> {
+        let Some(path) = self.frames.get(index) else {
+            return Err(Error::out_of_range(
+                format_args!("sensor `{}`", self.name),
+                index,
+                self.frames.len(),
+            ));
+        };
+        let bytes = std::fs::read(path).map_err(|e| {
+            Error::file(path, format!("cannot read: {e}")).in_sensor(&self.name, Some(index))
+        })?;
+        let n = bytes.len() as u64;
+        self.fetched_lock().insert(index, bytes);
+        Ok(n)
+    }
+
+    fn release(&self, index: usize) {
+        self.fetched_lock().remove(&index);
     }
 }

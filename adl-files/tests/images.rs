@@ -15,7 +15,7 @@ use adl::files::Images;
 use adl::loader::Loader;
 use adl::ndarray::{Array2, Array3, Array4, Axis, s};
 use adl::transform::{ImageLayout, RandomFlip, RandomResizedCrop, Region, resized_crop};
-use adl::{Error, Sensor, SensorDataset, Timestamps, Transform};
+use adl::{Dataset, Error, Sensor, SensorDataset, Timestamps, Transform};
 use ndarray_npy::read_npy;
 
 fn data(name: &str) -> PathBuf {
@@ -513,4 +513,22 @@ fn a_camera_feeds_the_loader_through_crop_and_flip() {
             chw(&camera().get(i).unwrap())
         );
     }
+    // The camera's files were read ahead by the loader's read stage, one
+    // read per frame, then decoded by the workers.
+    let stats = loader.statistics();
+    assert_eq!(stats.reads.reads, 4);
+    assert_eq!(stats.reads.failed, 0);
+    let on_disk: u64 = camera()
+        .frames()
+        .iter()
+        .map(|f| std::fs::metadata(f).unwrap().len())
+        .sum();
+    assert_eq!(stats.reads.bytes, on_disk);
+    // A sample says which frame file it is.
+    let origin = loader.dataset().origin(2).unwrap();
+    assert_eq!(
+        origin.sensors[0].file.as_deref(),
+        Some(camera().frames()[2].display().to_string().as_str())
+    );
+    assert_eq!(origin.sensors[0].row, None);
 }
