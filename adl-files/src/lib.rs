@@ -62,6 +62,7 @@ mod mapped;
 mod natural;
 mod npy;
 mod npy_header;
+mod npz;
 mod object;
 mod pixels;
 #[cfg(feature = "_object-store")]

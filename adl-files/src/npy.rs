@@ -158,6 +158,78 @@ impl<T: NpyElement, D: Dimension> Npy<T, D> {
                 (Rows::Remote(object), layout.shape, layout.offset, c_order)
             }
         };
+        Self::checked(name, location, rows, shape, offset, c_order, timestamps)
+    }
+
+    /// Sensor `name` over the array `array` of the NumPy `.npz` archive at
+    /// `location` (a path or a URL), a row per timestamp of `timestamps`.
+    /// An `.npz` member is compressed or not, but not mappable in place:
+    /// the array is read out whole when the sensor is opened (its rows are
+    /// then copied from memory), and checked as an `.npy` file is.
+    ///
+    /// ```
+    /// use adl::Sensor;
+    /// use adl::files::Npy;
+    /// use adl::ndarray::{Ix1, array};
+    ///
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("rig.npz");
+    /// # std::fs::write(&path, include_bytes!("../tests/data/rig.npz"))?;
+    /// // rig.npz, from numpy.savez_compressed(path, imu=float32 [3, 2], gps=...)
+    /// let times = adl::Timestamps::new("imu", vec![0.0, 0.01, 0.02])?;
+    /// let imu: Npy<f32, Ix1> = Npy::from_npz("imu", &path, "imu", times.clone())?;
+    /// assert_eq!(imu.get(1)?, array![2.0f32, 3.0]);
+    ///
+    /// let err = Npy::<f32, Ix1>::from_npz("imu", &path, "lidar", times).unwrap_err();
+    /// assert!(err.to_string().ends_with("rig.npz (sensor `imu`): has no array `lidar`; its arrays are [imu, gps]"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_npz(
+        name: &str,
+        location: impl Into<Location>,
+        array: &str,
+        timestamps: Timestamps,
+    ) -> Result<Self> {
+        let location = location.into();
+        let opened = crate::npz::member(&location, array).and_then(|bytes| {
+            let expected = std::any::type_name::<T>();
+            let layout = read_layout::<T>(&bytes, bytes.len() as u64).map_err(|e| {
+                let words = match &e {
+                    ViewNpyError::WrongDescriptor(found) => {
+                        format!("holds elements of type {found}, not {expected}")
+                    }
+                    _ => describe(&e),
+                };
+                location.error(format!("array `{array}`: {words}"))
+            })?;
+            let c_order = !layout.fortran
+                || layout.shape.contains(&0)
+                || layout.shape.iter().filter(|&&n| n > 1).count() <= 1;
+            let (shape, offset) = (layout.shape, layout.offset);
+            Self::checked(
+                name,
+                location.clone(),
+                Rows::Memory(bytes),
+                shape,
+                offset,
+                c_order,
+                timestamps,
+            )
+        });
+        opened.map_err(|e| e.in_sensor(name, None))
+    }
+
+    /// A sensor over `rows`, once its header was read: the checks every
+    /// file passes, whatever it is read from.
+    fn checked(
+        name: &str,
+        location: Location,
+        rows: Rows,
+        shape: Vec<usize>,
+        offset: usize,
+        c_order: bool,
+        timestamps: Timestamps,
+    ) -> Result<Self> {
         if shape.is_empty() {
             return Err(location.error(
                 "holds a single value (a 0-dimensional array); a sensor's file has its samples along the first axis",
@@ -247,6 +319,12 @@ impl<T: NpyElement, D: Dimension> Sensor for Npy<T, D> {
                 // One copy out of the page cache, into memory aligned for `T`.
                 bytemuck::pod_collect_to_vec(row)
             }
+            Rows::Memory(memory) => {
+                let row = memory.get(start..start + bytes).ok_or_else(|| {
+                    Error::internal("Npy::get", "a checked row past the array in memory")
+                })?;
+                bytemuck::pod_collect_to_vec(row)
+            }
             Rows::Remote(_) if bytes == 0 => Vec::new(),
             Rows::Remote(object) => {
                 let row = object
@@ -273,6 +351,9 @@ enum Rows {
     Mapped(Mmap),
     /// An object in a store, read a row at a time.
     Remote(Object),
+    /// An array read out whole (an `.npz` archive's member): its `.npy`
+    /// bytes, header first.
+    Memory(Vec<u8>),
 }
 
 /// A `.npy` file's failure, in words.

@@ -227,3 +227,45 @@ fn a_loader_hides_the_latency_of_a_remote_sensor_behind_its_read_stage() {
     assert_eq!(stats.reads.reads, expected.len() as u64);
     assert!(stats.reads.time >= Duration::from_millis(20) * expected.len() as u32);
 }
+
+#[test]
+fn an_npz_archive_member_is_a_sensor_and_its_failures_name_the_archive() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let times = |n: usize| Timestamps::new("radar", (0..n).map(|i| i as f64).collect()).unwrap();
+    // Stored (not compressed): rows as numpy wrote them.
+    let radar: Npy<f32, Ix2> =
+        Npy::from_npz("radar", data.join("rig_stored.npz"), "radar", times(3)).unwrap();
+    assert_eq!(radar.sample_shape(), &[2, 4]);
+    assert_eq!(radar.get(2).unwrap()[[1, 3]], 23.0);
+    // Deflated, named with or without `.npy`.
+    let gps: Npy<f64, Ix1> =
+        Npy::from_npz("gps", data.join("rig.npz"), "gps.npy", times(3)).unwrap();
+    assert_eq!(gps.get(1).unwrap(), adl::ndarray::array![2.0, 3.0]);
+
+    let message = source_error(
+        Npy::<f64, Ix1>::from_npz("imu", data.join("rig.npz"), "imu", times(3)),
+        "rig.npz",
+    );
+    assert!(
+        message.ends_with("(sensor `imu`): array `imu`: holds elements of type '<f4', not f64"),
+        "{message}"
+    );
+    let message = source_error(
+        Npy::<f32, Ix1>::from_npz("imu", data.join("rig.npz"), "imu", times(4)),
+        "rig.npz",
+    );
+    assert!(
+        message.contains("holds 3 samples (shape [3, 2]) for 4 timestamps"),
+        "{message}"
+    );
+    let message = source_error(
+        Npy::<f32, Ix1>::from_npz("imu", data.join("not_npz.npz"), "imu", times(3)),
+        "not_npz.npz",
+    );
+    assert!(message.contains("not a NumPy .npz file"), "{message}");
+    let message = source_error(
+        Npy::<f32, Ix1>::from_npz("imu", data.join("missing.npz"), "imu", times(3)),
+        "missing.npz",
+    );
+    assert!(message.contains("cannot read"), "{message}");
+}

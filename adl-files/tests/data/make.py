@@ -17,3 +17,7 @@ np.save("ts_unsorted.npy", np.array([0.0, 0.2, 0.1, 0.3, 0.4]))
 open("not_npy.npy", "wb").write(b"this is not an npy file at all\n")
 with open("radar_ts.txt", "w") as f:
     f.write("# radar timestamps, seconds\n0.0\n0.05\n\n0.1\n0.15\n0.2\n")
+# .npz archives: one compressed, one stored, and a file that is not a zip.
+np.savez_compressed("rig.npz", imu=np.array([[0, 1], [2, 3], [4, 5]], dtype=np.float32), gps=np.arange(6, dtype=np.float64).reshape(3, 2))
+np.savez("rig_stored.npz", radar=np.arange(24, dtype=np.float32).reshape(3, 2, 4))
+open("not_npz.npz", "wb").write(b"PK\x03\x04 definitely not a zip")
