@@ -31,7 +31,7 @@ pub(crate) fn member(location: &Location, array: &str) -> Result<Vec<u8>> {
         format!("{array}.npy")
     };
     let names: Vec<String> = zip.file_names().map(str::to_string).collect();
-    if !names.iter().any(|n| *n == wanted) {
+    if !names.contains(&wanted) {
         let arrays: Vec<&str> = names
             .iter()
             .map(|n| n.strip_suffix(".npy").unwrap_or(n))
