@@ -237,3 +237,116 @@ fn where_clauses_with_a_trailing_comma_and_raw_identifiers() {
         .unwrap();
     assert_eq!(b.r#type, array![1, 2]);
 }
+
+// --- Packed: ragged arrays packed row after row, with i64 offsets ---
+
+/// A lidar sweep (any number of points, possibly none) beside a padded
+/// track.
+#[derive(Collate, Clone)]
+#[collate(derive(Debug))]
+struct Sweep {
+    #[collate(packed)]
+    points: Array2<f32>,
+    #[collate(pad)]
+    track: Array2<f32>,
+    id: i64,
+}
+
+/// Sweep `i`: `i % 4` points of 3 coordinates (none for every fourth),
+/// each point `[i, row, -1]`; a track of `i % 3 + 1` rows filled with `i`.
+fn sweep(i: usize) -> Sweep {
+    Sweep {
+        points: Array2::from_shape_fn((i % 4, 3), |(r, c)| [i as f32, r as f32, -1.0][c]),
+        track: Array2::from_elem((i % 3 + 1, 2), i as f32),
+        id: i as i64,
+    }
+}
+
+#[test]
+fn packed_fields_give_rows_in_order_and_offsets() {
+    use adl::collate::{Packed, PackedRows, collate_with};
+
+    let b: SweepBatch = DefaultCollate
+        .collate(vec![sweep(2), sweep(4), sweep(3)])
+        .unwrap();
+    let PackedRows { values, offsets } = b.points;
+    assert_eq!(offsets, array![0i64, 2, 2, 5]); // sweep 4 has no points
+    assert_eq!(values.shape(), &[5, 3]);
+    assert_eq!(values.column(0).to_vec(), vec![2.0, 2.0, 3.0, 3.0, 3.0]);
+    assert_eq!(values.column(1).to_vec(), vec![0.0, 1.0, 0.0, 1.0, 2.0]);
+    assert_eq!(b.track.lengths, array![3, 2, 1]);
+    assert_eq!(b.id, array![2i64, 4, 3]);
+
+    // Directly, without a struct: 3-d samples keep their trailing axes.
+    let batch = collate_with::<Packed, _>(vec![
+        Array3::<u8>::ones((1, 2, 2)),
+        Array3::zeros((0, 2, 2)),
+        Array3::from_elem((2, 2, 2), 7),
+    ])
+    .unwrap();
+    assert_eq!(batch.values.shape(), &[3, 2, 2]);
+    assert_eq!(batch.offsets, array![0i64, 1, 1, 3]);
+    assert_eq!(batch.sample(2), Array3::from_elem((2, 2, 2), 7));
+}
+
+#[test]
+fn packed_trailing_shape_mismatch_names_path_sample_and_both_shapes() {
+    let mut bad = sweep(1);
+    bad.points = Array2::zeros((2, 4));
+    let err = DefaultCollate
+        .collate(vec![sweep(1), sweep(0), bad])
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "collate: .points of sample 2: shape [2, 4] cannot be packed with shape [1, 3] of sample 0: all axes but the first must agree"
+    );
+    assert!(matches!(err, Error::Collate { position: 2, .. }));
+    let err = adl::collate::collate_with::<adl::collate::Packed, _>(Vec::<Array2<f32>>::new())
+        .unwrap_err();
+    assert!(err.to_string().contains("the batch is empty"), "{err}");
+}
+
+#[test]
+fn packed_and_padded_fields_through_a_loader_with_two_workers() {
+    use adl::pipeline::Stages;
+    use adl::prelude::*;
+
+    let dataset: InMemory<Sweep> = (0..24).map(sweep).collect();
+    let loader = adl::loader::Loader::new(dataset, Stages::new().with_collate(DefaultCollate))
+        .batch_size(4)
+        .workers(2)
+        .prefetch(2)
+        .build()
+        .unwrap();
+    for epoch in 0..2 {
+        let mut ids = Vec::new();
+        for batch in loader.epoch(epoch) {
+            let batch: SweepBatch = batch.unwrap().into_inner();
+            let lengths: Vec<i64> = batch.id.iter().map(|&i| i % 4).collect();
+            let mut offsets = vec![0i64];
+            for n in &lengths {
+                offsets.push(offsets.last().unwrap() + n);
+            }
+            assert_eq!(batch.points.offsets.to_vec(), offsets);
+            assert_eq!(batch.points.lengths().to_vec(), lengths);
+            for (k, &id) in batch.id.iter().enumerate() {
+                assert_eq!(batch.points.sample(k), sweep(id as usize).points);
+                let rows = id as usize % 3 + 1;
+                assert_eq!(batch.track.lengths[k], rows);
+                assert!(
+                    batch
+                        .track
+                        .data
+                        .index_axis(ndarray::Axis(0), k)
+                        .outer_iter()
+                        .enumerate()
+                        .all(|(r, row)| row
+                            .iter()
+                            .all(|&v| v == if r < rows { id as f32 } else { 0.0 }))
+                );
+            }
+            ids.extend(batch.id.iter().copied());
+        }
+        assert_eq!(ids, (0..24).collect::<Vec<i64>>());
+    }
+}

@@ -72,6 +72,7 @@ enum Strategy {
     List,
     Concat,
     Pad,
+    Packed,
 }
 
 struct Field {
@@ -209,7 +210,7 @@ fn field(i: usize, f: &syn::Field, errors: &mut Vec<syn::Error>) -> Field {
     }
 }
 
-/// The field's `#[collate(list | concat | pad)]`, else `Stack`. An
+/// The field's `#[collate(list | concat | pad | packed)]`, else `Stack`. An
 /// unknown or second strategy is reported and left out.
 fn field_strategy(f: &syn::Field, errors: &mut Vec<syn::Error>) -> Strategy {
     let mut strategy = Strategy::Stack;
@@ -230,10 +231,12 @@ fn field_strategy(f: &syn::Field, errors: &mut Vec<syn::Error>) -> Strategy {
                 Strategy::Concat
             } else if meta.path.is_ident("pad") {
                 Strategy::Pad
+            } else if meta.path.is_ident("packed") {
+                Strategy::Packed
             } else {
                 errors.push(attribute_error(
                     &meta,
-                    "unknown collate strategy; expected `list`, `concat` or `pad`",
+                    "unknown collate strategy; expected `list`, `concat`, `pad` or `packed`",
                 ));
                 chosen = false;
                 return skip_value(&meta);
@@ -295,6 +298,7 @@ impl Field {
             Strategy::List => quote!(List),
             Strategy::Concat => quote!(ConcatRows),
             Strategy::Pad => quote!(Pad),
+            Strategy::Packed => quote!(Packed),
         };
         quote!(#krate::collate::#s)
     }
@@ -605,6 +609,7 @@ mod tests {
                 #[collate(list)] raw: Vec<u8>,
                 #[collate(concat)] points: Array2<f32>,
                 #[collate(pad)] track: Array2<f32>,
+                #[collate(packed)] cloud: Array2<f32>,
             }
         }));
     }

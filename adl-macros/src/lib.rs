@@ -31,7 +31,9 @@ use adl_lang::{collate, pipeline, recycle, sensor_set, transform};
 /// - `#[collate(list)]`: keep the values in a `Vec`;
 /// - `#[collate(concat)]`: concatenate arrays along their first axis;
 /// - `#[collate(pad)]`: pad arrays ragged along their first axis to the
-///   longest, with lengths and a mask (`adl::collate::Padded`).
+///   longest, with lengths and a mask (`adl::collate::Padded`);
+/// - `#[collate(packed)]`: concatenate arrays ragged along their first axis,
+///   with the `i64` offsets of each sample's rows (`adl::collate::PackedRows`).
 ///
 /// Struct attributes: `#[collate(derive(Debug, Clone))]` derives those
 /// traits on the batch type; `#[collate(crate = "path")]` names the `adl`

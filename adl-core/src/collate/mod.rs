@@ -28,8 +28,8 @@
 //! sample's position and both values.
 //!
 //! Other strategies for one field (keep a list, concatenate rows, pad ragged
-//! arrays) are [`Strategy`] types: [`Stack`], [`List`], [`ConcatRows`],
-//! [`Pad`].
+//! arrays, pack ragged arrays with their offsets) are [`Strategy`] types:
+//! [`Stack`], [`List`], [`ConcatRows`], [`Pad`], [`Packed`].
 //!
 //! For data already in memory, [`Gather`] collates without sample arrays:
 //! the samples are row indices, and each row is copied once, straight from
@@ -51,6 +51,7 @@ mod array;
 mod gather;
 mod map;
 mod option;
+mod packed;
 mod rows;
 mod scalar;
 mod sequence;
@@ -62,6 +63,7 @@ pub use array::StackBuilder;
 pub use gather::{Gather, Table, Windows};
 pub use map::{BTreeMapBuilder, HashMapBuilder, RecordBuilder};
 pub use option::OptionBuilder;
+pub use packed::{Packed, PackedBuilder, PackedRows};
 pub use rows::{InPlace, Rows};
 pub use scalar::ScalarBuilder;
 pub use sequence::{FixedArrayBuilder, VecBuilder};

@@ -8,7 +8,8 @@ use crate::{Error, Result};
 
 /// How one value (a field, a key) is collated. `#[derive(Collate)]` picks a
 /// strategy per field: [`Stack`] by default, or the one named by
-/// `#[collate(list)]`, `#[collate(concat)]`, `#[collate(pad)]`.
+/// `#[collate(list)]`, `#[collate(concat)]`, `#[collate(pad)]`,
+/// `#[collate(packed)]` ([`Packed`](super::Packed)).
 pub trait Strategy<T> {
     /// The batch of `T` under this strategy.
     type Batch;
@@ -96,11 +97,11 @@ pub struct ConcatBuilder<A, D> {
 
 /// Whether `shape` and `first` disagree on an axis other than the first.
 /// Both have at least one axis (checked before).
-fn trailing_shape_differs<D: Dimension>(shape: &[usize], first: &D) -> bool {
+pub(super) fn trailing_shape_differs<D: Dimension>(shape: &[usize], first: &D) -> bool {
     shape.len() != first.ndim() || shape[1..] != first.slice()[1..]
 }
 
-fn zero_dimensional(position: usize, what: &str) -> Error {
+pub(super) fn zero_dimensional(position: usize, what: &str) -> Error {
     Error::collate(
         position,
         format!("a zero-dimensional array cannot be {what}: it has no first axis"),
