@@ -13,7 +13,7 @@ use super::Recycler;
 /// A loader hands out batches that give their buffers back to its
 /// [`BufferPool`](super::BufferPool) when they are dropped; for that the
 /// batch type implements `Recycle`. Every batch type of `DefaultCollate`
-/// does (arrays, tuples, `Vec`s, maps, `Record`, `Option`, `Padded`), and
+/// does (arrays, tuples, `Vec`s, maps, `Record`, `Option`, `Padded`, `PackedRows`), and
 /// `#[derive(Collate)]` implements it for the batch struct it generates.
 ///
 /// A batch type of your own needs one line when it has nothing worth
