@@ -8,6 +8,8 @@
 //!   float64 seconds or a text file of one number per line.
 //! - [`Npy::in_folder`]: the layout of a sensor per folder, its data in
 //!   `data.npy` and its timestamps beside it.
+//! - [`NpyFiles`]: a folder of `.npy` files, a whole file per sample, for
+//!   samples whose size varies (lidar scans of `[n_i, 4]` points).
 //! - [`Table`]: a CSV table of timestamped rows (an IMU, a GPS), a sample
 //!   per row.
 //! - [`Latency`]: a sensor whose reads wait, as behind a remote store (for
@@ -61,6 +63,7 @@ mod location;
 mod mapped;
 mod natural;
 mod npy;
+mod npy_files;
 mod npy_header;
 mod npz;
 mod object;
@@ -78,6 +81,7 @@ pub use images::{IMAGE_EXTENSIONS, Images};
 pub use latency::Latency;
 pub use location::Location;
 pub use npy::{Npy, NpyElement};
+pub use npy_files::NpyFiles;
 #[cfg(feature = "_object-store")]
 pub use retry::RetryPolicy;
 #[cfg(feature = "_object-store")]

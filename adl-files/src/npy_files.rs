@@ -1,0 +1,313 @@
+//! [`NpyFiles`]: a sensor over a sequence of NumPy `.npy` files, a file
+//! per sample.
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
+use ndarray::{Array, Dimension, IxDyn};
+use ndarray_npy::ViewNpyError;
+
+use crate::natural::natural_cmp;
+use crate::npy::{NpyElement, describe};
+use crate::npy_header::read_layout;
+use crate::timestamps::{TIMESTAMP_FILES, sensor_folder};
+
+/// A sensor whose samples are whole NumPy `.npy` files, one per timestamp:
+/// sample `i` is the array in file `i`, of element type `T` and `D` axes
+/// (`IxDyn` for any), its shape the file's own. For data whose size
+/// changes from one sample to the next, such as lidar scans of `[n_i, 4]`
+/// points, kept as a file per scan. (A sensor whose samples all have one
+/// shape is better kept in one file, read by [`Npy`](crate::Npy).)
+///
+/// **Files.** From a folder ([`open`](NpyFiles::open),
+/// [`in_folder`](NpyFiles::in_folder)), the files named `*.npy` (in any
+/// case; hidden files and the timestamps files of
+/// [`TIMESTAMP_FILES`] passed over), in the natural order of their names:
+/// numbers compare as numbers, so `scan_9.npy` comes before
+/// `scan_10.npy`, and zero-padded names keep their order. Or a list of
+/// files, in its order ([`from_files`](NpyFiles::from_files)).
+///
+/// **Reads.** A file is read whole, then its values are copied once into
+/// the sample's array. The sensor reads ahead ([`Sensor::fetch`]): in a
+/// loader with a read stage the file's bytes are read by the stage's
+/// readers and kept until the sample's [`get`](Sensor::get) parses them;
+/// a `get` without a fetch reads the file itself.
+///
+/// **Checks.** At opening: a file per timestamp, and the first file's
+/// array. On each read: the file is a NumPy array (magic, header), of
+/// element type `T`, in native byte order, in C order, of `D`'s number of
+/// axes, with all the bytes its header describes and no more, as
+/// [`Npy`](crate::Npy) checks its file. Every failure is an
+/// [`Error::Source`] that names the file, the sensor and, for a sample's
+/// file, the sample.
+///
+/// ```
+/// use adl::Sensor;
+/// use adl::files::NpyFiles;
+/// use adl::ndarray::{Array2, Ix2};
+///
+/// # let dir = tempfile::tempdir()?;
+/// # let folder = dir.path().join("lidar");
+/// # std::fs::create_dir(&folder)?;
+/// # for (k, n) in [3usize, 5, 2].into_iter().enumerate() {
+/// #     ndarray_npy::write_npy(folder.join(format!("{k:06}.npy")), &Array2::<f32>::from_elem((n, 4), k as f32))?;
+/// # }
+/// # ndarray_npy::write_npy(folder.join("ts.npy"), &adl::ndarray::array![0.0, 0.1, 0.2])?;
+/// // lidar/: 000000.npy, 000001.npy, 000002.npy (float32 [n, 4]) and ts.npy
+/// let lidar: NpyFiles<f32, Ix2> = NpyFiles::in_folder(&folder)?;
+/// assert_eq!(lidar.name(), "lidar");
+/// assert_eq!(lidar.len(), 3);
+/// assert_eq!(lidar.get(1)?, Array2::from_elem((5, 4), 1.0));
+/// assert_eq!(lidar.get(2)?.shape(), &[2, 4]);
+///
+/// let err = NpyFiles::<f64, Ix2>::in_folder(&folder).unwrap_err();
+/// assert!(err.to_string().ends_with("000000.npy (sensor `lidar`, sample 0): holds elements of type '<f4', not f64"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct NpyFiles<T, D = IxDyn> {
+    name: String,
+    files: Arc<[PathBuf]>,
+    timestamps: Timestamps,
+    /// Files read ahead ([`Sensor::fetch`]) and not yet parsed.
+    fetched: Arc<Mutex<HashMap<usize, Vec<u8>>>>,
+    element: PhantomData<fn() -> (T, D)>,
+}
+
+impl<T, D> Clone for NpyFiles<T, D> {
+    fn clone(&self) -> Self {
+        NpyFiles {
+            name: self.name.clone(),
+            files: Arc::clone(&self.files),
+            timestamps: self.timestamps.clone(),
+            fetched: Arc::clone(&self.fetched),
+            element: PhantomData,
+        }
+    }
+}
+
+impl<T, D> std::fmt::Debug for NpyFiles<T, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NpyFiles")
+            .field("name", &self.name)
+            .field("files", &self.files.len())
+            .field("first", &self.files.first())
+            .finish()
+    }
+}
+
+impl<T: NpyElement, D: Dimension> NpyFiles<T, D> {
+    /// Sensor `name` over the `.npy` files in the folder `dir` (see
+    /// [`NpyFiles`]: in natural order, its timestamps files passed over), a
+    /// file per timestamp of `timestamps`.
+    pub fn open(name: &str, dir: impl AsRef<Path>, timestamps: Timestamps) -> Result<Self> {
+        let dir = dir.as_ref();
+        let files = list_files(dir).map_err(|e| e.in_sensor(name, None))?;
+        if files.is_empty() {
+            return Err(
+                Error::file(dir, "holds no arrays: no file named *.npy").in_sensor(name, None)
+            );
+        }
+        Self::checked(name, dir, files, timestamps)
+    }
+
+    /// Sensor `name` over the `.npy` files `files`, in that order, a file
+    /// per timestamp of `timestamps`.
+    pub fn from_files<P: Into<PathBuf>>(
+        name: &str,
+        files: impl IntoIterator<Item = P>,
+        timestamps: Timestamps,
+    ) -> Result<Self> {
+        let files: Vec<PathBuf> = files.into_iter().map(Into::into).collect();
+        let Some(first) = files.first() else {
+            return Err(Error::invalid(
+                format_args!("files of sensor `{name}`"),
+                "no file given; a sensor has at least one sample",
+            ));
+        };
+        let place = first.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::checked(name, &place, files, timestamps)
+    }
+
+    /// The sensor of the folder `dir`, in the layout of a sensor per
+    /// folder: named as the folder, its samples the folder's `.npy` files
+    /// (as [`open`](NpyFiles::open) finds them), its timestamps in the
+    /// first of [`TIMESTAMP_FILES`] that is there (read by
+    /// [`read_timestamps`](crate::read_timestamps)).
+    pub fn in_folder(dir: impl AsRef<Path>) -> Result<Self> {
+        let dir = dir.as_ref();
+        let (name, timestamps) = sensor_folder(dir)?;
+        Self::open(&name, dir, timestamps)
+    }
+
+    /// Checked: a file per timestamp, the first file's array of the
+    /// sensor's type. `place` is where the files are, for the messages.
+    fn checked(
+        name: &str,
+        place: &Path,
+        files: Vec<PathBuf>,
+        timestamps: Timestamps,
+    ) -> Result<Self> {
+        let count = timestamps.as_slice().len();
+        if files.len() != count {
+            return Err(Error::file(
+                place,
+                format!("holds {} arrays for {count} timestamps", files.len()),
+            )
+            .in_sensor(name, None));
+        }
+        let sensor = NpyFiles {
+            name: name.to_string(),
+            files: files.into(),
+            timestamps,
+            fetched: Arc::default(),
+            element: PhantomData,
+        };
+        sensor.read(0, None)?;
+        Ok(sensor)
+    }
+
+    /// The files, a sample's in its place.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// The files read ahead (a panic elsewhere while it was held leaves a
+    /// map still good to use).
+    fn fetched_lock(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Vec<u8>>> {
+        self.fetched.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// File `index`'s path, or the error of an index out of range.
+    fn path(&self, index: usize) -> Result<&Path> {
+        self.files.get(index).map(PathBuf::as_path).ok_or_else(|| {
+            Error::out_of_range(
+                format_args!("sensor `{}`", self.name),
+                index,
+                self.files.len(),
+            )
+        })
+    }
+
+    /// Sample `index`'s array, from its file's bytes read ahead
+    /// (`fetched`) or read now.
+    fn read(&self, index: usize, fetched: Option<Vec<u8>>) -> Result<Array<T, D>> {
+        let path = self.path(index)?;
+        let bytes = match fetched {
+            Some(bytes) => Ok(bytes),
+            None => std::fs::read(path).map_err(|e| format!("cannot read: {e}")),
+        };
+        bytes
+            .and_then(|bytes| parse::<T, D>(&bytes))
+            .map_err(|reason| Error::file(path, reason).in_sensor(&self.name, Some(index)))
+    }
+}
+
+/// The array of the `.npy` file whose bytes are `bytes`, checked as the
+/// sensor's sample: its element type, byte order, order and number of
+/// axes, and its length; or what is wrong with it, in words.
+fn parse<T: NpyElement, D: Dimension>(bytes: &[u8]) -> Result<Array<T, D>, String> {
+    let expected = std::any::type_name::<T>();
+    let layout = read_layout::<T>(bytes, bytes.len() as u64).map_err(|e| match &e {
+        ViewNpyError::WrongDescriptor(found) => {
+            format!("holds elements of type {found}, not {expected}")
+        }
+        _ => describe(&e),
+    })?;
+    let shape = layout.shape;
+    if let Some(ndim) = D::NDIM
+        && shape.len() != ndim
+    {
+        return Err(format!(
+            "holds an array of shape {shape:?}; a sample of this sensor has {ndim} axes"
+        ));
+    }
+    // As ndarray's is_standard_layout says of a mapped view.
+    let c_order =
+        !layout.fortran || shape.contains(&0) || shape.iter().filter(|&&n| n > 1).count() <= 1;
+    if !c_order {
+        return Err(
+            "is stored in Fortran order; arrays are read in C order (save it with numpy.ascontiguousarray)"
+                .into(),
+        );
+    }
+    // One copy, into memory aligned for `T` (the bytes read need not be).
+    let values: Vec<T> = bytemuck::pod_collect_to_vec(&bytes[layout.offset..]);
+    Array::from_shape_vec(IxDyn(&shape), values)
+        .and_then(|array| array.into_dimensionality::<D>())
+        .map_err(|e| format!("holds an array of shape {shape:?} that cannot be read: {e}"))
+}
+
+/// The `.npy` files of the folder `dir`: named `*.npy` (in any case), not
+/// hidden, not one of [`TIMESTAMP_FILES`], in natural order.
+fn list_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| Error::file(dir, format!("cannot list: {e}")))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::file(dir, format!("cannot list: {e}")))?;
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let npy = Path::new(&name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
+        if npy
+            && !name.starts_with('.')
+            && !TIMESTAMP_FILES.contains(&name.as_str())
+            && path.is_file()
+        {
+            files.push((name, path));
+        }
+    }
+    files.sort_by(|(a, _), (b, _)| natural_cmp(a, b));
+    Ok(files.into_iter().map(|(_, path)| path).collect())
+}
+
+impl<T: NpyElement, D: Dimension> Sensor for NpyFiles<T, D> {
+    type Sample = Array<T, D>;
+    type Metadata = Timestamps;
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn metadata(&self) -> &Timestamps {
+        &self.timestamps
+    }
+
+    fn get(&self, index: usize) -> Result<Array<T, D>> {
+        let fetched = self.fetched_lock().remove(&index);
+        self.read(index, fetched)
+    }
+
+    /// The sample's file (a file per sample: no row).
+    fn origin(&self, index: usize) -> SensorOrigin {
+        let origin = SensorOrigin::new(self.name.as_str(), index);
+        match self.files.get(index) {
+            Some(path) => origin.in_file(path.display(), None),
+            None => origin,
+        }
+    }
+
+    fn fetches(&self) -> bool {
+        true
+    }
+
+    /// Read sample `index`'s file, to be parsed by the `get` that follows.
+    fn fetch(&self, index: usize) -> Result<u64> {
+        let path = self.path(index)?;
+        let bytes = std::fs::read(path).map_err(|e| {
+            Error::file(path, format!("cannot read: {e}")).in_sensor(&self.name, Some(index))
+        })?;
+        let n = bytes.len() as u64;
+        self.fetched_lock().insert(index, bytes);
+        Ok(n)
+    }
+
+    fn release(&self, index: usize) {
+        self.fetched_lock().remove(&index);
+    }
+}
