@@ -4,7 +4,7 @@ use adl::opencl::DeviceChoice;
 
 /// What the command line asks for.
 pub(crate) struct Args {
-    /// `--workload`: w1, w2 or w3.
+    /// `--workload`: w1, w2, w3 or w4.
     pub(crate) workload: String,
     /// `--workers`: the loader's workers (2).
     pub(crate) workers: usize,
@@ -31,10 +31,23 @@ pub(crate) struct Args {
     pub(crate) stats: bool,
     /// `--profile-epochs`: untimed warm epochs after the report (0).
     pub(crate) profile_epochs: usize,
+    /// `--data`: W4's dataset, written by `bench/peer/w4/generate.py`.
+    pub(crate) data: Option<std::path::PathBuf>,
+    /// `--cold`: how W4's cold epoch starts with its files out of the page
+    /// cache: fadvise (the default), drop_caches or none.
+    pub(crate) cold: String,
+    /// `--read-latency-ms`: W4's delay before every read of every sensor
+    /// (0: none).
+    pub(crate) read_latency_ms: u64,
+    /// `--readers`: the loader's read-stage threads (its default).
+    pub(crate) readers: Option<usize>,
+    /// `--verify-out`: with `--verify`, W4 writes its image checks here.
+    pub(crate) verify_out: Option<std::path::PathBuf>,
 }
 
 /// The flags, for `--help` and the errors.
-const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N]";
+const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N]
+       adl-bench --workload w4 --data DIR [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--verify [--verify-out DIR]] [--stats]";
 
 /// The arguments (without the program's name), checked; the defaults
 /// filled in.
@@ -52,6 +65,11 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
         collate: String::new(),
         stats: false,
         profile_epochs: 0,
+        data: None,
+        cold: "fadvise".into(),
+        read_latency_ms: 0,
+        readers: None,
+        verify_out: None,
     };
     let mut it = command_line.into_iter();
     while let Some(flag) = it.next() {
@@ -91,12 +109,28 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
             "--profile-epochs" => {
                 args.profile_epochs = number(value("--profile-epochs")?, "--profile-epochs")?;
             }
+            "--data" => args.data = Some(value("--data")?.into()),
+            "--cold" => args.cold = value("--cold")?,
+            "--read-latency-ms" => {
+                args.read_latency_ms =
+                    number(value("--read-latency-ms")?, "--read-latency-ms")? as u64;
+            }
+            "--readers" => args.readers = Some(number(value("--readers")?, "--readers")?),
+            "--verify-out" => args.verify_out = Some(value("--verify-out")?.into()),
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
     }
-    if !matches!(args.workload.as_str(), "w1" | "w2" | "w3") {
-        return Err(format!("--workload must be w1, w2 or w3\n{USAGE}"));
+    if !matches!(args.workload.as_str(), "w1" | "w2" | "w3" | "w4") {
+        return Err(format!("--workload must be w1, w2, w3 or w4\n{USAGE}"));
+    }
+    if args.workload == "w4" {
+        return w4_checked(args);
+    }
+    if args.data.is_some() || args.read_latency_ms > 0 || args.readers.is_some() {
+        return Err(format!(
+            "--data, --read-latency-ms and --readers are W4's (its files on disk)\n{USAGE}"
+        ));
     }
     if args.collate.is_empty() {
         args.collate = if args.workload == "w2" {
@@ -122,5 +156,31 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
     if !matches!(args.stage.as_str(), "loader" | "batch") {
         return Err(format!("--stage must be loader or batch\n{USAGE}"));
     }
+    Ok(args)
+}
+
+/// W4's arguments checked: its dataset named, a way to start cold, the
+/// flags of the workloads in memory refused.
+fn w4_checked(mut args: Args) -> Result<Args, String> {
+    if args.data.is_none() {
+        return Err(format!(
+            "--workload w4 needs --data DIR, a dataset written by bench/peer/w4/generate.py DIR\n{USAGE}"
+        ));
+    }
+    if !matches!(args.cold.as_str(), "fadvise" | "drop_caches" | "none") {
+        return Err(format!(
+            "--cold must be fadvise, drop_caches or none, got {:?}\n{USAGE}",
+            args.cold
+        ));
+    }
+    if args.samples.is_some() || args.stage != "loader" || !args.collate.is_empty() {
+        return Err(format!(
+            "--samples, --stage and --collate are not W4's: its samples are the dataset's, collated by #[derive(Collate)]\n{USAGE}"
+        ));
+    }
+    if args.verify_out.is_some() && !args.verify {
+        return Err(format!("--verify-out goes with --verify\n{USAGE}"));
+    }
+    args.collate = "samples".into();
     Ok(args)
 }

@@ -38,6 +38,13 @@ pub fn bits_sum_ordered_f32<'a>(values: impl IntoIterator<Item = &'a f32>) -> u6
         })
 }
 
+/// The raw bits of every `f64` (read as `u64`), added.
+pub fn bits_sum_f64<'a>(values: impl IntoIterator<Item = &'a f64>) -> u64 {
+    values
+        .into_iter()
+        .fold(0u64, |acc, v| acc.wrapping_add(v.to_bits()))
+}
+
 /// The raw bits of every `i64`, added.
 pub fn bits_sum_i64<'a>(values: impl IntoIterator<Item = &'a i64>) -> u64 {
     values

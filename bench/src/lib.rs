@@ -6,7 +6,7 @@
 //! - [`spec`]: the spec's formulas (random words, the shuffled order, the
 //!   nearest reading), computed without adl;
 //! - [`workloads`]: the workloads' data, generated as specified, as adl
-//!   datasets;
+//!   datasets (W4's read from its files on disk);
 //! - [`digest`]: the digests that check a run;
 //! - the runs: the command line (`args`), the protocol of a loader run
 //!   (`protocol`, with the process's memory figures from `process`), each
@@ -35,7 +35,11 @@
 //! normalisation are batch kernels (`FlipByFlag`, `U8ToF32`, `Normalize`),
 //! fused on a GPU where there is one (`--device rust`, or no GPU: fused on
 //! the CPU, one loop). W3: three sensors synchronised by `Nearest` with a clamped
-//! `Window` of ten IMU readings, batch 32.
+//! `Window` of ten IMU readings, batch 32. W4 (`bench/W4.md`): a recording
+//! on disk (camera JPEGs, a radar `.npy`, an IMU CSV, a lidar `.npy` per
+//! scan) read by `adl::files`' sensors through the loader's read stage,
+//! synchronized to the camera, the image cropped, flipped and normalised,
+//! the points padded and packed, batch 32.
 
 mod args;
 mod batch_stage;
@@ -55,6 +59,7 @@ pub fn run(command_line: impl IntoIterator<Item = String>) -> Result<bool, Strin
     let result = match args.workload.as_str() {
         "w1" => runs::w1(&args),
         "w3" => runs::w3(&args),
+        "w4" => runs::w4(&args),
         _ => runs::w2(&args),
     };
     result.map_err(|e| format!("adl-bench: {e}"))

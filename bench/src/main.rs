@@ -7,6 +7,9 @@
 //!     [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--build-while-waiting on|off] [--verify]
 //!     [--collate gather|in-place|samples] [--stats] [--profile-epochs N]
 //! cargo run --release -p adl-bench -- --workload w2 --stage batch [--batches N]
+//! cargo run --release -p adl-bench -- --workload w4 --data DIR [--workers N]
+//!     [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N]
+//!     [--verify [--verify-out DIR]] [--stats]
 //! ```
 //!
 //! - Loader runs (the default): the data is generated before timing; the
@@ -30,6 +33,18 @@
 //!   per-channel normalisation), on collated batches of 64: on the OpenCL
 //!   device fused and unfused, and as the Rust bodies on the CPU; batches/s
 //!   and GB/s (bytes read and written by the stage) for each.
+//! - W4 (`bench/W4.md`) reads the dataset `generate.py` wrote in `--data
+//!   DIR`: the loader is built (not timed), the files are taken out of the
+//!   page cache (`--cold`: `posix_fadvise(DONTNEED)` by default), then the
+//!   epoch-0 order runs cold and warm (the headline); the JSON line adds
+//!   the read stage's figures of each epoch. `--read-latency-ms N`: every
+//!   read of every sensor waits N ms first (`adl::files::Latency`, as
+//!   behind a remote store); `--readers N`: the read stage's threads.
+//!   `--verify`: one epoch with W4.md's deterministic image transform,
+//!   every exact field checked against W4.md's digests (the default and
+//!   `--small` datasets), the image printed as each batch's `u8` sum for a
+//!   comparison with a peer's; `--verify-out DIR` writes them and the
+//!   first batch's `u8` images there.
 //!
 //! Exit status: 0 when the run succeeded (and every digest checked agreed),
 //! 1 on a digest mismatch, 2 for bad arguments or a failed run.

@@ -14,16 +14,16 @@ use crate::process::{minor_faults, peak_rss_mb, rss_mb};
 use crate::spec::SEED;
 
 /// One timed epoch: (wall time, samples, batches, time to the first batch).
-struct Timed {
-    wall: Duration,
-    samples: usize,
-    batches: usize,
-    first: Duration,
+pub(crate) struct Timed {
+    pub(crate) wall: Duration,
+    pub(crate) samples: usize,
+    pub(crate) batches: usize,
+    pub(crate) first: Duration,
 }
 
 /// Run one epoch's `batches` to the end, timing it; `count` gives a
 /// batch's samples.
-fn time_epoch<B: Recycle>(
+pub(crate) fn time_epoch<B: Recycle>(
     batches: impl Iterator<Item = adl::Result<adl::loader::Batch<B>>>,
     count: impl Fn(&B) -> usize,
 ) -> adl::Result<Timed> {

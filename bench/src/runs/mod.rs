@@ -5,7 +5,9 @@
 mod w1;
 mod w2;
 mod w3;
+mod w4;
 
 pub(crate) use w1::w1;
 pub(crate) use w2::{w2, w2_pipeline};
 pub(crate) use w3::w3;
+pub(crate) use w4::w4;
