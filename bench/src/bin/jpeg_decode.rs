@@ -1,0 +1,155 @@
+//! `jpeg_decode`: JPEG decoding alone with adl's decoder (`adl::files::Images`,
+//! zune-jpeg), over W4's camera frames: the twin of
+//! `bench/peer/w4/decode_bench.py`, which times Pillow's libjpeg-turbo on
+//! the same frames.
+//!
+//! ```text
+//! taskset -c 1 cargo run --release -p adl-bench --bin jpeg_decode -- DATA_DIR [--frames N] [--reps 3]
+//! ```
+//!
+//! Every frame's file is read ahead into memory first (the sensor's
+//! `fetch`: no I/O is timed), then each rep decodes every frame once, in
+//! file order, on this thread (pin it to one core with `taskset`, as the
+//! peer pins itself). Modes, one JSON line each:
+//!
+//! - `decode_to_array`: `Images::get`, the frame decoded into a new
+//!   `u8[480, 640, 3]` array (what a loader hands on; Pillow's
+//!   `decode_to_array`);
+//! - `downscale_half`: the same frame shrunk to `u8[240, 320, 3]` (adl
+//!   decodes whole and box-averages: zune-jpeg has no DCT scaling;
+//!   Pillow's `draft_half` decodes at half size directly).
+//!
+//! Line: `{"bench": "jpeg-decode", "decoder": "adl", "mode", "frames",
+//! "reps", "frames_per_s" (median), "frames_per_s_all", "in_mb_per_s",
+//! "out_mb_per_s", "mpix_per_s", "mean_jpeg_kb"}`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use adl::Sensor;
+use adl::files::Images;
+
+fn main() -> ExitCode {
+    match run(std::env::args().skip(1).collect()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("jpeg_decode: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+const USAGE: &str = "usage: jpeg_decode DATA_DIR [--frames N] [--reps N]";
+
+fn run(args: Vec<String>) -> Result<(), String> {
+    let mut data = None;
+    let mut frames = 0usize;
+    let mut reps = 3usize;
+    let mut it = args.into_iter();
+    while let Some(arg) = it.next() {
+        let mut number = |flag: &str| -> Result<usize, String> {
+            let text = it.next().ok_or(format!("{flag} needs a value\n{USAGE}"))?;
+            text.parse()
+                .map_err(|_| format!("{flag} takes a number, got {text:?}"))
+        };
+        match arg.as_str() {
+            "--frames" => frames = number("--frames")?,
+            "--reps" => reps = number("--reps")?.max(1),
+            "--help" | "-h" => return Err(USAGE.into()),
+            _ if data.is_none() && !arg.starts_with("--") => data = Some(PathBuf::from(arg)),
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+        }
+    }
+    let data = data.ok_or(USAGE)?;
+    let cameras = camera_folders(&data)?;
+    for (mode, factor) in [("decode_to_array", 1), ("downscale_half", 2)] {
+        // Each trace's camera, its frames read ahead into memory.
+        let mut sensors = Vec::new();
+        let mut total = 0;
+        let mut in_bytes = 0u64;
+        for dir in &cameras {
+            let camera = Images::in_folder(dir)
+                .and_then(|c| c.downscale(factor))
+                .map_err(|e| e.to_string())?;
+            let take = if frames == 0 {
+                camera.len()
+            } else {
+                camera.len().min(frames - total)
+            };
+            total += take;
+            sensors.push((camera, take));
+            if frames != 0 && total >= frames {
+                break;
+            }
+        }
+        let fetch_all = |sensors: &[(Images, usize)]| -> Result<u64, String> {
+            let mut bytes = 0;
+            for (camera, take) in sensors {
+                for i in 0..*take {
+                    bytes += camera.fetch(i).map_err(|e| e.to_string())?;
+                }
+            }
+            Ok(bytes)
+        };
+        let [h, w, _] = sensors
+            .first()
+            .map(|(c, _)| c.sample_shape())
+            .ok_or("no camera frames")?;
+        // The first decode outside the timing (allocations, tables).
+        in_bytes += fetch_all(&sensors)?;
+        let (first, _) = &sensors[0];
+        first.get(0).map_err(|e| e.to_string())?;
+        first.fetch(0).map_err(|e| e.to_string())?;
+        let mut rates = Vec::new();
+        for rep in 0..reps {
+            if rep > 0 {
+                fetch_all(&sensors)?;
+            }
+            let start = Instant::now();
+            for (camera, take) in &sensors {
+                for i in 0..*take {
+                    let frame = camera.get(i).map_err(|e| e.to_string())?;
+                    std::hint::black_box(frame);
+                }
+            }
+            rates.push(total as f64 / start.elapsed().as_secs_f64());
+        }
+        let mut sorted = rates.clone();
+        sorted.sort_by(f64::total_cmp);
+        let fps = sorted[sorted.len() / 2];
+        let per_frame_in = in_bytes as f64 / total as f64;
+        println!(
+            "{{\"bench\": \"jpeg-decode\", \"decoder\": \"adl\", \"mode\": \"{mode}\", \"frames\": {total}, \"reps\": {reps}, \"frames_per_s\": {fps:.1}, \"frames_per_s_all\": [{}], \"in_mb_per_s\": {:.1}, \"out_mb_per_s\": {:.1}, \"mpix_per_s\": {:.1}, \"mean_jpeg_kb\": {:.1}}}",
+            rates
+                .iter()
+                .map(|r| format!("{r:.1}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            fps * per_frame_in / 1e6,
+            fps * (h * w * 3) as f64 / 1e6,
+            fps * (h * w) as f64 / 1e6,
+            per_frame_in / 1e3,
+        );
+    }
+    Ok(())
+}
+
+/// The camera folders of a W4 dataset: `DATA_DIR/<trace>/camera`, traces
+/// in name order.
+fn camera_folders(data: &Path) -> Result<Vec<PathBuf>, String> {
+    let entries = std::fs::read_dir(data)
+        .map_err(|e| format!("{}: cannot list the dataset: {e}", data.display()))?;
+    let mut cameras: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path().join("camera")))
+        .filter(|camera| camera.is_dir())
+        .collect();
+    cameras.sort();
+    if cameras.is_empty() {
+        return Err(format!(
+            "{}: no <trace>/camera folders (write a W4 dataset with bench/peer/w4/generate.py)",
+            data.display()
+        ));
+    }
+    Ok(cameras)
+}
