@@ -105,7 +105,7 @@ def check_times(ts: np.ndarray, path: str, trace: str, sensor: str):
     if len(bad):
         k = int(bad[0])
         raise LayoutError(f"{where(trace, sensor, path)}: timestamps not strictly increasing at {k + 1} "
-                          f"({ts[k]!r} then {ts[k + 1]!r})")
+                          f"({float(ts[k])!r} then {float(ts[k + 1])!r})")
 
 
 def numbered_files(folder: str, ext: str, trace: str, sensor: str) -> list[str]:
@@ -140,22 +140,30 @@ def read_imu(path: str, trace: str) -> tuple[np.ndarray, np.ndarray]:
     if not os.path.isfile(path):
         raise LayoutError(f"{where(trace, 'imu', path)}: no data file")
     with open(path) as f:
-        header = [h.strip() for h in f.readline().split(",")]
+        lines = f.read().splitlines()
+    header = [h.strip() for h in lines[0].split(",")] if lines else []
     if header != IMU_HEADER:
         raise LayoutError(f"{where(trace, 'imu', path)}: header is {','.join(header)!r}, "
                           f"expected {','.join(IMU_HEADER)!r}")
-    try:
-        table = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2)
-    except ValueError as e:
-        raise LayoutError(f"{where(trace, 'imu', path)}: {e}") from None
-    if table.shape[1] != len(IMU_HEADER) or table.shape[0] < IMU_WINDOW:
-        raise LayoutError(f"{where(trace, 'imu', path)}: expected at least {IMU_WINDOW} rows of "
-                          f"{len(IMU_HEADER)} columns, found {list(table.shape)}")
+    table = np.empty((len(lines) - 1, len(IMU_HEADER)), dtype=np.float64)
+    for n, line in enumerate(lines[1:]):
+        fields = line.split(",")
+        if len(fields) != len(IMU_HEADER):
+            raise LayoutError(f"{where(trace, 'imu', path)}: line {n + 2} has {len(fields)} fields; "
+                              f"the header has {len(IMU_HEADER)}")
+        for c, field in enumerate(fields):
+            try:
+                table[n, c] = float(field)
+            except ValueError:
+                raise LayoutError(f"{where(trace, 'imu', path)}: line {n + 2}, column `{IMU_HEADER[c]}`: "
+                                  f"{field.strip()!r} is not a number") from None
+    if len(table) < IMU_WINDOW:
+        raise LayoutError(f"{where(trace, 'imu', path)}: {len(table)} rows; a 20-row window needs {IMU_WINDOW}")
     check_times(table[:, 0], path, trace, "imu")
     return table[:, 0].copy(), table[:, 1:].astype(np.float32)
 
 
-def read_lidar(path: str, trace: str = "?") -> np.ndarray:
+def read_lidar(path: str, trace: str) -> np.ndarray:
     """One lidar scan: float32 [n, 4] (x, y, z, intensity)."""
     try:
         a = np.load(path, allow_pickle=False)
@@ -166,7 +174,7 @@ def read_lidar(path: str, trace: str = "?") -> np.ndarray:
     return a
 
 
-def decode_jpeg(path: str, trace: str = "?"):
+def decode_jpeg(path: str, trace: str):
     """A camera frame decoded by Pillow: an RGB PIL image of 640x480."""
     from PIL import Image, UnidentifiedImageError
 
