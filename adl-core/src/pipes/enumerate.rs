@@ -1,7 +1,7 @@
 //! [`Enumerate`]: each sample with its index.
 
 use super::IterableDataset;
-use crate::{Dataset, Origin, Result};
+use crate::{Dataset, Result};
 
 /// Each sample paired with its index: [`enumerate`](super::DatasetExt::enumerate).
 /// For a stream the index is the position in the stream, `Err` items
@@ -52,21 +52,7 @@ impl<S: Dataset> Dataset for Enumerate<S> {
         Ok((index, self.source.get(index)?))
     }
 
-    fn origin(&self, index: usize) -> Result<Origin> {
-        self.source.origin(index)
-    }
-
-    fn fetches(&self) -> bool {
-        self.source.fetches()
-    }
-
-    fn fetch(&self, index: usize) -> Result<u64> {
-        self.source.fetch(index)
-    }
-
-    fn release(&self, index: usize) {
-        self.source.release(index)
-    }
+    same_indices!(origin, reads);
 }
 
 impl<S: IterableDataset> IterableDataset for Enumerate<S> {

@@ -1,7 +1,7 @@
 //! [`Map`]: a transform applied to every sample.
 
 use super::{IterableDataset, pipe_error};
-use crate::{Dataset, Origin, Result, Transform};
+use crate::{Dataset, Result, Transform};
 
 /// A [`Transform`] applied to every sample:
 /// [`map`](super::DatasetExt::map) and
@@ -74,21 +74,7 @@ impl<S: Dataset, T: Transform<S::Sample>> Dataset for Map<S, T> {
             .map_err(|e| pipe_error("map", index, e))
     }
 
-    fn origin(&self, index: usize) -> Result<Origin> {
-        self.source.origin(index)
-    }
-
-    fn fetches(&self) -> bool {
-        self.source.fetches()
-    }
-
-    fn fetch(&self, index: usize) -> Result<u64> {
-        self.source.fetch(index)
-    }
-
-    fn release(&self, index: usize) {
-        self.source.release(index)
-    }
+    same_indices!(origin, reads);
 }
 
 impl<S: IterableDataset, T: Transform<S::Item>> IterableDataset for Map<S, T> {

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::IterableDataset;
-use crate::{Dataset, Origin, Record, Result};
+use crate::{Dataset, Record, Result};
 
 /// A sample with named entries that can take a `"meta"` entry:
 /// `HashMap<String, V>`, `BTreeMap<String, V>` and [`Record<V>`], with
@@ -123,21 +123,7 @@ where
         Ok(self.source.get(index)?.insert_meta(&self.meta))
     }
 
-    fn origin(&self, index: usize) -> Result<Origin> {
-        self.source.origin(index)
-    }
-
-    fn fetches(&self) -> bool {
-        self.source.fetches()
-    }
-
-    fn fetch(&self, index: usize) -> Result<u64> {
-        self.source.fetch(index)
-    }
-
-    fn release(&self, index: usize) {
-        self.source.release(index)
-    }
+    same_indices!(origin, reads);
 }
 
 impl<S: IterableDataset, M> IterableDataset for DatasetMeta<S, M>

@@ -96,6 +96,32 @@
 //! [`FlatMap::shard`] and strided [`window`](IterableExt::window)s read only
 //! the items they use.
 
+/// In a pipe's `Dataset` impl whose sample `i` is its source's sample `i`
+/// (`self.source`): where a sample comes from (`origin`) and its reads
+/// ahead (`reads`: `fetches`, `fetch`, `release`) are its source's.
+macro_rules! same_indices {
+    (origin, reads) => {
+        fn origin(&self, index: usize) -> $crate::Result<$crate::Origin> {
+            self.source.origin(index)
+        }
+
+        same_indices!(reads);
+    };
+    (reads) => {
+        fn fetches(&self) -> bool {
+            self.source.fetches()
+        }
+
+        fn fetch(&self, index: usize) -> $crate::Result<u64> {
+            self.source.fetch(index)
+        }
+
+        fn release(&self, index: usize) {
+            self.source.release(index)
+        }
+    };
+}
+
 mod batch;
 mod cache;
 mod chain;

@@ -67,17 +67,7 @@ impl<S: Dataset> Dataset for Take<S> {
         self.source.origin(index)
     }
 
-    fn fetches(&self) -> bool {
-        self.source.fetches()
-    }
-
-    fn fetch(&self, index: usize) -> Result<u64> {
-        self.source.fetch(index)
-    }
-
-    fn release(&self, index: usize) {
-        self.source.release(index)
-    }
+    same_indices!(reads);
 }
 
 impl<S: IterableDataset> IterableDataset for Take<S> {
