@@ -1,18 +1,16 @@
 //! [`Images`]: a sensor over a sequence of JPEG or PNG frames.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use adl_core::transform::ImageLayout;
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::Array3;
 
 use crate::decode::Decoding;
-use crate::natural::natural_cmp;
+use crate::per_file::Files;
 use crate::timestamps::sensor_folder;
 
 /// The file name extensions of frames in a folder (in any case).
@@ -95,21 +93,21 @@ pub const IMAGE_EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
 #[derive(Clone)]
 pub struct Images {
     name: String,
-    frames: Arc<[PathBuf]>,
+    /// The frames' files, and those read ahead ([`Sensor::fetch`]) not
+    /// yet decoded.
+    frames: Files,
     timestamps: Timestamps,
     /// Every frame's size in its file, (height, width): the first's.
     size: (usize, usize),
     decoding: Decoding,
-    /// Frames' files read ahead ([`Sensor::fetch`]) and not yet decoded.
-    fetched: Arc<Mutex<HashMap<usize, Vec<u8>>>>,
 }
 
 impl std::fmt::Debug for Images {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Images")
             .field("name", &self.name)
-            .field("frames", &self.frames.len())
-            .field("first", &self.frames.first())
+            .field("frames", &self.frames.paths().len())
+            .field("first", &self.frames.paths().first())
             .field("sample_shape", &self.sample_shape())
             .field("decoding", &self.decoding)
             .finish()
@@ -134,17 +132,7 @@ impl Images {
     /// timestamp of `timestamps`.
     pub fn open(name: &str, dir: impl AsRef<Path>, timestamps: Timestamps) -> Result<Self> {
         let dir = dir.as_ref();
-        let frames = list_frames(dir).map_err(|e| e.in_sensor(name, None))?;
-        if frames.is_empty() {
-            return Err(Error::file(
-                dir,
-                format!(
-                    "holds no frames: no file named *.{}",
-                    IMAGE_EXTENSIONS.join(", *.")
-                ),
-            )
-            .in_sensor(name, None));
-        }
+        let frames = Files::in_folder(name, dir, &IMAGE_EXTENSIONS, "frames")?;
         Self::checked(name, dir, frames, timestamps)
     }
 
@@ -155,14 +143,7 @@ impl Images {
         files: impl IntoIterator<Item = P>,
         timestamps: Timestamps,
     ) -> Result<Self> {
-        let frames: Vec<PathBuf> = files.into_iter().map(Into::into).collect();
-        let Some(first) = frames.first() else {
-            return Err(Error::invalid(
-                format_args!("frames of sensor `{name}`"),
-                "no file given; a camera has at least one frame",
-            ));
-        };
-        let place = first.parent().map(Path::to_path_buf).unwrap_or_default();
+        let (place, frames) = Files::given(name, files, "frames")?;
         Self::checked(name, &place, frames, timestamps)
     }
 
@@ -185,31 +166,23 @@ impl Images {
         frames: Vec<PathBuf>,
         timestamps: Timestamps,
     ) -> Result<Self> {
-        let count = timestamps.as_slice().len();
-        if frames.len() != count {
-            return Err(Error::file(
-                place,
-                format!("holds {} frames for {count} timestamps", frames.len()),
-            )
-            .in_sensor(name, None));
-        }
         let decoding = Decoding {
             layout: ImageLayout::Hwc,
             factor: 1,
             strict: true,
         };
-        let first = &frames[0];
+        let frames = Files::new(name, place, frames, timestamps.as_slice().len(), "frames")?;
+        let first = frames.path(0)?;
         let size = std::fs::read(first)
             .map_err(|e| format!("cannot read: {e}"))
             .and_then(|bytes| decoding.size(&bytes))
             .map_err(|reason| Error::file(first, reason).in_sensor(name, Some(0)))?;
         Ok(Images {
             name: name.to_string(),
-            frames: frames.into(),
+            frames,
             timestamps,
             size,
             decoding,
-            fetched: Arc::default(),
         })
     }
 
@@ -264,7 +237,7 @@ impl Images {
 
     /// The frames' files, a sample's in its place.
     pub fn frames(&self) -> &[PathBuf] {
-        &self.frames
+        self.frames.paths()
     }
 
     /// The size of every frame in its file, (height, width), as the first
@@ -284,12 +257,6 @@ impl Images {
         )
     }
 
-    /// The frames read ahead (a panic elsewhere while it was held leaves a
-    /// map still good to use).
-    fn fetched_lock(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Vec<u8>>> {
-        self.fetched.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Frame `path`'s values, decoded from its file's bytes read ahead
     /// (`fetched`) or read now, with this thread's scratch buffers, a
     /// decoder's panic caught.
@@ -307,7 +274,7 @@ impl Images {
             };
             catch_unwind(AssertUnwindSafe(|| {
                 self.decoding
-                    .decode(bytes, self.size, &self.frames[0], pixels)
+                    .decode(bytes, self.size, &self.frames.paths()[0], pixels)
             }))
             .unwrap_or_else(|panic| {
                 let message = panic
@@ -319,28 +286,6 @@ impl Images {
             })
         })
     }
-}
-
-/// The frames of the folder `dir`: its files named with one of
-/// [`IMAGE_EXTENSIONS`], not hidden, in natural order.
-fn list_frames(dir: &Path) -> Result<Vec<PathBuf>> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| Error::file(dir, format!("cannot list: {e}")))?;
-    let mut frames = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::file(dir, format!("cannot list: {e}")))?;
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let image = Path::new(&name)
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| IMAGE_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)));
-        if image && !name.starts_with('.') && path.is_file() {
-            frames.push((name, path));
-        }
-    }
-    frames.sort_by(|(a, _), (b, _)| natural_cmp(a, b));
-    Ok(frames.into_iter().map(|(_, path)| path).collect())
 }
 
 impl Sensor for Images {
@@ -356,14 +301,8 @@ impl Sensor for Images {
     }
 
     fn get(&self, index: usize) -> Result<Array3<u8>> {
-        let Some(path) = self.frames.get(index) else {
-            return Err(Error::out_of_range(
-                format_args!("sensor `{}`", self.name),
-                index,
-                self.frames.len(),
-            ));
-        };
-        let fetched = self.fetched_lock().remove(&index);
+        let path = self.frames.path(index)?;
+        let fetched = self.frames.take(index);
         let values = self
             .decode(path, fetched)
             .map_err(|reason| Error::file(path, reason).in_sensor(&self.name, Some(index)))?;
@@ -373,11 +312,7 @@ impl Sensor for Images {
 
     /// The frame's file (a file per frame: no row).
     fn origin(&self, index: usize) -> SensorOrigin {
-        let origin = SensorOrigin::new(self.name.as_str(), index);
-        match self.frames.get(index) {
-            Some(path) => origin.in_file(path.display(), None),
-            None => origin,
-        }
+        self.frames.origin(index)
     }
 
     fn fetches(&self) -> bool {
@@ -386,22 +321,10 @@ impl Sensor for Images {
 
     /// Read frame `index`'s file, to be decoded by the `get` that follows.
     fn fetch(&self, index: usize) -> Result<u64> {
-        let Some(path) = self.frames.get(index) else {
-            return Err(Error::out_of_range(
-                format_args!("sensor `{}`", self.name),
-                index,
-                self.frames.len(),
-            ));
-        };
-        let bytes = std::fs::read(path).map_err(|e| {
-            Error::file(path, format!("cannot read: {e}")).in_sensor(&self.name, Some(index))
-        })?;
-        let n = bytes.len() as u64;
-        self.fetched_lock().insert(index, bytes);
-        Ok(n)
+        self.frames.fetch(index)
     }
 
     fn release(&self, index: usize) {
-        self.fetched_lock().remove(&index);
+        self.frames.release(index)
     }
 }

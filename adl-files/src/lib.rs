@@ -67,6 +67,7 @@ mod npy_files;
 mod npy_header;
 mod npz;
 mod object;
+mod per_file;
 mod pixels;
 #[cfg(feature = "_object-store")]
 mod retry;

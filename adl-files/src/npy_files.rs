@@ -1,19 +1,17 @@
 //! [`NpyFiles`]: a sensor over a sequence of NumPy `.npy` files, a file
 //! per sample.
 
-use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::{Array, Dimension, IxDyn};
 use ndarray_npy::ViewNpyError;
 
-use crate::natural::natural_cmp;
 use crate::npy::{NpyElement, describe};
 use crate::npy_header::read_layout;
-use crate::timestamps::{TIMESTAMP_FILES, sensor_folder};
+use crate::per_file::Files;
+use crate::timestamps::sensor_folder;
 
 /// A sensor whose samples are whole NumPy `.npy` files, one per timestamp:
 /// sample `i` is the array in file `i`, of element type `T` and `D` axes
@@ -25,7 +23,7 @@ use crate::timestamps::{TIMESTAMP_FILES, sensor_folder};
 /// **Files.** From a folder ([`open`](NpyFiles::open),
 /// [`in_folder`](NpyFiles::in_folder)), the files named `*.npy` (in any
 /// case; hidden files and the timestamps files of
-/// [`TIMESTAMP_FILES`] passed over), in the natural order of their names:
+/// [`TIMESTAMP_FILES`](crate::TIMESTAMP_FILES) passed over), in the natural order of their names:
 /// numbers compare as numbers, so `scan_9.npy` comes before
 /// `scan_10.npy`, and zero-padded names keep their order. Or a list of
 /// files, in its order ([`from_files`](NpyFiles::from_files)).
@@ -69,10 +67,9 @@ use crate::timestamps::{TIMESTAMP_FILES, sensor_folder};
 /// ```
 pub struct NpyFiles<T, D = IxDyn> {
     name: String,
-    files: Arc<[PathBuf]>,
+    /// The files, and those read ahead ([`Sensor::fetch`]) not yet parsed.
+    files: Files,
     timestamps: Timestamps,
-    /// Files read ahead ([`Sensor::fetch`]) and not yet parsed.
-    fetched: Arc<Mutex<HashMap<usize, Vec<u8>>>>,
     element: PhantomData<fn() -> (T, D)>,
 }
 
@@ -80,9 +77,8 @@ impl<T, D> Clone for NpyFiles<T, D> {
     fn clone(&self) -> Self {
         NpyFiles {
             name: self.name.clone(),
-            files: Arc::clone(&self.files),
+            files: self.files.clone(),
             timestamps: self.timestamps.clone(),
-            fetched: Arc::clone(&self.fetched),
             element: PhantomData,
         }
     }
@@ -92,8 +88,8 @@ impl<T, D> std::fmt::Debug for NpyFiles<T, D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NpyFiles")
             .field("name", &self.name)
-            .field("files", &self.files.len())
-            .field("first", &self.files.first())
+            .field("files", &self.files.paths().len())
+            .field("first", &self.files.paths().first())
             .finish()
     }
 }
@@ -104,12 +100,7 @@ impl<T: NpyElement, D: Dimension> NpyFiles<T, D> {
     /// file per timestamp of `timestamps`.
     pub fn open(name: &str, dir: impl AsRef<Path>, timestamps: Timestamps) -> Result<Self> {
         let dir = dir.as_ref();
-        let files = list_files(dir).map_err(|e| e.in_sensor(name, None))?;
-        if files.is_empty() {
-            return Err(
-                Error::file(dir, "holds no arrays: no file named *.npy").in_sensor(name, None)
-            );
-        }
+        let files = Files::in_folder(name, dir, &["npy"], "arrays")?;
         Self::checked(name, dir, files, timestamps)
     }
 
@@ -120,21 +111,14 @@ impl<T: NpyElement, D: Dimension> NpyFiles<T, D> {
         files: impl IntoIterator<Item = P>,
         timestamps: Timestamps,
     ) -> Result<Self> {
-        let files: Vec<PathBuf> = files.into_iter().map(Into::into).collect();
-        let Some(first) = files.first() else {
-            return Err(Error::invalid(
-                format_args!("files of sensor `{name}`"),
-                "no file given; a sensor has at least one sample",
-            ));
-        };
-        let place = first.parent().map(Path::to_path_buf).unwrap_or_default();
+        let (place, files) = Files::given(name, files, "files")?;
         Self::checked(name, &place, files, timestamps)
     }
 
     /// The sensor of the folder `dir`, in the layout of a sensor per
     /// folder: named as the folder, its samples the folder's `.npy` files
     /// (as [`open`](NpyFiles::open) finds them), its timestamps in the
-    /// first of [`TIMESTAMP_FILES`] that is there (read by
+    /// first of [`TIMESTAMP_FILES`](crate::TIMESTAMP_FILES) that is there (read by
     /// [`read_timestamps`](crate::read_timestamps)).
     pub fn in_folder(dir: impl AsRef<Path>) -> Result<Self> {
         let dir = dir.as_ref();
@@ -150,19 +134,11 @@ impl<T: NpyElement, D: Dimension> NpyFiles<T, D> {
         files: Vec<PathBuf>,
         timestamps: Timestamps,
     ) -> Result<Self> {
-        let count = timestamps.as_slice().len();
-        if files.len() != count {
-            return Err(Error::file(
-                place,
-                format!("holds {} arrays for {count} timestamps", files.len()),
-            )
-            .in_sensor(name, None));
-        }
+        let files = Files::new(name, place, files, timestamps.as_slice().len(), "arrays")?;
         let sensor = NpyFiles {
             name: name.to_string(),
-            files: files.into(),
+            files,
             timestamps,
-            fetched: Arc::default(),
             element: PhantomData,
         };
         sensor.read(0, None)?;
@@ -171,30 +147,13 @@ impl<T: NpyElement, D: Dimension> NpyFiles<T, D> {
 
     /// The files, a sample's in its place.
     pub fn files(&self) -> &[PathBuf] {
-        &self.files
-    }
-
-    /// The files read ahead (a panic elsewhere while it was held leaves a
-    /// map still good to use).
-    fn fetched_lock(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Vec<u8>>> {
-        self.fetched.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// File `index`'s path, or the error of an index out of range.
-    fn path(&self, index: usize) -> Result<&Path> {
-        self.files.get(index).map(PathBuf::as_path).ok_or_else(|| {
-            Error::out_of_range(
-                format_args!("sensor `{}`", self.name),
-                index,
-                self.files.len(),
-            )
-        })
+        self.files.paths()
     }
 
     /// Sample `index`'s array, from its file's bytes read ahead
     /// (`fetched`) or read now.
     fn read(&self, index: usize, fetched: Option<Vec<u8>>) -> Result<Array<T, D>> {
-        let path = self.path(index)?;
+        let path = self.files.path(index)?;
         let bytes = match fetched {
             Some(bytes) => Ok(bytes),
             None => std::fs::read(path).map_err(|e| format!("cannot read: {e}")),
@@ -240,32 +199,6 @@ fn parse<T: NpyElement, D: Dimension>(bytes: &[u8]) -> Result<Array<T, D>, Strin
         .map_err(|e| format!("holds an array of shape {shape:?} that cannot be read: {e}"))
 }
 
-/// The `.npy` files of the folder `dir`: named `*.npy` (in any case), not
-/// hidden, not one of [`TIMESTAMP_FILES`], in natural order.
-fn list_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| Error::file(dir, format!("cannot list: {e}")))?;
-    let mut files = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::file(dir, format!("cannot list: {e}")))?;
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let npy = Path::new(&name)
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
-        if npy
-            && !name.starts_with('.')
-            && !TIMESTAMP_FILES.contains(&name.as_str())
-            && path.is_file()
-        {
-            files.push((name, path));
-        }
-    }
-    files.sort_by(|(a, _), (b, _)| natural_cmp(a, b));
-    Ok(files.into_iter().map(|(_, path)| path).collect())
-}
-
 impl<T: NpyElement, D: Dimension> Sensor for NpyFiles<T, D> {
     type Sample = Array<T, D>;
     type Metadata = Timestamps;
@@ -279,17 +212,12 @@ impl<T: NpyElement, D: Dimension> Sensor for NpyFiles<T, D> {
     }
 
     fn get(&self, index: usize) -> Result<Array<T, D>> {
-        let fetched = self.fetched_lock().remove(&index);
-        self.read(index, fetched)
+        self.read(index, self.files.take(index))
     }
 
     /// The sample's file (a file per sample: no row).
     fn origin(&self, index: usize) -> SensorOrigin {
-        let origin = SensorOrigin::new(self.name.as_str(), index);
-        match self.files.get(index) {
-            Some(path) => origin.in_file(path.display(), None),
-            None => origin,
-        }
+        self.files.origin(index)
     }
 
     fn fetches(&self) -> bool {
@@ -298,16 +226,10 @@ impl<T: NpyElement, D: Dimension> Sensor for NpyFiles<T, D> {
 
     /// Read sample `index`'s file, to be parsed by the `get` that follows.
     fn fetch(&self, index: usize) -> Result<u64> {
-        let path = self.path(index)?;
-        let bytes = std::fs::read(path).map_err(|e| {
-            Error::file(path, format!("cannot read: {e}")).in_sensor(&self.name, Some(index))
-        })?;
-        let n = bytes.len() as u64;
-        self.fetched_lock().insert(index, bytes);
-        Ok(n)
+        self.files.fetch(index)
     }
 
     fn release(&self, index: usize) {
-        self.fetched_lock().remove(&index);
+        self.files.release(index)
     }
 }
