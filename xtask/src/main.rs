@@ -1,9 +1,9 @@
 //! `cargo xtask`: the two commands at the top of the README.
 //!
 //! - `cargo xtask example [ARGS...]`: run the main example (`px4_trace`).
-//! - `cargo xtask test`: run the whole test suite (object storage's
-//!   included: with the facade's feature `store`; its tests make a Python
-//!   venv with moto's S3 server under the target dir), then the benchmark
+//! - `cargo xtask test`: run the whole test suite, then object storage's
+//!   tests (adl-files with its feature `store`; they make a Python venv
+//!   with moto's S3 server under the target dir), then the benchmark
 //!   workloads W1, W2 and W3 at full size in release with `--verify`
 //!   (`adl-bench`; their digests), as a run with no flags does them (W2's
 //!   batch kernels on the first GPU, else as Rust kernels), and W2 once
@@ -37,7 +37,7 @@ fn main() -> ExitCode {
             .map(String::from)
             .chain(rest)
             .collect(),
-        "test" => ["test", "--workspace", "--features", "adl/store"]
+        "test" => ["test", "--workspace"]
             .into_iter()
             .map(String::from)
             .chain(rest)
@@ -57,6 +57,24 @@ fn main() -> ExitCode {
     }
     let mut runs = vec![cargo_args];
     if task == "test" {
+        // Object storage's tests, with the feature that builds it (apart
+        // from the workspace run, so that the compile-fail tests do not
+        // build its HTTP stack once more for their own project).
+        runs.push(
+            [
+                "test",
+                "-p",
+                "adl-files",
+                "--features",
+                "store",
+                "--test",
+                "store",
+                "--test",
+                "store_env",
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
         // The benchmark workloads at full size, in release, checked against
         // the digests of bench/WORKLOADS.md, with the default device and,
         // for W2, with its batch stage as OpenCL kernels on POCL's CPU
