@@ -4,6 +4,7 @@ alternately in one session, and print the ratios (the machine is noisy:
 only figures taken together compare).
 
     python3 bench/compare.py [--rounds 3] [--workloads w1,w2,w3]
+    python3 bench/compare.py --workloads w4 [--rounds 3] [--w4-data DIR] [--latency-readers N]
 
 Each round runs, for every workload, adl (2 workers), the PyTorch peer (0
 and 2 workers) and, for W1 and W2, the C limit (2 threads), each in a fresh
@@ -11,9 +12,21 @@ process. The table gives the median warm-epoch samples/s of each and the
 ratios the goals are stated in (issue 9): adl / C limit, adl / PyTorch's
 best, and for W3 adl / numpy's figure of PEER.md.
 
+W4 (bench/W4.md, on disk; not in the default list): each round runs adl (2
+workers) from the local files, adl with 20 ms before every read of every
+sensor (--read-latency-ms 20; --latency-readers sets the read stage's
+threads, the loader's default otherwise), and the PyTorch peer
+(peer_torch_w4.py --single, 0, 2 and 4 workers), each a fresh process that
+takes the dataset out of the page cache before its cold epoch, each after
+the machine has been quiet (< 10% busy) for 2 s (up to 60 s). The table
+gives the median warm and cold samples/s, adl / PyTorch's best (warm, and
+cold against its best cold) and adl with latency / adl local. The dataset
+is target/w4-data (written with generate.py the first time).
+
 Needs gcc and python3; PyTorch and numpy are installed with pip into
 target/peer-venv the first time (about 600 MB), unless PEER_PYTHON names a
-python that has them.
+python that has them. W4's peer also needs torchvision, Pillow and
+scikit-image: W4_PYTHON, else target/w4-venv (made the first time).
 """
 
 import argparse
@@ -22,11 +35,12 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEER = os.path.join(ROOT, "bench", "peer")
 TARGET = os.path.join(ROOT, "target")
-NAMES = {"w1": "tiny", "w2": "image", "w3": "multimodal-sync"}
+NAMES = {"w1": "tiny", "w2": "image", "w3": "multimodal-sync", "w4": "on-disk-multimodal"}
 # numpy, one thread, one call per batch (PEER.md); the W3 goal is 2x this.
 NUMPY_W3 = 451e3
 
@@ -50,12 +64,89 @@ def peer_python():
     return python
 
 
+def w4_python():
+    """A python with what W4's generator and PyTorch peer need."""
+    given = os.environ.get("W4_PYTHON")
+    if given:
+        return given
+    venv = os.path.join(TARGET, "w4-venv")
+    python = os.path.join(venv, "bin", "python")
+    check = "import torch, torchvision, numpy, PIL, skimage"
+    ok = os.path.exists(python) and subprocess.run([python, "-c", check], capture_output=True).returncode == 0
+    if not ok:
+        print("compare: installing torch, torchvision, numpy, pillow and scikit-image into target/w4-venv (once)",
+              file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        subprocess.run([python, "-m", "pip", "install", "-q", "torch", "torchvision", "numpy", "pillow",
+                        "scikit-image"], check=True)
+    return python
+
+
+def wait_quiet(max_wait=60.0, thresh=0.10, window=2.0):
+    """Wait until the machine is < thresh busy for `window` s (others may share it)."""
+    def busy():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return (sum(v[:8]) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
+    end = time.time() + max_wait
+    while True:
+        b0 = busy()
+        time.sleep(window)
+        frac = (busy() - b0) / (window * (os.cpu_count() or 1))
+        if frac < thresh or time.time() > end:
+            return frac
+
+
+def w4(rounds, data, latency_readers):
+    """W4: adl local and with 20 ms of read latency, and the PyTorch peer
+    with 0, 2 and 4 workers, alternating; the table."""
+    python = w4_python()
+    if not os.path.exists(os.path.join(data, "manifest.json")):
+        print(f"compare: writing W4's dataset into {data} (once)", file=sys.stderr)
+        subprocess.run([python, os.path.join(PEER, "w4", "generate.py"), data, "--force"], check=True)
+    subprocess.run(["cargo", "build", "--release", "-p", "adl-bench"], cwd=ROOT, check=True)
+    bench = os.path.join(TARGET, "release", "adl-bench")
+    latency = ["--read-latency-ms", "20"] + (["--readers", str(latency_readers)] if latency_readers else [])
+    runs = {}
+    for r in range(rounds):
+        print(f"compare: W4 round {r + 1} of {rounds}", file=sys.stderr)
+        configs = [("adl", [bench, "--workload", "w4", "--data", data]),
+                   ("adl 20 ms", [bench, "--workload", "w4", "--data", data] + latency)]
+        configs += [(f"torch {w}", [python, os.path.join(PEER, "w4", "peer_torch_w4.py"), data, "--single", str(w)])
+                    for w in (0, 2, 4)]
+        for name, cmd in configs:
+            wait_quiet()
+            for row in sh(cmd, {"ADL_QUIET": "1"}):
+                warm = row.get("warm_samples_per_s", row.get("samples_per_s"))
+                runs.setdefault(name, []).append((warm, row["cold_samples_per_s"]))
+    med = statistics.median
+    warm = {k: med(w for w, _ in v) for k, v in runs.items()}
+    cold = {k: med(c for _, c in v) for k, v in runs.items()}
+    best = max((k for k in runs if k.startswith("torch")), key=lambda k: warm[k])
+    best_cold = max((k for k in runs if k.startswith("torch")), key=lambda k: cold[k])
+    print("| W4 | warm samples/s (runs) | cold samples/s | adl / PyTorch best | adl 20 ms / adl |")
+    print("|---|---|---|---|---|")
+    for k in runs:
+        all_warm = ", ".join(f"{w:.0f}" for w, _ in runs[k])
+        ratio = f"{warm[k] / warm[best]:.2f}x warm, {cold[k] / cold[best_cold]:.2f}x cold" if k.startswith("adl") else "-"
+        lat = f"{warm[k] / warm['adl']:.2f} warm, {cold[k] / cold['adl']:.2f} cold" if k == "adl 20 ms" else "-"
+        print(f"| {k}{' (best)' if k == best else ''} | {warm[k]:.0f} ({all_warm}) | {cold[k]:.0f} | {ratio} | {lat} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--workloads", default="w1,w2,w3")
+    ap.add_argument("--w4-data", default=os.path.join(TARGET, "w4-data"), help="W4's dataset (target/w4-data)")
+    ap.add_argument("--latency-readers", type=int, default=0,
+                    help="W4 with 20 ms of latency: the read stage's threads (the loader's default)")
     args = ap.parse_args()
     workloads = args.workloads.split(",")
+    if "w4" in workloads:
+        w4(args.rounds, args.w4_data, args.latency_readers)
+        workloads.remove("w4")
+        if not workloads:
+            return
 
     python = peer_python()
     subprocess.run(["cargo", "build", "--release", "-p", "adl-bench"], cwd=ROOT, check=True)
