@@ -123,13 +123,7 @@ impl<T: NpyElement, D: Dimension> Npy<T, D> {
     }
 
     fn open_checked(name: &str, location: Location, timestamps: Timestamps) -> Result<Self> {
-        let expected = std::any::type_name::<T>();
-        let words = |e: ViewNpyError| match &e {
-            ViewNpyError::WrongDescriptor(found) => {
-                format!("holds elements of type {found}, not {expected}")
-            }
-            _ => describe(&e),
-        };
+        let words = |e: ViewNpyError| refusal::<T>(&e);
         let (rows, shape, offset, c_order) = match location.as_path() {
             Some(path) => {
                 let mapped = map(path)?;
@@ -151,10 +145,7 @@ impl<T: NpyElement, D: Dimension> Npy<T, D> {
                 }
                 let layout =
                     read_layout::<T>(&start, size).map_err(|e| location.error(words(e)))?;
-                // As ndarray's is_standard_layout says of the mapped view.
-                let c_order = !layout.fortran
-                    || layout.shape.contains(&0)
-                    || layout.shape.iter().filter(|&&n| n > 1).count() <= 1;
+                let c_order = layout.c_order();
                 (Rows::Remote(object), layout.shape, layout.offset, c_order)
             }
         };
@@ -192,19 +183,9 @@ impl<T: NpyElement, D: Dimension> Npy<T, D> {
     ) -> Result<Self> {
         let location = location.into();
         let opened = crate::npz::member(&location, array).and_then(|bytes| {
-            let expected = std::any::type_name::<T>();
-            let layout = read_layout::<T>(&bytes, bytes.len() as u64).map_err(|e| {
-                let words = match &e {
-                    ViewNpyError::WrongDescriptor(found) => {
-                        format!("holds elements of type {found}, not {expected}")
-                    }
-                    _ => describe(&e),
-                };
-                location.error(format!("array `{array}`: {words}"))
-            })?;
-            let c_order = !layout.fortran
-                || layout.shape.contains(&0)
-                || layout.shape.iter().filter(|&&n| n > 1).count() <= 1;
+            let layout = read_layout::<T>(&bytes, bytes.len() as u64)
+                .map_err(|e| location.error(format!("array `{array}`: {}", refusal::<T>(&e))))?;
+            let c_order = layout.c_order();
             let (shape, offset) = (layout.shape, layout.offset);
             Self::checked(
                 name,
@@ -354,6 +335,20 @@ enum Rows {
     /// An array read out whole (an `.npz` archive's member): its `.npy`
     /// bytes, header first.
     Memory(Vec<u8>),
+}
+
+/// A `.npy` file's failure to be read as an array of `T`, in words: as
+/// [`describe`] says it, an element type that is not `T` naming both.
+pub(crate) fn refusal<T>(error: &ViewNpyError) -> String {
+    match error {
+        ViewNpyError::WrongDescriptor(found) => {
+            format!(
+                "holds elements of type {found}, not {}",
+                std::any::type_name::<T>()
+            )
+        }
+        _ => describe(error),
+    }
 }
 
 /// A `.npy` file's failure, in words.

@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::{Array, Dimension, IxDyn};
-use ndarray_npy::ViewNpyError;
 
-use crate::npy::{NpyElement, describe};
+use crate::npy::{NpyElement, refusal};
 use crate::npy_header::read_layout;
 use crate::per_file::Files;
 use crate::timestamps::sensor_folder;
@@ -168,13 +167,8 @@ impl<T: NpyElement, D: Dimension> NpyFiles<T, D> {
 /// sensor's sample: its element type, byte order, order and number of
 /// axes, and its length; or what is wrong with it, in words.
 fn parse<T: NpyElement, D: Dimension>(bytes: &[u8]) -> Result<Array<T, D>, String> {
-    let expected = std::any::type_name::<T>();
-    let layout = read_layout::<T>(bytes, bytes.len() as u64).map_err(|e| match &e {
-        ViewNpyError::WrongDescriptor(found) => {
-            format!("holds elements of type {found}, not {expected}")
-        }
-        _ => describe(&e),
-    })?;
+    let layout = read_layout::<T>(bytes, bytes.len() as u64).map_err(|e| refusal::<T>(&e))?;
+    let c_order = layout.c_order();
     let shape = layout.shape;
     if let Some(ndim) = D::NDIM
         && shape.len() != ndim
@@ -183,9 +177,6 @@ fn parse<T: NpyElement, D: Dimension>(bytes: &[u8]) -> Result<Array<T, D>, Strin
             "holds an array of shape {shape:?}; a sample of this sensor has {ndim} axes"
         ));
     }
-    // As ndarray's is_standard_layout says of a mapped view.
-    let c_order =
-        !layout.fortran || shape.contains(&0) || shape.iter().filter(|&&n| n > 1).count() <= 1;
     if !c_order {
         return Err(
             "is stored in Fortran order; arrays are read in C order (save it with numpy.ascontiguousarray)"

@@ -19,6 +19,18 @@ pub(crate) struct NpyLayout {
     pub(crate) offset: usize,
 }
 
+impl NpyLayout {
+    /// Whether its rows are stored in C order, as ndarray's
+    /// `is_standard_layout` says of a mapped view: not Fortran order, or
+    /// an array where the two orders are the same bytes (an empty one,
+    /// or one with at most one axis longer than 1).
+    pub(crate) fn c_order(&self) -> bool {
+        !self.fortran
+            || self.shape.contains(&0)
+            || self.shape.iter().filter(|&&n| n > 1).count() <= 1
+    }
+}
+
 /// How many bytes the header at the start of `start` spans (magic,
 /// version, length, dictionary), where `start` holds enough of it to
 /// tell.
