@@ -7,9 +7,11 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use adl::Record;
 use adl::loader::Loader;
 use adl::pipeline::Stages;
 use adl::prelude::*;
+use adl::sync::Nearest;
 
 /// A dataset of files behind a slow store: `fetch` waits `latency` and
 /// keeps the sample's bytes; `get` uses them, or reads for itself (and
@@ -232,4 +234,114 @@ fn a_failed_read_ahead_is_reported_by_the_samples_own_read() {
     drop(epoch);
     let stats = loader.statistics();
     assert_eq!((stats.reads.reads, stats.reads.failed), (30, 1));
+}
+
+/// A camera-like sensor behind a slow store, one of several in a
+/// recording: its fetch of row `r` waits until every sensor of `meeting`
+/// has begun its fetch of that sample, so it fails unless a sample's
+/// sensors are read at once.
+struct MeetingSensor {
+    name: String,
+    timestamps: Timestamps,
+    meeting: std::sync::Arc<Meeting>,
+    kept: Mutex<HashMap<usize, u64>>,
+}
+
+/// The sensors of one recording meeting per sample (the same row in each:
+/// the sensors share their timestamps).
+struct Meeting {
+    sensors: usize,
+    begun: Mutex<HashMap<usize, usize>>,
+    changed: std::sync::Condvar,
+}
+
+impl Sensor for MeetingSensor {
+    type Sample = u64;
+    type Metadata = Timestamps;
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn metadata(&self) -> &Timestamps {
+        &self.timestamps
+    }
+
+    fn get(&self, index: usize) -> adl::Result<u64> {
+        match self.kept.lock().unwrap().remove(&index) {
+            Some(value) => Ok(value),
+            None => Err(Error::read(&self.name, index, "not read ahead")),
+        }
+    }
+
+    fn fetches(&self) -> bool {
+        true
+    }
+
+    fn fetch(&self, index: usize) -> adl::Result<u64> {
+        let meeting = &self.meeting;
+        let mut begun = meeting.begun.lock().unwrap();
+        *begun.entry(index).or_default() += 1;
+        meeting.changed.notify_all();
+        let (begun, waited) = meeting
+            .changed
+            .wait_timeout_while(begun, Duration::from_secs(10), |b| {
+                b[&index] < meeting.sensors
+            })
+            .unwrap();
+        drop(begun);
+        if waited.timed_out() {
+            return Err(Error::read(&self.name, index, "read alone"));
+        }
+        self.kept.lock().unwrap().insert(index, index as u64);
+        Ok(8)
+    }
+
+    fn release(&self, index: usize) {
+        self.kept.lock().unwrap().remove(&index);
+    }
+}
+
+#[test]
+fn a_recordings_sensors_are_read_at_once() {
+    let meeting = std::sync::Arc::new(Meeting {
+        sensors: 3,
+        begun: Mutex::default(),
+        changed: std::sync::Condvar::new(),
+    });
+    let times: Vec<f64> = (0..24).map(|i| f64::from(i) * 0.1).collect();
+    let sensor = |name: &str| MeetingSensor {
+        name: name.to_string(),
+        timestamps: Timestamps::new(name, times.clone()).unwrap(),
+        meeting: std::sync::Arc::clone(&meeting),
+        kept: Mutex::default(),
+    };
+    let sensors = vec![sensor("camera"), sensor("radar"), sensor("lidar")];
+    let recording =
+        Recording::new("drive", sensors, &Nearest::new("camera", 0.01).unwrap()).unwrap();
+    assert_eq!(recording.fetch_parts(5), 3);
+    // Three readers: one sample's three sensors at a time, each sensor's
+    // read waiting for the other two.
+    let loader = Loader::new(
+        recording,
+        Stages::new()
+            .with_sample(|r: Record<u64>| r.values().iter().sum::<u64>())
+            .with_collate(DefaultCollate),
+    )
+    .batch_size(4)
+    .workers(2)
+    .readers(3)
+    .build()
+    .unwrap();
+    let order = loader.epoch(0).indices().to_vec();
+    let seen: Vec<u64> = loader.epoch(0).flat_map(|b| b.unwrap().to_vec()).collect();
+    assert_eq!(
+        seen,
+        order.iter().map(|&i| 3 * i as u64).collect::<Vec<_>>()
+    );
+    let reads = loader.statistics().reads;
+    assert_eq!(
+        (reads.reads, reads.failed, reads.bytes),
+        (24, 0, 24 * 3 * 8)
+    );
 }

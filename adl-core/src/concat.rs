@@ -110,4 +110,14 @@ impl<D: Dataset> Dataset for Concat<D> {
             self.parts[part].release(local);
         }
     }
+
+    fn fetch_parts(&self, index: usize) -> usize {
+        self.locate(index)
+            .map_or(1, |(part, local)| self.parts[part].fetch_parts(local))
+    }
+
+    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
+        let (trace, local) = self.locate(index)?;
+        self.parts[trace].fetch_part(local, part)
+    }
 }

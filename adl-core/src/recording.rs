@@ -213,7 +213,8 @@ impl<S: SensorSet> Dataset for Recording<S> {
         })
     }
 
-    /// Each sensor's sample, at its row.
+    /// Each sensor's sample, at its row, one after another (a read stage
+    /// reads them at once, by [`fetch_part`](Dataset::fetch_part)).
     fn fetch(&self, index: usize) -> Result<u64> {
         let rows = self.sensor_indices(index)?;
         let mut bytes = 0;
@@ -223,6 +224,23 @@ impl<S: SensorSet> Dataset for Recording<S> {
             }
         }
         Ok(bytes)
+    }
+
+    /// A read per sensor.
+    fn fetch_parts(&self, _index: usize) -> usize {
+        self.names.len().max(1)
+    }
+
+    /// Sensor `part`'s sample, at its row.
+    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
+        let rows = self.sensor_indices(index)?;
+        match (self.names.get(part), rows.get(part)) {
+            (Some(name), Some(&row)) => match self.sensors.sensor(name) {
+                Some(sensor) => sensor.as_any_sensor().fetch(row),
+                None => Ok(0),
+            },
+            _ => Ok(0),
+        }
     }
 
     fn release(&self, index: usize) {

@@ -120,6 +120,24 @@ impl<A: Dataset, B: Dataset<Sample = A::Sample>> Dataset for Chain<A, B> {
             self.second.release(index - split)
         }
     }
+
+    fn fetch_parts(&self, index: usize) -> usize {
+        let split = self.first.len();
+        if index < split {
+            self.first.fetch_parts(index)
+        } else {
+            self.second.fetch_parts(index - split)
+        }
+    }
+
+    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
+        let split = self.first.len();
+        if index < split {
+            self.first.fetch_part(index, part)
+        } else {
+            self.second.fetch_part(index - split, part)
+        }
+    }
 }
 
 impl<A: IterableDataset, B: IterableDataset<Item = A::Item>> IterableDataset for Chain<A, B> {

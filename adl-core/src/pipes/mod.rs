@@ -119,6 +119,14 @@ macro_rules! same_indices {
         fn release(&self, index: usize) {
             self.source.release(index)
         }
+
+        fn fetch_parts(&self, index: usize) -> usize {
+            self.source.fetch_parts(index)
+        }
+
+        fn fetch_part(&self, index: usize, part: usize) -> $crate::Result<u64> {
+            self.source.fetch_part(index, part)
+        }
     };
 }
 

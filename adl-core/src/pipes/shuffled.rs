@@ -113,4 +113,17 @@ impl<S: Dataset> Dataset for Shuffled<S> {
             self.source.release(at);
         }
     }
+
+    fn fetch_parts(&self, index: usize) -> usize {
+        self.permutation
+            .get(index)
+            .map_or(1, |&at| self.source.fetch_parts(at))
+    }
+
+    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
+        match self.permutation.get(index) {
+            Some(&at) => self.source.fetch_part(at, part),
+            None => Ok(0),
+        }
+    }
 }

@@ -85,6 +85,20 @@ impl<S: Dataset> Dataset for Skip<S> {
             self.source.release(index + self.n);
         }
     }
+
+    fn fetch_parts(&self, index: usize) -> usize {
+        if index >= self.len() {
+            return 1;
+        }
+        self.source.fetch_parts(index + self.n)
+    }
+
+    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
+        if index >= self.len() {
+            return Ok(0);
+        }
+        self.source.fetch_part(index + self.n, part)
+    }
 }
 
 impl<S: IterableDataset> IterableDataset for Skip<S> {

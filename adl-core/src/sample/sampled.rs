@@ -201,6 +201,19 @@ impl<D: Dataset> Dataset for Sampled<D> {
             self.dataset.release(inner);
         }
     }
+
+    fn fetch_parts(&self, index: usize) -> usize {
+        self.indices
+            .get(index)
+            .map_or(1, |&inner| self.dataset.fetch_parts(inner))
+    }
+
+    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
+        match self.indices.get(index) {
+            Some(&inner) => self.dataset.fetch_part(inner, part),
+            None => Ok(0),
+        }
+    }
 }
 
 impl<D: Dataset> fmt::Debug for Sampled<D> {

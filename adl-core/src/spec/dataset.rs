@@ -72,6 +72,25 @@ pub trait Dataset {
     fn release(&self, index: usize) {
         let _ = index;
     }
+
+    /// How many reads sample `index`'s [`fetch`](Dataset::fetch) is made
+    /// of that can run at once, each by [`fetch_part`](Dataset::fetch_part):
+    /// a [`Recording`](crate::Recording) reads each of its sensors apart,
+    /// so that a read stage waits on a slow store once per sample, not
+    /// once per sensor. The default: one, the whole fetch.
+    fn fetch_parts(&self, index: usize) -> usize {
+        let _ = index;
+        1
+    }
+
+    /// Do read `part` (below [`fetch_parts`](Dataset::fetch_parts)) of
+    /// sample `index`'s [`fetch`](Dataset::fetch), keeping its bytes as a
+    /// fetch does; the parts of a sample, all done, are its fetch. Returns
+    /// the bytes kept. The default: part 0 is the whole fetch, and any
+    /// other keeps nothing.
+    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
+        if part == 0 { self.fetch(index) } else { Ok(0) }
+    }
 }
 
 /// `Dataset` through a pointer to one.
@@ -99,6 +118,12 @@ macro_rules! forward_dataset {
             }
             fn release(&self, index: usize) {
                 (**self).release(index)
+            }
+            fn fetch_parts(&self, index: usize) -> usize {
+                (**self).fetch_parts(index)
+            }
+            fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
+                (**self).fetch_part(index, part)
             }
         }
     )*};

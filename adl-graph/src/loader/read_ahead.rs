@@ -4,16 +4,19 @@
 //! Reads are I/O: a thread waiting on a disk or a store holds no CPU, so
 //! the read stage has its own pool, of many threads, apart from the
 //! workers. It knows the epoch's order, and walks it: each reader takes
-//! the next position, asks the dataset to [`fetch`](Dataset::fetch) that
-//! sample (its bytes kept in the dataset for the `get` that follows) and
-//! marks it done. A worker, before its `get` of a sample, waits until the
-//! sample's position is done (counted as the read stage's *wait*), then
-//! takes it, and its bytes leave the stage.
+//! the next part of a position (a sample's fetch is made of
+//! [`fetch_parts`](Dataset::fetch_parts) reads, one per sensor for a
+//! recording, so that a slow store is waited on once per sample, not once
+//! per sensor), asks the dataset to [`fetch_part`](Dataset::fetch_part)
+//! it (its bytes kept in the dataset for the `get` that follows), and the
+//! position is done when its last part is. A worker, before its `get` of
+//! a sample, waits until the sample's position is done (counted as the
+//! read stage's *wait*), then takes it, and its bytes leave the stage.
 //!
 //! The stage is bounded in bytes: a reader starts a read only while the
 //! bytes fetched and not yet taken are under the bound, so the memory the
 //! stage holds is at most the bound plus one read per reader. Positions
-//! are started in order, so the position a worker waits for is always
+//! (and a position's parts) are started in order, so the position a worker waits for is always
 //! started before any later one: the bound never holds back the sample a
 //! worker needs (no deadlock), and a failed fetch keeps nothing (the `get`
 //! reads again and reports the error where it belongs, on its sample).
@@ -47,22 +50,29 @@ pub struct ReadStatistics {
     pub peak: u64,
 }
 
-/// The state of a position that was started.
+/// A position that was started: its parts ([`Dataset::fetch_parts`])
+/// not yet read, and the bytes its parts read so far kept.
 #[derive(Debug, Clone, Copy)]
-enum Status {
-    /// Being read.
-    Reading,
-    /// Read: this many bytes are kept for it.
-    Done(u64),
+struct Started {
+    /// Parts not yet read (started or not): the position is read at 0.
+    left: usize,
+    /// Bytes kept by its parts read.
+    bytes: u64,
+    /// Whether one of its parts failed.
+    failed: bool,
 }
 
 #[derive(Debug, Default)]
 struct State {
-    /// The next position to start.
+    /// The next position to start a part of.
     next: usize,
+    /// The next part of `next` to start (0: none started yet).
+    next_part: usize,
+    /// The parts of `next` (once its first part started).
+    parts: usize,
     /// Positions started and not yet taken.
-    started: HashMap<usize, Status>,
-    /// Bytes of the positions done and not yet taken.
+    started: HashMap<usize, Started>,
+    /// Bytes read ahead and not yet taken (of positions read or not).
     held: u64,
     /// Positions taken (their bytes left the stage).
     taken: usize,
@@ -100,44 +110,57 @@ impl ReadAhead {
         self.stats.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// One reader: start positions in order and fetch them, until the
-    /// order ends or the epoch stops.
+    /// One reader: start parts of positions in order and fetch them, until
+    /// the order ends or the epoch stops. A sample's parts (a recording's
+    /// sensors) go to whichever readers are free, so they are read at once.
     pub(crate) fn run_reader<D: Dataset>(&self, dataset: &D) {
-        while let Some(position) = self.start_next() {
+        while let Some((position, part)) = self.start_next(dataset) {
             let index = self.order[position];
             let began = Instant::now();
-            let fetched = dataset.fetch(index);
+            let fetched = dataset.fetch_part(index, part);
             let took = began.elapsed();
             let bytes = *fetched.as_ref().unwrap_or(&0);
-            {
-                let mut stats = self.stats();
-                stats.reads += 1;
-                stats.failed += u64::from(fetched.is_err());
-                stats.bytes += bytes;
-                stats.time += took;
-            }
+            self.stats().time += took;
             let mut state = self.state();
-            if self.stop.load(Ordering::Acquire) {
-                // Nobody takes it any more.
-                state.started.remove(&position);
+            let Some(entry) = state.started.get_mut(&position) else {
+                // Stopped, and released already.
                 drop(state);
                 dataset.release(index);
                 continue;
+            };
+            entry.left -= 1;
+            entry.bytes += bytes;
+            entry.failed |= fetched.is_err();
+            let read = (entry.left == 0).then_some(*entry);
+            if self.stop.load(Ordering::Acquire) {
+                // Nobody takes it any more: the last of its parts to end
+                // releases it.
+                if read.is_some() {
+                    state.started.remove(&position);
+                    drop(state);
+                    dataset.release(index);
+                }
+                continue;
             }
-            state.started.insert(position, Status::Done(bytes));
             state.held += bytes;
             let held = state.held;
             drop(state);
-            self.changed.notify_all();
             let mut stats = self.stats();
+            stats.bytes += bytes;
             stats.peak = stats.peak.max(held);
+            if let Some(read) = read {
+                stats.reads += 1;
+                stats.failed += u64::from(read.failed);
+                drop(stats);
+                self.changed.notify_all();
+            }
         }
     }
 
-    /// The next position to read, once the bytes held are under the bound
-    /// (or nothing is held); `None` at the end of the order or when the
-    /// epoch stopped.
-    fn start_next(&self) -> Option<usize> {
+    /// The next part to read, once the bytes held are under the bound (or
+    /// nothing is held); `None` at the end of the order or when the epoch
+    /// stopped.
+    fn start_next<D: Dataset>(&self, dataset: &D) -> Option<(usize, usize)> {
         let mut state = self.state();
         loop {
             if self.stop.load(Ordering::Acquire) || state.next >= self.order.len() {
@@ -145,9 +168,25 @@ impl ReadAhead {
             }
             if state.held < self.bound || state.held == 0 {
                 let position = state.next;
-                state.next += 1;
-                state.started.insert(position, Status::Reading);
-                return Some(position);
+                if state.next_part == 0 {
+                    let parts = dataset.fetch_parts(self.order[position]).max(1);
+                    state.parts = parts;
+                    state.started.insert(
+                        position,
+                        Started {
+                            left: parts,
+                            bytes: 0,
+                            failed: false,
+                        },
+                    );
+                }
+                let part = state.next_part;
+                state.next_part += 1;
+                if state.next_part == state.parts {
+                    state.next += 1;
+                    state.next_part = 0;
+                }
+                return Some((position, part));
             }
             state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
         }
@@ -168,8 +207,8 @@ impl ReadAhead {
                 return;
             }
             match state.started.get(&position) {
-                Some(Status::Done(bytes)) => {
-                    let bytes = *bytes;
+                Some(entry) if entry.left == 0 => {
+                    let bytes = entry.bytes;
                     state.started.remove(&position);
                     state.held -= bytes;
                     state.taken += 1;
@@ -194,23 +233,32 @@ impl ReadAhead {
     }
 
     /// Stop the stage: readers start nothing more, waiters return, and
-    /// what was read ahead and not taken is released in `dataset`.
+    /// what was read ahead and not taken is released in `dataset` (a
+    /// position still being read, by the reader that ends its last part).
     pub(crate) fn stop<D: Dataset>(&self, dataset: &D) {
         self.stop.store(true, Ordering::Release);
         let mut state = self.state();
-        let done: Vec<usize> = state
+        // The parts of the position being started that no reader will
+        // start now.
+        if state.next_part > 0 {
+            let (next, unstarted) = (state.next, state.parts - state.next_part);
+            if let Some(entry) = state.started.get_mut(&next) {
+                entry.left -= unstarted;
+            }
+        }
+        let read: Vec<usize> = state
             .started
             .iter()
-            .filter(|(_, status)| matches!(status, Status::Done(_)))
+            .filter(|(_, entry)| entry.left == 0)
             .map(|(&position, _)| position)
             .collect();
-        for position in &done {
+        for position in &read {
             state.started.remove(position);
         }
         state.held = 0;
         drop(state);
         self.changed.notify_all();
-        for position in done {
+        for position in read {
             dataset.release(self.order[position]);
         }
     }
@@ -285,6 +333,130 @@ mod tests {
         assert!(stats.peak <= 1_000 + 4 * 100, "{stats:?}");
         assert!(data.most.load(Ordering::SeqCst) <= 1_000 + 4 * 100 + 100);
         assert_eq!(data.held.load(Ordering::SeqCst), 0);
+    }
+
+    /// A dataset of `parts` parts per sample, each of which waits until
+    /// every part of its sample has begun: it fails unless the parts are
+    /// read at once.
+    struct Meeting {
+        len: usize,
+        parts: usize,
+        begun: Mutex<HashMap<usize, usize>>,
+        all_begun: Condvar,
+        released: Mutex<Vec<usize>>,
+    }
+
+    impl Meeting {
+        fn new(len: usize, parts: usize) -> Self {
+            Meeting {
+                len,
+                parts,
+                begun: Mutex::default(),
+                all_begun: Condvar::new(),
+                released: Mutex::default(),
+            }
+        }
+    }
+
+    impl Dataset for Meeting {
+        type Sample = usize;
+        fn len(&self) -> usize {
+            self.len
+        }
+        fn get(&self, index: usize) -> Result<usize> {
+            Ok(index)
+        }
+        fn fetches(&self) -> bool {
+            true
+        }
+        fn fetch(&self, index: usize) -> Result<u64> {
+            (0..self.parts).map(|p| self.fetch_part(index, p)).sum()
+        }
+        fn fetch_parts(&self, _index: usize) -> usize {
+            self.parts
+        }
+        fn fetch_part(&self, index: usize, _part: usize) -> Result<u64> {
+            let mut begun = self.begun.lock().unwrap();
+            *begun.entry(index).or_default() += 1;
+            self.all_begun.notify_all();
+            let (begun, timeout) = self
+                .all_begun
+                .wait_timeout_while(begun, Duration::from_secs(20), |b| b[&index] < self.parts)
+                .unwrap();
+            drop(begun);
+            if timeout.timed_out() {
+                return Err(adl_core::Error::invalid("part", "read alone"));
+            }
+            Ok(10)
+        }
+        fn release(&self, index: usize) {
+            self.released.lock().unwrap().push(index);
+        }
+    }
+
+    #[test]
+    fn a_samples_parts_are_read_at_once_and_it_is_read_when_all_are() {
+        let data = Arc::new(Meeting::new(30, 4));
+        let order: Arc<[usize]> = (0..30).collect();
+        let stats = Arc::new(Mutex::new(ReadStatistics::default()));
+        // Four readers, four parts a sample: each sample's parts meet.
+        let stage = Arc::new(ReadAhead::new(order, 1_000_000, Arc::clone(&stats)));
+        let readers: Vec<_> = (0..4)
+            .map(|_| {
+                let (stage, data) = (Arc::clone(&stage), Arc::clone(&data));
+                std::thread::spawn(move || stage.run_reader(&*data))
+            })
+            .collect();
+        for position in 0..30 {
+            stage.take(position);
+            // Taken only once every part was read.
+            assert_eq!(data.begun.lock().unwrap()[&position], 4);
+        }
+        for r in readers {
+            r.join().unwrap();
+        }
+        let stats = *stats.lock().unwrap();
+        assert_eq!(
+            (stats.reads, stats.failed, stats.bytes),
+            (30, 0, 30 * 4 * 10)
+        );
+        assert!(data.released.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn stopping_in_a_samples_parts_releases_it_once_its_parts_end() {
+        // Two readers, four parts: the first sample's two parts begun wait
+        // for the two that the stop leaves unstarted.
+        let data = Arc::new(Meeting::new(5, 4));
+        let order: Arc<[usize]> = (0..5).collect();
+        let stats = Arc::new(Mutex::new(ReadStatistics::default()));
+        let stage = Arc::new(ReadAhead::new(order, 1_000_000, Arc::clone(&stats)));
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                let (stage, data) = (Arc::clone(&stage), Arc::clone(&data));
+                std::thread::spawn(move || stage.run_reader(&*data))
+            })
+            .collect();
+        // Both readers are in sample 0's parts.
+        {
+            let begun = data.begun.lock().unwrap();
+            let _ = data
+                .all_begun
+                .wait_timeout_while(begun, Duration::from_secs(20), |b| b.get(&0) != Some(&2))
+                .unwrap();
+        }
+        stage.stop(&*data);
+        // Let the two parts end (they meet nobody).
+        {
+            let mut begun = data.begun.lock().unwrap();
+            *begun.get_mut(&0).unwrap() += 2;
+            data.all_begun.notify_all();
+        }
+        for r in readers {
+            r.join().unwrap();
+        }
+        assert_eq!(*data.released.lock().unwrap(), vec![0]);
+        assert_eq!(stats.lock().unwrap().reads, 0);
     }
 
     #[test]

@@ -315,6 +315,14 @@ impl<R: Reads> Dataset for W4Data<R> {
     fn release(&self, index: usize) {
         self.traces.release(index);
     }
+
+    fn fetch_parts(&self, index: usize) -> usize {
+        self.traces.fetch_parts(index)
+    }
+
+    fn fetch_part(&self, index: usize, part: usize) -> adl::Result<u64> {
+        self.traces.fetch_part(index, part)
+    }
 }
 
 /// A transformed W4 sample (`bench/W4.md` §2.2); its batch,
