@@ -1,5 +1,6 @@
-//! JPEG and PNG files decoded in Rust (zune-jpeg, zune-png) into the
-//! buffer that becomes a sample.
+//! JPEG and PNG files decoded in Rust (zune-jpeg, zune-png), or JPEGs by
+//! libjpeg-turbo (feature `libjpeg-turbo`), into the buffer that becomes
+//! a sample.
 
 use std::path::Path;
 
@@ -122,6 +123,10 @@ impl Decoding {
                         "the decoder gives {channels} channels ({len} bytes) for RGB"
                     ));
                 }
+                #[cfg(feature = "libjpeg-turbo")]
+                if let Some(values) = self.by_libjpeg_turbo(bytes, (height, width), scratch) {
+                    return Ok(values);
+                }
                 if direct {
                     let mut out = vec![0u8; len];
                     decoder.decode_into(&mut out).map_err(|e| jpeg_error(&e))?;
@@ -169,6 +174,34 @@ impl Decoding {
                 ))
             }
         }
+    }
+}
+
+impl Decoding {
+    /// The values of the JPEG `bytes` (`size` pixels) decoded by
+    /// libjpeg-turbo, scaled by the factor at decode time, straight into
+    /// the sample's buffer in `[H, W, 3]` (through `scratch` for `[3, H,
+    /// W]`). `None` where libjpeg-turbo fails or warns (a CMYK frame, a
+    /// corrupt one): zune-jpeg then decodes it, and its verdict stands, so
+    /// that the frames a sensor accepts and its errors are the same with
+    /// and without libjpeg-turbo.
+    #[cfg(feature = "libjpeg-turbo")]
+    fn by_libjpeg_turbo(
+        &self,
+        bytes: &[u8],
+        (height, width): (usize, usize),
+        scratch: &mut Vec<u8>,
+    ) -> Option<Vec<u8>> {
+        let scaled = (height.div_ceil(self.factor), width.div_ceil(self.factor));
+        let len = scaled.0 * scaled.1 * 3;
+        if self.layout == ImageLayout::Hwc {
+            let mut out = vec![0u8; len];
+            crate::libjpeg_turbo::decode_rgb(bytes, scaled, &mut out).ok()?;
+            return Some(out);
+        }
+        scratch.resize(len, 0);
+        crate::libjpeg_turbo::decode_rgb(bytes, scaled, scratch).ok()?;
+        Some(to_sample(scratch, scaled.0, scaled.1, 3, 1, self.layout))
     }
 }
 

@@ -59,6 +59,8 @@
 mod decode;
 mod images;
 mod latency;
+#[cfg(feature = "libjpeg-turbo")]
+mod libjpeg_turbo;
 mod location;
 mod mapped;
 mod natural;

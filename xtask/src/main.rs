@@ -3,7 +3,8 @@
 //! - `cargo xtask example [ARGS...]`: run the main example (`px4_trace`).
 //! - `cargo xtask test`: run the whole test suite, then object storage's
 //!   tests (adl-files with its feature `store`; they make a Python venv
-//!   with moto's S3 server under the target dir), then the benchmark
+//!   with moto's S3 server under the target dir), the image tests without
+//!   libjpeg-turbo (zune-jpeg), then the benchmark
 //!   workloads W1, W2 and W3 at full size in release with `--verify`
 //!   (`adl-bench`; their digests), as a run with no flags does them (W2's
 //!   batch kernels on the first GPU, else as Rust kernels), and W2 once
@@ -11,8 +12,10 @@
 //! - `cargo xtask setup`: only make sure the system packages are present.
 //!
 //! Each first makes sure the system packages adl needs are installed: the
-//! OpenCL ICD loader and headers (`ocl-icd-opencl-dev`) and the POCL CPU
-//! OpenCL device (`pocl-opencl-icd`). As root it installs missing ones with
+//! OpenCL ICD loader and headers (`ocl-icd-opencl-dev`), the POCL CPU
+//! OpenCL device (`pocl-opencl-icd`), and libjpeg-turbo's TurboJPEG library
+//! with `pkg-config` to find it (`libturbojpeg0-dev`: the benchmarks decode
+//! JPEG with it, feature `libjpeg-turbo`). As root it installs missing ones with
 //! apt-get; otherwise it prints the exact command to run and stops. Set
 //! `ADL_SKIP_SETUP=1` to skip the check (for systems that provide OpenCL in
 //! another way).
@@ -20,7 +23,12 @@
 use std::process::{Command, ExitCode};
 
 /// Debian packages needed by the build and the tests.
-const PACKAGES: [&str; 2] = ["ocl-icd-opencl-dev", "pocl-opencl-icd"];
+const PACKAGES: [&str; 4] = [
+    "ocl-icd-opencl-dev",
+    "pocl-opencl-icd",
+    "libturbojpeg0-dev",
+    "pkg-config",
+];
 
 const USAGE: &str = "usage: cargo xtask <example [ARGS...] | test [CARGO TEST ARGS...] | setup>";
 
@@ -74,6 +82,14 @@ fn main() -> ExitCode {
             ]
             .map(String::from)
             .to_vec(),
+        );
+        // The image tests once more without libjpeg-turbo (the workspace
+        // run has it on, for adl-bench): zune-jpeg's decoding and the box
+        // downscale.
+        runs.push(
+            ["test", "-p", "adl-files", "--test", "images"]
+                .map(String::from)
+                .to_vec(),
         );
         // The benchmark workloads at full size, in release, checked against
         // the digests of bench/WORKLOADS.md, with the default device and,

@@ -1,5 +1,5 @@
 //! `jpeg_decode`: JPEG decoding alone with adl's decoder (`adl::files::Images`,
-//! zune-jpeg), over W4's camera frames: the twin of
+//! with its feature `libjpeg-turbo`, as the benchmarks build it), over W4's camera frames: the twin of
 //! `bench/peer/w4/decode_bench.py`, which times Pillow's libjpeg-turbo on
 //! the same frames.
 //!
@@ -15,9 +15,9 @@
 //! - `decode_to_array`: `Images::get`, the frame decoded into a new
 //!   `u8[480, 640, 3]` array (what a loader hands on; Pillow's
 //!   `decode_to_array`);
-//! - `downscale_half`: the same frame shrunk to `u8[240, 320, 3]` (adl
-//!   decodes whole and box-averages: zune-jpeg has no DCT scaling;
-//!   Pillow's `draft_half` decodes at half size directly).
+//! - `downscale_half`: the same frame shrunk to `u8[240, 320, 3]`,
+//!   decoded at half size by libjpeg-turbo's DCT scaling (as Pillow's
+//!   `draft_half`).
 //!
 //! Line: `{"bench": "jpeg-decode", "decoder": "adl", "mode", "frames",
 //! "reps", "frames_per_s" (median), "frames_per_s_all", "in_mb_per_s",
