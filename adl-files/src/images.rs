@@ -3,14 +3,15 @@
 use std::cell::RefCell;
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use adl_core::transform::ImageLayout;
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::Array3;
 
 use crate::decode::Decoding;
-use crate::per_file::Files;
+use crate::location::Location;
+use crate::per_file::{Contents, Files};
 use crate::timestamps::sensor_folder;
 
 /// The file name extensions of frames in a folder (in any case).
@@ -29,6 +30,14 @@ pub const IMAGE_EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
 /// Or a list of files, in its order ([`from_files`](Images::from_files)).
 /// A file is decoded as what its first bytes say it is, whatever its
 /// extension.
+///
+/// **Object stores.** A folder or file may be a [`Location`] in an object
+/// store (a URL such as `s3://bucket/drive/camera/`, or a location from
+/// `Store::at`; feature `store`): the folder is the objects under its
+/// prefix (not in its subfolders), listed once when it is opened, and
+/// its frames chosen and ordered as a local folder's files; a frame is
+/// read whole with one GET, by the read stage's fetch or by the `get`
+/// itself. A plain HTTP server cannot list a folder: give it the files.
 ///
 /// **Pixels.** A PNG's gray is repeated over R, G and B, its alpha
 /// dropped (Pillow's `convert("RGB")`), a palette expanded, 16-bit
@@ -52,18 +61,19 @@ pub const IMAGE_EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
 /// what the decoder gives: an RGB `[H, W, 3]` frame, not downscaled.
 /// Otherwise it is decoded into a scratch buffer kept by each thread and
 /// written into the array in one pass (gray to RGB, box downscale, `[3, H,
-/// W]`). Each thread also keeps the buffer the file is read into: after
-/// reading, a thread holds one file and, where used, one decoded frame.
+/// W]`). Each thread also keeps the buffer a local file is read into:
+/// after reading, a thread holds one file and, where used, one decoded
+/// frame.
 ///
 /// **Checks.** At opening: frames there are, one per timestamp, and the
 /// first frame's header, whose size is every frame's (so that
 /// [`sample_shape`](Images::sample_shape) is known). On each read: the
 /// file is a JPEG or a PNG, of that size, and decodes. Every failure is an
-/// [`Error::Source`] that names the file, the sensor and, for a frame's,
-/// the sample. By default the decoders are strict: a truncated JPEG (one
-/// whose last scan does not reach its end-of-image marker), or one with
-/// junk between its markers, is refused where libjpeg would warn and fill
-/// in gray, as Pillow refuses a truncated file
+/// [`Error::Source`] that names the file (an object's URL), the sensor
+/// and, for a frame's, the sample. By default the decoders are strict: a
+/// truncated JPEG (one whose last scan does not reach its end-of-image
+/// marker), or one with junk between its markers, is refused where
+/// libjpeg would warn and fill in gray, as Pillow refuses a truncated file
 /// ([`strict`](Images::strict) to change it). A decoder that
 /// panics on a corrupt file (none was seen to) is caught and reported as
 /// that file's error.
@@ -78,7 +88,7 @@ pub const IMAGE_EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
 /// let camera = Images::in_folder(data.join("camera"))?;
 /// assert_eq!(camera.name(), "camera");
 /// assert_eq!(camera.len(), 4);
-/// assert!(camera.frames()[3].ends_with("frame_10.jpg"));
+/// assert_eq!(camera.frames()[3].file_name(), Some("frame_10.jpg"));
 /// assert_eq!(camera.get(3)?.shape(), &[24, 32, 3]);
 ///
 /// let small = camera.layout(ImageLayout::Chw).downscale(2)?;
@@ -90,6 +100,14 @@ pub const IMAGE_EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
 /// assert!(err.to_string().ends_with("camera (sensor `camera`): holds 4 frames for 3 timestamps"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// The same camera from an object store (`AWS_*` variables set):
+///
+/// ```no_run
+/// # use adl::files::Images;
+/// let camera = Images::in_folder("s3://recordings/drive-07/camera/")?;
+/// # Ok::<(), adl::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct Images {
     name: String,
@@ -99,6 +117,9 @@ pub struct Images {
     timestamps: Timestamps,
     /// Every frame's size in its file, (height, width): the first's.
     size: (usize, usize),
+    /// The first frame, as the messages of a frame of another size name
+    /// it: its path, or its URL.
+    first: PathBuf,
     decoding: Decoding,
 }
 
@@ -106,8 +127,8 @@ impl std::fmt::Debug for Images {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Images")
             .field("name", &self.name)
-            .field("frames", &self.frames.paths().len())
-            .field("first", &self.frames.paths().first())
+            .field("frames", &self.frames.locations().len())
+            .field("first", &self.frames.locations().first())
             .field("sample_shape", &self.sample_shape())
             .field("decoding", &self.decoding)
             .finish()
@@ -127,34 +148,36 @@ thread_local! {
 }
 
 impl Images {
-    /// Sensor `name` over the frames in the folder `dir` (see
-    /// [`Images`]: its JPEG and PNG files in natural order), a frame per
-    /// timestamp of `timestamps`.
-    pub fn open(name: &str, dir: impl AsRef<Path>, timestamps: Timestamps) -> Result<Self> {
-        let dir = dir.as_ref();
-        let frames = Files::in_folder(name, dir, &IMAGE_EXTENSIONS, "frames")?;
-        Self::checked(name, dir, frames, timestamps)
+    /// Sensor `name` over the frames in the folder `dir` (a path, or a
+    /// folder in an object store; see [`Images`]: its JPEG and PNG files
+    /// in natural order), a frame per timestamp of `timestamps`.
+    pub fn open(name: &str, dir: impl Into<Location>, timestamps: Timestamps) -> Result<Self> {
+        let dir = dir.into();
+        let frames = Files::in_folder(name, &dir, &IMAGE_EXTENSIONS, "frames")?;
+        Self::checked(name, &dir, frames, timestamps)
     }
 
-    /// Sensor `name` over the image files `files`, in that order, a frame
-    /// per timestamp of `timestamps`.
-    pub fn from_files<P: Into<PathBuf>>(
+    /// Sensor `name` over the image files `files` (paths, or URLs of
+    /// objects in a store), in that order, a frame per timestamp of
+    /// `timestamps`.
+    pub fn from_files<L: Into<Location>>(
         name: &str,
-        files: impl IntoIterator<Item = P>,
+        files: impl IntoIterator<Item = L>,
         timestamps: Timestamps,
     ) -> Result<Self> {
         let (place, frames) = Files::given(name, files, "frames")?;
         Self::checked(name, &place, frames, timestamps)
     }
 
-    /// The sensor of the folder `dir`, in the layout of a sensor per
-    /// folder: named as the folder, its frames the folder's JPEG and PNG
-    /// files (as [`open`](Images::open) finds them), its timestamps in the
-    /// first of [`TIMESTAMP_FILES`](crate::TIMESTAMP_FILES) that is there
-    /// (read by [`read_timestamps`](crate::read_timestamps)).
-    pub fn in_folder(dir: impl AsRef<Path>) -> Result<Self> {
-        let dir = dir.as_ref();
-        let (name, timestamps) = sensor_folder(dir)?;
+    /// The sensor of the folder `dir` (a path, or a folder in an object
+    /// store), in the layout of a sensor per folder: named as the folder,
+    /// its frames the folder's JPEG and PNG files (as
+    /// [`open`](Images::open) finds them), its timestamps in the first of
+    /// [`TIMESTAMP_FILES`](crate::TIMESTAMP_FILES) that is there (read by
+    /// [`read_timestamps`](crate::read_timestamps)).
+    pub fn in_folder(dir: impl Into<Location>) -> Result<Self> {
+        let dir = dir.into();
+        let (name, timestamps) = sensor_folder(&dir)?;
         Self::open(&name, dir, timestamps)
     }
 
@@ -162,8 +185,8 @@ impl Images {
     /// header. `place` is where the frames are, for the messages.
     fn checked(
         name: &str,
-        place: &Path,
-        frames: Vec<PathBuf>,
+        place: &Location,
+        frames: Vec<Location>,
         timestamps: Timestamps,
     ) -> Result<Self> {
         let decoding = Decoding {
@@ -172,16 +195,20 @@ impl Images {
             strict: true,
         };
         let frames = Files::new(name, place, frames, timestamps.as_slice().len(), "frames")?;
-        let first = frames.path(0)?;
-        let size = std::fs::read(first)
-            .map_err(|e| format!("cannot read: {e}"))
-            .and_then(|bytes| decoding.size(&bytes))
-            .map_err(|reason| Error::file(first, reason).in_sensor(name, Some(0)))?;
+        let first = frames.location(0)?;
+        let size = decoding
+            .size(&frames.read(0)?)
+            .map_err(|reason| first.error(reason).in_sensor(name, Some(0)))?;
+        let first = match first.as_path() {
+            Some(path) => path.to_path_buf(),
+            None => PathBuf::from(first.to_string()),
+        };
         Ok(Images {
             name: name.to_string(),
             frames,
             timestamps,
             size,
+            first,
             decoding,
         })
     }
@@ -235,9 +262,10 @@ impl Images {
         }
     }
 
-    /// The frames' files, a sample's in its place.
-    pub fn frames(&self) -> &[PathBuf] {
-        self.frames.paths()
+    /// The frames' files, a sample's in its place: paths, or objects in a
+    /// store.
+    pub fn frames(&self) -> &[Location] {
+        self.frames.locations()
     }
 
     /// The size of every frame in its file, (height, width), as the first
@@ -257,24 +285,36 @@ impl Images {
         )
     }
 
-    /// Frame `path`'s values, decoded from its file's bytes read ahead
+    /// Frame `index`'s values, decoded from its file's bytes read ahead
     /// (`fetched`) or read now, with this thread's scratch buffers, a
-    /// decoder's panic caught.
-    fn decode(&self, path: &Path, fetched: Option<Vec<u8>>) -> Result<Vec<u8>, String> {
+    /// decoder's panic caught. The error of a frame that does not decode
+    /// names its file, the sensor and the sample.
+    fn decode(&self, index: usize, fetched: Option<Contents>) -> Result<Vec<u8>> {
+        let location = self.frames.location(index)?;
         SCRATCH.with_borrow_mut(|Scratch { file, pixels }| {
-            let bytes = match &fetched {
-                Some(bytes) => bytes,
-                None => {
+            let read;
+            let bytes: &[u8] = match (&fetched, location.as_path()) {
+                (Some(bytes), _) => bytes,
+                // A local file, read into this thread's buffer.
+                (None, Some(path)) => {
                     file.clear();
                     std::fs::File::open(path)
                         .and_then(|mut f| f.read_to_end(file))
-                        .map_err(|e| format!("cannot read: {e}"))?;
-                    &*file
+                        .map_err(|e| {
+                            location
+                                .error(format!("cannot read: {e}"))
+                                .in_sensor(&self.name, Some(index))
+                        })?;
+                    file
+                }
+                // An object, in the buffer its answer came in.
+                (None, None) => {
+                    read = self.frames.read(index)?;
+                    &read
                 }
             };
             catch_unwind(AssertUnwindSafe(|| {
-                self.decoding
-                    .decode(bytes, self.size, &self.frames.paths()[0], pixels)
+                self.decoding.decode(bytes, self.size, &self.first, pixels)
             }))
             .unwrap_or_else(|panic| {
                 let message = panic
@@ -284,6 +324,7 @@ impl Images {
                     .unwrap_or_default();
                 Err(format!("the decoder panicked on it: {message}"))
             })
+            .map_err(|reason| location.error(reason).in_sensor(&self.name, Some(index)))
         })
     }
 }
@@ -301,11 +342,7 @@ impl Sensor for Images {
     }
 
     fn get(&self, index: usize) -> Result<Array3<u8>> {
-        let path = self.frames.path(index)?;
-        let fetched = self.frames.take(index);
-        let values = self
-            .decode(path, fetched)
-            .map_err(|reason| Error::file(path, reason).in_sensor(&self.name, Some(index)))?;
+        let values = self.decode(index, self.frames.take(index))?;
         Array3::from_shape_vec(self.sample_shape(), values)
             .map_err(|e| Error::internal("Images::get", e))
     }

@@ -98,6 +98,50 @@ impl Location {
         }
     }
 
+    /// The folder this file or folder is in: a path's parent (the empty
+    /// path for a bare name), a URL or key without its last part (a
+    /// store's root staying itself).
+    pub(crate) fn parent(&self) -> Location {
+        let place = match &self.place {
+            Place::Path(path) => {
+                Place::Path(path.parent().map(Path::to_path_buf).unwrap_or_default())
+            }
+            Place::Url(url) => {
+                let url = url.trim_end_matches('/');
+                let parent = match url.split_once("://") {
+                    Some((scheme, rest)) => match rest.rsplit_once('/') {
+                        Some((head, _)) => format!("{scheme}://{head}"),
+                        None => url.to_string(),
+                    },
+                    None => url.to_string(),
+                };
+                Place::Url(parent)
+            }
+            #[cfg(feature = "_object-store")]
+            Place::Object { store, key } => Place::Object {
+                store: store.clone(),
+                key: key
+                    .rsplit_once('/')
+                    .map(|(head, _)| head)
+                    .unwrap_or_default()
+                    .to_string(),
+            },
+        };
+        Location { place }
+    }
+
+    /// This location with its store opened: a URL becomes the object of
+    /// the store its URLs share (`Store::shared`, opened now if it is
+    /// not yet), so that its reads keep that store; a path or an object
+    /// of an opened store stays as it is. A URL that is not one of a
+    /// store this build reads is refused, naming it.
+    pub(crate) fn opened(&self) -> Result<Location> {
+        match &self.place {
+            Place::Url(_) => Ok(self.object()?.location()),
+            _ => Ok(self.clone()),
+        }
+    }
+
     /// An [`Error::Source`] naming this location, for `reason`.
     pub(crate) fn error(&self, reason: impl fmt::Display) -> Error {
         match &self.place {
@@ -244,6 +288,23 @@ mod tests {
             let location = Location::from(text);
             assert_eq!(location.as_path(), None, "{text}");
             assert_eq!(location.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn the_parent_of_a_path_or_url_is_its_folder() {
+        for (text, parent) in [
+            ("radar/data.npy", "radar"),
+            ("data.npy", ""),
+            (
+                "s3://bucket/drive/camera/f1.jpg",
+                "s3://bucket/drive/camera",
+            ),
+            ("s3://bucket/drive/camera/", "s3://bucket/drive"),
+            ("s3://bucket/f1.jpg", "s3://bucket"),
+            ("s3://bucket", "s3://bucket"),
+        ] {
+            assert_eq!(Location::from(text).parent().to_string(), parent, "{text}");
         }
     }
 

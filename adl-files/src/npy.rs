@@ -11,7 +11,7 @@ use crate::location::Location;
 use crate::mapped::map;
 use crate::npy_header::{header_len, read_layout};
 use crate::object::Object;
-use crate::timestamps::{TIMESTAMP_FILES, read_timestamps};
+use crate::timestamps::sensor_folder;
 
 /// How many bytes of a `.npy` object are read to find its header: NumPy's
 /// headers are padded to 64 bytes and rarely longer than 128; a longer
@@ -93,32 +93,13 @@ impl<T: NpyElement, D: Dimension> Npy<T, D> {
     /// The sensor of the folder `dir` (a path, or a folder URL in an object
     /// store), in the layout of a sensor per folder: named as the folder,
     /// its array in `data.npy`, its timestamps in the first of
-    /// [`TIMESTAMP_FILES`] that is there (read by [`read_timestamps`]; a
-    /// folder in a store is listed once to find it, a folder on a plain
-    /// HTTP server asked for each name in turn).
+    /// [`TIMESTAMP_FILES`](crate::TIMESTAMP_FILES) that is there (read by
+    /// [`read_timestamps`](crate::read_timestamps); a folder in a store is
+    /// listed once to find it, a folder on a plain HTTP server asked for
+    /// each name in turn).
     pub fn in_folder(dir: impl Into<Location>) -> Result<Self> {
         let dir = dir.into();
-        let name = dir
-            .file_name()
-            .map(str::to_string)
-            .ok_or_else(|| dir.error("a sensor folder needs a name"))?;
-        let times = match dir.as_path() {
-            Some(path) => TIMESTAMP_FILES
-                .into_iter()
-                .find(|file| path.join(file).is_file()),
-            None => dir
-                .object()
-                .and_then(|folder| folder.first_present(&TIMESTAMP_FILES))
-                .map_err(|e| e.in_sensor(&name, None))?,
-        };
-        let times = times.ok_or_else(|| {
-            dir.error(format!(
-                "no timestamps file: a sensor folder has one of {}",
-                TIMESTAMP_FILES.join(", ")
-            ))
-            .in_sensor(&name, None)
-        })?;
-        let timestamps = read_timestamps(&name, dir.join(times))?;
+        let (name, timestamps) = sensor_folder(&dir)?;
         Self::open(&name, dir.join("data.npy"), timestamps)
     }
 

@@ -2,14 +2,14 @@
 //! per sample.
 
 use std::marker::PhantomData;
-use std::path::{Path, PathBuf};
 
-use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
+use adl_core::{Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::{Array, Dimension, IxDyn};
 
+use crate::location::Location;
 use crate::npy::{NpyElement, refusal};
 use crate::npy_header::read_layout;
-use crate::per_file::Files;
+use crate::per_file::{Contents, Files};
 use crate::timestamps::sensor_folder;
 
 /// A sensor whose samples are whole NumPy `.npy` files, one per timestamp:
@@ -25,10 +25,15 @@ use crate::timestamps::sensor_folder;
 /// [`TIMESTAMP_FILES`](crate::TIMESTAMP_FILES) passed over), in the natural order of their names:
 /// numbers compare as numbers, so `scan_9.npy` comes before
 /// `scan_10.npy`, and zero-padded names keep their order. Or a list of
-/// files, in its order ([`from_files`](NpyFiles::from_files)).
+/// files, in its order ([`from_files`](NpyFiles::from_files)). A folder
+/// or file may be a [`Location`] in an object store (a URL such as
+/// `s3://bucket/drive/lidar/`, feature `store`): the folder is the objects
+/// under its prefix (not in its subfolders), listed once when it is
+/// opened, its files chosen and ordered as a local folder's. A plain HTTP
+/// server cannot list a folder: give it the files.
 ///
-/// **Reads.** A file is read whole, then its values are copied once into
-/// the sample's array. The sensor reads ahead ([`Sensor::fetch`]): in a
+/// **Reads.** A file is read whole (an object with one GET), then its
+/// values are copied once into the sample's array. The sensor reads ahead ([`Sensor::fetch`]): in a
 /// loader with a read stage the file's bytes are read by the stage's
 /// readers and kept until the sample's [`get`](Sensor::get) parses them;
 /// a `get` without a fetch reads the file itself.
@@ -38,8 +43,8 @@ use crate::timestamps::sensor_folder;
 /// element type `T`, in native byte order, in C order, of `D`'s number of
 /// axes, with all the bytes its header describes and no more, as
 /// [`Npy`](crate::Npy) checks its file. Every failure is an
-/// [`Error::Source`] that names the file, the sensor and, for a sample's
-/// file, the sample.
+/// [`Error::Source`](adl_core::Error::Source) that names the file (an
+/// object's URL), the sensor and, for a sample's file, the sample.
 ///
 /// ```
 /// use adl::Sensor;
@@ -87,41 +92,44 @@ impl<T, D> std::fmt::Debug for NpyFiles<T, D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NpyFiles")
             .field("name", &self.name)
-            .field("files", &self.files.paths().len())
-            .field("first", &self.files.paths().first())
+            .field("files", &self.files.locations().len())
+            .field("first", &self.files.locations().first())
             .finish()
     }
 }
 
 impl<T: NpyElement, D: Dimension> NpyFiles<T, D> {
-    /// Sensor `name` over the `.npy` files in the folder `dir` (see
-    /// [`NpyFiles`]: in natural order, its timestamps files passed over), a
-    /// file per timestamp of `timestamps`.
-    pub fn open(name: &str, dir: impl AsRef<Path>, timestamps: Timestamps) -> Result<Self> {
-        let dir = dir.as_ref();
-        let files = Files::in_folder(name, dir, &["npy"], "arrays")?;
-        Self::checked(name, dir, files, timestamps)
+    /// Sensor `name` over the `.npy` files in the folder `dir` (a path, or
+    /// a folder in an object store; see [`NpyFiles`]: in natural order,
+    /// its timestamps files passed over), a file per timestamp of
+    /// `timestamps`.
+    pub fn open(name: &str, dir: impl Into<Location>, timestamps: Timestamps) -> Result<Self> {
+        let dir = dir.into();
+        let files = Files::in_folder(name, &dir, &["npy"], "arrays")?;
+        Self::checked(name, &dir, files, timestamps)
     }
 
-    /// Sensor `name` over the `.npy` files `files`, in that order, a file
-    /// per timestamp of `timestamps`.
-    pub fn from_files<P: Into<PathBuf>>(
+    /// Sensor `name` over the `.npy` files `files` (paths, or URLs of
+    /// objects in a store), in that order, a file per timestamp of
+    /// `timestamps`.
+    pub fn from_files<L: Into<Location>>(
         name: &str,
-        files: impl IntoIterator<Item = P>,
+        files: impl IntoIterator<Item = L>,
         timestamps: Timestamps,
     ) -> Result<Self> {
         let (place, files) = Files::given(name, files, "files")?;
         Self::checked(name, &place, files, timestamps)
     }
 
-    /// The sensor of the folder `dir`, in the layout of a sensor per
-    /// folder: named as the folder, its samples the folder's `.npy` files
-    /// (as [`open`](NpyFiles::open) finds them), its timestamps in the
-    /// first of [`TIMESTAMP_FILES`](crate::TIMESTAMP_FILES) that is there (read by
+    /// The sensor of the folder `dir` (a path, or a folder in an object
+    /// store), in the layout of a sensor per folder: named as the folder,
+    /// its samples the folder's `.npy` files (as [`open`](NpyFiles::open)
+    /// finds them), its timestamps in the first of
+    /// [`TIMESTAMP_FILES`](crate::TIMESTAMP_FILES) that is there (read by
     /// [`read_timestamps`](crate::read_timestamps)).
-    pub fn in_folder(dir: impl AsRef<Path>) -> Result<Self> {
-        let dir = dir.as_ref();
-        let (name, timestamps) = sensor_folder(dir)?;
+    pub fn in_folder(dir: impl Into<Location>) -> Result<Self> {
+        let dir = dir.into();
+        let (name, timestamps) = sensor_folder(&dir)?;
         Self::open(&name, dir, timestamps)
     }
 
@@ -129,8 +137,8 @@ impl<T: NpyElement, D: Dimension> NpyFiles<T, D> {
     /// sensor's type. `place` is where the files are, for the messages.
     fn checked(
         name: &str,
-        place: &Path,
-        files: Vec<PathBuf>,
+        place: &Location,
+        files: Vec<Location>,
         timestamps: Timestamps,
     ) -> Result<Self> {
         let files = Files::new(name, place, files, timestamps.as_slice().len(), "arrays")?;
@@ -144,22 +152,21 @@ impl<T: NpyElement, D: Dimension> NpyFiles<T, D> {
         Ok(sensor)
     }
 
-    /// The files, a sample's in its place.
-    pub fn files(&self) -> &[PathBuf] {
-        self.files.paths()
+    /// The files, a sample's in its place: paths, or objects in a store.
+    pub fn files(&self) -> &[Location] {
+        self.files.locations()
     }
 
     /// Sample `index`'s array, from its file's bytes read ahead
     /// (`fetched`) or read now.
-    fn read(&self, index: usize, fetched: Option<Vec<u8>>) -> Result<Array<T, D>> {
-        let path = self.files.path(index)?;
+    fn read(&self, index: usize, fetched: Option<Contents>) -> Result<Array<T, D>> {
+        let location = self.files.location(index)?;
         let bytes = match fetched {
-            Some(bytes) => Ok(bytes),
-            None => std::fs::read(path).map_err(|e| format!("cannot read: {e}")),
+            Some(bytes) => bytes,
+            None => self.files.read(index)?,
         };
-        bytes
-            .and_then(|bytes| parse::<T, D>(&bytes))
-            .map_err(|reason| Error::file(path, reason).in_sensor(&self.name, Some(index)))
+        parse::<T, D>(&bytes)
+            .map_err(|reason| location.error(reason).in_sensor(&self.name, Some(index)))
     }
 }
 

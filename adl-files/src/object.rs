@@ -6,10 +6,9 @@
 
 use std::ops::Range;
 
-#[cfg(not(feature = "_object-store"))]
-use adl_core::Error;
-use adl_core::Result;
+use adl_core::{Error, Result};
 
+use crate::location::Location;
 #[cfg(feature = "_object-store")]
 use crate::store::{ObjectUrl, Store};
 
@@ -48,9 +47,36 @@ impl Object {
         })
     }
 
+    /// The location of this object, in its store.
+    pub(crate) fn location(&self) -> Location {
+        self.store.at(&self.key)
+    }
+
     /// The whole object.
     pub(crate) fn get(&self) -> Result<Data> {
         self.store.get(&self.key)
+    }
+
+    /// The names of the objects in this folder (not in its subfolders),
+    /// with one listing (a request per thousand objects). A plain HTTP
+    /// server cannot list: refused, saying so.
+    pub(crate) fn names(&self) -> Result<Vec<String>> {
+        if self.store.root().starts_with("http") {
+            return Err(Error::file(
+                self.store.url(&self.key),
+                "a folder on a plain HTTP server cannot be listed: give the sensor its files \
+                 (`from_files`)",
+            ));
+        }
+        let keys = self.store.list(&self.key)?;
+        let prefix = match self.key.as_str() {
+            "" => String::new(),
+            key => format!("{key}/"),
+        };
+        Ok(keys
+            .into_iter()
+            .filter_map(|key| key.strip_prefix(&prefix).map(str::to_string))
+            .collect())
     }
 
     /// Bytes `range` of the object.
@@ -99,7 +125,15 @@ impl Object {
         ))
     }
 
+    pub(crate) fn location(&self) -> Location {
+        match *self {}
+    }
+
     pub(crate) fn get(&self) -> Result<Data> {
+        match *self {}
+    }
+
+    pub(crate) fn names(&self) -> Result<Vec<String>> {
         match *self {}
     }
 
@@ -118,7 +152,7 @@ impl Object {
 
 #[cfg(all(test, not(feature = "_object-store")))]
 mod tests {
-    use crate::{Location, Npy};
+    use crate::{Images, Location, Npy, NpyFiles};
 
     #[test]
     fn without_object_storage_a_url_is_refused_naming_the_feature() {
@@ -130,6 +164,29 @@ mod tests {
             err.starts_with(
                 "s3://bucket/radar/data.npy (sensor `radar`): this build reads no URLs"
             ) && err.contains("the feature `store`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn without_object_storage_a_folder_or_file_per_sample_url_is_refused() {
+        let err = Images::in_folder("s3://bucket/drive/camera/")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "s3://bucket/drive/camera/ (sensor `camera`): this build reads no URLs"
+            ),
+            "{err}"
+        );
+        let times = adl_core::Timestamps::new("lidar", vec![0.0]).unwrap();
+        let err = NpyFiles::<f32>::from_files("lidar", ["s3://bucket/lidar/0.npy"], times)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "s3://bucket/lidar/0.npy (sensor `lidar`, sample 0): this build reads no URLs"
+            ),
             "{err}"
         );
     }

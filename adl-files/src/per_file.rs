@@ -1,14 +1,17 @@
 //! [`Files`]: what a sensor with a file per sample keeps (a camera's
-//! frames, a lidar's scans): its files in order, and the bytes its read
-//! stage read ahead.
+//! frames, a lidar's scans): its files in order, local or objects in a
+//! store, and the bytes its read stage read ahead.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::ops::Deref;
+use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use adl_core::{Error, Result, SensorOrigin};
 
+use crate::location::Location;
 use crate::natural::natural_cmp;
+use crate::object::Data;
 use crate::timestamps::TIMESTAMP_FILES;
 
 /// The files of a sensor with a file per sample, and the bytes read ahead
@@ -17,136 +20,180 @@ use crate::timestamps::TIMESTAMP_FILES;
 pub(crate) struct Files {
     /// The sensor's name, for the messages.
     sensor: String,
-    paths: Arc<[PathBuf]>,
-    fetched: Arc<Mutex<HashMap<usize, Vec<u8>>>>,
+    /// A sample's file in its place: a path, or an object of an opened
+    /// store.
+    locations: Arc<[Location]>,
+    fetched: Arc<Mutex<HashMap<usize, Contents>>>,
+}
+
+/// A sample's file as read, whole: a local file's bytes or an object's.
+pub(crate) enum Contents {
+    /// Read from a local file.
+    File(Vec<u8>),
+    /// Read from an object store, in the buffer its answer came in.
+    Object(Data),
+}
+
+impl Deref for Contents {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Contents::File(bytes) => bytes,
+            Contents::Object(bytes) => bytes,
+        }
+    }
 }
 
 impl Files {
-    /// The files of the folder `dir` named `*.<ext>` for one of
-    /// `extensions` (in any case), not hidden, not a timestamps file, in
-    /// natural order (`frame_9` before `frame_10`); `what` names them
-    /// (`frames`, `arrays`) when there is none.
+    /// The files of the folder `dir` (a path, or a folder in an object
+    /// store: the objects under its prefix, not in its subfolders) named
+    /// `*.<ext>` for one of `extensions` (in any case), not hidden, not a
+    /// timestamps file, in natural order of their names (`frame_9` before
+    /// `frame_10`); `what` names them (`frames`, `arrays`) when there is
+    /// none.
     pub(crate) fn in_folder(
         sensor: &str,
-        dir: &Path,
+        dir: &Location,
         extensions: &[&str],
         what: &str,
-    ) -> Result<Vec<PathBuf>> {
-        let listed = || -> Result<Vec<PathBuf>> {
-            let cannot = |e: std::io::Error| Error::file(dir, format!("cannot list: {e}"));
-            let mut files = Vec::new();
-            for entry in std::fs::read_dir(dir).map_err(cannot)? {
-                let entry = entry.map_err(cannot)?;
-                let path = entry.path();
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let wanted = Path::new(&name)
-                    .extension()
-                    .and_then(|e| e.to_str())
-                    .is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)));
-                if wanted
-                    && !name.starts_with('.')
-                    && !TIMESTAMP_FILES.contains(&name.as_str())
-                    && path.is_file()
-                {
-                    files.push((name, path));
-                }
-            }
-            files.sort_by(|(a, _), (b, _)| natural_cmp(a, b));
-            Ok(files.into_iter().map(|(_, path)| path).collect())
+    ) -> Result<Vec<Location>> {
+        let wanted = |name: &str| {
+            let extension = Path::new(name).extension().and_then(|e| e.to_str());
+            extension.is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
+                && !name.starts_with('.')
+                && !TIMESTAMP_FILES.contains(&name)
         };
-        let files = listed().map_err(|e| e.in_sensor(sensor, None))?;
+        let mut files = match dir.as_path() {
+            Some(path) => local_files(dir, path, wanted),
+            None => dir.opened().and_then(|folder| {
+                let names = folder.object()?.names()?;
+                Ok(names
+                    .into_iter()
+                    .filter(|name| wanted(name))
+                    .map(|name| {
+                        let location = folder.join(&name);
+                        (name, location)
+                    })
+                    .collect())
+            }),
+        }
+        .map_err(|e| e.in_sensor(sensor, None))?;
         if files.is_empty() {
-            return Err(Error::file(
-                dir,
-                format!(
+            return Err(dir
+                .error(format!(
                     "holds no {what}: no file named *.{}",
                     extensions.join(", *.")
-                ),
-            )
-            .in_sensor(sensor, None));
+                ))
+                .in_sensor(sensor, None));
         }
-        Ok(files)
+        files.sort_by(|(a, _), (b, _)| natural_cmp(a, b));
+        Ok(files.into_iter().map(|(_, location)| location).collect())
     }
 
     /// The folder of `files` (for the messages) and the files, at least
     /// one; `what` names them when there is none.
-    pub(crate) fn given<P: Into<PathBuf>>(
+    pub(crate) fn given<L: Into<Location>>(
         sensor: &str,
-        files: impl IntoIterator<Item = P>,
+        files: impl IntoIterator<Item = L>,
         what: &str,
-    ) -> Result<(PathBuf, Vec<PathBuf>)> {
-        let files: Vec<PathBuf> = files.into_iter().map(Into::into).collect();
+    ) -> Result<(Location, Vec<Location>)> {
+        let files: Vec<Location> = files.into_iter().map(Into::into).collect();
         let Some(first) = files.first() else {
             return Err(Error::invalid(
                 format_args!("{what} of sensor `{sensor}`"),
                 "no file given; the sensor has at least one sample",
             ));
         };
-        let place = first.parent().map(Path::to_path_buf).unwrap_or_default();
-        Ok((place, files))
+        Ok((first.parent(), files))
     }
 
-    /// `paths`, a file per timestamp of `count` (`place`, where they are,
-    /// named when they are not).
+    /// `locations`, a file per timestamp of `count` (`place`, where they
+    /// are, named when they are not), the stores of those given as URLs
+    /// opened.
     pub(crate) fn new(
         sensor: &str,
-        place: &Path,
-        paths: Vec<PathBuf>,
+        place: &Location,
+        locations: Vec<Location>,
         count: usize,
         what: &str,
     ) -> Result<Self> {
-        if paths.len() != count {
-            return Err(Error::file(
-                place,
-                format!("holds {} {what} for {count} timestamps", paths.len()),
-            )
-            .in_sensor(sensor, None));
+        if locations.len() != count {
+            return Err(place
+                .error(format!(
+                    "holds {} {what} for {count} timestamps",
+                    locations.len()
+                ))
+                .in_sensor(sensor, None));
         }
+        let locations = locations
+            .iter()
+            .enumerate()
+            .map(|(index, location)| {
+                location
+                    .opened()
+                    .map_err(|e| e.in_sensor(sensor, Some(index)))
+            })
+            .collect::<Result<_>>()?;
         Ok(Files {
             sensor: sensor.to_string(),
-            paths: paths.into(),
+            locations,
             fetched: Arc::default(),
         })
     }
 
     /// The files, a sample's in its place.
-    pub(crate) fn paths(&self) -> &[PathBuf] {
-        &self.paths
+    pub(crate) fn locations(&self) -> &[Location] {
+        &self.locations
     }
 
     /// Sample `index`'s file, or the error of an index out of range.
-    pub(crate) fn path(&self, index: usize) -> Result<&Path> {
-        self.paths.get(index).map(PathBuf::as_path).ok_or_else(|| {
+    pub(crate) fn location(&self, index: usize) -> Result<&Location> {
+        self.locations.get(index).ok_or_else(|| {
             Error::out_of_range(
                 format_args!("sensor `{}`", self.sensor),
                 index,
-                self.paths.len(),
+                self.locations.len(),
             )
         })
     }
 
+    /// Sample `index`'s file read whole: from the disk, or with one GET
+    /// of the object (retried as its store's policy says). A failure
+    /// names the file, the sensor and the sample.
+    pub(crate) fn read(&self, index: usize) -> Result<Contents> {
+        let location = self.location(index)?;
+        let contents = match location.as_path() {
+            Some(path) => std::fs::read(path)
+                .map(Contents::File)
+                .map_err(|e| location.error(format!("cannot read: {e}"))),
+            None => location
+                .object()
+                .and_then(|object| object.get())
+                .map(Contents::Object),
+        };
+        contents.map_err(|e| e.in_sensor(&self.sensor, Some(index)))
+    }
+
     /// The bytes read ahead for `index`, taken (none if it was not).
-    pub(crate) fn take(&self, index: usize) -> Option<Vec<u8>> {
+    pub(crate) fn take(&self, index: usize) -> Option<Contents> {
         self.fetched().remove(&index)
     }
 
-    /// The sample's file (a file per sample: no row).
+    /// The sample's file, its path or URL (a file per sample: no row).
     pub(crate) fn origin(&self, index: usize) -> SensorOrigin {
         let origin = SensorOrigin::new(self.sensor.as_str(), index);
-        match self.paths.get(index) {
-            Some(path) => origin.in_file(path.display(), None),
+        match self.locations.get(index) {
+            Some(location) => origin.in_file(location, None),
             None => origin,
         }
     }
 
     /// Read sample `index`'s file, kept for the `get` that follows.
     pub(crate) fn fetch(&self, index: usize) -> Result<u64> {
-        let path = self.path(index)?;
-        let bytes = std::fs::read(path).map_err(|e| {
-            Error::file(path, format!("cannot read: {e}")).in_sensor(&self.sensor, Some(index))
-        })?;
-        let n = bytes.len() as u64;
-        self.fetched().insert(index, bytes);
+        let contents = self.read(index)?;
+        let n = contents.len() as u64;
+        self.fetched().insert(index, contents);
         Ok(n)
     }
 
@@ -157,7 +204,27 @@ impl Files {
 
     /// The bytes read ahead (a panic elsewhere while it was held leaves a
     /// map still good to use).
-    fn fetched(&self) -> MutexGuard<'_, HashMap<usize, Vec<u8>>> {
+    fn fetched(&self) -> MutexGuard<'_, HashMap<usize, Contents>> {
         self.fetched.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// The files of the local folder `path` (`dir`) whose names are
+/// `wanted`, with their names.
+fn local_files(
+    dir: &Location,
+    path: &Path,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<Vec<(String, Location)>> {
+    let cannot = |e: std::io::Error| dir.error(format!("cannot list: {e}"));
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(path).map_err(cannot)? {
+        let entry = entry.map_err(cannot)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let file = entry.path();
+        if wanted(&name) && file.is_file() {
+            files.push((name, Location::from(file)));
+        }
+    }
+    Ok(files)
 }

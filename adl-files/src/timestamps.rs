@@ -62,29 +62,33 @@ pub(crate) fn checked(sensor: &str, location: &Location, values: Vec<f64>) -> Re
     Timestamps::new(sensor, values).map_err(|e| location.error(e))
 }
 
-/// The name and timestamps of the sensor of the folder `dir`, in the
-/// layout of a sensor per folder: named as the folder, its timestamps in
-/// the first of [`TIMESTAMP_FILES`] that is there.
-pub(crate) fn sensor_folder(dir: &Path) -> Result<(String, Timestamps)> {
+/// The name and timestamps of the sensor of the folder `dir` (a path, or
+/// a folder in an object store), in the layout of a sensor per folder:
+/// named as the folder, its timestamps in the first of [`TIMESTAMP_FILES`]
+/// that is there (a folder in a store listed once to find it, a folder on
+/// a plain HTTP server asked for each name in turn).
+pub(crate) fn sensor_folder(dir: &Location) -> Result<(String, Timestamps)> {
     let name = dir
         .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| Error::file(dir, "a sensor folder needs a name"))?;
-    let times = TIMESTAMP_FILES
-        .iter()
-        .map(|file| dir.join(file))
-        .find(|path| path.is_file())
-        .ok_or_else(|| {
-            Error::file(
-                dir,
-                format!(
-                    "no timestamps file: a sensor folder has one of {}",
-                    TIMESTAMP_FILES.join(", ")
-                ),
-            )
-            .in_sensor(&name, None)
-        })?;
-    let timestamps = read_timestamps(&name, times)?;
+        .map(str::to_string)
+        .ok_or_else(|| dir.error("a sensor folder needs a name"))?;
+    let times = match dir.as_path() {
+        Some(path) => TIMESTAMP_FILES
+            .into_iter()
+            .find(|file| path.join(file).is_file()),
+        None => dir
+            .object()
+            .and_then(|folder| folder.first_present(&TIMESTAMP_FILES))
+            .map_err(|e| e.in_sensor(&name, None))?,
+    };
+    let times = times.ok_or_else(|| {
+        dir.error(format!(
+            "no timestamps file: a sensor folder has one of {}",
+            TIMESTAMP_FILES.join(", ")
+        ))
+        .in_sensor(&name, None)
+    })?;
+    let timestamps = read_timestamps(&name, dir.join(times))?;
     Ok((name, timestamps))
 }
 

@@ -15,10 +15,14 @@ use common::source_error;
 use s3::flaky::{Fault, Flaky};
 use s3::{BUCKET, S3Server, options_for};
 
-use adl::files::{Location, Npy, RetryPolicy, Store, StoreOptions, Table, read_timestamps};
+use adl::files::{
+    Images, Location, Npy, NpyFiles, RetryPolicy, Store, StoreOptions, Table, read_timestamps,
+};
 use adl::loader::Loader;
-use adl::ndarray::{Array, Array2, Ix1, Ix2, IxDyn};
+use adl::ndarray::{Array, Array1, Array2, Array4, Axis, Ix1, Ix2, IxDyn};
+use adl::transform::ImageLayout;
 use adl::{Error, Sensor, SensorDataset};
+use ndarray_npy::WriteNpyExt;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -57,10 +61,75 @@ fn server() -> &'static S3Server {
         // A sensor folder readable over plain HTTP.
         server.put_public("public/radar/data.npy", &file("radar.npy"));
         server.put_public("public/radar/ts.txt", &file("radar_ts.txt"));
+        // Sensors with a file per sample: a camera (JPEG, then PNG) and a
+        // lidar, with what their folders' listings pass over beside them.
+        for frame in [
+            "frame_1.jpg",
+            "frame_2.jpg",
+            "frame_9.jpg",
+            "frame_10.jpg",
+            "ts.txt",
+        ] {
+            server.put(
+                &format!("drive/camera/{frame}"),
+                &file(&format!("camera/{frame}")),
+            );
+        }
+        server.put("drive/camera/.frame_0.jpg", &file("corrupt.jpg"));
+        server.put("drive/camera/notes.txt", b"not a frame");
+        server.put("drive/camera/old/frame_0.jpg", &file("corrupt.jpg"));
+        for frame in (0..7).map(|k| format!("f{k}.png")).chain(["ts.txt".into()]) {
+            server.put(
+                &format!("drive/png/{frame}"),
+                &file(&format!("png/{frame}")),
+            );
+        }
+        for (k, name) in SCANS.iter().enumerate() {
+            server.put(&format!("drive/lidar/{name}"), &npy_bytes(&scan(k)));
+        }
+        server.put("drive/lidar/ts.npy", &npy_bytes(&lidar_times()));
+        // A camera whose second frame is corrupt, a lidar whose second
+        // scan is not an array.
+        server.put("bad/camera/frame_1.jpg", &file("camera/frame_1.jpg"));
+        server.put("bad/camera/frame_2.jpg", &file("corrupt.jpg"));
+        server.put("bad/camera/ts.txt", b"0.0\n0.1\n");
+        server.put("bad/lidar/0.npy", &npy_bytes(&scan(0)));
+        server.put("bad/lidar/1.npy", &file("not_npy.npy"));
+        server.put("bad/lidar/ts.txt", b"0.0\n0.1\n");
         // URL strings in the bucket read through a store on this server.
         server.store().share();
     });
     server
+}
+
+/// The lidar's scans in `drive/lidar/`, in natural order (not the
+/// lexical order, `scan_10` before `scan_2`); one empty.
+const SCANS: [&str; 5] = [
+    "scan_1.npy",
+    "scan_2.npy",
+    "scan_9.npy",
+    "scan_10.npy",
+    "scan_11.NPY",
+];
+
+/// Scan `k` of the lidar: `[n_k, 4]`, every value telling its scan, point
+/// and column.
+fn scan(k: usize) -> Array2<f32> {
+    let n = [3, 7, 1, 0, 12][k];
+    Array::from_shape_fn((n, 4), |(p, c)| (k * 1000 + p * 10 + c) as f32 + 0.25)
+}
+
+fn lidar_times() -> Array1<f64> {
+    Array1::from_iter((0..SCANS.len()).map(|k| k as f64 * 0.1))
+}
+
+/// `array` as a `.npy` file.
+fn npy_bytes<D: adl::ndarray::Dimension>(
+    array: &Array<impl ndarray_npy::WritableElement, D>,
+) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    array.write_npy(&mut bytes).unwrap();
+    bytes
 }
 
 fn radar_times() -> adl::Timestamps {
@@ -486,4 +555,293 @@ fn store_settings_are_checked_when_it_is_opened() {
             .starts_with("ftp://host/data.npy (sensor `radar`): not the URL"),
         "{err}"
     );
+}
+
+/// `s3://BUCKET/key`.
+fn url(key: &str) -> String {
+    format!("s3://{BUCKET}/{key}")
+}
+
+/// `n` timestamps of sensor `sensor`, 0.1 s apart.
+fn times(sensor: &str, n: usize) -> adl::Timestamps {
+    adl::Timestamps::new(sensor, (0..n).map(|k| k as f64 / 10.0).collect()).unwrap()
+}
+
+/// A local copy of `drive/lidar/`.
+fn local_lidar() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("lidar");
+    std::fs::create_dir(&folder).unwrap();
+    for (k, name) in SCANS.iter().enumerate() {
+        std::fs::write(folder.join(name), npy_bytes(&scan(k))).unwrap();
+    }
+    std::fs::write(folder.join("ts.npy"), npy_bytes(&lidar_times())).unwrap();
+    (dir, folder)
+}
+
+#[test]
+fn an_images_folder_in_s3_decodes_as_the_local_folder() {
+    let store = server().store();
+    let local = Images::in_folder(data("camera")).unwrap();
+    let remote = Images::in_folder(store.at("drive/camera")).unwrap();
+    assert_eq!(remote.name(), "camera");
+    assert_eq!(remote.metadata().as_slice(), local.metadata().as_slice());
+    // In natural order; the hidden file, the text file and the subfolder
+    // passed over.
+    let frames: Vec<String> = remote.frames().iter().map(|f| f.to_string()).collect();
+    let expected = ["frame_1.jpg", "frame_2.jpg", "frame_9.jpg", "frame_10.jpg"]
+        .map(|frame| url(&format!("drive/camera/{frame}")));
+    assert_eq!(frames, expected);
+    assert_eq!(remote.frame_size(), local.frame_size());
+    // Opened with the folder listed (for its timestamps file, then for its
+    // frames), ts.txt and the first frame read.
+    let opened = store.stats();
+    assert_eq!((opened.requests, opened.retries), (4, 0), "{opened:?}");
+    for i in 0..local.len() {
+        assert_eq!(remote.get(i).unwrap(), local.get(i).unwrap(), "frame {i}");
+    }
+    // Then a GET per frame.
+    let read = store.stats();
+    assert_eq!((read.requests, read.retries, read.failures), (8, 0, 0));
+    let origin = remote.origin(3);
+    assert_eq!(origin.file.as_deref(), Some(expected[3].as_str()));
+    assert_eq!(origin.row, None);
+
+    // PNG frames of every kind, from a URL string, channels first and
+    // downscaled.
+    let shrunk = |camera: Images| camera.layout(ImageLayout::Chw).downscale(2).unwrap();
+    let local_png = shrunk(Images::in_folder(data("png")).unwrap());
+    let remote_png = shrunk(Images::in_folder(url("drive/png/")).unwrap());
+    assert_eq!(remote_png.len(), 7);
+    for i in 0..7 {
+        assert_eq!(
+            remote_png.get(i).unwrap(),
+            local_png.get(i).unwrap(),
+            "png {i}"
+        );
+    }
+
+    // A list of objects, in its order: URL strings or a store's locations.
+    let listed = Images::from_files(
+        "camera",
+        [
+            url("drive/camera/frame_10.jpg"),
+            url("drive/camera/frame_1.jpg"),
+        ],
+        times("camera", 2),
+    )
+    .unwrap();
+    assert_eq!(listed.get(0).unwrap(), local.get(3).unwrap());
+    assert_eq!(listed.get(1).unwrap(), local.get(0).unwrap());
+    let listed = Images::from_files(
+        "camera",
+        [store.at("drive/camera/frame_9.jpg")],
+        times("camera", 1),
+    )
+    .unwrap();
+    assert_eq!(listed.get(0).unwrap(), local.get(2).unwrap());
+}
+
+#[test]
+fn npy_files_in_s3_read_as_the_local_files() {
+    server();
+    let (_dir, folder) = local_lidar();
+    let local: NpyFiles<f32, Ix2> = NpyFiles::in_folder(&folder).unwrap();
+    let remote: NpyFiles<f32, Ix2> = NpyFiles::in_folder(url("drive/lidar")).unwrap();
+    assert_eq!(remote.name(), "lidar");
+    assert_eq!(remote.metadata().as_slice(), local.metadata().as_slice());
+    let names: Vec<&str> = remote
+        .files()
+        .iter()
+        .map(|f| f.file_name().unwrap())
+        .collect();
+    assert_eq!(names, SCANS);
+    for k in 0..SCANS.len() {
+        assert_eq!(remote.get(k).unwrap(), local.get(k).unwrap(), "scan {k}");
+        assert_eq!(remote.get(k).unwrap(), scan(k), "scan {k}");
+    }
+    assert_eq!(
+        remote.origin(4).file.as_deref(),
+        Some(url("drive/lidar/scan_11.NPY").as_str())
+    );
+    let listed = NpyFiles::<f32, IxDyn>::from_files(
+        "lidar",
+        [
+            url("drive/lidar/scan_10.npy"),
+            url("drive/lidar/scan_2.npy"),
+        ],
+        times("lidar", 2),
+    )
+    .unwrap();
+    assert_eq!(listed.get(0).unwrap(), scan(3).into_dyn());
+    assert_eq!(listed.get(1).unwrap(), scan(1).into_dyn());
+    let message = source_error(
+        NpyFiles::<f64, Ix2>::in_folder(url("drive/lidar")),
+        "drive/lidar/scan_1.npy",
+    );
+    assert!(
+        message.ends_with("(sensor `lidar`, sample 0): holds elements of type '<f4', not f64"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_file_fetched_ahead_is_read_with_one_request_and_parsed_by_its_get() {
+    let store = server().store();
+    let local = Images::in_folder(data("camera")).unwrap();
+    let camera = Images::in_folder(store.at("drive/camera")).unwrap();
+    let lidar: NpyFiles<f32, Ix2> = NpyFiles::in_folder(store.at("drive/lidar")).unwrap();
+    let opened = store.stats().requests;
+    assert!(camera.fetches() && lidar.fetches());
+
+    let size = std::fs::metadata(data("camera/frame_9.jpg")).unwrap().len();
+    assert_eq!(camera.fetch(2).unwrap(), size);
+    assert_eq!(store.stats().requests, opened + 1);
+    assert_eq!(camera.get(2).unwrap(), local.get(2).unwrap());
+    assert_eq!(store.stats().requests, opened + 1);
+    // Read ahead once: the next get reads it again, as does a get after
+    // a release.
+    assert_eq!(camera.get(2).unwrap(), local.get(2).unwrap());
+    camera.fetch(1).unwrap();
+    camera.release(1);
+    assert_eq!(camera.get(1).unwrap(), local.get(1).unwrap());
+    assert_eq!(store.stats().requests, opened + 4);
+
+    let size = npy_bytes(&scan(1)).len() as u64;
+    assert_eq!(lidar.fetch(1).unwrap(), size);
+    assert_eq!(lidar.get(1).unwrap(), scan(1));
+    assert_eq!(store.stats().requests, opened + 5);
+}
+
+#[test]
+fn a_missing_or_corrupt_object_is_named_with_the_sensor_and_the_sample() {
+    let server = server();
+    let camera = Images::in_folder(url("bad/camera")).unwrap();
+    assert_eq!(camera.get(0).unwrap().shape(), &[24, 32, 3]);
+    let corrupt = url("bad/camera/frame_2.jpg");
+    let message = source_error(camera.get(1), &corrupt);
+    assert!(
+        message.starts_with(&format!("{corrupt} (sensor `camera`, sample 1): ")),
+        "{message}"
+    );
+    // The same once read ahead: the object is there, its pixels are not.
+    camera.fetch(1).unwrap();
+    assert_eq!(source_error(camera.get(1), &corrupt), message);
+
+    let missing = url("bad/camera/frame_3.jpg");
+    let camera = Images::from_files(
+        "camera",
+        [url("bad/camera/frame_1.jpg"), missing.clone()],
+        times("camera", 2),
+    )
+    .unwrap();
+    let no_such = format!("{missing} (sensor `camera`, sample 1): no such object");
+    for message in [
+        source_error(camera.fetch(1), &missing),
+        source_error(camera.get(1), &missing),
+    ] {
+        assert!(message.starts_with(&no_such), "{message}");
+    }
+    // The first frame is read when the sensor is opened.
+    let message = source_error(
+        Images::from_files("camera", [missing.as_str()], times("camera", 1)),
+        &missing,
+    );
+    assert!(
+        message.starts_with(&format!(
+            "{missing} (sensor `camera`, sample 0): no such object"
+        )),
+        "{message}"
+    );
+
+    let lidar: NpyFiles<f32, Ix2> = NpyFiles::in_folder(url("bad/lidar")).unwrap();
+    let scan = url("bad/lidar/1.npy");
+    let message = source_error(lidar.get(1), &scan);
+    assert!(
+        message.starts_with(&format!(
+            "{scan} (sensor `lidar`, sample 1): not a NumPy .npy file"
+        )),
+        "{message}"
+    );
+
+    // A folder with no frames, and one on a server that cannot list.
+    let empty = url("nowhere/camera");
+    let message = source_error(
+        Images::open("camera", empty.as_str(), times("camera", 1)),
+        &empty,
+    );
+    assert_eq!(
+        message,
+        format!("{empty} (sensor `camera`): holds no frames: no file named *.jpg, *.jpeg, *.png")
+    );
+    let http = format!("{}/{BUCKET}/drive/camera", server.endpoint());
+    let message = source_error(
+        Images::open("camera", http.as_str(), times("camera", 4)),
+        &http,
+    );
+    assert!(
+        message.starts_with(&format!(
+            "{http} (sensor `camera`): a folder on a plain HTTP server cannot be listed"
+        )),
+        "{message}"
+    );
+}
+
+#[test]
+fn frames_are_read_through_server_errors_each_retry_counted() {
+    let server = server();
+    let failing = Flaky::start(
+        &server.address,
+        Fault::Answer {
+            status: 503,
+            times: 2,
+        },
+    );
+    let store = Store::open_with(
+        &format!("s3://{BUCKET}"),
+        &options_for(&failing.endpoint(), quick(3)),
+    )
+    .unwrap();
+    let lidar: NpyFiles<f32, Ix2> = NpyFiles::in_folder(store.at("drive/lidar")).unwrap();
+    for k in 0..SCANS.len() {
+        assert_eq!(lidar.get(k).unwrap(), scan(k), "scan {k}");
+    }
+    // Two listings, ts.npy and the first scan, then a GET per scan, and
+    // the two failures retried.
+    assert_eq!(failing.answered(), 2);
+    let stats = store.stats();
+    assert_eq!(
+        (stats.requests, stats.retries, stats.failures),
+        (11, 2, 0),
+        "{stats:?}"
+    );
+}
+
+#[test]
+fn a_camera_in_s3_is_read_ahead_by_a_loaders_read_stage() {
+    server();
+    let local = Images::in_folder(data("camera")).unwrap();
+    let camera = Images::in_folder(url("drive/camera")).unwrap();
+    let loader = Loader::new(
+        SensorDataset::new(camera),
+        adl::pipeline! { collate: default },
+    )
+    .batch_size(4)
+    .workers(2)
+    .build()
+    .unwrap();
+    let batches: Vec<Array4<u8>> = loader.epoch(0).map(|b| b.unwrap().into_inner()).collect();
+    assert_eq!(batches.len(), 1);
+    for i in 0..4 {
+        assert_eq!(batches[0].index_axis(Axis(0), i), local.get(i).unwrap());
+    }
+    // Each frame's object read once by the read stage, then decoded.
+    let stats = loader.statistics();
+    assert_eq!((stats.reads.reads, stats.reads.failed), (4, 0));
+    let on_disk: u64 = local
+        .frames()
+        .iter()
+        .map(|f| std::fs::metadata(f.as_path().unwrap()).unwrap().len())
+        .sum();
+    assert_eq!(stats.reads.bytes, on_disk);
 }
