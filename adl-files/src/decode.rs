@@ -2,8 +2,6 @@
 //! libjpeg-turbo (feature `libjpeg-turbo`), into the buffer that becomes
 //! a sample.
 
-use std::path::Path;
-
 use adl_core::transform::ImageLayout;
 use zune_jpeg::JpegDecoder;
 use zune_jpeg::zune_core::bytestream::ZCursor;
@@ -95,7 +93,7 @@ impl Decoding {
         &self,
         bytes: &[u8],
         size: (usize, usize),
-        first: &Path,
+        first: &dyn std::fmt::Display,
         scratch: &mut Vec<u8>,
     ) -> Result<Vec<u8>, String> {
         let direct = self.layout == ImageLayout::Hwc && self.factor == 1;
@@ -263,17 +261,17 @@ fn reaches_end_of_image(bytes: &[u8]) -> bool {
 
 /// `found` (height, width) is the sensor's `size` (that of its frame
 /// `first`), else the error that names both.
-fn same_size(found: (usize, usize), size: (usize, usize), first: &Path) -> Result<(), String> {
+fn same_size(
+    found: (usize, usize),
+    size: (usize, usize),
+    first: &dyn std::fmt::Display,
+) -> Result<(), String> {
     if found == size {
         return Ok(());
     }
     Err(format!(
         "is {} x {} pixels (width x height), but the sensor's first frame, {}, is {} x {}: the frames of a sensor share one size",
-        found.1,
-        found.0,
-        first.display(),
-        size.1,
-        size.0
+        found.1, found.0, first, size.1, size.0
     ))
 }
 

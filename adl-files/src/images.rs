@@ -3,7 +3,6 @@
 use std::cell::RefCell;
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::PathBuf;
 
 use adl_core::transform::ImageLayout;
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
@@ -19,7 +18,7 @@ pub const IMAGE_EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
 
 /// A camera: a sensor whose samples are the frames of a sequence of JPEG
 /// or PNG files, one per timestamp, decoded in Rust (zune-jpeg,
-/// zune-png) into RGB `Array3<u8>`, `[H, W, 3]` (the default) or `[3, H,
+/// zune-png), or JPEGs by libjpeg-turbo (feature `libjpeg-turbo`), into RGB `Array3<u8>`, `[H, W, 3]` (the default) or `[3, H,
 /// W]` ([`layout`](Images::layout)).
 ///
 /// **Frames.** From a folder ([`open`](Images::open),
@@ -46,19 +45,28 @@ pub const IMAGE_EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
 /// CMYK converted); its EXIF orientation is not applied (nor by Pillow's
 /// `Image.open`). Against Pillow's libjpeg-turbo, zune-jpeg's pixels
 /// differ by at most a few values (its IDCT and chroma upsampling are its
-/// own): 4 at most on 640 x 480 photographs at quality 90.
+/// own): 4 at most on 640 x 480 photographs at quality 90. With the
+/// feature `libjpeg-turbo` (the system's library: Debian's
+/// `libturbojpeg0-dev`), JPEGs are decoded by libjpeg-turbo with its
+/// defaults, Pillow's: the same pixels as Pillow, at its speed. A frame
+/// it cannot decode cleanly (a CMYK JPEG, a corrupt one) goes to
+/// zune-jpeg, whose verdict stands: the frames accepted and the errors
+/// are the same with the feature and without.
 ///
-/// **Downscaling** by 2, 4 or 8 ([`downscale`](Images::downscale)):
-/// zune-jpeg has no decode-time (DCT-domain) scaling, so a frame is
-/// decoded whole and each output pixel is the mean of a box of `factor` x
-/// `factor` pixels, in the pass that writes the sample; the last row and
-/// column of boxes take what is left, so a side of `n` pixels becomes
-/// `ceil(n / factor)` (libjpeg's scaled size). It saves the memory and
-/// the work of every later step, not the decoding.
+/// **Downscaling** by 2, 4 or 8 ([`downscale`](Images::downscale)): a
+/// side of `n` pixels becomes `ceil(n / factor)` (libjpeg's scaled size).
+/// With libjpeg-turbo, a JPEG is scaled as it is decoded (in the DCT
+/// domain, as Pillow's `draft`: the same pixels), which saves most of the
+/// decoding too. Otherwise (zune-jpeg, and PNG) a frame is decoded whole
+/// and each output pixel is the mean of a box of `factor` x `factor`
+/// pixels, in the pass that writes the sample, the last row and column of
+/// boxes taking what is left: it saves the memory and the work of every
+/// later step, not the decoding.
 ///
 /// **Buffers.** A frame is decoded straight into the buffer that becomes
 /// its array (one allocation per frame, no copy after decoding) when it is
-/// what the decoder gives: an RGB `[H, W, 3]` frame, not downscaled.
+/// what the decoder gives: an RGB `[H, W, 3]` frame, not downscaled (with
+/// libjpeg-turbo, also downscaled).
 /// Otherwise it is decoded into a scratch buffer kept by each thread and
 /// written into the array in one pass (gray to RGB, box downscale, `[3, H,
 /// W]`). Each thread also keeps the buffer a local file is read into:
@@ -117,9 +125,6 @@ pub struct Images {
     timestamps: Timestamps,
     /// Every frame's size in its file, (height, width): the first's.
     size: (usize, usize),
-    /// The first frame, as the messages of a frame of another size name
-    /// it: its path, or its URL.
-    first: PathBuf,
     decoding: Decoding,
 }
 
@@ -199,16 +204,11 @@ impl Images {
         let size = decoding
             .size(&frames.read(0)?)
             .map_err(|reason| first.error(reason).in_sensor(name, Some(0)))?;
-        let first = match first.as_path() {
-            Some(path) => path.to_path_buf(),
-            None => PathBuf::from(first.to_string()),
-        };
         Ok(Images {
             name: name.to_string(),
             frames,
             timestamps,
             size,
-            first,
             decoding,
         })
     }
@@ -314,7 +314,8 @@ impl Images {
                 }
             };
             catch_unwind(AssertUnwindSafe(|| {
-                self.decoding.decode(bytes, self.size, &self.first, pixels)
+                self.decoding
+                    .decode(bytes, self.size, &self.frames.locations()[0], pixels)
             }))
             .unwrap_or_else(|panic| {
                 let message = panic
