@@ -320,6 +320,26 @@ fn a_recordings_sensors_are_read_at_once() {
     let recording =
         Recording::new("drive", sensors, &Nearest::new("camera", 0.01).unwrap()).unwrap();
     assert_eq!(recording.fetch_parts(5), 3);
+    // By default, 32 samples at once: a reader per sensor of each.
+    let recording = std::sync::Arc::new(recording);
+    let by_default = Loader::new(
+        std::sync::Arc::clone(&recording),
+        Stages::new()
+            .with_sample(|r: Record<u64>| r.values().iter().sum::<u64>())
+            .with_collate(DefaultCollate),
+    )
+    .build()
+    .unwrap();
+    assert_eq!(
+        by_default
+            .plan()
+            .schedule()
+            .readers()
+            .map(|(threads, _)| threads),
+        Some(3 * adl::loader::READERS)
+    );
+    drop(by_default);
+    let recording = std::sync::Arc::into_inner(recording).unwrap();
     // Three readers: one sample's three sensors at a time, each sensor's
     // read waiting for the other two.
     let loader = Loader::new(

@@ -97,7 +97,7 @@ use crate::planner::Planner;
 use crate::schedule::{DeviceFacts, Settings};
 
 pub use batch::Batch;
-pub use builder::{LoaderBuilder, READ_BOUND, READERS};
+pub use builder::{LoaderBuilder, MAX_READERS, READ_BOUND, READERS};
 pub use device::FUSION_VARIABLE;
 pub use epoch::Epoch;
 pub use job::Skipped;
@@ -221,7 +221,7 @@ where
         context::clock_cost();
         let readers = config
             .readers
-            .unwrap_or(if dataset.fetches() { READERS } else { 0 });
+            .unwrap_or_else(|| builder::default_readers(&dataset));
         let plan = make_plan(&pipeline, &config, readers)?;
         let accelerator = plan.1;
         let plan = plan.0;
