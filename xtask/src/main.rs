@@ -8,7 +8,11 @@
 //!   workloads W1, W2 and W3 at full size in release with `--verify`
 //!   (`adl-bench`; their digests), as a run with no flags does them (W2's
 //!   batch kernels on the first GPU, else as Rust kernels), and W2 once
-//!   more with its batch stage as OpenCL kernels on POCL's CPU device.
+//!   more with its batch stage as OpenCL kernels on POCL's CPU device,
+//!   and last the Python package's tests (`adl-python`, built into a venv
+//!   under the target dir with abstract-dataloader 0.4.7 beside it, then
+//!   pytest).
+//! - `cargo xtask python`: only the Python package's tests.
 //! - `cargo xtask setup`: only make sure the system packages are present.
 //!
 //! Each first makes sure the system packages adl needs are installed: the
@@ -20,7 +24,10 @@
 //! `ADL_SKIP_SETUP=1` to skip the check (for systems that provide OpenCL in
 //! another way).
 
+use std::path::Path;
 use std::process::{Command, ExitCode};
+
+mod python;
 
 /// Debian packages needed by the build and the tests.
 const PACKAGES: [&str; 4] = [
@@ -30,7 +37,8 @@ const PACKAGES: [&str; 4] = [
     "pkg-config",
 ];
 
-const USAGE: &str = "usage: cargo xtask <example [ARGS...] | test [CARGO TEST ARGS...] | setup>";
+const USAGE: &str =
+    "usage: cargo xtask <example [ARGS...] | test [CARGO TEST ARGS...] | python | setup>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -50,7 +58,7 @@ fn main() -> ExitCode {
             .map(String::from)
             .chain(rest)
             .collect(),
-        "setup" => Vec::new(),
+        "setup" | "python" => Vec::new(),
         other => {
             eprintln!("xtask: unknown task `{other}`\n{USAGE}");
             return ExitCode::FAILURE;
@@ -59,6 +67,19 @@ fn main() -> ExitCode {
     if let Err(message) = ensure_system_packages() {
         eprintln!("xtask: {message}");
         return ExitCode::FAILURE;
+    }
+    // The workspace's root: xtask's parent folder.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap_or(Path::new("."));
+    if task == "python" {
+        return match python::test_package(root) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("xtask: {message}");
+                ExitCode::FAILURE
+            }
+        };
     }
     if cargo_args.is_empty() {
         return ExitCode::SUCCESS;
@@ -130,6 +151,12 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         }
+    }
+    if task == "test"
+        && let Err(message) = python::test_package(root)
+    {
+        eprintln!("xtask: {message}");
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }

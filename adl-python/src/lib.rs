@@ -1,0 +1,25 @@
+//! `adl._native`: the Rust half of the Python package `adl` (its Python
+//! half is `python/adl`). Built by maturin (`pip install ./adl-python`)
+//! as one abi3 extension for every Python from 3.9 on.
+//!
+//! What it holds so far: the synchronization policies of
+//! abstract-dataloader 0.4.7's `generic` module (`Empty`, `Next`,
+//! `Nearest`), computed by adl-core with the GIL released. The package's
+//! `adl.generic` offers them under the reference's names, beside its
+//! `Decimate`.
+
+use pyo3::prelude::*;
+
+mod errors;
+mod margin;
+mod sync;
+mod timestamps;
+
+/// The module `adl._native`.
+#[pymodule]
+fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<sync::Empty>()?;
+    module.add_class::<sync::Next>()?;
+    module.add_class::<sync::Nearest>()?;
+    Ok(())
+}
