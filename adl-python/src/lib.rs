@@ -4,16 +4,19 @@
 //!
 //! What it holds so far: the synchronization policies of
 //! abstract-dataloader 0.4.7's `generic` module (`Empty`, `Next`,
-//! `Nearest`), computed by adl-core with the GIL released. The package's
+//! `Nearest`), computed by adl-core with the GIL released (the package's
 //! `adl.generic` offers them under the reference's names, beside its
-//! `Decimate`.
+//! `Decimate`), and its `abstract.Trace` and `abstract.Dataset` as
+//! `adl.Trace` and `adl.Dataset`, over Python sensors and traces.
 
 use pyo3::prelude::*;
 
+mod dataset;
 mod errors;
 mod margin;
 mod sync;
 mod timestamps;
+mod trace;
 
 /// The module `adl._native`.
 #[pymodule]
@@ -21,5 +24,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<sync::Empty>()?;
     module.add_class::<sync::Next>()?;
     module.add_class::<sync::Nearest>()?;
+    module.add_class::<trace::Trace>()?;
+    module.add_class::<dataset::Dataset>()?;
     Ok(())
 }

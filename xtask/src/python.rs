@@ -40,13 +40,13 @@ pub(crate) fn test_package(root: &Path) -> Result<(), String> {
         .args(["--force-reinstall", "--no-deps"])
         .arg(root.join("adl-python"))
         .env("MATURIN_PEP517_ARGS", "--profile dev");
-    run(&mut install, "building and installing adl-python")?;
+    run(&mut install, "building and installing adl-python", NEEDS)?;
     let mut pytest = Command::new(&python);
     pytest
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(root.join("adl-python").join("tests"))
         .current_dir(root.join("adl-python"));
-    run(&mut pytest, "the Python package's tests")
+    run(&mut pytest, "the Python package's tests", "")
 }
 
 /// The venv's Python, the venv made with [`REQUIREMENTS`] first where it
@@ -72,23 +72,25 @@ fn venv_python(root: &Path) -> Result<PathBuf, String> {
     run(
         Command::new(&host).args(["-m", "venv"]).arg(&venv),
         "making the Python venv",
+        NEEDS,
     )?;
     run(
         Command::new(&python)
             .args(["-m", "pip", "install", "--quiet"])
             .args(REQUIREMENTS),
         "installing the Python test packages",
+        NEEDS,
     )?;
     std::fs::write(&ready, wanted).map_err(|e| format!("writing {}: {e}", ready.display()))?;
     Ok(python)
 }
 
 /// Run `command` in the open (its output shown); its failure says what
-/// it was and what the step needs.
-fn run(command: &mut Command, what: &str) -> Result<(), String> {
+/// it was, and `needs` what the step needs where that may be the cause.
+fn run(command: &mut Command, what: &str, needs: &str) -> Result<(), String> {
     match command.status() {
         Ok(status) if status.success() => Ok(()),
-        Ok(status) => Err(format!("{what} failed ({status}).\n{NEEDS}")),
+        Ok(status) => Err(format!("{what} failed ({status}).\n{needs}")),
         Err(e) => Err(format!(
             "{what}: cannot run {:?}: {e}.\n{NEEDS}",
             command.get_program()

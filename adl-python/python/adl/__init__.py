@@ -1,11 +1,14 @@
 """adl from Python: a Rust data-loading engine built on the Abstract
 Dataloader specification.
 
-``adl.generic`` is a drop-in for ``abstract_dataloader.generic`` (0.4.7):
-so far its synchronization policies (``Empty``, ``Next``, ``Nearest``,
-computed in Rust with the GIL released, and ``Decimate``).
+- ``adl.generic``: a drop-in for ``abstract_dataloader.generic`` (0.4.7),
+  so far its synchronization policies (``Empty``, ``Next``, ``Nearest``,
+  computed in Rust with the GIL released, and ``Decimate``).
+- ``adl.Trace`` and ``adl.Dataset``: its ``abstract.Trace`` and
+  ``abstract.Dataset``, over Python sensors and traces.
 """
 
 from adl import generic
+from adl._native import Dataset, Trace
 
-__all__ = ["generic"]
+__all__ = ["Dataset", "Trace", "generic"]

@@ -1,0 +1,133 @@
+//! `adl.Trace`: abstract-dataloader 0.4.7's `abstract.Trace`, a trace of
+//! simultaneously recording sensors (Python sensors or adl's), its samples
+//! synchronized by a policy, by indices given, or not at all.
+
+use pyo3::exceptions::PyIndexError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyMapping, PyString};
+
+/// The first value of `mapping` (the reference's `list(m.values())[0]`).
+fn first<'py>(mapping: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let values = mapping.cast::<PyMapping>()?.values()?;
+    if values.is_empty() {
+        return Err(PyIndexError::new_err("list index out of range"));
+    }
+    values.get_item(0)
+}
+
+/// A trace: `sensors` (a mapping of names to sensors, each with
+/// `metadata.timestamps`, `__getitem__` and `__len__`), and how a global
+/// index maps to each sensor's: `sync` a policy (called once, with every
+/// sensor's timestamps), a mapping of index arrays used as they are, or
+/// `None` (the sensors are already synchronous: sample `i` of each).
+///
+/// `trace[i]` is `{name: sensor[indices[name][i]]}` in the sensors' order;
+/// `trace["name"]` is the sensor.
+#[pyclass(module = "adl", subclass)]
+pub(crate) struct Trace {
+    /// The sensors, as given.
+    #[pyo3(get)]
+    sensors: Py<PyAny>,
+    /// The trace's name, for messages and inspection.
+    #[pyo3(get)]
+    name: String,
+    /// `None`, the mapping given, or the policy's result.
+    #[pyo3(get)]
+    indices: Py<PyAny>,
+}
+
+#[pymethods]
+impl Trace {
+    #[new]
+    #[pyo3(signature = (sensors, sync = None, name = "trace".to_string()))]
+    fn new(
+        py: Python<'_>,
+        sensors: Bound<'_, PyAny>,
+        sync: Option<Bound<'_, PyAny>>,
+        name: String,
+    ) -> PyResult<Self> {
+        let indices = match sync {
+            None => py.None(),
+            Some(given) if given.cast::<PyMapping>().is_ok() => given.unbind(),
+            Some(policy) => {
+                let timestamps = PyDict::new(py);
+                for item in sensors.cast::<PyMapping>()?.items()?.iter() {
+                    let (name, sensor): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+                    timestamps
+                        .set_item(name, sensor.getattr("metadata")?.getattr("timestamps")?)?;
+                }
+                policy.call1((timestamps,))?.unbind()
+            }
+        };
+        Ok(Trace {
+            sensors: sensors.unbind(),
+            name,
+            indices,
+        })
+    }
+
+    /// Sample `index` (an int or a numpy integer): each sensor's sample at
+    /// its synchronized index; or the sensor named `index` (a str).
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        index: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let sensors = self.sensors.bind(py);
+        if index.is_instance_of::<PyString>() {
+            return sensors.get_item(index);
+        }
+        let sample = PyDict::new(py);
+        let indices = self.indices.bind(py);
+        for item in sensors.cast::<PyMapping>()?.items()?.iter() {
+            let (name, sensor): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+            let value = if indices.is_none() {
+                sensor.get_item(index)?
+            } else {
+                let row = indices
+                    .get_item(&name)?
+                    .get_item(index)?
+                    .call_method0("item")?;
+                sensor.get_item(row)?
+            };
+            sample.set_item(name, value)?;
+        }
+        Ok(sample.into_any())
+    }
+
+    /// The number of synchronized samples: the first sensor's length when
+    /// the sensors are synchronous already.
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        let indices = self.indices.bind(py);
+        if indices.is_none() {
+            first(self.sensors.bind(py))?.len()
+        } else {
+            first(indices)?.getattr("shape")?.get_item(0)?.extract()
+        }
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let py = slf.py();
+        let this = slf.borrow();
+        let names: Vec<String> = this
+            .sensors
+            .bind(py)
+            .cast::<PyMapping>()?
+            .keys()?
+            .iter()
+            .map(|k| k.str().map(|s| s.to_string()))
+            .collect::<PyResult<_>>()?;
+        let class = slf.get_type().name()?.to_string();
+        Ok(format!(
+            "{class}({}, {}x[{}])",
+            this.name,
+            slf.len()?,
+            names.join(", ")
+        ))
+    }
+
+    /// The sensors (the trace's children in a tree of components).
+    fn children<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.sensors.bind(py).cast::<PyMapping>()?.values()
+    }
+}
