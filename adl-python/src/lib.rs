@@ -13,7 +13,9 @@ use pyo3::prelude::*;
 
 mod dataset;
 mod errors;
+mod loader;
 mod margin;
+mod python_data;
 mod sync;
 mod timestamps;
 mod trace;
@@ -26,5 +28,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<sync::Nearest>()?;
     module.add_class::<trace::Trace>()?;
     module.add_class::<dataset::Dataset>()?;
+    module.add_class::<loader::Loader>()?;
+    module.add_class::<loader::Epoch>()?;
+    module.add("LoaderError", module.py().get_type::<loader::LoaderError>())?;
     Ok(())
 }

@@ -1,0 +1,126 @@
+//! A Python dataset and a Python pipeline as adl's [`Dataset`] and
+//! [`Pipeline`]: each call takes the GIL for itself, so that adl's workers
+//! run them (one at a time, as Python runs) while the thread that iterates
+//! waits without it.
+
+use adl_core::exec::Recycle;
+use adl_core::{Dataset, Error, Pipeline, Result};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+/// A Python object with `__getitem__` and `__len__` (an `adl.Dataset`,
+/// the reference's, a list): sample `i` is `dataset[i]`.
+pub(crate) struct PyDataset {
+    object: Py<PyAny>,
+    len: usize,
+}
+
+impl PyDataset {
+    /// `object`, its length read once.
+    pub(crate) fn new(object: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(PyDataset {
+            len: object.len()?,
+            object: object.clone().unbind(),
+        })
+    }
+
+    /// The Python object.
+    pub(crate) fn object(&self) -> &Py<PyAny> {
+        &self.object
+    }
+}
+
+impl Dataset for PyDataset {
+    type Sample = Py<PyAny>;
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `dataset[index]`; its exception is the error's cause.
+    fn get(&self, index: usize) -> Result<Py<PyAny>> {
+        Python::attach(|py| {
+            self.object
+                .bind(py)
+                .get_item(index)
+                .map(Bound::unbind)
+                .map_err(|e| Error::read("the dataset", index, e))
+        })
+    }
+}
+
+/// A Python pipeline: an object with `sample`, `collate` and `batch`
+/// (`abstract_dataloader.spec.Pipeline`), or none (a batch is then the
+/// list of its samples).
+pub(crate) struct PyPipeline {
+    object: Option<Py<PyAny>>,
+}
+
+impl PyPipeline {
+    /// `object`, checked for the three methods.
+    pub(crate) fn new(object: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        if let Some(object) = object {
+            for method in ["sample", "collate", "batch"] {
+                if !object.hasattr(method)? {
+                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                        "a pipeline has `sample`, `collate` and `batch` (abstract_dataloader.spec.Pipeline); {} has no `{method}`",
+                        object.repr()?
+                    )));
+                }
+            }
+        }
+        Ok(PyPipeline {
+            object: object.map(|o| o.clone().unbind()),
+        })
+    }
+
+    /// `pipeline.<method>(value)`, its exception the cause of an error of
+    /// the node named `method`.
+    fn call(&self, method: &str, value: Py<PyAny>) -> Result<Py<PyAny>> {
+        let Some(object) = &self.object else {
+            return Ok(value);
+        };
+        Python::attach(|py| {
+            object
+                .bind(py)
+                .call_method1(method, (value,))
+                .map(Bound::unbind)
+                .map_err(|e| Error::Transform {
+                    node: method.to_string(),
+                    cause: Box::new(e),
+                })
+        })
+    }
+}
+
+/// A batch as Python gets it (its memory is Python's: nothing to
+/// recycle).
+pub(crate) struct PyBatch(pub(crate) Py<PyAny>);
+
+impl Recycle for PyBatch {}
+
+impl Pipeline<Py<PyAny>> for PyPipeline {
+    type Transformed = Py<PyAny>;
+    type Collated = Py<PyAny>;
+    type Processed = PyBatch;
+
+    fn sample(&self, raw: Py<PyAny>) -> Result<Py<PyAny>> {
+        self.call("sample", raw)
+    }
+
+    fn collate(&self, samples: Vec<Py<PyAny>>) -> Result<Py<PyAny>> {
+        let list = Python::attach(|py| {
+            PyList::new(py, samples)
+                .map(|l| l.into_any().unbind())
+                .map_err(|e| Error::Transform {
+                    node: "collate".into(),
+                    cause: Box::new(e),
+                })
+        })?;
+        self.call("collate", list)
+    }
+
+    fn batch(&self, collated: Py<PyAny>) -> Result<PyBatch> {
+        self.call("batch", collated).map(PyBatch)
+    }
+}

@@ -1,0 +1,177 @@
+"""adl.Loader over Python datasets and pipelines: every index of an epoch
+once, in an order fixed by the seed and the epoch; ranks that partition an
+epoch; exact resume from a state, with other workers; errors that name the
+sample and keep the Python exception as their cause, or samples skipped."""
+
+import numpy as np
+import pytest
+from abstract_dataloader import abstract
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import adl
+from adl import generic
+
+
+class Double:
+    """sample: x -> 2x; collate: a numpy array; batch: + 1."""
+
+    def sample(self, x):
+        return 2 * x
+
+    def collate(self, samples):
+        return np.array(samples)
+
+    def batch(self, batch):
+        return batch + 1
+
+
+def flat(batches):
+    return [int(v) for b in batches for v in b]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(0, 60),
+    batch_size=st.integers(1, 7),
+    seed=st.one_of(st.none(), st.integers(0, 2**32)),
+    workers=st.integers(0, 3),
+    epoch=st.integers(0, 3),
+)
+def test_an_epoch_is_every_index_once_in_the_loaders_order(n, batch_size, seed, workers, epoch):
+    loader = adl.Loader(list(range(n)), Double(), batch_size=batch_size, shuffle=seed, workers=workers)
+    it = loader.epoch(epoch)
+    order = it.indices()
+    assert sorted(order) == list(range(n))
+    if seed is None:
+        assert order == list(range(n))
+    batches = list(it)
+    assert len(batches) == -(-n // batch_size)
+    assert all(b.dtype.kind == "i" for b in batches)
+    assert flat(batches) == [2 * i + 1 for i in order]
+    # The same seed and epoch, another loader and other workers: the same order.
+    again = adl.Loader(list(range(n)), Double(), batch_size=batch_size, shuffle=seed, workers=1)
+    assert again.epoch(epoch).indices() == order
+
+
+def test_shuffled_epochs_differ_and_drop_last_drops_the_tail():
+    loader = adl.Loader(list(range(100)), None, batch_size=8, shuffle=3, drop_last=True)
+    first, second = loader.epoch(0), loader.epoch(1)
+    assert first.indices() != second.indices()
+    batches = list(first)
+    assert len(batches) == 12 and all(len(b) == 8 for b in batches)
+
+
+@pytest.mark.parametrize("world", [2, 3, 4])
+def test_ranks_partition_an_epoch(world):
+    n = 12 * world
+    seen = []
+    for rank in range(world):
+        loader = adl.Loader(list(range(n)), None, batch_size=4, shuffle=11, rank=rank, world=world)
+        seen += [i for b in loader.epoch(2) for i in b]
+    assert sorted(seen) == list(range(n))
+
+
+@pytest.mark.parametrize("stop", [0, 1, 3, 7])
+def test_a_state_resumes_exactly_with_other_workers(stop):
+    data = list(range(50))
+    loader = adl.Loader(data, Double(), batch_size=5, shuffle=5, workers=2)
+    whole = flat(loader.epoch(1))
+    it = loader.epoch(1)
+    before = [next(it) for _ in range(stop)]
+    state = loader.state_dict()
+    assert state == it.state_dict() and state["epoch"] == 1
+    del it
+    resumed = adl.Loader(data, Double(), batch_size=5, shuffle=5, workers=3)
+    resumed.load_state_dict(state)
+    rest = resumed.epoch(1)
+    assert flat(before) + flat(rest) == whole
+    # Another epoch is not the state's: it starts from its beginning.
+    resumed.load_state_dict(state)
+    assert len(flat(resumed.epoch(2))) == 50
+
+
+def test_a_state_of_another_dataset_is_refused():
+    state = adl.Loader(list(range(10)), None, batch_size=2).state_dict()
+    other = adl.Loader(list(range(11)), None, batch_size=2)
+    other.load_state_dict(state)
+    with pytest.raises(RuntimeError, match="resume"):
+        other.epoch(0)
+    with pytest.raises(KeyError, match="no `version`"):
+        other.load_state_dict({"epoch": 0})
+
+
+class Flaky:
+    """Sample 5 cannot be read."""
+
+    def __getitem__(self, i):
+        if i == 5:
+            raise KeyError("no five")
+        return i
+
+    def __len__(self):
+        return 8
+
+
+def test_a_failed_sample_names_its_index_and_keeps_its_cause():
+    with pytest.raises(adl.LoaderError, match=r"sample 5 .*no five") as raised:
+        list(adl.Loader(Flaky(), None, batch_size=2).epoch(0))
+    assert isinstance(raised.value.__cause__, KeyError)
+
+    class Failing(Double):
+        def sample(self, x):
+            if x == 3:
+                raise ValueError("three")
+            return x
+
+    with pytest.raises(adl.LoaderError, match=r"sample 3: transform `sample`: ValueError: three") as raised:
+        list(adl.Loader(list(range(6)), Failing(), batch_size=2).epoch(0))
+    assert isinstance(raised.value.__cause__, ValueError)
+
+
+def test_skipped_samples_are_listed_and_the_rest_delivered():
+    it = adl.Loader(Flaky(), None, batch_size=2, on_error="skip").epoch(0)
+    assert [i for b in it for i in b] == [0, 1, 2, 3, 4, 6, 7]
+    assert [index for index, _ in it.skipped()] == [5]
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(TypeError, match="has no `sample`"):
+        adl.Loader([1, 2], object())
+    with pytest.raises(ValueError, match="on_error"):
+        adl.Loader([1, 2], on_error="ignore")
+    with pytest.raises(ValueError, match="rank and world"):
+        adl.Loader([1, 2], rank=0)
+    with pytest.raises(ValueError):
+        adl.Loader([1, 2], batch_size=0)
+
+
+class Sensor:
+    def __init__(self, times, scale):
+        self.metadata = type("Metadata", (), {"timestamps": np.asarray(times)})()
+        self.scale = scale
+
+    def __getitem__(self, i):
+        return np.full(3, i * self.scale, dtype=np.float32)
+
+    def __len__(self):
+        return len(self.metadata.timestamps)
+
+
+def test_traces_through_the_references_pipeline():
+    traces = [
+        adl.Trace({"radar": Sensor(np.arange(0, 2, 0.1), 1.0), "imu": Sensor(np.arange(0, 2, 0.01), 10.0)},
+                  generic.Nearest("radar", tol=0.02), name=f"drive-{k}")
+        for k in range(3)
+    ]
+    dataset = adl.Dataset(traces)
+    pipeline = abstract.Pipeline(
+        sample=lambda s: {"x": s["radar"] + s["imu"]},
+        collate=lambda samples: {"x": np.stack([s["x"] for s in samples])},
+    )
+    loader = adl.Loader(dataset, pipeline, batch_size=8, shuffle=1, workers=2)
+    batches = list(loader.epoch(0))
+    assert sum(len(b["x"]) for b in batches) == len(dataset) == 3 * 20
+    assert all(b["x"].shape[1:] == (3,) and b["x"].dtype == np.float32 for b in batches)
+    assert "digraph" in loader.plan() and "samples" in loader.statistics()
+    assert loader.dataset is dataset
