@@ -54,6 +54,8 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 #[pyclass(module = "adl", frozen)]
 pub(crate) struct Loader {
     inner: Arc<Inner>,
+    /// The process that made the loader (its threads are there).
+    process: u32,
     last: LastState,
     /// A state given by `load_state_dict`, for the next `epoch` of its
     /// epoch number.
@@ -107,6 +109,7 @@ impl Loader {
         let inner = builder.build().map_err(crate::errors::to_python)?;
         Ok(Loader {
             inner: Arc::new(inner),
+            process: std::process::id(),
             last: Arc::default(),
             pending: Mutex::default(),
         })
@@ -115,6 +118,7 @@ impl Loader {
     /// Epoch `epoch`: an iterator of this rank's batches, in order. After
     /// `load_state_dict`, the epoch of that state resumes where it was.
     fn epoch(&self, epoch: u64) -> PyResult<Epoch> {
+        same_process(self.process)?;
         let state = {
             let mut pending = locked(&self.pending);
             match pending.as_ref() {
@@ -135,6 +139,7 @@ impl Loader {
         Ok(Epoch {
             running: Mutex::new(running),
             last: Arc::clone(&self.last),
+            process: self.process,
         })
     }
 
@@ -180,6 +185,8 @@ impl Loader {
 pub(crate) struct Epoch {
     running: Mutex<Running>,
     last: LastState,
+    /// The process that made the loader.
+    process: u32,
 }
 
 #[pymethods]
@@ -192,6 +199,7 @@ impl Epoch {
     /// batch is a `LoaderError` (under `on_error="skip"`, a failed sample
     /// is left out instead: `skipped()` lists it).
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        same_process(self.process)?;
         let (next, state) = py.detach(|| {
             let mut running = locked(&self.running);
             running.with_dependent_mut(|_, epoch| {
@@ -233,6 +241,21 @@ impl Epoch {
         let state = locked(&self.running).borrow_dependent().state();
         to_dict(py, &state)
     }
+}
+
+/// An error unless this is the process that made the loader: a process
+/// forked from it has none of its threads (they stay in the parent), and
+/// a batch claimed by one of them would never come.
+fn same_process(maker: u32) -> PyResult<()> {
+    let this = std::process::id();
+    if this == maker {
+        return Ok(());
+    }
+    Err(PyRuntimeError::new_err(format!(
+        "this adl.Loader was made in process {maker}, and this is process {this}, forked from it: \
+         its worker threads stayed in the parent. Make the loader in the process that iterates it \
+         (after the fork: in a DataLoader's worker_init_fn, or in the child)"
+    )))
 }
 
 /// `error` as a [`LoaderError`], the Python exception in its causes (a

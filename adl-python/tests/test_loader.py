@@ -175,3 +175,30 @@ def test_traces_through_the_references_pipeline():
     assert all(b["x"].shape[1:] == (3,) and b["x"].dtype == np.float32 for b in batches)
     assert "digraph" in loader.plan() and "samples" in loader.statistics()
     assert loader.dataset is dataset
+
+
+def test_a_forked_child_gets_a_clear_error_not_a_hang():
+    import os
+
+    loader = adl.Loader(list(range(40)), None, batch_size=4, workers=2)
+    it = loader.epoch(0)
+    first = next(it)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: both the epoch begun and a new one refuse
+        messages = []
+        for attempt in (lambda: next(it), lambda: loader.epoch(1)):
+            try:
+                attempt()
+                messages.append("no error")
+            except RuntimeError as error:
+                messages.append(str(error))
+        os.write(write, "\n".join(messages).encode())
+        os._exit(0)
+    os.close(write)
+    _, status = os.waitpid(pid, 0)
+    words = os.read(read, 10_000).decode().split("\n")
+    assert status == 0 and len(words) == 2, words
+    assert all("forked from it" in w and f"made in process {os.getpid()}" in w for w in words), words
+    # The parent goes on.
+    assert len(first) + sum(len(b) for b in it) == 40
