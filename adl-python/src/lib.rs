@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 
 mod dataset;
 mod errors;
+mod files;
 mod loader;
 mod margin;
 mod python_data;
@@ -30,6 +31,11 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<dataset::Dataset>()?;
     module.add_class::<loader::Loader>()?;
     module.add_class::<loader::Epoch>()?;
+    module.add_class::<files::Metadata>()?;
+    module.add_class::<files::Images>()?;
+    module.add_class::<files::Npy>()?;
+    module.add_class::<files::Table>()?;
+    module.add_class::<files::Stream>()?;
     module.add("LoaderError", module.py().get_type::<loader::LoaderError>())?;
     Ok(())
 }

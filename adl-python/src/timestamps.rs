@@ -32,15 +32,21 @@ impl Inputs {
                     type_name(&name)
                 ))
             })?;
-            let array: PyArrayLike1<'_, f64, AllowTypeChange> = values.extract().map_err(|e| {
-                PyTypeError::new_err(format!(
-                    "the timestamps of sensor `{name}` must be a 1-D array of seconds: {e}"
-                ))
-            })?;
-            let values = array.as_array().iter().copied().collect();
+            let values = Inputs::read_one(&name, &values)?;
             sensors.push((name, values));
         }
         Ok(Inputs { sensors })
+    }
+
+    /// The timestamps of sensor `name` given as `values` (any numeric
+    /// 1-D array or sequence, read as float64 seconds).
+    pub(crate) fn read_one(name: &str, values: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+        let array: PyArrayLike1<'_, f64, AllowTypeChange> = values.extract().map_err(|e| {
+            PyTypeError::new_err(format!(
+                "the timestamps of sensor `{name}` must be a 1-D array of seconds: {e}"
+            ))
+        })?;
+        Ok(array.as_array().iter().copied().collect())
     }
 
     /// The sensors as a policy takes them.

@@ -6,12 +6,14 @@ Dataloader specification.
   computed in Rust with the GIL released, and ``Decimate``).
 - ``adl.Trace`` and ``adl.Dataset``: its ``abstract.Trace`` and
   ``abstract.Dataset``, over Python sensors and traces.
+- ``adl.files``: adl's file-backed sensors (JPEG/PNG frames, NumPy
+  arrays, CSV tables), read and decoded without the GIL.
 - ``adl.Loader``: adl's loader (workers, prefetch, sharding over ranks,
   exact resume) over a Python dataset and pipeline; ``adl.LoaderError``
   what it raises for a sample or batch it could not make.
 """
 
-from adl import generic
+from adl import files, generic
 from adl._native import Dataset, Epoch, Loader, LoaderError, Trace
 
-__all__ = ["Dataset", "Epoch", "Loader", "LoaderError", "Trace", "generic"]
+__all__ = ["Dataset", "Epoch", "Loader", "LoaderError", "Trace", "files", "generic"]

@@ -1,0 +1,21 @@
+"""adl's file-backed sensors, as Python sensors (a name,
+``metadata.timestamps``, ``__getitem__``, ``__len__``): each sample read
+and decoded in Rust with the GIL released, and handed over as a NumPy
+array that owns adl's buffer (no copy).
+
+- ``Images(folder, *, layout="hwc", downscale=1, strict=True)``: JPEG or
+  PNG frames, ``uint8`` ``[H, W, 3]`` or ``[3, H, W]``.
+- ``Npy(path, timestamps, *, name=None, dtype="float32")`` and
+  ``Npy.in_folder(folder, *, dtype="float32")``: a NumPy array, a sample
+  per row, memory-mapped.
+- ``Table(path, time_column, *, name=None)``: a CSV table with a header, a
+  sample per row (float64).
+
+A folder holds its timestamps as ``ts.npy`` or ``ts.txt``. A file that
+cannot be read, or is not what it should be, is an ``OSError`` naming the
+file, the sensor and the sample.
+"""
+
+from adl._native import Images, Metadata, Npy, Table
+
+__all__ = ["Images", "Metadata", "Npy", "Table"]
