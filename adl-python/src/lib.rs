@@ -11,6 +11,7 @@
 
 use pyo3::prelude::*;
 
+mod collate;
 mod dataset;
 mod errors;
 mod files;
@@ -36,6 +37,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<files::Npy>()?;
     module.add_class::<files::Table>()?;
     module.add_class::<files::Stream>()?;
+    module.add_function(wrap_pyfunction!(collate::default_collate, module)?)?;
     module.add("LoaderError", module.py().get_type::<loader::LoaderError>())?;
     Ok(())
 }

@@ -42,8 +42,8 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// A loader: `dataset` (any object with `__getitem__` and `__len__`) read
 /// by `workers` threads, each sample through `pipeline.sample`, `batch_size`
 /// of them through `pipeline.collate` and `pipeline.batch` (an
-/// `abstract_dataloader.spec.Pipeline`; none: a batch is the list of its
-/// samples), `prefetch` batches ahead, in an order that is sequential or
+/// `abstract_dataloader.spec.Pipeline`; none: the samples as they are,
+/// collated by `adl.default_collate`, PyTorch's default with NumPy arrays), `prefetch` batches ahead, in an order that is sequential or
 /// shuffled by `shuffle` (a seed; the same order for the same seed and
 /// epoch), split over `world` ranks (by default torchrun's `RANK` and
 /// `WORLD_SIZE`; every index of an epoch in exactly one rank).

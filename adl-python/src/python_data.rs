@@ -50,8 +50,9 @@ impl Dataset for PyDataset {
 }
 
 /// A Python pipeline: an object with `sample`, `collate` and `batch`
-/// (`abstract_dataloader.spec.Pipeline`), or none (a batch is then the
-/// list of its samples).
+/// (`abstract_dataloader.spec.Pipeline`), or none (samples as they are,
+/// collated by [`default_collate`](crate::collate::default_collate), as
+/// PyTorch's DataLoader does by default).
 pub(crate) struct PyPipeline {
     object: Option<Py<PyAny>>,
 }
@@ -109,14 +110,22 @@ impl Pipeline<Py<PyAny>> for PyPipeline {
     }
 
     fn collate(&self, samples: Vec<Py<PyAny>>) -> Result<Py<PyAny>> {
+        let failed = |e: PyErr| Error::Transform {
+            node: "collate".into(),
+            cause: Box::new(e),
+        };
         let list = Python::attach(|py| {
             PyList::new(py, samples)
                 .map(|l| l.into_any().unbind())
-                .map_err(|e| Error::Transform {
-                    node: "collate".into(),
-                    cause: Box::new(e),
-                })
+                .map_err(failed)
         })?;
+        if self.object.is_none() {
+            return Python::attach(|py| {
+                crate::collate::default_collate(list.bind(py))
+                    .map(Bound::unbind)
+                    .map_err(failed)
+            });
+        }
         self.call("collate", list)
     }
 

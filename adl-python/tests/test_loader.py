@@ -202,3 +202,11 @@ def test_a_forked_child_gets_a_clear_error_not_a_hang():
     assert all("forked from it" in w and f"made in process {os.getpid()}" in w for w in words), words
     # The parent goes on.
     assert len(first) + sum(len(b) for b in it) == 40
+
+
+def test_without_a_pipeline_samples_are_collated_as_pytorch_collates_them():
+    samples = [{"x": np.full(3, i, dtype=np.float32), "label": i, "name": f"s{i}"} for i in range(5)]
+    batches = list(adl.Loader(samples, batch_size=2).epoch(0))
+    assert [b["x"].shape for b in batches] == [(2, 3), (2, 3), (1, 3)]
+    assert batches[0]["x"].dtype == np.float32 and batches[0]["label"].dtype == np.int64
+    assert batches[1]["name"] == ["s2", "s3"]

@@ -8,12 +8,14 @@ Dataloader specification.
   ``abstract.Dataset``, over Python sensors and traces.
 - ``adl.files``: adl's file-backed sensors (JPEG/PNG frames, NumPy
   arrays, CSV tables), read and decoded without the GIL.
+- ``adl.default_collate``: PyTorch's ``default_collate`` with NumPy arrays
+  out, arrays stacked without the GIL.
 - ``adl.Loader``: adl's loader (workers, prefetch, sharding over ranks,
   exact resume) over a Python dataset and pipeline; ``adl.LoaderError``
   what it raises for a sample or batch it could not make.
 """
 
 from adl import files, generic
-from adl._native import Dataset, Epoch, Loader, LoaderError, Trace
+from adl._native import Dataset, Epoch, Loader, LoaderError, Trace, default_collate
 
-__all__ = ["Dataset", "Epoch", "Loader", "LoaderError", "Trace", "files", "generic"]
+__all__ = ["Dataset", "Epoch", "Loader", "LoaderError", "Trace", "default_collate", "files", "generic"]
