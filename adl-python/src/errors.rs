@@ -12,7 +12,7 @@ use pyo3::exceptions::{PyIndexError, PyKeyError, PyOSError, PyRuntimeError, PyVa
 /// is not what it should be an `OSError`; a bad parameter or bad
 /// timestamps a `ValueError`; anything else a `RuntimeError`. The message
 /// is adl's, which names the sensor and the value.
-pub(crate) fn to_python(error: Error) -> PyErr {
+pub fn to_python(error: Error) -> PyErr {
     let message = error.to_string();
     match &error {
         Error::UnknownSensor { .. } => PyKeyError::new_err(message),

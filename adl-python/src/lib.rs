@@ -2,6 +2,10 @@
 //! half is `python/adl`). Built by maturin (`pip install ./adl-python`)
 //! as one abi3 extension for every Python from 3.9 on.
 //!
+//! As a Rust library (feature `module` off), it lets a crate hand a
+//! loader of its own to Python: [`RustLoader::new`] over a loader whose
+//! batches are [`IntoPython`] (see `examples/python_px4`).
+//!
 //! What it holds so far: the synchronization policies of
 //! abstract-dataloader 0.4.7's `generic` module (`Empty`, `Next`,
 //! `Nearest`), computed by adl-core with the GIL released (the package's
@@ -9,22 +13,32 @@
 //! `Decimate`), and its `abstract.Trace` and `abstract.Dataset` as
 //! `adl.Trace` and `adl.Dataset`, over Python sensors and traces.
 
+#[cfg(feature = "module")]
 use pyo3::prelude::*;
 
 mod collate;
 mod dataset;
 mod errors;
 mod files;
+mod into_python;
 mod loader;
 mod margin;
 mod python_data;
+mod rust_loader;
 mod sync;
 mod timestamps;
 mod trace;
 
+pub use errors::to_python as python_error;
+pub use into_python::IntoPython;
+pub use loader::LoaderError;
+pub use rust_loader::{RustEpoch, RustLoader};
+
 /// The module `adl._native`.
+#[cfg(feature = "module")]
 #[pymodule]
-fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+#[pyo3(name = "_native")]
+fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<sync::Empty>()?;
     module.add_class::<sync::Next>()?;
     module.add_class::<sync::Nearest>()?;
@@ -38,6 +52,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<files::Table>()?;
     module.add_class::<files::Stream>()?;
     module.add_function(wrap_pyfunction!(collate::default_collate, module)?)?;
+    module.add_class::<RustLoader>()?;
+    module.add_class::<RustEpoch>()?;
     module.add("LoaderError", module.py().get_type::<loader::LoaderError>())?;
     Ok(())
 }

@@ -246,7 +246,7 @@ impl Epoch {
 /// An error unless this is the process that made the loader: a process
 /// forked from it has none of its threads (they stay in the parent), and
 /// a batch claimed by one of them would never come.
-fn same_process(maker: u32) -> PyResult<()> {
+pub(crate) fn same_process(maker: u32) -> PyResult<()> {
     let this = std::process::id();
     if this == maker {
         return Ok(());
@@ -260,7 +260,7 @@ fn same_process(maker: u32) -> PyResult<()> {
 
 /// `error` as a [`LoaderError`], the Python exception in its causes (a
 /// dataset's or a pipeline's) as its `__cause__`.
-fn loader_error(py: Python<'_>, error: &adl_core::Error) -> PyErr {
+pub(crate) fn loader_error(py: Python<'_>, error: &adl_core::Error) -> PyErr {
     let raised = LoaderError::new_err(error.to_string());
     let mut cause = error.cause();
     while let Some(inner) = cause {
@@ -285,7 +285,7 @@ const FIELDS: [&str; 7] = [
     "dataset_len",
 ];
 
-fn to_dict<'py>(py: Python<'py>, state: &LoaderState) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn to_dict<'py>(py: Python<'py>, state: &LoaderState) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("version", state.version)?;
     out.set_item("epoch", state.epoch)?;
@@ -297,7 +297,7 @@ fn to_dict<'py>(py: Python<'py>, state: &LoaderState) -> PyResult<Bound<'py, PyD
     Ok(out)
 }
 
-fn from_dict(state: &Bound<'_, PyAny>) -> PyResult<LoaderState> {
+pub(crate) fn from_dict(state: &Bound<'_, PyAny>) -> PyResult<LoaderState> {
     let field = |name: &str| -> PyResult<Bound<'_, PyAny>> {
         state.get_item(name).map_err(|_| {
             PyKeyError::new_err(format!(

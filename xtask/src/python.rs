@@ -1,6 +1,7 @@
-//! The Python package's tests: `adl-python` built and installed into a
-//! virtual environment under the target dir (made once, with the
-//! packages its tests need from PyPI), then its pytest suite.
+//! The Python package's tests: `adl-python` and the example crate
+//! `examples/python_px4` built and installed into a virtual environment
+//! under the target dir (made once, with the packages its tests need from
+//! PyPI), then their pytest suites.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,19 +34,28 @@ pub(crate) fn test_package(root: &Path) -> Result<(), String> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path)))
         .map_err(|e| format!("the PATH with the venv's scripts: {e}"))?;
-    let mut install = Command::new(&python);
-    install
-        .env("PATH", path)
-        .args(["-m", "pip", "install", "--quiet", "--no-build-isolation"])
-        .args(["--force-reinstall", "--no-deps"])
-        .arg(root.join("adl-python"))
-        .env("MATURIN_PEP517_ARGS", "--profile dev");
-    run(&mut install, "building and installing adl-python", NEEDS)?;
+    // The package, and the example of a crate of one's own
+    // (examples/python_px4).
+    for package in ["adl-python", "examples/python_px4"] {
+        let mut install = Command::new(&python);
+        install
+            .env("PATH", &path)
+            .args(["-m", "pip", "install", "--quiet", "--no-build-isolation"])
+            .args(["--force-reinstall", "--no-deps"])
+            .arg(root.join(package))
+            .env("MATURIN_PEP517_ARGS", "--profile dev");
+        run(
+            &mut install,
+            &format!("building and installing {package}"),
+            NEEDS,
+        )?;
+    }
     let mut pytest = Command::new(&python);
     pytest
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(root.join("adl-python").join("tests"))
-        .current_dir(root.join("adl-python"));
+        .arg(root.join("examples").join("python_px4").join("test_px4.py"))
+        .current_dir(root);
     run(&mut pytest, "the Python package's tests", "")
 }
 
