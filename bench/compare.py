@@ -5,6 +5,7 @@ only figures taken together compare).
 
     python3 bench/compare.py [--rounds 3] [--workloads w1,w2,w3]
     python3 bench/compare.py --workloads w4 [--rounds 3] [--w4-data DIR] [--latency-readers N]
+    python3 bench/compare.py --workloads w2-python [--rounds 5]
 
 Each round runs, for every workload, adl (2 workers), the PyTorch peer (0
 and 2 workers) and, for W1 and W2, the C limit (2 threads), each in a fresh
@@ -22,6 +23,14 @@ the machine has been quiet (< 10% busy) for 2 s (up to 60 s). The table
 gives the median warm and cold samples/s, adl / PyTorch's best (warm, and
 cold against its best cold) and adl with latency / adl local. The dataset
 is target/w4-data (written with generate.py the first time).
+
+W2 through Python (issue 21; not in the default list): each round runs
+adl-bench's W2 (Rust, 2 workers), the same loader iterated from Python
+(bench/python/bench_w2.py over the module adl_bench, which this installs
+into target/python-venv, made by `cargo xtask python`), and the PyTorch
+peer with 0, 2 and 4 workers, each a fresh process after the machine is
+quiet. The table gives the median warm samples/s, Python / Rust and
+Python / PyTorch's best.
 
 Needs gcc and python3; PyTorch and numpy are installed with pip into
 target/peer-venv the first time (about 600 MB), unless PEER_PYTHON names a
@@ -133,6 +142,39 @@ def w4(rounds, data, latency_readers):
         print(f"| {k}{' (best)' if k == best else ''} | {warm[k]:.0f} ({all_warm}) | {cold[k]:.0f} | {ratio} | {lat} |")
 
 
+def w2_python(rounds):
+    """W2 from Rust and through Python, beside the PyTorch peer."""
+    venv_python = os.path.join(TARGET, "python-venv", "bin", "python")
+    if not os.path.exists(venv_python):
+        sys.exit("compare: run `cargo xtask python` first (it makes target/python-venv)")
+    env = {**os.environ, "PATH": os.path.dirname(venv_python) + os.pathsep + os.environ["PATH"]}
+    subprocess.run([venv_python, "-m", "pip", "install", "-q", "--no-build-isolation", "--force-reinstall",
+                    "--no-deps", os.path.join(ROOT, "bench", "python")], check=True, env=env)
+    subprocess.run(["cargo", "build", "--release", "-p", "adl-bench"], cwd=ROOT, check=True)
+    bench = os.path.join(TARGET, "release", "adl-bench")
+    python = peer_python()
+    runs = {}
+    for r in range(rounds):
+        print(f"compare: W2 through Python, round {r + 1} of {rounds}", file=sys.stderr)
+        configs = [("adl, Rust", [bench, "--workload", "w2", "--workers", "2"]),
+                   ("adl, Python", [venv_python, os.path.join(ROOT, "bench", "python", "bench_w2.py"), "--workers", "2"])]
+        configs += [(f"PyTorch, {w} workers", [python, os.path.join(PEER, "peer_torch.py"), "--single", "image", str(w)])
+                    for w in (0, 2, 4)]
+        for name, cmd in configs:
+            wait_quiet()
+            for row in sh(cmd, {"ADL_QUIET": "1"}):
+                runs.setdefault(name, []).append(row.get("warm_samples_per_s", row.get("samples_per_s")))
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    best = max((k for k in med if k.startswith("PyTorch")), key=lambda k: med[k])
+    print("| W2 | warm samples/s (runs) | against |")
+    print("|---|---|---|")
+    for k, v in runs.items():
+        against = "-"
+        if k == "adl, Python":
+            against = f"{med[k] / med['adl, Rust']:.2f}x of Rust, {med[k] / med[best]:.1f}x of {best}"
+        print(f"| {k}{' (best)' if k == best else ''} | {med[k] / 1e3:.0f} k ({', '.join(f'{x / 1e3:.0f}' for x in v)}) | {against} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3)
@@ -142,6 +184,11 @@ def main():
                     help="W4 with 20 ms of latency: the read stage's threads (the loader's default)")
     args = ap.parse_args()
     workloads = args.workloads.split(",")
+    if "w2-python" in workloads:
+        w2_python(args.rounds)
+        workloads.remove("w2-python")
+        if not workloads:
+            return
     if "w4" in workloads:
         w4(args.rounds, args.w4_data, args.latency_readers)
         workloads.remove("w4")

@@ -4,7 +4,7 @@
 //!
 //! As a Rust library (feature `module` off), it lets a crate hand a
 //! loader of its own to Python: [`RustLoader::new`] over a loader whose
-//! batches are [`IntoPython`] (see `examples/python_px4`).
+//! batches are [`ToPython`] (see `examples/python_px4`).
 //!
 //! What it holds so far: the synchronization policies of
 //! abstract-dataloader 0.4.7's `generic` module (`Empty`, `Next`,
@@ -20,19 +20,19 @@ mod collate;
 mod dataset;
 mod errors;
 mod files;
-mod into_python;
 mod loader;
 mod margin;
 mod python_data;
 mod rust_loader;
 mod sync;
 mod timestamps;
+mod to_python;
 mod trace;
 
 pub use errors::to_python as python_error;
-pub use into_python::IntoPython;
 pub use loader::LoaderError;
-pub use rust_loader::{RustEpoch, RustLoader};
+pub use rust_loader::{BatchMemory, RustEpoch, RustLoader};
+pub use to_python::ToPython;
 
 /// The module `adl._native`.
 #[cfg(feature = "module")]
@@ -54,6 +54,7 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(collate::default_collate, module)?)?;
     module.add_class::<RustLoader>()?;
     module.add_class::<RustEpoch>()?;
+    module.add_class::<BatchMemory>()?;
     module.add("LoaderError", module.py().get_type::<loader::LoaderError>())?;
     Ok(())
 }

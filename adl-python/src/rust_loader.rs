@@ -1,56 +1,143 @@
 //! [`RustLoader`]: a loader written in Rust (its dataset and `pipeline!`
 //! typed and checked at compile time, its nodes native) handed to Python,
 //! which iterates its epochs: each batch made without the GIL and given
-//! to Python through [`IntoPython`], arrays without a copy.
+//! to Python through [`ToPython`], its arrays views of the batch's own
+//! buffers, which go back to the loader's pool when Python frees them (so
+//! that memory stays flat over epochs, as in Rust).
 //!
-//! An epoch runs on a thread of its own, which owns the loader's epoch
-//! and hands each batch over a channel of one (the loader's own prefetch
-//! is ahead of it); Python waits on the channel without the GIL. Dropping
-//! the Python epoch closes the channel: the thread stops, and with it the
-//! epoch's work.
+//! An epoch is iterated on the thread that asks for its batches (Python's,
+//! with the GIL released while it waits or, the loader's workers busy,
+//! builds a batch itself), as in Rust: no thread of its own, no hand-over.
 
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use adl_core::exec::Recycle;
 use adl_core::{Dataset, Pipeline};
-use adl_graph::loader::{Loader, LoaderState};
+use adl_graph::loader::{Batch, Epoch, Loader, LoaderState};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::IntoPython;
+use crate::ToPython;
 use crate::loader::{from_dict, loader_error, same_process, to_dict};
 
-/// What an epoch's thread hands over: a batch or an error, and the state
-/// after it.
-enum Item<B> {
-    Batch(adl_core::Result<B>, LoaderState),
-}
-
-/// An epoch running on its thread, its batches as Python objects.
+/// An epoch, its batches as Python objects.
 trait ErasedEpoch: Send {
-    /// The next batch (`None` at the end), waited for without the GIL.
+    /// The next batch (`None` at the end), made or waited for without the
+    /// GIL, and the state after it.
     fn next(&mut self, py: Python<'_>) -> Option<(PyResult<Py<PyAny>>, LoaderState)>;
 }
 
-struct Running<B> {
-    receiver: Receiver<Item<B>>,
+/// An epoch beside the loader it borrows.
+struct Running<D, P>
+where
+    D: Dataset + 'static,
+    P: Pipeline<D::Sample> + 'static,
+{
+    /// Borrows the loader of `_loader` (as `'static`: see
+    /// [`Running::start`]); dropped first.
+    epoch: ManuallyDrop<Epoch<'static, D, P>>,
+    /// Held, not read: the loader the epoch borrows.
+    _loader: Arc<Loader<D, P>>,
 }
 
-impl<B: IntoPython> ErasedEpoch for Running<B> {
+impl<D, P> Running<D, P>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: Recycle + Send + 'static,
+{
+    /// Epoch `epoch` of `loader` (resumed from `state` if given).
+    fn start(
+        loader: &Arc<Loader<D, P>>,
+        epoch: u64,
+        state: Option<&LoaderState>,
+    ) -> adl_core::Result<Self> {
+        let loader = Arc::clone(loader);
+        // SAFETY: the reference is to the loader inside `loader`'s
+        // allocation, which the `Arc` kept beside it holds for as long as
+        // the epoch lives: the epoch is dropped before the `Arc` (`Drop`
+        // below), never handed out, and the loader never moves.
+        let borrowed: &'static Loader<D, P> = unsafe { &*Arc::as_ptr(&loader) };
+        let epoch = match state {
+            Some(state) => borrowed.resume(state)?,
+            None => borrowed.epoch(epoch),
+        };
+        Ok(Running {
+            epoch: ManuallyDrop::new(epoch),
+            _loader: loader,
+        })
+    }
+}
+
+impl<D, P> Drop for Running<D, P>
+where
+    D: Dataset + 'static,
+    P: Pipeline<D::Sample> + 'static,
+{
+    fn drop(&mut self) {
+        // SAFETY: dropped once, here, before `_loader` (a field, dropped
+        // after this), whose loader it borrows.
+        unsafe { ManuallyDrop::drop(&mut self.epoch) };
+    }
+}
+
+impl<D, P> ErasedEpoch for Running<D, P>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: Recycle + ToPython,
+{
     fn next(&mut self, py: Python<'_>) -> Option<(PyResult<Py<PyAny>>, LoaderState)> {
-        let receiver = &mut self.receiver;
-        let item = py.detach(move || receiver.recv().ok())?;
-        let Item::Batch(batch, state) = item;
+        let epoch = &mut *self.epoch;
+        let (batch, state) = py.detach(move || {
+            let batch = epoch.next()?;
+            Some((batch, epoch.state()))
+        })?;
         let batch = match batch {
-            Ok(batch) => batch.into_python(py),
+            Ok(batch) => in_python(py, batch),
             Err(error) => Err(loader_error(py, &error)),
         };
         Some((batch, state))
     }
 }
 
-/// A loader of any dataset and pipeline whose batches are [`IntoPython`].
+/// A loader's batch, owned by Python: the base object of the NumPy arrays
+/// that view its buffers. Freed with the last of them, it drops the batch,
+/// whose buffers go back to the loader's pool.
+#[pyclass(module = "adl", frozen)]
+pub struct BatchMemory {
+    batch: Box<dyn ViewedBatch>,
+}
+
+/// A batch whose parts Python can see.
+trait ViewedBatch: Send + Sync {
+    fn view<'py>(&self, owner: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>>;
+}
+
+impl<B: ToPython + Recycle> ViewedBatch for Batch<B> {
+    fn view<'py>(&self, owner: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        (**self).to_python(owner)
+    }
+}
+
+/// `batch` as Python sees it, owned by a [`BatchMemory`].
+fn in_python<B: ToPython + Recycle>(py: Python<'_>, batch: Batch<B>) -> PyResult<Py<PyAny>> {
+    let owner = Bound::new(
+        py,
+        BatchMemory {
+            batch: Box::new(batch),
+        },
+    )?;
+    let viewed = owner.get().batch.view(owner.as_any())?;
+    Ok(viewed.unbind())
+}
+
+/// A loader of any dataset and pipeline whose batches are [`ToPython`].
 trait ErasedLoader: Send + Sync {
     fn start(
         &self,
@@ -68,27 +155,14 @@ where
     D::Sample: Send,
     P: Pipeline<D::Sample> + Send + Sync + 'static,
     P::Transformed: Send,
-    P::Processed: Recycle + IntoPython,
+    P::Processed: Recycle + ToPython,
 {
     fn start(
         &self,
         epoch: u64,
         state: Option<LoaderState>,
     ) -> adl_core::Result<Box<dyn ErasedEpoch>> {
-        if let Some(state) = &state {
-            // Refused now, in the caller's thread, rather than on the first
-            // batch.
-            drop(self.resume(state)?);
-        }
-        let (sender, receiver) = sync_channel(1);
-        let loader = Arc::clone(self);
-        std::thread::Builder::new()
-            .name(format!("adl-epoch-{epoch}"))
-            .spawn(move || run(&loader, epoch, state, &sender))
-            .map_err(|e| {
-                adl_core::Error::invalid("epoch", format!("cannot start its thread: {e}"))
-            })?;
-        Ok(Box::new(Running { receiver }))
+        Ok(Box::new(Running::start(self, epoch, state.as_ref())?))
     }
 
     fn state(&self, epoch: u64) -> LoaderState {
@@ -104,45 +178,6 @@ where
     }
 }
 
-/// The epoch's thread: every batch, with the state after it, until the
-/// epoch ends or Python drops it.
-fn run<D, P>(
-    loader: &Loader<D, P>,
-    epoch: u64,
-    state: Option<LoaderState>,
-    sender: &SyncSender<Item<P::Processed>>,
-) where
-    D: Dataset + Send + Sync + 'static,
-    D::Sample: Send,
-    P: Pipeline<D::Sample> + Send + Sync + 'static,
-    P::Transformed: Send,
-    P::Processed: Recycle + Send + 'static,
-{
-    let mut batches = match &state {
-        Some(state) => match loader.resume(state) {
-            Ok(batches) => batches,
-            Err(error) => {
-                let _ = sender.send(Item::Batch(Err(error), state.clone()));
-                return;
-            }
-        },
-        None => loader.epoch(epoch),
-    };
-    while let Some(batch) = batches.next() {
-        let state = batches.state();
-        if sender
-            .send(Item::Batch(
-                batch.map(adl_graph::loader::Batch::into_inner),
-                state,
-            ))
-            .is_err()
-        {
-            // Python dropped the epoch.
-            return;
-        }
-    }
-}
-
 fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -151,7 +186,7 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// crate's `#[pyfunction]` hands it over, and Python iterates
 /// `loader.epoch(e)`, saves `loader.state_dict()` and resumes with
 /// `loader.load_state_dict(state)`, as with `adl.Loader`. Its batch type
-/// implements [`IntoPython`].
+/// implements [`ToPython`].
 ///
 /// ```ignore
 /// #[pyfunction]
@@ -176,7 +211,7 @@ impl RustLoader {
         D::Sample: Send,
         P: Pipeline<D::Sample> + Send + Sync + 'static,
         P::Transformed: Send,
-        P::Processed: Recycle + IntoPython,
+        P::Processed: Recycle + ToPython,
     {
         RustLoader {
             inner: Box::new(Arc::new(loader)),

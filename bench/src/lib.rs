@@ -50,6 +50,8 @@ mod runs;
 pub mod spec;
 pub mod workloads;
 
+pub use runs::w2_loader;
+
 /// Run the benchmark the arguments (without the program's name) describe:
 /// `Ok(true)` when it ran (and every digest checked agreed), `Ok(false)`
 /// on a digest mismatch, `Err` with the message for bad arguments or a

@@ -52,3 +52,13 @@ def test_errors_are_pythons():
     with pytest.raises(RuntimeError, match="resume"):
         loader.epoch(0)
     assert issubclass(adl.LoaderError, RuntimeError)
+
+
+
+def test_batches_view_the_batchs_own_buffers():
+    loader = px4_loader.open(LOG, batch_size=16, workers=2)
+    batch = next(iter(loader.epoch(0)))
+    gyro = batch["imu"]["gyro"]
+    # A view of the batch's own buffer, owned by the batch: no copy.
+    assert type(gyro.base).__name__ == "BatchMemory" and not gyro.flags.owndata
+    assert batch["imu"]["accel"].base is gyro.base

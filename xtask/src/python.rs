@@ -1,5 +1,6 @@
-//! The Python package's tests: `adl-python` and the example crate
-//! `examples/python_px4` built and installed into a virtual environment
+//! The Python package's tests: `adl-python`, the example crate
+//! `examples/python_px4` and the W2 benchmark's module `bench/python`
+//! built and installed into a virtual environment
 //! under the target dir (made once, with the packages its tests need from
 //! PyPI), then their pytest suites.
 
@@ -34,9 +35,9 @@ pub(crate) fn test_package(root: &Path) -> Result<(), String> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path)))
         .map_err(|e| format!("the PATH with the venv's scripts: {e}"))?;
-    // The package, and the example of a crate of one's own
-    // (examples/python_px4).
-    for package in ["adl-python", "examples/python_px4"] {
+    // The package, the example of a crate of one's own
+    // (examples/python_px4), and the W2 benchmark's module (bench/python).
+    for package in ["adl-python", "examples/python_px4", "bench/python"] {
         let mut install = Command::new(&python);
         install
             .env("PATH", &path)
@@ -55,6 +56,7 @@ pub(crate) fn test_package(root: &Path) -> Result<(), String> {
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(root.join("adl-python").join("tests"))
         .arg(root.join("examples").join("python_px4").join("test_px4.py"))
+        .arg(root.join("bench").join("python").join("test_w2.py"))
         .current_dir(root);
     run(&mut pytest, "the Python package's tests", "")
 }

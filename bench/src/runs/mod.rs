@@ -8,6 +8,7 @@ mod w3;
 mod w4;
 
 pub(crate) use w1::w1;
+pub use w2::w2_loader;
 pub(crate) use w2::{w2, w2_pipeline};
 pub(crate) use w3::w3;
 pub(crate) use w4::w4;

@@ -36,6 +36,36 @@ pub(crate) fn w2_pipeline()
     }
 }
 
+/// W2's loader as `adl-bench --workload w2` builds it by default (the
+/// images read in place by the fused flip, conversion and normalisation;
+/// `workers` threads, the protocol's prefetch and seed), over its first
+/// `n` samples: for another front end over the same loader (the Python
+/// benchmark, `bench/python`).
+pub fn w2_loader(
+    n: usize,
+    workers: usize,
+) -> adl::Result<
+    adl::loader::Loader<
+        PairKeys,
+        impl Pipeline<(usize, usize), Transformed: Send, Processed = Array4<f32>>
+        + Send
+        + Sync
+        + 'static,
+    >,
+> {
+    let data = W2::generate(n);
+    let pipeline = adl::pipeline! {
+        collate: data.gather_in_place(),
+        batch: FlipByFlag::new() -> U8ToF32::divide(255.0) -> Normalize::per_channel(W2_MEAN, W2_STD),
+    };
+    Loader::new(PairKeys(n), pipeline)
+        .batch_size(64)
+        .shuffle(crate::spec::SEED)
+        .workers(workers)
+        .prefetch(2 * workers.max(1))
+        .build()
+}
+
 /// W2's expected digests of the normalised images, from the spec's
 /// formulas alone: the spec's (`bits_sum`, blind to the order of the
 /// elements inside a batch) and one that weighs each element by its place

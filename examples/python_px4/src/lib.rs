@@ -8,15 +8,15 @@
 //! python -c "import px4_loader; print(next(iter(px4_loader.open('tests/data/px4/pixhawk4-sample-small.ulg').epoch(0))))"
 //! ```
 //!
-//! What it takes, beside the loader itself: an [`IntoPython`] for the
-//! batch type (a few lines), a `#[pyfunction]` that returns
+//! What it takes, beside the loader itself: a [`ToPython`] for the batch
+//! type (a few lines), a `#[pyfunction]` that returns
 //! [`RustLoader::new`] of the loader, and the module.
 
 use adl::loader::Loader;
 use adl::px4::{Px4Log, TopicSensor};
 use adl::sync::Nearest;
 use adl::{Error, Recording, Sensor};
-use adl_python::{IntoPython, RustLoader, python_error};
+use adl_python::{RustLoader, ToPython, python_error};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -27,20 +27,22 @@ mod px4_pipeline;
 use px4_pipeline::{FlightBatch, flight_pipeline};
 
 /// A batch as Python gets it: `{"imu": {"gyro", "accel"}, "pose":
-/// {"attitude", "position", "altitude"}}`, arrays `[batch, ...]`.
-impl IntoPython for FlightBatch {
-    fn into_python(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+/// {"attitude", "position", "altitude"}}`, arrays `[batch, ...]` viewing
+/// the batch's buffers (back to the loader's pool when Python frees them).
+impl ToPython for FlightBatch {
+    fn to_python<'py>(&self, owner: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = owner.py();
         let imu = PyDict::new(py);
-        imu.set_item("gyro", self.imu.gyro.into_python(py)?)?;
-        imu.set_item("accel", self.imu.accel.into_python(py)?)?;
+        imu.set_item("gyro", self.imu.gyro.to_python(owner)?)?;
+        imu.set_item("accel", self.imu.accel.to_python(owner)?)?;
         let pose = PyDict::new(py);
-        pose.set_item("attitude", self.pose.attitude.into_python(py)?)?;
-        pose.set_item("position", self.pose.position.into_python(py)?)?;
-        pose.set_item("altitude", self.pose.altitude.into_python(py)?)?;
+        pose.set_item("attitude", self.pose.attitude.to_python(owner)?)?;
+        pose.set_item("position", self.pose.position.to_python(owner)?)?;
+        pose.set_item("altitude", self.pose.altitude.to_python(owner)?)?;
         let batch = PyDict::new(py);
         batch.set_item("imu", imu)?;
         batch.set_item("pose", pose)?;
-        Ok(batch.into_any().unbind())
+        Ok(batch.into_any())
     }
 }
 
