@@ -24,6 +24,7 @@ mod loader;
 mod margin;
 mod python_data;
 mod rust_loader;
+mod states;
 mod sync;
 mod timestamps;
 mod to_python;

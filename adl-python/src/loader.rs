@@ -3,7 +3,7 @@
 //! epochs iterated from Python with the GIL released while a batch is
 //! waited for.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use adl_core::OnError;
 use adl_graph::loader::{Epoch as RustEpoch, Loader as RustLoader, LoaderState};
@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::python_data::{PyDataset, PyPipeline};
+use crate::states::{Last, States, locked};
 
 pyo3::create_exception!(
     adl,
@@ -32,13 +33,6 @@ self_cell::self_cell!(
     }
 );
 
-/// The last state an epoch of a loader reached, shared with its epochs.
-type LastState = Arc<Mutex<Option<LoaderState>>>;
-
-fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// A loader: `dataset` (any object with `__getitem__` and `__len__`) read
 /// by `workers` threads, each sample through `pipeline.sample`, `batch_size`
 /// of them through `pipeline.collate` and `pipeline.batch` (an
@@ -56,10 +50,7 @@ pub(crate) struct Loader {
     inner: Arc<Inner>,
     /// The process that made the loader (its threads are there).
     process: u32,
-    last: LastState,
-    /// A state given by `load_state_dict`, for the next `epoch` of its
-    /// epoch number.
-    pending: Mutex<Option<LoaderState>>,
+    states: States,
 }
 
 #[pymethods]
@@ -110,8 +101,7 @@ impl Loader {
         Ok(Loader {
             inner: Arc::new(inner),
             process: std::process::id(),
-            last: Arc::default(),
-            pending: Mutex::default(),
+            states: States::default(),
         })
     }
 
@@ -119,13 +109,7 @@ impl Loader {
     /// `load_state_dict`, the epoch of that state resumes where it was.
     fn epoch(&self, epoch: u64) -> PyResult<Epoch> {
         same_process(self.process)?;
-        let state = {
-            let mut pending = locked(&self.pending);
-            match pending.as_ref() {
-                Some(state) if state.epoch == epoch => pending.take(),
-                _ => None,
-            }
-        };
+        let state = self.states.take_for(epoch);
         let running = match state {
             Some(state) => {
                 Running::try_new(Arc::clone(&self.inner), |loader| loader.resume(&state))
@@ -135,10 +119,10 @@ impl Loader {
             })),
         }
         .map_err(crate::errors::to_python)?;
-        *locked(&self.last) = Some(running.borrow_dependent().state());
+        let last = self.states.started(running.borrow_dependent().state());
         Ok(Epoch {
             running: Mutex::new(running),
-            last: Arc::clone(&self.last),
+            last,
             process: self.process,
         })
     }
@@ -147,10 +131,7 @@ impl Loader {
     /// of epoch 0 before any): what `load_state_dict` resumes from, with
     /// other workers or another world size too.
     fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let state = match locked(&self.last).clone() {
-            Some(state) => state,
-            None => self.inner.epoch(0).state(),
-        };
+        let state = self.states.last_or(|| self.inner.epoch(0).state());
         to_dict(py, &state)
     }
 
@@ -158,8 +139,7 @@ impl Loader {
     /// number starts where it stood. A state of another dataset or
     /// pipeline is refused then.
     fn load_state_dict(&self, state: &Bound<'_, PyAny>) -> PyResult<()> {
-        *locked(&self.pending) = Some(from_dict(state)?);
-        Ok(())
+        self.states.load(state)
     }
 
     /// What the loader did so far (per node: calls, time; the batches'
@@ -184,7 +164,7 @@ impl Loader {
 #[pyclass(module = "adl")]
 pub(crate) struct Epoch {
     running: Mutex<Running>,
-    last: LastState,
+    last: Last,
     /// The process that made the loader.
     process: u32,
 }
@@ -207,7 +187,7 @@ impl Epoch {
                 (next, epoch.state())
             })
         });
-        *locked(&self.last) = Some(state);
+        self.last.set(state);
         match next {
             None => Ok(None),
             Some(Ok(batch)) => Ok(Some(batch.into_inner().0)),

@@ -10,7 +10,7 @@
 //! builds a batch itself), as in Rust: no thread of its own, no hand-over.
 
 use std::mem::ManuallyDrop;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use adl_core::exec::Recycle;
 use adl_core::{Dataset, Pipeline};
@@ -19,7 +19,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::ToPython;
-use crate::loader::{from_dict, loader_error, same_process, to_dict};
+use crate::loader::{loader_error, same_process, to_dict};
+use crate::states::{Last, States, locked};
 
 /// An epoch, its batches as Python objects.
 trait ErasedEpoch: Send {
@@ -178,10 +179,6 @@ where
     }
 }
 
-fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// A loader built in Rust, for Python: `RustLoader::new(loader)` in a
 /// crate's `#[pyfunction]` hands it over, and Python iterates
 /// `loader.epoch(e)`, saves `loader.state_dict()` and resumes with
@@ -199,8 +196,7 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 pub struct RustLoader {
     inner: Box<dyn ErasedLoader>,
     process: u32,
-    last: Arc<Mutex<Option<LoaderState>>>,
-    pending: Mutex<Option<LoaderState>>,
+    states: States,
 }
 
 impl RustLoader {
@@ -216,8 +212,7 @@ impl RustLoader {
         RustLoader {
             inner: Box::new(Arc::new(loader)),
             process: std::process::id(),
-            last: Arc::default(),
-            pending: Mutex::default(),
+            states: States::default(),
         }
     }
 }
@@ -228,22 +223,16 @@ impl RustLoader {
     /// `load_state_dict`, the epoch of that state resumes where it was).
     fn epoch(&self, epoch: u64) -> PyResult<RustEpoch> {
         same_process(self.process)?;
-        let state = {
-            let mut pending = locked(&self.pending);
-            match pending.as_ref() {
-                Some(state) if state.epoch == epoch => pending.take(),
-                _ => None,
-            }
-        };
+        let state = self.states.take_for(epoch);
         let start = state.clone().unwrap_or_else(|| self.inner.state(epoch));
         let running = self
             .inner
             .start(epoch, state)
             .map_err(crate::errors::to_python)?;
-        *locked(&self.last) = Some(start);
+        let last = self.states.started(start);
         Ok(RustEpoch {
             running: Mutex::new(running),
-            last: Arc::clone(&self.last),
+            last,
             process: self.process,
         })
     }
@@ -251,17 +240,14 @@ impl RustLoader {
     /// The state of the epoch iterated last, where it stands (the start
     /// of epoch 0 before any).
     fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let state = locked(&self.last)
-            .clone()
-            .unwrap_or_else(|| self.inner.state(0));
+        let state = self.states.last_or(|| self.inner.state(0));
         to_dict(py, &state)
     }
 
     /// Resume from `state`: the next `epoch` of its epoch number starts
     /// where it stood.
     fn load_state_dict(&self, state: &Bound<'_, PyAny>) -> PyResult<()> {
-        *locked(&self.pending) = Some(from_dict(state)?);
-        Ok(())
+        self.states.load(state)
     }
 
     /// What the loader did so far, as text.
@@ -279,7 +265,7 @@ impl RustLoader {
 #[pyclass(module = "adl")]
 pub struct RustEpoch {
     running: Mutex<Box<dyn ErasedEpoch>>,
-    last: Arc<Mutex<Option<LoaderState>>>,
+    last: Last,
     process: u32,
 }
 
@@ -300,7 +286,7 @@ impl RustEpoch {
         match next {
             None => Ok(None),
             Some((batch, state)) => {
-                *locked(&self.last) = Some(state);
+                self.last.set(state);
                 batch.map(Some)
             }
         }

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adl import files, generic
+from differential import outcome, same
 
 
 class Sensor:
@@ -27,22 +28,6 @@ class Sensor:
         return f"Sensor(n={len(self)})"
 
 
-def outcome(thunk):
-    try:
-        return thunk()
-    except Exception as error:
-        return error
-
-
-def same(ours, theirs):
-    if isinstance(theirs, Exception) or isinstance(ours, Exception):
-        assert type(ours) is type(theirs), (ours, theirs)
-    elif isinstance(theirs, list):
-        assert len(ours) == len(theirs)
-        for a, b in zip(ours, theirs):
-            np.testing.assert_array_equal(a, b)
-    else:
-        np.testing.assert_array_equal(ours, theirs)
 
 
 @settings(max_examples=150, deadline=None)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import adl
 from adl import generic
+from differential import outcome, same
 
 NAMES = ["camera", "radar", "lidar"]
 
@@ -66,18 +67,6 @@ def syncs(draw, sensors):
     return generic.Nearest(ref, tol=0.3), reference.Nearest(ref, tol=0.3)
 
 
-def outcome(thunk):
-    try:
-        return thunk()
-    except Exception as error:
-        return error
-
-
-def same(ours, theirs):
-    if isinstance(theirs, Exception) or isinstance(ours, Exception):
-        assert type(ours) is type(theirs), (ours, theirs)
-    else:
-        assert ours == theirs
 
 
 @settings(max_examples=200, deadline=None)

@@ -270,6 +270,20 @@ mod tests {
     use adl_core::Result;
     use std::sync::atomic::AtomicU64;
 
+    /// `n` reader threads of `stage` over `data`.
+    fn spawn_readers<D: Dataset + Send + Sync + 'static>(
+        stage: &Arc<ReadAhead>,
+        data: &Arc<D>,
+        n: usize,
+    ) -> Vec<std::thread::JoinHandle<()>> {
+        (0..n)
+            .map(|_| {
+                let (stage, data) = (Arc::clone(stage), Arc::clone(data));
+                std::thread::spawn(move || stage.run_reader(&*data))
+            })
+            .collect()
+    }
+
     /// A dataset whose fetch keeps `size` bytes per sample and counts what
     /// it holds.
     struct Held {
@@ -312,12 +326,7 @@ mod tests {
         let order: Arc<[usize]> = (0..200).rev().collect();
         let stats = Arc::new(Mutex::new(ReadStatistics::default()));
         let stage = Arc::new(ReadAhead::new(order, 1_000, Arc::clone(&stats)));
-        let readers: Vec<_> = (0..4)
-            .map(|_| {
-                let (stage, data) = (Arc::clone(&stage), Arc::clone(&data));
-                std::thread::spawn(move || stage.run_reader(&*data))
-            })
-            .collect();
+        let readers = spawn_readers(&stage, &data, 4);
         for position in 0..200 {
             stage.take(position);
             // The sample's get consumes what was kept.
@@ -401,12 +410,7 @@ mod tests {
         let stats = Arc::new(Mutex::new(ReadStatistics::default()));
         // Four readers, four parts a sample: each sample's parts meet.
         let stage = Arc::new(ReadAhead::new(order, 1_000_000, Arc::clone(&stats)));
-        let readers: Vec<_> = (0..4)
-            .map(|_| {
-                let (stage, data) = (Arc::clone(&stage), Arc::clone(&data));
-                std::thread::spawn(move || stage.run_reader(&*data))
-            })
-            .collect();
+        let readers = spawn_readers(&stage, &data, 4);
         for position in 0..30 {
             stage.take(position);
             // Taken only once every part was read.
@@ -431,12 +435,7 @@ mod tests {
         let order: Arc<[usize]> = (0..5).collect();
         let stats = Arc::new(Mutex::new(ReadStatistics::default()));
         let stage = Arc::new(ReadAhead::new(order, 1_000_000, Arc::clone(&stats)));
-        let readers: Vec<_> = (0..2)
-            .map(|_| {
-                let (stage, data) = (Arc::clone(&stage), Arc::clone(&data));
-                std::thread::spawn(move || stage.run_reader(&*data))
-            })
-            .collect();
+        let readers = spawn_readers(&stage, &data, 2);
         // Both readers are in sample 0's parts.
         {
             let begun = data.begun.lock().unwrap();
