@@ -25,14 +25,13 @@ pub(crate) struct Metadata {
 }
 
 impl Metadata {
-    fn of(py: Python<'_>, timestamps: &Timestamps) -> Py<Metadata> {
+    fn of(py: Python<'_>, timestamps: &Timestamps) -> PyResult<Py<Metadata>> {
         Py::new(
             py,
             Metadata {
                 timestamps: PyArray1::from_slice(py, timestamps.as_slice()).unbind(),
             },
         )
-        .expect("a Metadata is made without failing")
     }
 }
 
@@ -149,7 +148,7 @@ impl Images {
                     .map(|s| s.layout(layout).strict(strict))
             })
             .map_err(to_python)?;
-        let metadata = Metadata::of(py, sensor.metadata());
+        let metadata = Metadata::of(py, sensor.metadata())?;
         Ok(Images { sensor, metadata })
     }
 
@@ -347,7 +346,7 @@ impl Npy {
             })
         })?
         .map_err(to_python)?;
-        Ok(Npy::made(py, sensor))
+        Npy::made(py, sensor)
     }
 
     /// The sensor folder `folder`: `data.npy` beside `ts.npy` or `ts.txt`,
@@ -359,7 +358,7 @@ impl Npy {
             py.detach(|| open_as!(kind, |T| RustNpy::<T, IxDyn>::in_folder(folder.as_str())))
         })?
         .map_err(to_python)?;
-        Ok(Npy::made(py, sensor))
+        Npy::made(py, sensor)
     }
 
     /// The sensor's name.
@@ -411,9 +410,9 @@ impl Npy {
 }
 
 impl Npy {
-    fn made(py: Python<'_>, sensor: AnyNpy) -> Npy {
-        let metadata = each_npy!(&sensor, npy => Metadata::of(py, npy.metadata()));
-        Npy { sensor, metadata }
+    fn made(py: Python<'_>, sensor: AnyNpy) -> PyResult<Npy> {
+        let metadata = each_npy!(&sensor, npy => Metadata::of(py, npy.metadata()))?;
+        Ok(Npy { sensor, metadata })
     }
 }
 
@@ -444,7 +443,7 @@ impl Table {
         let sensor = py
             .detach(|| RustTable::open(&name, path.as_str(), time_column))
             .map_err(to_python)?;
-        let metadata = Metadata::of(py, sensor.metadata());
+        let metadata = Metadata::of(py, sensor.metadata())?;
         Ok(Table { sensor, metadata })
     }
 
