@@ -31,7 +31,7 @@ impl Dataset {
         let mut ends = Vec::with_capacity(traces.len()?);
         let mut total = 0_i64;
         for trace in traces.try_iter()? {
-            total += i64::try_from(trace?.len()?).unwrap_or(i64::MAX);
+            total = total.saturating_add(i64::try_from(trace?.len()?).unwrap_or(i64::MAX));
             ends.push(total);
         }
         Ok(self.ends.get_or_init(|| ends))
