@@ -20,6 +20,7 @@ mod collate;
 mod dataset;
 mod errors;
 mod files;
+mod gil;
 mod loader;
 mod margin;
 mod python_data;

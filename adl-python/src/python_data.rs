@@ -3,24 +3,30 @@
 //! run them (one at a time, as Python runs) while the thread that iterates
 //! waits without it.
 
+use std::sync::Arc;
+
 use adl_core::exec::Recycle;
 use adl_core::{Dataset, Error, Pipeline, Result};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+
+use crate::gil::GilTime;
 
 /// A Python object with `__getitem__` and `__len__` (an `adl.Dataset`,
 /// the reference's, a list): sample `i` is `dataset[i]`.
 pub(crate) struct PyDataset {
     object: Py<PyAny>,
     len: usize,
+    gil: Arc<GilTime>,
 }
 
 impl PyDataset {
-    /// `object`, its length read once.
-    pub(crate) fn new(object: &Bound<'_, PyAny>) -> PyResult<Self> {
+    /// `object`, its length read once; its calls counted in `gil`.
+    pub(crate) fn new(object: &Bound<'_, PyAny>, gil: Arc<GilTime>) -> PyResult<Self> {
         Ok(PyDataset {
             len: object.len()?,
             object: object.clone().unbind(),
+            gil,
         })
     }
 
@@ -39,7 +45,7 @@ impl Dataset for PyDataset {
 
     /// `dataset[index]`; its exception is the error's cause.
     fn get(&self, index: usize) -> Result<Py<PyAny>> {
-        Python::attach(|py| {
+        self.gil.attach(|py| {
             self.object
                 .bind(py)
                 .get_item(index)
@@ -55,11 +61,13 @@ impl Dataset for PyDataset {
 /// PyTorch's DataLoader does by default).
 pub(crate) struct PyPipeline {
     object: Option<Py<PyAny>>,
+    gil: Arc<GilTime>,
 }
 
 impl PyPipeline {
-    /// `object`, checked for the three methods.
-    pub(crate) fn new(object: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    /// `object`, checked for the three methods; its calls counted in
+    /// `gil`.
+    pub(crate) fn new(object: Option<&Bound<'_, PyAny>>, gil: Arc<GilTime>) -> PyResult<Self> {
         if let Some(object) = object {
             for method in ["sample", "collate", "batch"] {
                 if !object.hasattr(method)? {
@@ -72,6 +80,7 @@ impl PyPipeline {
         }
         Ok(PyPipeline {
             object: object.map(|o| o.clone().unbind()),
+            gil,
         })
     }
 
@@ -81,7 +90,7 @@ impl PyPipeline {
         let Some(object) = &self.object else {
             return Ok(value);
         };
-        Python::attach(|py| {
+        self.gil.attach(|py| {
             object
                 .bind(py)
                 .call_method1(method, (value,))
@@ -114,13 +123,13 @@ impl Pipeline<Py<PyAny>> for PyPipeline {
             node: "collate".into(),
             cause: Box::new(e),
         };
-        let list = Python::attach(|py| {
+        let list = self.gil.attach(|py| {
             PyList::new(py, samples)
                 .map(|l| l.into_any().unbind())
                 .map_err(failed)
         })?;
         if self.object.is_none() {
-            return Python::attach(|py| {
+            return self.gil.attach(|py| {
                 crate::collate::default_collate(list.bind(py))
                     .map(Bound::unbind)
                     .map_err(failed)

@@ -174,6 +174,11 @@ def test_traces_through_the_references_pipeline():
     assert sum(len(b["x"]) for b in batches) == len(dataset) == 3 * 20
     assert all(b["x"].shape[1:] == (3,) and b["x"].dtype == np.float32 for b in batches)
     assert "digraph" in loader.plan() and "samples" in loader.statistics()
+    # What the calls into Python cost: the dataset's reads and the pipeline's
+    # stages (sample per sample, collate and batch per batch).
+    line = next(l for l in loader.statistics().splitlines() if l.startswith("Python:"))
+    calls = int(line.split()[1])
+    assert calls >= 2 * len(dataset) and "waiting for the GIL" in line, line
     assert loader.dataset is dataset
 
 

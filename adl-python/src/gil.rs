@@ -1,0 +1,56 @@
+//! [`GilTime`]: what calling into Python costs a loader's threads: the
+//! calls, the time spent waiting for the GIL, and the time spent in
+//! Python once it was held (shown by `adl.Loader.statistics()`).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use pyo3::prelude::*;
+
+/// The calls into Python of one loader, counted and timed.
+#[derive(Debug, Default)]
+pub(crate) struct GilTime {
+    calls: AtomicU64,
+    /// Nanoseconds waited for the GIL.
+    waiting: AtomicU64,
+    /// Nanoseconds spent holding it.
+    running: AtomicU64,
+}
+
+impl GilTime {
+    /// `f` with the GIL, counted: the wait to take it and the time in it.
+    pub(crate) fn attach<T>(&self, f: impl for<'py> FnOnce(Python<'py>) -> T) -> T {
+        let asked = Instant::now();
+        Python::attach(|py| {
+            let held = Instant::now();
+            let out = f(py);
+            self.calls.fetch_add(1, Ordering::Relaxed);
+            self.waiting
+                .fetch_add(nanos(held - asked), Ordering::Relaxed);
+            self.running
+                .fetch_add(nanos(held.elapsed()), Ordering::Relaxed);
+            out
+        })
+    }
+
+    /// A line for the statistics: the calls and their times (none: no
+    /// line).
+    pub(crate) fn report(&self) -> Option<String> {
+        let calls = self.calls.load(Ordering::Relaxed);
+        if calls == 0 {
+            return None;
+        }
+        let waiting = Duration::from_nanos(self.waiting.load(Ordering::Relaxed));
+        let running = Duration::from_nanos(self.running.load(Ordering::Relaxed));
+        Some(format!(
+            "Python: {calls} calls into the dataset and pipeline, {:.1} ms waiting for the GIL ({:.1} us a call), {:.1} ms running Python",
+            waiting.as_secs_f64() * 1e3,
+            waiting.as_secs_f64() * 1e6 / calls as f64,
+            running.as_secs_f64() * 1e3
+        ))
+    }
+}
+
+fn nanos(duration: Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+}
