@@ -27,6 +27,8 @@ trait ErasedEpoch: Send {
     /// The next batch (`None` at the end), made or waited for without the
     /// GIL, and the state after it.
     fn next(&mut self, py: Python<'_>) -> Option<(PyResult<Py<PyAny>>, LoaderState)>;
+    /// Where the epoch stands.
+    fn state(&self) -> LoaderState;
 }
 
 /// An epoch beside the loader it borrows.
@@ -93,6 +95,10 @@ where
     P::Transformed: Send,
     P::Processed: Recycle + ToPython,
 {
+    fn state(&self) -> LoaderState {
+        self.epoch.state()
+    }
+
     fn next(&mut self, py: Python<'_>) -> Option<(PyResult<Py<PyAny>>, LoaderState)> {
         let epoch = &mut *self.epoch;
         let (batch, state) = py.detach(move || {
@@ -224,12 +230,11 @@ impl RustLoader {
     fn epoch(&self, epoch: u64) -> PyResult<RustEpoch> {
         same_process(self.process)?;
         let state = self.states.take_for(epoch);
-        let start = state.clone().unwrap_or_else(|| self.inner.state(epoch));
         let running = self
             .inner
             .start(epoch, state)
             .map_err(crate::errors::to_python)?;
-        let last = self.states.started(start);
+        let last = self.states.started(running.state());
         Ok(RustEpoch {
             running: Mutex::new(running),
             last,
