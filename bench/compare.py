@@ -27,10 +27,13 @@ is target/w4-data (written with generate.py the first time).
 W2 through Python (issue 21; not in the default list): each round runs
 adl-bench's W2 (Rust, 2 workers), the same loader iterated from Python
 (bench/python/bench_w2.py over the module adl_bench, which this installs
-into target/python-venv, made by `cargo xtask python`), and the PyTorch
-peer with 0, 2 and 4 workers, each a fresh process after the machine is
-quiet. The table gives the median warm samples/s, Python / Rust and
-Python / PyTorch's best.
+into target/python-venv, made by `cargo xtask python`) with 2 and with 4
+workers, and the PyTorch peer with 0, 2 and 4 workers, each a fresh
+process after the machine is quiet, its memory watched from outside (the
+peak of its processes' summed RSS, sampled every 0.1 s, and of their
+summed PSS, every second: a DataLoader's workers are processes, adl's are
+threads). The table gives the median warm samples/s, Python / Rust,
+Python / PyTorch's best, and the memory peaks.
 
 Needs gcc and python3; PyTorch and numpy are installed with pip into
 target/peer-venv the first time (about 600 MB), unless PEER_PYTHON names a
@@ -44,6 +47,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -142,6 +146,40 @@ def w4(rounds, data, latency_readers):
         print(f"| {k}{' (best)' if k == best else ''} | {warm[k]:.0f} ({all_warm}) | {cold[k]:.0f} | {ratio} | {lat} |")
 
 
+def monitored(cmd, env):
+    """Run `cmd` as sh() does, with the peaks of its process tree's summed
+    RSS and PSS (MiB) added to its JSON lines (peer_torch's readers of /proc)."""
+    sys.path.insert(0, PEER)
+    import peer_torch
+
+    process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, **env})
+    peak = {"rss": 0.0, "pss": 0.0}
+    stop = threading.Event()
+
+    def watch():
+        tick = 0
+        while not stop.is_set():
+            tree = peer_torch._tree(process.pid)
+            peak["rss"] = max(peak["rss"], sum(peer_torch._vmrss_mb(q) for q in tree))
+            if tick % 10 == 0:
+                peak["pss"] = max(peak["pss"], sum(peer_torch._pss_rss_mb(q)[0] for q in tree))
+            tick += 1
+            stop.wait(0.1)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    out, err = process.communicate()
+    stop.set()
+    watcher.join()
+    if process.returncode != 0:
+        raise RuntimeError(f"{cmd} failed ({process.returncode}): {err[-2000:]}")
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    for row in rows:
+        row["peak_rss_tree_mb"], row["peak_pss_tree_mb"] = peak["rss"], peak["pss"]
+    return rows
+
+
 def w2_python(rounds):
     """W2 from Rust and through Python, beside the PyTorch peer."""
     venv_python = os.path.join(TARGET, "python-venv", "bin", "python")
@@ -153,26 +191,31 @@ def w2_python(rounds):
     subprocess.run(["cargo", "build", "--release", "-p", "adl-bench"], cwd=ROOT, check=True)
     bench = os.path.join(TARGET, "release", "adl-bench")
     python = peer_python()
-    runs = {}
+    runs, rss, pss = {}, {}, {}
+    bench_w2 = os.path.join(ROOT, "bench", "python", "bench_w2.py")
     for r in range(rounds):
         print(f"compare: W2 through Python, round {r + 1} of {rounds}", file=sys.stderr)
         configs = [("adl, Rust", [bench, "--workload", "w2", "--workers", "2"]),
-                   ("adl, Python", [venv_python, os.path.join(ROOT, "bench", "python", "bench_w2.py"), "--workers", "2"])]
+                   ("adl, Python", [venv_python, bench_w2, "--workers", "2"]),
+                   ("adl, Python, 4 workers", [venv_python, bench_w2, "--workers", "4"])]
         configs += [(f"PyTorch, {w} workers", [python, os.path.join(PEER, "peer_torch.py"), "--single", "image", str(w)])
                     for w in (0, 2, 4)]
         for name, cmd in configs:
             wait_quiet()
-            for row in sh(cmd, {"ADL_QUIET": "1"}):
+            for row in monitored(cmd, {"ADL_QUIET": "1"}):
                 runs.setdefault(name, []).append(row.get("warm_samples_per_s", row.get("samples_per_s")))
+                rss.setdefault(name, []).append(row["peak_rss_tree_mb"])
+                pss.setdefault(name, []).append(row["peak_pss_tree_mb"])
     med = {k: statistics.median(v) for k, v in runs.items()}
     best = max((k for k in med if k.startswith("PyTorch")), key=lambda k: med[k])
-    print("| W2 | warm samples/s (runs) | against |")
-    print("|---|---|---|")
+    print("| W2 | warm samples/s (runs) | against | peak RSS, summed (MiB) | peak PSS, summed (MiB) |")
+    print("|---|---|---|---|---|")
     for k, v in runs.items():
         against = "-"
         if k == "adl, Python":
             against = f"{med[k] / med['adl, Rust']:.2f}x of Rust, {med[k] / med[best]:.1f}x of {best}"
-        print(f"| {k}{' (best)' if k == best else ''} | {med[k] / 1e3:.0f} k ({', '.join(f'{x / 1e3:.0f}' for x in v)}) | {against} |")
+        print(f"| {k}{' (best)' if k == best else ''} | {med[k] / 1e3:.0f} k ({', '.join(f'{x / 1e3:.0f}' for x in v)}) "
+              f"| {against} | {statistics.median(rss[k]):.0f} | {statistics.median(pss[k]):.0f} |")
 
 
 def main():

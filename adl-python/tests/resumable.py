@@ -1,9 +1,11 @@
-"""A training-like process for test_processes.py: it consumes one epoch of
-an adl.Loader, a "step" per batch, logging each batch's indices (fsync'd)
-and then checkpointing the loader's state with the number of batches
-logged (written beside, fsync'd, renamed over: all or nothing). Started
-again after being killed, it goes back to its last checkpoint: the log is
-cut to the batches the checkpoint counts, and the loader resumes there.
+"""A training process for test_processes.py: it trains a small torch model
+for one epoch of an adl.Loader, a step per batch, logging each batch's
+indices (fsync'd) and then checkpointing the model, its optimizer and the
+loader's state with the number of batches logged (written beside,
+fsync'd, renamed over: all or nothing). Started again after being killed,
+it goes back to its last checkpoint: the log is cut to the batches the
+checkpoint counts, and the model and the loader resume there. At the end
+it writes the model's weights to DIR/weights.json.
 
     python resumable.py DIR WORKERS   # the epoch's indices end up in DIR/log.txt
 """
@@ -11,30 +13,37 @@ cut to the batches the checkpoint counts, and the loader resumes there.
 import json
 import os
 import sys
-import time
+
+import torch
 
 import adl
+import adl.torch
 
-N, BATCH, SEED, EPOCH = 600, 6, 17, 3
+N, BATCH, SEED, EPOCH = 300, 6, 17, 3
 
 
-def save(path, content):
+def fsynced(path, write):
     tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(content, f)
+    with open(tmp, "wb") as f:
+        write(f)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
 
 
 def main(folder, workers):
-    checkpoint = os.path.join(folder, "checkpoint.json")
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    model = torch.nn.Linear(1, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    checkpoint = os.path.join(folder, "checkpoint.pt")
     log = os.path.join(folder, "log.txt")
     loader = adl.Loader(list(range(N)), None, batch_size=BATCH, shuffle=SEED, workers=workers)
     logged = 0
     if os.path.exists(checkpoint):
-        with open(checkpoint) as f:
-            saved = json.load(f)
+        saved = torch.load(checkpoint)
+        model.load_state_dict(saved["model"])
+        optimizer.load_state_dict(saved["optimizer"])
         loader.load_state_dict(saved["loader"])
         logged = saved["logged"]
         with open(log) as f:
@@ -44,13 +53,25 @@ def main(folder, workers):
             f.flush()
             os.fsync(f.fileno())
     with open(log, "a") as f:
-        for batch in loader.epoch(EPOCH):
-            time.sleep(0.005)  # the step
-            f.write(" ".join(str(i) for i in batch) + "\n")
+        for batch in adl.torch.batches(loader.epoch(EPOCH)):
+            x = batch.float()[:, None] / N
+            loss = torch.nn.functional.mse_loss(model(x), 2 * x + 1)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            f.write(" ".join(str(i) for i in batch.tolist()) + "\n")
             f.flush()
             os.fsync(f.fileno())
             logged += 1
-            save(checkpoint, {"loader": loader.state_dict(), "logged": logged})
+            state = {
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "loader": loader.state_dict(),
+                "logged": logged,
+            }
+            fsynced(checkpoint, lambda out: torch.save(state, out))
+    weights = [model.weight.item(), model.bias.item()]
+    fsynced(os.path.join(folder, "weights.json"), lambda out: out.write(json.dumps(weights).encode()))
     print("epoch done", flush=True)
 
 

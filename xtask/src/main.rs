@@ -10,8 +10,9 @@
 //!   batch kernels on the first GPU, else as Rust kernels), and W2 once
 //!   more with its batch stage as OpenCL kernels on POCL's CPU device,
 //!   and last the Python package's tests (`adl-python`, built into a venv
-//!   under the target dir with abstract-dataloader 0.4.7 beside it, then
-//!   pytest).
+//!   under the target dir with abstract-dataloader 0.4.7 and PyTorch
+//!   beside it, then pytest, and the training example). The venv is made
+//!   while the Rust suite runs.
 //! - `cargo xtask python`: only the Python package's tests.
 //! - `cargo xtask setup`: only make sure the system packages are present.
 //!
@@ -73,7 +74,7 @@ fn main() -> ExitCode {
         .parent()
         .unwrap_or(Path::new("."));
     if task == "python" {
-        return match python::test_package(root) {
+        return match python::test_package(root, None) {
             Ok(()) => ExitCode::SUCCESS,
             Err(message) => {
                 eprintln!("xtask: {message}");
@@ -131,6 +132,9 @@ fn main() -> ExitCode {
             runs.push(args);
         }
     }
+    // The Python tests' venv (PyTorch: minutes to fetch) made while the
+    // Rust suite runs.
+    let venv = (task == "test").then(|| python::prepare(root));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     for args in runs {
         let mut command = Command::new(&cargo);
@@ -152,11 +156,14 @@ fn main() -> ExitCode {
             }
         }
     }
-    if task == "test"
-        && let Err(message) = python::test_package(root)
-    {
-        eprintln!("xtask: {message}");
-        return ExitCode::FAILURE;
+    if let Some(venv) = venv {
+        let made = venv
+            .join()
+            .unwrap_or_else(|_| Err("making the Python venv panicked".into()));
+        if let Err(message) = made.and_then(|python| python::test_package(root, Some(python))) {
+            eprintln!("xtask: {message}");
+            return ExitCode::FAILURE;
+        }
     }
     ExitCode::SUCCESS
 }

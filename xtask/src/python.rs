@@ -2,21 +2,34 @@
 //! `examples/python_px4` and the W2 benchmark's module `bench/python`
 //! built and installed into a virtual environment
 //! under the target dir (made once, with the packages its tests need from
-//! PyPI), then their pytest suites.
+//! PyPI), then their pytest suites and the training example.
+//!
+//! PyTorch is the biggest of those packages (its PyPI wheels bring CUDA's
+//! libraries: several GB, a minute or two to fetch and unpack), so
+//! `cargo xtask test` makes the venv on a thread of its own while the Rust
+//! suite builds and runs ([`prepare`]), and joins it before the Python
+//! tests.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::thread::JoinHandle;
 
 /// What the tests need from PyPI; the venv is made again when this
 /// changes. abstract-dataloader is the reference the package is checked
 /// against, at the release it follows.
-const REQUIREMENTS: [&str; 6] = [
+/// PyTorch is what adl's batches feed: the tests train a model on them,
+/// run torchrun with gloo, and take them as tensors; tqdm is the
+/// training example's progress bar.
+const REQUIREMENTS: [&str; 8] = [
     "maturin>=1.9,<2",
     "numpy",
     "pytest",
     "hypothesis",
     "beartype",
     "abstract-dataloader==0.4.7",
+    "torch",
+    "tqdm",
 ];
 
 const NEEDS: &str = "The Python package's tests make a virtual environment under the \
@@ -24,11 +37,23 @@ const NEEDS: &str = "The Python package's tests make a virtual environment under
                      its venv module and pip (Debian: `apt-get install python3 python3-venv \
                      python3-pip`; or set PYTHON to a Python 3 that has them), and access to PyPI.";
 
+/// The tests' venv made (where it is not there already) on a thread of
+/// its own, pip's output kept in a log beside it and shown only where it
+/// fails, so that it does not mix with the Rust suite's.
+pub(crate) fn prepare(root: &Path) -> JoinHandle<Result<PathBuf, String>> {
+    let root = root.to_path_buf();
+    std::thread::spawn(move || venv_python(&root, Output::Logged))
+}
+
 /// Build `adl-python` into the tests' venv (`pip install ./adl-python`,
 /// a debug build that shares the workspace's target dir) and run its
-/// tests.
-pub(crate) fn test_package(root: &Path) -> Result<(), String> {
-    let python = venv_python(root)?;
+/// tests; `venv` is the venv's Python, from [`prepare`], or `None` to
+/// make it here.
+pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), String> {
+    let python = match venv {
+        Some(python) => python,
+        None => venv_python(root, Output::Shown)?,
+    };
     // The venv's scripts first on the PATH: maturin's build hook runs its
     // `maturin` from there.
     let bin = python.parent().unwrap_or(root).to_path_buf();
@@ -57,13 +82,23 @@ pub(crate) fn test_package(root: &Path) -> Result<(), String> {
         .arg(root.join("adl-python").join("tests"))
         .arg(root.join("examples").join("python_px4").join("test_px4.py"))
         .arg(root.join("bench").join("python").join("test_w2.py"))
+        .arg(root.join("examples").join("python").join("test_train.py"))
         .current_dir(root);
     run(&mut pytest, "the Python package's tests", "")
 }
 
+/// Where pip's output goes while the venv is made.
+#[derive(Clone, Copy)]
+enum Output {
+    /// To the terminal.
+    Shown,
+    /// To `pip.log` beside the venv, printed where a step fails.
+    Logged,
+}
+
 /// The venv's Python, the venv made with [`REQUIREMENTS`] first where it
 /// is not there or was made with others.
-fn venv_python(root: &Path) -> Result<PathBuf, String> {
+fn venv_python(root: &Path, output: Output) -> Result<PathBuf, String> {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
@@ -81,20 +116,46 @@ fn venv_python(root: &Path) -> Result<PathBuf, String> {
         venv.display(),
         REQUIREMENTS.join(", ")
     );
-    run(
-        Command::new(&host).args(["-m", "venv"]).arg(&venv),
-        "making the Python venv",
-        NEEDS,
-    )?;
-    run(
-        Command::new(&python)
-            .args(["-m", "pip", "install", "--quiet"])
-            .args(REQUIREMENTS),
+    let log = target.join("python-venv-pip.log");
+    let mut make = Command::new(&host);
+    make.args(["-m", "venv"]).arg(&venv);
+    run_with(&mut make, "making the Python venv", NEEDS, output, &log)?;
+    let mut install = Command::new(&python);
+    install
+        .args(["-m", "pip", "install", "--quiet", "--progress-bar", "off"])
+        .args(REQUIREMENTS);
+    run_with(
+        &mut install,
         "installing the Python test packages",
         NEEDS,
+        output,
+        &log,
     )?;
     std::fs::write(&ready, wanted).map_err(|e| format!("writing {}: {e}", ready.display()))?;
     Ok(python)
+}
+
+/// [`run`], with the output in `log` where `output` says so (printed
+/// where the command fails).
+fn run_with(
+    command: &mut Command,
+    what: &str,
+    needs: &str,
+    output: Output,
+    log: &Path,
+) -> Result<(), String> {
+    let Output::Logged = output else {
+        return run(command, what, needs);
+    };
+    let file = File::create(log).map_err(|e| format!("{what}: creating {}: {e}", log.display()))?;
+    let copy = file
+        .try_clone()
+        .map_err(|e| format!("{what}: {}: {e}", log.display()))?;
+    command.stdout(Stdio::from(file)).stderr(Stdio::from(copy));
+    run(command, what, needs).map_err(|message| {
+        let printed = std::fs::read_to_string(log).unwrap_or_default();
+        format!("{message}\n{} says:\n{printed}", log.display())
+    })
 }
 
 /// Run `command` in the open (its output shown); its failure says what

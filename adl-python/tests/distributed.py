@@ -1,0 +1,45 @@
+"""A training process for test_processes.py, started twice by torchrun
+(gloo): each rank runs adl.Loader (its rank and world from torchrun's
+environment) and trains one DistributedDataParallel model on its batches;
+rank 0 gathers every rank's indices and prints them.
+
+    python -m torch.distributed.run --standalone --nproc_per_node 2 distributed.py
+"""
+
+import json
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+import adl
+import adl.torch
+
+N, BATCH, SEED, EPOCH = 96, 4, 11, 2
+
+
+def main():
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    samples = [{"x": np.array([i / N], dtype=np.float32), "index": i} for i in range(N)]
+    loader = adl.Loader(samples, None, batch_size=BATCH, shuffle=SEED, workers=2)
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(1, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    mine = []
+    for batch in adl.torch.batches(loader.epoch(EPOCH)):
+        loss = torch.nn.functional.mse_loss(model(batch["x"]), 3 * batch["x"])
+        optimizer.zero_grad()
+        loss.backward()  # DDP's all-reduce over gloo
+        optimizer.step()
+        mine += batch["index"].tolist()
+    every = [None] * dist.get_world_size()
+    dist.all_gather_object(every, {"rank": dist.get_rank(), "indices": mine})
+    weights = [None] * dist.get_world_size()
+    dist.all_gather_object(weights, model.module.weight.item())
+    if dist.get_rank() == 0:
+        print(json.dumps({"ranks": every, "weights": weights}), flush=True)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
