@@ -25,7 +25,7 @@ pub(crate) struct Metadata {
 }
 
 impl Metadata {
-    fn of(py: Python<'_>, timestamps: &Timestamps) -> PyResult<Py<Metadata>> {
+    pub(crate) fn of(py: Python<'_>, timestamps: &Timestamps) -> PyResult<Py<Metadata>> {
         Py::new(
             py,
             Metadata {
@@ -37,7 +37,7 @@ impl Metadata {
 
 /// `index` as a position in `len` samples: a negative index counts from
 /// the end, as a Python sequence's.
-fn position(index: isize, len: usize, what: &str) -> PyResult<usize> {
+pub(crate) fn position(index: isize, len: usize, what: &str) -> PyResult<usize> {
     let at = if index < 0 {
         index + len as isize
     } else {
@@ -65,7 +65,7 @@ pub(crate) struct Stream {
 }
 
 impl Stream {
-    fn of(sensor: &Bound<'_, PyAny>, batch: Option<usize>) -> PyResult<Stream> {
+    pub(crate) fn of(sensor: &Bound<'_, PyAny>, batch: Option<usize>) -> PyResult<Stream> {
         if batch == Some(0) {
             return Err(PyValueError::new_err("a stream's batch is at least 1"));
         }

@@ -23,6 +23,7 @@ mod files;
 mod gil;
 mod loader;
 mod margin;
+mod px4;
 mod python_data;
 mod rust_loader;
 mod states;
@@ -53,6 +54,8 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<files::Npy>()?;
     module.add_class::<files::Table>()?;
     module.add_class::<files::Stream>()?;
+    module.add_class::<px4::Log>()?;
+    module.add_class::<px4::Topic>()?;
     module.add_function(wrap_pyfunction!(collate::default_collate, module)?)?;
     module.add_class::<RustLoader>()?;
     module.add_class::<RustEpoch>()?;

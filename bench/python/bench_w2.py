@@ -8,6 +8,7 @@ epoch, then a warm one timed; each batch a NumPy array (float32
 
 import argparse
 import json
+import resource
 import time
 
 import adl_bench
@@ -33,6 +34,7 @@ def main():
         "workload": "w2", "front": "python", "workers": args.workers, "samples": samples,
         "cold_samples_per_s": round(figures[0], 1), "warm_samples_per_s": round(figures[1], 1),
         "setup_s": round(setup, 3),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }))
 
 

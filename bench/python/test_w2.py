@@ -48,3 +48,24 @@ def test_batches_held_are_not_reused():
     # Each holds its own buffer while Python keeps it.
     pointers = {b.__array_interface__["data"][0] for b in held}
     assert len(pointers) == 10
+
+
+def test_tensors_over_the_batches_return_their_buffers_to_the_pool():
+    import torch
+
+    import adl.torch
+
+    loader = adl_bench.w2(samples=1024, workers=2)
+    batch = next(iter(loader.epoch(0)))
+    tensor = adl.torch.tensors(batch)
+    # The tensor is the batch's buffer (no copy), through DLPack too.
+    assert tensor.data_ptr() == batch.__array_interface__["data"][0]
+    assert torch.from_dlpack(batch).data_ptr() == tensor.data_ptr()
+    del batch, tensor
+    total = 0.0
+    for epoch in range(1, 4):
+        for tensor in adl.torch.batches(loader.epoch(epoch)):
+            total += float(tensor[:, 0, 0, 0].sum())
+    del tensor
+    # The tensors held the buffers only while they lived.
+    assert recycled_share(loader) >= 80, loader.statistics()

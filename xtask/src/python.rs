@@ -20,8 +20,9 @@ use std::thread::JoinHandle;
 /// against, at the release it follows.
 /// PyTorch is what adl's batches feed: the tests train a model on them,
 /// run torchrun with gloo, and take them as tensors; tqdm is the
-/// training example's progress bar.
-const REQUIREMENTS: [&str; 8] = [
+/// training example's progress bar; pyulog, PX4's own reader, is what
+/// `adl.px4` is checked against.
+const REQUIREMENTS: [&str; 9] = [
     "maturin>=1.9,<2",
     "numpy",
     "pytest",
@@ -30,6 +31,7 @@ const REQUIREMENTS: [&str; 8] = [
     "abstract-dataloader==0.4.7",
     "torch",
     "tqdm",
+    "pyulog",
 ];
 
 const NEEDS: &str = "The Python package's tests make a virtual environment under the \

@@ -8,6 +8,10 @@ Dataloader specification.
   ``abstract.Dataset``, over Python sensors and traces.
 - ``adl.files``: adl's file-backed sensors (JPEG/PNG frames, NumPy
   arrays, CSV tables), read and decoded without the GIL.
+- ``adl.px4``: PX4 flight logs (ULog), each topic a sensor, read in Rust
+  with the GIL released.
+- ``adl.torch``: batches as PyTorch tensors that share adl's buffers
+  (``import adl.torch``; needs PyTorch).
 - ``adl.default_collate``: PyTorch's ``default_collate`` with NumPy arrays
   out, arrays stacked without the GIL.
 - ``adl.Loader``: adl's loader (workers, prefetch, sharding over ranks,
@@ -15,7 +19,7 @@ Dataloader specification.
   what it raises for a sample or batch it could not make.
 """
 
-from adl import files, generic
+from adl import files, generic, px4
 from adl._native import Dataset, Epoch, Loader, LoaderError, Trace, default_collate
 
-__all__ = ["Dataset", "Epoch", "Loader", "LoaderError", "Trace", "default_collate", "files", "generic"]
+__all__ = ["Dataset", "Epoch", "Loader", "LoaderError", "Trace", "default_collate", "files", "generic", "px4"]
