@@ -125,6 +125,10 @@ fn venv_python(root: &Path, output: Output) -> Result<PathBuf, String> {
     let mut install = Command::new(&python);
     install
         .args(["-m", "pip", "install", "--quiet", "--progress-bar", "off"])
+        // No bytecode compiled at install (PyTorch's thousands of files,
+        // CPU taken from the Rust suite building beside it): Python
+        // compiles what it imports, when it imports it.
+        .arg("--no-compile")
         .args(REQUIREMENTS);
     run_with(
         &mut install,
