@@ -52,6 +52,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEER = os.path.join(ROOT, "bench", "peer")
+sys.path.insert(0, PEER)
+import peer_torch  # noqa: E402  (its /proc readers; it imports torch only where it runs a peer)
 TARGET = os.path.join(ROOT, "target")
 NAMES = {"w1": "tiny", "w2": "image", "w3": "multimodal-sync", "w4": "on-disk-multimodal"}
 # numpy, one thread, one call per batch (PEER.md); the W3 goal is 2x this.
@@ -149,9 +151,6 @@ def w4(rounds, data, latency_readers):
 def monitored(cmd, env):
     """Run `cmd` as sh() does, with the peaks of its process tree's summed
     RSS and PSS (MiB) added to its JSON lines (peer_torch's readers of /proc)."""
-    sys.path.insert(0, PEER)
-    import peer_torch
-
     process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, **env})
     peak = {"rss": 0.0, "pss": 0.0}

@@ -3,8 +3,6 @@
 //! `metadata.timestamps`, `__getitem__`, `__len__`) whose sample is a dict
 //! of its fields' values, as the Rust `TopicSensor`'s `Record`.
 
-use std::sync::Arc;
-
 use adl_core::Sensor;
 use adl_core::px4::{Completeness, Px4Log, TopicSensor};
 use numpy::{PyArray1, PyArray2, ToPyArray};
@@ -133,20 +131,14 @@ impl Log {
 /// field: 1 value), as the Rust `TopicSensor`'s record.
 #[pyclass(module = "adl.px4", frozen)]
 pub(crate) struct Topic {
-    sensor: Arc<TopicSensor>,
+    sensor: TopicSensor,
     metadata: Py<Metadata>,
 }
 
 impl Topic {
     fn made(py: Python<'_>, sensor: TopicSensor) -> PyResult<Py<Topic>> {
         let metadata = Metadata::of(py, sensor.metadata())?;
-        Py::new(
-            py,
-            Topic {
-                sensor: Arc::new(sensor),
-                metadata,
-            },
-        )
+        Py::new(py, Topic { sensor, metadata })
     }
 }
 
@@ -198,14 +190,14 @@ impl Topic {
         self.sensor.len()
     }
 
-    /// Sample `index`: a dict of each field's values.
+    /// Sample `index`: a dict of each field's values (the Rust sensor's
+    /// record, its arrays handed over without a copy).
     fn __getitem__<'py>(&self, py: Python<'py>, index: isize) -> PyResult<Bound<'py, PyDict>> {
         let at = position(index, self.sensor.len(), self.sensor.name())?;
+        let record = self.sensor.get(at).map_err(to_python)?;
         let sample = PyDict::new(py);
-        for name in self.sensor.field_names() {
-            if let Some(row) = self.sensor.value(at, name) {
-                sample.set_item(name, PyArray1::from_array(py, &row))?;
-            }
+        for (name, values) in record {
+            sample.set_item(name, PyArray1::from_owned_array(py, values))?;
         }
         Ok(sample)
     }

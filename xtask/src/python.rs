@@ -44,7 +44,7 @@ const NEEDS: &str = "The Python package's tests make a virtual environment under
 /// fails, so that it does not mix with the Rust suite's.
 pub(crate) fn prepare(root: &Path) -> JoinHandle<Result<PathBuf, String>> {
     let root = root.to_path_buf();
-    std::thread::spawn(move || venv_python(&root, Output::Logged))
+    std::thread::spawn(move || venv_python(&root, true))
 }
 
 /// Build `adl-python` into the tests' venv (`pip install ./adl-python`,
@@ -54,7 +54,7 @@ pub(crate) fn prepare(root: &Path) -> JoinHandle<Result<PathBuf, String>> {
 pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), String> {
     let python = match venv {
         Some(python) => python,
-        None => venv_python(root, Output::Shown)?,
+        None => venv_python(root, false)?,
     };
     // The venv's scripts first on the PATH: maturin's build hook runs its
     // `maturin` from there.
@@ -89,18 +89,11 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
     run(&mut pytest, "the Python package's tests", "")
 }
 
-/// Where pip's output goes while the venv is made.
-#[derive(Clone, Copy)]
-enum Output {
-    /// To the terminal.
-    Shown,
-    /// To `pip.log` beside the venv, printed where a step fails.
-    Logged,
-}
-
 /// The venv's Python, the venv made with [`REQUIREMENTS`] first where it
-/// is not there or was made with others.
-fn venv_python(root: &Path, output: Output) -> Result<PathBuf, String> {
+/// is not there or was made with others; with `logged`, the output of
+/// making it goes to `python-venv-pip.log` beside it (printed where a
+/// step fails), else to the terminal.
+fn venv_python(root: &Path, logged: bool) -> Result<PathBuf, String> {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
@@ -118,10 +111,10 @@ fn venv_python(root: &Path, output: Output) -> Result<PathBuf, String> {
         venv.display(),
         REQUIREMENTS.join(", ")
     );
-    let log = target.join("python-venv-pip.log");
+    let log = logged.then(|| target.join("python-venv-pip.log"));
     let mut make = Command::new(&host);
     make.args(["-m", "venv"]).arg(&venv);
-    run_with(&mut make, "making the Python venv", NEEDS, output, &log)?;
+    run_with(&mut make, "making the Python venv", NEEDS, log.as_deref())?;
     let mut install = Command::new(&python);
     install
         .args(["-m", "pip", "install", "--quiet", "--progress-bar", "off"])
@@ -134,23 +127,21 @@ fn venv_python(root: &Path, output: Output) -> Result<PathBuf, String> {
         &mut install,
         "installing the Python test packages",
         NEEDS,
-        output,
-        &log,
+        log.as_deref(),
     )?;
     std::fs::write(&ready, wanted).map_err(|e| format!("writing {}: {e}", ready.display()))?;
     Ok(python)
 }
 
-/// [`run`], with the output in `log` where `output` says so (printed
-/// where the command fails).
+/// [`run`], with the output in `log` where there is one (printed where
+/// the command fails).
 fn run_with(
     command: &mut Command,
     what: &str,
     needs: &str,
-    output: Output,
-    log: &Path,
+    log: Option<&Path>,
 ) -> Result<(), String> {
-    let Output::Logged = output else {
+    let Some(log) = log else {
         return run(command, what, needs);
     };
     let file = File::create(log).map_err(|e| format!("{what}: creating {}: {e}", log.display()))?;
