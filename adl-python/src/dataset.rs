@@ -23,6 +23,11 @@ pub(crate) struct Dataset {
 }
 
 impl Dataset {
+    /// The traces, as given.
+    pub(crate) fn traces<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.traces.bind(py).clone()
+    }
+
     fn ends(&self, py: Python<'_>) -> PyResult<&[i64]> {
         if let Some(ends) = self.ends.get() {
             return Ok(ends);

@@ -14,6 +14,7 @@ use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::errors::to_python;
+use crate::native::{AnyArray, Value};
 
 /// A sensor's metadata: its timestamps (float64 seconds), as the
 /// reference's `generic.Metadata`.
@@ -119,6 +120,19 @@ fn timestamps(name: &str, values: &Bound<'_, PyAny>) -> PyResult<Timestamps> {
 pub(crate) struct Images {
     sensor: RustImages,
     metadata: Py<Metadata>,
+}
+
+impl Images {
+    /// Frame `index` as an `adl.Pipeline`'s value, read without Python.
+    pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
+        let frame = self.sensor.get(index)?;
+        Ok(Value::Array(AnyArray::U8(frame.into_dyn())))
+    }
+
+    /// The number of frames.
+    pub(crate) fn samples(&self) -> usize {
+        self.sensor.len()
+    }
 }
 
 #[pymethods]
@@ -410,6 +424,24 @@ impl Npy {
 }
 
 impl Npy {
+    /// Row `index` as an `adl.Pipeline`'s value, read without Python.
+    pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
+        Ok(Value::Array(match &self.sensor {
+            AnyNpy::F32(npy) => AnyArray::F32(npy.get(index)?),
+            AnyNpy::F64(npy) => AnyArray::F64(npy.get(index)?),
+            AnyNpy::U8(npy) => AnyArray::U8(npy.get(index)?),
+            AnyNpy::I16(npy) => AnyArray::I16(npy.get(index)?),
+            AnyNpy::U16(npy) => AnyArray::U16(npy.get(index)?),
+            AnyNpy::I32(npy) => AnyArray::I32(npy.get(index)?),
+            AnyNpy::I64(npy) => AnyArray::I64(npy.get(index)?),
+        }))
+    }
+
+    /// The number of rows.
+    pub(crate) fn samples(&self) -> usize {
+        each_npy!(&self.sensor, npy => npy.len())
+    }
+
     fn made(py: Python<'_>, sensor: AnyNpy) -> PyResult<Npy> {
         let metadata = each_npy!(&sensor, npy => Metadata::of(py, npy.metadata()))?;
         Ok(Npy { sensor, metadata })
@@ -423,6 +455,19 @@ impl Npy {
 pub(crate) struct Table {
     sensor: RustTable,
     metadata: Py<Metadata>,
+}
+
+impl Table {
+    /// Row `index` as an `adl.Pipeline`'s value.
+    pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
+        let row = self.sensor.get(index)?;
+        Ok(Value::Array(AnyArray::F64(row.into_dyn())))
+    }
+
+    /// The number of rows.
+    pub(crate) fn samples(&self) -> usize {
+        self.sensor.len()
+    }
 }
 
 #[pymethods]

@@ -23,6 +23,7 @@ mod files;
 mod gil;
 mod loader;
 mod margin;
+mod native;
 mod px4;
 mod python_data;
 mod rust_loader;
@@ -60,6 +61,14 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<RustLoader>()?;
     module.add_class::<RustEpoch>()?;
     module.add_class::<BatchMemory>()?;
+    module.add_class::<native::Pipeline>()?;
+    module.add_class::<native::Transform>()?;
+    module.add_class::<native::RandomResizedCrop>()?;
+    module.add_class::<native::RandomFlip>()?;
+    module.add_class::<native::ToFloat>()?;
+    module.add_class::<native::Normalize>()?;
+    module.add_class::<native::Affine>()?;
+    module.add_class::<native::Clamp>()?;
     module.add("LoaderError", module.py().get_type::<loader::LoaderError>())?;
     Ok(())
 }

@@ -6,12 +6,16 @@
 use std::sync::{Arc, Mutex};
 
 use adl_core::OnError;
-use adl_graph::loader::{Epoch as RustEpoch, Loader as RustLoader, LoaderState};
+use adl_graph::loader::{
+    Epoch as RustEpoch, Loader as RustLoaderOf, LoaderBuilder, LoaderState,
+};
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::gil::GilTime;
+use crate::native::{Pipeline as NativePipelineClass, Source};
+use crate::rust_loader::RustLoader;
 use crate::python_data::{PyDataset, PyPipeline};
 use crate::states::{Last, States, locked};
 
@@ -22,7 +26,7 @@ pyo3::create_exception!(
     "A sample or batch the loader could not make: the message names the sample (its index) and the step; the Python exception that caused it, if one did, is its `__cause__`."
 );
 
-type Inner = RustLoader<PyDataset, PyPipeline>;
+type Inner = RustLoaderOf<PyDataset, PyPipeline>;
 type EpochOf<'a> = RustEpoch<'a, PyDataset, PyPipeline>;
 
 self_cell::self_cell!(
@@ -55,12 +59,79 @@ self_cell::self_cell!(
 /// GIL and the time in Python.
 #[pyclass(module = "adl", frozen)]
 pub(crate) struct Loader {
-    inner: Arc<Inner>,
+    engine: Engine,
     /// Its calls into Python, counted and timed.
     gil: Arc<GilTime>,
     /// The process that made the loader (its threads are there).
     process: u32,
     states: States,
+}
+
+/// What makes a [`Loader`]'s batches.
+enum Engine {
+    /// A Python pipeline (or none): each call into the dataset and the
+    /// pipeline with the GIL.
+    Python(Arc<Inner>),
+    /// An `adl.Pipeline`: its nodes in Rust, the samples read in Rust
+    /// where the dataset is adl's (else with the GIL, and copied).
+    Native {
+        loader: RustLoader,
+        dataset: Py<PyAny>,
+        /// No call into Python at all.
+        gil_free: bool,
+    },
+}
+
+/// A loader's settings from Python, for either engine.
+struct Settings<'a> {
+    batch_size: usize,
+    shuffle: Option<u64>,
+    workers: usize,
+    prefetch: usize,
+    drop_last: bool,
+    on_error: &'a str,
+    rank: Option<usize>,
+    world: Option<usize>,
+}
+
+impl Settings<'_> {
+    /// `builder` with these settings.
+    fn apply<D, P>(&self, builder: LoaderBuilder<D, P>) -> PyResult<LoaderBuilder<D, P>>
+    where
+        D: adl_core::Dataset + Send + Sync + 'static,
+        D::Sample: Send,
+        P: adl_core::Pipeline<D::Sample> + Send + Sync + 'static,
+        P::Transformed: Send,
+        P::Processed: Send + 'static,
+    {
+        let on_error = match self.on_error {
+            "raise" => OnError::Fail,
+            "skip" => OnError::Skip,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "on_error is \"raise\" or \"skip\", not {other:?}"
+                )));
+            }
+        };
+        let mut builder = builder
+            .batch_size(self.batch_size)
+            .workers(self.workers)
+            .prefetch(self.prefetch)
+            .drop_last(self.drop_last)
+            .on_error(on_error);
+        if let Some(seed) = self.shuffle {
+            builder = builder.shuffle(seed);
+        }
+        Ok(match (self.rank, self.world) {
+            (Some(rank), Some(world)) => builder.shard(rank, world),
+            (None, None) => builder.shard_from_env(),
+            _ => {
+                return Err(PyValueError::new_err(
+                    "rank and world go together: give both, or neither (then torchrun's RANK and WORLD_SIZE, or one rank)",
+                ));
+            }
+        })
+    }
 }
 
 #[pymethods]
@@ -80,40 +151,41 @@ impl Loader {
         rank: Option<usize>,
         world: Option<usize>,
     ) -> PyResult<Self> {
-        let on_error = match on_error {
-            "raise" => OnError::Fail,
-            "skip" => OnError::Skip,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "on_error is \"raise\" or \"skip\", not {other:?}"
-                )));
-            }
+        let settings = Settings {
+            batch_size,
+            shuffle,
+            workers,
+            prefetch,
+            drop_last,
+            on_error,
+            rank,
+            world,
         };
+        if let Some(native) = pipeline.and_then(|p| p.cast::<NativePipelineClass>().ok()) {
+            let (pipeline, gil) = native.get().parts();
+            let source = Source::new(dataset, Arc::clone(&gil))?;
+            let gil_free = source.is_native() && pipeline.is_native();
+            let builder = settings.apply(RustLoaderOf::new(source, pipeline))?;
+            let loader = builder.build().map_err(crate::errors::to_python)?;
+            return Ok(Loader {
+                engine: Engine::Native {
+                    loader: RustLoader::new(loader),
+                    dataset: dataset.clone().unbind(),
+                    gil_free,
+                },
+                gil,
+                process: std::process::id(),
+                states: States::default(),
+            });
+        }
         let gil = Arc::new(GilTime::default());
-        let mut builder = RustLoader::new(
+        let builder = settings.apply(RustLoaderOf::new(
             PyDataset::new(dataset, Arc::clone(&gil))?,
             PyPipeline::new(pipeline, Arc::clone(&gil))?,
-        )
-        .batch_size(batch_size)
-        .workers(workers)
-        .prefetch(prefetch)
-        .drop_last(drop_last)
-        .on_error(on_error);
-        if let Some(seed) = shuffle {
-            builder = builder.shuffle(seed);
-        }
-        builder = match (rank, world) {
-            (Some(rank), Some(world)) => builder.shard(rank, world),
-            (None, None) => builder.shard_from_env(),
-            _ => {
-                return Err(PyValueError::new_err(
-                    "rank and world go together: give both, or neither (then torchrun's RANK and WORLD_SIZE, or one rank)",
-                ));
-            }
-        };
+        ))?;
         let inner = builder.build().map_err(crate::errors::to_python)?;
         Ok(Loader {
-            inner: Arc::new(inner),
+            engine: Engine::Python(Arc::new(inner)),
             gil,
             process: std::process::id(),
             states: States::default(),
@@ -122,46 +194,62 @@ impl Loader {
 
     /// Epoch `epoch`: an iterator of this rank's batches, in order. After
     /// `load_state_dict`, the epoch of that state resumes where it was.
-    fn epoch(&self, epoch: u64) -> PyResult<Epoch> {
+    fn epoch(&self, py: Python<'_>, epoch: u64) -> PyResult<Py<PyAny>> {
         same_process(self.process)?;
+        let inner = match &self.engine {
+            Engine::Python(inner) => inner,
+            Engine::Native { loader, .. } => {
+                return Ok(Py::new(py, loader.epoch(epoch)?)?.into_any());
+            }
+        };
         let state = self.states.take_for(epoch);
         let running = match state {
-            Some(state) => {
-                Running::try_new(Arc::clone(&self.inner), |loader| loader.resume(&state))
-            }
-            None => Ok(Running::new(Arc::clone(&self.inner), |loader| {
+            Some(state) => Running::try_new(Arc::clone(inner), |loader| loader.resume(&state)),
+            None => Ok(Running::new(Arc::clone(inner), |loader| {
                 loader.epoch(epoch)
             })),
         }
         .map_err(crate::errors::to_python)?;
         let last = self.states.started(running.borrow_dependent().state());
-        Ok(Epoch {
+        let epoch = Epoch {
             running: Mutex::new(running),
             last,
             process: self.process,
-        })
+        };
+        Ok(Py::new(py, epoch)?.into_any())
     }
 
     /// The state of the epoch iterated last, where it stands (the start
     /// of epoch 0 before any): what `load_state_dict` resumes from, with
     /// other workers or another world size too.
     fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let state = self.states.last_or(|| self.inner.epoch(0).state());
-        to_dict(py, &state)
+        match &self.engine {
+            Engine::Python(inner) => {
+                let state = self.states.last_or(|| inner.epoch(0).state());
+                to_dict(py, &state)
+            }
+            Engine::Native { loader, .. } => loader.state_dict(py),
+        }
     }
 
     /// Resume from `state` (a `state_dict`): the next `epoch` of its epoch
     /// number starts where it stood. A state of another dataset or
     /// pipeline is refused then.
     fn load_state_dict(&self, state: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.states.load(state)
+        match &self.engine {
+            Engine::Python(_) => self.states.load(state),
+            Engine::Native { loader, .. } => loader.load_state_dict(state),
+        }
     }
 
     /// What the loader did so far (per node: calls, time; the batches'
     /// waits; the calls into Python, the wait for the GIL and the time in
     /// Python), as text.
     fn statistics(&self) -> String {
-        let mut text = self.inner.statistics().to_string();
+        let mut text = match &self.engine {
+            Engine::Python(inner) => inner.statistics().to_string(),
+            Engine::Native { loader, .. } => loader.statistics(),
+        };
         if let Some(line) = self.gil.report() {
             if !text.is_empty() && !text.ends_with('\n') {
                 text.push('\n');
@@ -174,13 +262,27 @@ impl Loader {
 
     /// The loader's plan (its stages, pools and nodes) as Graphviz DOT.
     fn plan(&self) -> String {
-        self.inner.plan().to_dot()
+        match &self.engine {
+            Engine::Python(inner) => inner.plan().to_dot(),
+            Engine::Native { loader, .. } => loader.plan(),
+        }
     }
 
     /// The dataset, as given.
     #[getter]
     fn dataset(&self, py: Python<'_>) -> Py<PyAny> {
-        self.inner.dataset().object().clone_ref(py)
+        match &self.engine {
+            Engine::Python(inner) => inner.dataset().object().clone_ref(py),
+            Engine::Native { dataset, .. } => dataset.clone_ref(py),
+        }
+    }
+
+    /// Whether a batch is made without the GIL from the read to the last
+    /// transform: an `adl.Pipeline` of adl's transforms over adl's
+    /// sensors.
+    #[getter]
+    fn gil_free(&self) -> bool {
+        matches!(self.engine, Engine::Native { gil_free: true, .. })
     }
 }
 

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::errors::to_python;
+use crate::native::{AnyArray, Value};
 use crate::files::{Metadata, Stream, position};
 
 /// A PX4 flight log: `Log(path)` reads the whole file (the GIL released),
@@ -136,6 +137,29 @@ pub(crate) struct Topic {
 }
 
 impl Topic {
+    /// Sample `index` as an `adl.Pipeline`'s value: a dict of its fields,
+    /// read without Python.
+    pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
+        let record = self.sensor.get(index)?;
+        let names: Vec<std::sync::Arc<str>> = record
+            .names()
+            .iter()
+            .map(|name| std::sync::Arc::from(name.as_str()))
+            .collect();
+        Ok(Value::Map(
+            names
+                .into_iter()
+                .zip(record.into_values())
+                .map(|(name, values)| (name, Value::Array(AnyArray::F64(values.into_dyn()))))
+                .collect(),
+        ))
+    }
+
+    /// The number of samples.
+    pub(crate) fn samples(&self) -> usize {
+        self.sensor.len()
+    }
+
     fn made(py: Python<'_>, sensor: TopicSensor) -> PyResult<Py<Topic>> {
         let metadata = Metadata::of(py, sensor.metadata())?;
         Py::new(py, Topic { sensor, metadata })

@@ -29,6 +29,12 @@ trait ErasedEpoch: Send {
     fn next(&mut self, py: Python<'_>) -> Option<(PyResult<Py<PyAny>>, LoaderState)>;
     /// Where the epoch stands.
     fn state(&self) -> LoaderState;
+    /// The number of this rank's batches in the epoch.
+    fn batches(&self) -> usize;
+    /// This rank's dataset indices of the epoch, in order.
+    fn indices(&self) -> Vec<usize>;
+    /// The samples left out so far: `(index, reason)`.
+    fn skipped(&self) -> Vec<(usize, String)>;
 }
 
 /// An epoch beside the loader it borrows.
@@ -97,6 +103,22 @@ where
 {
     fn state(&self) -> LoaderState {
         self.epoch.state()
+    }
+
+    fn batches(&self) -> usize {
+        self.epoch.batches()
+    }
+
+    fn indices(&self) -> Vec<usize> {
+        self.epoch.indices().to_vec()
+    }
+
+    fn skipped(&self) -> Vec<(usize, String)> {
+        self.epoch
+            .skipped()
+            .iter()
+            .map(|s| (s.index, s.reason.clone()))
+            .collect()
     }
 
     fn next(&mut self, py: Python<'_>) -> Option<(PyResult<Py<PyAny>>, LoaderState)> {
@@ -227,7 +249,7 @@ impl RustLoader {
 impl RustLoader {
     /// Epoch `epoch`: an iterator of this rank's batches, in order (after
     /// `load_state_dict`, the epoch of that state resumes where it was).
-    fn epoch(&self, epoch: u64) -> PyResult<RustEpoch> {
+    pub(crate) fn epoch(&self, epoch: u64) -> PyResult<RustEpoch> {
         same_process(self.process)?;
         let state = self.states.take_for(epoch);
         let running = self
@@ -244,24 +266,24 @@ impl RustLoader {
 
     /// The state of the epoch iterated last, where it stands (the start
     /// of epoch 0 before any).
-    fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    pub(crate) fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let state = self.states.last_or(|| self.inner.state(0));
         to_dict(py, &state)
     }
 
     /// Resume from `state`: the next `epoch` of its epoch number starts
     /// where it stood.
-    fn load_state_dict(&self, state: &Bound<'_, PyAny>) -> PyResult<()> {
+    pub(crate) fn load_state_dict(&self, state: &Bound<'_, PyAny>) -> PyResult<()> {
         self.states.load(state)
     }
 
     /// What the loader did so far, as text.
-    fn statistics(&self) -> String {
+    pub(crate) fn statistics(&self) -> String {
         self.inner.statistics()
     }
 
     /// The loader's plan as Graphviz DOT.
-    fn plan(&self) -> String {
+    pub(crate) fn plan(&self) -> String {
         self.inner.plan()
     }
 }
@@ -295,5 +317,26 @@ impl RustEpoch {
                 batch.map(Some)
             }
         }
+    }
+
+    /// The number of this rank's batches in the epoch (from where it
+    /// started).
+    fn __len__(&self) -> usize {
+        locked(&self.running).batches()
+    }
+
+    /// This rank's dataset indices of the epoch, in order.
+    fn indices(&self) -> Vec<usize> {
+        locked(&self.running).indices()
+    }
+
+    /// The samples left out so far (`on_error="skip"`): `(index, reason)`.
+    fn skipped(&self) -> Vec<(usize, String)> {
+        locked(&self.running).skipped()
+    }
+
+    /// Where this epoch stands, as the loader's `state_dict` gives it.
+    fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        to_dict(py, &locked(&self.running).state())
     }
 }

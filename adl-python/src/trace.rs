@@ -36,6 +36,23 @@ pub(crate) struct Trace {
     indices: Py<PyAny>,
 }
 
+impl Trace {
+    /// The sensors, as given.
+    pub(crate) fn sensors<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.sensors.bind(py).clone()
+    }
+
+    /// `None`, the index mapping given, or the policy's result.
+    pub(crate) fn indices<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.indices.bind(py).clone()
+    }
+
+    /// The trace's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 #[pymethods]
 impl Trace {
     #[new]

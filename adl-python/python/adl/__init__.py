@@ -14,12 +14,28 @@ Dataloader specification.
   (``import adl.torch``; needs PyTorch).
 - ``adl.default_collate``: PyTorch's ``default_collate`` with NumPy arrays
   out, arrays stacked without the GIL.
+- ``adl.Pipeline`` and ``adl.transforms``: a pipeline composed of adl's
+  own transforms and batch kernels under the keys of the sample, run in
+  Rust; under ``adl.Loader`` over ``adl.files`` or ``adl.px4`` sensors a
+  batch is made without the GIL from the read to the last transform.
 - ``adl.Loader``: adl's loader (workers, prefetch, sharding over ranks,
   exact resume) over a Python dataset and pipeline; ``adl.LoaderError``
   what it raises for a sample or batch it could not make.
 """
 
-from adl import files, generic, px4
-from adl._native import Dataset, Epoch, Loader, LoaderError, Trace, default_collate
+from adl import files, generic, px4, transforms
+from adl._native import Dataset, Epoch, Loader, LoaderError, Pipeline, Trace, default_collate
 
-__all__ = ["Dataset", "Epoch", "Loader", "LoaderError", "Trace", "default_collate", "files", "generic", "px4"]
+__all__ = [
+    "Dataset",
+    "Epoch",
+    "Loader",
+    "LoaderError",
+    "Pipeline",
+    "Trace",
+    "default_collate",
+    "files",
+    "generic",
+    "px4",
+    "transforms",
+]

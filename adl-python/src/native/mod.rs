@@ -1,0 +1,16 @@
+//! A pipeline composed in Python of adl's own transforms (`adl.Pipeline`,
+//! `adl.transforms`) over samples of any shape ([`Value`]): with adl's
+//! sensors under `adl.Loader`, a batch is read, transformed, collated and
+//! transformed again in Rust without the GIL.
+
+mod pipeline;
+mod source;
+mod transforms;
+mod value;
+
+pub(crate) use pipeline::Pipeline;
+pub(crate) use source::Source;
+pub(crate) use transforms::{
+    Affine, Clamp, Normalize, RandomFlip, RandomResizedCrop, ToFloat, Transform,
+};
+pub(crate) use value::{AnyArray, Value};

@@ -1,0 +1,339 @@
+//! `adl.transforms`: adl's own transforms and batch kernels as Python
+//! objects, to compose into an `adl.Pipeline` whose nodes run in Rust
+//! without the GIL: a random resized crop and a random flip for samples;
+//! a uint8-to-float conversion, a per-channel normalisation, an affine map
+//! and a clamp for batches. Each applies to the arrays of the sample's or
+//! batch's keys it is listed under, and says which array it could not take.
+
+use std::fmt;
+
+use adl_core::Transform as _;
+use adl_core::exec::Context;
+use adl_core::graph::{Node, NodeInfo, Stage};
+use adl_core::kernel::{Affine as RustAffine, Clamp as RustClamp, Normalize as RustNormalize, U8ToF32};
+use adl_core::transform::{ImageLayout, RandomFlip as RustFlip, RandomResizedCrop as RustCrop};
+use adl_core::{Error, Result};
+use ndarray::{Array3, ArrayD, Ix3, IxDyn};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use super::value::{AnyArray, Dtype, Path, Value, each_array};
+
+/// One of adl's transforms, as an `adl.Pipeline` runs it.
+#[derive(Debug, Clone)]
+pub(crate) enum Step {
+    /// A random region of an image, resized.
+    Crop(RustCrop),
+    /// A mirror image with probability `p`.
+    Flip {
+        /// The chance of a flip.
+        p: f64,
+        /// Where an image's width is.
+        layout: ImageLayout,
+    },
+    /// uint8 to float32, divided.
+    ToFloat(U8ToF32<IxDyn>),
+    /// Per-channel normalisation of float32 batches.
+    Normalize(RustNormalize<IxDyn>),
+    /// `v * scale + offset` on float32.
+    Affine(RustAffine<IxDyn>),
+    /// float32 values into `[low, high]`.
+    Clamp(RustClamp<IxDyn>),
+}
+
+impl Step {
+    /// The node's description: its name, stage, types and doc, as the
+    /// Rust node's own.
+    pub(crate) fn info(&self) -> NodeInfo {
+        match self {
+            Step::Crop(crop) => crop.info(),
+            Step::Flip { p, layout } => RustFlip::<u8>::horizontal()
+                .probability(*p)
+                .layout(*layout)
+                .info(),
+            Step::ToFloat(node) => node.info(),
+            Step::Normalize(node) => node.info(),
+            Step::Affine(node) => node.info(),
+            Step::Clamp(node) => node.info(),
+        }
+    }
+
+    /// `value` (at `path` of the sample or batch) transformed in `cx`.
+    pub(crate) fn apply(&self, cx: &dyn Context, value: Value, path: &Path) -> Result<Value> {
+        let name = || self.info().name.to_string();
+        let array = match value {
+            Value::Array(array) => array,
+            other => return Err(refused(&name(), self.takes(), path, &other.kind())),
+        };
+        let refuse = |array: &AnyArray| {
+            refused(
+                &name(),
+                self.takes(),
+                path,
+                &format!("{} array of shape {:?}", array.dtype(), array.shape()),
+            )
+        };
+        let out = match (self, array) {
+            (Step::Crop(crop), AnyArray::U8(image)) if image.ndim() == 3 => {
+                let image = into_3d(image)?;
+                AnyArray::U8(crop.apply_in(cx, image)?.into_dyn())
+            }
+            (Step::Flip { p, layout }, array) if array.shape().len() == 3 => {
+                each_array!(array, a => flip(cx, *p, *layout, a)?)
+            }
+            (Step::ToFloat(node), AnyArray::U8(a)) => AnyArray::F32(node.apply_in(cx, a)?),
+            (Step::Normalize(node), AnyArray::F32(a)) => AnyArray::F32(node.apply_in(cx, a)?),
+            (Step::Affine(node), AnyArray::F32(a)) => AnyArray::F32(node.apply_in(cx, a)?),
+            (Step::Clamp(node), AnyArray::F32(a)) => AnyArray::F32(node.apply_in(cx, a)?),
+            (_, array) => return Err(refuse(&array)),
+        };
+        Ok(Value::Array(out))
+    }
+
+    /// What the step takes, for messages.
+    fn takes(&self) -> &'static str {
+        match self {
+            Step::Crop(_) => "a uint8 image of 3 axes",
+            Step::Flip { .. } => "an image of 3 axes",
+            Step::ToFloat(_) => "a uint8 array",
+            Step::Normalize(_) | Step::Affine(_) | Step::Clamp(_) => "a float32 array",
+        }
+    }
+}
+
+/// A step given what it does not take.
+fn refused(node: &str, takes: &str, path: &Path, got: &str) -> Error {
+    Error::invalid(
+        format_args!("{node} on {path}"),
+        format!("it takes {takes}, and {path} is a {got}"),
+    )
+}
+
+/// A dynamic array of 3 axes as an `Array3`.
+fn into_3d<T>(array: ArrayD<T>) -> Result<Array3<T>> {
+    array
+        .into_dimensionality::<Ix3>()
+        .map_err(|e| Error::internal("adl.transforms", e))
+}
+
+/// [`RustFlip`] on an image of any element type.
+fn flip<T: Dtype>(cx: &dyn Context, p: f64, layout: ImageLayout, image: ArrayD<T>) -> Result<AnyArray> {
+    let flip = RustFlip::<T>::horizontal().probability(p).layout(layout);
+    Ok(T::wrap(flip.apply_in(cx, into_3d(image)?)?.into_dyn()))
+}
+
+/// An image layout from its name.
+fn layout(name: &str) -> PyResult<ImageLayout> {
+    match name {
+        "hwc" => Ok(ImageLayout::Hwc),
+        "chw" => Ok(ImageLayout::Chw),
+        other => Err(PyValueError::new_err(format!(
+            "an image layout is \"hwc\" ([height, width, channels]) or \"chw\", not {other:?}"
+        ))),
+    }
+}
+
+/// A transform of adl's, to list in an `adl.Pipeline` under the keys of
+/// the values it transforms. It runs in Rust, without the GIL.
+#[pyclass(module = "adl.transforms", subclass, frozen)]
+pub(crate) struct Transform {
+    step: Step,
+}
+
+impl Transform {
+    /// The step the transform is.
+    pub(crate) fn step(&self) -> &Step {
+        &self.step
+    }
+
+    fn of(step: Step) -> PyClassInitializer<Transform> {
+        PyClassInitializer::from(Transform { step })
+    }
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.info().doc)
+    }
+}
+
+#[pymethods]
+impl Transform {
+    /// The node's name, as statistics and plans show it.
+    #[getter]
+    fn name(&self) -> String {
+        self.step.info().name.to_string()
+    }
+
+    /// `"sample"` or `"batch"`: the stage the transform belongs in.
+    #[getter]
+    fn stage(&self) -> &'static str {
+        match self.step.info().stage {
+            Stage::Batch => "batch",
+            _ => "sample",
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<adl.transforms {}: {}>", self.name(), self.step)
+    }
+}
+
+/// torchvision's `RandomResizedCrop(size, scale, ratio)` on uint8 images
+/// (`[H, W, C]`, or `[C, H, W]` with `layout="chw"`): a random region,
+/// resized to `size` (an int, or `(height, width)`) with antialiasing. Its
+/// draws depend on (the loader's seed, the epoch, the sample, the node)
+/// only. A sample transform.
+#[pyclass(module = "adl.transforms", extends = Transform, frozen)]
+pub(crate) struct RandomResizedCrop;
+
+#[pymethods]
+impl RandomResizedCrop {
+    #[new]
+    #[pyo3(signature = (size, *, scale = (0.08, 1.0), ratio = (0.75, 4.0 / 3.0), layout = "hwc"))]
+    fn new(
+        size: &Bound<'_, PyAny>,
+        scale: (f64, f64),
+        ratio: (f64, f64),
+        layout: &str,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let (height, width) = match size.extract::<usize>() {
+            Ok(side) => (side, side),
+            Err(_) => size.extract::<(usize, usize)>().map_err(|_| {
+                PyValueError::new_err(format!(
+                    "a crop's size is an int or (height, width), not {}",
+                    size.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+                ))
+            })?,
+        };
+        if height == 0 || width == 0 {
+            return Err(PyValueError::new_err(format!(
+                "a crop's size is at least 1 x 1, not {height} x {width}"
+            )));
+        }
+        for (what, (low, high)) in [("scale", scale), ("ratio", ratio)] {
+            if !(low.is_finite() && high.is_finite() && low > 0.0 && low <= high) {
+                return Err(PyValueError::new_err(format!(
+                    "a crop's {what} is a range of positive numbers, its minimum first, not ({low}, {high})"
+                )));
+            }
+        }
+        let crop = RustCrop::with_size(height, width)
+            .scale(scale.0, scale.1)
+            .ratio(ratio.0, ratio.1)
+            .layout(self::layout(layout)?);
+        Ok(Transform::of(Step::Crop(crop)).add_subclass(RandomResizedCrop))
+    }
+}
+
+/// A horizontal mirror image with probability `p` (torchvision's
+/// `RandomHorizontalFlip(p)`), on images of any dtype (`[H, W, C]`, or
+/// `[C, H, W]` with `layout="chw"`). A sample transform.
+#[pyclass(module = "adl.transforms", extends = Transform, frozen)]
+pub(crate) struct RandomFlip;
+
+#[pymethods]
+impl RandomFlip {
+    #[new]
+    #[pyo3(signature = (p = 0.5, *, layout = "hwc"))]
+    fn new(p: f64, layout: &str) -> PyResult<PyClassInitializer<Self>> {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(PyValueError::new_err(format!(
+                "a flip's probability is in [0, 1], not {p}"
+            )));
+        }
+        let layout = self::layout(layout)?;
+        Ok(Transform::of(Step::Flip { p, layout }).add_subclass(RandomFlip))
+    }
+}
+
+/// uint8 to float32, divided by `divide` (255 by default: values in [0,
+/// 1]). A batch kernel.
+#[pyclass(module = "adl.transforms", extends = Transform, frozen)]
+pub(crate) struct ToFloat;
+
+#[pymethods]
+impl ToFloat {
+    #[new]
+    #[pyo3(signature = (divide = 255.0))]
+    fn new(divide: f32) -> PyResult<PyClassInitializer<Self>> {
+        if !(divide.is_finite() && divide != 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "ToFloat divides by a finite number other than 0, not {divide}"
+            )));
+        }
+        Ok(Transform::of(Step::ToFloat(U8ToF32::divide(divide))).add_subclass(ToFloat))
+    }
+}
+
+/// `(v - mean[c]) / std[c]` on float32 batches, `c` the index along axis 1
+/// (`[batch, channel, ...]`: images with `layout="chw"`); one mean and std
+/// for every channel as one value each. A batch kernel.
+#[pyclass(module = "adl.transforms", extends = Transform, frozen)]
+pub(crate) struct Normalize;
+
+#[pymethods]
+impl Normalize {
+    #[new]
+    fn new(mean: &Bound<'_, PyAny>, std: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Self>> {
+        let values = |what: &str, given: &Bound<'_, PyAny>| -> PyResult<Vec<f32>> {
+            let values = match given.extract::<f32>() {
+                Ok(one) => vec![one],
+                Err(_) => given.extract::<Vec<f32>>().map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "Normalize's {what} is a number or a sequence of numbers, one per channel"
+                    ))
+                })?,
+            };
+            if values.is_empty() {
+                return Err(PyValueError::new_err(format!(
+                    "Normalize's {what} is empty"
+                )));
+            }
+            Ok(values)
+        };
+        let (mean, std) = (values("mean", mean)?, values("std", std)?);
+        if mean.len() != std.len() {
+            return Err(PyValueError::new_err(format!(
+                "Normalize has {} means and {} stds; give one of each per channel",
+                mean.len(),
+                std.len()
+            )));
+        }
+        if let Some(zero) = std.iter().find(|s| !(s.is_finite() && **s != 0.0)) {
+            return Err(PyValueError::new_err(format!(
+                "Normalize divides by each std; {zero} is not a finite number other than 0"
+            )));
+        }
+        Ok(Transform::of(Step::Normalize(RustNormalize::per_channel(mean, std))).add_subclass(Normalize))
+    }
+}
+
+/// `v * scale + offset` on float32 batches. A batch kernel.
+#[pyclass(module = "adl.transforms", extends = Transform, frozen)]
+pub(crate) struct Affine;
+
+#[pymethods]
+impl Affine {
+    #[new]
+    fn new(scale: f32, offset: f32) -> PyClassInitializer<Self> {
+        Transform::of(Step::Affine(RustAffine::new(scale, offset))).add_subclass(Affine)
+    }
+}
+
+/// float32 values clamped into `[low, high]`. A batch kernel.
+#[pyclass(module = "adl.transforms", extends = Transform, frozen)]
+pub(crate) struct Clamp;
+
+#[pymethods]
+impl Clamp {
+    #[new]
+    fn new(low: f32, high: f32) -> PyResult<PyClassInitializer<Self>> {
+        if !(low <= high) {
+            return Err(PyValueError::new_err(format!(
+                "Clamp's low is at most its high, not {low} and {high}"
+            )));
+        }
+        Ok(Transform::of(Step::Clamp(RustClamp::new(low, high))).add_subclass(Clamp))
+    }
+}
