@@ -31,6 +31,9 @@ pub(crate) struct Args {
     pub(crate) stats: bool,
     /// `--profile-epochs`: untimed warm epochs after the report (0).
     pub(crate) profile_epochs: usize,
+    /// `--soak`: epochs after the report, each its own order, resident
+    /// memory and threads watched (0).
+    pub(crate) soak: usize,
     /// `--data`: W4's dataset, written by `bench/peer/w4/generate.py`.
     pub(crate) data: Option<std::path::PathBuf>,
     /// `--cold`: how W4's cold epoch starts with its files out of the page
@@ -46,7 +49,7 @@ pub(crate) struct Args {
 }
 
 /// The flags, for `--help` and the errors.
-const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N]
+const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N] [--soak N]
        adl-bench --workload w4 --data DIR [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--verify [--verify-out DIR]] [--stats]";
 
 /// The arguments (without the program's name), checked; the defaults
@@ -65,6 +68,7 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
         collate: String::new(),
         stats: false,
         profile_epochs: 0,
+        soak: 0,
         data: None,
         cold: "fadvise".into(),
         read_latency_ms: 0,
@@ -109,6 +113,7 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
             "--profile-epochs" => {
                 args.profile_epochs = number(value("--profile-epochs")?, "--profile-epochs")?;
             }
+            "--soak" => args.soak = number(value("--soak")?, "--soak")?,
             "--data" => args.data = Some(value("--data")?.into()),
             "--cold" => args.cold = value("--cold")?,
             "--read-latency-ms" => {

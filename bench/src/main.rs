@@ -5,7 +5,7 @@
 //! ```text
 //! cargo run --release -p adl-bench -- --workload w1|w2|w3 [--workers N]
 //!     [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--build-while-waiting on|off] [--verify]
-//!     [--collate gather|in-place|samples] [--stats] [--profile-epochs N]
+//!     [--collate gather|in-place|samples] [--stats] [--profile-epochs N] [--soak N]
 //! cargo run --release -p adl-bench -- --workload w2 --stage batch [--batches N]
 //! cargo run --release -p adl-bench -- --workload w4 --data DIR [--workers N]
 //!     [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N]
@@ -25,6 +25,10 @@
 //!   bottleneck) on standard error.
 //! - `--profile-epochs N`: N more warm epochs after the report, untimed, so
 //!   that `perf record` on the whole process sees mostly the loader.
+//! - `--soak N`: N more epochs, each its own order (epochs 1 to N), the
+//!   resident memory and the threads read after each: a line every tenth,
+//!   and an error (exit status 1) if after the first tenth resident memory
+//!   grew by 16 MB or more, or the threads grew.
 //! - `--verify`: one more epoch, in order, digested field by field; every
 //!   digest is printed beside the expected one (the spec's for full sizes,
 //!   else one computed here from the spec's formulas alone) and a mismatch

@@ -1,5 +1,5 @@
 //! Figures of this process from `/proc` (Linux; 0 elsewhere): resident
-//! memory and minor page faults.
+//! memory, minor page faults and threads.
 
 /// A memory figure of this process from `/proc/self/status` (`VmHWM`:
 /// peak resident, `VmRSS`: resident now), in MB (Linux; 0 elsewhere).
@@ -40,4 +40,9 @@ pub(crate) fn minor_faults() -> u64 {
 /// Resident memory of this process now, in MB.
 pub(crate) fn rss_mb() -> f64 {
     status_mb("VmRSS")
+}
+
+/// The threads of this process now (Linux; 0 elsewhere).
+pub(crate) fn threads() -> usize {
+    std::fs::read_dir("/proc/self/task").map_or(0, |d| d.count())
 }

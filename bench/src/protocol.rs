@@ -98,6 +98,63 @@ where
         .build_while_waiting(args.build_while_waiting)
 }
 
+/// `epochs` more epochs (1, 2, ...: each its own order), resident memory
+/// and threads read after each; a line every tenth. After the first
+/// tenth (the pool and the allocator warm), resident memory grows by less
+/// than 16 MB and the threads stay as many, or it is an error that says
+/// which grew and by how much.
+fn soak<D, P>(
+    epochs: usize,
+    loader: &Loader<D, P>,
+    count: impl Fn(&P::Processed) -> usize,
+) -> adl::Result<()>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: Recycle + Send + 'static,
+{
+    let warm_after = (epochs / 10).max(1);
+    let mut warm = None;
+    let mut peak = (0.0f64, 0usize);
+    for epoch in 1..=epochs {
+        let timed = time_epoch(loader.epoch(epoch as u64), &count)?;
+        let (rss, threads) = (crate::process::rss_mb(), crate::process::threads());
+        if epoch == warm_after {
+            warm = Some((rss, threads));
+        }
+        if epoch > warm_after {
+            peak = (peak.0.max(rss), peak.1.max(threads));
+        }
+        if epoch % warm_after == 0 || epoch == epochs {
+            eprintln!(
+                "soak: epoch {epoch}/{epochs}: {:.0} samples/s, rss {rss:.1} MB, {threads} threads",
+                timed.samples as f64 / timed.wall.as_secs_f64().max(1e-9)
+            );
+        }
+    }
+    if let Some((rss, threads)) = warm
+        && epochs > warm_after
+    {
+        let grown = peak.0 - rss;
+        if grown >= 16.0 || peak.1 > threads {
+            return Err(adl::Error::invalid(
+                "soak",
+                format!(
+                    "after epoch {warm_after}: {rss:.1} MB and {threads} threads; later up to {:.1} MB (+{grown:.1}) and {} threads",
+                    peak.0, peak.1
+                ),
+            ));
+        }
+        eprintln!(
+            "soak: {epochs} epochs: rss {rss:.1} MB after epoch {warm_after}, at most {:.1} MB after it (+{grown:.1} MB); threads {threads}, at most {}",
+            peak.0, peak.1
+        );
+    }
+    Ok(())
+}
+
 /// Time a loader by the protocol (cold, then warm), report, and with
 /// `--verify` digest one more epoch with `digest(batch, b, digests)`.
 pub(crate) fn measure<D, P, const N: usize>(
@@ -137,6 +194,9 @@ where
     // the whole process sees mostly the loader at work.
     for _ in 0..args.profile_epochs {
         time_epoch(loader.epoch(0), &count)?;
+    }
+    if args.soak > 0 {
+        soak(args.soak, loader, &count)?;
     }
     if !args.verify {
         return Ok(None);

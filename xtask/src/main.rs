@@ -143,7 +143,8 @@ fn main() -> ExitCode {
 /// The benchmark workloads W1-W3 at full size, checked against the digests
 /// of bench/WORKLOADS.md, with the default device and, for W2, with its
 /// batch stage as OpenCL kernels on POCL's CPU device (named: a CPU device
-/// is never the default). They run the `adl-bench` the test build made (a
+/// is never the default); W3 soaked for 100 epochs (`--soak`: resident
+/// memory and threads flat). They run the `adl-bench` the test build made (a
 /// debug build: the digests are the same in release, and a release build
 /// of the workspace took CI's two cores 2 m 14 s, more than the workloads
 /// take in debug).
@@ -156,7 +157,8 @@ fn verify_workloads(root: &Path) -> Result<(), String> {
         &["--workload", "w1"],
         &["--workload", "w2"],
         &["--workload", "w2", "--device", "pocl"],
-        &["--workload", "w3"],
+        // And 100 epochs more, resident memory and threads watched.
+        &["--workload", "w3", "--soak", "100"],
     ];
     for workload in workloads {
         let status = Command::new(&bench)
