@@ -243,13 +243,12 @@ fn nodes_of(
     stage: Stage,
     gil: &Arc<GilTime>,
 ) -> PyResult<Vec<(NodeInfo, NodeOp)>> {
-    let items: Vec<Bound<'_, PyAny>> = if listed.cast::<PyList>().is_ok()
-        || listed.cast::<pyo3::types::PyTuple>().is_ok()
-    {
-        listed.try_iter()?.collect::<PyResult<_>>()?
-    } else {
-        vec![listed.clone()]
-    };
+    let items: Vec<Bound<'_, PyAny>> =
+        if listed.cast::<PyList>().is_ok() || listed.cast::<pyo3::types::PyTuple>().is_ok() {
+            listed.try_iter()?.collect::<PyResult<_>>()?
+        } else {
+            vec![listed.clone()]
+        };
     let mut nodes = Vec::with_capacity(items.len());
     for item in items {
         let (info, op) = if let Ok(transform) = item.cast::<Transform>() {
@@ -319,12 +318,15 @@ fn tagged(nodes: Vec<(NodeInfo, NodeOp)>, next: &mut u32) -> Vec<Tagged<NodeOp>>
         .collect()
 }
 
+/// A stage's nodes under one key of the sample, in order.
+type Keyed = (Path, Vec<(NodeInfo, NodeOp)>);
+
 /// The `(path, nodes)` of a stage's mapping.
 fn stage_of(
     mapping: Option<&Bound<'_, PyDict>>,
     stage: Stage,
     gil: &Arc<GilTime>,
-) -> PyResult<Vec<(Path, Vec<(NodeInfo, NodeOp)>)>> {
+) -> PyResult<Vec<Keyed>> {
     let mut out = Vec::new();
     if let Some(mapping) = mapping {
         for (key, listed) in mapping.iter() {
@@ -346,7 +348,10 @@ fn stage_of(
 impl Pipeline {
     #[new]
     #[pyo3(signature = (sample = None, batch = None))]
-    fn new(sample: Option<&Bound<'_, PyDict>>, batch: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+    fn new(
+        sample: Option<&Bound<'_, PyDict>>,
+        batch: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
         let gil = Arc::new(GilTime::default());
         let mut sample = stage_of(sample, Stage::Sample, &gil)?;
         let mut batch = stage_of(batch, Stage::Batch, &gil)?;
@@ -371,7 +376,7 @@ impl Pipeline {
                 }
             }
         }
-        let take = |stage: &mut Vec<(Path, Vec<(NodeInfo, NodeOp)>)>, path: &Path| {
+        let take = |stage: &mut Vec<Keyed>, path: &Path| {
             stage
                 .iter()
                 .position(|(p, _)| p == path)
@@ -391,9 +396,8 @@ impl Pipeline {
                 .join("/");
             let sample_nodes = take(&mut sample, &path);
             let batch_nodes = take(&mut batch, &path);
-            let infos = |nodes: &[(NodeInfo, NodeOp)]| {
-                nodes.iter().map(|(info, _)| info.clone()).collect()
-            };
+            let infos =
+                |nodes: &[(NodeInfo, NodeOp)]| nodes.iter().map(|(info, _)| info.clone()).collect();
             described.push((
                 name,
                 Description::new(Body::stages(
@@ -458,7 +462,11 @@ impl Pipeline {
 
     /// `sample` (a dict of NumPy arrays) through the sample transforms,
     /// as the loader runs them for sample 0 of epoch 0 of seed 0.
-    fn sample<'py>(&self, py: Python<'py>, sample: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn sample<'py>(
+        &self,
+        py: Python<'py>,
+        sample: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let value = Value::from_python(sample, &Path::root())?;
         let out = py
             .detach(|| adl_core::Pipeline::sample(&self.pipeline, value))
@@ -467,7 +475,11 @@ impl Pipeline {
     }
 
     /// `samples` (a list) stacked into a batch.
-    fn collate<'py>(&self, py: Python<'py>, samples: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn collate<'py>(
+        &self,
+        py: Python<'py>,
+        samples: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let values = samples
             .try_iter()?
             .map(|s| Value::from_python(&s?, &Path::root()))
@@ -479,7 +491,11 @@ impl Pipeline {
     }
 
     /// `batch` (a collated batch) through the batch transforms.
-    fn batch<'py>(&self, py: Python<'py>, batch: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn batch<'py>(
+        &self,
+        py: Python<'py>,
+        batch: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let value = Value::from_python(batch, &Path::root())?;
         let out = py
             .detach(|| adl_core::Pipeline::batch(&self.pipeline, value))
@@ -495,11 +511,20 @@ impl Pipeline {
             .iter()
             .map(|b| {
                 let names = |nodes: &[Tagged<NodeOp>]| {
-                    nodes.iter().map(|n| n.name().to_owned()).collect::<Vec<_>>().join(" -> ")
+                    nodes
+                        .iter()
+                        .map(|n| n.name().to_owned())
+                        .collect::<Vec<_>>()
+                        .join(" -> ")
                 };
                 format!(
                     "{:?}: [{}] / [{}]",
-                    b.path.keys().iter().map(|k| &**k).collect::<Vec<_>>().join("/"),
+                    b.path
+                        .keys()
+                        .iter()
+                        .map(|k| &**k)
+                        .collect::<Vec<_>>()
+                        .join("/"),
                     names(&b.sample),
                     names(&b.batch)
                 )

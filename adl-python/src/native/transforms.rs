@@ -10,7 +10,9 @@ use std::fmt;
 use adl_core::Transform as _;
 use adl_core::exec::Context;
 use adl_core::graph::{Node, NodeInfo, Stage};
-use adl_core::kernel::{Affine as RustAffine, Clamp as RustClamp, Normalize as RustNormalize, U8ToF32};
+use adl_core::kernel::{
+    Affine as RustAffine, Clamp as RustClamp, Normalize as RustNormalize, U8ToF32,
+};
 use adl_core::transform::{ImageLayout, RandomFlip as RustFlip, RandomResizedCrop as RustCrop};
 use adl_core::{Error, Result};
 use ndarray::{Array3, ArrayD, Ix3, IxDyn};
@@ -117,7 +119,12 @@ fn into_3d<T>(array: ArrayD<T>) -> Result<Array3<T>> {
 }
 
 /// [`RustFlip`] on an image of any element type.
-fn flip<T: Dtype>(cx: &dyn Context, p: f64, layout: ImageLayout, image: ArrayD<T>) -> Result<AnyArray> {
+fn flip<T: Dtype>(
+    cx: &dyn Context,
+    p: f64,
+    layout: ImageLayout,
+    image: ArrayD<T>,
+) -> Result<AnyArray> {
     let flip = RustFlip::<T>::horizontal().probability(p).layout(layout);
     Ok(T::wrap(flip.apply_in(cx, into_3d(image)?)?.into_dyn()))
 }
@@ -305,7 +312,10 @@ impl Normalize {
                 "Normalize divides by each std; {zero} is not a finite number other than 0"
             )));
         }
-        Ok(Transform::of(Step::Normalize(RustNormalize::per_channel(mean, std))).add_subclass(Normalize))
+        Ok(
+            Transform::of(Step::Normalize(RustNormalize::per_channel(mean, std)))
+                .add_subclass(Normalize),
+        )
     }
 }
 
@@ -329,7 +339,8 @@ pub(crate) struct Clamp;
 impl Clamp {
     #[new]
     fn new(low: f32, high: f32) -> PyResult<PyClassInitializer<Self>> {
-        if !(low <= high) {
+        // NaN bounds compare as neither: refused with the rest.
+        if low.partial_cmp(&high).is_none_or(|order| order.is_gt()) {
             return Err(PyValueError::new_err(format!(
                 "Clamp's low is at most its high, not {low} and {high}"
             )));
