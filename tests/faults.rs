@@ -123,7 +123,8 @@ fn settled(baseline: &Resources, after: &str) {
 /// repository's test data.
 fn radar() -> Npy<f32, Ix2> {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("adl-files/tests/data");
-    let times = adl::files::read_timestamps("radar", data.join("radar_ts.npy")).expect("radar times");
+    let times =
+        adl::files::read_timestamps("radar", data.join("radar_ts.npy")).expect("radar times");
     Npy::open("radar", data.join("radar.npy"), times).expect("radar.npy")
 }
 
@@ -165,13 +166,16 @@ impl Dataset for Widened {
 }
 
 fn epoch_dropped_in_the_middle() {
-    let loader = Loader::new(Widened::new(2000, Duration::ZERO), adl::pipeline!(collate: default))
-        .batch_size(4)
-        .workers(3)
-        .prefetch(4)
-        .shuffle(1)
-        .build()
-        .expect("a loader");
+    let loader = Loader::new(
+        Widened::new(2000, Duration::ZERO),
+        adl::pipeline!(collate: default),
+    )
+    .batch_size(4)
+    .workers(3)
+    .prefetch(4)
+    .shuffle(1)
+    .build()
+    .expect("a loader");
     for epoch in 0..3 {
         let mut batches = loader.epoch(epoch);
         for _ in 0..5 {
@@ -206,12 +210,15 @@ fn explode(x: Array2<f32>) -> Array2<f32> {
 fn panicking_node_inside_the_pool() {
     // The panic comes at sample 777, well inside the epoch.
     let dataset = Widened::new(1200, Duration::ZERO);
-    let loader = Loader::new(dataset, adl::pipeline! { sample: explode, collate: default })
-        .batch_size(4)
-        .workers(3)
-        .prefetch(4)
-        .build()
-        .expect("a loader");
+    let loader = Loader::new(
+        dataset,
+        adl::pipeline! { sample: explode, collate: default },
+    )
+    .batch_size(4)
+    .workers(3)
+    .prefetch(4)
+    .build()
+    .expect("a loader");
     let outcome: Vec<Result<_>> = loader.epoch(0).map(|b| b.map(|_| ())).collect();
     let failed = outcome.iter().filter(|r| r.is_err()).count();
     assert_eq!(failed, 1, "one failed batch, then the end");

@@ -75,7 +75,10 @@ fn job(log: &Path) {
     // Drop the line a kill cut short, so the next one starts on its own.
     let kept = entries(log).len();
     let mut text = std::fs::read_to_string(log).unwrap_or_default();
-    let end = text.match_indices('\n').nth(kept.wrapping_sub(1)).map_or(0, |(at, _)| at + 1);
+    let end = text
+        .match_indices('\n')
+        .nth(kept.wrapping_sub(1))
+        .map_or(0, |(at, _)| at + 1);
     if end != text.len() {
         text.truncate(end);
         std::fs::write(log, &text).expect("cut the log");
@@ -127,7 +130,8 @@ impl XorShift {
 }
 
 fn killed_and_resumed() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("killed-job-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("killed-job-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("the test's folder");
     let log = dir.join("rank-all.log");
     let _ = std::fs::remove_file(&log);
@@ -144,7 +148,10 @@ fn killed_and_resumed() {
             if let Some(status) = child.try_wait().expect("the job's status") {
                 panic!("the job ended before it was killed ({status})");
             }
-            assert!(started.elapsed() < Duration::from_secs(60), "the job makes no progress");
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the job makes no progress"
+            );
             std::thread::sleep(Duration::from_millis(5));
         }
         std::thread::sleep(Duration::from_millis(10 + times.below(120)));
@@ -153,12 +160,17 @@ fn killed_and_resumed() {
         kills += 1;
         let after = entries(&log);
         let consumed: usize = after.iter().map(|(b, _)| b.len()).sum();
-        assert!(consumed < SAMPLES, "the epoch ended before kill {kills}: make the job slower");
+        assert!(
+            consumed < SAMPLES,
+            "the epoch ended before kill {kills}: make the job slower"
+        );
     }
     assert_eq!(kills, 5);
 
     // The rest as two ranks, from the same last state.
-    let ranks: Vec<PathBuf> = (0..2).map(|rank| dir.join(format!("rank-{rank}.log"))).collect();
+    let ranks: Vec<PathBuf> = (0..2)
+        .map(|rank| dir.join(format!("rank-{rank}.log")))
+        .collect();
     let children: Vec<Child> = ranks
         .iter()
         .enumerate()
@@ -180,7 +192,11 @@ fn killed_and_resumed() {
         .epoch(EPOCH)
         .flat_map(|b| b.expect("a batch").into_inner())
         .collect();
-    assert_eq!(single, whole[..single.len()], "the killed runs read out of order");
+    assert_eq!(
+        single,
+        whole[..single.len()],
+        "the killed runs read out of order"
+    );
     let mut all = single;
     for rank_log in &ranks {
         all.extend(entries(rank_log).into_iter().flat_map(|(b, _)| b));
@@ -189,6 +205,10 @@ fn killed_and_resumed() {
     all.sort_unstable();
     all.dedup();
     assert_eq!(all.len(), read, "an index was consumed twice");
-    assert_eq!(all, (0..SAMPLES).collect::<Vec<_>>(), "an index was never consumed");
+    assert_eq!(
+        all,
+        (0..SAMPLES).collect::<Vec<_>>(),
+        "an index was never consumed"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

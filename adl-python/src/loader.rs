@@ -6,17 +6,15 @@
 use std::sync::{Arc, Mutex};
 
 use adl_core::OnError;
-use adl_graph::loader::{
-    Epoch as RustEpoch, Loader as RustLoaderOf, LoaderBuilder, LoaderState,
-};
+use adl_graph::loader::{Epoch as RustEpoch, Loader as RustLoaderOf, LoaderBuilder, LoaderState};
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::gil::GilTime;
 use crate::native::{Pipeline as NativePipelineClass, Source};
-use crate::rust_loader::RustLoader;
 use crate::python_data::{PyDataset, PyPipeline};
+use crate::rust_loader::RustLoader;
 use crate::states::{Last, States, locked};
 
 pyo3::create_exception!(

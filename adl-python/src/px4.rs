@@ -10,8 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::errors::to_python;
-use crate::native::{AnyArray, Value};
 use crate::files::{Metadata, Stream, position};
+use crate::native::{AnyArray, Value};
 
 /// A PX4 flight log: `Log(path)` reads the whole file (the GIL released),
 /// and each topic instance with usable timestamps is a sensor, `log[name]`
