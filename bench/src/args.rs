@@ -46,11 +46,17 @@ pub(crate) struct Args {
     pub(crate) readers: Option<usize>,
     /// `--verify-out`: with `--verify`, W4 writes its image checks here.
     pub(crate) verify_out: Option<std::path::PathBuf>,
+    /// `--ranks`: the ranks of `--workload order` (8).
+    pub(crate) ranks: usize,
+    /// `--sampler`: the order of `--workload order`, shuffle (the
+    /// default) or sorted-keys.
+    pub(crate) sampler: String,
 }
 
 /// The flags, for `--help` and the errors.
 const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N] [--soak N]
-       adl-bench --workload w4 --data DIR [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--verify [--verify-out DIR]] [--stats]";
+       adl-bench --workload w4 --data DIR [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--verify [--verify-out DIR]] [--stats]
+       adl-bench --workload order [--samples N] [--ranks N] [--sampler shuffle|sorted-keys] [--workers N]";
 
 /// The arguments (without the program's name), checked; the defaults
 /// filled in.
@@ -74,6 +80,8 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
         read_latency_ms: 0,
         readers: None,
         verify_out: None,
+        ranks: 8,
+        sampler: "shuffle".into(),
     };
     let mut it = command_line.into_iter();
     while let Some(flag) = it.next() {
@@ -122,15 +130,26 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
             }
             "--readers" => args.readers = Some(number(value("--readers")?, "--readers")?),
             "--verify-out" => args.verify_out = Some(value("--verify-out")?.into()),
+            "--ranks" => args.ranks = number(value("--ranks")?, "--ranks")?,
+            "--sampler" => args.sampler = value("--sampler")?,
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
     }
-    if !matches!(args.workload.as_str(), "w1" | "w2" | "w3" | "w4") {
-        return Err(format!("--workload must be w1, w2, w3 or w4\n{USAGE}"));
+    if !matches!(args.workload.as_str(), "w1" | "w2" | "w3" | "w4" | "order") {
+        return Err(format!("--workload must be w1, w2, w3, w4 or order\n{USAGE}"));
     }
     if args.workload == "w4" {
         return w4_checked(args);
+    }
+    if args.workload == "order" {
+        if !matches!(args.sampler.as_str(), "shuffle" | "sorted-keys") {
+            return Err(format!("--sampler must be shuffle or sorted-keys\n{USAGE}"));
+        }
+        if args.ranks == 0 {
+            return Err(format!("--ranks must be at least 1\n{USAGE}"));
+        }
+        return Ok(args);
     }
     if args.data.is_some() || args.read_latency_ms > 0 || args.readers.is_some() {
         return Err(format!(

@@ -39,7 +39,8 @@
 //! on disk (camera JPEGs, a radar `.npy`, an IMU CSV, a lidar `.npy` per
 //! scan) read by `adl::files`' sensors through the loader's read stage,
 //! synchronized to the camera, the image cropped, flipped and normalised,
-//! the points padded and packed, batch 32.
+//! the points padded and packed, batch 32. `order`: the first batches of
+//! every rank of an epoch over 10^9 samples (`runs::order`), no data.
 
 mod args;
 mod batch_stage;
@@ -62,6 +63,7 @@ pub fn run(command_line: impl IntoIterator<Item = String>) -> Result<bool, Strin
         "w1" => runs::w1(&args),
         "w3" => runs::w3(&args),
         "w4" => runs::w4(&args),
+        "order" => runs::order(&args),
         _ => runs::w2(&args),
     };
     result.map_err(|e| format!("adl-bench: {e}"))

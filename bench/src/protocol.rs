@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use adl::exec::Recycle;
-use adl::loader::Loader;
+use adl::loader::{Loader, Sampler};
 use adl::prelude::*;
 
 use crate::args::Args;
@@ -92,7 +92,10 @@ where
 {
     Loader::new(dataset, pipeline)
         .batch_size(batch)
-        .shuffle(SEED)
+        // The spec's epoch permutation (WORKLOADS.md), whose digests the
+        // runs verify.
+        .sampler(Sampler::SortedKeys { seed: SEED })
+        .seed(SEED)
         .workers(args.workers)
         .prefetch(2 * args.workers.max(1))
         .build_while_waiting(args.build_while_waiting)

@@ -8,6 +8,9 @@
 //! - [`Sampled`]: a [`Dataset`](crate::Dataset) restricted to a subset,
 //!   picked by [`Sampling`] (low-discrepancy, uniform, random with
 //!   replacement) or given as explicit indices.
+//! - [`Permutation`]: a seeded pseudo-random permutation of `0..len`
+//!   evaluated one position at a time, in constant time and memory (the
+//!   loader's shuffle).
 //!
 //! ```
 //! use adl::sample::{sample_ld, Amount, Seed, Step};
@@ -20,7 +23,9 @@
 //! ```
 
 mod ld;
+mod permutation;
 mod sampled;
 
 pub use ld::{Amount, Seed, Step, ld_step, sample_ld};
+pub use permutation::Permutation;
 pub use sampled::{Sampled, Sampling};

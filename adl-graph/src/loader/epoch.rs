@@ -14,7 +14,9 @@ use adl_core::{Dataset, Error, Pipeline, Result};
 
 use super::claims::Claims;
 use super::job::{Outcome, Skipped, build};
+use super::order::EpochOrder;
 use super::read_ahead::ReadAhead;
+use super::shard_order::ShardOrder;
 use super::state::STATE_VERSION;
 use super::{Batch, Loader, LoaderState, Shared};
 
@@ -38,7 +40,7 @@ where
     /// The length of the epoch's order.
     order_len: usize,
     /// This rank's indices, in order.
-    local: Arc<[usize]>,
+    local: Arc<ShardOrder>,
     batches: usize,
     delivered: usize,
     submitted: usize,
@@ -67,9 +69,10 @@ where
         let shared = &loader.shared;
         let (order, failure) = match shared.config.sampler.order(epoch, shared.dataset.len()) {
             Ok(order) => (order, None),
-            Err(e) => (Vec::new(), Some(e)),
+            Err(e) => (EpochOrder::Sequential(0), Some(e)),
         };
-        let local: Arc<[usize]> = shared.config.shard.split(&order, cursor).into();
+        let order_len = order.len();
+        let local = Arc::new(ShardOrder::new(order, shared.config.shard, cursor));
         let b = shared.config.batch_size.max(1);
         let batches = if shared.config.drop_last {
             local.len() / b
@@ -99,7 +102,7 @@ where
             loader,
             epoch,
             cursor,
-            order_len: order.len(),
+            order_len,
             local,
             batches,
             delivered: 0,
@@ -129,8 +132,9 @@ where
     }
 
     /// This rank's dataset indices for the epoch (from where it started), in
-    /// order, after sharding (`drop_last` may leave the last few unread).
-    pub fn indices(&self) -> &[usize] {
+    /// order, after sharding (`drop_last` may leave the last few unread):
+    /// computed per position, never held whole (see [`ShardOrder`]).
+    pub fn indices(&self) -> &ShardOrder {
         &self.local
     }
 
@@ -179,7 +183,7 @@ where
                 let Some(k) = claims.claim() else { return };
                 let range = batch_range(&shared, &local, k);
                 let reads = stage.as_deref().map(|s| (s, range.start));
-                let outcome = build(&shared, true, epoch, k, &local[range], reads);
+                let outcome = build(&shared, true, epoch, k, &local.slice(range), reads);
                 // The receiver is gone when the epoch was dropped: nothing
                 // waits for this batch any more.
                 let _ = sender.send((k, outcome));
@@ -192,7 +196,14 @@ where
         let shared = &self.loader.shared;
         let range = batch_range(shared, &self.local, k);
         let reads = self.reads.as_deref().map(|s| (s, range.start));
-        build(shared, false, self.epoch, k, &self.local[range], reads)
+        build(
+            shared,
+            false,
+            self.epoch,
+            k,
+            &self.local.slice(range),
+            reads,
+        )
     }
 
     /// The outcome of batch `self.delivered`, waiting for it if need be:
@@ -291,7 +302,11 @@ where
 }
 
 /// The indices (positions in `local`) of batch `k`.
-fn batch_range<D, P>(shared: &Shared<D, P>, local: &[usize], k: usize) -> std::ops::Range<usize> {
+fn batch_range<D, P>(
+    shared: &Shared<D, P>,
+    local: &ShardOrder,
+    k: usize,
+) -> std::ops::Range<usize> {
     let b = shared.config.batch_size;
     (k * b).min(local.len())..((k + 1) * b).min(local.len())
 }

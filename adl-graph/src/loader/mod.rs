@@ -51,6 +51,13 @@
 //! - **Order depends only on (sampler, seed, epoch)**: the order is a
 //!   stateless function ([`Sampler`]); workers only decide *when* a batch is
 //!   built, and batches are delivered in order.
+//! - **An epoch's order in constant memory**: each rank's indices are
+//!   computed per position ([`ShardOrder`]: the shuffle is a
+//!   [`Permutation`](adl_core::sample::Permutation) evaluated at a
+//!   position, the low-discrepancy walk and the sharding are arithmetic),
+//!   so a shuffled epoch of 10^9 samples over 8 ranks starts at once in a
+//!   few megabytes (tests/billion_epoch.rs). Only explicit indices and
+//!   [`Sampler::SortedKeys`] hold an order.
 //! - **Every index exactly once per epoch across ranks** (or reported
 //!   skipped): ranks split one order as torch's `DistributedSampler` does
 //!   ([`Shard`], [`ShardTail`]: padding repeats the first few indices,
@@ -82,6 +89,7 @@ mod epoch;
 mod job;
 mod order;
 mod read_ahead;
+mod shard_order;
 mod state;
 mod stats;
 
@@ -103,6 +111,7 @@ pub use epoch::Epoch;
 pub use job::Skipped;
 pub use order::{Sampler, Shard, ShardTail};
 pub use read_ahead::ReadStatistics;
+pub use shard_order::ShardOrder;
 pub use state::LoaderState;
 pub use stats::{KernelRun, Measured, NodeStatistics, Statistics};
 

@@ -1,12 +1,14 @@
 //! The order of an epoch and its split across ranks: stateless functions of
 //! (sampler, seed, epoch, dataset length, cursor, rank, world), so that the
 //! order never depends on workers or timing, and a resumed epoch can
-//! recompute exactly what is left.
+//! recompute exactly what is left. An order is evaluated per position
+//! ([`EpochOrder`]): but for explicit indices and [`Sampler::SortedKeys`],
+//! no sampler holds an epoch's order in memory.
 
 use std::sync::Arc;
 
 use adl_core::exec::mix64;
-use adl_core::sample::{Amount, Seed, Step, sample_ld};
+use adl_core::sample::{Permutation, Step, ld_step};
 use adl_core::{Error, Result};
 
 /// How a loader orders the indices of an epoch, before sharding.
@@ -14,19 +16,31 @@ use adl_core::{Error, Result};
 pub enum Sampler {
     /// `0, 1, ..., n-1`, every epoch.
     Sequential,
-    /// A permutation that depends only on (seed, epoch): index `i` has the
-    /// key `mix64(((15 << 56) ^ (i << 24) ^ epoch) ^ mix64(seed))`, and
-    /// indices are sorted by (key, index). (For indices below 2^32 and
-    /// epochs below 2^24 this is the "epoch permutation" of the benchmark
-    /// workloads.)
+    /// A pseudo-random permutation that depends only on (seed, epoch):
+    /// [`Permutation`] of the dataset's length with the key `mix64(seed ^
+    /// mix64(epoch))`, evaluated per position (a Feistel network with
+    /// cycle walking). Constant memory and time per index, so a shuffled
+    /// epoch over billions of samples starts at once; each index's
+    /// position is uniform over many epochs, and consecutive epochs are
+    /// unrelated (tests/shuffle_quality.rs).
     Shuffle {
         /// The permutation's seed.
+        seed: u64,
+    },
+    /// The benchmark workloads' "epoch permutation" (bench/WORKLOADS.md):
+    /// index `i` has the key `mix64(((15 << 56) ^ (i << 24) ^ epoch) ^
+    /// mix64(seed))`, and indices are sorted by (key, index). It builds the
+    /// whole order when an epoch starts: `16 n` bytes and `O(n log n)`
+    /// time, so [`Shuffle`](Self::Shuffle) is the loader's shuffle; this
+    /// one is kept for orders that must match that definition.
+    SortedKeys {
+        /// The seed of the keys.
         seed: u64,
     },
     /// A low-discrepancy walk over the whole dataset
     /// ([`sample_ld`](adl_core::sample::sample_ld) with the golden-ratio
     /// step), started `offset + epoch` indices in: every index once, spread
-    /// evenly at every prefix.
+    /// evenly at every prefix. Computed per position.
     LowDiscrepancy {
         /// Where epoch 0 starts.
         offset: i64,
@@ -42,7 +56,8 @@ impl Sampler {
     pub(crate) fn describe(&self) -> String {
         match self {
             Sampler::Sequential => "sequential".to_owned(),
-            Sampler::Shuffle { seed } => format!("shuffle(seed={seed})"),
+            Sampler::Shuffle { seed } => format!("index-shuffle(seed={seed})"),
+            Sampler::SortedKeys { seed } => format!("sorted-keys-shuffle(seed={seed})"),
             Sampler::LowDiscrepancy { offset } => format!("low-discrepancy(offset={offset})"),
             Sampler::Indices(indices) => {
                 let mut hash = Fnv::new();
@@ -74,31 +89,82 @@ impl Sampler {
     pub(crate) fn len(&self, len: usize) -> usize {
         match self {
             Sampler::Indices(indices) => indices.len(),
-            Sampler::Sequential | Sampler::Shuffle { .. } | Sampler::LowDiscrepancy { .. } => len,
+            Sampler::Sequential
+            | Sampler::Shuffle { .. }
+            | Sampler::SortedKeys { .. }
+            | Sampler::LowDiscrepancy { .. } => len,
         }
     }
 
     /// The global order of `epoch` over a dataset of `len` samples.
-    pub(crate) fn order(&self, epoch: u64, len: usize) -> Result<Vec<usize>> {
+    pub(crate) fn order(&self, epoch: u64, len: usize) -> Result<EpochOrder> {
         Ok(match self {
-            Sampler::Sequential => (0..len).collect(),
-            Sampler::Shuffle { seed } => shuffled(*seed, epoch, len),
+            Sampler::Sequential => EpochOrder::Sequential(len),
+            Sampler::Shuffle { seed } => {
+                EpochOrder::Shuffle(Permutation::new(len, mix64(seed ^ mix64(epoch))))
+            }
+            Sampler::SortedKeys { seed } => EpochOrder::Listed(sorted_keys(*seed, epoch, len)),
             Sampler::LowDiscrepancy { offset } => {
                 let start = offset.wrapping_add(epoch as i64);
-                sample_ld(
+                EpochOrder::LowDiscrepancy {
                     len,
-                    Amount::Count(len),
-                    Seed::Offset(start),
-                    Step::GoldenRatio,
-                )?
+                    start: if len == 0 {
+                        0
+                    } else {
+                        i128::from(start).rem_euclid(len as i128) as usize
+                    },
+                    step: ld_step(len, Step::GoldenRatio)?,
+                }
             }
-            Sampler::Indices(indices) => indices.to_vec(),
+            Sampler::Indices(indices) => EpochOrder::Listed(Arc::clone(indices)),
         })
     }
 }
 
-/// The permutation of [`Sampler::Shuffle`].
-fn shuffled(seed: u64, epoch: u64, len: usize) -> Vec<usize> {
+/// One epoch's whole order (before sharding), evaluated per position.
+#[derive(Debug, Clone)]
+pub(crate) enum EpochOrder {
+    /// `0..len`.
+    Sequential(usize),
+    /// [`Sampler::Shuffle`]'s permutation.
+    Shuffle(Permutation),
+    /// An order held in memory (explicit indices, sorted keys).
+    Listed(Arc<[usize]>),
+    /// `(start + k * step) mod len`, the step co-prime with `len`.
+    LowDiscrepancy {
+        len: usize,
+        start: usize,
+        step: usize,
+    },
+}
+
+impl EpochOrder {
+    /// The number of positions.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            EpochOrder::Sequential(len) | EpochOrder::LowDiscrepancy { len, .. } => *len,
+            EpochOrder::Shuffle(permutation) => permutation.len(),
+            EpochOrder::Listed(indices) => indices.len(),
+        }
+    }
+
+    /// The dataset index at `position`, or `None` past the end.
+    #[inline]
+    pub(crate) fn get(&self, position: usize) -> Option<usize> {
+        match self {
+            EpochOrder::Sequential(len) => (position < *len).then_some(position),
+            EpochOrder::Shuffle(permutation) => permutation.get(position),
+            EpochOrder::Listed(indices) => indices.get(position).copied(),
+            EpochOrder::LowDiscrepancy { len, start, step } => (position < *len).then(|| {
+                // 128 bits: position * step does not overflow.
+                ((position as u128 * *step as u128 + *start as u128) % *len as u128) as usize
+            }),
+        }
+    }
+}
+
+/// The permutation of [`Sampler::SortedKeys`].
+fn sorted_keys(seed: u64, epoch: u64, len: usize) -> Arc<[usize]> {
     let s = mix64(seed);
     let mut keyed: Vec<(u64, usize)> = (0..len)
         .map(|i| (mix64(((15u64 << 56) ^ ((i as u64) << 24) ^ epoch) ^ s), i))
@@ -159,35 +225,6 @@ impl Shard {
         }
         Ok(())
     }
-
-    /// The positions of `order` that this rank reads, given that the first
-    /// `cursor` positions were consumed already (by all ranks together).
-    ///
-    /// What is left, `order[cursor..]`, is padded (wrapping to the start of
-    /// `order`) or cut to a multiple of `world`, and this rank takes every
-    /// `world`-th entry from its rank on. Padding wraps to the start of the
-    /// whole order, so a resumed epoch pads exactly as the uninterrupted one.
-    pub(crate) fn split(&self, order: &[usize], cursor: usize) -> Vec<usize> {
-        let n = order.len();
-        let left = n.saturating_sub(cursor);
-        let total = match self.tail {
-            ShardTail::Pad => left.div_ceil(self.world) * self.world,
-            ShardTail::Drop => left / self.world * self.world,
-        };
-        if n == 0 {
-            return Vec::new();
-        }
-        (self.rank..total)
-            .step_by(self.world)
-            .map(|j| {
-                if j < left {
-                    order[cursor + j]
-                } else {
-                    order[(j - left) % n]
-                }
-            })
-            .collect()
-    }
 }
 
 /// FNV-1a, 64 bits: a stable hash for fingerprints (the same on every
@@ -219,56 +256,70 @@ impl Fnv {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use adl_core::sample::{Amount, Seed, sample_ld};
+
+    fn listed(order: &EpochOrder) -> Vec<usize> {
+        (0..order.len()).filter_map(|p| order.get(p)).collect()
+    }
 
     #[test]
-    fn shuffle_matches_the_workload_order() {
+    fn sorted_keys_match_the_workload_order() {
         // WORKLOADS.md: the first indices of the epoch-0 order of seed 2024.
         assert_eq!(
-            &shuffled(2024, 0, 200_000)[..4],
+            &sorted_keys(2024, 0, 200_000)[..4],
             &[58145, 12204, 158578, 131788]
         );
-        assert_eq!(&shuffled(2024, 0, 20_000)[..4], &[12204, 7707, 8401, 10511]);
-        assert_eq!(&shuffled(2024, 0, 6_000)[..4], &[1407, 4406, 5990, 5854]);
+        assert_eq!(
+            &sorted_keys(2024, 0, 20_000)[..4],
+            &[12204, 7707, 8401, 10511]
+        );
+        assert_eq!(&sorted_keys(2024, 0, 6_000)[..4], &[1407, 4406, 5990, 5854]);
     }
 
     #[test]
-    fn split_pads_and_drops_like_distributed_sampler() {
-        let order: Vec<usize> = (0..10).collect();
-        let pad = |rank| {
-            Shard {
-                rank,
-                world: 3,
-                tail: ShardTail::Pad,
+    fn low_discrepancy_per_position_is_sample_ld() {
+        for len in [0, 1, 2, 6, 10, 97, 1000] {
+            for (offset, epoch) in [(0, 0), (3, 2), (-4, 7), (i64::MAX, 1)] {
+                let sampler = Sampler::LowDiscrepancy { offset };
+                let order = sampler.order(epoch, len).unwrap();
+                let start = offset.wrapping_add(epoch as i64);
+                let whole = sample_ld(
+                    len,
+                    Amount::Count(len),
+                    Seed::Offset(start),
+                    Step::GoldenRatio,
+                )
+                .unwrap();
+                assert_eq!(
+                    listed(&order),
+                    whole,
+                    "len {len} offset {offset} epoch {epoch}"
+                );
             }
-            .split(&order, 0)
-        };
-        assert_eq!(pad(0), vec![0, 3, 6, 9]);
-        assert_eq!(pad(1), vec![1, 4, 7, 0]);
-        assert_eq!(pad(2), vec![2, 5, 8, 1]);
-        let drop = |rank| {
-            Shard {
-                rank,
-                world: 3,
-                tail: ShardTail::Drop,
-            }
-            .split(&order, 0)
-        };
-        assert_eq!(drop(0), vec![0, 3, 6]);
-        assert_eq!(drop(2), vec![2, 5, 8]);
-    }
-
-    #[test]
-    fn split_after_a_cursor_continues_the_same_sequence() {
-        let order: Vec<usize> = (0..10).map(|i| i * 7 % 10).collect();
-        let shard = |rank| Shard {
-            rank,
-            world: 3,
-            tail: ShardTail::Pad,
-        };
-        for rank in 0..3 {
-            let whole = shard(rank).split(&order, 0);
-            // Two samples consumed on every rank: cursor 2 * world.
-            assert_eq!(shard(rank).split(&order, 6), whole[2..].to_vec());
         }
+    }
+
+    #[test]
+    fn every_sampler_orders_every_index_once() {
+        for len in [0, 1, 5, 64, 1001] {
+            for sampler in [
+                Sampler::Sequential,
+                Sampler::Shuffle { seed: 4 },
+                Sampler::SortedKeys { seed: 4 },
+                Sampler::LowDiscrepancy { offset: 2 },
+            ] {
+                let mut order = listed(&sampler.order(3, len).unwrap());
+                order.sort_unstable();
+                assert_eq!(order, (0..len).collect::<Vec<_>>(), "{sampler:?}, {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_shuffle_is_its_seed_and_epoch() {
+        let order = |seed, epoch| listed(&Sampler::Shuffle { seed }.order(epoch, 500).unwrap());
+        assert_eq!(order(1, 0), order(1, 0));
+        assert_ne!(order(1, 0), order(1, 1));
+        assert_ne!(order(1, 0), order(2, 0));
     }
 }

@@ -28,6 +28,8 @@ use std::time::{Duration, Instant};
 
 use adl_core::Dataset;
 
+use super::shard_order::ShardOrder;
+
 /// What the read stage did, over the loader's life.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -81,7 +83,7 @@ struct State {
 /// The read stage of one epoch: see the [module docs](self).
 pub(crate) struct ReadAhead {
     /// The epoch's dataset indices (this rank's), in order.
-    order: Arc<[usize]>,
+    order: Arc<ShardOrder>,
     bound: u64,
     state: Mutex<State>,
     changed: Condvar,
@@ -91,7 +93,11 @@ pub(crate) struct ReadAhead {
 }
 
 impl ReadAhead {
-    pub(crate) fn new(order: Arc<[usize]>, bound: u64, stats: Arc<Mutex<ReadStatistics>>) -> Self {
+    pub(crate) fn new(
+        order: Arc<ShardOrder>,
+        bound: u64,
+        stats: Arc<Mutex<ReadStatistics>>,
+    ) -> Self {
         ReadAhead {
             order,
             bound,
@@ -100,6 +106,13 @@ impl ReadAhead {
             stop: AtomicBool::new(false),
             stats,
         }
+    }
+
+    /// The dataset index at `position`, which is inside the order (a
+    /// position past it, which the stage never starts, would name no
+    /// sample: `usize::MAX`, out of every dataset's range).
+    fn index(&self, position: usize) -> usize {
+        self.order.get(position).unwrap_or(usize::MAX)
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -115,7 +128,7 @@ impl ReadAhead {
     /// sensors) go to whichever readers are free, so they are read at once.
     pub(crate) fn run_reader<D: Dataset>(&self, dataset: &D) {
         while let Some((position, part)) = self.start_next(dataset) {
-            let index = self.order[position];
+            let index = self.index(position);
             let began = Instant::now();
             let fetched = dataset.fetch_part(index, part);
             let took = began.elapsed();
@@ -169,7 +182,7 @@ impl ReadAhead {
             if state.held < self.bound || state.held == 0 {
                 let position = state.next;
                 if state.next_part == 0 {
-                    let parts = dataset.fetch_parts(self.order[position]).max(1);
+                    let parts = dataset.fetch_parts(self.index(position)).max(1);
                     state.parts = parts;
                     state.started.insert(
                         position,
@@ -259,7 +272,7 @@ impl ReadAhead {
         drop(state);
         self.changed.notify_all();
         for position in read {
-            dataset.release(self.order[position]);
+            dataset.release(self.index(position));
         }
     }
 }
@@ -267,6 +280,13 @@ impl ReadAhead {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::loader::order::{EpochOrder, Shard};
+
+    /// This whole order, on one rank.
+    fn test_order(indices: Vec<usize>) -> Arc<ShardOrder> {
+        let order = EpochOrder::Listed(indices.into());
+        Arc::new(ShardOrder::new(order, Shard::default(), 0))
+    }
     use adl_core::Result;
     use std::sync::atomic::AtomicU64;
 
@@ -323,7 +343,7 @@ mod tests {
             held: AtomicU64::new(0),
             most: AtomicU64::new(0),
         });
-        let order: Arc<[usize]> = (0..200).rev().collect();
+        let order = test_order((0..200).rev().collect());
         let stats = Arc::new(Mutex::new(ReadStatistics::default()));
         let stage = Arc::new(ReadAhead::new(order, 1_000, Arc::clone(&stats)));
         let readers = spawn_readers(&stage, &data, 4);
@@ -406,7 +426,7 @@ mod tests {
     #[test]
     fn a_samples_parts_are_read_at_once_and_it_is_read_when_all_are() {
         let data = Arc::new(Meeting::new(30, 4));
-        let order: Arc<[usize]> = (0..30).collect();
+        let order = test_order((0..30).collect());
         let stats = Arc::new(Mutex::new(ReadStatistics::default()));
         // Four readers, four parts a sample: each sample's parts meet.
         let stage = Arc::new(ReadAhead::new(order, 1_000_000, Arc::clone(&stats)));
@@ -432,7 +452,7 @@ mod tests {
         // Two readers, four parts: the first sample's two parts begun wait
         // for the two that the stop leaves unstarted.
         let data = Arc::new(Meeting::new(5, 4));
-        let order: Arc<[usize]> = (0..5).collect();
+        let order = test_order((0..5).collect());
         let stats = Arc::new(Mutex::new(ReadStatistics::default()));
         let stage = Arc::new(ReadAhead::new(order, 1_000_000, Arc::clone(&stats)));
         let readers = spawn_readers(&stage, &data, 2);
@@ -466,7 +486,7 @@ mod tests {
             held: AtomicU64::new(0),
             most: AtomicU64::new(0),
         });
-        let order: Arc<[usize]> = (0..50).collect();
+        let order = test_order((0..50).collect());
         let stats = Arc::new(Mutex::new(ReadStatistics::default()));
         let stage = Arc::new(ReadAhead::new(order, 100, stats));
         let reader = {

@@ -2,11 +2,13 @@
 //! ([`crate::protocol`]), and the digests a `--verify` run expects: the
 //! spec's for full sizes, else computed from the spec's formulas alone.
 
+mod order;
 mod w1;
 mod w2;
 mod w3;
 mod w4;
 
+pub(crate) use order::order;
 pub(crate) use w1::w1;
 pub use w2::w2_loader;
 pub(crate) use w2::{w2, w2_pipeline};

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use adl::kernel::{FlipByFlag, Normalize, U8ToF32};
+use adl::loader::Sampler;
 use adl::opencl::DeviceChoice;
 use adl::prelude::*;
 use ndarray::Array4;
@@ -60,7 +61,10 @@ pub fn w2_loader(
     };
     Loader::new(PairKeys(n), pipeline)
         .batch_size(64)
-        .shuffle(crate::spec::SEED)
+        .sampler(Sampler::SortedKeys {
+            seed: crate::spec::SEED,
+        })
+        .seed(crate::spec::SEED)
         .workers(workers)
         .prefetch(2 * workers.max(1))
         .build()

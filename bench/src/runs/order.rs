@@ -1,0 +1,78 @@
+//! `--workload order`: how an epoch over a huge dataset starts. A dataset
+//! whose samples are their indices (it holds nothing) of `--samples N`
+//! (10^9 by default), shuffled and split over `--ranks R` ranks (8): for
+//! each rank in turn a loader is built and its first 20 batches of 32 read.
+//! The JSON line gives the time from the first loader's build to the last
+//! rank's 20th batch, the slowest rank's, and the process's peak resident
+//! memory. `--sampler shuffle` (the loader's, a permutation evaluated per
+//! position) or `sorted-keys` (the workloads' epoch permutation, the
+//! whole order sorted when the epoch starts: what the loader did before).
+
+use std::time::{Duration, Instant};
+
+use adl::loader::{Loader, Sampler};
+use adl::pipeline::Stages;
+use adl::prelude::*;
+
+use crate::args::Args;
+use crate::process::peak_rss_mb;
+
+/// Batches read per rank, and their size.
+const BATCHES: usize = 20;
+const BATCH: usize = 32;
+
+/// `len` samples, each its own index.
+struct Indices {
+    len: usize,
+}
+
+impl Dataset for Indices {
+    type Sample = usize;
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn get(&self, index: usize) -> adl::Result<usize> {
+        if index < self.len {
+            Ok(index)
+        } else {
+            Err(adl::Error::out_of_range("dataset", index, self.len))
+        }
+    }
+}
+
+/// Run `--workload order`.
+pub(crate) fn order(args: &Args) -> adl::Result<bool> {
+    let samples = args.samples.unwrap_or(1_000_000_000);
+    let sampler = match args.sampler.as_str() {
+        "shuffle" => Sampler::Shuffle { seed: 2024 },
+        _ => Sampler::SortedKeys { seed: 2024 },
+    };
+    let start = Instant::now();
+    let mut slowest = Duration::ZERO;
+    let mut read = 0usize;
+    for rank in 0..args.ranks {
+        let began = Instant::now();
+        let loader = Loader::new(Indices { len: samples }, Stages::new())
+            .batch_size(BATCH)
+            .sampler(sampler.clone())
+            .shard(rank, args.ranks)
+            .workers(args.workers)
+            .build()?;
+        for batch in loader.epoch(0).take(BATCHES) {
+            read += batch?.len();
+        }
+        slowest = slowest.max(began.elapsed());
+    }
+    println!(
+        "{{\"workload\":\"order\",\"sampler\":{:?},\"samples\":{samples},\"ranks\":{},\"workers\":{},\"samples_read\":{read},\"first_batches_ms\":{:.1},\"slowest_rank_ms\":{:.1},\"peak_rss_mb\":{:.1}}}",
+        args.sampler,
+        args.ranks,
+        args.workers,
+        start.elapsed().as_secs_f64() * 1e3,
+        slowest.as_secs_f64() * 1e3,
+        peak_rss_mb(),
+    );
+    Ok(true)
+}
