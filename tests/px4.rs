@@ -309,9 +309,9 @@ fn truncated_logs_give_an_error_or_a_partial_log() {
 #[test]
 fn corrupted_logs_do_not_panic() {
     // Random bytes overwritten, in the definitions and anywhere in the file
-    // (deterministic xorshift). px4-ulog 0.6 panics on some of these
-    // (a parameter record whose key length runs past its end); the reader
-    // turns that into an error or a log cut at the broken record.
+    // (deterministic xorshift). The reader gives an error that says where,
+    // or a log cut at the broken record; never a panic (px4-ulog 0.6, the
+    // reader adl used before its own, panicked on some of these).
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
         seed ^= seed << 13;

@@ -34,6 +34,7 @@
 //! # Ok::<(), adl::Error>(())
 //! ```
 
+mod format;
 mod log;
 mod parse;
 mod topic;
