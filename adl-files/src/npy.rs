@@ -9,7 +9,7 @@ use ndarray_npy::{ViewElement, ViewNpyError, ViewNpyExt};
 
 use crate::location::Location;
 use crate::mapped::map;
-use crate::npy_header::{header_len, read_layout};
+use crate::npy_header::{header_fits, header_len, read_layout};
 use crate::object::Object;
 use crate::timestamps::sensor_folder;
 
@@ -108,8 +108,9 @@ impl<T: NpyElement, D: Dimension> Npy<T, D> {
         let (rows, shape, offset, c_order) = match location.as_path() {
             Some(path) => {
                 let mapped = map(path)?;
-                let view =
-                    ArrayViewD::<T>::view_npy(&mapped).map_err(|e| location.error(words(e)))?;
+                let view = header_fits(&mapped, mapped.len() as u64)
+                    .and_then(|()| ArrayViewD::<T>::view_npy(&mapped))
+                    .map_err(|e| location.error(words(e)))?;
                 let shape = view.shape().to_vec();
                 let c_order = view.is_standard_layout();
                 let offset = mapped.len() - view.len() * size_of::<T>();

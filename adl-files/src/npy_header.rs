@@ -45,6 +45,78 @@ pub(crate) fn header_len(start: &[u8]) -> Option<usize> {
     }
 }
 
+/// The deepest a header's brackets may nest. A `.npy` header is a flat
+/// dictionary (`{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2)}`:
+/// two levels); a structured element type adds two more. ndarray-npy's
+/// parser of Python literals backtracks exponentially in the depth of
+/// brackets left open (a 150-byte header took it 11 seconds), so deeper
+/// nesting is refused before it is parsed.
+const MAX_NESTING: usize = 4;
+
+/// Check what ndarray-npy would trust in a header before it reads it: that
+/// the length field does not run past the end of a file of `size` bytes
+/// (it allocates the length it is given, and a corrupt length, a `u32`
+/// from version 2 on, would be gigabytes for a file of a few bytes), and
+/// that the dictionary's brackets nest at most [`MAX_NESTING`] deep.
+/// `start` is the file's first bytes. Every read of a `.npy` header passes
+/// here first.
+pub(crate) fn header_fits(start: &[u8], size: u64) -> Result<(), ViewNpyError> {
+    let refused = |reason: String| {
+        Err(ViewNpyError::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            reason,
+        )))
+    };
+    let Some(len) = header_len(start) else {
+        // Not a header ndarray-npy reads past its first bytes either.
+        return Ok(());
+    };
+    if len as u64 > size {
+        return refused(format!(
+            "its header says it is {len} bytes long, but the file has {size} bytes"
+        ));
+    }
+    let text_start = if start.get(6) == Some(&1) { 10 } else { 12 };
+    let text = start.get(text_start..len.min(start.len())).unwrap_or_default();
+    match nesting(text) {
+        depth if depth > MAX_NESTING => refused(format!(
+            "its header nests brackets {depth} deep; a .npy header is a dictionary of at most {MAX_NESTING} levels"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The deepest the brackets of `text` (a Python literal) nest, outside its
+/// strings; in one pass.
+fn nesting(text: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
+    for &b in text {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == q {
+                    quote = None;
+                }
+            }
+            None => match b {
+                b'\'' | b'"' => quote = Some(b),
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            },
+        }
+    }
+    deepest
+}
+
 /// The layout of an array of `T` in a `.npy` file of `size` bytes whose
 /// first bytes, its whole header at least, are `start`.
 ///
@@ -55,6 +127,7 @@ pub(crate) fn read_layout<T: NpyElement>(
     start: &[u8],
     size: u64,
 ) -> Result<NpyLayout, ViewNpyError> {
+    header_fits(start, size)?;
     let mut rest = start;
     let header = Header::from_reader(&mut rest)?;
     let offset = start.len() - rest.len();
@@ -140,5 +213,40 @@ mod tests {
             Err(ViewNpyError::Io(_))
         ));
         assert_eq!(header_len(b"\x93NUMPY"), None);
+    }
+
+    #[test]
+    fn a_header_longer_than_its_file_is_refused_before_it_is_read() {
+        // Version 3, a header length of 0x7fff_ffff bytes in a 20-byte file.
+        let mut bytes = b"\x93NUMPY\x03\x00".to_vec();
+        bytes.extend_from_slice(&0x7fff_ffffu32.to_le_bytes());
+        bytes.extend_from_slice(b"{'descr'");
+        let size = bytes.len() as u64;
+        let Err(ViewNpyError::Io(e)) = read_layout::<f32>(&bytes, size) else {
+            panic!("a header past the end of the file was read");
+        };
+        assert_eq!(
+            e.to_string(),
+            "its header says it is 2147483659 bytes long, but the file has 20 bytes"
+        );
+        assert!(header_fits(&bytes, 1 << 32).is_ok());
+    }
+
+    #[test]
+    fn a_header_nested_too_deep_is_refused_before_it_is_parsed() {
+        // The fuzzer's find: brackets left open took the parser 11 s.
+        let text = b"{'descr': '<f0', 'fortran_o1der': (5, 2,{'desder': {(5,{ {(5, 2,{'x': 1}";
+        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+        bytes.extend_from_slice(&(text.len() as u16).to_le_bytes());
+        bytes.extend_from_slice(text);
+        let size = bytes.len() as u64;
+        let Err(ViewNpyError::Io(e)) = read_layout::<f32>(&bytes, size) else {
+            panic!("a deeply nested header was parsed");
+        };
+        assert!(e.to_string().starts_with("its header nests brackets 9 deep"), "{e}");
+        // Brackets inside strings do not count; a real header passes.
+        assert_eq!(nesting(b"{'descr': '<f4', 'shape': (3, 2), 'x': '(((((('}"), 2);
+        let real = npy(&Array3::<f32>::zeros((5, 2, 3)));
+        assert!(header_fits(&real, real.len() as u64).is_ok());
     }
 }

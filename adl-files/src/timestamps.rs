@@ -8,6 +8,7 @@ use ndarray_npy::ViewNpyExt;
 
 use crate::location::Location;
 use crate::mapped::map;
+use crate::npy_header::header_fits;
 
 /// The names a sensor folder's timestamps file may have, in the order
 /// [`Npy::in_folder`](crate::Npy::in_folder) and
@@ -101,12 +102,14 @@ fn from_npy(path: &Path) -> Result<Vec<f64>> {
 /// The values of a one-dimensional float64 `.npy` array in `bytes`, or
 /// what is wrong with it.
 fn npy_values(bytes: &[u8]) -> Result<Vec<f64>, String> {
-    let view = ArrayView1::<f64>::view_npy(bytes).map_err(|e| {
-        format!(
-            "timestamps are a one-dimensional float64 array of seconds; {}",
-            crate::npy::describe(&e)
-        )
-    })?;
+    let view = header_fits(bytes, bytes.len() as u64)
+        .and_then(|()| ArrayView1::<f64>::view_npy(bytes))
+        .map_err(|e| {
+            format!(
+                "timestamps are a one-dimensional float64 array of seconds; {}",
+                crate::npy::describe(&e)
+            )
+        })?;
     Ok(view.to_vec())
 }
 

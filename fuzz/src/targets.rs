@@ -1,0 +1,181 @@
+//! The target bodies: bytes in, a file written, the parser driven through
+//! adl's public API, every sample read. Where a target needs settings (an
+//! element type, a number of timestamps), the input's first bytes choose
+//! them, so that the fuzzer explores them too.
+
+use std::path::Path;
+
+use adl::Sensor;
+use adl::files::{Images, Npy, NpyElement, NpyFiles, Table, read_timestamps};
+use adl::ndarray::IxDyn;
+use adl::px4::Px4Log;
+use adl::transform::ImageLayout;
+
+use crate::{Scratch, named};
+
+/// Read every sample of `sensor`, each error checked to name `path`.
+fn read_all<S: Sensor>(sensor: &S, path: &Path) {
+    for index in 0..sensor.len() {
+        if let Err(e) = sensor.get(index) {
+            named(&e, path);
+        }
+    }
+}
+
+/// `count` timestamps 10 ms apart, for sensor `name`.
+fn times(name: &str, count: usize) -> adl::Timestamps {
+    let values = (0..count).map(|i| i as f64 * 0.01).collect();
+    adl::Timestamps::new(name, values).expect("evenly spaced times are valid")
+}
+
+/// Split off the first byte (the target's settings); `None` for no input.
+fn settings(data: &[u8]) -> Option<(u8, &[u8])> {
+    data.split_first().map(|(s, rest)| (*s, rest))
+}
+
+/// Run `body::<T>` for the element type `selector` picks among eight.
+macro_rules! by_element {
+    ($selector:expr, $body:ident, $($arg:expr),*) => {
+        match $selector % 8 {
+            0 => $body::<f32>($($arg),*),
+            1 => $body::<f64>($($arg),*),
+            2 => $body::<u8>($($arg),*),
+            3 => $body::<i8>($($arg),*),
+            4 => $body::<u16>($($arg),*),
+            5 => $body::<i32>($($arg),*),
+            6 => $body::<i64>($($arg),*),
+            _ => $body::<u64>($($arg),*),
+        }
+    };
+}
+
+/// A PX4 ULog flight log: the whole input is the file. Every sensor the
+/// log yields is read whole.
+pub fn px4(data: &[u8]) {
+    let path = Scratch::get().write("flight.ulg", data);
+    match Px4Log::open(&path) {
+        Ok(log) => {
+            for sensor in log.sensors() {
+                read_all(sensor, &path);
+            }
+            // The topics it rejected are typed verdicts on an opened log
+            // (which names its file: `Px4Log::path`); their messages are
+            // formatted, as a report of them would.
+            for (_, error) in log.rejected() {
+                let _ = error.to_string();
+            }
+        }
+        Err(e) => named(&e, &path),
+    }
+}
+
+/// A `.npy` array read a row per sample (memory-mapped). Byte 0 picks the
+/// element type, byte 1 the number of timestamps; the rest is the file.
+pub fn npy_rows(data: &[u8]) {
+    let Some((element, rest)) = settings(data) else {
+        return;
+    };
+    let Some((count, file)) = settings(rest) else {
+        return;
+    };
+    let path = Scratch::get().write("data.npy", file);
+    by_element!(element, rows, &path, usize::from(count));
+}
+
+fn rows<T: NpyElement>(path: &Path, count: usize) {
+    match Npy::<T, IxDyn>::open("radar", path, times("radar", count)) {
+        Ok(sensor) => read_all(&sensor, path),
+        Err(e) => named(&e, path),
+    }
+}
+
+/// A `.npy` file read whole as one sample. Byte 0 picks the element type;
+/// the rest is the file.
+pub fn npy_files(data: &[u8]) {
+    let Some((element, file)) = settings(data) else {
+        return;
+    };
+    let path = Scratch::get().write("000000.npy", file);
+    by_element!(element, whole, &path);
+}
+
+fn whole<T: NpyElement>(path: &Path) {
+    match NpyFiles::<T, IxDyn>::from_files("lidar", [path], times("lidar", 1)) {
+        Ok(sensor) => read_all(&sensor, path),
+        Err(e) => named(&e, path),
+    }
+}
+
+/// The array `x` of an `.npz` archive (stored or deflated), a row per
+/// sample. Byte 0 picks the element type, byte 1 the number of
+/// timestamps; the rest is the archive.
+pub fn npz(data: &[u8]) {
+    let Some((element, rest)) = settings(data) else {
+        return;
+    };
+    let Some((count, file)) = settings(rest) else {
+        return;
+    };
+    let path = Scratch::get().write("rig.npz", file);
+    by_element!(element, member, &path, usize::from(count));
+}
+
+fn member<T: NpyElement>(path: &Path, count: usize) {
+    match Npy::<T, IxDyn>::from_npz("imu", path, "x", times("imu", count)) {
+        Ok(sensor) => read_all(&sensor, path),
+        Err(e) => named(&e, path),
+    }
+}
+
+/// A JPEG or PNG frame. Byte 0 picks the settings: bit 0 the layout (HWC
+/// or CHW), bit 1 strict decoding, bits 2-3 the downscale factor (1, 2, 4
+/// or 8); the rest is the file.
+pub fn images(data: &[u8]) {
+    let Some((options, file)) = settings(data) else {
+        return;
+    };
+    let name = if file.starts_with(b"\x89PNG") {
+        "frame.png"
+    } else {
+        "frame.jpg"
+    };
+    let path = Scratch::get().write(name, file);
+    let layout = if options & 1 == 0 {
+        ImageLayout::Hwc
+    } else {
+        ImageLayout::Chw
+    };
+    let factor = 1 << ((options >> 2) & 3);
+    let opened = Images::from_files("camera", [&path], times("camera", 1)).and_then(|camera| {
+        camera
+            .layout(layout)
+            .strict(options & 2 != 0)
+            .downscale(factor)
+    });
+    match opened {
+        Ok(camera) => read_all(&camera, &path),
+        Err(e) => named(&e, &path),
+    }
+}
+
+/// A CSV table whose time column is `t`: the whole input is the file.
+pub fn table(data: &[u8]) {
+    let path = Scratch::get().write("imu.csv", data);
+    match Table::open("imu", &path, "t") {
+        Ok(imu) => read_all(&imu, &path),
+        Err(e) => named(&e, &path),
+    }
+}
+
+/// A timestamps file: byte 0's low bit picks `ts.npy` (float64 seconds) or
+/// `ts.txt` (a number per line); the rest is the file.
+pub fn timestamps(data: &[u8]) {
+    let Some((kind, file)) = settings(data) else {
+        return;
+    };
+    let name = if kind & 1 == 0 { "ts.npy" } else { "ts.txt" };
+    let path = Scratch::get().write(name, file);
+    if let Err(e) = read_timestamps("lidar", &path) {
+        named(&e, &path);
+    }
+}
