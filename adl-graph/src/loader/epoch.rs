@@ -153,7 +153,7 @@ where
             version: STATE_VERSION,
             epoch: self.epoch,
             cursor: (self.cursor + consumed).min(self.order_len) as u64,
-            sampler: shared.config.sampler.describe(),
+            sampler: shared.sampler.clone(),
             seed: shared.config.seed,
             pipeline: shared.fingerprint,
             dataset_len: shared.dataset.len() as u64,

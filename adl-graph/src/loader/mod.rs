@@ -149,6 +149,9 @@ pub(crate) struct Shared<D, P> {
     /// What the read stage did.
     pub(crate) reads: Arc<Mutex<ReadStatistics>>,
     pub(crate) fingerprint: u64,
+    /// The sampler as states name it ([`Sampler::describe`]: for explicit
+    /// indices a hash of them all, so taken once).
+    pub(crate) sampler: String,
     /// The memory of batches the consumer dropped, for the next ones.
     pub(crate) buffers: Arc<BufferPool>,
     /// The device of the batch kernels, if any.
@@ -281,6 +284,7 @@ where
             rows.push((stage.to_string(), Measured::Stage(stage)));
         }
         let fingerprint = fingerprint::<D::Sample, P>(pipeline.description());
+        let sampler = config.sampler.describe();
         let counters = Counters::new(rows.len());
         let runs = context::Runs::new(nodes);
         let config_bound = config.read_bound;
@@ -300,6 +304,7 @@ where
                 runs,
                 totals,
                 fingerprint,
+                sampler,
                 buffers,
                 accelerator,
                 reads: Arc::new(Mutex::new(ReadStatistics {
@@ -344,8 +349,8 @@ where
                 state.dataset_len
             ));
         }
-        let sampler = self.shared.config.sampler.describe();
-        if state.sampler != sampler {
+        let sampler = &self.shared.sampler;
+        if state.sampler != *sampler {
             return refuse(format!(
                 "the state was taken with the sampler {}, this loader uses {sampler}",
                 state.sampler
