@@ -14,6 +14,8 @@
 //!   beside it, then pytest, and the training example). The venv is made
 //!   while the Rust suite runs.
 //! - `cargo xtask python`: only the Python package's tests.
+//! - `cargo xtask fuzz [--seconds N] [--merge] [TARGET...]`: the
+//!   coverage-guided fuzzer over adl's parsers (`fuzz.rs`).
 //! - `cargo xtask setup`: only make sure the system packages are present.
 //!
 //! Each first makes sure the system packages adl needs are installed: the
@@ -28,6 +30,7 @@
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
+mod fuzz;
 mod python;
 
 /// Debian packages needed by the build and the tests.
@@ -38,8 +41,7 @@ const PACKAGES: [&str; 4] = [
     "pkg-config",
 ];
 
-const USAGE: &str =
-    "usage: cargo xtask <example [ARGS...] | test [CARGO TEST ARGS...] | python | setup>";
+const USAGE: &str = "usage: cargo xtask <example [ARGS...] | test [CARGO TEST ARGS...] | python | fuzz [--seconds N] [--merge] [TARGET...] | setup>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -52,16 +54,16 @@ fn main() -> ExitCode {
         "example" => ["run", "--example", "px4_trace", "--"]
             .into_iter()
             .map(String::from)
-            .chain(rest)
+            .chain(rest.iter().cloned())
             .collect(),
         // Object storage's tests (adl-files' `store`) in the same build: a
         // run of their own built adl-files and its dependents once more.
         "test" => ["test", "--workspace", "--features", "adl-files/store"]
             .into_iter()
             .map(String::from)
-            .chain(rest)
+            .chain(rest.iter().cloned())
             .collect(),
-        "setup" | "python" => Vec::new(),
+        "setup" | "python" | "fuzz" => Vec::new(),
         other => {
             eprintln!("xtask: unknown task `{other}`\n{USAGE}");
             return ExitCode::FAILURE;
@@ -75,6 +77,15 @@ fn main() -> ExitCode {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap_or(Path::new("."));
+    if task == "fuzz" {
+        return match fuzz::run(root, &rest) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("xtask: {message}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if task == "python" {
         return match python::test_package(root, None) {
             Ok(()) => ExitCode::SUCCESS,

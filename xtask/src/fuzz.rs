@@ -1,0 +1,154 @@
+//! `cargo xtask fuzz [--seconds N] [--merge] [TARGET...]`: the
+//! coverage-guided fuzzer over adl's parsers (`fuzz/`, see
+//! docs/reliability.md).
+//!
+//! It installs cargo-fuzz if it is missing, builds the libFuzzer binaries
+//! (`fuzz/libfuzzer`, release, no sanitizer: the stable toolchain), and
+//! runs each target (all of them by default) for N seconds (600), one after
+//! the other, over a working corpus under `target/fuzz/<target>` that starts
+//! from the committed one (`fuzz/corpus/<target>`). A finding stops that
+//! target; its input is written beside the working corpus and named in the
+//! summary: fix it, then keep it as a regression case in
+//! `fuzz/regressions/<target>`, which the test suite replays. `--merge`
+//! then minimizes the committed corpus with what the runs added (libFuzzer's
+//! `-merge=1`: the fewest inputs that keep the coverage).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The targets, as `fuzz/libfuzzer/Cargo.toml` names its binaries, with
+/// the largest input each is given (a PX4 log needs its definitions).
+const TARGETS: [(&str, usize); 7] = [
+    ("px4", 65_536),
+    ("npy_rows", 16_384),
+    ("npy_files", 16_384),
+    ("npz", 16_384),
+    ("images", 16_384),
+    ("table", 8_192),
+    ("timestamps", 8_192),
+];
+
+/// Run the fuzzer as the arguments say; `Err` names what failed.
+pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
+    let mut seconds = 600u64;
+    let mut merge = false;
+    let mut chosen = Vec::new();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--seconds" => {
+                seconds = it
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .ok_or("--seconds takes a number of seconds")?;
+            }
+            "--merge" => merge = true,
+            name => match TARGETS.iter().find(|(t, _)| *t == name) {
+                Some(&target) => chosen.push(target),
+                None => {
+                    let names: Vec<&str> = TARGETS.iter().map(|(t, _)| *t).collect();
+                    return Err(format!(
+                        "unknown fuzz target `{name}`; the targets are {}",
+                        names.join(", ")
+                    ));
+                }
+            },
+        }
+    }
+    if chosen.is_empty() {
+        chosen = TARGETS.to_vec();
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    if !Command::new(&cargo)
+        .args(["fuzz", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("xtask: installing cargo-fuzz");
+        run_status(Command::new(&cargo).args(["install", "cargo-fuzz", "--locked"]))?;
+    }
+    let fuzz_dir = root.join("fuzz").join("libfuzzer");
+    run_status(
+        Command::new(&cargo)
+            .args(["fuzz", "build", "--sanitizer", "none", "--fuzz-dir"])
+            .arg(&fuzz_dir)
+            .current_dir(root),
+    )?;
+    let binaries = fuzz_dir.join("target").join(host_triple()?).join("release");
+    let work = root.join("target").join("fuzz");
+    let mut findings = Vec::new();
+    for (target, max_len) in chosen {
+        let corpus = root.join("fuzz").join("corpus").join(target);
+        let working = work.join(target);
+        std::fs::create_dir_all(&working)
+            .map_err(|e| format!("cannot make {}: {e}", working.display()))?;
+        eprintln!("xtask: fuzzing {target} for {seconds} s");
+        let artifacts = work.join(format!("{target}-"));
+        let status = Command::new(binaries.join(target))
+            .arg(&working)
+            .arg(&corpus)
+            .arg(format!("-max_total_time={seconds}"))
+            .arg(format!("-max_len={max_len}"))
+            .args(["-timeout=10", "-rss_limit_mb=2560", "-print_final_stats=1"])
+            .arg(format!("-artifact_prefix={}", artifacts.display()))
+            .status()
+            .map_err(|e| format!("cannot run the {target} fuzzer: {e}"))?;
+        if !status.success() {
+            findings.push(format!(
+                "{target}: a finding ({status}); its input is {}*",
+                artifacts.display()
+            ));
+            continue;
+        }
+        if merge {
+            merge_corpus(&binaries.join(target), &corpus, &working)?;
+        }
+    }
+    if findings.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("the fuzzer found:\n  {}", findings.join("\n  ")))
+    }
+}
+
+/// Replace `corpus` by the fewest of its inputs and `working`'s that keep
+/// their coverage.
+fn merge_corpus(binary: &Path, corpus: &Path, working: &Path) -> Result<(), String> {
+    let merged = working.with_extension("merged");
+    let _ = std::fs::remove_dir_all(&merged);
+    std::fs::create_dir_all(&merged).map_err(|e| format!("{}: {e}", merged.display()))?;
+    run_status(
+        Command::new(binary)
+            .arg("-merge=1")
+            .arg(&merged)
+            .arg(corpus)
+            .arg(working),
+    )?;
+    std::fs::remove_dir_all(corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
+    std::fs::rename(&merged, corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
+    Ok(())
+}
+
+/// The host's target triple, where cargo-fuzz puts its binaries.
+fn host_triple() -> Result<PathBuf, String> {
+    let output = Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .map_err(|e| format!("cannot run rustc -vV: {e}"))?;
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .map(PathBuf::from)
+        .ok_or_else(|| "rustc -vV names no host".into())
+}
+
+fn run_status(command: &mut Command) -> Result<(), String> {
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{command:?} failed ({status})"))
+    }
+}
