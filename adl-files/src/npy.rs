@@ -333,11 +333,34 @@ pub(crate) fn refusal<T>(error: &ViewNpyError) -> String {
     }
 }
 
+/// A parser's message on one line: ndarray-npy's syntax errors draw the
+/// header over several (`--> 1:118`, the text, a caret, `= expected
+/// value`); what they say is where and what was expected.
+fn one_line(message: &str) -> String {
+    let lines: Vec<&str> = message.lines().map(str::trim).collect();
+    let at = lines
+        .iter()
+        .find_map(|l| l.split_once("--> ").map(|(_, at)| at.trim()));
+    let expected = lines.iter().find_map(|l| l.strip_prefix("= "));
+    match (lines.first(), at, expected) {
+        (Some(first), Some(at), Some(expected)) => {
+            let first = first.split(" --> ").next().unwrap_or(first).trim_end();
+            let column = at.split_once(':').map_or(at, |(_, column)| column);
+            format!("{first} at character {column} of its header: {expected}")
+        }
+        _ => lines
+            .into_iter()
+            .filter(|l| !l.is_empty() && *l != "|")
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
 /// A `.npy` file's failure, in words.
 pub(crate) fn describe(error: &ViewNpyError) -> String {
     match error {
         ViewNpyError::Io(e) => format!("cannot read: {e}"),
-        ViewNpyError::ParseHeader(e) => format!("not a NumPy .npy file ({e})"),
+        ViewNpyError::ParseHeader(e) => format!("not a NumPy .npy file ({})", one_line(&e.to_string())),
         ViewNpyError::InvalidData(e) => format!("holds values invalid for the element type: {e}"),
         ViewNpyError::LengthOverflow => "its header describes an array too large to address".into(),
         ViewNpyError::WrongNdim(_, found) => format!("holds a {found}-dimensional array"),
@@ -354,5 +377,21 @@ pub(crate) fn describe(error: &ViewNpyError) -> String {
         }
         ViewNpyError::ExtraBytes(n) => format!("{n} bytes follow the data its header describes"),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn a_header_syntax_error_is_told_on_one_line_with_its_place() {
+        let drawn = "error parsing metadata dict: syntax error:  --> 1:118\n  |\n1 | {'descr': '<f4', 'shape': (5' 2, 3), }\n  |                                        ^---\n  |\n  = expected value";
+        assert_eq!(
+            one_line(drawn),
+            "error parsing metadata dict: syntax error: at character 118 of its header: expected value"
+        );
+        assert_eq!(one_line("unknown key: 'x'"), "unknown key: 'x'");
+        assert_eq!(one_line("a\n  |\n  b"), "a b");
     }
 }

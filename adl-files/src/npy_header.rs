@@ -77,7 +77,9 @@ pub(crate) fn header_fits(start: &[u8], size: u64) -> Result<(), ViewNpyError> {
         ));
     }
     let text_start = if start.get(6) == Some(&1) { 10 } else { 12 };
-    let text = start.get(text_start..len.min(start.len())).unwrap_or_default();
+    let text = start
+        .get(text_start..len.min(start.len()))
+        .unwrap_or_default();
     match nesting(text) {
         depth if depth > MAX_NESTING => refused(format!(
             "its header nests brackets {depth} deep; a .npy header is a dictionary of at most {MAX_NESTING} levels"
@@ -243,9 +245,16 @@ mod tests {
         let Err(ViewNpyError::Io(e)) = read_layout::<f32>(&bytes, size) else {
             panic!("a deeply nested header was parsed");
         };
-        assert!(e.to_string().starts_with("its header nests brackets 9 deep"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("its header nests brackets 9 deep"),
+            "{e}"
+        );
         // Brackets inside strings do not count; a real header passes.
-        assert_eq!(nesting(b"{'descr': '<f4', 'shape': (3, 2), 'x': '(((((('}"), 2);
+        assert_eq!(
+            nesting(b"{'descr': '<f4', 'shape': (3, 2), 'x': '(((((('}"),
+            2
+        );
         let real = npy(&Array3::<f32>::zeros((5, 2, 3)));
         assert!(header_fits(&real, real.len() as u64).is_ok());
     }

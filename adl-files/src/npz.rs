@@ -32,9 +32,16 @@ pub(crate) fn member(location: &Location, array: &str) -> Result<Vec<u8>> {
     };
     let names: Vec<String> = zip.file_names().map(str::to_string).collect();
     if !names.contains(&wanted) {
-        let arrays: Vec<&str> = names
+        // Names as they are, but for what would not print (a damaged
+        // archive's names are any bytes).
+        let arrays: Vec<String> = names
             .iter()
-            .map(|n| n.strip_suffix(".npy").unwrap_or(n))
+            .map(|n| {
+                n.strip_suffix(".npy")
+                    .unwrap_or(n)
+                    .escape_debug()
+                    .to_string()
+            })
             .collect();
         return Err(location.error(format!(
             "has no array `{}`; its arrays are [{}]",
@@ -45,8 +52,19 @@ pub(crate) fn member(location: &Location, array: &str) -> Result<Vec<u8>> {
     let mut file = zip
         .by_name(&wanted)
         .map_err(|e| location.error(format!("array `{array}`: cannot open it: {e}")))?;
+    // No more than the size the archive declares (memory grows with what
+    // is read, not with what is declared; a member that decompresses past
+    // its declared size is refused).
+    let declared = file.size();
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
+    (&mut file)
+        .take(declared.saturating_add(1))
+        .read_to_end(&mut bytes)
         .map_err(|e| location.error(format!("array `{array}`: cannot decompress it: {e}")))?;
+    if bytes.len() as u64 > declared {
+        return Err(location.error(format!(
+            "array `{array}`: decompresses to more than the {declared} bytes the archive declares"
+        )));
+    }
     Ok(bytes)
 }

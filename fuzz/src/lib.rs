@@ -42,9 +42,13 @@ pub const TARGETS: [(&str, Target); 7] = [
 
 /// Check that an error from reading `path` names it (its file name, at
 /// least): a user who gets it must know which file to look at. Panics (a
-/// finding) otherwise.
+/// finding) otherwise. With `ADL_FUZZ_SHOW_ERRORS` set, every message is
+/// printed too (to read what a corpus's inputs are told).
 pub fn named(error: &adl::Error, path: &std::path::Path) {
     let message = error.to_string();
+    if std::env::var_os("ADL_FUZZ_SHOW_ERRORS").is_some() {
+        eprintln!("{message}");
+    }
     let name = path
         .file_name()
         .and_then(|n| n.to_str())

@@ -6,6 +6,9 @@
 //! file is a panic ([`adl_fuzz::named`]). Its own harness: the allocator
 //! is the fuzzer's. A failing case is named; an abort (the allocation
 //! limit) is not, so `ADL_FUZZ_VERBOSE=1` names each case before it runs.
+//! `ADL_FUZZ_CORPUS=DIR` replays `DIR/<target>` instead (a fuzzer's working
+//! corpus, `target/fuzz`), and `ADL_FUZZ_SHOW_ERRORS=1` prints every
+//! error's message.
 
 use std::path::Path;
 
@@ -15,13 +18,21 @@ use adl_fuzz::{LimitedAllocator, Scratch, TARGETS};
 static ALLOCATOR: LimitedAllocator = LimitedAllocator;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let given = std::env::var_os("ADL_FUZZ_CORPUS").map(std::path::PathBuf::from);
+    let root = given
+        .clone()
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"));
+    let regressions = Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions");
     let verbose = std::env::var_os("ADL_FUZZ_VERBOSE").is_some();
     let (mut total, mut failed) = (0, Vec::new());
     for (name, body) in TARGETS {
         let mut cases = 0;
-        for folder in ["corpus", "regressions"] {
-            let dir = root.join(folder).join(name);
+        let folders = if given.is_some() {
+            vec![root.join(name)]
+        } else {
+            vec![root.join(name), regressions.join(name)]
+        };
+        for dir in folders {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
@@ -42,7 +53,7 @@ fn main() {
         // A target without cases would replay nothing: the corpus is part
         // of the repository.
         assert!(
-            cases > 0,
+            cases > 0 || given.is_some(),
             "fuzz target {name} has no corpus under {}",
             root.display()
         );
