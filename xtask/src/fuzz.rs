@@ -12,21 +12,31 @@
 //! `fuzz/regressions/<target>`, which the test suite replays. `--merge`
 //! then minimizes the committed corpus with what the runs added (libFuzzer's
 //! `-merge=1`: the fewest inputs that keep the coverage).
+//!
+//! `images_turbo` is the `images` target built with libjpeg-turbo (the
+//! feature adl-bench decodes JPEG with; its own build, in
+//! `fuzz/libfuzzer/target-turbo`), over the same corpus.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The targets, as `fuzz/libfuzzer/Cargo.toml` names its binaries, with
-/// the largest input each is given (a PX4 log needs its definitions).
-const TARGETS: [(&str, usize); 7] = [
+/// The targets, as `fuzz/libfuzzer/Cargo.toml` names its binaries (but
+/// `images_turbo`, the `images` binary built with libjpeg-turbo), with the
+/// largest input each is given (a PX4 log needs its definitions).
+const TARGETS: [(&str, usize); 8] = [
     ("px4", 65_536),
     ("npy_rows", 16_384),
     ("npy_files", 16_384),
     ("npz", 16_384),
     ("images", 16_384),
+    ("images_turbo", 16_384),
     ("table", 8_192),
     ("timestamps", 8_192),
 ];
+
+/// The `images` target through libjpeg-turbo: its name, and its build's
+/// target folder under `fuzz/libfuzzer`.
+const TURBO: (&str, &str) = ("images_turbo", "target-turbo");
 
 /// Run the fuzzer as the arguments say; `Err` names what failed.
 pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
@@ -68,23 +78,41 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
         run_status(Command::new(&cargo).args(["install", "cargo-fuzz", "--locked"]))?;
     }
     let fuzz_dir = root.join("fuzz").join("libfuzzer");
-    run_status(
-        Command::new(&cargo)
-            .args(["fuzz", "build", "--sanitizer", "none", "--fuzz-dir"])
-            .arg(&fuzz_dir)
-            .current_dir(root),
-    )?;
-    let binaries = fuzz_dir.join("target").join(host_triple()?).join("release");
+    let build = |features: &[&str], target_dir: &str| {
+        run_status(
+            Command::new(&cargo)
+                .args(["fuzz", "build", "--sanitizer", "none", "--fuzz-dir"])
+                .arg(&fuzz_dir)
+                .args(features)
+                .arg("--target-dir")
+                .arg(fuzz_dir.join(target_dir))
+                .current_dir(root),
+        )
+    };
+    build(&[], "target")?;
+    if chosen.iter().any(|(t, _)| *t == TURBO.0) {
+        build(&["--features", "libjpeg-turbo"], TURBO.1)?;
+    }
+    let triple = host_triple()?;
+    let binary = |target: &str| {
+        let (dir, name) = if target == TURBO.0 {
+            (TURBO.1, "images")
+        } else {
+            ("target", target)
+        };
+        fuzz_dir.join(dir).join(&triple).join("release").join(name)
+    };
     let work = root.join("target").join("fuzz");
     let mut findings = Vec::new();
     for (target, max_len) in chosen {
-        let corpus = root.join("fuzz").join("corpus").join(target);
+        let corpus_name = if target == TURBO.0 { "images" } else { target };
+        let corpus = root.join("fuzz").join("corpus").join(corpus_name);
         let working = work.join(target);
         std::fs::create_dir_all(&working)
             .map_err(|e| format!("cannot make {}: {e}", working.display()))?;
         eprintln!("xtask: fuzzing {target} for {seconds} s");
         let artifacts = work.join(format!("{target}-"));
-        let status = Command::new(binaries.join(target))
+        let status = Command::new(binary(target))
             .arg(&working)
             .arg(&corpus)
             .arg(format!("-max_total_time={seconds}"))
@@ -101,7 +129,7 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
             continue;
         }
         if merge {
-            merge_corpus(&binaries.join(target), &corpus, &working)?;
+            merge_corpus(&binary(target), &corpus, &working)?;
         }
     }
     if findings.is_empty() {
