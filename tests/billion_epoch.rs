@@ -65,7 +65,10 @@ fn main() {
             let batch = batch.expect("a batch");
             read.extend(batch.iter().copied());
         }
-        assert_eq!(read, planned, "rank {rank} read another order than it planned");
+        assert_eq!(
+            read, planned,
+            "rank {rank} read another order than it planned"
+        );
         for index in read {
             assert!(index < SAMPLES);
             assert!(seen.insert(index), "index {index} read twice (rank {rank})");

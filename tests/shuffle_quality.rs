@@ -63,11 +63,17 @@ fn each_index_is_equally_likely_at_each_position() {
         // Each (index, position) cell, and each index's row on its own.
         let expected = epochs as f64 / n as f64;
         let z = chi_square_z(&counts, expected);
-        assert!(z.abs() < 5.0, "n = {n}: positions are not uniform (z = {z:.2})");
+        assert!(
+            z.abs() < 5.0,
+            "n = {n}: positions are not uniform (z = {z:.2})"
+        );
         for index in [0, n / 2, n - 1] {
             let row = &counts[index * n..(index + 1) * n];
             let z = chi_square_z(row, expected);
-            assert!(z.abs() < 6.0, "n = {n}: index {index}'s positions (z = {z:.2})");
+            assert!(
+                z.abs() < 6.0,
+                "n = {n}: index {index}'s positions (z = {z:.2})"
+            );
         }
     }
 }
@@ -91,9 +97,16 @@ fn consecutive_epochs_and_seeds_are_unrelated() {
     for epoch in 1..=40 {
         let current = positions(order(epoch));
         let r = correlation(&previous, &current);
-        assert!(r.abs() < 5.0 * sd, "epochs {} and {epoch} correlate: {r:.4}", epoch - 1);
+        assert!(
+            r.abs() < 5.0 * sd,
+            "epochs {} and {epoch} correlate: {r:.4}",
+            epoch - 1
+        );
         let r = correlation(&identity, &current);
-        assert!(r.abs() < 5.0 * sd, "epoch {epoch} keeps the dataset's order: {r:.4}");
+        assert!(
+            r.abs() < 5.0 * sd,
+            "epoch {epoch} keeps the dataset's order: {r:.4}"
+        );
         sum += r;
         previous = current;
     }
@@ -128,7 +141,10 @@ fn fixed_points_are_as_many_as_chance_gives() {
     let share = without as f64 / epochs as f64;
     let p = (-1f64).exp();
     let sd = (p * (1.0 - p) / epochs as f64).sqrt();
-    assert!((share - p).abs() < 5.0 * sd, "{share} of epochs without a fixed point");
+    assert!(
+        (share - p).abs() < 5.0 * sd,
+        "{share} of epochs without a fixed point"
+    );
 }
 
 #[test]

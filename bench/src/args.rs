@@ -137,7 +137,9 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
         }
     }
     if !matches!(args.workload.as_str(), "w1" | "w2" | "w3" | "w4" | "order") {
-        return Err(format!("--workload must be w1, w2, w3, w4 or order\n{USAGE}"));
+        return Err(format!(
+            "--workload must be w1, w2, w3, w4 or order\n{USAGE}"
+        ));
     }
     if args.workload == "w4" {
         return w4_checked(args);

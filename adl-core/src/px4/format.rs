@@ -140,10 +140,17 @@ impl Formats {
             .ok_or_else(|| format!("a format (`F`) record without `name:` ({})", shown(text)))?;
         let mut parsed: Vec<Field> = Vec::new();
         for declaration in fields.split(';').filter(|s| !s.is_empty()) {
-            let field = parse_field(declaration)
-                .ok_or_else(|| format!("format `{name}`: a field `{}` that is not `type name` or `type[count] name`", shown(declaration)))?;
+            let field = parse_field(declaration).ok_or_else(|| {
+                format!(
+                    "format `{name}`: a field `{}` that is not `type name` or `type[count] name`",
+                    shown(declaration)
+                )
+            })?;
             if parsed.iter().any(|f| f.name == field.name) {
-                return Err(format!("format `{name}`: field `{}` is declared twice", field.name));
+                return Err(format!(
+                    "format `{name}`: field `{}` is declared twice",
+                    field.name
+                ));
             }
             parsed.push(field);
         }
@@ -218,14 +225,22 @@ impl Flattener<'_> {
     /// Spend `work` of the budget.
     fn spend(&mut self, work: usize) -> Result<(), String> {
         self.budget = self.budget.checked_sub(work).ok_or_else(|| {
-            format!("the log's formats take more than {WORK} steps and bytes of column names to list")
+            format!(
+                "the log's formats take more than {WORK} steps and bytes of column names to list"
+            )
         })?;
         Ok(())
     }
 
     /// Append the columns of format `name` at `offset` under `prefix` (empty
     /// at the top level); the offset past it.
-    fn add(&mut self, name: &str, prefix: &str, mut offset: usize, depth: usize) -> Result<usize, String> {
+    fn add(
+        &mut self,
+        name: &str,
+        prefix: &str,
+        mut offset: usize,
+        depth: usize,
+    ) -> Result<usize, String> {
         let fields = self.formats.fields(name, depth)?;
         for (i, field) in fields.iter().enumerate() {
             self.spend(1)?;
@@ -337,7 +352,10 @@ mod tests {
     }
 
     fn names(flat: &Flattened) -> Vec<(&str, usize)> {
-        flat.columns.iter().map(|c| (c.name.as_str(), c.offset)).collect()
+        flat.columns
+            .iter()
+            .map(|c| (c.name.as_str(), c.offset))
+            .collect()
     }
 
     #[test]
@@ -370,17 +388,40 @@ mod tests {
     #[test]
     fn bad_formats_are_errors_not_panics_or_blowups() {
         let mut f = Formats::default();
-        for bad in ["", ":float x;", "a:float;", "a:float[x] y;", "a:float[] y;", "a:float[99999999999] y;"] {
+        for bad in [
+            "",
+            ":float x;",
+            "a:float;",
+            "a:float[x] y;",
+            "a:float[] y;",
+            "a:float[99999999999] y;",
+        ] {
             assert!(f.define(bad.as_bytes()).is_err(), "{bad:?}");
         }
         assert!(f.define(b"\xff:").is_err());
-        assert!(f.define(b"a:float x;int8_t x;").unwrap_err().contains("twice"));
+        assert!(
+            f.define(b"a:float x;int8_t x;")
+                .unwrap_err()
+                .contains("twice")
+        );
         // A cycle, a missing type, and a format too large for a record.
         let f = formats(&["a:b x;", "b:a y;", "c:missing z;", "big:double[9000] d;"]);
         let mut budget = WORK;
-        assert!(f.flatten("a", &mut budget).unwrap_err().contains("nested more than"));
-        assert!(f.flatten("c", &mut budget).unwrap_err().contains("no format `missing`"));
-        assert!(f.flatten("big", &mut budget).unwrap_err().contains("larger than a record"));
+        assert!(
+            f.flatten("a", &mut budget)
+                .unwrap_err()
+                .contains("nested more than")
+        );
+        assert!(
+            f.flatten("c", &mut budget)
+                .unwrap_err()
+                .contains("no format `missing`")
+        );
+        assert!(
+            f.flatten("big", &mut budget)
+                .unwrap_err()
+                .contains("larger than a record")
+        );
         // Empty formats repeated (no bytes): no columns, no work per repeat.
         let mut f = formats(&["e:", "f:e[65535] x;", "g:f[65535] y;uint64_t timestamp;"]);
         let flat = f.flatten("g", &mut WORK.clone()).unwrap();
@@ -390,7 +431,11 @@ mod tests {
         let long = format!("n:uint8_t {};", "x".repeat(60_000));
         let f = formats(&[&long, "m:n[65000] y;"]);
         let mut budget = WORK;
-        assert!(f.flatten("m", &mut budget).unwrap_err().contains("column names"));
+        assert!(
+            f.flatten("m", &mut budget)
+                .unwrap_err()
+                .contains("column names")
+        );
         assert!(budget < COLUMN_COST + 60_000);
     }
 }

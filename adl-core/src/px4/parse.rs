@@ -155,7 +155,9 @@ fn records(file: &[u8], start: usize, end: usize) -> impl Iterator<Item = Result
             done = true;
             return Some(Err(End::Clean));
         }
-        let header = file.get(at..at + RECORD_HEADER).filter(|_| at + RECORD_HEADER <= end);
+        let header = file
+            .get(at..at + RECORD_HEADER)
+            .filter(|_| at + RECORD_HEADER <= end);
         let Some(&[lo, hi, kind]) = header else {
             done = true;
             return Some(Err(End::Cut));
@@ -282,8 +284,9 @@ impl Reader {
             .filter(|(_, rest)| rest.len() >= 2)
             .ok_or("a subscription (`A`) record of under 3 bytes")?;
         let msg_id = id(rest).unwrap_or_default();
-        let name = std::str::from_utf8(&rest[2..])
-            .map_err(|_| format!("the subscription of message id {msg_id} names no UTF-8 format"))?;
+        let name = std::str::from_utf8(&rest[2..]).map_err(|_| {
+            format!("the subscription of message id {msg_id} names no UTF-8 format")
+        })?;
         if self.subscriptions.contains_key(&msg_id) {
             return Err(format!(
                 "message id {msg_id} is subscribed to `{name}` while still subscribed"
@@ -322,8 +325,11 @@ impl Reader {
         self.budget = self
             .budget
             .checked_sub(Collector::cost(format))
-            .ok_or_else(|| format!("the log's topics hold more than {WORK} bytes of column names"))?;
-        self.collectors.push(Collector::new(topic, instance, format));
+            .ok_or_else(|| {
+                format!("the log's topics hold more than {WORK} bytes of column names")
+            })?;
+        self.collectors
+            .push(Collector::new(topic, instance, format));
         self.by_topic.insert(key, self.collectors.len() - 1);
         Ok(self.collectors.len() - 1)
     }
@@ -353,7 +359,12 @@ impl Reader {
     }
 
     /// Read the records of `file[start..end]`. `Err` where one breaks.
-    fn section(&mut self, file: &[u8], start: usize, end: usize) -> std::result::Result<End, Broken> {
+    fn section(
+        &mut self,
+        file: &[u8],
+        start: usize,
+        end: usize,
+    ) -> std::result::Result<End, Broken> {
         for (i, record) in records(file, start, end).enumerate() {
             let record = match record {
                 Ok(record) => record,
@@ -400,12 +411,17 @@ fn parse_bytes(file: &[u8]) -> std::result::Result<ParsedLog, String> {
         reader
             .flag_bits(first.payload)
             .map_err(|reason| format!("at byte {}: {reason}", first.at))?;
-        end = reader.appended.first().map_or(end, |&o| o.clamp(HEADER_LEN, end));
+        end = reader
+            .appended
+            .first()
+            .map_or(end, |&o| o.clamp(HEADER_LEN, end));
     }
     let mut sections = vec![(HEADER_LEN, end)];
     let appended = reader.appended.clone();
     for (i, &start) in appended.iter().enumerate() {
-        let next = appended.get(i + 1).map_or(file.len(), |&o| o.min(file.len()));
+        let next = appended
+            .get(i + 1)
+            .map_or(file.len(), |&o| o.min(file.len()));
         sections.push((start, next));
     }
     for (start, end) in sections {
@@ -531,7 +547,12 @@ mod tests {
             )
         );
         // Cut inside the last record: truncated, the rows before kept.
-        let whole = ulog(&[imu_format(), subscribe(3, 0, "imu"), row(3, 1, 1.0), row(3, 2, 2.0)]);
+        let whole = ulog(&[
+            imu_format(),
+            subscribe(3, 0, "imu"),
+            row(3, 1, 1.0),
+            row(3, 2, 2.0),
+        ]);
         let log = parse_bytes(&whole[..whole.len() - 5]).unwrap();
         assert_eq!(log.completeness, Completeness::Truncated);
         assert_eq!(log.topics[0].values, [1.0]);
@@ -545,10 +566,22 @@ mod tests {
             "not a readable ULog file: at byte 50: a data (`D`) record before any subscription (`A`)"
         );
         let late_flags = ulog(&[imu_format(), (b'B', vec![0; 40])]);
-        assert!(parse_bytes(&late_flags).unwrap_err().contains("at byte 50: a flag bits"));
+        assert!(
+            parse_bytes(&late_flags)
+                .unwrap_err()
+                .contains("at byte 50: a flag bits")
+        );
         let only_definitions = ulog(&[imu_format()]);
-        assert!(parse_bytes(&only_definitions).unwrap_err().contains("ends before its data"));
-        assert!(parse_bytes(b"ULog").unwrap_err().contains("not a ULog file"));
+        assert!(
+            parse_bytes(&only_definitions)
+                .unwrap_err()
+                .contains("ends before its data")
+        );
+        assert!(
+            parse_bytes(b"ULog")
+                .unwrap_err()
+                .contains("not a ULog file")
+        );
     }
 
     #[test]
@@ -566,7 +599,11 @@ mod tests {
         assert_eq!(log.topics.len(), 1);
         assert_eq!(log.dropped.len(), 1);
         assert_eq!(log.dropped[0].0, "broken");
-        assert!(log.dropped[0].1.contains("no format `missing_t` is defined"));
+        assert!(
+            log.dropped[0]
+                .1
+                .contains("no format `missing_t` is defined")
+        );
     }
 
     #[test]
@@ -595,7 +632,15 @@ mod tests {
         let mut flags = vec![0u8; 40];
         flags[8] = DATA_APPENDED;
         flags[16..24].copy_from_slice(&10_000u64.to_le_bytes());
-        let file = ulog(&[(b'B', flags), imu_format(), subscribe(3, 0, "imu"), row(3, 1, 1.0)]);
-        assert_eq!(parse_bytes(&file).unwrap().completeness, Completeness::Truncated);
+        let file = ulog(&[
+            (b'B', flags),
+            imu_format(),
+            subscribe(3, 0, "imu"),
+            row(3, 1, 1.0),
+        ]);
+        assert_eq!(
+            parse_bytes(&file).unwrap().completeness,
+            Completeness::Truncated
+        );
     }
 }
