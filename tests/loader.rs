@@ -9,7 +9,7 @@ use std::process::Command;
 
 use adl::OnError;
 use adl::exec::{Recycle, SampleRng};
-use adl::loader::{Batch, Loader, ShardTail};
+use adl::loader::{Batch, Loader, Sampler, ShardTail};
 use adl::pipeline::Stages;
 use adl::prelude::*;
 use adl::transform::random;
@@ -212,6 +212,21 @@ fn a_state_from_another_pipeline_or_dataset_is_refused() {
         other_seed.resume(&state),
         Err(Error::Resume { .. })
     ));
+
+    // The same seed under the other shuffle (the sorted keys of the
+    // benchmark workloads, adl's shuffle before it became a permutation
+    // per position): another order, so refused, naming both.
+    let sorted = Loader::new(indices(20), Stages::new())
+        .sampler(Sampler::SortedKeys { seed: 11 })
+        .build()
+        .unwrap();
+    let err = sorted.resume(&state).err().unwrap();
+    assert!(
+        err.to_string().contains(
+            "taken with the sampler index-shuffle(seed=11), this loader uses sorted-keys-shuffle(seed=11)"
+        ),
+        "{err}"
+    );
 }
 
 #[transform]
