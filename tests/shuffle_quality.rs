@@ -1,7 +1,8 @@
 //! The quality of the loader's shuffle ([`Sampler::Shuffle`], a Feistel
 //! permutation evaluated per position): over many epochs each index's
-//! position is uniform, consecutive epochs are unrelated, and fixed points
-//! are as many as chance gives. The statistics are bounded at five standard
+//! position is uniform, consecutive epochs are unrelated, neighbouring
+//! indices land independently, and fixed points are as many as chance
+//! gives. The statistics are bounded at five standard
 //! deviations (or more): a fair shuffle passes whatever the seed, a biased
 //! one (a rotation, a barely mixed network, epochs that repeat) fails.
 //!
@@ -159,4 +160,26 @@ fn the_workloads_order_is_still_a_sampler() {
     let epoch = loader.epoch(0);
     let first: Vec<usize> = epoch.indices().iter().take(4).collect();
     assert_eq!(first, [1407, 4406, 5990, 5854]);
+}
+
+#[test]
+fn neighbouring_indices_land_independently() {
+    // The gap between where index i and index i + 1 land, modulo n, is
+    // uniform for a random permutation: a round function with linear
+    // structure (b and b + 1 mapped a constant apart) shows here first.
+    let (n, epochs) = (1_000, 2_000u64);
+    let order = orders(n, 9);
+    let mut gaps = vec![0u64; n];
+    for epoch in 0..epochs {
+        let mut at = vec![0usize; n];
+        for (position, index) in order(epoch).into_iter().enumerate() {
+            at[index] = position;
+        }
+        for i in 0..n - 1 {
+            gaps[(at[i + 1] + n - at[i]) % n] += 1;
+        }
+    }
+    // Gap 0 cannot happen (two indices, one position).
+    let z = chi_square_z(&gaps[1..], (epochs * (n as u64 - 1)) as f64 / (n - 1) as f64);
+    assert!(z.abs() < 5.0, "neighbours' gaps are not uniform (z = {z:.2})");
 }
