@@ -114,9 +114,9 @@ pub use adl_core::{
 pub use adl_core::{BoxError, Error, OnError, Result};
 // Sensors, traces, datasets.
 pub use adl_core::{
-    AnySensor, AsAnySensor, BoxedSensor, Concat, InMemory, Indices, Mapped, Origin, Record,
-    Recording, SensorDataset, SensorOrigin, SensorSet, Series, Timestamps, TraceReport, TryMapped,
-    Window, WindowMetadata,
+    AnySensor, AsAnySensor, BoxedSensor, Concat, InMemory, IndexRange, Indices, Mapped, Origin,
+    Record, Recording, SensorDataset, SensorOrigin, SensorSet, Series, Timestamps, TraceReport,
+    TryMapped, Window, WindowMetadata,
 };
 // Everything else, by what it is.
 pub use adl_core::{collate, exec, graph, kernel, pipeline, pipes, sample, sync, transform};

@@ -13,9 +13,9 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
+use adl::IndexRange;
 use adl::loader::Loader;
 use adl::pipeline::Stages;
-use adl::prelude::*;
 
 const SAMPLES: usize = 1_000_000_000;
 const RANKS: usize = 8;
@@ -24,32 +24,11 @@ const BATCH: usize = 32;
 /// The promise: well under this.
 const PEAK_LIMIT_KIB: u64 = 256 * 1024;
 
-/// `len` samples, each its own index: nothing stored.
-struct Indices {
-    len: usize,
-}
-
-impl Dataset for Indices {
-    type Sample = usize;
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn get(&self, index: usize) -> adl::Result<usize> {
-        if index < self.len {
-            Ok(index)
-        } else {
-            Err(adl::Error::out_of_range("dataset", index, self.len))
-        }
-    }
-}
-
 fn main() {
     let started = Instant::now();
     let mut seen = HashSet::new();
     for rank in 0..RANKS {
-        let loader = Loader::new(Indices { len: SAMPLES }, Stages::new())
+        let loader = Loader::new(IndexRange::new(SAMPLES), Stages::new())
             .batch_size(BATCH)
             .shuffle(2024)
             .shard(rank, RANKS)

@@ -68,6 +68,7 @@ pub mod error;
 pub mod exec;
 pub mod graph;
 mod in_memory;
+mod index_range;
 mod indices;
 pub mod kernel;
 mod on_error;
@@ -114,6 +115,7 @@ pub mod __private {
 pub use concat::Concat;
 pub use error::{BoxError, Error, Result};
 pub use in_memory::InMemory;
+pub use index_range::IndexRange;
 pub use indices::Indices;
 pub use on_error::OnError;
 pub use origin::{Origin, SensorOrigin};

@@ -22,6 +22,15 @@ fn read_all<S: Sensor>(sensor: &S, path: &Path) {
     }
 }
 
+/// Read every sample of the sensor that `opened`, or check that the error
+/// refusing it names `path`.
+fn read_or_named<S: Sensor>(opened: adl::Result<S>, path: &Path) {
+    match opened {
+        Ok(sensor) => read_all(&sensor, path),
+        Err(e) => named(&e, path),
+    }
+}
+
 /// `count` timestamps 10 ms apart, for sensor `name`.
 fn times(name: &str, count: usize) -> adl::Timestamps {
     let values = (0..count).map(|i| i as f64 * 0.01).collect();
@@ -31,6 +40,14 @@ fn times(name: &str, count: usize) -> adl::Timestamps {
 /// Split off the first byte (the target's settings); `None` for no input.
 fn settings(data: &[u8]) -> Option<(u8, &[u8])> {
     data.split_first().map(|(s, rest)| (*s, rest))
+}
+
+/// Split off the first two bytes: an element type and a number of
+/// timestamps.
+fn element_and_count(data: &[u8]) -> Option<(u8, usize, &[u8])> {
+    let (element, rest) = settings(data)?;
+    let (count, file) = settings(rest)?;
+    Some((element, usize::from(count), file))
 }
 
 /// Run `body::<T>` for the element type `selector` picks among eight.
@@ -72,21 +89,16 @@ pub fn px4(data: &[u8]) {
 /// A `.npy` array read a row per sample (memory-mapped). Byte 0 picks the
 /// element type, byte 1 the number of timestamps; the rest is the file.
 pub fn npy_rows(data: &[u8]) {
-    let Some((element, rest)) = settings(data) else {
-        return;
-    };
-    let Some((count, file)) = settings(rest) else {
+    let Some((element, count, file)) = element_and_count(data) else {
         return;
     };
     let path = Scratch::get().write("data.npy", file);
-    by_element!(element, rows, &path, usize::from(count));
+    by_element!(element, rows, &path, count);
 }
 
 fn rows<T: NpyElement>(path: &Path, count: usize) {
-    match Npy::<T, IxDyn>::open("radar", path, times("radar", count)) {
-        Ok(sensor) => read_all(&sensor, path),
-        Err(e) => named(&e, path),
-    }
+    let opened = Npy::<T, IxDyn>::open("radar", path, times("radar", count));
+    read_or_named(opened, path);
 }
 
 /// A `.npy` file read whole as one sample. Byte 0 picks the element type;
@@ -100,31 +112,24 @@ pub fn npy_files(data: &[u8]) {
 }
 
 fn whole<T: NpyElement>(path: &Path) {
-    match NpyFiles::<T, IxDyn>::from_files("lidar", [path], times("lidar", 1)) {
-        Ok(sensor) => read_all(&sensor, path),
-        Err(e) => named(&e, path),
-    }
+    let opened = NpyFiles::<T, IxDyn>::from_files("lidar", [path], times("lidar", 1));
+    read_or_named(opened, path);
 }
 
 /// The array `x` of an `.npz` archive (stored or deflated), a row per
 /// sample. Byte 0 picks the element type, byte 1 the number of
 /// timestamps; the rest is the archive.
 pub fn npz(data: &[u8]) {
-    let Some((element, rest)) = settings(data) else {
-        return;
-    };
-    let Some((count, file)) = settings(rest) else {
+    let Some((element, count, file)) = element_and_count(data) else {
         return;
     };
     let path = Scratch::get().write("rig.npz", file);
-    by_element!(element, member, &path, usize::from(count));
+    by_element!(element, member, &path, count);
 }
 
 fn member<T: NpyElement>(path: &Path, count: usize) {
-    match Npy::<T, IxDyn>::from_npz("imu", path, "x", times("imu", count)) {
-        Ok(sensor) => read_all(&sensor, path),
-        Err(e) => named(&e, path),
-    }
+    let opened = Npy::<T, IxDyn>::from_npz("imu", path, "x", times("imu", count));
+    read_or_named(opened, path);
 }
 
 /// A JPEG or PNG frame. Byte 0 picks the settings: bit 0 the layout (HWC
@@ -152,19 +157,13 @@ pub fn images(data: &[u8]) {
             .strict(options & 2 != 0)
             .downscale(factor)
     });
-    match opened {
-        Ok(camera) => read_all(&camera, &path),
-        Err(e) => named(&e, &path),
-    }
+    read_or_named(opened, &path);
 }
 
 /// A CSV table whose time column is `t`: the whole input is the file.
 pub fn table(data: &[u8]) {
     let path = Scratch::get().write("imu.csv", data);
-    match Table::open("imu", &path, "t") {
-        Ok(imu) => read_all(&imu, &path),
-        Err(e) => named(&e, &path),
-    }
+    read_or_named(Table::open("imu", &path, "t"), &path);
 }
 
 /// A timestamps file: byte 0's low bit picks `ts.npy` (float64 seconds) or

@@ -10,9 +10,9 @@
 
 use std::time::{Duration, Instant};
 
+use adl::IndexRange;
 use adl::loader::{Loader, Sampler};
 use adl::pipeline::Stages;
-use adl::prelude::*;
 
 use crate::args::Args;
 use crate::process::peak_rss_mb;
@@ -20,27 +20,6 @@ use crate::process::peak_rss_mb;
 /// Batches read per rank, and their size.
 const BATCHES: usize = 20;
 const BATCH: usize = 32;
-
-/// `len` samples, each its own index.
-struct Indices {
-    len: usize,
-}
-
-impl Dataset for Indices {
-    type Sample = usize;
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn get(&self, index: usize) -> adl::Result<usize> {
-        if index < self.len {
-            Ok(index)
-        } else {
-            Err(adl::Error::out_of_range("dataset", index, self.len))
-        }
-    }
-}
 
 /// Run `--workload order`.
 pub(crate) fn order(args: &Args) -> adl::Result<bool> {
@@ -54,7 +33,7 @@ pub(crate) fn order(args: &Args) -> adl::Result<bool> {
     let mut read = 0usize;
     for rank in 0..args.ranks {
         let began = Instant::now();
-        let loader = Loader::new(Indices { len: samples }, Stages::new())
+        let loader = Loader::new(IndexRange::new(samples), Stages::new())
             .batch_size(BATCH)
             .sampler(sampler.clone())
             .shard(rank, args.ranks)
