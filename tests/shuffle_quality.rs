@@ -180,6 +180,12 @@ fn neighbouring_indices_land_independently() {
         }
     }
     // Gap 0 cannot happen (two indices, one position).
-    let z = chi_square_z(&gaps[1..], (epochs * (n as u64 - 1)) as f64 / (n - 1) as f64);
-    assert!(z.abs() < 5.0, "neighbours' gaps are not uniform (z = {z:.2})");
+    let z = chi_square_z(
+        &gaps[1..],
+        (epochs * (n as u64 - 1)) as f64 / (n - 1) as f64,
+    );
+    assert!(
+        z.abs() < 5.0,
+        "neighbours' gaps are not uniform (z = {z:.2})"
+    );
 }
