@@ -10,6 +10,7 @@ import ast
 import io
 import pathlib
 import struct
+import subprocess
 import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -100,6 +101,12 @@ def px4_seeds():
             seed("px4", f"{path.stem}-{size >> 10}k", data[:size])
 
 
+def state_seeds():
+    # States of the state target's loader, taken by the loader itself.
+    subprocess.run(["cargo", "run", "-q", "-p", "adl-fuzz", "--example", "state_seeds"],
+                   cwd=ROOT, check=True)
+
+
 if __name__ == "__main__":
     npy_seeds()
     npz_seeds()
@@ -107,3 +114,4 @@ if __name__ == "__main__":
     table_seeds()
     timestamp_seeds()
     px4_seeds()
+    state_seeds()

@@ -13,7 +13,8 @@
 //!
 //! The targets, by the parser they drive ([`TARGETS`]): the PX4 ULog
 //! reader, `.npy` arrays (rows memory-mapped, and whole files), `.npz`
-//! archives, JPEG and PNG frames, CSV tables and timestamp files. The
+//! archives, JPEG and PNG frames, CSV tables, timestamp files, and the
+//! loader's saved states (a checkpoint's `state.json`, loaded and resumed). The
 //! coverage-guided fuzzer (`fuzz/libfuzzer`, `cargo fuzz`) runs them; the
 //! test `replay` runs each over its corpus and its regression cases on
 //! every `cargo xtask test`. See docs/reliability.md.
@@ -24,13 +25,13 @@ mod targets;
 
 pub use limit::{ALLOCATION_LIMIT, LimitedAllocator};
 pub use scratch::Scratch;
-pub use targets::{images, npy_files, npy_rows, npz, px4, table, timestamps};
+pub use targets::{images, npy_files, npy_rows, npz, px4, state, state_loader, table, timestamps};
 
 /// A target's body: bytes in, a panic for a finding.
 pub type Target = fn(&[u8]);
 
 /// Every target, by the name of its fuzzer binary and corpus folder.
-pub const TARGETS: [(&str, Target); 7] = [
+pub const TARGETS: [(&str, Target); 8] = [
     ("px4", px4),
     ("npy_rows", npy_rows),
     ("npy_files", npy_files),
@@ -38,6 +39,7 @@ pub const TARGETS: [(&str, Target); 7] = [
     ("images", images),
     ("table", table),
     ("timestamps", timestamps),
+    ("state", state),
 ];
 
 /// Check that an error from reading `path` names it (its file name, at

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use adl::Sensor;
 use adl::files::{Images, Npy, NpyElement, NpyFiles, Table, read_timestamps};
+use adl::loader::{Loader, LoaderState};
 use adl::ndarray::IxDyn;
+use adl::pipeline::Stages;
 use adl::px4::Px4Log;
 use adl::transform::ImageLayout;
 
@@ -176,5 +178,40 @@ pub fn timestamps(data: &[u8]) {
     let path = Scratch::get().write(name, file);
     if let Err(e) = read_timestamps("lidar", &path) {
         named(&e, &path);
+    }
+}
+
+/// The loader a saved state (`state` target) is resumed on: 1000 indices,
+/// batches of 8, shuffled with seed 7, on the caller's thread.
+pub fn state_loader() -> adl::Result<Loader<adl::IndexRange, Stages>> {
+    Loader::new(adl::IndexRange::new(1000), Stages::new())
+        .batch_size(8)
+        .shuffle(7)
+        .workers(0)
+        .build()
+}
+
+/// A saved loader state (a checkpoint's `state.json`): the whole input is
+/// the file. A state that loads is resumed on [`state_loader`] and what is
+/// left of its epoch read; a state the loader refuses is an
+/// `Error::Resume` that says why (it was read from a file the call does
+/// not see: it names no file).
+pub fn state(data: &[u8]) {
+    let path = Scratch::get().write("state.json", data);
+    let state = match LoaderState::load(&path) {
+        Ok(state) => state,
+        Err(e) => return named(&e, &path),
+    };
+    let loader = state_loader().expect("the state target's loader");
+    match loader.resume(&state) {
+        Ok(epoch) => {
+            let mut seen = 0usize;
+            for batch in epoch {
+                seen += batch.expect("a batch of indices").len();
+            }
+            assert!(seen <= 1000, "{seen} samples read from an epoch of 1000");
+        }
+        Err(adl::Error::Resume { .. }) => {}
+        Err(other) => panic!("a state refused with another error than Resume: {other}"),
     }
 }

@@ -23,7 +23,7 @@ use std::process::Command;
 /// The targets, as `fuzz/libfuzzer/Cargo.toml` names its binaries (but
 /// `images_turbo`, the `images` binary built with libjpeg-turbo), with the
 /// largest input each is given (a PX4 log needs its definitions).
-const TARGETS: [(&str, usize); 8] = [
+const TARGETS: [(&str, usize); 9] = [
     ("px4", 65_536),
     ("npy_rows", 16_384),
     ("npy_files", 16_384),
@@ -32,6 +32,7 @@ const TARGETS: [(&str, usize); 8] = [
     ("images_turbo", 16_384),
     ("table", 8_192),
     ("timestamps", 8_192),
+    ("state", 4_096),
 ];
 
 /// The `images` target through libjpeg-turbo: its name, and its build's
