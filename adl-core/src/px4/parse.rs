@@ -20,7 +20,7 @@
 //! ([`Completeness::Truncated`] for a file that ends inside a record,
 //! [`Completeness::Malformed`] with the offset and the reason otherwise).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::Completeness;
@@ -192,6 +192,8 @@ struct Reader {
     collectors: Vec<Collector>,
     by_topic: HashMap<(String, u8), usize>,
     dropped: Vec<(String, String)>,
+    /// The topic instances dropped for their format, by sensor name.
+    unreadable: HashSet<String>,
 }
 
 impl Default for Reader {
@@ -206,6 +208,7 @@ impl Default for Reader {
             collectors: Vec::new(),
             by_topic: HashMap::new(),
             dropped: Vec::new(),
+            unreadable: HashSet::new(),
         }
     }
 }
@@ -295,10 +298,15 @@ impl Reader {
         let subscription = match self.collector(name, instance) {
             Ok(c) => Subscription::Rows(c),
             Err(reason) => {
-                self.dropped.push((
-                    super::TopicSensor::sensor_name(name, instance),
-                    format!("its format cannot be read: {reason}; its rows are left out"),
-                ));
+                // Said once per topic instance, however often it is
+                // subscribed.
+                let sensor = super::TopicSensor::sensor_name(name, instance);
+                if self.unreadable.insert(sensor.clone()) {
+                    self.dropped.push((
+                        sensor,
+                        format!("its format cannot be read: {reason}; its rows are left out"),
+                    ));
+                }
                 Subscription::Unreadable
             }
         };
@@ -599,6 +607,13 @@ mod tests {
         assert_eq!(log.topics.len(), 1);
         assert_eq!(log.dropped.len(), 1);
         assert_eq!(log.dropped[0].0, "broken");
+        // Subscribed again: still said once.
+        let again = ulog(&[
+            (b'F', b"broken:missing_t y;".to_vec()),
+            subscribe(1, 0, "broken"),
+            subscribe(2, 0, "broken"),
+        ]);
+        assert_eq!(parse_bytes(&again).unwrap().dropped.len(), 1);
         assert!(
             log.dropped[0]
                 .1
