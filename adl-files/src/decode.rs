@@ -104,11 +104,17 @@ impl Decoding {
                 decoder.decode_headers().map_err(|e| jpeg_error(&e))?;
                 let (width, height) = decoder.dimensions().ok_or("no size after the header")?;
                 same_size((height, width), size, first)?;
-                if self.strict && !reaches_end_of_image(bytes) {
+                let layout = Layout::of(bytes);
+                if self.strict && !layout.end_of_image {
                     return Err(
                         "truncated: its last scan ends without the end-of-image marker (ff d9)"
                             .into(),
                     );
+                }
+                if let Some(at) = layout.second_frame {
+                    return Err(format!(
+                        "cannot decode it as a JPEG: a second frame starts at byte {at} (a JPEG file holds one)"
+                    ));
                 }
                 let len = decoder
                     .output_buffer_size()
@@ -203,60 +209,95 @@ impl Decoding {
     }
 }
 
-/// Whether the JPEG `bytes` reaches its end-of-image marker: its marker
-/// segments followed by their lengths, each scan's entropy-coded data to
-/// the next marker (a `0xFF` not followed by a stuffed `0x00` or a restart
-/// marker), until `ff d9`. zune-jpeg, strict, refuses a file cut before
-/// its last row of blocks, but fills in one cut within it; this refuses
-/// both. Bytes after the marker (a trailer some cameras append) are not
-/// read.
-fn reaches_end_of_image(bytes: &[u8]) -> bool {
-    let mut at = 2; // after the start-of-image marker
-    loop {
-        // The next marker, past any fill bytes.
-        let Some(start) = bytes
-            .get(at..)
-            .and_then(|rest| rest.iter().position(|&b| b == 0xFF))
-        else {
-            return false;
+/// What a walk over a JPEG's markers ([`markers`]) tells, in one pass.
+struct Layout {
+    /// Whether it reaches its end-of-image marker. zune-jpeg, strict,
+    /// refuses a file cut before its last row of blocks, but fills in one
+    /// cut within it; a strict sensor refuses both. Bytes after the marker
+    /// (a trailer some cameras append) are not read.
+    end_of_image: bool,
+    /// The offset of a second start-of-frame marker, if it has one. A JPEG
+    /// file holds one frame, and libjpeg refuses a second ("two SOF
+    /// markers"); zune-jpeg reads on, and a scan of one frame decoded into
+    /// the buffers of another panicked in its IDCT (the fuzzer's find:
+    /// caught, but a build with `panic = "abort"` cannot catch it).
+    second_frame: Option<usize>,
+}
+
+impl Layout {
+    fn of(bytes: &[u8]) -> Self {
+        let mut layout = Layout {
+            end_of_image: false,
+            second_frame: None,
         };
-        at += start;
-        while bytes.get(at + 1) == Some(&0xFF) {
-            at += 1;
+        let mut frames = 0;
+        for (marker, at) in markers(bytes) {
+            match marker {
+                0xD9 => layout.end_of_image = true,
+                // Start of frame: all of 0xC0-0xCF but DHT, JPG and DAC.
+                0xC0..=0xCF if !matches!(marker, 0xC4 | 0xC8 | 0xCC) => {
+                    frames += 1;
+                    if frames == 2 {
+                        layout.second_frame = Some(at);
+                    }
+                }
+                _ => {}
+            }
         }
-        let Some(&marker) = bytes.get(at + 1) else {
-            return false;
-        };
-        at += 2;
-        match marker {
-            0xD9 => return true,
-            // Standalone markers: restarts, TEM.
-            0xD0..=0xD7 | 0x01 => {}
-            _ => {
-                let Some(&[high, low]) = bytes.get(at..at + 2) else {
-                    return false;
-                };
-                at += usize::from(u16::from_be_bytes([high, low]));
-                if marker == 0xDA {
-                    // A scan's entropy-coded data: to the next real marker.
-                    loop {
-                        let Some(ff) = bytes
-                            .get(at..)
-                            .and_then(|rest| rest.iter().position(|&b| b == 0xFF))
-                        else {
-                            return false;
-                        };
-                        at += ff;
-                        match bytes.get(at + 1) {
-                            None => return false,
-                            Some(0x00 | 0xD0..=0xD7) => at += 2,
-                            Some(_) => break,
-                        }
+        layout
+    }
+}
+
+/// The markers of the JPEG `bytes` after its start-of-image marker, each
+/// with its offset, in order: marker segments followed by their lengths,
+/// each scan's entropy-coded data to the next marker (a `0xFF` not
+/// followed by a stuffed `0x00` or a restart marker). It ends with the
+/// end-of-image marker (`ff d9`), or where the bytes end.
+fn markers(bytes: &[u8]) -> impl Iterator<Item = (u8, usize)> + '_ {
+    let mut at = 2; // after the start-of-image marker
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let found = next_marker(bytes, &mut at);
+        done = found.is_none_or(|(marker, _)| marker == 0xD9);
+        found
+    })
+}
+
+/// The marker at or after `at`, with its offset; `at` moves past it and
+/// past its segment (and a scan's data).
+fn next_marker(bytes: &[u8], at: &mut usize) -> Option<(u8, usize)> {
+    // The next marker, past any fill bytes.
+    *at += bytes.get(*at..)?.iter().position(|&b| b == 0xFF)?;
+    while bytes.get(*at + 1) == Some(&0xFF) {
+        *at += 1;
+    }
+    let offset = *at;
+    let marker = *bytes.get(*at + 1)?;
+    *at += 2;
+    match marker {
+        // Standalone markers: restarts, TEM; the end.
+        0xD0..=0xD7 | 0x01 | 0xD9 => {}
+        _ => {
+            let &[high, low] = bytes.get(*at..*at + 2)? else {
+                return None;
+            };
+            *at += usize::from(u16::from_be_bytes([high, low]));
+            if marker == 0xDA {
+                // A scan's entropy-coded data: to the next real marker.
+                loop {
+                    *at += bytes.get(*at..)?.iter().position(|&b| b == 0xFF)?;
+                    match bytes.get(*at + 1)? {
+                        0x00 | 0xD0..=0xD7 => *at += 2,
+                        _ => break,
                     }
                 }
             }
         }
     }
+    Some((marker, offset))
 }
 
 /// `found` (height, width) is the sensor's `size` (that of its frame
@@ -286,4 +327,40 @@ fn jpeg_error(error: &zune_jpeg::errors::DecodeErrors) -> String {
 
 fn png_error(error: &zune_png::error::PngDecodeErrors) -> String {
     format!("cannot decode it as a PNG: {}", words(error.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FRAME: &[u8] = include_bytes!("../tests/data/camera/frame_1.jpg");
+
+    /// Where the segment of `marker` starts in `FRAME`, and its length.
+    fn segment(marker: u8) -> (usize, usize) {
+        let (_, at) = markers(FRAME).find(|&(m, _)| m == marker).unwrap();
+        let len = usize::from(u16::from_be_bytes([FRAME[at + 2], FRAME[at + 3]]));
+        (at, 2 + len)
+    }
+
+    #[test]
+    fn a_walk_over_the_markers_finds_the_end_and_a_second_frame() {
+        let whole = Layout::of(FRAME);
+        assert!(whole.end_of_image && whole.second_frame.is_none());
+        // Cut inside the last scan: no end.
+        let cut = Layout::of(&FRAME[..FRAME.len() - 40]);
+        assert!(!cut.end_of_image && cut.second_frame.is_none());
+        // The frame's header once more before the end: a second frame.
+        let (at, len) = segment(0xC0);
+        let mut two = FRAME[..FRAME.len() - 2].to_vec();
+        let second = two.len();
+        two.extend_from_slice(&FRAME[at..at + len]);
+        two.extend_from_slice(&[0xFF, 0xD9]);
+        let layout = Layout::of(&two);
+        assert_eq!(layout.second_frame, Some(second));
+        assert!(layout.end_of_image);
+        // After the end, a trailer (another file appended) is not read.
+        let mut trailer = FRAME.to_vec();
+        trailer.extend_from_slice(FRAME);
+        assert!(Layout::of(&trailer).second_frame.is_none());
+    }
 }
