@@ -139,8 +139,9 @@ struct Record<'a> {
 enum End {
     /// On a record boundary, at the end of the section.
     Clean,
-    /// Inside a record (its length runs past the section).
-    Cut,
+    /// Inside the record that starts at this offset (its length runs past
+    /// the section).
+    Cut(usize),
 }
 
 /// The records of `file[start..end]`, in order; then how they ended.
@@ -160,12 +161,12 @@ fn records(file: &[u8], start: usize, end: usize) -> impl Iterator<Item = Result
             .filter(|_| at + RECORD_HEADER <= end);
         let Some(&[lo, hi, kind]) = header else {
             done = true;
-            return Some(Err(End::Cut));
+            return Some(Err(End::Cut(at)));
         };
         let payload_end = at + RECORD_HEADER + usize::from(u16::from_le_bytes([lo, hi]));
         if payload_end > end {
             done = true;
-            return Some(Err(End::Cut));
+            return Some(Err(End::Cut(at)));
         }
         let record = Record {
             kind,
@@ -413,6 +414,8 @@ fn parse_bytes(file: &[u8]) -> std::result::Result<ParsedLog, String> {
     // flag bits that say so are its first record: read it on its own.
     let mut end = file.len();
     let mut completeness = Completeness::Complete;
+    // Where a record ran past the end of its section, the last time one did.
+    let mut cut = None;
     if let Some(Ok(first)) = records(file, HEADER_LEN, end).next()
         && first.kind == b'B'
     {
@@ -440,7 +443,10 @@ fn parse_bytes(file: &[u8]) -> std::result::Result<ParsedLog, String> {
         }
         match reader.section(file, start, end) {
             Ok(End::Clean) => {}
-            Ok(End::Cut) => completeness = Completeness::Truncated,
+            Ok(End::Cut(at)) => {
+                completeness = Completeness::Truncated;
+                cut = Some(at);
+            }
             Err(broken) if reader.in_data => {
                 completeness =
                     Completeness::Malformed(format!("at byte {}: {}", broken.at, broken.reason));
@@ -455,6 +461,11 @@ fn parse_bytes(file: &[u8]) -> std::result::Result<ParsedLog, String> {
         }
     }
     if !reader.in_data {
+        if let Some(at) = cut {
+            return Err(format!(
+                "the ULog file ends inside its definitions, before its data section: the record at byte {at} runs past the end (truncated?)"
+            ));
+        }
         return Err(
             "the ULog file ends before its data section (only a header and definitions; truncated?)"
                 .into(),
