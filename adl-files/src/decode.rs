@@ -131,6 +131,11 @@ impl Decoding {
                 if let Some(values) = self.by_libjpeg_turbo(bytes, (height, width), scratch) {
                     return Ok(values);
                 }
+                if let Some((id, h, v, h0, v0)) = layout.fine_chroma_in_parts {
+                    return Err(format!(
+                        "cannot decode it as a JPEG: its component {id} is sampled {h}x{v}, more finely than its first ({h0}x{v0}), in scans of one component at a time, which the Rust JPEG decoder (zune-jpeg) does not decode (libjpeg-turbo, adl's feature `libjpeg-turbo`, does)"
+                    ));
+                }
                 if direct {
                     let mut out = vec![0u8; len];
                     decoder.decode_into(&mut out).map_err(|e| jpeg_error(&e))?;
@@ -188,7 +193,10 @@ impl Decoding {
     /// W]`). `None` where libjpeg-turbo fails or warns (a CMYK frame, a
     /// corrupt one): zune-jpeg then decodes it, and its verdict stands, so
     /// that the frames a sensor accepts and its errors are the same with
-    /// and without libjpeg-turbo.
+    /// and without libjpeg-turbo, but for the valid frames zune-jpeg cannot
+    /// decode (chroma sampled more finely than luma, in scans of one
+    /// component: [`Layout::fine_chroma_in_parts`]), which libjpeg-turbo
+    /// decodes.
     #[cfg(feature = "libjpeg-turbo")]
     fn by_libjpeg_turbo(
         &self,
@@ -209,6 +217,10 @@ impl Decoding {
     }
 }
 
+/// A frame component's sampling: its id, and its horizontal and vertical
+/// factors.
+type Sampling = (u8, u8, u8);
+
 /// What a walk over a JPEG's markers ([`markers`]) tells, in one pass.
 struct Layout {
     /// Whether it reaches its end-of-image marker. zune-jpeg, strict,
@@ -222,6 +234,13 @@ struct Layout {
     /// the buffers of another panicked in its IDCT (the fuzzer's find:
     /// caught, but a build with `panic = "abort"` cannot catch it).
     second_frame: Option<usize>,
+    /// A component sampled more finely than the first, `(id, h, v, h0,
+    /// v0)`, where the frame's scans take one component at a time
+    /// (progressive, or a scan of fewer components than the frame).
+    /// zune-jpeg 0.5 fails on those (valid ones, as cjpeg writes them, with
+    /// "would panic on slice iteration") or panics in its upsampler (the
+    /// fuzzer's find on a damaged one); libjpeg-turbo decodes them.
+    fine_chroma_in_parts: Option<(u8, u8, u8, u8, u8)>,
 }
 
 impl Layout {
@@ -229,20 +248,55 @@ impl Layout {
         let mut layout = Layout {
             end_of_image: false,
             second_frame: None,
+            fine_chroma_in_parts: None,
         };
-        let mut frames = 0;
+        // The first frame: progressive or not, its components' sampling
+        // (id, horizontal, vertical).
+        let mut frame: Option<(bool, Vec<Sampling>)> = None;
+        let mut partial_scan = false;
         for (marker, at) in markers(bytes) {
+            // The segment after the marker and its length, where it has one.
+            let segment = bytes
+                .get(at + 2..at + 4)
+                .map(|len| usize::from(u16::from_be_bytes([len[0], len[1]])))
+                .and_then(|len| bytes.get(at + 4..at + 2 + len.max(2)))
+                .unwrap_or_default();
             match marker {
                 0xD9 => layout.end_of_image = true,
                 // Start of frame: all of 0xC0-0xCF but DHT, JPG and DAC.
                 0xC0..=0xCF if !matches!(marker, 0xC4 | 0xC8 | 0xCC) => {
-                    frames += 1;
-                    if frames == 2 {
-                        layout.second_frame = Some(at);
+                    if frame.is_some() {
+                        layout.second_frame.get_or_insert(at);
+                        continue;
                     }
+                    // Precision, height, width, the number of components,
+                    // then (id, sampling HV, table) for each.
+                    let count = segment.get(5).map_or(0, |&n| usize::from(n));
+                    let components = (0..count)
+                        .map_while(|k| segment.get(6 + 3 * k..8 + 3 * k))
+                        .map(|c| (c[0], c[1] >> 4, c[1] & 0x0F))
+                        .collect();
+                    let progressive = matches!(marker, 0xC2 | 0xC6 | 0xCA | 0xCE);
+                    frame = Some((progressive, components));
+                }
+                // A scan: how many components it takes.
+                0xDA => {
+                    let taken = segment.first().map_or(0, |&n| usize::from(n));
+                    let all = frame.as_ref().map_or(0, |(_, c)| c.len());
+                    partial_scan |= taken < all;
                 }
                 _ => {}
             }
+        }
+        if let Some((progressive, components)) = frame
+            && (progressive || partial_scan)
+            && let Some(&(_, h0, v0)) = components.first()
+        {
+            layout.fine_chroma_in_parts = components
+                .iter()
+                .skip(1)
+                .find(|&&(_, h, v)| h > h0 || v > v0)
+                .map(|&(id, h, v)| (id, h, v, h0, v0));
         }
         layout
     }

@@ -51,7 +51,11 @@ pub const IMAGE_EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
 /// defaults, Pillow's: the same pixels as Pillow, at its speed. A frame
 /// it cannot decode cleanly (a CMYK JPEG, a corrupt one) goes to
 /// zune-jpeg, whose verdict stands: the frames accepted and the errors
-/// are the same with the feature and without.
+/// are the same with the feature and without, but for valid JPEGs that
+/// sample chroma more finely than luma in scans of one component (rare:
+/// cjpeg writes them when asked), which zune-jpeg cannot decode; without
+/// the feature they are refused with that reason. A JPEG with a second
+/// frame is refused either way (libjpeg refuses it too).
 ///
 /// **Downscaling** by 2, 4 or 8 ([`downscale`](Images::downscale)): a
 /// side of `n` pixels becomes `ceil(n / factor)` (libjpeg's scaled size).

@@ -550,3 +550,29 @@ fn a_camera_feeds_the_loader_through_crop_and_flip() {
     );
     assert_eq!(origin.sensors[0].row, None);
 }
+
+/// A valid JPEG whose chroma is sampled more finely than its luma (2x2
+/// under 1x1) in progressive scans: libjpeg-turbo decodes it, zune-jpeg
+/// cannot (it fails on such files, and panicked on a damaged one the
+/// fuzzer made), so without libjpeg-turbo it is refused with the reason.
+/// `fine_chroma_progressive.jpg` was written by libjpeg-turbo's own cjpeg
+/// (`djpeg -ppm camera/frame_1.jpg | cjpeg -sample 1x1,2x2,1x1
+/// -progressive -quality 90`), `fine_chroma_djpeg.npy` is what its djpeg
+/// decodes from it (libjpeg-turbo 2.1.5).
+#[test]
+fn chroma_finer_than_luma_in_parts_is_decoded_by_libjpeg_turbo_or_refused() {
+    let fine = Images::from_files("camera", [data("fine_chroma_progressive.jpg")], times(1));
+    let read = fine.and_then(|fine| fine.get(0));
+    if cfg!(feature = "libjpeg-turbo") {
+        let frame = read.unwrap();
+        let djpeg: Array3<u8> = read_npy(data("fine_chroma_djpeg.npy")).unwrap();
+        let (most, _) = difference(&frame, &djpeg);
+        assert!(most <= 1, "{most} from djpeg's pixels");
+    } else {
+        let message = frame_error(read, "fine_chroma_progressive.jpg", 0);
+        assert!(
+            message.contains("its component 2 is sampled 2x2, more finely than its first (1x1), in scans of one component at a time"),
+            "{message}"
+        );
+    }
+}
