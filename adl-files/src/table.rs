@@ -106,7 +106,7 @@ impl Table {
             .ok_or_else(|| {
                 location.error(format!(
                     "no column `{time_column}` for the timestamps; its header is [{}]",
-                    header.join(", ")
+                    shown_header(&header)
                 ))
             })?;
         let columns: Arc<[String]> = header
@@ -212,5 +212,41 @@ fn describe(error: &csv::Error) -> String {
             pos.as_ref().map_or(0, |p| p.line())
         ),
         _ => error.to_string(),
+    }
+}
+
+/// A header as a message shows it: its first 20 names, each escaped (a
+/// damaged file's names are any text) and cut at 40 characters, and how
+/// many more there are.
+fn shown_header(header: &[String]) -> String {
+    let mut names: Vec<String> = header
+        .iter()
+        .take(20)
+        .map(|name| {
+            let escaped: String = name.escape_debug().collect();
+            let mut shown: String = escaped.chars().take(40).collect();
+            if escaped.chars().count() > 40 {
+                shown.push_str("...");
+            }
+            shown
+        })
+        .collect();
+    if header.len() > 20 {
+        names.push(format!("and {} more", header.len() - 20));
+    }
+    names.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown_header;
+
+    #[test]
+    fn a_long_or_damaged_header_is_shown_short_and_escaped() {
+        assert_eq!(shown_header(&["t".into(), "ax".into()]), "t, ax");
+        let long: Vec<String> = (0..25).map(|i| format!("c{i}")).collect();
+        assert!(shown_header(&long).ends_with("c19, and 5 more"));
+        let odd = shown_header(&["a\u{7}b".into(), "x".repeat(50)]);
+        assert_eq!(odd, format!("a\\u{{7}}b, {}...", "x".repeat(40)));
     }
 }
