@@ -131,6 +131,12 @@ impl Decoding {
                 if let Some(values) = self.by_libjpeg_turbo(bytes, (height, width), scratch) {
                     return Ok(values);
                 }
+                if !layout.scan {
+                    return Err(
+                        "cannot decode it as a JPEG: no scan follows its header's segments as their lengths lay them out (a damaged segment length)"
+                            .into(),
+                    );
+                }
                 if let Some((id, h, v, h0, v0)) = layout.fine_chroma_in_parts {
                     return Err(format!(
                         "cannot decode it as a JPEG: its component {id} is sampled {h}x{v}, more finely than its first ({h0}x{v0}), in scans of one component at a time, which the Rust JPEG decoder (zune-jpeg) does not decode (libjpeg-turbo, adl's feature `libjpeg-turbo`, does)"
@@ -241,6 +247,13 @@ struct Layout {
     /// "would panic on slice iteration") or panics in its upsampler (the
     /// fuzzer's find on a damaged one); libjpeg-turbo decodes them.
     fine_chroma_in_parts: Option<(u8, u8, u8, u8, u8)>,
+    /// Whether a scan follows the header's segments as their lengths lay
+    /// them out. In every valid file one does. zune-jpeg reads some
+    /// segments by what they hold, not by their length, and so reads a
+    /// file whose lengths are damaged otherwise than this walk (a table's
+    /// length past its scan): on such a file the checks above do not see
+    /// the frame and scans zune-jpeg would decode, so it is refused.
+    scan: bool,
 }
 
 impl Layout {
@@ -249,6 +262,7 @@ impl Layout {
             end_of_image: false,
             second_frame: None,
             fine_chroma_in_parts: None,
+            scan: false,
         };
         // The first frame: progressive or not, its components' sampling
         // (id, horizontal, vertical).
@@ -281,6 +295,7 @@ impl Layout {
                 }
                 // A scan: how many components it takes.
                 0xDA => {
+                    layout.scan = true;
                     let taken = segment.first().map_or(0, |&n| usize::from(n));
                     let all = frame.as_ref().map_or(0, |(_, c)| c.len());
                     partial_scan |= taken < all;
@@ -340,12 +355,24 @@ fn next_marker(bytes: &[u8], at: &mut usize) -> Option<(u8, usize)> {
             };
             *at += usize::from(u16::from_be_bytes([high, low]));
             if marker == 0xDA {
-                // A scan's entropy-coded data: to the next real marker.
+                // A scan's entropy-coded data: to the next real marker, or
+                // to the end of the bytes (the scan is there all the same).
                 loop {
-                    *at += bytes.get(*at..)?.iter().position(|&b| b == 0xFF)?;
-                    match bytes.get(*at + 1)? {
-                        0x00 | 0xD0..=0xD7 => *at += 2,
-                        _ => break,
+                    let Some(ff) = bytes
+                        .get(*at..)
+                        .and_then(|rest| rest.iter().position(|&b| b == 0xFF))
+                    else {
+                        *at = bytes.len();
+                        break;
+                    };
+                    *at += ff;
+                    match bytes.get(*at + 1) {
+                        Some(0x00 | 0xD0..=0xD7) => *at += 2,
+                        Some(_) => break,
+                        None => {
+                            *at = bytes.len();
+                            break;
+                        }
                     }
                 }
             }
@@ -412,6 +439,13 @@ mod tests {
         let layout = Layout::of(&two);
         assert_eq!(layout.second_frame, Some(second));
         assert!(layout.end_of_image);
+        // A scan cut short (no end, no marker after its data) is a scan.
+        assert!(cut.scan);
+        // A table's length past the scan: no scan as the lengths lay out.
+        let (at, _) = segment(0xC4);
+        let mut long = FRAME.to_vec();
+        long[at + 2..at + 4].copy_from_slice(&0xFFF0u16.to_be_bytes());
+        assert!(!Layout::of(&long).scan);
         // After the end, a trailer (another file appended) is not read.
         let mut trailer = FRAME.to_vec();
         trailer.extend_from_slice(FRAME);
