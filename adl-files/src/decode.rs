@@ -147,7 +147,7 @@ impl Decoding {
                     decoder.decode_into(&mut out).map_err(|e| jpeg_error(&e))?;
                     return Ok(out);
                 }
-                scratch.resize(len, 0);
+                sized(scratch, len);
                 decoder.decode_into(scratch).map_err(|e| jpeg_error(&e))?;
                 Ok(to_sample(
                     scratch,
@@ -177,7 +177,7 @@ impl Decoding {
                     decoder.decode_into(&mut out).map_err(|e| png_error(&e))?;
                     return Ok(out);
                 }
-                scratch.resize(len, 0);
+                sized(scratch, len);
                 decoder.decode_into(scratch).map_err(|e| png_error(&e))?;
                 Ok(to_sample(
                     scratch,
@@ -217,10 +217,21 @@ impl Decoding {
             crate::libjpeg_turbo::decode_rgb(bytes, scaled, &mut out).ok()?;
             return Some(out);
         }
-        scratch.resize(len, 0);
+        sized(scratch, len);
         crate::libjpeg_turbo::decode_rgb(bytes, scaled, scratch).ok()?;
         Some(to_sample(scratch, scaled.0, scaled.1, 3, 1, self.layout))
     }
+}
+
+/// `scratch` as `len` zeroed bytes, its capacity grown to exactly that
+/// where it must grow: a decoder's scratch buffer lives as long as its
+/// thread, and `resize`'s doubling would leave one that once held a
+/// 16 384-pixel-wide frame (768 MiB) at 1.5 GiB (the images fuzzer's
+/// find: an allocation over its 1 GiB limit, after a run of large frames).
+fn sized(scratch: &mut Vec<u8>, len: usize) {
+    scratch.clear();
+    scratch.reserve_exact(len);
+    scratch.resize(len, 0);
 }
 
 /// A frame component's sampling: its id, and its horizontal and vertical
@@ -421,6 +432,16 @@ mod tests {
         let (_, at) = markers(FRAME).find(|&(m, _)| m == marker).unwrap();
         let len = usize::from(u16::from_be_bytes([FRAME[at + 2], FRAME[at + 3]]));
         (at, 2 + len)
+    }
+
+    #[test]
+    fn a_scratch_buffer_grows_to_what_a_frame_needs_not_double() {
+        let mut scratch = vec![7u8; 1000];
+        sized(&mut scratch, 1500);
+        assert_eq!((scratch.len(), scratch.capacity()), (1500, 1500));
+        assert!(scratch.iter().all(|&b| b == 0));
+        sized(&mut scratch, 10);
+        assert_eq!((scratch.len(), scratch.capacity()), (10, 1500));
     }
 
     #[test]
