@@ -95,9 +95,37 @@ fn w3_verifies_through_both_collation_paths() {
 }
 
 #[test]
+fn the_order_run_reads_every_rank_s_first_batches() {
+    for sampler in ["shuffle", "sorted-keys"] {
+        let run = [
+            "--workload",
+            "order",
+            "--samples",
+            "5000",
+            "--ranks",
+            "3",
+            "--sampler",
+        ]
+        .into_iter()
+        .chain([sampler])
+        .map(String::from);
+        assert_eq!(adl_bench::run(run), Ok(true), "{sampler}");
+    }
+}
+
+#[test]
 fn bad_arguments_are_errors_that_say_what_is_wrong() {
     let err = adl_bench::run(["--workload".to_string(), "w9".to_string()]).unwrap_err();
-    assert!(err.contains("w1, w2, w3 or w4"), "{err}");
+    assert!(err.contains("w1, w2, w3, w4 or order"), "{err}");
+    let err = adl_bench::run(["--workload", "order", "--sampler", "random"].map(String::from))
+        .unwrap_err();
+    assert!(
+        err.contains("--sampler must be shuffle or sorted-keys"),
+        "{err}"
+    );
+    let err =
+        adl_bench::run(["--workload", "order", "--ranks", "0"].map(String::from)).unwrap_err();
+    assert!(err.contains("--ranks must be at least 1"), "{err}");
     let err = adl_bench::run(["--workers".to_string(), "two".to_string()]).unwrap_err();
     assert!(err.contains("takes a number"), "{err}");
     let err = adl_bench::run(["--workload", "w3", "--collate", "in-place"].map(String::from))

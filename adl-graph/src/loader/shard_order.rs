@@ -40,7 +40,9 @@ impl ShardOrder {
             0
         } else {
             match shard.tail {
-                ShardTail::Pad => left.div_ceil(world) * world,
+                // Saturating: a dataset of nearly usize::MAX samples (one
+                // that holds nothing) pads to the end of the address space.
+                ShardTail::Pad => left.div_ceil(world).saturating_mul(world),
                 ShardTail::Drop => left / world * world,
             }
         };
@@ -129,6 +131,14 @@ mod tests {
         let drop = |rank| ShardOrder::new(order(), shard(rank, 3, ShardTail::Drop), 0).to_vec();
         assert_eq!(drop(0), vec![0, 3, 6]);
         assert_eq!(drop(2), vec![2, 5, 8]);
+        // The largest dataset there can be, padded over three ranks.
+        let huge = ShardOrder::new(
+            EpochOrder::Sequential(usize::MAX),
+            shard(2, 3, ShardTail::Pad),
+            0,
+        );
+        assert_eq!(huge.get(0), Some(2));
+        assert!(huge.len() > 0);
         // One index, three ranks: padding wraps as often as it takes.
         let one = |rank| ShardOrder::new(listed(vec![0]), shard(rank, 3, ShardTail::Pad), 0);
         assert_eq!(
