@@ -138,7 +138,7 @@ mod tests {
             0,
         );
         assert_eq!(huge.get(0), Some(2));
-        assert!(huge.len() > 0);
+        assert!(!huge.is_empty());
         // One index, three ranks: padding wraps as often as it takes.
         let one = |rank| ShardOrder::new(listed(vec![0]), shard(rank, 3, ShardTail::Pad), 0);
         assert_eq!(
