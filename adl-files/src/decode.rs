@@ -279,13 +279,7 @@ impl Layout {
         // (id, horizontal, vertical).
         let mut frame: Option<(bool, Vec<Sampling>)> = None;
         let mut partial_scan = false;
-        for (marker, at) in markers(bytes) {
-            // The segment after the marker and its length, where it has one.
-            let segment = bytes
-                .get(at + 2..at + 4)
-                .map(|len| usize::from(u16::from_be_bytes([len[0], len[1]])))
-                .and_then(|len| bytes.get(at + 4..at + 2 + len.max(2)))
-                .unwrap_or_default();
+        for (marker, at, segment) in markers(bytes) {
             match marker {
                 0xD9 => layout.end_of_image = true,
                 // Start of frame: all of 0xC0-0xCF but DHT, JPG and DAC.
@@ -329,11 +323,12 @@ impl Layout {
 }
 
 /// The markers of the JPEG `bytes` after its start-of-image marker, each
-/// with its offset, in order: marker segments followed by their lengths,
+/// with its offset and its segment (what follows its length, as much of it
+/// as there is; empty for a marker without one), in order: marker segments followed by their lengths,
 /// each scan's entropy-coded data to the next marker (a `0xFF` not
 /// followed by a stuffed `0x00` or a restart marker). It ends with the
 /// end-of-image marker (`ff d9`), or where the bytes end.
-fn markers(bytes: &[u8]) -> impl Iterator<Item = (u8, usize)> + '_ {
+fn markers(bytes: &[u8]) -> impl Iterator<Item = (u8, usize, &[u8])> + '_ {
     let mut at = 2; // after the start-of-image marker
     let mut done = false;
     std::iter::from_fn(move || {
@@ -341,14 +336,14 @@ fn markers(bytes: &[u8]) -> impl Iterator<Item = (u8, usize)> + '_ {
             return None;
         }
         let found = next_marker(bytes, &mut at);
-        done = found.is_none_or(|(marker, _)| marker == 0xD9);
+        done = found.is_none_or(|(marker, _, _)| marker == 0xD9);
         found
     })
 }
 
-/// The marker at or after `at`, with its offset; `at` moves past it and
-/// past its segment (and a scan's data).
-fn next_marker(bytes: &[u8], at: &mut usize) -> Option<(u8, usize)> {
+/// The marker at or after `at`, with its offset and segment; `at` moves
+/// past it and past its segment (and a scan's data).
+fn next_marker<'a>(bytes: &'a [u8], at: &mut usize) -> Option<(u8, usize, &'a [u8])> {
     // The next marker, past any fill bytes.
     *at += bytes.get(*at..)?.iter().position(|&b| b == 0xFF)?;
     while bytes.get(*at + 1) == Some(&0xFF) {
@@ -357,6 +352,7 @@ fn next_marker(bytes: &[u8], at: &mut usize) -> Option<(u8, usize)> {
     let offset = *at;
     let marker = *bytes.get(*at + 1)?;
     *at += 2;
+    let mut segment: &[u8] = &[];
     match marker {
         // Standalone markers: restarts, TEM; the end.
         0xD0..=0xD7 | 0x01 | 0xD9 => {}
@@ -364,7 +360,9 @@ fn next_marker(bytes: &[u8], at: &mut usize) -> Option<(u8, usize)> {
             let &[high, low] = bytes.get(*at..*at + 2)? else {
                 return None;
             };
-            *at += usize::from(u16::from_be_bytes([high, low]));
+            let len = usize::from(u16::from_be_bytes([high, low]));
+            segment = bytes.get(*at + 2..*at + len.max(2)).unwrap_or_default();
+            *at += len;
             if marker == 0xDA {
                 // A scan's entropy-coded data: to the next real marker, or
                 // to the end of the bytes (the scan is there all the same).
@@ -389,7 +387,7 @@ fn next_marker(bytes: &[u8], at: &mut usize) -> Option<(u8, usize)> {
             }
         }
     }
-    Some((marker, offset))
+    Some((marker, offset, segment))
 }
 
 /// `found` (height, width) is the sensor's `size` (that of its frame
@@ -429,9 +427,8 @@ mod tests {
 
     /// Where the segment of `marker` starts in `FRAME`, and its length.
     fn segment(marker: u8) -> (usize, usize) {
-        let (_, at) = markers(FRAME).find(|&(m, _)| m == marker).unwrap();
-        let len = usize::from(u16::from_be_bytes([FRAME[at + 2], FRAME[at + 3]]));
-        (at, 2 + len)
+        let (_, at, segment) = markers(FRAME).find(|&(m, _, _)| m == marker).unwrap();
+        (at, 4 + segment.len())
     }
 
     #[test]

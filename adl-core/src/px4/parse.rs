@@ -225,7 +225,8 @@ impl Reader {
     fn read(&mut self, record: &Record<'_>, first: bool) -> std::result::Result<(), String> {
         let payload = record.payload;
         match record.kind {
-            b'B' if first && !self.in_data => self.flag_bits(payload),
+            // Read before the sections, whose bounds it gives (`parse_bytes`).
+            b'B' if first && !self.in_data => Ok(()),
             b'B' => Err("a flag bits (`B`) record that is not the first record".into()),
             b'F' => self.formats.define(payload),
             b'A' => {
