@@ -90,7 +90,7 @@ def test_torchrun_ranks_with_gloo_partition_the_epoch():
         [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", script],
         capture_output=True, text=True, timeout=300,
     )
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 0, f"stdout:\n{out.stdout}\nstderr:\n{out.stderr}"
     result = json.loads(out.stdout.strip().splitlines()[-1])
     ranks = sorted(result["ranks"], key=lambda r: r["rank"])
     assert [r["rank"] for r in ranks] == [0, 1]
