@@ -1,11 +1,31 @@
 """adl from Python: a Rust data-loading engine built on the Abstract
-Dataloader specification.
+Dataloader specification, and the whole of the specification's Python
+package, ``abstract_dataloader`` 0.4.7, under its names: code written for
+it switches to adl by renaming ``abstract_dataloader`` to ``adl`` in its
+imports.
 
-- ``adl.generic``: a drop-in for ``abstract_dataloader.generic`` (0.4.7),
-  so far its synchronization policies (``Empty``, ``Next``, ``Nearest``,
-  computed in Rust with the GIL released, and ``Decimate``).
-- ``adl.Trace`` and ``adl.Dataset``: its ``abstract.Trace`` and
-  ``abstract.Dataset``, over Python sensors and traces.
+The reference's modules:
+
+- ``adl.spec``: the protocols (``Sensor``, ``Trace``, ``Dataset``,
+  ``Synchronization``, ``Transform``, ``Collate``, ``Pipeline``,
+  ``Metadata``), runtime-checkable and generic, for beartype and jaxtyping
+  annotations.
+- ``adl.abstract``: the base classes to subclass (``Sensor``, ``Trace``,
+  ``Dataset``, ``Synchronization``, ``Transform``, ``Collate``,
+  ``Pipeline``), plain Python classes with the reference's constructors,
+  helpers and attributes.
+- ``adl.generic``: the ready-made components; its synchronization
+  policies (``Empty``, ``Next``, ``Nearest``) computed in Rust with the
+  GIL released, ``Decimate``, the compositions and ``Window``.
+- ``adl.ext``: ``types`` (optree dataclasses), ``sample``, ``graph``, and
+  with their extras ``torch``, ``lightning``, ``augment``, ``objective``;
+  each imported where used (``from adl.ext import types``).
+
+adl's own:
+
+- ``adl.Trace`` and ``adl.Dataset``: ``abstract.Trace`` and
+  ``abstract.Dataset`` written in Rust, which ``adl.Loader`` reads without
+  the GIL.
 - ``adl.files``: adl's file-backed sensors (JPEG/PNG frames, NumPy
   arrays, CSV tables), read and decoded without the GIL.
 - ``adl.px4``: PX4 flight logs (ULog), each topic a sensor, read in Rust
@@ -23,7 +43,7 @@ Dataloader specification.
   what it raises for a sample or batch it could not make.
 """
 
-from adl import files, generic, px4, transforms
+from adl import abstract, ext, files, generic, px4, spec, transforms
 from adl._native import Dataset, Epoch, Loader, LoaderError, Pipeline, Trace, default_collate
 
 __all__ = [
@@ -33,9 +53,12 @@ __all__ = [
     "LoaderError",
     "Pipeline",
     "Trace",
+    "abstract",
     "default_collate",
+    "ext",
     "files",
     "generic",
     "px4",
+    "spec",
     "transforms",
 ]

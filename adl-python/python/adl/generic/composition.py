@@ -1,0 +1,119 @@
+"""Compositions by key (``abstract_dataloader.generic`` 0.4.7's): transforms
+and pipelines applied to the parts of dict samples, and a dataset whose
+samples carry metadata."""
+
+from collections.abc import Sequence
+from typing import Any, TypeVar, cast
+
+import numpy as np
+
+from adl import spec
+
+__all__ = ["DatasetMeta", "ParallelPipelines", "ParallelTransforms"]
+
+TRaw = TypeVar("TRaw", bound=dict[str, Any])
+TTransformed = TypeVar("TTransformed", bound=dict[str, Any])
+TCollated = TypeVar("TCollated", bound=dict[str, Any])
+TProcessed = TypeVar("TProcessed", bound=dict[str, Any])
+
+
+class ParallelTransforms(spec.Transform[TRaw, TTransformed]):
+    """Transforms applied key by key: ``{k: transforms[k](data[k])}`` for
+    each transform's key, in their order (keys of ``data`` without a
+    transform are dropped; a missing one is a ``KeyError``).
+
+    Type Parameters:
+        - ``TRaw``, ``TTransformed``: dicts, as for
+          [`Transform`][adl.spec.Transform].
+
+    Args:
+        transforms: the transforms, each under the key of the part it
+            transforms.
+    """
+
+    def __init__(self, **transforms: spec.Transform) -> None:
+        self.transforms = transforms
+
+    def __call__(self, data: TRaw) -> TTransformed:
+        return cast(TTransformed, {
+            key: transform(data[key])
+            for key, transform in self.transforms.items()})
+
+
+class ParallelPipelines(
+    spec.Pipeline[TRaw, TTransformed, TCollated, TProcessed],
+):
+    """Pipelines applied key by key: each stage runs each key's pipeline on
+    that key's part (``collate`` on the list of the samples' parts), for
+    each pipeline's key in order::
+
+        {"radar": radar.sample(data["radar"]), "lidar": lidar.sample(data["lidar"])}
+
+    The data at every stage are dicts (``dict[str, Any]``, the type
+    parameters' bound).
+
+    Type Parameters:
+        - ``TRaw``, ``TTransformed``, ``TCollated``, ``TProcessed``: as for
+          [`Pipeline`][adl.spec.Pipeline].
+
+    Args:
+        transforms: the pipelines, each under the key of the part it
+            processes.
+    """
+
+    def __init__(self, **transforms: spec.Pipeline) -> None:
+        self.transforms = transforms
+
+    def sample(self, data: TRaw) -> TTransformed:
+        return cast(TTransformed, {
+            key: pipeline.sample(data[key])
+            for key, pipeline in self.transforms.items()})
+
+    def collate(self, data: Sequence[TTransformed]) -> TCollated:
+        return cast(TCollated, {
+            key: pipeline.collate([sample[key] for sample in data])
+            for key, pipeline in self.transforms.items()})
+
+    def batch(self, data: TCollated) -> TProcessed:
+        return cast(TProcessed, {
+            key: pipeline.batch(data[key])
+            for key, pipeline in self.transforms.items()})
+
+
+TSample = TypeVar("TSample", bound=dict[str, Any])
+TSampleMeta = TypeVar("TSampleMeta", bound=dict[str, Any])
+
+
+class DatasetMeta(spec.Dataset[TSampleMeta]):
+    """A dataset of dicts whose samples carry ``meta`` under the key
+    ``"meta"``: ``{"meta": meta, **dataset[i]}`` (a sample's own ``"meta"``
+    wins).
+
+    Type Parameters:
+        - ``TSampleMeta``: the samples with ``"meta"``.
+
+    Args:
+        dataset: the dataset of dict samples.
+        meta: what every sample carries.
+    """
+
+    def __init__(
+        self, dataset: spec.Dataset[TSample], meta: Any
+    ) -> None:
+        self.dataset = dataset
+        self.meta = meta
+
+    def __getitem__(self, index: int | np.integer) -> TSampleMeta:
+        """Sample ``index`` of the dataset, with ``"meta"``.
+
+        Args:
+            index: the sample's index.
+
+        Returns:
+            The sample, read, with the metadata.
+        """
+        return cast(TSampleMeta, {"meta": self.meta, **self.dataset[index]})
+
+    def __len__(self) -> int:
+        """How many samples: the dataset's."""
+        return len(self.dataset)
