@@ -19,7 +19,13 @@ pub(crate) struct GilTime {
 
 impl GilTime {
     /// `f` with the GIL, counted: the wait to take it and the time in it.
-    pub(crate) fn attach<T>(&self, f: impl for<'py> FnOnce(Python<'py>) -> T) -> T {
+    /// Once the interpreter has begun to exit, an error instead (see
+    /// [`crate::exit`]): asking for the GIL then would end the thread.
+    pub(crate) fn attach<T>(
+        &self,
+        f: impl for<'py> FnOnce(Python<'py>) -> adl_core::Result<T>,
+    ) -> adl_core::Result<T> {
+        let _inside = crate::exit::enter()?;
         let asked = Instant::now();
         Python::attach(|py| {
             let held = Instant::now();

@@ -19,6 +19,7 @@ use pyo3::prelude::*;
 mod collate;
 mod dataset;
 mod errors;
+mod exit;
 mod files;
 mod gil;
 mod loader;
@@ -70,5 +71,6 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<native::Affine>()?;
     module.add_class::<native::Clamp>()?;
     module.add("LoaderError", module.py().get_type::<loader::LoaderError>())?;
+    exit::register(module)?;
     Ok(())
 }
