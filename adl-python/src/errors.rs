@@ -2,8 +2,9 @@
 //! raises for the same mistake, adl's message.
 
 use adl_core::Error;
-use pyo3::PyErr;
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
 
 /// `error` as the Python exception a user of abstract-dataloader expects:
 /// a sensor that is not there is a `KeyError`; an empty sensor, or a
@@ -32,4 +33,36 @@ pub fn to_python(error: Error) -> PyErr {
         | Error::ConstantTimestamps { .. } => PyValueError::new_err(message),
         _ => PyRuntimeError::new_err(message),
     }
+}
+
+/// `error` with `note` added (`BaseException.add_note`, Python 3.11+; on
+/// older Pythons the same `__notes__` list, which tracebacks there do not
+/// show but [`notes`] reads): where adl knows more of where an exception
+/// happened than the code that raised it (the trace, the sensor), it says
+/// so without changing the exception's type, so that code catching it as
+/// before still does.
+pub(crate) fn add_note(py: Python<'_>, error: &PyErr, note: &str) {
+    let value = error.value(py);
+    if value.call_method1("add_note", (note,)).is_ok() {
+        return;
+    }
+    let added = match value.getattr("__notes__") {
+        Ok(notes) => notes.call_method1("append", (note,)).map(drop),
+        Err(_) => PyList::new(py, [note]).and_then(|list| value.setattr("__notes__", list)),
+    };
+    // An exception that takes no attribute keeps its message alone.
+    drop(added);
+}
+
+/// The notes of `error` (its `__notes__`), in order; none where it has
+/// none.
+pub(crate) fn notes(py: Python<'_>, error: &PyErr) -> Vec<String> {
+    let Ok(notes) = error.value(py).getattr("__notes__") else {
+        return Vec::new();
+    };
+    let Ok(iter) = notes.try_iter() else {
+        return Vec::new();
+    };
+    iter.filter_map(|note| note.ok()?.str().ok().map(|s| s.to_string()))
+        .collect()
 }

@@ -217,9 +217,27 @@ impl Loader {
         Ok(Py::new(py, epoch)?.into_any())
     }
 
-    /// The state of the epoch iterated last, where it stands (the start
-    /// of epoch 0 before any): what `load_state_dict` resumes from, with
-    /// other workers or another world size too.
+    /// The next epoch, as `for batch in loader` iterates it (as
+    /// torchdata's `StatefulDataLoader` does): after `load_state_dict`,
+    /// the epoch of that state where it stood (the one after it where it
+    /// stood at its end); then, each time, the epoch after the one
+    /// started last; epoch 0 first.
+    fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if let Engine::Native { loader, .. } = &self.engine {
+            return Ok(Py::new(py, loader.__iter__()?)?.into_any());
+        }
+        let (number, resumed) = self.states.next_epoch();
+        let epoch = self.epoch(py, number)?;
+        if resumed && epoch.bind(py).len()? == 0 {
+            return self.epoch(py, number.saturating_add(1));
+        }
+        Ok(epoch)
+    }
+
+    /// Where the loader stands: the state of the epoch iterated last (the
+    /// start of epoch 0 before any), or the state loaded since (until an
+    /// epoch starts): what `load_state_dict` resumes from, with other
+    /// workers or another world size too.
     fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         match &self.engine {
             Engine::Python(inner) => {
@@ -231,8 +249,9 @@ impl Loader {
     }
 
     /// Resume from `state` (a `state_dict`): the next `epoch` of its epoch
-    /// number starts where it stood. A state of another dataset or
-    /// pipeline is refused then.
+    /// number (or the next `iter(loader)`) starts where it stood, and
+    /// `state_dict()` is `state` until then. A state of another dataset
+    /// or pipeline is refused then.
     fn load_state_dict(&self, state: &Bound<'_, PyAny>) -> PyResult<()> {
         match &self.engine {
             Engine::Python(_) => self.states.load(state),
@@ -363,18 +382,31 @@ pub(crate) fn same_process(maker: u32) -> PyResult<()> {
 }
 
 /// `error` as a [`LoaderError`], the Python exception in its causes (a
-/// dataset's or a pipeline's) as its `__cause__`.
+/// dataset's or a pipeline's) as its `__cause__`, and that exception's
+/// notes (where adl's `Trace` said which trace and sensor raised it) in
+/// the message.
 pub(crate) fn loader_error(py: Python<'_>, error: &adl_core::Error) -> PyErr {
-    let raised = LoaderError::new_err(error.to_string());
+    let mut message = error.to_string();
+    let mut original = None;
     let mut cause = error.cause();
     while let Some(inner) = cause {
-        if let Some(original) = inner.downcast_ref::<PyErr>() {
-            raised.set_cause(py, Some(original.clone_ref(py)));
+        if let Some(python) = inner.downcast_ref::<PyErr>() {
+            original = Some(python.clone_ref(py));
             break;
         }
         cause = inner
             .downcast_ref::<adl_core::Error>()
             .and_then(adl_core::Error::cause);
+    }
+    if let Some(original) = &original {
+        for note in crate::errors::notes(py, original) {
+            message.push_str("; ");
+            message.push_str(note.strip_prefix("adl: ").unwrap_or(&note));
+        }
+    }
+    let raised = LoaderError::new_err(message);
+    if let Some(original) = original {
+        raised.set_cause(py, Some(original));
     }
     raised
 }

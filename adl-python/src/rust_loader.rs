@@ -264,15 +264,30 @@ impl RustLoader {
         })
     }
 
-    /// The state of the epoch iterated last, where it stands (the start
-    /// of epoch 0 before any).
+    /// The next epoch, as `for batch in loader` iterates it (as
+    /// torchdata's `StatefulDataLoader` does): after `load_state_dict`,
+    /// the epoch of that state where it stood (the one after it where it
+    /// stood at its end); then, each time, the epoch after the one
+    /// started last; epoch 0 first.
+    pub(crate) fn __iter__(&self) -> PyResult<RustEpoch> {
+        let (number, resumed) = self.states.next_epoch();
+        let epoch = self.epoch(number)?;
+        if resumed && epoch.__len__() == 0 {
+            return self.epoch(number.saturating_add(1));
+        }
+        Ok(epoch)
+    }
+
+    /// Where the loader stands: the state of the epoch iterated last (the
+    /// start of epoch 0 before any), or the state loaded since.
     pub(crate) fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let state = self.states.last_or(|| self.inner.state(0));
         to_dict(py, &state)
     }
 
-    /// Resume from `state`: the next `epoch` of its epoch number starts
-    /// where it stood.
+    /// Resume from `state`: the next `epoch` of its epoch number (or the
+    /// next `iter(loader)`) starts where it stood; `state_dict()` is
+    /// `state` until then.
     pub(crate) fn load_state_dict(&self, state: &Bound<'_, PyAny>) -> PyResult<()> {
         self.states.load(state)
     }

@@ -2,6 +2,11 @@
 //! the epoch iterated last stands (`state_dict`), and a state given by
 //! `load_state_dict` for the next epoch of its number. Shared by
 //! `adl.Loader` and `RustLoader`.
+//!
+//! A state loaded is also where the loader stands until an epoch moves
+//! on: `state_dict()` right after `load_state_dict(s)` is `s` (a
+//! checkpoint taken then keeps the position), and `iter(loader)` resumes
+//! its epoch.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -31,7 +36,10 @@ impl Last {
 /// A loader's states (see the module docs).
 #[derive(Debug, Default)]
 pub(crate) struct States {
-    last: Last,
+    /// Where the loader stands: the handle the epoch started last writes
+    /// to, or the state loaded since. Replaced (not written) by a load,
+    /// so that an epoch started before it no longer moves it.
+    last: Mutex<Last>,
     pending: Mutex<Option<LoaderState>>,
 }
 
@@ -49,19 +57,37 @@ impl States {
     /// An epoch started at `state`: the handle it writes where it stands
     /// to.
     pub(crate) fn started(&self, state: LoaderState) -> Last {
-        self.last.set(state);
-        self.last.clone()
+        let last = locked(&self.last).clone();
+        last.set(state);
+        last
     }
 
-    /// Where the epoch iterated last stands, or `before` (the start of
-    /// epoch 0) before any.
+    /// Where the loader stands (the epoch iterated last, or the state
+    /// loaded since), or `before` (the start of epoch 0) before any.
     pub(crate) fn last_or(&self, before: impl FnOnce() -> LoaderState) -> LoaderState {
-        locked(&self.last.0).clone().unwrap_or_else(before)
+        let last = locked(&self.last).clone();
+        let state = locked(&last.0).clone();
+        state.unwrap_or_else(before)
     }
 
-    /// `state` (a `state_dict`), for the next epoch of its number.
+    /// `state` (a `state_dict`), for the next epoch of its number; until
+    /// an epoch starts, it is where the loader stands.
     pub(crate) fn load(&self, state: &Bound<'_, PyAny>) -> PyResult<()> {
-        *locked(&self.pending) = Some(from_dict(state)?);
+        let state = from_dict(state)?;
+        *locked(&self.last) = Last(Arc::new(Mutex::new(Some(state.clone()))));
+        *locked(&self.pending) = Some(state);
         Ok(())
+    }
+
+    /// The epoch `iter(loader)` goes to: that of the state loaded and not
+    /// yet resumed, else the one after the epoch started last, else 0;
+    /// and whether it resumes a loaded state.
+    pub(crate) fn next_epoch(&self) -> (u64, bool) {
+        if let Some(pending) = locked(&self.pending).as_ref() {
+            return (pending.epoch, true);
+        }
+        let last = locked(&self.last).clone();
+        let state = locked(&last.0).clone();
+        (state.map_or(0, |s| s.epoch.saturating_add(1)), false)
     }
 }

@@ -6,6 +6,8 @@ use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString};
 
+use crate::errors::add_note;
+
 /// The first value of `mapping` (the reference's `list(m.values())[0]`).
 fn first<'py>(mapping: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let values = mapping.cast::<PyMapping>()?.values()?;
@@ -51,6 +53,30 @@ impl Trace {
     pub(crate) fn name(&self) -> &str {
         &self.name
     }
+
+    /// A note on `error`, raised by sensor `sensor` reading the trace's
+    /// sample `index` (its own sample `row` where synchronized): the
+    /// trace and the sensor, which the sensor's own message cannot know.
+    fn note_sensor_error(
+        &self,
+        py: Python<'_>,
+        error: &PyErr,
+        sensor: &Bound<'_, PyAny>,
+        index: &Bound<'_, PyAny>,
+        row: Option<&Bound<'_, PyAny>>,
+    ) {
+        let sensor = sensor.str().map_or_else(|_| "?".into(), |s| s.to_string());
+        let index = index.str().map_or_else(|_| "?".into(), |s| s.to_string());
+        let own = row
+            .and_then(|row| row.str().ok())
+            .map(|row| format!(" (the sensor's sample {row})"))
+            .unwrap_or_default();
+        let note = format!(
+            "adl: reading sensor {sensor:?} of trace {:?}, the trace's sample {index}{own}",
+            self.name
+        );
+        add_note(py, error, &note);
+    }
 }
 
 #[pymethods]
@@ -73,7 +99,16 @@ impl Trace {
                     timestamps
                         .set_item(name, sensor.getattr("metadata")?.getattr("timestamps")?)?;
                 }
-                policy.call1((timestamps,))?.unbind()
+                policy
+                    .call1((timestamps,))
+                    .inspect_err(|e| {
+                        add_note(
+                            py,
+                            e,
+                            &format!("adl: synchronizing the sensors of trace {name:?}"),
+                        );
+                    })?
+                    .unbind()
             }
         };
         Ok(Trace {
@@ -99,13 +134,17 @@ impl Trace {
         for item in sensors.cast::<PyMapping>()?.items()?.iter() {
             let (name, sensor): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
             let value = if indices.is_none() {
-                sensor.get_item(index)?
+                sensor.get_item(index).inspect_err(|e| {
+                    self.note_sensor_error(py, e, &name, index, None);
+                })?
             } else {
                 let row = indices
                     .get_item(&name)?
                     .get_item(index)?
                     .call_method0("item")?;
-                sensor.get_item(row)?
+                sensor.get_item(&row).inspect_err(|e| {
+                    self.note_sensor_error(py, e, &name, index, Some(&row));
+                })?
             };
             sample.set_item(name, value)?;
         }
