@@ -4,7 +4,7 @@ epoch open (a ``break``, a caught or an uncaught ``LoaderError``, Ctrl-C,
 status, never killed by a signal (SIGABRT: "FATAL: exception not
 rethrown"), never hanging.
 
-Each case runs in fresh processes, many times (``ADL_EXIT_RUNS``, 8 by
+Each case runs in fresh processes, many times (``ADL_EXIT_RUNS``, 6 by
 default), with 2 and 4 workers: the abort this guards against came in
 20-50% of runs, from a worker thread asking for the GIL while the
 interpreter finalized (see adl-python/src/exit.rs).
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).parent / "exits" / "leave_epoch_open.py"
-RUNS = int(os.environ.get("ADL_EXIT_RUNS", "8"))
+RUNS = int(os.environ.get("ADL_EXIT_RUNS", "6"))
 
 # The status each way of leaving gives in plain Python.
 EXPECTED = {
