@@ -2,10 +2,12 @@
 //! out (a tensor of the same dtype and shape is `torch.from_numpy` of it,
 //! no copy): arrays stacked by adl with the GIL released, numbers into
 //! arrays, strings into lists, and the structure kept (dicts by key,
-//! tuples and lists transposed, named tuples by field).
+//! tuples and lists transposed, named tuples by field, dataclasses by
+//! field into an instance of their class, as `abstract_dataloader`'s
+//! `ext.torch.Collate` batches the optree dataclasses of `ext.types`).
 
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyIndexError, PyKeyError, PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyIndexError, PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyMapping, PySequence, PyString, PyTuple,
@@ -15,6 +17,41 @@ use pyo3::types::{
 /// PyTorch's `default_collate` makes it, arrays where it makes tensors.
 #[pyfunction]
 pub(crate) fn default_collate<'py>(samples: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    collate(samples, &Path::Root)
+}
+
+/// Where a value stands in a sample, from its root: told by an error
+/// about a dataclass (`sample['radar'].iq`), and built only then.
+enum Path<'a, 'py> {
+    /// The sample itself.
+    Root,
+    /// The value under a mapping's key.
+    Key(&'a Path<'a, 'py>, &'a Bound<'py, PyAny>),
+    /// The value at a sequence's position.
+    Index(&'a Path<'a, 'py>, usize),
+    /// A dataclass's field.
+    Field(&'a Path<'a, 'py>, &'a str),
+}
+
+impl Path<'_, '_> {
+    /// The path as Python would index it, from `sample`.
+    fn render(&self) -> String {
+        match self {
+            Path::Root => "sample".to_owned(),
+            Path::Key(parent, key) => {
+                let key = key
+                    .repr()
+                    .map_or_else(|_| "<key>".to_owned(), |r| r.to_string());
+                format!("{}[{key}]", parent.render())
+            }
+            Path::Index(parent, at) => format!("{}[{at}]", parent.render()),
+            Path::Field(parent, name) => format!("{}.{name}", parent.render()),
+        }
+    }
+}
+
+/// The batch of `samples`, each the value at `path` of its sample.
+fn collate<'py>(samples: &Bound<'py, PyAny>, path: &Path<'_, 'py>) -> PyResult<Bound<'py, PyAny>> {
     let py = samples.py();
     let samples: Vec<Bound<'py, PyAny>> = samples.try_iter()?.collect::<PyResult<_>>()?;
     let Some(first) = samples.first() else {
@@ -58,6 +95,9 @@ pub(crate) fn default_collate<'py>(samples: &Bound<'py, PyAny>) -> PyResult<Boun
     if first.is_instance_of::<PyString>() || first.is_instance_of::<PyBytes>() {
         return Ok(PyList::new(py, &samples)?.into_any());
     }
+    if is_dataclass_instance(first)? {
+        return dataclass(py, &samples, path);
+    }
     if let Ok(mapping) = first.cast::<PyMapping>() {
         let out = PyDict::new(py);
         for key in mapping.keys()?.iter() {
@@ -68,25 +108,148 @@ pub(crate) fn default_collate<'py>(samples: &Bound<'py, PyAny>) -> PyResult<Boun
                         .map_err(|_| PyKeyError::new_err(key.clone().unbind()))
                 })
                 .collect::<PyResult<Vec<_>>>()?;
-            out.set_item(&key, default_collate(PyList::new(py, column)?.as_any())?)?;
+            let value = collate(PyList::new(py, column)?.as_any(), &Path::Key(path, &key))?;
+            out.set_item(&key, value)?;
         }
         return Ok(out.into_any());
     }
     if first.is_instance_of::<PyTuple>() && first.hasattr("_fields")? {
-        let fields = transposed(py, &samples)?;
+        let fields = transposed(py, &samples, path)?;
         return first.get_type().call1(PyTuple::new(py, fields)?);
     }
     if first.cast::<PySequence>().is_ok() {
-        let fields = transposed(py, &samples)?;
+        let fields = transposed(py, &samples, path)?;
         return Ok(PyList::new(py, fields)?.into_any());
     }
     Err(unsupported(&first.get_type().repr()?.to_string()))
+}
+
+/// Whether `value` is an instance of a dataclass (not the class itself),
+/// as `dataclasses.is_dataclass` tells it.
+fn is_dataclass_instance(value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(value.get_type().hasattr("__dataclass_fields__")?
+        && !value.is_instance_of::<pyo3::types::PyType>())
+}
+
+/// The dataclass instances `samples` (all of one class) as one instance
+/// of that class, rebuilt with `cls(**fields)` as optree rebuilds the
+/// dataclasses of `ext.types.dataclass`: each field given to `__init__`
+/// collated across the samples; a field that optree keeps as metadata
+/// (`pytree_node=False`) must be equal in every sample and is kept as it
+/// is; a field not given to `__init__` is left to the class to make.
+fn dataclass<'py>(
+    py: Python<'py>,
+    samples: &[Bound<'py, PyAny>],
+    path: &Path<'_, 'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let class = samples[0].get_type();
+    for (at, sample) in samples.iter().enumerate().skip(1) {
+        if !sample.get_type().is(&class) {
+            return Err(PyTypeError::new_err(format!(
+                "default_collate: {} is a {} in sample 0 but a {} in sample {at}; a batch's samples must have one structure",
+                path.render(),
+                qualified_name(&class),
+                qualified_name(&sample.get_type()),
+            )));
+        }
+    }
+    let fields = py
+        .import("dataclasses")?
+        .call_method1("fields", (&samples[0],))?;
+    let kwargs = PyDict::new(py);
+    for field in fields.try_iter()? {
+        let field = field?;
+        if !field.getattr("init")?.is_truthy()? {
+            continue;
+        }
+        let name: String = field.getattr("name")?.extract()?;
+        let here = Path::Field(path, &name);
+        let column = samples
+            .iter()
+            .map(|s| s.getattr(name.as_str()))
+            .collect::<PyResult<Vec<_>>>()?;
+        let node = field
+            .getattr("metadata")?
+            .call_method1("get", ("pytree_node", true))?
+            .is_truthy()?;
+        let value = if node {
+            collate(PyList::new(py, column)?.as_any(), &here)?
+        } else {
+            same_everywhere(&column, &here, &class)?
+        };
+        kwargs.set_item(&name, value)?;
+    }
+    class.call((), Some(&kwargs)).map_err(|error| {
+        let message = format!(
+            "default_collate: {} could not be rebuilt as a batch, {}(**fields) raised: {error}",
+            path.render(),
+            qualified_name(&class),
+        );
+        let wrapped = PyTypeError::new_err(message);
+        wrapped.set_cause(py, Some(error));
+        wrapped
+    })
+}
+
+/// The value of a metadata field (optree's `pytree_node=False`), which
+/// every sample must hold equal, as optree requires of one batch.
+fn same_everywhere<'py>(
+    column: &[Bound<'py, PyAny>],
+    path: &Path<'_, 'py>,
+    class: &Bound<'py, pyo3::types::PyType>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let first = &column[0];
+    for (at, value) in column.iter().enumerate().skip(1) {
+        let equal = value
+            .eq(first)
+            .map_err(|error| {
+                PyTypeError::new_err(format!(
+                    "default_collate: {} (a metadata field of {}, pytree_node=False) must be equal in every sample, and comparing sample {at} with sample 0 raised: {error}",
+                    path.render(),
+                    qualified_name(class),
+                ))
+            })?;
+        if !equal {
+            return Err(PyValueError::new_err(format!(
+                "default_collate: {} (a metadata field of {}, pytree_node=False) must be equal in every sample, but sample 0 has {} and sample {at} has {}",
+                path.render(),
+                qualified_name(class),
+                short_repr(first),
+                short_repr(value),
+            )));
+        }
+    }
+    Ok(first.clone())
+}
+
+/// `module.QualName` of a class, for errors.
+fn qualified_name(class: &Bound<'_, pyo3::types::PyType>) -> String {
+    let module = class
+        .module()
+        .map_or_else(|_| String::new(), |m| format!("{m}."));
+    let name = class
+        .qualname()
+        .map_or_else(|_| "<class>".to_owned(), |n| n.to_string());
+    format!("{module}{name}")
+}
+
+/// A value's `repr`, cut to a line's length, for errors.
+fn short_repr(value: &Bound<'_, PyAny>) -> String {
+    let text = value
+        .repr()
+        .map_or_else(|_| "<unprintable>".to_owned(), |r| r.to_string());
+    if text.chars().count() > 80 {
+        format!("{}...", text.chars().take(77).collect::<String>())
+    } else {
+        text
+    }
 }
 
 /// Each position of the samples (sequences of one length) collated.
 fn transposed<'py>(
     py: Python<'py>,
     samples: &[Bound<'py, PyAny>],
+    path: &Path<'_, 'py>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let len = samples[0].len()?;
     if samples.iter().any(|s| s.len().map_or(true, |n| n != len)) {
@@ -100,7 +263,7 @@ fn transposed<'py>(
                 .iter()
                 .map(|s| s.get_item(at))
                 .collect::<PyResult<Vec<_>>>()?;
-            default_collate(PyList::new(py, column)?.as_any())
+            collate(PyList::new(py, column)?.as_any(), &Path::Index(path, at))
         })
         .collect()
 }
