@@ -25,6 +25,10 @@
 //!   downscaled; a frame per timestamp. (Its augmentations are adl's
 //!   built-in sample nodes `adl::transform::RandomResizedCrop` and
 //!   `RandomFlip`.)
+//! - [`rover`]: roverd's format (the red-rover recordings, I/Q-1M): a
+//!   sensor folder with `meta.json` and its `raw`, `lzma`, `lzmaf`,
+//!   `mjpg`, `jpg` and `npz` channels, as a
+//!   [`RoverSensor`](rover::RoverSensor).
 //!
 //! Reached from the facade as `adl::files` (feature `files`, on by
 //! default; object storage with the facade's feature `store`).
@@ -73,6 +77,7 @@ mod per_file;
 mod pixels;
 #[cfg(feature = "_object-store")]
 mod retry;
+pub mod rover;
 #[cfg(feature = "_object-store")]
 mod runtime;
 #[cfg(feature = "_object-store")]
