@@ -27,6 +27,7 @@ mod margin;
 mod native;
 mod px4;
 mod python_data;
+mod rover;
 mod rust_loader;
 mod states;
 mod sync;
@@ -56,6 +57,7 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<files::Npy>()?;
     module.add_class::<files::Table>()?;
     module.add_class::<files::Stream>()?;
+    module.add_class::<rover::RoverSensor>()?;
     module.add_class::<px4::Log>()?;
     module.add_class::<px4::Topic>()?;
     module.add_function(wrap_pyfunction!(collate::default_collate, module)?)?;

@@ -10,12 +10,20 @@ array that owns adl's buffer (no copy).
   per row, memory-mapped.
 - ``Table(path, time_column, *, name=None)``: a CSV table with a header, a
   sample per row (float64).
+- ``RoverSensor(path, *, channels=None, downscale=1, past=0, future=0)``:
+  a roverd sensor folder (red-rover's recordings, the I/Q-1M dataset:
+  ``meta.json``, its ``raw``, ``lzma``, ``lzmaf``, ``mjpg``, ``jpg`` and
+  ``npz`` channels, ``ts``), read natively; a sample is a dict of channel
+  name to frames ``[1 + past + future, *shape]``, as roverd's
+  ``DynamicSensor`` gives it, image channels RGB ``uint8`` ``[H, W, 3]``
+  shrunk by ``downscale`` (1, 2, 4, 8).
 
-A folder holds its timestamps as ``ts.npy`` or ``ts.txt``. A file that
+A folder holds its timestamps as ``ts.npy`` or ``ts.txt`` (a roverd
+sensor's, as its raw ``ts`` channel). A file that
 cannot be read, or is not what it should be, is an ``OSError`` naming the
 file, the sensor and the sample.
 """
 
-from adl._native import Images, Metadata, Npy, Table
+from adl._native import Images, Metadata, Npy, RoverSensor, Table
 
-__all__ = ["Images", "Metadata", "Npy", "Table"]
+__all__ = ["Images", "Metadata", "Npy", "RoverSensor", "Table"]

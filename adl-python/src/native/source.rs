@@ -16,6 +16,7 @@ use crate::dataset::Dataset as PyDatasetClass;
 use crate::files::{Images, Npy, Table};
 use crate::gil::GilTime;
 use crate::px4::Topic;
+use crate::rover::RoverSensor;
 use crate::trace::Trace;
 
 /// One of adl's sensors, read without the GIL.
@@ -24,6 +25,7 @@ enum Sensor {
     Npy(Py<Npy>),
     Table(Py<Table>),
     Topic(Py<Topic>),
+    Rover(Py<RoverSensor>),
 }
 
 impl Sensor {
@@ -41,6 +43,12 @@ impl Sensor {
         if let Ok(s) = object.cast_exact::<Topic>() {
             return Some(Sensor::Topic(s.clone().unbind()));
         }
+        // A roverd sensor whose channels' dtypes an adl.Pipeline takes.
+        if let Ok(s) = object.cast_exact::<RoverSensor>()
+            && s.get().is_native()
+        {
+            return Some(Sensor::Rover(s.clone().unbind()));
+        }
         None
     }
 
@@ -50,6 +58,7 @@ impl Sensor {
             Sensor::Npy(s) => s.get().samples(),
             Sensor::Table(s) => s.get().samples(),
             Sensor::Topic(s) => s.get().samples(),
+            Sensor::Rover(s) => s.get().samples(),
         }
     }
 
@@ -59,6 +68,7 @@ impl Sensor {
             Sensor::Npy(s) => s.get().value(index),
             Sensor::Table(s) => s.get().value(index),
             Sensor::Topic(s) => s.get().value(index),
+            Sensor::Rover(s) => s.get().value(index),
         }
     }
 }
