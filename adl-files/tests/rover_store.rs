@@ -1,0 +1,82 @@
+//! `RoverSensor` over object storage, against a real S3 API server
+//! (moto's, started by `s3::S3Server`): the roverd fixture trace put in a
+//! bucket reads as the local folders do, every channel format (ranged
+//! requests for `raw`, `lzmaf` frames and the AVI's chunks; whole objects
+//! for `lzma`, `ts`, offsets and blobs).
+
+mod common;
+mod s3;
+
+use std::path::{Path, PathBuf};
+
+use adl::Sensor;
+use adl::files::rover::{RoverOptions, RoverSensor};
+use s3::{BUCKET, S3Server};
+
+fn trace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/rover/trace")
+}
+
+/// Every file under `dir`, with its path relative to `root`.
+fn files(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files(root, &path, out);
+        } else {
+            let key = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            out.push((key, path));
+        }
+    }
+}
+
+#[test]
+fn a_rover_trace_in_s3_reads_as_the_local_one() {
+    let server = S3Server::shared();
+    let mut all = Vec::new();
+    files(&trace(), &trace(), &mut all);
+    for (key, path) in &all {
+        server.put(&format!("rover/{key}"), &std::fs::read(path).unwrap());
+    }
+    server.store().share();
+
+    for (sensor, options) in [
+        ("radar", RoverOptions::default().window(1, 1)),
+        ("lidar", RoverOptions::default()),
+        ("imu", RoverOptions::default()),
+        ("camera", RoverOptions::default().downscale(2)),
+        ("blobs", RoverOptions::default()),
+    ] {
+        let url = format!("s3://{BUCKET}/rover/{sensor}/");
+        let remote = RoverSensor::open(url.as_str(), &options).unwrap();
+        let local = RoverSensor::open(trace().join(sensor), &options).unwrap();
+        assert_eq!(remote.name(), sensor);
+        assert_eq!(remote.metadata(), local.metadata());
+        for i in 1..local.len() - 1 {
+            assert_eq!(
+                remote.get(i).unwrap(),
+                local.get(i).unwrap(),
+                "{sensor} {i}"
+            );
+        }
+    }
+
+    // A missing object is named by its URL.
+    let err = common::source_error(
+        RoverSensor::open(
+            format!("s3://{BUCKET}/rover/nowhere/").as_str(),
+            &RoverOptions::default(),
+        ),
+        "meta.json",
+    );
+    assert!(
+        err.starts_with(&format!(
+            "s3://{BUCKET}/rover/nowhere/meta.json (sensor `nowhere`)"
+        )),
+        "{err}"
+    );
+}
