@@ -18,10 +18,13 @@ from elsewhere (``np``, ``ABC``). For each:
 - a type variable: its name, variance and bound;
 - a module: adl's is the renamed one.
 
-Signatures are compared parameter by parameter (name, kind, default,
-annotation as text with ``abstract_dataloader`` renamed ``adl``) and by
-return annotation. adl may add keyword-only parameters with defaults (a
-call that works on the reference works on adl); nothing else may differ.
+Signatures are compared as a caller written for the reference sees
+them: the same parameters (names, kinds, defaults) in the same order,
+where adl may add keyword-only parameters with defaults; each parameter's
+annotation the same (as text, ``abstract_dataloader`` renamed ``adl``) or
+one that admits all the reference's does (beartype's ``is_subhint``:
+under ``beartype_package`` every call the reference's checks let through
+passes adl's); the return annotation the same or narrower.
 """
 
 import importlib
@@ -33,6 +36,7 @@ from functools import cached_property
 
 import abstract_dataloader
 import pytest
+from beartype.door import is_subhint
 
 REFERENCE = "abstract_dataloader"
 # Dunders a class of the package defines that are part of what it does.
@@ -78,26 +82,54 @@ def signature_text(callable_) -> str:
         return f"<no signature: {type(error).__name__}>"
 
 
-def as_the_reference_calls_it(reference, ours) -> str:
-    """``ours``'s signature as text, without the keyword-only parameters
-    with defaults that the reference's lacks (adl's additions, which no
-    call written for the reference passes)."""
+def annotation_text(annotation) -> str:
+    return renamed(inspect.formatannotation(annotation))
+
+
+def admits_all_of(wider, narrower) -> bool:
+    """Whether every value the annotation ``narrower`` admits, ``wider``
+    admits too (no annotation admits anything): the same annotation
+    (renamed), or one that beartype finds wider."""
+    if annotation_text(wider) == annotation_text(narrower):
+        return True
+    empty = inspect.Parameter.empty
     try:
-        theirs_names = set(inspect.signature(reference).parameters)
-        signature = inspect.signature(ours)
+        return is_subhint(typing.Any if narrower is empty else narrower,
+                          typing.Any if wider is empty else wider)
+    except Exception:
+        return False
+
+
+def signature_differences(reference, ours) -> list[str]:
+    """How a call written for ``reference`` fares on ``ours``: the same
+    parameters (names, kinds, defaults) in the same order, except
+    keyword-only parameters with defaults that adl adds; each parameter's
+    annotation on adl's admitting all that the reference's admits; adl's
+    return annotation admitted by the reference's."""
+    try:
+        theirs = inspect.signature(reference)
+        mine = inspect.signature(ours)
     except (TypeError, ValueError):
-        return signature_text(ours)
-    kept = [parameter for name, parameter in signature.parameters.items()
-            if name in theirs_names or not (
+        text = signature_text(reference), signature_text(ours)
+        return [] if text[0] == text[1] else [f"{text[0]} against {text[1]}"]
+    kept = [parameter for name, parameter in mine.parameters.items()
+            if name in theirs.parameters or not (
                 parameter.kind is inspect.Parameter.KEYWORD_ONLY
                 and parameter.default is not inspect.Parameter.empty)]
-    return renamed(str(signature.replace(parameters=kept)))
-
-
-def same_signature(reference, ours) -> bool:
-    """Whether a call written for ``reference`` means the same to
-    ``ours``, and their annotations agree."""
-    return signature_text(reference) == as_the_reference_calls_it(reference, ours)
+    found = []
+    if [(p.name, p.kind, renamed(repr(p.default))) for p in theirs.parameters.values()] != [
+            (p.name, p.kind, renamed(repr(p.default))) for p in kept]:
+        found.append("the parameters (names, kinds, defaults) differ")
+    for parameter in kept:
+        if parameter.name in theirs.parameters:
+            expected = theirs.parameters[parameter.name].annotation
+            if not admits_all_of(parameter.annotation, expected):
+                found.append(f"`{parameter.name}: {annotation_text(parameter.annotation)}` "
+                             f"does not take all of `{annotation_text(expected)}`")
+    if not admits_all_of(theirs.return_annotation, mine.return_annotation):
+        found.append(f"returns `{annotation_text(mine.return_annotation)}`, "
+                     f"beyond `{annotation_text(theirs.return_annotation)}`")
+    return found
 
 
 def type_variable(value) -> tuple:
@@ -171,8 +203,8 @@ def differences(reference, ours, where: str) -> list[str]:
     if inspect.isclass(reference):
         if not inspect.isclass(ours):
             return [f"{where}: a class, not {ours!r}"]
-        if not same_signature(reference, ours):
-            found.append(f"{where}(): {signature_text(reference)}, adl's {signature_text(ours)}")
+        for line in signature_differences(reference, ours):
+            found.append(f"{where}(): {line}")
         theirs_parameters = [type_variable(p) for p in getattr(reference, "__parameters__", ())]
         our_parameters = [type_variable(p) for p in getattr(ours, "__parameters__", ())]
         if theirs_parameters != our_parameters:
@@ -191,15 +223,15 @@ def differences(reference, ours, where: str) -> list[str]:
                 continue
             if member_kind(value) != member_kind(mine):
                 found.append(f"{where}.{name}: a {member_kind(value)}, adl's a {member_kind(mine)}")
-            elif not same_signature(member_function(value), member_function(mine)):
-                found.append(f"{where}.{name}{signature_text(member_function(value))}, "
-                             f"adl's {signature_text(member_function(mine))}")
+            else:
+                for line in signature_differences(member_function(value), member_function(mine)):
+                    found.append(f"{where}.{name}: {line}")
         return found
     if callable(reference):
         if not callable(ours):
             return [f"{where}: callable, not {ours!r}"]
-        if not same_signature(reference, ours):
-            found.append(f"{where}{signature_text(reference)}, adl's {signature_text(ours)}")
+        for line in signature_differences(reference, ours):
+            found.append(f"{where}: {line}")
         return found
     if reference != ours:
         found.append(f"{where} = {reference!r}, adl's {ours!r}")
@@ -207,6 +239,20 @@ def differences(reference, ours, where: str) -> list[str]:
 
 
 MODULES = reference_modules()
+
+# Differences adl makes on purpose, by the reference's module, each with
+# why; each must still be found (an entry whose difference is gone is
+# removed, so the list cannot hide new drift).
+ALLOWED = {
+    # engine="adl" (keyword-only, opt-in; the default is PyTorch's
+    # DataLoader, as the reference's) gives adl.Loader's epochs instead.
+    "abstract_dataloader.ext.lightning": {
+        f"adl.ext.lightning.ADLDataModule.{method}: returns "
+        "`torch.utils.data.dataloader.DataLoader | adl.ext.lightning.LoaderEpochs`, "
+        "beyond `torch.utils.data.dataloader.DataLoader`"
+        for method in ("dataloader", "train_dataloader", "val_dataloader", "test_dataloader")
+    },
+}
 
 
 def test_the_walk_finds_the_references_modules():
@@ -239,9 +285,23 @@ def test_the_comparison_sees_a_difference():
 
     Base.__module__ = "abstract_dataloader.fake"
     found = differences(Reference, Ours, "fake.Reference")
-    assert any("b=1" in line for line in found)
+    assert any("parameters (names, kinds, defaults) differ" in line for line in found)
     assert any("helper: missing" in line for line in found)
     assert any("a subclass of" in line for line in found)
+
+    # Annotations: adl's may take more and return less, not the reverse.
+    def theirs(x: dict, *, y: int = 0) -> object: ...
+    def wider(x: typing.Mapping, *, y: int = 0, z: int = 1) -> int: ...
+    def narrower(x: dict[str, int], *, y: int = 0) -> object: ...
+    def returns_more(x: dict, *, y: int = 0) -> int | str: ...
+    def positional_extra(x: dict, w: int = 0, *, y: int = 0) -> object: ...
+
+    def theirs_int(x: dict, *, y: int = 0) -> int: ...
+    assert signature_differences(theirs, wider) == []
+    assert "does not take all of" in signature_differences(theirs, narrower)[0]
+    assert "beyond" in signature_differences(theirs_int, returns_more)[0]
+    assert signature_differences(theirs, positional_extra) == [
+        "the parameters (names, kinds, defaults) differ"]
 
 
 @pytest.mark.parametrize("module_name", MODULES)
@@ -266,4 +326,7 @@ def test_every_public_name_is_in_adl_with_its_signature(module_name):
             continue
         found.extend(differences(value, getattr(ours, name),
                                  f"{renamed(module_name)}.{name}"))
-    assert not found, "\n".join(found)
+    allowed = ALLOWED.get(module_name, set())
+    assert allowed <= set(found), f"allowed but no longer found: {allowed - set(found)}"
+    unexpected = [line for line in found if line not in allowed]
+    assert not unexpected, "\n".join(unexpected)
