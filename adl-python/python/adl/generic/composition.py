@@ -35,6 +35,7 @@ class ParallelTransforms(spec.Transform[TRaw, TTransformed]):
         self.transforms = transforms
 
     def __call__(self, data: TRaw) -> TTransformed:
+        """Each transform on its key's part of ``data``."""
         return cast(TTransformed, {
             key: transform(data[key])
             for key, transform in self.transforms.items()})
@@ -65,16 +66,19 @@ class ParallelPipelines(
         self.transforms = transforms
 
     def sample(self, data: TRaw) -> TTransformed:
+        """Each pipeline's ``sample`` on its key's part of one sample."""
         return cast(TTransformed, {
             key: pipeline.sample(data[key])
             for key, pipeline in self.transforms.items()})
 
     def collate(self, data: Sequence[TTransformed]) -> TCollated:
+        """Each pipeline's ``collate`` on the list of its key's parts."""
         return cast(TCollated, {
             key: pipeline.collate([sample[key] for sample in data])
             for key, pipeline in self.transforms.items()})
 
     def batch(self, data: TCollated) -> TProcessed:
+        """Each pipeline's ``batch`` on its key's part of the batch."""
         return cast(TProcessed, {
             key: pipeline.batch(data[key])
             for key, pipeline in self.transforms.items()})

@@ -185,12 +185,16 @@ class SequencePipeline(
         self.pipeline = pipeline
 
     def sample(self, data: Sequence[TRaw]) -> list[TTransformed]:
+        """``pipeline.sample`` on each element of one sequence."""
         return [self.pipeline.sample(item) for item in data]
 
     def collate(
         self, data: Sequence[Sequence[TTransformed]]
     ) -> list[TCollated]:
+        """``pipeline.collate`` on the samples' ``t``-th elements, for each
+        ``t``."""
         return [self.pipeline.collate(step) for step in zip(*data)]
 
     def batch(self, data: Sequence[TCollated]) -> list[TProcessed]:
+        """``pipeline.batch`` on each step's batch."""
         return [self.pipeline.batch(step) for step in data]
