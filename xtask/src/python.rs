@@ -21,8 +21,9 @@ use std::thread::JoinHandle;
 /// PyTorch is what adl's batches feed: the tests train a model on them,
 /// run torchrun with gloo, and take them as tensors; tqdm is the
 /// training example's progress bar; pyulog, PX4's own reader, is what
-/// `adl.px4` is checked against.
-const REQUIREMENTS: [&str; 9] = [
+/// `adl.px4` is checked against; Lightning is what `adl.ext.lightning`
+/// is tested under (a model trained, a run resumed from a checkpoint).
+const REQUIREMENTS: [&str; 10] = [
     "maturin>=1.9,<2",
     "numpy",
     "pytest",
@@ -32,6 +33,7 @@ const REQUIREMENTS: [&str; 9] = [
     "torch",
     "tqdm",
     "pyulog",
+    "lightning",
 ];
 
 const NEEDS: &str = "The Python package's tests make a virtual environment under the \
