@@ -407,3 +407,28 @@ def test_the_generics_subscript_as_the_references():
         assert ours[arguments if arity > 1 else int].__origin__ is ours
     with pytest.raises(TypeError):
         abstract.Trace[int, int]
+
+
+def test_a_sensors_error_is_the_references_with_where_it_happened():
+    class Failing(abstract.Sensor):
+        def __getitem__(self, index):
+            if index == 2:
+                raise OSError("camera/0002.jpg: truncated")
+            return int(index)
+
+    class TheirFailing(ref_abstract.Sensor):
+        def __getitem__(self, index):
+            if index == 2:
+                raise OSError("camera/0002.jpg: truncated")
+            return int(index)
+
+    stamps = Metadata(np.arange(4.0))
+    ours = abstract.Dataset([abstract.Trace({"camera": Failing(stamps)}, generic.Next("camera"), name="drive-1")] * 2)
+    theirs = ref_abstract.Dataset([ref_abstract.Trace({"camera": TheirFailing(stamps)}, ref_generic.Next("camera"))] * 2)
+    mine, its = outcome(lambda: ours[6]), outcome(lambda: theirs[6])
+    assert type(mine) is type(its) is OSError and str(mine) == str(its)
+    if hasattr(mine, "add_note"):
+        assert mine.__notes__ == [
+            "reading sample 2 of sensor 'camera' for sample 2 of trace 'drive-1'",
+            "reading sample 2 of trace 1 ('drive-1') for sample 6 of the dataset",
+        ]

@@ -131,6 +131,13 @@ class Sensor(ABC, spec.Sensor[TSample, TMetadata]):
         return f"{type(self).__name__}({self.name}, n={len(self)})"
 
 
+def _note(error: BaseException, where: str) -> None:
+    """Add ``where`` to ``error``'s traceback (its class and message stay
+    the sensor's own; Python 3.10 has no notes, and shows none)."""
+    if hasattr(error, "add_note"):
+        error.add_note(where)
+
+
 def _first_value(mapping: Mapping[str, Any], what: str, trace: str) -> Any:
     """The first value of ``mapping``; an ``IndexError`` naming ``what`` of
     ``trace`` when it has none."""
@@ -193,15 +200,22 @@ class Trace(spec.Trace[TSample]):
 
         Returns:
             ``{name: sample}`` for an integer; the sensor for a ``str``.
+
+        A sensor's exception is raised as it is, with a note naming the
+        sensor, its sample and the trace.
         """
         if isinstance(index, str):
             return self.sensors[index]
         indices = self.indices
-        if indices is None:
-            sample = {name: sensor[index] for name, sensor in self.sensors.items()}
-        else:
-            sample = {name: sensor[indices[name][index].item()]
-                      for name, sensor in self.sensors.items()}
+        sample = {}
+        for name, sensor in self.sensors.items():
+            row = index if indices is None else indices[name][index].item()
+            try:
+                sample[name] = sensor[row]
+            except Exception as error:
+                _note(error, f"reading sample {row} of sensor '{name}' for "
+                             f"sample {index} of trace '{self.name}'")
+                raise
         return cast(TSample, sample)
 
     def __len__(self) -> int:
@@ -257,6 +271,8 @@ class Dataset(spec.Dataset[TSample]):
 
         Raises:
             IndexError: ``index`` is negative or past the last sample.
+                A trace's exception is raised as it is, with a note naming
+                the trace and its sample.
         """
         length = len(self)
         if index < 0 or index >= length:
@@ -268,7 +284,14 @@ class Dataset(spec.Dataset[TSample]):
         ends = self.indices
         trace = np.searchsorted(ends, index, side="right")
         local = index - ends[trace - 1] if trace > 0 else index
-        return self.traces[trace][local]  # type: ignore[index]
+        try:
+            return self.traces[trace][local]  # type: ignore[index]
+        except Exception as error:
+            name = getattr(self.traces[trace], "name", None)
+            _note(error, f"reading sample {local} of trace {trace}"
+                         f"{f' ({name!r})' if isinstance(name, str) else ''} for "
+                         f"sample {index} of the dataset")
+            raise
 
     def __len__(self) -> int:
         """How many samples, over every trace."""
