@@ -6,8 +6,9 @@ under the same names), each a module imported where used:
 - ``adl.ext.sample``: a dataset's subset (``SampledDataset``), by
   low-discrepancy (``sample_ld``), uniform or random sampling.
 - ``adl.ext.graph``: a transform from a graph of nodes over dict samples.
-- ``adl.ext.torch``, ``adl.ext.lightning``: PyTorch and Lightning (their
-  extras: ``pip install 'adl[torch]'``, ``'adl[lightning]'``).
+- ``adl.ext.torch``, ``adl.ext.lightning``: PyTorch and Lightning (with
+  the extras ``pip install 'adl-dataloader[torch]'`` or
+  ``'adl-dataloader[lightning]'``).
 - ``adl.ext.augment``, ``adl.ext.objective``: augmentations and training
   objectives.
 
