@@ -19,9 +19,12 @@ stricter about timestamps, as ``adl.generic`` says:
 name sensors there and leave each a sample) and raises their errors,
 where the reference reads around an array's end.
 
-``adl.Trace`` and ``adl.Dataset`` (adl's native trace and dataset, which
-``adl.Loader`` reads without the GIL) are these classes' equals, written in
-Rust; these are the ones to subclass.
+``adl.Trace`` and ``adl.Dataset``, adl's native trace and dataset (which
+``adl.Loader`` reads without the GIL), behave as ``Trace`` and ``Dataset``
+here but are written in Rust; to subclass, with an ``__init__`` of one's
+own, use the classes here. A sensor's exception from ``Trace`` or
+``Dataset`` here carries a note naming the sensor, the trace and the
+samples.
 
 ``Metadata`` is the specification's protocol itself
 ([`adl.spec.Metadata`][adl.spec.Metadata]).
