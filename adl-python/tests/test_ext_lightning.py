@@ -209,7 +209,7 @@ def fit(engine, epochs=2, checkpoints=None, resume=None):
     module, _ = modules(batch_size=4, engine=engine, seed=9)
     model = Regression()
     callbacks = [] if checkpoints is None else [
-        ModelCheckpoint(dirpath=checkpoints, every_n_train_steps=3, save_top_k=-1)]
+        ModelCheckpoint(dirpath=checkpoints, every_n_train_steps=1, save_top_k=-1)]
     trainer = L.Trainer(
         max_epochs=epochs, accelerator="cpu", devices=1, logger=False,
         enable_progress_bar=False, enable_model_summary=False, callbacks=callbacks,
@@ -228,10 +228,22 @@ def test_lightning_trains_on_either_engine(engine):
     assert np.isfinite(trainer.callback_metrics["val"].item())
 
 
-def test_lightning_resumes_the_adl_engine_mid_epoch_where_it_stopped(tmp_path):
-    seen, _ = fit("adl", checkpoints=tmp_path)
-    middle = tmp_path / "epoch=0-step=3.ckpt"
-    state = torch.load(middle, weights_only=False)["loops"]["fit_loop"]["state_dict"]
-    assert state["combined_loader"][0]["cursor"] == 12
-    resumed, _ = fit("adl", resume=str(middle))
-    assert resumed == seen[3:]
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """A run of 2 epochs of 5 batches, checkpointed after every step."""
+    checkpoints = tmp_path_factory.mktemp("checkpoints")
+    seen, _ = fit("adl", checkpoints=checkpoints)
+    return seen, checkpoints
+
+
+@pytest.mark.parametrize("step,epoch", [(3, 0), (5, 0), (7, 1)])
+def test_lightning_resumes_the_adl_engine_where_it_stopped(uninterrupted, step, epoch):
+    # Step 5 is saved after epoch 0's last batch: the resumed run goes on
+    # with epoch 1 (as it does with PyTorch's DataLoader).
+    seen, checkpoints = uninterrupted
+    saved = checkpoints / f"epoch={epoch}-step={step}.ckpt"
+    state = torch.load(saved, weights_only=False)["loops"]["fit_loop"]["state_dict"]
+    assert state["combined_loader"][0]["epoch"] == epoch
+    assert state["combined_loader"][0]["cursor"] == 4 * (step - 5 * epoch)
+    resumed, _ = fit("adl", resume=str(saved))
+    assert resumed == seen[step:]

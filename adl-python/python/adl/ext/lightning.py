@@ -92,6 +92,7 @@ class LoaderEpochs:
         self.batches = batches
         self._epoch = epoch
         self._next = 0
+        self._resumed = False
         self.pin_memory = pin_memory and torch.cuda.is_available()
 
     @property
@@ -109,8 +110,15 @@ class LoaderEpochs:
         """The batches of the current epoch, in order."""
         told = self._epoch() if self._epoch is not None else None
         epoch = self._next if told is None else told
-        self._next = epoch + 1
         batches = self.loader.epoch(epoch)
+        if self._resumed and len(batches) == 0:
+            # A state saved at the end of its epoch (Lightning saves one
+            # after an epoch's last batch, then starts the next epoch
+            # with the iterator it asked for while still in that one).
+            epoch += 1
+            batches = self.loader.epoch(epoch)
+        self._resumed = False
+        self._next = epoch + 1
         if not self.pin_memory:
             return iter(batches)
         return (self._pinned(batch) for batch in batches)
@@ -125,9 +133,11 @@ class LoaderEpochs:
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Resume from ``state``: that epoch, iterated next, starts where
-        it stood (``adl.Loader.load_state_dict``)."""
+        it stood (``adl.Loader.load_state_dict``); where it stood at its
+        end, the next epoch starts."""
         self.loader.load_state_dict(state)
         self._next = int(state["epoch"]) if "epoch" in state else self._next
+        self._resumed = True
 
 
 class ADLDataModule(

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, cast, runtime_checkable
 
 import numpy as np
-import wadler_lindig
+import wadler_lindig as wl
 from jaxtyping import Float, Shaped, UInt8
 from typing_extensions import TypeVar
 
@@ -66,7 +66,7 @@ class MissingInputError(Exception):
     def __str__(self) -> str:
         """``<kind> <key> not found: <obj, pretty-printed>``, made when
         the error is printed (a skipped objective's error never is)."""
-        return f"{self.kind} {self.key} not found: {wadler_lindig.pformat(self.obj)}"
+        return f"{self.kind} {self.key} not found: {wl.pformat(self.obj)}"
 
 
 @dataclass(frozen=True)
