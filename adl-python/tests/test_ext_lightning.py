@@ -36,11 +36,12 @@ def add_one(sample):
 def modules(**kwargs):
     """Ours and the reference's, over the same splits and pipeline."""
     splits = {"train": dataset(), "val": lambda: dataset(100, 11), "test": dataset(200, 7)}
+    kwargs.setdefault("num_workers", 0)
     mine = ours.ADLDataModule(splits, Pipeline(sample=add_one, collate=Collate(mode="stack")),
-                              num_workers=0, **kwargs)
+                              **kwargs)
     theirs = reference_lightning.ADLDataModule(
         splits, reference_torch.Pipeline(sample=add_one, collate=reference_torch.Collate(mode="stack")),
-        num_workers=0, **{k: v for k, v in kwargs.items() if k not in ("engine", "seed")})
+        **{k: v for k, v in kwargs.items() if k not in ("engine", "seed")})
     return mine, theirs
 
 
@@ -205,8 +206,8 @@ class Regression(L.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=1e-4)
 
 
-def fit(engine, epochs=2, checkpoints=None, resume=None):
-    module, _ = modules(batch_size=4, engine=engine, seed=9)
+def fit(engine, epochs=2, checkpoints=None, resume=None, workers=0):
+    module, _ = modules(batch_size=4, engine=engine, seed=9, num_workers=workers)
     model = Regression()
     callbacks = [] if checkpoints is None else [
         ModelCheckpoint(dirpath=checkpoints, every_n_train_steps=1, save_top_k=-1)]
@@ -218,9 +219,9 @@ def fit(engine, epochs=2, checkpoints=None, resume=None):
     return model.seen, trainer
 
 
-@pytest.mark.parametrize("engine", ["torch", "adl"])
-def test_lightning_trains_on_either_engine(engine):
-    seen, trainer = fit(engine)
+@pytest.mark.parametrize("engine,workers", [("torch", 0), ("adl", 0), ("adl", 2)])
+def test_lightning_trains_on_either_engine(engine, workers):
+    seen, trainer = fit(engine, workers=workers)
     assert [epoch for epoch, _ in seen] == [0] * 5 + [1] * 5
     for epoch in (0, 1):
         flat = [k for e, batch in seen if e == epoch for k in batch]
