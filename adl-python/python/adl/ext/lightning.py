@@ -27,8 +27,8 @@ Which loader:
   ([`adl.ext.augment.Augmentations`][adl.ext.augment.Augmentations])
   draw from one generator for all the threads.
 
-Needs Lightning (the extra ``adl[lightning]``), imported here; ``import
-adl`` does not.
+Needs Lightning (the extra ``adl-dataloader[lightning]``), imported
+here; ``import adl`` does not.
 """
 
 from collections.abc import Callable, Iterator, Mapping, Sequence

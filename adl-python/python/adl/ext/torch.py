@@ -19,7 +19,7 @@ This module builds no loader (the reference's does not either):
 [`Pipeline`][.] is a pipeline it takes), and ``adl.default_collate`` is
 the native collate for NumPy batches, dataclasses included.
 
-It needs PyTorch (the extra ``adl[torch]``) and imports it here;
+It needs PyTorch (the extra ``adl-dataloader[torch]``) and imports it here;
 ``import adl`` does not.
 """
 
