@@ -166,6 +166,29 @@ def member_kind(value) -> str:
     return "method"
 
 
+def _no_parameters():
+    """What a class without an ``__init__`` of its own is called with."""
+
+
+def without_protocol_init(value):
+    """``value``, or ``object.__init__``'s equal for typing's placeholder
+    ``__init__`` of a protocol's subclass (which replaces itself by
+    ``object.__init__`` at the class's first instance: either one is a
+    class without an ``__init__`` of its own, whether or not it was made
+    yet)."""
+    if getattr(value, "__name__", "") == "_no_init_or_replace_init" or value is object.__init__:
+        return object.__init__
+    return value
+
+
+def constructor(cls):
+    """What ``cls`` is called as: itself, or a callable of no parameters
+    when its ``__init__`` is ``object``'s or typing's placeholder."""
+    if without_protocol_init(cls.__init__) is object.__init__ and cls.__new__ is object.__new__:
+        return _no_parameters
+    return cls
+
+
 def member_function(value):
     """The function behind a method, property or cached property."""
     if isinstance(value, property):
@@ -174,7 +197,7 @@ def member_function(value):
         return value.func
     if isinstance(value, (classmethod, staticmethod)):
         return value.__func__
-    return value
+    return without_protocol_init(value)
 
 
 def stored_member(cls, name):
@@ -203,7 +226,7 @@ def differences(reference, ours, where: str) -> list[str]:
     if inspect.isclass(reference):
         if not inspect.isclass(ours):
             return [f"{where}: a class, not {ours!r}"]
-        for line in signature_differences(reference, ours):
+        for line in signature_differences(constructor(reference), constructor(ours)):
             found.append(f"{where}(): {line}")
         theirs_parameters = [type_variable(p) for p in getattr(reference, "__parameters__", ())]
         our_parameters = [type_variable(p) for p in getattr(ours, "__parameters__", ())]
