@@ -6,6 +6,7 @@ only figures taken together compare).
     python3 bench/compare.py [--rounds 3] [--workloads w1,w2,w3]
     python3 bench/compare.py --workloads w4 [--rounds 3] [--w4-data DIR] [--latency-readers N]
     python3 bench/compare.py --workloads w2-python [--rounds 5]
+    python3 bench/compare.py --workloads rover [--rounds 2]
 
 Each round runs, for every workload, adl (2 workers), the PyTorch peer (0
 and 2 workers) and, for W1 and W2, the C limit (2 threads), each in a fresh
@@ -34,6 +35,9 @@ peak of its processes' summed RSS, sampled every 0.1 s, and of their
 summed PSS, every second: a DataLoader's workers are processes, adl's are
 threads). The table gives the median warm samples/s, Python / Rust,
 Python / PyTorch's best, and the memory peaks.
+
+roverd's format (issue 30; not in the default list): bench/rover/
+compare_rover.py says what it runs.
 
 Needs gcc and python3; PyTorch and numpy are installed with pip into
 target/peer-venv the first time (about 600 MB), unless PEER_PYTHON names a
@@ -234,6 +238,14 @@ def main():
     if "w2-python" in workloads:
         w2_python(args.rounds)
         workloads.remove("w2-python")
+        if not workloads:
+            return
+    if "rover" in workloads:
+        # roverd's format (issue 30): bench/rover/compare_rover.py.
+        sys.path.insert(0, os.path.join(ROOT, "bench", "rover"))
+        import compare_rover
+        compare_rover.run(args.rounds, monitored, wait_quiet)
+        workloads.remove("rover")
         if not workloads:
             return
     if "w4" in workloads:

@@ -1,0 +1,113 @@
+"""The roverd benchmark (issue 30): an I/Q-1M-shaped trace written by
+roverd's writer (generate.py), read by adl's native readers under
+adl.Loader (run_adl.py) and by roverd's own sensors on the reference
+abstract_dataloader under PyTorch's DataLoader with 0, 2 and 4 workers
+(run_roverd.py), the same training pipeline (workload.py), alternating,
+each run a fresh process after the machine is quiet, its memory watched
+from outside (peak summed RSS and PSS of its processes). Driven by
+
+    python3 bench/compare.py --workloads rover [--rounds 2]
+
+The data are target/rover-bench/data (generated the first time, 20 s of
+recording); the adl side runs a release build of adl with libjpeg-turbo
+(decode-time scaling) installed into target/rover-bench/venv (NumPy and
+adl only); the roverd side runs ROVERD_PYTHON (default: the python running
+this), which needs roverd[video], abstract_dataloader and torch (roverd is
+not on PyPI: pip install "<red-rover>/format[video]").
+
+Before timing, the first batch of each side is compared: radar, lidar and
+IMU arrays equal, the camera's mean difference reported (OpenCV's FFmpeg
+decode and INTER_AREA resize against libjpeg-turbo's DCT scaling, and
+roverd's video frame i being the file's frame i - 1). Then adl's profile
+(CPU per sample of each part, one thread) gives the bound of a 2-core
+machine.
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+WORK = os.path.join(ROOT, "target", "rover-bench")
+DATA = os.path.join(WORK, "data")
+
+
+def roverd_python():
+    return os.environ.get("ROVERD_PYTHON", sys.executable)
+
+
+def adl_python():
+    """A venv with NumPy and a release build of adl with libjpeg-turbo."""
+    venv = os.path.join(WORK, "venv")
+    python = os.path.join(venv, "bin", "python")
+    wheels = os.path.join(WORK, "wheels")
+    subprocess.run([roverd_python(), "-m", "maturin", "build", "--release", "--features", "libjpeg-turbo",
+                    "-m", os.path.join(ROOT, "adl-python", "Cargo.toml"), "-o", wheels,
+                    "--auditwheel", "skip"], check=True, cwd=ROOT)
+    if not os.path.exists(python):
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        subprocess.run([python, "-m", "pip", "install", "-q", "numpy"], check=True)
+    wheel = sorted(w for w in os.listdir(wheels) if w.endswith("linux_x86_64.whl") and "manylinux" not in w)[-1]
+    subprocess.run([python, "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps",
+                    os.path.join(wheels, wheel)], check=True)
+    return python
+
+
+def same_samples(adl_dump, roverd_dump):
+    """The first batches of the two sides: what differs, in words."""
+    a, r = np.load(adl_dump), np.load(roverd_dump)
+    for key in ["radar", "lidar", "imu"]:
+        np.testing.assert_allclose(a[key], r[key], rtol=1e-5, atol=1e-5, err_msg=key)
+    camera = np.abs(a["camera"] - r["camera"])
+    return {"radar, lidar, imu": "equal", "camera mean |difference|": float(camera.mean()),
+            "camera shapes": [list(a["camera"].shape), list(r["camera"].shape)]}
+
+
+def run(rounds, monitored, wait_quiet, epochs=2):
+    if not os.path.exists(os.path.join(DATA, "manifest.json")):
+        print("rover: writing the trace with roverd's writer (once)", file=sys.stderr)
+        subprocess.run([roverd_python(), os.path.join(HERE, "generate.py"), DATA, "--seconds", "20"], check=True)
+    python = adl_python()
+    adl_run = os.path.join(HERE, "run_adl.py")
+    roverd_run = os.path.join(HERE, "run_roverd.py")
+
+    dumps = {side: os.path.join(WORK, f"first-{side}.npz") for side in ("adl", "roverd")}
+    subprocess.run([python, adl_run, DATA, "2", "--epochs", "1", "--dump", dumps["adl"]], check=True,
+                   capture_output=True, env={**os.environ, "ADL_QUIET": "1"})
+    subprocess.run([roverd_python(), roverd_run, DATA, "0", "--epochs", "1", "--dump", dumps["roverd"]],
+                   check=True, capture_output=True)
+    checked = same_samples(dumps["adl"], dumps["roverd"])
+    profile = json.loads(subprocess.run([python, adl_run, DATA, "--profile"], check=True,
+                                        capture_output=True, text=True).stdout.splitlines()[-1])
+
+    runs, pss, rss = {}, {}, {}
+    for r in range(rounds):
+        print(f"rover: round {r + 1} of {rounds}", file=sys.stderr)
+        configs = [(f"adl, {w} workers", [python, adl_run, DATA, str(w), "--epochs", str(epochs + 1)])
+                   for w in (2, 4)]
+        configs += [(f"roverd + DataLoader, {w} workers",
+                     [roverd_python(), roverd_run, DATA, str(w), "--epochs", str(epochs)]) for w in (0, 2, 4)]
+        for name, cmd in configs:
+            wait_quiet()
+            for row in monitored(cmd, {"ADL_QUIET": "1"}):
+                runs.setdefault(name, []).append(row["warm_samples_per_s"])
+                pss.setdefault(name, []).append(row["peak_pss_tree_mb"])
+                rss.setdefault(name, []).append(row["peak_rss_tree_mb"])
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    best = max((k for k in med if k.startswith("roverd")), key=lambda k: med[k])
+    print(f"same samples (first batch): {json.dumps(checked)}")
+    parts = profile["profile_s_per_sample"]
+    cpu = sum(parts.values())
+    print("adl's CPU per sample, one thread: " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in parts.items())
+          + f"; total {cpu * 1e3:.1f} ms: 2 cores bound it at {2 / cpu:.0f} samples/s")
+    print("| roverd trace | warm samples/s (runs) | against roverd's best | peak PSS, summed (MiB) | peak RSS, summed (MiB) |")
+    print("|---|---|---|---|---|")
+    for k, v in runs.items():
+        against = f"{med[k] / med[best]:.1f}x" if k.startswith("adl") else "-"
+        print(f"| {k}{' (best)' if k == best else ''} | {med[k]:.1f} ({', '.join(f'{x:.1f}' for x in v)}) "
+              f"| {against} | {statistics.median(pss[k]):.0f} | {statistics.median(rss[k]):.0f} |")

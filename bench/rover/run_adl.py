@@ -1,0 +1,117 @@
+"""The roverd benchmark's adl side: adl.files.RoverSensor (roverd's format
+read in Rust, no OpenCV, no Python lzma) in an adl.Trace under adl.Loader,
+with the pipeline of workload.py: the camera's 1/8 scale and its float
+conversion done by adl (decode-time scaling, ToFloat), the radar, lidar
+and IMU steps as the same NumPy functions, once per batch.
+
+    python bench/rover/run_adl.py DATA WORKERS [--epochs 4] [--dump FIRST.npz]
+    python bench/rover/run_adl.py DATA --profile
+
+Prints one JSON line: the seconds of every epoch and the warm samples/s
+(the median over the epochs after the first). With --profile, the CPU
+seconds per sample of each part of the work, one thread, no loader: what
+bounds a 2-core machine.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import adl
+from adl import files, generic
+from adl import transforms as T
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import workload as W  # noqa: E402
+
+
+def sensors(root):
+    """The four sensors, reading only the channels the pipeline uses."""
+    return {
+        "lidar": files.RoverSensor(os.path.join(root, "lidar"), channels=["rng"]),
+        "radar": files.RoverSensor(os.path.join(root, "radar"), channels=["iq"]),
+        "camera": files.RoverSensor(os.path.join(root, "camera"), channels=["video.avi"],
+                                    downscale=W.CAMERA_SCALE),
+        "imu": files.RoverSensor(os.path.join(root, "imu"), channels=["acc", "avel"]),
+    }
+
+
+def trace(root):
+    return adl.Trace(sensors(root), generic.Nearest("lidar", tol=W.SYNC_TOLERANCE), name=root)
+
+
+def pipeline():
+    """workload.py's steps, on batches (`[batch, window = 1, ...]`)."""
+    return adl.Pipeline(batch={
+        "radar/iq": lambda iq: W.radar_magnitude(iq[:, 0]),
+        "lidar/rng": lambda rng: W.lidar_range(rng[:, 0]),
+        "camera/video.avi": T.ToFloat(),
+        "imu": lambda imu: W.imu_vector(imu["acc"][:, 0], imu["avel"][:, 0]),
+    })
+
+
+def flat(batch):
+    """A batch as the reference side's: one array per sensor."""
+    return {"radar": batch["radar"]["iq"], "lidar": batch["lidar"]["rng"],
+            "camera": batch["camera"]["video.avi"][:, 0], "imu": batch["imu"]}
+
+
+def profile(root):
+    """CPU seconds per sample of each part of the work, one thread, no
+    loader: each sensor's reads at the trace's synchronized indices, and
+    the NumPy steps of the pipeline."""
+    sensor = sensors(root)
+    sync = adl.Trace(sensor, generic.Nearest("lidar", tol=W.SYNC_TOLERANCE))
+    n = len(sync)
+    index = {name: np.asarray(sync.indices[name]) for name in sensor}
+    parts = {}
+
+    def clock(name, work):
+        work(0)  # the caches warm
+        start = time.process_time()
+        for i in range(n):
+            work(i)
+        parts[name] = (time.process_time() - start) / n
+
+    for name, s in sensor.items():
+        clock(f"read {name}", lambda i, s=s, name=name: s[int(index[name][i])])
+    radar = sensor["radar"][0]["iq"]
+    clock("radar magnitude (NumPy)", lambda i: W.radar_magnitude(radar))
+    rng = sensor["lidar"][0]["rng"]
+    clock("lidar downsample (NumPy)", lambda i: W.lidar_range(rng))
+    print(json.dumps({"side": "adl", "profile_s_per_sample": parts, "samples": n}))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data")
+    ap.add_argument("workers", type=int, nargs="?", default=2)
+    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--dump")
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+    if args.profile:
+        profile(args.data)
+        return
+    t = trace(args.data)
+    loader = adl.Loader(t, pipeline(), batch_size=W.BATCH, workers=args.workers)
+    seconds = []
+    for epoch in range(args.epochs):
+        start = time.perf_counter()
+        for k, batch in enumerate(loader.epoch(epoch)):
+            if epoch == 0 and k == 0 and args.dump:
+                np.savez(args.dump, **flat(batch))
+        seconds.append(time.perf_counter() - start)
+    warm = statistics.median(seconds[1:]) if len(seconds) > 1 else seconds[0]
+    print(json.dumps({"side": "adl", "workers": args.workers, "samples": len(t),
+                      "gil_free": loader.gil_free, "epoch_s": seconds,
+                      "warm_samples_per_s": len(t) / warm}))
+
+
+if __name__ == "__main__":
+    main()
