@@ -92,6 +92,12 @@ def run(rounds, monitored, wait_quiet, epochs=2):
                    for w in (2, 4)]
         configs += [(f"roverd + DataLoader, {w} workers",
                      [roverd_python(), roverd_run, DATA, str(w), "--epochs", str(epochs)]) for w in (0, 2, 4)]
+        # Without the camera: radar, lidar (per-frame lzma) and IMU.
+        configs += [("no camera: adl, 2 workers",
+                     [python, adl_run, DATA, "2", "--epochs", str(epochs + 3), "--without-camera"])]
+        configs += [(f"no camera: roverd + DataLoader, {w} workers",
+                     [roverd_python(), roverd_run, DATA, str(w), "--epochs", str(epochs + 2), "--without-camera"])
+                    for w in (0, 2, 4)]
         for name, cmd in configs:
             wait_quiet()
             for row in monitored(cmd, {"ADL_QUIET": "1"}):
@@ -100,14 +106,22 @@ def run(rounds, monitored, wait_quiet, epochs=2):
                 rss.setdefault(name, []).append(row["peak_rss_tree_mb"])
     med = {k: statistics.median(v) for k, v in runs.items()}
     best = max((k for k in med if k.startswith("roverd")), key=lambda k: med[k])
+    best_without = max((k for k in med if k.startswith("no camera: roverd")), key=lambda k: med[k])
     print(f"same samples (first batch): {json.dumps(checked)}")
     parts = profile["profile_s_per_sample"]
     cpu = sum(parts.values())
+    lzma = parts["read lidar"] + parts["read radar"] + parts["read imu"] + parts["radar magnitude (NumPy)"]
+    print(f"without the camera: {lzma * 1e3:.1f} ms, {2 / lzma:.0f} samples/s on 2 cores "
+          f"(the lidar's per-frame lzma {parts['read lidar'] * 1e3:.1f} ms of it)")
     print("adl's CPU per sample, one thread: " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in parts.items())
           + f"; total {cpu * 1e3:.1f} ms: 2 cores bound it at {2 / cpu:.0f} samples/s")
     print("| roverd trace | warm samples/s (runs) | against roverd's best | peak PSS, summed (MiB) | peak RSS, summed (MiB) |")
     print("|---|---|---|---|---|")
     for k, v in runs.items():
-        against = f"{med[k] / med[best]:.1f}x" if k.startswith("adl") else "-"
-        print(f"| {k}{' (best)' if k == best else ''} | {med[k]:.1f} ({', '.join(f'{x:.1f}' for x in v)}) "
+        against = "-"
+        if k.startswith("adl"):
+            against = f"{med[k] / med[best]:.1f}x"
+        elif k.startswith("no camera: adl"):
+            against = f"{med[k] / med[best_without]:.1f}x"
+        print(f"| {k}{' (best)' if k in (best, best_without) else ''} | {med[k]:.1f} ({', '.join(f'{x:.1f}' for x in v)}) "
               f"| {against} | {statistics.median(pss[k]):.0f} | {statistics.median(rss[k]):.0f} |")

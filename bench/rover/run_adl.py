@@ -4,7 +4,7 @@ with the pipeline of workload.py: the camera's 1/8 scale and its float
 conversion done by adl (decode-time scaling, ToFloat), the radar, lidar
 and IMU steps as the same NumPy functions, once per batch.
 
-    python bench/rover/run_adl.py DATA WORKERS [--epochs 4] [--dump FIRST.npz]
+    python bench/rover/run_adl.py DATA WORKERS [--epochs 4] [--dump FIRST.npz] [--without-camera]
     python bench/rover/run_adl.py DATA --profile
 
 Prints one JSON line: the seconds of every epoch and the warm samples/s
@@ -30,35 +30,43 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workload as W  # noqa: E402
 
 
-def sensors(root):
-    """The four sensors, reading only the channels the pipeline uses."""
-    return {
+def sensors(root, camera=True):
+    """The four sensors (three without the camera), reading only the
+    channels the pipeline uses."""
+    chosen = {
         "lidar": files.RoverSensor(os.path.join(root, "lidar"), channels=["rng"]),
         "radar": files.RoverSensor(os.path.join(root, "radar"), channels=["iq"]),
         "camera": files.RoverSensor(os.path.join(root, "camera"), channels=["video.avi"],
                                     downscale=W.CAMERA_SCALE),
         "imu": files.RoverSensor(os.path.join(root, "imu"), channels=["acc", "avel"]),
     }
+    if not camera:
+        del chosen["camera"]
+    return chosen
 
 
-def trace(root):
-    return adl.Trace(sensors(root), generic.Nearest("lidar", tol=W.SYNC_TOLERANCE), name=root)
+def trace(root, camera=True):
+    return adl.Trace(sensors(root, camera), generic.Nearest("lidar", tol=W.SYNC_TOLERANCE), name=root)
 
 
-def pipeline():
+def pipeline(camera=True):
     """workload.py's steps, on batches (`[batch, window = 1, ...]`)."""
-    return adl.Pipeline(batch={
+    steps = {
         "radar/iq": lambda iq: W.radar_magnitude(iq[:, 0]),
         "lidar/rng": lambda rng: W.lidar_range(rng[:, 0]),
-        "camera/video.avi": T.ToFloat(),
         "imu": lambda imu: W.imu_vector(imu["acc"][:, 0], imu["avel"][:, 0]),
-    })
+    }
+    if camera:
+        steps["camera/video.avi"] = T.ToFloat()
+    return adl.Pipeline(batch=steps)
 
 
 def flat(batch):
     """A batch as the reference side's: one array per sensor."""
-    return {"radar": batch["radar"]["iq"], "lidar": batch["lidar"]["rng"],
-            "camera": batch["camera"]["video.avi"][:, 0], "imu": batch["imu"]}
+    out = {"radar": batch["radar"]["iq"], "lidar": batch["lidar"]["rng"], "imu": batch["imu"]}
+    if "camera" in batch:
+        out["camera"] = batch["camera"]["video.avi"][:, 0]
+    return out
 
 
 def profile(root):
@@ -94,12 +102,15 @@ def main():
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--dump")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--without-camera", action="store_true",
+                    help="radar, lidar and IMU only: the per-frame lzma bound")
     args = ap.parse_args()
     if args.profile:
         profile(args.data)
         return
-    t = trace(args.data)
-    loader = adl.Loader(t, pipeline(), batch_size=W.BATCH, workers=args.workers)
+    camera = not args.without_camera
+    t = trace(args.data, camera)
+    loader = adl.Loader(t, pipeline(camera), batch_size=W.BATCH, workers=args.workers)
     seconds = []
     for epoch in range(args.epochs):
         start = time.perf_counter()
@@ -108,7 +119,7 @@ def main():
                 np.savez(args.dump, **flat(batch))
         seconds.append(time.perf_counter() - start)
     warm = statistics.median(seconds[1:]) if len(seconds) > 1 else seconds[0]
-    print(json.dumps({"side": "adl", "workers": args.workers, "samples": len(t),
+    print(json.dumps({"side": "adl", "workers": args.workers, "camera": camera, "samples": len(t),
                       "gil_free": loader.gil_free, "epoch_s": seconds,
                       "warm_samples_per_s": len(t) / warm}))
 

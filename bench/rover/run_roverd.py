@@ -2,7 +2,7 @@
 reference abstract_dataloader) under PyTorch's DataLoader, with the
 pipeline of workload.py applied per sample in the workers.
 
-    python bench/rover/run_roverd.py DATA WORKERS [--epochs 4] [--dump FIRST.npz]
+    python bench/rover/run_roverd.py DATA WORKERS [--epochs 4] [--dump FIRST.npz] [--without-camera]
 
 Prints one JSON line: the seconds of every epoch and the warm samples/s
 (the median over the epochs after the first). Needs roverd (with its
@@ -26,9 +26,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workload as W  # noqa: E402
 
 
-def trace(root):
-    """The four sensors, reading only the channels the pipeline uses; the
-    camera resized by OpenCV (INTER_AREA) to 1/8 as roverd reads it."""
+def trace(root, camera=True):
+    """The four sensors (three without the camera), reading only the
+    channels the pipeline uses; the camera resized by OpenCV (INTER_AREA)
+    to 1/8 as roverd reads it."""
     sensors = {
         "lidar": DynamicSensor(os.path.join(root, "lidar"), subset=["rng"]),
         "radar": DynamicSensor(os.path.join(root, "radar"), subset=["iq"]),
@@ -36,26 +37,30 @@ def trace(root):
                          resolution=(1920 // W.CAMERA_SCALE, 1080 // W.CAMERA_SCALE)),
         "imu": DynamicSensor(os.path.join(root, "imu"), subset=["acc", "avel"]),
     }
+    if not camera:
+        del sensors["camera"]
     return Trace(sensors=sensors, sync=generic.Nearest("lidar", tol=W.SYNC_TOLERANCE))
 
 
 class Training(torch.utils.data.Dataset):
     """The trace's samples through workload.py's pipeline."""
 
-    def __init__(self, root):
-        self.trace = trace(root)
+    def __init__(self, root, camera=True):
+        self.trace = trace(root, camera)
 
     def __len__(self):
         return len(self.trace)
 
     def __getitem__(self, index):
         s = self.trace[index]
-        return {
+        out = {
             "radar": W.radar_magnitude(s["radar"]["iq"][0]),
             "lidar": W.lidar_range(s["lidar"]["rng"][0]),
-            "camera": W.camera_float(s["camera"].image[0, 0]),
             "imu": W.imu_vector(s["imu"]["acc"][0], s["imu"]["avel"][0]),
         }
+        if "camera" in s:
+            out["camera"] = W.camera_float(s["camera"].image[0, 0])
+        return out
 
 
 def main():
@@ -64,9 +69,11 @@ def main():
     ap.add_argument("workers", type=int)
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--dump")
+    ap.add_argument("--without-camera", action="store_true",
+                    help="radar, lidar and IMU only: the per-frame lzma bound")
     args = ap.parse_args()
     torch.set_num_threads(1)
-    dataset = Training(args.data)
+    dataset = Training(args.data, camera=not args.without_camera)
     loader = torch.utils.data.DataLoader(
         dataset, batch_size=W.BATCH, shuffle=False, num_workers=args.workers,
         persistent_workers=args.workers > 0)
@@ -78,7 +85,8 @@ def main():
                 np.savez(args.dump, **{key: value.numpy() for key, value in batch.items()})
         seconds.append(time.perf_counter() - start)
     warm = statistics.median(seconds[1:]) if len(seconds) > 1 else seconds[0]
-    print(json.dumps({"side": "roverd", "workers": args.workers, "samples": len(dataset),
+    print(json.dumps({"side": "roverd", "workers": args.workers, "camera": not args.without_camera,
+                      "samples": len(dataset),
                       "epoch_s": seconds, "warm_samples_per_s": len(dataset) / warm}))
 
 
