@@ -49,11 +49,17 @@ enum Reader {
 
 impl Channel {
     /// The channel `meta` of the sensor folder `folder`, opened; image
-    /// frames (`mjpg`, `jpg`) shrunk by `downscale` (1, 2, 4 or 8). The
+    /// frames (`mjpg`, `jpg`) shrunk by `downscale` (1, 2, 4 or 8); an
+    /// `lzma` channel decompressed as far as the `needed` frames. The
     /// file's frames are not yet counted against the timestamps
     /// ([`frames`](Channel::frames) says how many it holds, where that is
     /// known without reading them).
-    pub(crate) fn open(folder: &Location, meta: ChannelMeta, downscale: usize) -> Result<Channel> {
+    pub(crate) fn open(
+        folder: &Location,
+        meta: ChannelMeta,
+        downscale: usize,
+        needed: usize,
+    ) -> Result<Channel> {
         let location = folder.join(&meta.name);
         let image = matches!(meta.format, ChannelFormat::Mjpeg | ChannelFormat::JpegBlobs);
         if image && meta.element != Element::U8 {
@@ -69,7 +75,7 @@ impl Channel {
                 meta.shape.clone(),
             ),
             ChannelFormat::Lzma => (
-                Reader::Lzma(LzmaChannel::open(&location, meta.frame_bytes())?),
+                Reader::Lzma(LzmaChannel::open(&location, meta.frame_bytes(), needed)?),
                 meta.shape.clone(),
             ),
             ChannelFormat::LzmaFrames => (

@@ -22,16 +22,26 @@ pub(crate) struct LzmaChannel {
 
 impl LzmaChannel {
     /// The channel file at `location`, decompressed, frames of
-    /// `frame_bytes` bytes.
-    pub(crate) fn open(location: &Location, frame_bytes: usize) -> Result<LzmaChannel> {
+    /// `frame_bytes` bytes, its first `needed` frames (one per timestamp)
+    /// kept: the rest is checked, not kept, so that a small damaged file
+    /// cannot claim gigabytes of memory.
+    pub(crate) fn open(
+        location: &Location,
+        frame_bytes: usize,
+        needed: usize,
+    ) -> Result<LzmaChannel> {
         let file = ChannelFile::open(location)?;
         let compressed = file.read_all("the channel")?;
-        let values = decompress_all(&compressed)
+        let limit = frame_bytes.checked_mul(needed).ok_or_else(|| {
+            location.error(format!(
+                "{needed} frames of {frame_bytes} bytes are more than adl can address"
+            ))
+        })?;
+        let (values, total) = decompress_all(&compressed, limit)
             .map_err(|reason| location.error(format!("cannot decompress the channel: {reason}")))?;
-        if frame_bytes > 0 && values.len() % frame_bytes != 0 {
+        if frame_bytes > 0 && total % frame_bytes as u64 != 0 {
             return Err(location.error(format!(
-                "decompresses to {} bytes, not a whole number of frames of {frame_bytes} bytes: truncated, or not this channel's type and shape",
-                values.len()
+                "decompresses to {total} bytes, not a whole number of frames of {frame_bytes} bytes: truncated, or not this channel's type and shape"
             )));
         }
         Ok(LzmaChannel {
@@ -71,26 +81,47 @@ fn decoder() -> Result<Stream, String> {
         .map_err(|e| format!("liblzma cannot make a decoder: {e}"))
 }
 
-/// The compressed `input`, decompressed whole.
-fn decompress_all(input: &[u8]) -> Result<Vec<u8>, String> {
+/// The compressed `input`, decompressed: its first `limit` bytes kept
+/// (all of it, if shorter), the rest decoded into a small buffer and
+/// dropped, so that its integrity is checked to the end of its streams
+/// while a small damaged file that claims gigabytes takes no more memory;
+/// with the whole decompressed length.
+fn decompress_all(input: &[u8], limit: usize) -> Result<(Vec<u8>, u64), String> {
     guarded(|| {
         let mut stream = decoder()?;
-        let mut out = Vec::with_capacity(input.len().saturating_mul(4).min(1 << 30));
+        let mut out = Vec::with_capacity(input.len().saturating_mul(4).min(limit).max(16));
+        let mut scratch = Vec::new();
         loop {
-            if out.len() == out.capacity() {
-                out.reserve(out.capacity().max(4096));
-            }
             let read = stream.total_in() as usize;
+            let kept = out.len() < limit;
+            let buffer = if kept {
+                if out.len() == out.capacity() {
+                    // Grown by doubling, no further than the limit
+                    // (liblzma writes into the spare capacity, at most).
+                    out.reserve_exact(out.capacity().max(4096).min(limit - out.len()));
+                }
+                &mut out
+            } else {
+                scratch.clear();
+                scratch.reserve_exact(64 << 10);
+                &mut scratch
+            };
             let status = stream
-                .process_vec(&input[read..], &mut out, Action::Finish)
+                .process_vec(&input[read..], buffer, Action::Finish)
                 .map_err(|e| words(e, stream.total_in()))?;
+            let room = buffer.len() < buffer.capacity();
             match status {
-                Status::StreamEnd => return Ok(out),
+                Status::StreamEnd => {
+                    let total = stream.total_out();
+                    out.truncate(limit);
+                    return Ok((out, total));
+                }
                 // No progress with room to write: the input ended first.
-                Status::MemNeeded if out.len() < out.capacity() => {
+                Status::MemNeeded if room => {
                     return Err(format!(
-                        "the compressed data end at byte {} inside a stream: truncated",
-                        input.len()
+                        "the compressed data end at byte {} inside a stream, after {} bytes: truncated",
+                        input.len(),
+                        stream.total_out()
                     ));
                 }
                 _ => {}
@@ -214,14 +245,34 @@ mod tests {
     }
 
     #[test]
+    fn a_channel_is_decompressed_no_further_than_its_frames() {
+        // 64 MiB of zeros, a few KiB compressed: 1000 bytes are taken.
+        let packed = xz(&vec![0u8; 64 << 20]);
+        assert!(packed.len() < 64 << 10);
+        let (values, total) = decompress_all(&packed, 1000).unwrap();
+        assert_eq!((values.len(), total), (1000, 64 << 20));
+        assert!(values.capacity() <= 1000 + 4096);
+        assert_eq!(decompress_all(&packed, 0).unwrap(), (Vec::new(), 64 << 20));
+        assert_eq!(decompress_all(&xz(b""), 0).unwrap(), (Vec::new(), 0));
+        // Damaged past the kept bytes: refused all the same.
+        let err = decompress_all(&packed[..packed.len() - 20], 1000).unwrap_err();
+        assert!(
+            err.contains("truncated") || err.contains("corrupt"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn streams_one_after_another_decompress_as_one() {
         let mut two = xz(b"abc");
         two.extend(xz(b"def"));
-        assert_eq!(decompress_all(&two).unwrap(), b"abcdef");
+        assert_eq!(decompress_all(&two, 100).unwrap(), (b"abcdef".to_vec(), 6));
+        assert_eq!(decompress_all(&two, 6).unwrap(), (b"abcdef".to_vec(), 6));
+        assert_eq!(decompress_all(&two, 4).unwrap(), (b"abcd".to_vec(), 6));
         let mut out = [0u8; 6];
         decompress_into(&two, &mut out).unwrap();
         assert_eq!(&out, b"abcdef");
-        let err = decompress_all(&two[..two.len() - 5]).unwrap_err();
+        let err = decompress_all(&two[..two.len() - 5], 100).unwrap_err();
         assert!(
             err.contains("truncated") || err.contains("corrupt"),
             "{err}"

@@ -248,7 +248,7 @@ impl RoverSensor {
         let channels = chosen
             .into_iter()
             .map(|meta| {
-                let channel = Channel::open(&folder, meta, options.downscale)?;
+                let channel = Channel::open(&folder, meta, options.downscale, samples)?;
                 channel.check_frames(samples)?;
                 Ok(channel)
             })
