@@ -249,6 +249,15 @@ fn a_window_holds_the_frames_around_each_sample() {
     }
     let err = lidar.get(5).unwrap_err();
     assert!(matches!(err, Error::IndexOutOfRange { .. }), "{err}");
+    let err = RoverSensor::open(
+        trace().join("lidar"),
+        &RoverOptions::default().window(3, usize::MAX),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("are more than its 5 samples"),
+        "{err}"
+    );
 
     let camera = open("camera", &RoverOptions::default().window(1, 0).downscale(2));
     let pair = channel!(camera.get(2).unwrap(), "video.avi", U8);

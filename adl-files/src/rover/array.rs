@@ -57,7 +57,16 @@ fn typed<T: bytemuck::Pod>(
     shape: &[usize],
     fill: impl FnOnce(&mut [u8]) -> Result<()>,
 ) -> Result<ArrayD<T>> {
-    let len = shape.iter().product::<usize>();
+    let len = shape
+        .iter()
+        .try_fold(1usize, |n, &axis| n.checked_mul(axis))
+        .filter(|&n| n.saturating_mul(size_of::<T>()) <= isize::MAX as usize)
+        .ok_or_else(|| {
+            Error::invalid(
+                "the frames of a sample",
+                format!("an array of shape {shape:?} is too large to address"),
+            )
+        })?;
     let mut values = vec![T::zeroed(); len];
     fill(bytemuck::cast_slice_mut(&mut values))?;
     ArrayD::from_shape_vec(IxDyn(shape), values).map_err(|e| Error::internal("ChannelArray", e))

@@ -127,6 +127,17 @@ pub(crate) fn parse(location: &Location, text: &[u8]) -> Result<Vec<ChannelMeta>
                     Element::codes()
                 ))
             })?;
+            let bytes = entry
+                .shape
+                .iter()
+                .try_fold(element.size(), |n, &axis| n.checked_mul(axis))
+                .filter(|&n| n <= isize::MAX as usize);
+            if bytes.is_none() {
+                return Err(location.error(format!(
+                    "channel `{name}`: a frame of shape {:?} of {element} is too large to address",
+                    entry.shape
+                )));
+            }
             Ok(ChannelMeta {
                 name,
                 format,
@@ -187,6 +198,11 @@ mod tests {
             err.contains("not a roverd meta.json") && err.contains("line 1"),
             "{err}"
         );
+        let err =
+            parsed(r#"{"iq": {"format": "raw", "type": "f8", "shape": [4294967296, 4294967296]}}"#)
+                .unwrap_err()
+                .to_string();
+        assert!(err.contains("channel `iq`: a frame of shape"), "{err}");
         let err = parsed("[1, 2]").unwrap_err().to_string();
         assert!(err.contains("not a roverd meta.json"), "{err}");
     }

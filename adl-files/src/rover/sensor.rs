@@ -75,9 +75,9 @@ impl RoverOptions {
         }
     }
 
-    /// The frames in a sample's window: `past + 1 + future`.
+    /// The frames in a sample's window: `past + 1 + future` (saturating).
     pub fn window_len(&self) -> usize {
-        self.past + 1 + self.future
+        self.past.saturating_add(1).saturating_add(self.future)
     }
 }
 
@@ -220,6 +220,20 @@ impl RoverSensor {
         }
         let timestamps = read_timestamps(name, &folder.join(TIMESTAMPS))?;
         let samples = timestamps.as_slice().len();
+        let window = options
+            .past
+            .checked_add(options.future)
+            .and_then(|n| n.checked_add(1))
+            .filter(|&n| n <= samples);
+        if window.is_none() {
+            return Err(Error::invalid(
+                format_args!("window of sensor `{name}`"),
+                format!(
+                    "{} past and {} future frames around each sample are more than its {samples} samples",
+                    options.past, options.future
+                ),
+            ));
+        }
 
         let chosen = match &options.channels {
             None => declared,
@@ -326,6 +340,7 @@ impl Sensor for RoverSensor {
             ));
         }
         if index < self.past || index + self.future >= len {
+            // (No overflow: past + 1 + future <= len, checked at opening.)
             return Err(Error::invalid(
                 format_args!("index {index} of sensor `{}`", self.name),
                 format!(
