@@ -1,6 +1,6 @@
 //! `adl.default_collate`: PyTorch's `default_collate` with NumPy arrays
 //! out (a tensor of the same dtype and shape is `torch.from_numpy` of it,
-//! no copy): arrays stacked by adl with the GIL released, numbers into
+//! no copy): arrays stacked by adl under the GIL, numbers into
 //! arrays, strings into lists, and the structure kept (dicts by key,
 //! tuples and lists transposed, named tuples by field, dataclasses by
 //! field into an instance of their class, as `abstract_dataloader`'s
@@ -288,7 +288,8 @@ fn numbers<'py>(
 
 /// The arrays `samples` (one shape, one dtype) stacked on a new first
 /// axis: the output allocated by NumPy, each sample's bytes copied into it
-/// by adl with the GIL released.
+/// by adl with the GIL held (the samples are the caller's arrays, which
+/// any other Python thread may write while the GIL is released).
 fn stack<'py>(py: Python<'py>, samples: &[Bound<'py, PyAny>]) -> PyResult<Bound<'py, PyAny>> {
     let numpy = py.import("numpy")?;
     let mut arrays = Vec::with_capacity(samples.len());
@@ -330,27 +331,23 @@ fn stack<'py>(py: Python<'py>, samples: &[Bound<'py, PyAny>]) -> PyResult<Bound<
         .call_method1("empty", (PyTuple::new(py, &out_shape)?, &dtype))?
         .cast_into::<PyUntypedArray>()?;
     let bytes = shape.iter().product::<usize>() * dtype.itemsize();
-    // SAFETY: every array is C-contiguous (from `asarray(order="C")`, or
-    // `empty`) with `bytes` bytes per sample, and `out` holds one run of
-    // `bytes` per sample; the arrays are kept alive by `arrays` and `out`,
-    // which this function holds until the copy is done, and no Python code
-    // runs on them meanwhile (`out` is new and not yet shared).
-    let sources: Vec<usize> = arrays
-        .iter()
-        .map(|a| unsafe { (*a.as_array_ptr()).fields.data as usize })
-        .collect();
-    let target = unsafe { (*out.as_array_ptr()).fields.data as usize };
-    py.detach(|| {
-        for (k, &source) in sources.iter().enumerate() {
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    source as *const u8,
-                    (target as *mut u8).add(k * bytes),
-                    bytes,
-                );
-            }
+    let target = out.as_array_ptr();
+    for (k, array) in arrays.iter().enumerate() {
+        // SAFETY: `array` is C-contiguous (from `asarray(order="C")`) with
+        // `bytes` bytes (its shape and dtype were checked equal to the
+        // first's above, and its dtype is not an object dtype, so the bytes
+        // are plain data), and `out` is C-contiguous (from `empty`) with one
+        // run of `bytes` per sample, so the `k`-th run is in bounds; both
+        // are kept alive by `arrays` and `out`, and `out` is new, not shared,
+        // so the two do not overlap. The GIL is held for the whole copy
+        // (`py` is borrowed and nothing here releases it), so no Python
+        // thread runs meanwhile, and none can write `array` or resize it.
+        unsafe {
+            let source = (*array.as_array_ptr()).fields.data as *const u8;
+            let run = ((*target).fields.data as *mut u8).add(k * bytes);
+            std::ptr::copy_nonoverlapping(source, run, bytes);
         }
-    });
+    }
     Ok(out.into_any())
 }
 
