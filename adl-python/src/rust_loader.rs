@@ -9,7 +9,6 @@
 //! with the GIL released while it waits or, the loader's workers busy,
 //! builds a batch itself), as in Rust: no thread of its own, no hand-over.
 
-use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex};
 
 use adl_core::exec::Recycle;
@@ -37,63 +36,20 @@ trait ErasedEpoch: Send {
     fn skipped(&self) -> Vec<(usize, String)>;
 }
 
-/// An epoch beside the loader it borrows.
-struct Running<D, P>
-where
-    D: Dataset + 'static,
-    P: Pipeline<D::Sample> + 'static,
-{
-    /// Borrows the loader of `_loader` (as `'static`: see
-    /// [`Running::start`]); dropped first.
-    epoch: ManuallyDrop<Epoch<'static, D, P>>,
-    /// Held, not read: the loader the epoch borrows.
-    _loader: Arc<Loader<D, P>>,
-}
+/// An epoch of a loader, borrowing it for `'a`.
+type EpochOf<'a> = Box<dyn ErasedEpoch + 'a>;
 
-impl<D, P> Running<D, P>
-where
-    D: Dataset + Send + Sync + 'static,
-    D::Sample: Send,
-    P: Pipeline<D::Sample> + Send + Sync + 'static,
-    P::Transformed: Send,
-    P::Processed: Recycle + Send + 'static,
-{
-    /// Epoch `epoch` of `loader` (resumed from `state` if given).
-    fn start(
-        loader: &Arc<Loader<D, P>>,
-        epoch: u64,
-        state: Option<&LoaderState>,
-    ) -> adl_core::Result<Self> {
-        let loader = Arc::clone(loader);
-        // SAFETY: the reference is to the loader inside `loader`'s
-        // allocation, which the `Arc` kept beside it holds for as long as
-        // the epoch lives: the epoch is dropped before the `Arc` (`Drop`
-        // below), never handed out, and the loader never moves.
-        let borrowed: &'static Loader<D, P> = unsafe { &*Arc::as_ptr(&loader) };
-        let epoch = match state {
-            Some(state) => borrowed.resume(state)?,
-            None => borrowed.epoch(epoch),
-        };
-        Ok(Running {
-            epoch: ManuallyDrop::new(epoch),
-            _loader: loader,
-        })
+self_cell::self_cell!(
+    /// An epoch beside the loader it borrows (the loader shared with the
+    /// [`RustLoader`] that started it, so that the epoch outlives neither).
+    struct Running {
+        owner: Arc<dyn ErasedLoader>,
+        #[covariant]
+        dependent: EpochOf,
     }
-}
+);
 
-impl<D, P> Drop for Running<D, P>
-where
-    D: Dataset + 'static,
-    P: Pipeline<D::Sample> + 'static,
-{
-    fn drop(&mut self) {
-        // SAFETY: dropped once, here, before `_loader` (a field, dropped
-        // after this), whose loader it borrows.
-        unsafe { ManuallyDrop::drop(&mut self.epoch) };
-    }
-}
-
-impl<D, P> ErasedEpoch for Running<D, P>
+impl<D, P> ErasedEpoch for Epoch<'_, D, P>
 where
     D: Dataset + Send + Sync + 'static,
     D::Sample: Send,
@@ -102,30 +58,28 @@ where
     P::Processed: Recycle + ToPython,
 {
     fn state(&self) -> LoaderState {
-        self.epoch.state()
+        Epoch::state(self)
     }
 
     fn batches(&self) -> usize {
-        self.epoch.batches()
+        Epoch::batches(self)
     }
 
     fn indices(&self) -> Vec<usize> {
-        self.epoch.indices().to_vec()
+        Epoch::indices(self).to_vec()
     }
 
     fn skipped(&self) -> Vec<(usize, String)> {
-        self.epoch
-            .skipped()
+        Epoch::skipped(self)
             .iter()
             .map(|s| (s.index, s.reason.clone()))
             .collect()
     }
 
     fn next(&mut self, py: Python<'_>) -> Option<(PyResult<Py<PyAny>>, LoaderState)> {
-        let epoch = &mut *self.epoch;
-        let (batch, state) = py.detach(move || {
-            let batch = epoch.next()?;
-            Some((batch, epoch.state()))
+        let (batch, state) = py.detach(|| {
+            let batch = Iterator::next(self)?;
+            Some((batch, Epoch::state(self)))
         })?;
         let batch = match batch {
             Ok(batch) => in_python(py, batch),
@@ -168,17 +122,17 @@ fn in_python<B: ToPython + Recycle>(py: Python<'_>, batch: Batch<B>) -> PyResult
 
 /// A loader of any dataset and pipeline whose batches are [`ToPython`].
 trait ErasedLoader: Send + Sync {
-    fn start(
-        &self,
-        epoch: u64,
-        state: Option<LoaderState>,
-    ) -> adl_core::Result<Box<dyn ErasedEpoch>>;
+    /// Epoch `epoch` (resumed from `state` if given), borrowing the loader.
+    fn start(&self, epoch: u64, state: Option<LoaderState>) -> adl_core::Result<EpochOf<'_>>;
+    /// Where epoch `epoch` starts.
     fn state(&self, epoch: u64) -> LoaderState;
+    /// What the loader did so far, as text.
     fn statistics(&self) -> String;
+    /// The loader's plan as Graphviz DOT.
     fn plan(&self) -> String;
 }
 
-impl<D, P> ErasedLoader for Arc<Loader<D, P>>
+impl<D, P> ErasedLoader for Loader<D, P>
 where
     D: Dataset + Send + Sync + 'static,
     D::Sample: Send,
@@ -186,12 +140,11 @@ where
     P::Transformed: Send,
     P::Processed: Recycle + ToPython,
 {
-    fn start(
-        &self,
-        epoch: u64,
-        state: Option<LoaderState>,
-    ) -> adl_core::Result<Box<dyn ErasedEpoch>> {
-        Ok(Box::new(Running::start(self, epoch, state.as_ref())?))
+    fn start(&self, epoch: u64, state: Option<LoaderState>) -> adl_core::Result<EpochOf<'_>> {
+        Ok(Box::new(match state {
+            Some(state) => self.resume(&state)?,
+            None => self.epoch(epoch),
+        }))
     }
 
     fn state(&self, epoch: u64) -> LoaderState {
@@ -222,7 +175,7 @@ where
 /// ```
 #[pyclass(module = "adl", frozen)]
 pub struct RustLoader {
-    inner: Box<dyn ErasedLoader>,
+    inner: Arc<dyn ErasedLoader>,
     process: u32,
     states: States,
 }
@@ -238,7 +191,7 @@ impl RustLoader {
         P::Processed: Recycle + ToPython,
     {
         RustLoader {
-            inner: Box::new(Arc::new(loader)),
+            inner: Arc::new(loader),
             process: std::process::id(),
             states: States::default(),
         }
@@ -252,11 +205,11 @@ impl RustLoader {
     pub(crate) fn epoch(&self, epoch: u64) -> PyResult<RustEpoch> {
         same_process(self.process)?;
         let state = self.states.take_for(epoch);
-        let running = self
-            .inner
-            .start(epoch, state)
-            .map_err(crate::errors::to_python)?;
-        let last = self.states.started(running.state());
+        let running = Running::try_new(Arc::clone(&self.inner), |loader| {
+            loader.start(epoch, state)
+        })
+        .map_err(crate::errors::to_python)?;
+        let last = self.states.started(running.borrow_dependent().state());
         Ok(RustEpoch {
             running: Mutex::new(running),
             last,
@@ -306,7 +259,7 @@ impl RustLoader {
 /// One epoch of a [`RustLoader`]: an iterator of batches.
 #[pyclass(module = "adl")]
 pub struct RustEpoch {
-    running: Mutex<Box<dyn ErasedEpoch>>,
+    running: Mutex<Running>,
     last: Last,
     process: u32,
 }
@@ -323,7 +276,7 @@ impl RustEpoch {
         same_process(self.process)?;
         let next = {
             let mut running = locked(&self.running);
-            running.next(py)
+            running.with_dependent_mut(|_, epoch| epoch.next(py))
         };
         match next {
             None => Ok(None),
@@ -337,21 +290,21 @@ impl RustEpoch {
     /// The number of this rank's batches in the epoch (from where it
     /// started).
     fn __len__(&self) -> usize {
-        locked(&self.running).batches()
+        locked(&self.running).borrow_dependent().batches()
     }
 
     /// This rank's dataset indices of the epoch, in order.
     fn indices(&self) -> Vec<usize> {
-        locked(&self.running).indices()
+        locked(&self.running).borrow_dependent().indices()
     }
 
     /// The samples left out so far (`on_error="skip"`): `(index, reason)`.
     fn skipped(&self) -> Vec<(usize, String)> {
-        locked(&self.running).skipped()
+        locked(&self.running).borrow_dependent().skipped()
     }
 
     /// Where this epoch stands, as the loader's `state_dict` gives it.
     fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        to_dict(py, &locked(&self.running).state())
+        to_dict(py, &locked(&self.running).borrow_dependent().state())
     }
 }
