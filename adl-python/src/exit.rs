@@ -66,8 +66,11 @@ pub(crate) fn enter() -> Result<Inside> {
 
 /// Python's `atexit` hook (registered when `adl._native` is imported):
 /// close the gate, then wait without the GIL for adl's threads to leave
-/// Python. A call that takes long (a slow sample) is waited for; after
-/// 10 s a line on stderr says what the exit waits for, once.
+/// Python. A call that takes long (a slow sample) is waited for, as the
+/// training loop waits for it with no workers; after 10 s a line on
+/// stderr says what the exit waits for, once. (Not waiting is no way
+/// out: the thread would be ended by force inside adl's frames, the abort
+/// this module is here to prevent.)
 #[pyfunction]
 pub(crate) fn at_exit(py: Python<'_>) {
     CLOSED.store(true, Ordering::SeqCst);
@@ -88,13 +91,26 @@ pub(crate) fn at_exit(py: Python<'_>) {
     });
 }
 
-/// Register [`at_exit`] with Python's `atexit`.
+/// `os.register_at_fork`'s hook in a child: a forked process has none of
+/// its parent's other threads, so none of them is inside Python there
+/// (the count copied from the parent would make the child's exit wait
+/// for threads that do not exist).
+#[pyfunction]
+pub(crate) fn after_fork_in_child() {
+    INSIDE.store(0, Ordering::SeqCst);
+}
+
+/// Register [`at_exit`] with Python's `atexit`, and
+/// [`after_fork_in_child`] with `os.register_at_fork`.
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = module.py();
     let hook = wrap_pyfunction!(at_exit, module)?;
     module.add("_at_exit", &hook)?;
-    module
-        .py()
-        .import("atexit")?
-        .call_method1("register", (hook,))?;
+    py.import("atexit")?.call_method1("register", (hook,))?;
+    let forked = wrap_pyfunction!(after_fork_in_child, module)?;
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("after_in_child", forked)?;
+    py.import("os")?
+        .call_method("register_at_fork", (), Some(&kwargs))?;
     Ok(())
 }

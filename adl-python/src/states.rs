@@ -44,14 +44,14 @@ pub(crate) struct States {
 }
 
 impl States {
-    /// The state given for epoch `epoch`, if the one given is of it (it
-    /// is used once).
+    /// The state given for epoch `epoch`, if the one given is of it. An
+    /// epoch starting uses it up either way: once another epoch has
+    /// started, where the loader stands is that epoch's place, and
+    /// `iter(loader)` goes on from there, not back to the state loaded.
     pub(crate) fn take_for(&self, epoch: u64) -> Option<LoaderState> {
-        let mut pending = locked(&self.pending);
-        match pending.as_ref() {
-            Some(state) if state.epoch == epoch => pending.take(),
-            _ => None,
-        }
+        locked(&self.pending)
+            .take()
+            .filter(|state| state.epoch == epoch)
     }
 
     /// An epoch started at `state`: the handle it writes where it stands

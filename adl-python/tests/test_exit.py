@@ -74,3 +74,17 @@ def test_the_uncaught_error_is_the_loaders_and_names_the_sample():
     assert status == 1, err
     assert "adl.LoaderError" in err or "LoaderError" in err, err
     assert "sample 5 is bad" in err, err
+
+
+def test_a_child_forked_while_a_worker_is_in_python_exits_at_once():
+    # Without the reset in the child, its exit waits for a thread that
+    # only the parent has: a hang.
+    try:
+        done = subprocess.run(
+            [sys.executable, str(SCRIPT.parent / "fork_mid_call.py")],
+            capture_output=True, text=True, timeout=60,
+        )
+    except subprocess.TimeoutExpired as hung:
+        pytest.fail(f"the forked child did not exit: {hung.stderr}")
+    assert done.returncode == 0, done.stderr
+    assert "child 3" in done.stdout, done.stdout + done.stderr

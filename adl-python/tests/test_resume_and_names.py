@@ -101,6 +101,19 @@ def test_a_load_detaches_the_epoch_started_before_it():
     assert loader.state_dict() == saved
 
 
+def test_another_epoch_started_after_a_load_uses_the_loaded_state_up():
+    loader = python_loader()
+    it = loader.epoch(0)
+    next(it)
+    saved = loader.state_dict()
+    resumed = python_loader()
+    resumed.load_state_dict(saved)
+    list(resumed.epoch(5))  # another epoch than the state's
+    assert resumed.state_dict()["epoch"] == 5
+    # iter goes on from epoch 5, not back to the state loaded.
+    assert flat(iter(resumed)) == flat(python_loader().epoch(6))
+
+
 class Sensor:
     """A Python sensor: timestamps, and a sample that fails at `bad`."""
 
