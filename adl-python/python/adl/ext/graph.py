@@ -61,25 +61,57 @@ class Node:
             ValueError: the node has several outputs and its result has
                 another number of items.
         """
-        arguments = {argument: data[key] for argument, key in self.inputs.items()}
-        arguments.update({argument: data[key]
-                          for argument, key in self.optional.items() if key in data})
-        result = self.transform(**arguments)
+        required = _values_for(self.inputs, data)
+        present = _values_for(self.optional, data, only_present=True)
+        result = self.transform(**(required | present))
+        data.update(self._named_outputs(result, name))
+        return data
+
+    def _named_outputs(
+        self, result: Any, name: str
+    ) -> Iterable[tuple[str, Any]]:
+        """``result`` as ``(key, value)`` pairs: under ``output`` for one
+        output, else one item of the sequence per output key, checked to
+        be a sequence of as many items (``name`` is the node's, for the
+        errors)."""
         if isinstance(self.output, str):
-            data[self.output] = result
-            return data
+            return [(self.output, result)]
         if not isinstance(result, Sequence):
             raise TypeError(
                 f"Node '{name}' output is expected to be a sequence due to "
                 f"output specification {self.output}: "
                 f"\n{wl.pformat(result)}\n")
-        if len(result) != len(self.output):
+        expected = len(self.output)
+        if len(result) != expected:
             raise ValueError(
                 f"Node '{name}' output length mismatch: expected "
-                f"{len(self.output)} outputs ({self.output}), but got "
+                f"{expected} outputs ({self.output}), but got "
                 f"{len(result)} outputs:\n{wl.pformat(result)}\n")
-        data.update(zip(self.output, result))
-        return data
+        return zip(self.output, result)
+
+
+def _values_for(
+    wiring: Mapping[str, str], data: Mapping[str, Any],
+    only_present: bool = False
+) -> dict[str, Any]:
+    """Each argument of ``wiring`` with the value in ``data`` of the key it
+    is wired to (a missing key a ``KeyError``, or, with ``only_present``,
+    left out)."""
+    return {argument: data[key] for argument, key in wiring.items()
+            if not only_present or key in data}
+
+
+def _as_node(name: str, given: "Node | Mapping[str, Any]") -> Node:
+    """``given`` as a [`Node`][^.]: itself, or a node of those arguments
+    (a ``TypeError`` naming node ``name`` where they are not a node's)."""
+    if isinstance(given, Node):
+        return given
+    try:
+        return Node(**given)
+    except TypeError as error:
+        raise TypeError(
+            f"Node '{name}' is not a valid Node specification: "
+            f"{wl.pformat(given)}") from error
 
 
 class Transform(spec.Transform[dict[str, Any], dict[str, Any]]):
@@ -104,18 +136,10 @@ class Transform(spec.Transform[dict[str, Any], dict[str, Any]]):
         self, outputs: Mapping[str, str] | None = None, keep_all: bool = False,
         **nodes: Node | dict[str, Any]
     ) -> None:
-        self.nodes = {}
-        for name, node in nodes.items():
-            if not isinstance(node, Node):
-                try:
-                    node = Node(**node)
-                except TypeError as error:
-                    raise TypeError(
-                        f"Node '{name}' is not a valid Node specification: "
-                        f"{wl.pformat(node)}") from error
-            self.nodes[name] = node
         self.outputs = outputs
         self.keep_all = keep_all
+        self.nodes = {name: _as_node(name, given)
+                      for name, given in nodes.items()}
 
     def _needed(self) -> set[str] | None:
         """The keys that must be kept while the graph runs: every node's

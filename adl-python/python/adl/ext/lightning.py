@@ -231,10 +231,11 @@ class ADLDataModule(
             transforms: the pipeline.
             kwargs: the constructor's other arguments.
         """
-        return cls(
-            dataset={split: partial(dataset, names)
-                     for split, names in traces.items()},
-            transforms=transforms, **kwargs)
+        # Each split's dataset is made from its traces on first use.
+        split_constructors: dict[str, Callable[[], spec.Dataset[Raw]]] = {}
+        for split, trace_names in traces.items():
+            split_constructors[split] = partial(dataset, trace_names)
+        return cls(transforms=transforms, dataset=split_constructors, **kwargs)
 
     @cached_property
     def samples(self) -> Collated | None:
@@ -279,22 +280,26 @@ class ADLDataModule(
         Returns:
             The split's transformed dataset.
         """
-        if split in self._datasets:
-            return self._datasets[split]
-        if split not in self._dataset:
+        cached = self._datasets.get(split)
+        if cached is None:
+            cached = TransformedDataset(
+                self._split_source(split), transform=self.transforms.sample)
+            self._datasets[split] = cached
+        return cached
+
+    def _split_source(self, split: Split) -> spec.Dataset[Raw]:
+        """A split's dataset as given (made now, where a constructor was
+        given), subsampled where ``subsample`` names the split."""
+        try:
+            given = self._dataset[split]
+        except KeyError:
             raise KeyError(
                 f"No `{split}` split was provided to this DataModule. Only "
                 f"the following splits are present: "
-                f"{list(self._dataset.keys())}")
-        dataset = self._dataset[split]
-        if not isinstance(dataset, spec.Dataset):
-            dataset = dataset()
-        fraction = self._subsample.get(split)
-        if fraction is not None:
-            dataset = SampledDataset(dataset, fraction)
-        transformed = TransformedDataset(dataset, transform=self.transforms.sample)
-        self._datasets[split] = transformed
-        return transformed
+                f"{list(self._dataset.keys())}") from None
+        source = given if isinstance(given, spec.Dataset) else given()
+        share = self._subsample.get(split)
+        return source if share is None else SampledDataset(source, share)
 
     def dataloader(
         self, dataset: spec.Dataset[Raw] | Split,

@@ -58,10 +58,10 @@ class MissingInputError(Exception):
     def __init__(
         self, key: str, obj: Any, kind: Literal["Key", "Attribute"] = "Key"
     ) -> None:
-        super().__init__(key)
-        self.key = key
-        self.obj = obj
-        self.kind = kind
+        # The message is rendered only when printed (`__str__`): the
+        # exception's sole argument is the key.
+        Exception.__init__(self, key)
+        self.key, self.obj, self.kind = key, obj, kind
 
     def __str__(self) -> str:
         """``<kind> <key> not found: <obj, pretty-printed>``, made when
@@ -270,6 +270,14 @@ class MultiObjectiveSpec(Generic[YTrue, YPred, YTrueAll, YPredAll]):
         return {name: _select(y_true, where) for name, where in self.aux.items()}
 
 
+def _as_spec(given: Mapping | MultiObjectiveSpec) -> MultiObjectiveSpec:
+    """``given`` as a [`MultiObjectiveSpec`][^.]: itself, or a spec of
+    those fields (as a Hydra config gives one)."""
+    if isinstance(given, MultiObjectiveSpec):
+        return given
+    return MultiObjectiveSpec(**given)
+
+
 class MultiObjective(Objective[TArray, YTrue, YPred]):
     """Several objectives as one: the weighted sum of their losses, and
     their metrics, visualizations and renders each under
@@ -309,11 +317,8 @@ class MultiObjective(Objective[TArray, YTrue, YPred]):
                 "MultiObjective: at least one objective must be provided "
                 "(as keyword arguments, by name).")
         self.strict = strict
-        self.objectives = {
-            name: spec if isinstance(spec, MultiObjectiveSpec)
-            else MultiObjectiveSpec(**spec)
-            for name, spec in objectives.items()
-        }
+        self.objectives = {name: _as_spec(given)
+                           for name, given in objectives.items()}
         # The objectives (and `<name>_visualizations`, `<name>_render`)
         # whose skip was logged already.
         self._warned_objectives: set[str] = set()

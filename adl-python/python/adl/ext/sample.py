@@ -4,7 +4,8 @@ low-discrepancy sequence ([`sample_ld`][.]), uniformly, at random, or by
 a function of the dataset's length.
 """
 
-from collections.abc import Callable, Iterable
+import itertools
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic, Literal, TypeVar
 
 import numpy as np
@@ -49,21 +50,15 @@ class SampledDataset(spec.Dataset[TSample], Generic[TSample]):
             | Callable[[int], Integer[np.ndarray, "N"]] = "ld",
     ) -> None:
         self.dataset = dataset
-        total = len(dataset)
-        if isinstance(samples, float):
-            samples = int(samples * total)
-        samples = min(samples, total)
-        if mode == "ld":
-            self.subset = sample_ld(total, samples=samples, seed=seed)
-        elif mode == "random":
-            if isinstance(seed, float):
-                seed = int(seed * total)
-            self.subset = np.random.default_rng(seed).choice(
-                total, size=samples, replace=True)
-        elif mode == "uniform":
-            self.subset = np.linspace(0, total - 1, samples, dtype=np.int64)
+        length = len(dataset)
+        count = min(_count_of(samples, length), length)
+        if isinstance(mode, str) and mode in _NAMED_CHOICES:
+            self.subset = _NAMED_CHOICES[mode](length, count, seed)
         else:
-            self.subset = mode(total).astype(np.int64)
+            # Any other mode is the user's function of the length (a name
+            # that is not one of the three fails here: a str is not
+            # callable).
+            self.subset = mode(length).astype(np.int64)
 
     def __getitem__(self, index: int | np.integer) -> TSample:
         """The dataset's sample at position ``index`` of the subset."""
@@ -82,19 +77,71 @@ class SampledDataset(spec.Dataset[TSample], Generic[TSample]):
         return f"Sampled({self.dataset!r}, n={len(self)})"
 
 
+def _count_of(amount: int | float, total: int) -> int:
+    """``amount`` itself, or, for a ``float``, that fraction of ``total``
+    (rounded down)."""
+    return int(amount * total) if isinstance(amount, float) else amount
+
+
+def _choose_low_discrepancy(
+    length: int, count: int, seed: int | float
+) -> Int64[np.ndarray, "count"]:
+    """``SampledDataset``'s ``"ld"`` mode: [`sample_ld`][^.]."""
+    return sample_ld(length, samples=count, seed=seed)
+
+
+def _choose_at_random(
+    length: int, count: int, seed: int | float
+) -> Int64[np.ndarray, "count"]:
+    """``SampledDataset``'s ``"random"`` mode: ``count`` draws, with
+    repeats, from a generator seeded with ``seed`` (a ``float`` a fraction
+    of ``length``)."""
+    generator = np.random.default_rng(_count_of(seed, length))
+    return generator.choice(length, size=count, replace=True)
+
+
+def _choose_evenly_spaced(
+    length: int, count: int, seed: int | float
+) -> Int64[np.ndarray, "count"]:
+    """``SampledDataset``'s ``"uniform"`` mode: ``count`` evenly spaced
+    indices from the first to the last (``seed`` is not used)."""
+    del seed
+    return np.linspace(0, length - 1, count, dtype=np.int64)
+
+
+# SampledDataset's named modes, each a function of (length, count, seed).
+_NAMED_CHOICES: dict[
+    str, Callable[[int, int, int | float], Int64[np.ndarray, "count"]]
+] = {
+    "ld": _choose_low_discrepancy,
+    "random": _choose_at_random,
+    "uniform": _choose_evenly_spaced,
+}
+
+
+def _alternating_around(centre: int) -> Iterator[int]:
+    """``centre``, ``centre + 1``, ``centre - 1``, ``centre + 2``,
+    ``centre - 2``, ... without end."""
+    yield centre
+    for distance in itertools.count(1):
+        yield centre + distance
+        yield centre - distance
+
+
 def _coprime_step(total: int, near: int) -> int:
     """The integer nearest ``near`` that is coprime with ``total``, trying
     ``near``, ``near + 1``, ``near - 1``, ``near + 2``, ... (as many tries
     as ``near`` is from ``0`` or ``total``)."""
-    for attempt in range(min(total - near, near)):
-        distance = (attempt + 1) // 2
-        candidate = near - distance if attempt % 2 == 0 else near + distance
-        if np.gcd(candidate, total) == 1:
-            return candidate
-    raise ValueError(
-        f"no step coprime with total={total} within "
-        f"{min(total - near, near)} tries from {near} (total * alpha): give "
-        f"`alpha` as an int step, or another alpha")
+    tries = min(total - near, near)
+    candidates = itertools.islice(_alternating_around(near), tries)
+    found = next((candidate for candidate in candidates
+                  if np.gcd(candidate, total) == 1), None)
+    if found is None:
+        raise ValueError(
+            f"no step coprime with total={total} within {tries} tries from "
+            f"{near} (total * alpha): give `alpha` as an int step, or "
+            f"another alpha")
+    return found
 
 
 def sample_ld(
@@ -129,16 +176,15 @@ def sample_ld(
             step coprime with ``total`` is near ``total * alpha``.
         NotImplementedError: the sequence would overflow ``int64``.
     """
-    if isinstance(samples, float):
-        samples = int(samples * total)
-    if isinstance(seed, float):
-        seed = int(seed * total)
-    if isinstance(alpha, float):
-        alpha = _coprime_step(total, int(total * alpha))
-    if not 0 <= samples <= total:
+    count = _count_of(samples, total)
+    start = _count_of(seed, total)
+    step = (_coprime_step(total, int(total * alpha))
+            if isinstance(alpha, float) else alpha)
+    if count < 0 or count > total:
         raise ValueError(
-            f"Number of samples {samples} must be in [0, {total}].")
-    if samples * alpha >= np.iinfo(np.int64).max:
+            f"Number of samples {count} must be in [0, {total}].")
+    if count * step >= np.iinfo(np.int64).max:
         raise NotImplementedError(
-            f"`samples={samples}` is too large, and will cause overflow.")
-    return (np.arange(samples, dtype=np.int64) * alpha + seed) % total
+            f"`samples={count}` is too large, and will cause overflow.")
+    offsets = np.arange(count, dtype=np.int64) * step
+    return (offsets + start) % total

@@ -109,11 +109,17 @@ class Window(
         Returns:
             A constructor of windowed sensors, from a path.
         """
-        def windowed(path: str) -> "Window[SampleStack, Sample, TMetadata]":
-            return cls(sensor(path), collate_fn=collate_fn, past=past,
-                       future=future, crop=crop, parallel=parallel)
+        options = {"collate_fn": collate_fn, "past": past,
+                   "future": future, "crop": crop, "parallel": parallel}
 
-        return windowed
+        def open_windowed(
+            path: str
+        ) -> "Window[SampleStack, Sample, TMetadata]":
+            """The window over the sensor that ``sensor`` opens at
+            ``path``."""
+            return cls(sensor(path), **options)
+
+        return open_windowed
 
     def __getitem__(self, index: int | np.integer) -> SampleStack:
         """The window of sample ``index``.
@@ -186,15 +192,15 @@ class SequencePipeline(
 
     def sample(self, data: Sequence[TRaw]) -> list[TTransformed]:
         """``pipeline.sample`` on each element of one sequence."""
-        return [self.pipeline.sample(item) for item in data]
+        return list(map(self.pipeline.sample, data))
 
     def collate(
         self, data: Sequence[Sequence[TTransformed]]
     ) -> list[TCollated]:
         """``pipeline.collate`` on the samples' ``t``-th elements, for each
         ``t``."""
-        return [self.pipeline.collate(step) for step in zip(*data)]
+        return list(map(self.pipeline.collate, zip(*data)))
 
     def batch(self, data: Sequence[TCollated]) -> list[TProcessed]:
         """``pipeline.batch`` on each step's batch."""
-        return [self.pipeline.batch(step) for step in data]
+        return list(map(self.pipeline.batch, data))
