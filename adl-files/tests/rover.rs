@@ -281,8 +281,21 @@ fn a_missing_channel_is_refused_naming_those_there_are() {
     let err = source_error(err, "meta.json");
     assert!(
         err.ends_with(
-            "meta.json (sensor `lidar`): has no channel `nir`; its channels are [ts, rfl]"
+            "meta.json (sensor `lidar`): has no channel `nir`; its channels are [ts, rng, rfl]"
         ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_channel_asked_for_twice_is_refused_as_such() {
+    let err = RoverSensor::open(
+        trace().join("lidar"),
+        &RoverOptions::default().channels(["rng", "rng"]),
+    );
+    let err = source_error(err, "meta.json");
+    assert!(
+        err.ends_with("meta.json (sensor `lidar`): channel `rng` is asked for twice"),
         "{err}"
     );
 }

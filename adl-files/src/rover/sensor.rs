@@ -8,7 +8,7 @@ use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use super::array::ChannelArray;
 use super::channel::Channel;
 use super::element::Element;
-use super::meta::{ChannelFormat, parse};
+use super::meta::{ChannelFormat, ChannelMeta, parse};
 use crate::location::Location;
 
 /// The name of a roverd sensor's timestamps channel.
@@ -238,20 +238,26 @@ impl RoverSensor {
         let chosen = match &options.channels {
             None => declared,
             Some(wanted) => {
-                let mut chosen = Vec::with_capacity(wanted.len());
+                let all = declared
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let mut chosen: Vec<ChannelMeta> = Vec::with_capacity(wanted.len());
                 for want in wanted {
+                    if chosen.iter().any(|c| &c.name == want) {
+                        return Err(meta_location.error(format!(
+                            "channel `{}` is asked for twice",
+                            want.escape_debug()
+                        )));
+                    }
                     let at = declared
                         .iter()
                         .position(|c| &c.name == want)
                         .ok_or_else(|| {
                             meta_location.error(format!(
-                                "has no channel `{}`; its channels are [{}]",
+                                "has no channel `{}`; its channels are [{all}]",
                                 want.escape_debug(),
-                                declared
-                                    .iter()
-                                    .map(|c| c.name.as_str())
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
                             ))
                         })?;
                     chosen.push(declared.remove(at));
