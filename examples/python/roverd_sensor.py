@@ -53,8 +53,14 @@ class LidarDepth(abstract.Sensor[Depth[np.ndarray], generic.Metadata]):
         super().__init__(metadata=self.frames.metadata, name="lidar")
 
     def __getitem__(self, index: int | np.integer) -> Depth[np.ndarray]:
-        ts = self.metadata.timestamps[index - self.past:index + self.future + 1]
-        return Depth(rng=self.frames[int(index)]["rng"][None], timestamps=ts[None])
+        # The reader checks the window (`past <= index < len - future`)
+        # and says which index is out of it; the timestamps are sliced
+        # only after that, so both always describe the same frames.
+        index = int(index) + (len(self) if index < 0 else 0)
+        rng = self.frames[index]["rng"]
+        start = index - self.past
+        ts = self.metadata.timestamps[start:start + rng.shape[0]]
+        return Depth(rng=rng[None], timestamps=ts[None])
 
 
 def main(trace: str) -> None:

@@ -135,10 +135,18 @@ class Sensor(ABC, spec.Sensor[TSample, TMetadata]):
 
 
 def _note(error: BaseException, where: str) -> None:
-    """Add ``where`` to ``error``'s traceback (its class and message stay
-    the sensor's own; Python 3.10 has no notes, and shows none)."""
+    """Add ``where`` to ``error``'s notes (its class and message stay the
+    sensor's own). Python 3.10 has no ``add_note``: the same ``__notes__``
+    list is kept there, which its tracebacks do not show but
+    ``adl.LoaderError``'s message does, as for ``adl.Trace``."""
     if hasattr(error, "add_note"):
         error.add_note(where)
+        return
+    try:
+        notes = error.__dict__.setdefault("__notes__", [])
+        notes.append(where)
+    except (AttributeError, TypeError):
+        pass  # an exception that takes no attribute keeps its message
 
 
 def _first_value(mapping: Mapping[str, Any], what: str, trace: str) -> Any:
