@@ -157,6 +157,23 @@ def _first_value(mapping: Mapping[str, Any], what: str, trace: str) -> Any:
     raise IndexError(f"trace {trace!r} has no {what}: it has no length")
 
 
+def _indices_by(
+    sync: (spec.Synchronization | Mapping[str, Integer[np.ndarray, "N"]]
+           | None),
+    sensors: Mapping[str, spec.Sensor],
+) -> Mapping[str, Integer[np.ndarray, "N"]] | None:
+    """A trace's indices from its ``sync`` argument: given indices (or
+    ``None``, synchronous sensors) as they are; a policy's, from every
+    sensor's timestamps."""
+    if sync is not None and not isinstance(sync, Mapping):
+        every_timestamp = {}
+        for sensor_name in sensors:
+            every_timestamp[sensor_name] = (
+                sensors[sensor_name].metadata.timestamps)
+        return sync(every_timestamp)
+    return sync
+
+
 class Trace(spec.Trace[TSample]):
     """Sensors that recorded together, their samples synchronized.
 
@@ -186,12 +203,7 @@ class Trace(spec.Trace[TSample]):
     ) -> None:
         self.sensors = sensors
         self.name = name
-        if sync is None or isinstance(sync, Mapping):
-            self.indices = sync
-        else:
-            self.indices = sync({
-                sensor_name: sensor.metadata.timestamps
-                for sensor_name, sensor in sensors.items()})
+        self.indices = _indices_by(sync, sensors)
 
     @overload
     def __getitem__(self, index: str) -> Sensor: ...

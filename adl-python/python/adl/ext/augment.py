@@ -174,10 +174,10 @@ class TruncatedLogNormal(Augmentation[float]):
         """One draw (two when ``p < 1``)."""
         if _skipped(self.p, rng):
             return 1.0
-        z = rng.normal()
-        if self.clip > 0:
-            z = np.clip(z, -self.clip, self.clip)
-        return np.exp(self.std * z)
+        deviation = rng.normal()
+        bounded = (np.clip(deviation, -self.clip, self.clip)
+                   if self.clip > 0 else deviation)
+        return np.exp(self.std * bounded)
 
 
 class Uniform(Augmentation[float]):

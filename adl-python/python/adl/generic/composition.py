@@ -2,7 +2,7 @@
 and pipelines applied to the parts of dict samples, and a dataset whose
 samples carry metadata."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -37,8 +37,7 @@ class ParallelTransforms(spec.Transform[TRaw, TTransformed]):
     def __call__(self, data: TRaw) -> TTransformed:
         """Each transform on its key's part of ``data``."""
         return cast(TTransformed, {
-            key: transform(data[key])
-            for key, transform in self.transforms.items()})
+            key: self.transforms[key](data[key]) for key in self.transforms})
 
 
 class ParallelPipelines(
@@ -67,21 +66,29 @@ class ParallelPipelines(
 
     def sample(self, data: TRaw) -> TTransformed:
         """Each pipeline's ``sample`` on its key's part of one sample."""
-        return cast(TTransformed, {
-            key: pipeline.sample(data[key])
-            for key, pipeline in self.transforms.items()})
+        return cast(TTransformed, self._stage_by_key(
+            "sample", data.__getitem__))
 
     def collate(self, data: Sequence[TTransformed]) -> TCollated:
         """Each pipeline's ``collate`` on the list of its key's parts."""
-        return cast(TCollated, {
-            key: pipeline.collate([sample[key] for sample in data])
-            for key, pipeline in self.transforms.items()})
+        def parts_of(key: str) -> list[Any]:
+            """Every sample's part under ``key``, in the batch's order."""
+            return [sample[key] for sample in data]
+
+        return cast(TCollated, self._stage_by_key("collate", parts_of))
 
     def batch(self, data: TCollated) -> TProcessed:
         """Each pipeline's ``batch`` on its key's part of the batch."""
-        return cast(TProcessed, {
-            key: pipeline.batch(data[key])
-            for key, pipeline in self.transforms.items()})
+        return cast(TProcessed, self._stage_by_key(
+            "batch", data.__getitem__))
+
+    def _stage_by_key(
+        self, stage: str, part_of: Callable[[str], Any]
+    ) -> dict[str, Any]:
+        """``{key: pipeline.<stage>(part_of(key))}`` for each key's
+        pipeline, in the pipelines' order."""
+        return {key: getattr(pipeline, stage)(part_of(key))
+                for key, pipeline in self.transforms.items()}
 
 
 TSample = TypeVar("TSample", bound=dict[str, Any])

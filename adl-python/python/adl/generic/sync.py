@@ -78,6 +78,17 @@ class Next(abstract.Synchronization):
                 f"margin={_margin_of(self)!r})")
 
 
+def _checked_tolerance(reference: str, tol: float) -> float:
+    """``tol``, once it is known to be a tolerance ``Nearest`` can use: a
+    negative one is the reference's ``ValueError``; adl's policy refuses
+    the rest (a NaN) here rather than at the first call."""
+    if tol < 0:
+        raise ValueError(
+            f"Synchronization tolerance must be positive: {tol} < 0")
+    _native.Nearest(reference, tol=tol)
+    return tol
+
+
 class Nearest(abstract.Synchronization):
     """Each sensor's nearest sample to each reference sample inside every
     sensor's span (margins applied), kept where every sensor's is closer
@@ -100,13 +111,7 @@ class Nearest(abstract.Synchronization):
             | Sequence[int | float] = {},  # noqa: B006 (never mutated)
         tol: float = 0.1
     ) -> None:
-        if tol < 0:
-            raise ValueError(
-                f"Synchronization tolerance must be positive: {tol} < 0")
-        # adl's own checks of the tolerance (a NaN), here rather than at
-        # the first call.
-        _native.Nearest(reference, tol=tol)
-        self.tol = tol
+        self.tol = _checked_tolerance(reference, tol)
         super().__init__(reference=reference, margin=margin)
 
     def __call__(
