@@ -312,13 +312,13 @@ class MultiObjective(Objective[TArray, YTrue, YPred]):
     def __init__(
         self, strict: bool = True, **objectives: Mapping | MultiObjectiveSpec
     ) -> None:
-        if not objectives:
+        specs = {name: _as_spec(given) for name, given in objectives.items()}
+        if len(specs) == 0:
             raise ValueError(
                 "MultiObjective: at least one objective must be provided "
                 "(as keyword arguments, by name).")
+        self.objectives = specs
         self.strict = strict
-        self.objectives = {name: _as_spec(given)
-                           for name, given in objectives.items()}
         # The objectives (and `<name>_visualizations`, `<name>_render`)
         # whose skip was logged already.
         self._warned_objectives: set[str] = set()
