@@ -134,7 +134,7 @@ fn main() -> ExitCode {
         Ok(Some(args)) => match run(&args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("error: {e}");
+                eprintln!("error: {e:#}");
                 ExitCode::FAILURE
             }
         },
@@ -193,7 +193,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         .max()
         .unwrap_or(0);
     for (name, why) in log.rejected() {
-        println!("  {name:<width$}  {why}");
+        println!("  {name:<width$}  {why:#}");
     }
 
     // The four sensors of the trace (those the log has), then the reference

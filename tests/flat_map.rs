@@ -134,11 +134,7 @@ fn propagate_yields_errors_with_the_source_index_and_goes_on() {
             ("flat_map".into(), 5)
         ]
     );
-    let message = items
-        .iter()
-        .find_map(|r| r.as_ref().err())
-        .unwrap()
-        .to_string();
+    let message = format!("{:#}", items.iter().find_map(|r| r.as_ref().err()).unwrap());
     assert!(
         message.contains("item 2") && message.contains("2 cannot be expanded"),
         "{message}"

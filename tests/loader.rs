@@ -302,13 +302,18 @@ fn a_failing_node_names_node_and_index_and_skip_reports_it() {
         Error::Sample { index: 7, node, .. } => assert_eq!(node, "picky"),
         other => panic!("expected a sample error, got {other:?}"),
     }
-    // Each thing said once: the sample, the node, the cause; and no chain
-    // below it for a report to print again.
+    // Each thing said once: the sample, the node, the cause, each a link
+    // of std's chain (`{}` the first, `{:#}` all of them, as anyhow's).
+    assert_eq!(err.to_string(), "sample 7");
     assert_eq!(
-        err.to_string(),
+        format!("{err:#}"),
         "sample 7: transform `picky`: seven is not allowed"
     );
-    assert!(std::error::Error::source(&err).is_none());
+    let source = std::error::Error::source(&err).expect("a sample error has a source");
+    assert!(matches!(
+        source.downcast_ref::<Error>(),
+        Some(Error::Transform { .. })
+    ));
 
     let skip = make(OnError::Skip);
     let mut epoch = skip.epoch(0);

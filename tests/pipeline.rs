@@ -77,16 +77,18 @@ fn fallible_steps_fail_with_their_name() {
     assert_eq!(half.apply(4).unwrap(), 2);
     let err = half.apply(3).unwrap_err();
     assert!(matches!(&err, Error::Transform { node, .. } if node.is_empty()));
-    assert_eq!(err.to_string(), "transform: 3 is odd");
+    assert_eq!(format!("{err:#}"), "transform: 3 is odd");
 
     let chain = named("normalize", (|x: i64| x + 1).then(half.named("half")));
     let err = chain.apply(4).unwrap_err();
-    assert_eq!(err.to_string(), "transform `normalize/half`: 5 is odd");
+    assert_eq!(err.to_string(), "transform `normalize/half`");
+    assert_eq!(format!("{err:#}"), "transform `normalize/half`: 5 is odd");
     assert_eq!(chain.name(), "normalize");
-    // The message says the cause; the cause is kept (to match on), and
-    // std's chain does not repeat it.
+    // `{:#}` says the cause; the cause is kept (to match on), and is
+    // std's source (for anyhow's chain and `downcast_ref`).
     assert_eq!(err.cause().expect("has a cause").to_string(), "5 is odd");
-    assert!(std::error::Error::source(&err).is_none());
+    let source = std::error::Error::source(&err).expect("has a source");
+    assert_eq!(source.to_string(), "5 is odd");
 }
 
 #[test]
@@ -127,7 +129,7 @@ fn tuple_transforms_route_elements() {
     assert_eq!(t.apply((1, "a", 2.5)).unwrap(), (2, "A".to_string(), 2.5));
     let t = (|x: i64| x, fallible(|_: i64| Err::<i64, _>("no")));
     assert_eq!(
-        t.apply((1, 2)).unwrap_err().to_string(),
+        format!("{:#}", t.apply((1, 2)).unwrap_err()),
         "transform `.1`: no"
     );
 }
@@ -156,7 +158,7 @@ fn parallel_transforms_route_keys_and_drop_the_rest() {
 
     let err = t.apply(btree(vec![("b", 2), ("c", 5)])).unwrap_err();
     assert_eq!(
-        err.to_string(),
+        format!("{err:#}"),
         "transform `a`: the sample has no key `a`; its keys are [b, c]"
     );
     let m = missing_key(&err).unwrap();
@@ -180,7 +182,7 @@ fn parallel_transforms_name_the_failing_branch() {
     .into_iter()
     .collect();
     let err = t.apply(btree(vec![("ok", 1), ("bad", 2)])).unwrap_err();
-    assert_eq!(err.to_string(), "transform `bad/step`: boom");
+    assert_eq!(format!("{err:#}"), "transform `bad/step`: boom");
     // A key given twice keeps its place and the last transform.
     let t = ParallelTransforms::new()
         .with("a", (|x: i64| x).boxed())
@@ -344,7 +346,7 @@ fn parallel_pipelines_missing_keys() {
     let err = run(&p, vec![btree(vec![("a", 1)])]).unwrap_err();
     assert_eq!(missing_key(&err).unwrap().key, "b");
     assert_eq!(
-        err.to_string(),
+        format!("{err:#}"),
         "transform `b`: the sample has no key `b`; its keys are [a]"
     );
 
@@ -474,7 +476,7 @@ fn sequence_errors_name_the_step() {
         if x < 0 { Err("negative") } else { Ok(x) }
     })));
     let err = run(&p, vec![vec![1, -1]]).unwrap_err();
-    assert_eq!(err.to_string(), "transform `[1]`: negative");
+    assert_eq!(format!("{err:#}"), "transform `[1]`: negative");
 
     let p = SequencePipeline::new(Stages::new().with_collate(DefaultCollate));
     let raw = vec![

@@ -234,7 +234,7 @@ fn try_map_errors_carry_the_index_and_source_errors_pass_unchanged() {
             ..
         })
     ));
-    let message = ds.get(3).unwrap_err().to_string();
+    let message = format!("{:#}", ds.get(3).unwrap_err());
     assert!(
         message.contains("item 3") && message.contains("3 is odd"),
         "{message}"

@@ -137,7 +137,7 @@ fn a_failing_read_names_the_sensor_index_and_cause() {
     let imu = Series::new("imu", times("imu", 3, 0.1), |i| Ok(i as f32));
     let trace = Recording::aligned("run", (radar, imu)).unwrap();
     let err = trace.get(1).unwrap_err();
-    let text = err.to_string();
+    let text = format!("{err:#}");
     assert!(
         text.contains("sensor `radar`")
             && text.contains("radar frame file [1]")
@@ -157,7 +157,7 @@ fn question_mark_works_on_user_errors_in_a_loader() {
     assert_eq!(s.get(0).unwrap(), 12);
     let err = s.get(1).unwrap_err();
     assert!(matches!(&err, Error::Load { index: 1, .. }), "{err}");
-    assert!(err.to_string().contains("invalid digit"), "{err}");
+    assert!(format!("{err:#}").contains("invalid digit"), "{err:#}");
     let io: adl::Result<Vec<u8>> = std::fs::read("/nonexistent/adl-file").map_err(Error::from);
     assert!(matches!(io, Err(Error::Read { .. })));
 }

@@ -116,7 +116,7 @@ fn failing_loader_error_reaches_the_caller() {
     let trace = Recording::aligned("t", vec![broken]).unwrap();
     let err = trace.get(1).unwrap_err();
     assert_eq!(
-        err.to_string(),
+        format!("{err:#}"),
         "sensor `cam`: loading sample 1 failed: jpeg decode failed"
     );
 }

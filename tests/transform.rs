@@ -103,7 +103,7 @@ fn a_fallible_node_fails_with_a_transform_error_naming_it() {
         "{err:?}"
     );
     assert_eq!(
-        err.to_string(),
+        format!("{err:#}"),
         "transform `parse_label`: invalid digit found in string"
     );
 
@@ -113,7 +113,7 @@ fn a_fallible_node_fails_with_a_transform_error_naming_it() {
         matches!(&err, Error::Transform { node, .. } if node == "checked"),
         "{err:?}"
     );
-    assert!(err.to_string().contains("-1 is negative"), "{err}");
+    assert!(format!("{err:#}").contains("-1 is negative"), "{err:#}");
 }
 
 #[test]
@@ -228,11 +228,5 @@ fn node_names_do_not_clash_with_generated_names() {
     use adl::Transform;
     assert_eq!(input {}.apply(1).unwrap(), 2);
     assert_eq!(error {}.apply(3).unwrap(), 3);
-    assert!(
-        error {}
-            .apply(-1)
-            .unwrap_err()
-            .to_string()
-            .contains("-1 is negative")
-    );
+    assert!(format!("{:#}", error {}.apply(-1).unwrap_err()).contains("-1 is negative"));
 }

@@ -1,8 +1,9 @@
 //! The one error type of adl-core.
 //!
 //! Every variant names *what* went wrong and *where* (the sensor, the index,
-//! the value), so a message read in a training log is enough to find the bad
-//! input. Nothing in adl-core panics on user input; it returns one of these.
+//! the value), so a message read in a training log (`{:#}`, the error and
+//! its causes) is enough to find the bad input. Nothing in adl-core panics
+//! on user input; it returns one of these.
 
 use std::fmt;
 
@@ -14,17 +15,29 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in adl-core.
 ///
-/// An error's message says everything, each thing once: a wrapper (a
-/// [`Sample`](Error::Sample) around a [`Transform`](Error::Transform)
-/// around the user's error) includes its cause's message and does not
-/// repeat what the cause already names (the node). The cause is kept for
-/// matching and downcasting ([`Error::cause`]); `std`'s `source()` is
-/// `None`, so that a report walking the chain prints nothing twice.
-#[derive(Debug, thiserror::Error)]
+/// An error that wraps another (a [`Sample`](Error::Sample) around a
+/// [`Transform`](Error::Transform) around the user's error) gives it as
+/// its [`source`](std::error::Error::source), so that anyhow, eyre and
+/// `downcast_ref` reach the user's own error, and follows Rust's
+/// convention for it: `{}` says this error only, `{:#}` says it and each
+/// cause below it, joined by `: ` (as anyhow's `{:#}` prints a chain), each
+/// thing once (a wrapper does not repeat the node its cause names). Print
+/// an error for a person with `{:#}`.
+///
+/// ```
+/// use adl::Error;
+///
+/// let io = std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "truncated");
+/// let err = Error::read("radar frame", 7, io);
+/// assert_eq!(err.to_string(), "reading radar frame [7]");
+/// assert_eq!(format!("{err:#}"), "reading radar frame [7]: truncated");
+/// let source = std::error::Error::source(&err).expect("a read error has a source");
+/// assert!(source.downcast_ref::<std::io::Error>().is_some());
+/// ```
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
     /// A timestamp is NaN or infinite.
-    #[error("sensor `{sensor}`: timestamp [{index}] is {value}; timestamps must be finite seconds")]
     NonFiniteTimestamp {
         /// The sensor whose timestamps are bad.
         sensor: String,
@@ -34,10 +47,6 @@ pub enum Error {
         value: f64,
     },
     /// Timestamps go backwards.
-    #[error(
-        "sensor `{sensor}`: timestamps are not sorted: [{index}] = {value} comes after [{}] = {previous}",
-        index.saturating_sub(1)
-    )]
     UnsortedTimestamps {
         /// The sensor whose timestamps are bad.
         sensor: String,
@@ -51,10 +60,6 @@ pub enum Error {
     /// Two or more timestamps, all equal: a clock that never advanced. (A
     /// PX4 log topic whose only sample is stamped zero is reported the
     /// same way.)
-    #[error(
-        "sensor `{sensor}`: {}; the sensor's clock never advances",
-        if *.len == 1 { format!("its only timestamp is {value}") } else { format!("all {len} timestamps equal {value}") }
-    )]
     ConstantTimestamps {
         /// The sensor whose timestamps are bad.
         sensor: String,
@@ -64,7 +69,6 @@ pub enum Error {
         value: f64,
     },
     /// A sensor without samples where at least one is needed.
-    #[error("sensor `{sensor}` has no samples; {needed_for} needs at least one")]
     EmptySensor {
         /// The empty sensor.
         sensor: String,
@@ -72,7 +76,6 @@ pub enum Error {
         needed_for: &'static str,
     },
     /// A sensor name that the trace does not have.
-    #[error("{role} sensor `{name}` is not in the trace; its sensors are [{}]", .available.join(", "))]
     UnknownSensor {
         /// What the name was used as ("reference", "margin", "requested").
         role: &'static str,
@@ -82,13 +85,11 @@ pub enum Error {
         available: Vec<String>,
     },
     /// The same sensor name twice in one trace.
-    #[error("sensor name `{name}` appears twice in one trace; names must be unique")]
     DuplicateSensor {
         /// The repeated name.
         name: String,
     },
     /// An index past the end of a sensor, trace or dataset.
-    #[error("index {index} is out of range for {what} of length {len}")]
     IndexOutOfRange {
         /// What was indexed, e.g. "sensor `imu`" or "dataset".
         what: String,
@@ -99,7 +100,6 @@ pub enum Error {
     },
     /// A parameter outside its domain (a negative tolerance, a zero batch
     /// size, a margin that eats a whole sensor...).
-    #[error("invalid {parameter}: {reason}")]
     InvalidParameter {
         /// The parameter, e.g. "tolerance" or "margin for sensor `imu`".
         parameter: String,
@@ -107,13 +107,11 @@ pub enum Error {
         reason: String,
     },
     /// Index arrays given to or produced for a trace that do not fit it.
-    #[error("synchronization indices do not fit the trace: {reason}")]
     BadIndices {
         /// What does not fit, naming the sensor.
         reason: String,
     },
     /// A sensor's loader failed to read a sample.
-    #[error("sensor `{sensor}`: loading sample {index} failed: {cause}")]
     Load {
         /// The sensor being read.
         sensor: String,
@@ -126,7 +124,6 @@ pub enum Error {
     /// what was read, at which index where there is one, and the cause.
     /// Build one with [`Error::read`]; a boxed error or an `std::io::Error`
     /// converts into one, so `?` works in a sensor's loader.
-    #[error("reading {what}{}: {cause}", match .index { Some(i) => format!(" [{i}]"), None => String::new() })]
     Read {
         /// What was being read, e.g. "radar frame" or a file's path.
         what: String,
@@ -137,7 +134,6 @@ pub enum Error {
     },
     /// Samples that cannot be collated into one batch: a shape mismatch, a
     /// missing key, lists of different lengths, an empty batch...
-    #[error("collate: {} of sample {position}: {reason}", if .path.is_empty() { "the value" } else { .path.as_str() })]
     Collate {
         /// Where in the sample, e.g. `.image` or `.points[2]`; empty for the
         /// sample itself.
@@ -149,7 +145,6 @@ pub enum Error {
     },
     /// A transform step failed: a fallible step returned an error, or a
     /// parallel branch found no input under its key.
-    #[error("transform{}: {cause}", if .node.is_empty() { String::new() } else { format!(" `{}`", .node) })]
     Transform {
         /// The failing step's name, outermost first and joined by `/` (e.g.
         /// `image/flip`); empty for a step without a name.
@@ -160,7 +155,6 @@ pub enum Error {
     /// A [`pipes`](crate::pipes) adaptor failed on one item: its function
     /// (a transform, a flat-map function) returned an error, or a window
     /// needed an item whose failure was already reported.
-    #[error("{adaptor}: item {index}: {cause}")]
     Pipe {
         /// The adaptor, e.g. "map", "flat_map" or "window".
         adaptor: &'static str,
@@ -173,7 +167,6 @@ pub enum Error {
     },
     /// A sample that failed in a loader: reading it, or a node of the
     /// sample stage. Carries the dataset index and the node.
-    #[error("sample {index}{}: {cause}", match unsaid_node(.node, .cause) { Some(node) => format!(" (node `{node}`)"), None => String::new() })]
     Sample {
         /// The sample's dataset index.
         index: usize,
@@ -185,7 +178,6 @@ pub enum Error {
     },
     /// A trace that could not be opened (its files, its timestamps, its
     /// synchronization), from [`Concat::open`](crate::Concat::open).
-    #[error("trace `{trace}`: {cause}")]
     Trace {
         /// The trace, as it was named to open it (a folder, a key).
         trace: String,
@@ -193,7 +185,6 @@ pub enum Error {
         cause: Box<Error>,
     },
     /// A batch whose collate or batch stage failed in a loader.
-    #[error("batch {batch} ({}samples {}): {cause}", match unsaid_node(.node, .cause) { Some(node) => format!("node `{node}`, "), None => String::new() }, format_indices(.indices))]
     Batch {
         /// The batch's position in its epoch (on this rank).
         batch: usize,
@@ -205,7 +196,6 @@ pub enum Error {
         cause: Box<Error>,
     },
     /// A node panicked; the panic was caught.
-    #[error("node `{node}` panicked{}: {message}", match .index { Some(i) => format!(" on sample {i}"), None => String::new() })]
     Panic {
         /// The node that panicked.
         node: String,
@@ -216,7 +206,6 @@ pub enum Error {
     },
     /// A loader state that cannot be resumed here: taken from another
     /// pipeline or dataset, or damaged.
-    #[error("cannot resume: {reason}")]
     Resume {
         /// Why, naming both values.
         reason: String,
@@ -224,7 +213,6 @@ pub enum Error {
     /// A batch kernel that could not run on its device: its program did not
     /// compile (with the build log), the device ran out of memory, a
     /// transfer or launch failed.
-    #[error("kernel `{node}` on {device}: {reason}")]
     Kernel {
         /// The node (or fused nodes, joined by ` + `) whose kernel failed.
         node: String,
@@ -237,7 +225,6 @@ pub enum Error {
     /// that could not be read or is not what its reader expects: the file,
     /// the sensor and the sample where they are known, and the cause, said
     /// once (there is no `source()` below it).
-    #[error("{path}{}: {reason}", source_place(.sensor, .index))]
     Source {
         /// The file.
         path: String,
@@ -252,13 +239,195 @@ pub enum Error {
     /// A check inside adl failed: a bug in adl, not in the program using
     /// it (please report it with the message). Nothing panics on it; the
     /// work at hand stops with this error.
-    #[error("internal error in adl at {place}: {what} (a bug in adl: please report it)")]
     Internal {
         /// Where in adl, e.g. `loader::epoch`.
         place: &'static str,
         /// What did not hold.
         what: String,
     },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NonFiniteTimestamp {
+                sensor,
+                index,
+                value,
+            } => write!(
+                f,
+                "sensor `{sensor}`: timestamp [{index}] is {value}; timestamps must be finite seconds"
+            ),
+            Error::UnsortedTimestamps {
+                sensor,
+                index,
+                previous,
+                value,
+            } => write!(
+                f,
+                "sensor `{sensor}`: timestamps are not sorted: [{index}] = {value} comes after [{}] = {previous}",
+                index.saturating_sub(1)
+            ),
+            Error::ConstantTimestamps { sensor, len, value } if *len == 1 => write!(
+                f,
+                "sensor `{sensor}`: its only timestamp is {value}; the sensor's clock never advances"
+            ),
+            Error::ConstantTimestamps { sensor, len, value } => write!(
+                f,
+                "sensor `{sensor}`: all {len} timestamps equal {value}; the sensor's clock never advances"
+            ),
+            Error::EmptySensor { sensor, needed_for } => write!(
+                f,
+                "sensor `{sensor}` has no samples; {needed_for} needs at least one"
+            ),
+            Error::UnknownSensor {
+                role,
+                name,
+                available,
+            } => write!(
+                f,
+                "{role} sensor `{name}` is not in the trace; its sensors are [{}]",
+                available.join(", ")
+            ),
+            Error::DuplicateSensor { name } => write!(
+                f,
+                "sensor name `{name}` appears twice in one trace; names must be unique"
+            ),
+            Error::IndexOutOfRange { what, index, len } => {
+                write!(
+                    f,
+                    "index {index} is out of range for {what} of length {len}"
+                )
+            }
+            Error::InvalidParameter { parameter, reason } => {
+                write!(f, "invalid {parameter}: {reason}")
+            }
+            Error::BadIndices { reason } => {
+                write!(f, "synchronization indices do not fit the trace: {reason}")
+            }
+            Error::Load {
+                sensor,
+                index,
+                cause,
+            } => with_causes(
+                f,
+                format_args!("sensor `{sensor}`: loading sample {index} failed"),
+                cause.as_ref(),
+            ),
+            Error::Read {
+                what,
+                index: Some(index),
+                cause,
+            } => with_causes(f, format_args!("reading {what} [{index}]"), cause.as_ref()),
+            Error::Read {
+                what,
+                index: None,
+                cause,
+            } => with_causes(f, format_args!("reading {what}"), cause.as_ref()),
+            Error::Collate {
+                path,
+                position,
+                reason,
+            } => {
+                let at = if path.is_empty() { "the value" } else { path };
+                write!(f, "collate: {at} of sample {position}: {reason}")
+            }
+            Error::Transform { node, cause } if node.is_empty() => {
+                with_causes(f, format_args!("transform"), cause.as_ref())
+            }
+            Error::Transform { node, cause } => {
+                with_causes(f, format_args!("transform `{node}`"), cause.as_ref())
+            }
+            Error::Pipe {
+                adaptor,
+                index,
+                cause,
+            } => with_causes(f, format_args!("{adaptor}: item {index}"), cause.as_ref()),
+            Error::Sample { index, node, cause } => match unsaid_node(node, cause) {
+                Some(node) => {
+                    with_causes(f, format_args!("sample {index} (node `{node}`)"), &**cause)
+                }
+                None => with_causes(f, format_args!("sample {index}"), &**cause),
+            },
+            Error::Trace { trace, cause } => {
+                with_causes(f, format_args!("trace `{trace}`"), &**cause)
+            }
+            Error::Batch {
+                batch,
+                indices,
+                node,
+                cause,
+            } => {
+                let indices = format_indices(indices);
+                match unsaid_node(node, cause) {
+                    Some(node) => with_causes(
+                        f,
+                        format_args!("batch {batch} (node `{node}`, samples {indices})"),
+                        &**cause,
+                    ),
+                    None => with_causes(
+                        f,
+                        format_args!("batch {batch} (samples {indices})"),
+                        &**cause,
+                    ),
+                }
+            }
+            Error::Panic {
+                node,
+                index: Some(index),
+                message,
+            } => write!(f, "node `{node}` panicked on sample {index}: {message}"),
+            Error::Panic {
+                node,
+                index: None,
+                message,
+            } => write!(f, "node `{node}` panicked: {message}"),
+            Error::Resume { reason } => write!(f, "cannot resume: {reason}"),
+            Error::Kernel {
+                node,
+                device,
+                reason,
+            } => write!(f, "kernel `{node}` on {device}: {reason}"),
+            Error::Source {
+                path,
+                sensor,
+                index,
+                reason,
+            } => write!(f, "{path}{}: {reason}", source_place(sensor, index)),
+            Error::Internal { place, what } => write!(
+                f,
+                "internal error in adl at {place}: {what} (a bug in adl: please report it)"
+            ),
+        }
+    }
+}
+
+/// The cause (as [`Error::cause`] gives it) is the source, so that a
+/// report walking the chain (anyhow's, eyre's) and `downcast_ref` reach
+/// the error inside, an adl [`Error`] as itself.
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause()
+            .map(|cause| cause as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// `head`, and in `{:#}` each cause from `cause` down its sources, each
+/// after `: `, as anyhow's `{:#}` prints a chain.
+fn with_causes(
+    f: &mut fmt::Formatter<'_>,
+    head: fmt::Arguments<'_>,
+    cause: &(dyn std::error::Error + 'static),
+) -> fmt::Result {
+    f.write_fmt(head)?;
+    if f.alternate() {
+        let mut next = Some(cause);
+        while let Some(error) = next {
+            write!(f, ": {error}")?;
+            next = error.source();
+        }
+    }
+    Ok(())
 }
 
 /// ` (sensor `radar`, sample 7)`, or the part of it that is known.
@@ -326,23 +495,19 @@ impl Error {
     /// [`Load`](Error::Load), [`Read`](Error::Read),
     /// [`Transform`](Error::Transform), [`Pipe`](Error::Pipe),
     /// [`Sample`](Error::Sample), [`Trace`](Error::Trace) or
-    /// [`Batch`](Error::Batch) error, to match
-    /// on or downcast.
-    ///
-    /// An error's message already includes its cause's, so that printed
-    /// once it says everything, and each thing once; for the same reason
-    /// [`std::error::Error::source`] returns `None` (a report that walks
-    /// the chain, such as anyhow's, would otherwise repeat every cause).
+    /// [`Batch`](Error::Batch) error, to match on or downcast: the same
+    /// error as [`std::error::Error::source`], typed `Send + Sync`.
     ///
     /// ```
     /// use adl::{Error, Transform, transform::{fallible, named}};
     ///
     /// let parse = named("parse", fallible(|s: &str| s.parse::<u8>()));
     /// let err = parse.apply("300").unwrap_err();
-    /// assert_eq!(err.to_string(), "transform `parse`: number too large to fit in target type");
-    /// assert!(std::error::Error::source(&err).is_none());
+    /// assert_eq!(err.to_string(), "transform `parse`");
+    /// assert_eq!(format!("{err:#}"), "transform `parse`: number too large to fit in target type");
     /// let cause = err.cause().expect("a transform error has a cause");
     /// assert!(cause.downcast_ref::<std::num::ParseIntError>().is_some());
+    /// assert!(std::error::Error::source(&err).is_some_and(|s| s.is::<std::num::ParseIntError>()));
     /// ```
     pub fn cause(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
         match self {
@@ -454,9 +619,10 @@ impl Error {
     /// use adl::Error;
     ///
     /// let err = Error::read("radar frame", 7, "truncated file");
-    /// assert_eq!(err.to_string(), "reading radar frame [7]: truncated file");
+    /// assert_eq!(err.to_string(), "reading radar frame [7]");
+    /// assert_eq!(format!("{err:#}"), "reading radar frame [7]: truncated file");
     /// let err = Error::read("calibration.yaml", None, "no such file");
-    /// assert_eq!(err.to_string(), "reading calibration.yaml: no such file");
+    /// assert_eq!(format!("{err:#}"), "reading calibration.yaml: no such file");
     /// ```
     pub fn read(
         what: impl fmt::Display,
@@ -519,5 +685,116 @@ impl From<std::io::Error> for Error {
             index: None,
             cause: Box::new(error),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The user's own error, as a sensor's file read gives it.
+    fn user_io() -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "disk gone")
+    }
+
+    /// `error` and its sources, outermost first, as anyhow's `chain()`
+    /// walks them.
+    fn chain<'a>(
+        error: &'a (dyn std::error::Error + 'static),
+    ) -> Vec<&'a (dyn std::error::Error + 'static)> {
+        std::iter::successors(Some(error), |e| e.source()).collect()
+    }
+
+    /// Errors holding the user's io::Error at depth 1 to 3.
+    fn wrapped() -> Vec<Error> {
+        let load = Error::Load {
+            sensor: "radar".into(),
+            index: 7,
+            cause: Box::new(user_io()),
+        };
+        let read = Error::read("radar frame", 7, user_io());
+        let transform = Error::Transform {
+            node: "flip".into(),
+            cause: Box::new(user_io()),
+        };
+        vec![
+            Error::Sample {
+                index: 3,
+                node: "flip".into(),
+                cause: Box::new(transform),
+            },
+            Error::Batch {
+                batch: 0,
+                indices: vec![7],
+                node: "dataset".into(),
+                cause: Box::new(Error::Sample {
+                    index: 7,
+                    node: "dataset".into(),
+                    cause: Box::new(load),
+                }),
+            },
+            Error::Trace {
+                trace: "run-1".into(),
+                cause: Box::new(read),
+            },
+            Error::from(user_io()),
+        ]
+    }
+
+    #[test]
+    fn sources_reach_the_users_io_error() {
+        for error in wrapped() {
+            let found = chain(&error)
+                .into_iter()
+                .skip(1)
+                .find_map(|e| e.downcast_ref::<std::io::Error>());
+            let io = found.unwrap_or_else(|| panic!("no io::Error below {error:#}"));
+            assert_eq!(io.kind(), std::io::ErrorKind::UnexpectedEof, "{error:#}");
+            assert_eq!(io.to_string(), "disk gone");
+        }
+    }
+
+    #[test]
+    fn alternate_display_says_each_cause_once_as_anyhow_does() {
+        for error in wrapped() {
+            let words: Vec<String> = chain(&error).iter().map(ToString::to_string).collect();
+            assert_eq!(format!("{error:#}"), words.join(": "));
+            let full = format!("{error:#}");
+            assert_eq!(full.matches("disk gone").count(), 1, "{full}");
+            // `{}` says the outermost error only.
+            assert!(!error.to_string().contains("disk gone"), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_wrapper_does_not_repeat_the_node_its_cause_names() {
+        let errors = wrapped();
+        assert_eq!(
+            format!("{:#}", errors[0]),
+            "sample 3: transform `flip`: disk gone"
+        );
+        assert_eq!(
+            format!("{:#}", errors[1]),
+            "batch 0 (samples [7]): sample 7 (node `dataset`): \
+             sensor `radar`: loading sample 7 failed: disk gone"
+        );
+        assert_eq!(
+            format!("{:#}", errors[2]),
+            "trace `run-1`: reading radar frame [7]: disk gone"
+        );
+        assert_eq!(format!("{:#}", errors[3]), "reading from I/O: disk gone");
+    }
+
+    #[test]
+    fn cause_is_the_source() {
+        for error in wrapped() {
+            let cause = error.cause().expect("a wrapper has a cause");
+            let source = std::error::Error::source(&error).expect("a wrapper has a source");
+            assert!(std::ptr::addr_eq(cause as *const _, source as *const _));
+        }
+        // An adl error inside another is its source as itself.
+        let sample = &wrapped()[0];
+        let inner = std::error::Error::source(sample).and_then(|s| s.downcast_ref::<Error>());
+        assert!(matches!(inner, Some(Error::Transform { .. })), "{sample:#}");
     }
 }

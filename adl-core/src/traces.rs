@@ -34,7 +34,7 @@ impl fmt::Display for TraceReport {
         if !self.left_out.is_empty() {
             write!(f, "; left out:")?;
             for error in &self.left_out {
-                write!(f, "\n  {error}")?;
+                write!(f, "\n  {error:#}")?;
             }
         }
         Ok(())
@@ -76,7 +76,7 @@ impl<D: Dataset> Concat<D> {
     /// );
     ///
     /// let err = Concat::open(keys, OnError::Fail, open).unwrap_err();
-    /// assert!(err.to_string().starts_with("trace `run-2`: sensor `camera`"));
+    /// assert!(format!("{err:#}").starts_with("trace `run-2`: sensor `camera`"));
     /// # Ok::<(), adl::Error>(())
     /// ```
     pub fn open<K, F>(

@@ -14,7 +14,7 @@ use pyo3::types::PyList;
 /// timestamps a `ValueError`; anything else a `RuntimeError`. The message
 /// is adl's, which names the sensor and the value.
 pub fn to_python(error: Error) -> PyErr {
-    let message = error.to_string();
+    let message = format!("{error:#}");
     match &error {
         Error::UnknownSensor { .. } => PyKeyError::new_err(message),
         Error::EmptySensor { .. } | Error::IndexOutOfRange { .. } => PyIndexError::new_err(message),

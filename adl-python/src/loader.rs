@@ -386,7 +386,7 @@ pub(crate) fn same_process(maker: u32) -> PyResult<()> {
 /// notes (where adl's `Trace` said which trace and sensor raised it) in
 /// the message.
 pub(crate) fn loader_error(py: Python<'_>, error: &adl_core::Error) -> PyErr {
-    let mut message = error.to_string();
+    let mut message = format!("{error:#}");
     let mut original = None;
     let mut cause = error.cause();
     while let Some(inner) = cause {

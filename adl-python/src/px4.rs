@@ -34,7 +34,7 @@ impl Log {
         let rejected = log
             .rejected()
             .iter()
-            .map(|(name, why)| (name.clone(), why.to_string()))
+            .map(|(name, why)| (name.clone(), format!("{why:#}")))
             .collect();
         let completeness = log.completeness().clone();
         let sensors = log

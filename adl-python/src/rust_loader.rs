@@ -205,10 +205,9 @@ impl RustLoader {
     pub(crate) fn epoch(&self, epoch: u64) -> PyResult<RustEpoch> {
         same_process(self.process)?;
         let state = self.states.take_for(epoch);
-        let running = Running::try_new(Arc::clone(&self.inner), |loader| {
-            loader.start(epoch, state)
-        })
-        .map_err(crate::errors::to_python)?;
+        let running =
+            Running::try_new(Arc::clone(&self.inner), |loader| loader.start(epoch, state))
+                .map_err(crate::errors::to_python)?;
         let last = self.states.started(running.borrow_dependent().state());
         Ok(RustEpoch {
             running: Mutex::new(running),

@@ -66,5 +66,5 @@ pub fn run(command_line: impl IntoIterator<Item = String>) -> Result<bool, Strin
         "order" => runs::order(&args),
         _ => runs::w2(&args),
     };
-    result.map_err(|e| format!("adl-bench: {e}"))
+    result.map_err(|e| format!("adl-bench: {e:#}"))
 }

@@ -387,7 +387,7 @@ where
                         (&self.counters.source, "the source could not read it")
                     };
                     counter.fetch_add(1, Ordering::Relaxed);
-                    log::warn!("flat_map: skipped source item {index} ({stage}): {error}");
+                    log::warn!("flat_map: skipped source item {index} ({stage}): {error:#}");
                 }
             }
         }

@@ -166,7 +166,7 @@ impl<'a, S: IterableDataset + 'a> WindowsIter<'a, S> {
         self.buffer.push_back(match item {
             Ok(x) => Slot::Ok(x),
             Err(e) => Slot::Failed {
-                message: e.to_string(),
+                message: format!("{e:#}"),
                 error: Some(e),
                 index,
             },

@@ -145,7 +145,7 @@ mod tests {
         assert_eq!(m.get(0).unwrap(), 0);
         let err = m.get(1).unwrap_err();
         assert!(matches!(err, Error::Load { index: 1, .. }));
-        let text = err.to_string();
+        let text = format!("{err:#}");
         assert!(
             text.contains("sensor `s`") && text.contains("checksum mismatch"),
             "{text}"

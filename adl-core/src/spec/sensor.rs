@@ -129,7 +129,7 @@ pub trait Sensor {
     /// let raw = Series::new("cam", Timestamps::new("cam", vec![0.0, 0.1])?, |i| Ok(i));
     /// let decoded = raw.try_map(|i| if i == 0 { Ok(i) } else { Err(Error::read("frame", i, "truncated")) });
     /// assert_eq!(decoded.get(0)?, 0);
-    /// let err = decoded.get(1).unwrap_err().to_string();
+    /// let err = format!("{:#}", decoded.get(1).unwrap_err());
     /// assert!(err.contains("sensor `cam`") && err.contains("truncated"), "{err}");
     /// # Ok::<(), adl::Error>(())
     /// ```

@@ -19,7 +19,7 @@ pub struct TryFn<F>(pub F);
 /// assert_eq!(parse.apply("42")?, 42);
 /// let err = parse.apply("forty-two").unwrap_err();
 /// assert!(matches!(&err, Error::Transform { node, .. } if node == "parse"));
-/// assert_eq!(err.to_string(), "transform `parse`: invalid digit found in string");
+/// assert_eq!(format!("{err:#}"), "transform `parse`: invalid digit found in string");
 /// # Ok::<(), adl::Error>(())
 /// ```
 pub fn fallible<F>(f: F) -> TryFn<F> {

@@ -20,7 +20,7 @@ pub struct Named<T> {
 /// let flip = named("flip", fallible(|x: i64| if x >= 0 { Ok(-x) } else { Err("negative input") }));
 /// let augment = named("augment", (|x: i64| x + 1).then(flip));
 /// let err = augment.apply(-5).unwrap_err();
-/// assert_eq!(err.to_string(), "transform `augment/flip`: negative input");
+/// assert_eq!(format!("{err:#}"), "transform `augment/flip`: negative input");
 /// ```
 pub fn named<T>(name: impl Into<String>, inner: T) -> Named<T> {
     Named {

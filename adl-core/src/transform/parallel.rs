@@ -33,7 +33,7 @@ use crate::{Result, Transform};
 /// assert_eq!(out, BTreeMap::from([("a".to_string(), 2), ("b".to_string(), 6)]));
 ///
 /// let err = t.apply(BTreeMap::from([("b".to_string(), 2)])).unwrap_err();
-/// assert_eq!(err.to_string(), "transform `a`: the sample has no key `a`; its keys are [b]");
+/// assert_eq!(format!("{err:#}"), "transform `a`: the sample has no key `a`; its keys are [b]");
 /// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]

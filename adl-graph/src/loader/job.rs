@@ -337,7 +337,7 @@ where
             skipped.push(Skipped {
                 index,
                 node: e.node().unwrap_or("sample stage").to_owned(),
-                reason: e.to_string(),
+                reason: format!("{e:#}"),
                 origin: origin_of(&shared.dataset, index),
             });
         }
@@ -391,7 +391,7 @@ where
         let e = batch_error(k, &indices, stage, e);
         if shared.config.on_error == OnError::Skip {
             let node = e.node().unwrap_or(stage).to_owned();
-            let reason = e.to_string();
+            let reason = format!("{e:#}");
             let mut skipped = skipped;
             skipped.extend(indices.iter().map(|&index| Skipped {
                 index,

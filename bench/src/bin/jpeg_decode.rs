@@ -71,7 +71,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
         for dir in &cameras {
             let camera = Images::in_folder(dir)
                 .and_then(|c| c.downscale(factor))
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| format!("{e:#}"))?;
             let take = if frames == 0 {
                 camera.len()
             } else {
@@ -87,7 +87,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
             let mut bytes = 0;
             for (camera, take) in sensors {
                 for i in 0..*take {
-                    bytes += camera.fetch(i).map_err(|e| e.to_string())?;
+                    bytes += camera.fetch(i).map_err(|e| format!("{e:#}"))?;
                 }
             }
             Ok(bytes)
@@ -99,8 +99,8 @@ fn run(args: Vec<String>) -> Result<(), String> {
         // The first decode outside the timing (allocations, tables).
         in_bytes += fetch_all(&sensors)?;
         let (first, _) = &sensors[0];
-        first.get(0).map_err(|e| e.to_string())?;
-        first.fetch(0).map_err(|e| e.to_string())?;
+        first.get(0).map_err(|e| format!("{e:#}"))?;
+        first.fetch(0).map_err(|e| format!("{e:#}"))?;
         let mut rates = Vec::new();
         for rep in 0..reps {
             if rep > 0 {
@@ -109,7 +109,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
             let start = Instant::now();
             for (camera, take) in &sensors {
                 for i in 0..*take {
-                    let frame = camera.get(i).map_err(|e| e.to_string())?;
+                    let frame = camera.get(i).map_err(|e| format!("{e:#}"))?;
                     std::hint::black_box(frame);
                 }
             }
