@@ -66,3 +66,53 @@ pub(crate) fn notes(py: Python<'_>, error: &PyErr) -> Vec<String> {
     iter.filter_map(|note| note.ok()?.str().ok().map(|s| s.to_string()))
         .collect()
 }
+
+/// A Python exception raised in a call adl's threads made, its text
+/// taken while the call still held the GIL.
+///
+/// An adl [`Error`] is formatted where it lands, on any thread: a worker
+/// records a skipped sample's reason, a log line prints a chain. A bare
+/// `PyErr` formats itself by taking the GIL, which a worker thread must
+/// not do once the interpreter has begun to exit (see `crate::exit`):
+/// this one formats from its text and never touches Python. The
+/// exception itself is kept for `adl.LoaderError.__cause__`.
+pub(crate) struct PythonError {
+    text: String,
+    error: PyErr,
+}
+
+impl PythonError {
+    /// `error`, its text (`Type: message`) taken now, with the GIL.
+    pub(crate) fn new(py: Python<'_>, error: PyErr) -> Self {
+        let text = match error.value(py).str() {
+            Ok(message) => format!(
+                "{}: {message}",
+                error
+                    .get_type(py)
+                    .qualname()
+                    .map_or_else(|_| "Exception".into(), |name| name.to_string())
+            ),
+            Err(_) => "an exception whose message cannot be read".into(),
+        };
+        PythonError { text, error }
+    }
+
+    /// The exception.
+    pub(crate) fn error(&self) -> &PyErr {
+        &self.error
+    }
+}
+
+impl std::fmt::Display for PythonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl std::fmt::Debug for PythonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("PythonError").field(&self.text).finish()
+    }
+}
+
+impl std::error::Error for PythonError {}

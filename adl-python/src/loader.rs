@@ -390,6 +390,10 @@ pub(crate) fn loader_error(py: Python<'_>, error: &adl_core::Error) -> PyErr {
     let mut original = None;
     let mut cause = error.cause();
     while let Some(inner) = cause {
+        if let Some(python) = inner.downcast_ref::<crate::errors::PythonError>() {
+            original = Some(python.error().clone_ref(py));
+            break;
+        }
         if let Some(python) = inner.downcast_ref::<PyErr>() {
             original = Some(python.clone_ref(py));
             break;

@@ -10,6 +10,7 @@ use adl_core::{Dataset, Error, Pipeline, Result};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
+use crate::errors::PythonError;
 use crate::gil::GilTime;
 
 /// A Python object with `__getitem__` and `__len__` (an `adl.Dataset`,
@@ -50,7 +51,7 @@ impl Dataset for PyDataset {
                 .bind(py)
                 .get_item(index)
                 .map(Bound::unbind)
-                .map_err(|e| Error::read("the dataset", index, e))
+                .map_err(|e| Error::read("the dataset", index, PythonError::new(py, e)))
         })
     }
 }
@@ -97,7 +98,7 @@ impl PyPipeline {
                 .map(Bound::unbind)
                 .map_err(|e| Error::Transform {
                     node: method.to_string(),
-                    cause: Box::new(e),
+                    cause: Box::new(PythonError::new(py, e)),
                 })
         })
     }
@@ -119,20 +120,20 @@ impl Pipeline<Py<PyAny>> for PyPipeline {
     }
 
     fn collate(&self, samples: Vec<Py<PyAny>>) -> Result<Py<PyAny>> {
-        let failed = |e: PyErr| Error::Transform {
+        let failed = |py: Python<'_>, e: PyErr| Error::Transform {
             node: "collate".into(),
-            cause: Box::new(e),
+            cause: Box::new(PythonError::new(py, e)),
         };
         let list = self.gil.attach(|py| {
             PyList::new(py, samples)
                 .map(|l| l.into_any().unbind())
-                .map_err(failed)
+                .map_err(|e| failed(py, e))
         })?;
         if self.object.is_none() {
             return self.gil.attach(|py| {
                 crate::collate::default_collate(list.bind(py))
                     .map(Bound::unbind)
-                    .map_err(failed)
+                    .map_err(|e| failed(py, e))
             });
         }
         self.call("collate", list)

@@ -33,6 +33,7 @@ EXPECTED = {
     "interrupt": -signal.SIGINT,
     "exit": 7,
     "native": 0,
+    "skip": 0,
 }
 
 

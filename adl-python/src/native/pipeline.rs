@@ -51,7 +51,7 @@ impl adl_core::Transform<Value> for NodeOp {
             Op::Python(callable) => self.gil.attach(|py| {
                 let failed = |e: PyErr| Error::Transform {
                     node: String::new(),
-                    cause: Box::new(e),
+                    cause: Box::new(crate::errors::PythonError::new(py, e)),
                 };
                 let argument = into_python(py, input).map_err(failed)?;
                 let out = callable.bind(py).call1((argument,)).map_err(failed)?;

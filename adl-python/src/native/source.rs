@@ -13,6 +13,7 @@ use pyo3::types::PyMapping;
 
 use super::value::{Path, Value};
 use crate::dataset::Dataset as PyDatasetClass;
+use crate::errors::PythonError;
 use crate::files::{Images, Npy, Table};
 use crate::gil::GilTime;
 use crate::px4::Topic;
@@ -263,12 +264,9 @@ impl Dataset for Source {
                 traces[trace].value(index - start)
             }
             Source::Python { object, gil, .. } => gil.attach(|py| {
-                let sample = object
-                    .bind(py)
-                    .get_item(index)
-                    .map_err(|e| Error::read("the dataset", index, e))?;
-                Value::from_python(&sample, &Path::root())
-                    .map_err(|e| Error::read("the dataset", index, e))
+                let failed = |e| Error::read("the dataset", index, PythonError::new(py, e));
+                let sample = object.bind(py).get_item(index).map_err(failed)?;
+                Value::from_python(&sample, &Path::root()).map_err(failed)
             }),
         }
     }

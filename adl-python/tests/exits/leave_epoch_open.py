@@ -14,6 +14,8 @@ MODE:
 - ``interrupt``: a real Ctrl-C (SIGINT to itself) mid-epoch, not caught:
   Python's own ending for it (the status of SIGINT re-raised).
 - ``exit``: ``sys.exit(7)`` from inside the loop; status 7.
+- ``skip``: ``on_error="skip"`` over samples of which every third
+  raises (the workers record each reason), a ``break``; exit 0.
 - ``native``: a ``break`` under an ``adl.Pipeline`` (adl's engine in Rust)
   over the Python dataset, read through the GIL by the workers; exit 0.
 
@@ -35,15 +37,16 @@ import adl
 class Samples:
     """A list-like dataset: each sample a small array, made with numpy."""
 
-    def __init__(self, n, bad=None):
+    def __init__(self, n, bad=None, every=None):
         self.n = n
         self.bad = bad
+        self.every = every
 
     def __len__(self):
         return self.n
 
     def __getitem__(self, index):
-        if index == self.bad:
+        if index == self.bad or (self.every and index % self.every == 0):
             raise ValueError(f"sample {index} is bad")
         return np.full((64, 64), index, dtype=np.float32)
 
@@ -71,8 +74,10 @@ def main():
         atexit.unregister(adl._native._at_exit)
     bad = 5 if mode in ("caught", "uncaught") else None
     pipeline = adl.Pipeline() if mode == "native" else Pipeline()
-    loader = adl.Loader(Samples(4096, bad), pipeline, batch_size=4,
-                        workers=workers, prefetch=8)
+    every = 3 if mode == "skip" else None
+    loader = adl.Loader(Samples(4096, bad, every), pipeline, batch_size=4,
+                        workers=workers, prefetch=8,
+                        on_error="skip" if mode == "skip" else "raise")
     epoch = loader.epoch(0)
     if mode == "global":
         global KEPT, ITERATOR
@@ -84,7 +89,7 @@ def main():
         return 0
     try:
         for step, _ in enumerate(epoch):
-            if step == 1 and mode in ("break", "native"):
+            if step == 1 and mode in ("break", "native", "skip"):
                 break
             if step == 1 and mode == "interrupt":
                 os.kill(os.getpid(), signal.SIGINT)
