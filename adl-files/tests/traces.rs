@@ -59,7 +59,7 @@ fn a_bad_trace_is_left_out_and_named_in_the_report() {
     assert_eq!(dataset.len(), 8);
     assert_eq!(report.opened, ["run-1", "run-3"]);
     assert!(!report.is_complete());
-    let left_out = report.left_out[0].to_string();
+    let left_out = format!("{:#}", report.left_out[0]);
     // The trace, the file, the sensor and the bad values, each once.
     assert!(left_out.starts_with("trace `run-2`: "), "{left_out}");
     assert!(left_out.contains("radar/ts.txt"), "{left_out}");
