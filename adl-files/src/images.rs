@@ -322,12 +322,10 @@ impl Images {
                     .decode(bytes, self.size, &self.frames.locations()[0], pixels)
             }))
             .unwrap_or_else(|panic| {
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                Err(format!("the decoder panicked on it: {message}"))
+                Err(format!(
+                    "the decoder panicked on it: {}",
+                    adl_core::exec::panic_message(panic.as_ref())
+                ))
             })
             .map_err(|reason| location.error(reason).in_sensor(&self.name, Some(index)))
         })

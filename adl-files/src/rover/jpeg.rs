@@ -67,12 +67,10 @@ impl JpegFrames {
                 self.decoding.decode(bytes, self.size, &first, scratch)
             }))
             .unwrap_or_else(|panic| {
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                Err(format!("the decoder panicked on it: {message}"))
+                Err(format!(
+                    "the decoder panicked on it: {}",
+                    adl_core::exec::panic_message(panic.as_ref())
+                ))
             })
         })
     }
