@@ -146,6 +146,11 @@ pub use adl_graph::opencl;
 /// name your arrays' types through it, so that they are adl's.
 pub use ndarray;
 
+/// The `num-complex` crate (0.4), ndarray's complex numbers: the element
+/// type of complex arrays, such as a radar's `complex64` `.npy` file read
+/// as `Npy<num_complex::Complex<f32>, _>`.
+pub use num_complex;
+
 /// The engine (`adl-graph`): the [`Planner`](engine::Planner) that turns a
 /// pipeline's [`Description`](graph::Description) into a checked and
 /// scheduled petgraph [`Plan`](engine::Plan), the run-time

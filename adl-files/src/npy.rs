@@ -1,11 +1,10 @@
 //! [`Npy`]: a sensor over a memory-mapped NumPy `.npy` array.
 
-use std::marker::PhantomData;
-
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use memmap2::Mmap;
 use ndarray::{Array, ArrayViewD, Dimension, IxDyn};
 use ndarray_npy::{ViewElement, ViewNpyError, ViewNpyExt};
+use num_complex::Complex;
 
 use crate::location::Location;
 use crate::mapped::map;
@@ -18,11 +17,80 @@ use crate::timestamps::sensor_folder;
 /// one is read with a second request.
 const HEADER_READ: u64 = 4096;
 
-/// An element type an [`Npy`] sensor reads: the NumPy types with a Rust
-/// twin of the same bytes (`u8`..`u64`, `i8`..`i64`, `f32`, `f64`).
-pub trait NpyElement: ViewElement + bytemuck::Pod + Send + Sync {}
+/// An element type that [`Npy`] and [`NpyFiles`](crate::NpyFiles) read:
+/// the NumPy types with a Rust twin of the same bytes, `u8`..`u64`
+/// (`uint8`..`uint64`), `i8`..`i64` (`int8`..`int64`), `f32`, `f64`
+/// (`float32`, `float64`) and [`Complex<f32>`], [`Complex<f64>`]
+/// (`complex64`, `complex128`: radar data, as `adl::num_complex`).
+///
+/// The list is closed (the trait is sealed), and it is checked where a
+/// sensor is opened: an element type outside it is one compile error at
+/// the `open` call, not one at every use of the sensor. A file whose
+/// elements are of another type than the one asked for is refused when it
+/// is opened, naming the file, its element type and the one asked for.
+///
+/// ```
+/// use adl::Sensor;
+/// use adl::files::Npy;
+/// use adl::ndarray::Ix1;
+/// use adl::num_complex::Complex;
+///
+/// # let dir = tempfile::tempdir()?;
+/// # let path = dir.path().join("radar.npy");
+/// # ndarray_npy::write_npy(&path, &adl::ndarray::array![[Complex::new(1.0f32, -1.0)], [Complex::new(0.5, 2.0)]])?;
+/// // radar.npy: complex64 [2, 1]
+/// let times = adl::Timestamps::new("radar", vec![0.0, 0.1])?;
+/// let radar: Npy<Complex<f32>, Ix1> = Npy::open("radar", &path, times.clone())?;
+/// assert_eq!(radar.get(1)?[0], Complex::new(0.5, 2.0));
+///
+/// let err = Npy::<f32, Ix1>::open("radar", &path, times).unwrap_err();
+/// assert!(err.to_string().ends_with("holds elements of type '<c8', not f32"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Another type is refused at the `open` call (`a .npy file's elements
+/// cannot be read as bool`), and only there:
+///
+/// ```compile_fail,E0277
+/// # let times = adl::Timestamps::new("mask", vec![0.0])?;
+/// let mask: adl::files::Npy<bool> = adl::files::Npy::open("mask", "mask.npy", times)?;
+/// # Ok::<(), adl::Error>(())
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a `.npy` file's elements cannot be read as `{Self}`",
+    label = "not one of NumPy's element types that adl reads",
+    note = "`Npy` and `NpyFiles` read `u8`, `u16`, `u32`, `u64`, `i8`, `i16`, `i32`, `i64`, `f32`, `f64`, `adl::num_complex::Complex<f32>` (NumPy's complex64) and `Complex<f64>` (complex128); for another dtype, convert the file with numpy (`array.astype(...)`), or read it as the type of the same size (`bool` as `u8`) and convert its samples in a transform"
+)]
+pub trait NpyElement: ViewElement + bytemuck::Pod + Send + Sync + sealed::Sealed {}
 
-impl<T: ViewElement + bytemuck::Pod + Send + Sync> NpyElement for T {}
+/// Keeps the list of [`NpyElement`]s closed: each is a type whose bytes are
+/// a NumPy dtype's, which ndarray-npy checks a file's header against.
+mod sealed {
+    /// Implemented for the element types of [`NpyElement`](super::NpyElement) only.
+    pub trait Sealed {}
+}
+
+macro_rules! npy_elements {
+    ($($element:ty),* $(,)?) => {$(
+        impl sealed::Sealed for $element {}
+        impl NpyElement for $element {}
+    )*};
+}
+
+npy_elements!(
+    u8,
+    u16,
+    u32,
+    u64,
+    i8,
+    i16,
+    i32,
+    i64,
+    f32,
+    f64,
+    Complex<f32>,
+    Complex<f64>
+);
 
 /// A sensor whose samples are the rows of a NumPy `.npy` array: sample `i`
 /// is `array[i]`, an array of `D` (one axis fewer than the file's; `IxDyn`
@@ -67,7 +135,10 @@ pub struct Npy<T, D = IxDyn> {
     /// Elements per sample.
     sample_len: usize,
     timestamps: Timestamps,
-    element: PhantomData<fn() -> T>,
+    /// A row's bytes as elements: bytemuck's copy for `T`, taken where
+    /// the sensor is opened, so that `T` is checked to be an
+    /// [`NpyElement`] there, once, and not wherever the sensor is used.
+    row_elements: fn(&[u8]) -> Vec<T>,
 }
 
 impl<T, D: std::fmt::Debug> std::fmt::Debug for Npy<T, D> {
@@ -231,10 +302,12 @@ impl<T: NpyElement, D: Dimension> Npy<T, D> {
             sample_shape,
             sample_len,
             timestamps,
-            element: PhantomData,
+            row_elements: bytemuck::pod_collect_to_vec::<u8, T>,
         })
     }
+}
 
+impl<T, D: Dimension> Npy<T, D> {
     /// The file the samples are read from.
     pub fn location(&self) -> &Location {
         &self.location
@@ -246,7 +319,7 @@ impl<T: NpyElement, D: Dimension> Npy<T, D> {
     }
 }
 
-impl<T: NpyElement, D: Dimension> Sensor for Npy<T, D> {
+impl<T, D: Dimension> Sensor for Npy<T, D> {
     type Sample = Array<T, D>;
     type Metadata = Timestamps;
 
@@ -280,13 +353,13 @@ impl<T: NpyElement, D: Dimension> Sensor for Npy<T, D> {
                     Error::internal("Npy::get", "a checked row past the mapped file")
                 })?;
                 // One copy out of the page cache, into memory aligned for `T`.
-                bytemuck::pod_collect_to_vec(row)
+                (self.row_elements)(row)
             }
             Rows::Memory(memory) => {
                 let row = memory.get(start..start + bytes).ok_or_else(|| {
                     Error::internal("Npy::get", "a checked row past the array in memory")
                 })?;
-                bytemuck::pod_collect_to_vec(row)
+                (self.row_elements)(row)
             }
             Rows::Remote(_) if bytes == 0 => Vec::new(),
             Rows::Remote(object) => {
@@ -300,7 +373,7 @@ impl<T: NpyElement, D: Dimension> Sensor for Npy<T, D> {
                     )).in_sensor(&self.name, Some(index)));
                 }
                 // One copy, into memory aligned for `T`.
-                bytemuck::pod_collect_to_vec(&row[..])
+                (self.row_elements)(&row[..])
             }
         };
         Array::from_shape_vec(self.sample_shape.clone(), values)

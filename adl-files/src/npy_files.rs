@@ -1,8 +1,6 @@
 //! [`NpyFiles`]: a sensor over a sequence of NumPy `.npy` files, a file
 //! per sample.
 
-use std::marker::PhantomData;
-
 use adl_core::{Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::{Array, Dimension, IxDyn};
 
@@ -74,8 +72,15 @@ pub struct NpyFiles<T, D = IxDyn> {
     /// The files, and those read ahead ([`Sensor::fetch`]) not yet parsed.
     files: Files,
     timestamps: Timestamps,
-    element: PhantomData<fn() -> (T, D)>,
+    /// A file's bytes as a sample: [`parse`] for `T` and `D`, taken where
+    /// the sensor is opened, so that `T` is checked to be an
+    /// [`NpyElement`] there, once, and not wherever the sensor is used.
+    parse: ParseFile<T, D>,
 }
+
+/// How a file's bytes become a sample, or what is wrong with them, in
+/// words.
+type ParseFile<T, D> = fn(&[u8]) -> Result<Array<T, D>, String>;
 
 impl<T, D> Clone for NpyFiles<T, D> {
     fn clone(&self) -> Self {
@@ -83,7 +88,7 @@ impl<T, D> Clone for NpyFiles<T, D> {
             name: self.name.clone(),
             files: self.files.clone(),
             timestamps: self.timestamps.clone(),
-            element: PhantomData,
+            parse: self.parse,
         }
     }
 }
@@ -146,12 +151,14 @@ impl<T: NpyElement, D: Dimension> NpyFiles<T, D> {
             name: name.to_string(),
             files,
             timestamps,
-            element: PhantomData,
+            parse: parse::<T, D>,
         };
         sensor.read(0, None)?;
         Ok(sensor)
     }
+}
 
+impl<T, D: Dimension> NpyFiles<T, D> {
     /// The files, a sample's in its place: paths, or objects in a store.
     pub fn files(&self) -> &[Location] {
         self.files.locations()
@@ -165,7 +172,7 @@ impl<T: NpyElement, D: Dimension> NpyFiles<T, D> {
             Some(bytes) => bytes,
             None => self.files.read(index)?,
         };
-        parse::<T, D>(&bytes)
+        (self.parse)(&bytes)
             .map_err(|reason| location.error(reason).in_sensor(&self.name, Some(index)))
     }
 }
@@ -197,7 +204,7 @@ fn parse<T: NpyElement, D: Dimension>(bytes: &[u8]) -> Result<Array<T, D>, Strin
         .map_err(|e| format!("holds an array of shape {shape:?} that cannot be read: {e}"))
 }
 
-impl<T: NpyElement, D: Dimension> Sensor for NpyFiles<T, D> {
+impl<T, D: Dimension> Sensor for NpyFiles<T, D> {
     type Sample = Array<T, D>;
     type Metadata = Timestamps;
 

@@ -1,5 +1,6 @@
 //! `Npy` and `read_timestamps` over files written by NumPy itself
-//! (`tests/data/make.py`), and the errors of every kind of bad file.
+//! (`tests/data/make.py`), real and complex, and the errors of every kind
+//! of bad file.
 
 mod common;
 
@@ -10,6 +11,7 @@ use common::source_error;
 use adl::files::{Npy, TIMESTAMP_FILES, read_timestamps};
 use adl::loader::Loader;
 use adl::ndarray::{Array, Array2, Array3, Ix1, Ix2, IxDyn};
+use adl::num_complex::Complex;
 use adl::{Error, Sensor, SensorDataset, Timestamps};
 
 fn data(name: &str) -> PathBuf {
@@ -95,6 +97,68 @@ fn a_bad_data_file_is_refused_naming_the_file_and_the_sensor() {
     assert!(
         message
             .contains("shape [5, 2, 3]; a sample of this sensor has 1 axes, so its file needs 2"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_complex_numpy_file_is_read_as_num_complex_values_and_loaded_in_batches() {
+    // radar_complex.npy: complex64 [5, 2, 3], radar + (10 - radar)j.
+    let radar: Npy<Complex<f32>, Ix2> =
+        Npy::open("radar", data("radar_complex.npy"), radar_times()).unwrap();
+    let complex = |i: usize| expected(i).mapv(|re| Complex::new(re, 10.0 - re));
+    for i in 0..5 {
+        assert_eq!(radar.get(i).unwrap(), complex(i));
+    }
+    // complex128 is read too: the same file's values, written as complex128
+    // by ndarray-npy (the bytes NumPy writes for it).
+    let dir = tempfile::tempdir().unwrap();
+    let wide = dir.path().join("radar_c16.npy");
+    let values = Array3::from_shape_fn((5, 2, 3), |(i, r, c)| {
+        let value = complex(i)[[r, c]];
+        Complex::new(f64::from(value.re), f64::from(value.im))
+    });
+    ndarray_npy::write_npy(&wide, &values).unwrap();
+    let wide: Npy<Complex<f64>, Ix2> = Npy::open("radar", &wide, radar_times()).unwrap();
+    assert_eq!(wide.get(3).unwrap()[[1, 2]], Complex::new(5.75, 4.25));
+
+    let loader = Loader::new(
+        SensorDataset::new(radar),
+        adl::pipeline! { collate: default },
+    )
+    .batch_size(2)
+    .build()
+    .unwrap();
+    let batches: Vec<Array3<Complex<f32>>> =
+        loader.epoch(0).map(|b| b.unwrap().into_inner()).collect();
+    assert_eq!(batches.len(), 3);
+    assert_eq!(batches[1].index_axis(adl::ndarray::Axis(0), 1), complex(3));
+}
+
+#[test]
+fn an_element_type_other_than_the_file_s_is_refused_where_the_file_is_opened() {
+    let message = source_error(
+        Npy::<f32, Ix2>::open("radar", data("radar_complex.npy"), radar_times()),
+        "radar_complex.npy",
+    );
+    assert!(
+        message.ends_with("(sensor `radar`): holds elements of type '<c8', not f32"),
+        "{message}"
+    );
+    let message = source_error(
+        Npy::<Complex<f64>, Ix2>::open("radar", data("radar_complex.npy"), radar_times()),
+        "radar_complex.npy",
+    );
+    assert!(
+        message.ends_with("holds elements of type '<c8', not num_complex::Complex<f64>"),
+        "{message}"
+    );
+    let message = source_error(
+        Npy::<Complex<f32>, Ix2>::open("radar", data("radar.npy"), radar_times()),
+        "radar.npy",
+    );
+    assert!(
+        message.ends_with("holds elements of type '<f4', not num_complex::Complex<f32>"),
         "{message}"
     );
 }

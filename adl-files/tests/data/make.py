@@ -10,6 +10,8 @@ np.save("radar.npy", radar)
 np.save("radar_ts.npy", np.array([0.0, 0.05, 0.1, 0.15, 0.2]))
 np.save("radar_fortran.npy", np.asfortranarray(radar.reshape(5, 6)))
 np.save("radar_big_endian.npy", radar.astype(">f4"))
+# Radar as it usually comes, complex: complex64 [5, 2, 3], radar + (10 - radar)j.
+np.save("radar_complex.npy", (radar + 1j * (10 - radar)).astype(np.complex64))
 whole = open("radar.npy", "rb").read()
 open("radar_truncated.npy", "wb").write(whole[:-10])
 np.save("ts_int.npy", np.array([0, 1, 2], dtype=np.int64))
