@@ -1,17 +1,39 @@
 //! `adl._native`: the Rust half of the Python package `adl` (its Python
 //! half is `python/adl`). Built by maturin (`pip install ./adl-python`)
-//! as one abi3 extension for every Python from 3.9 on.
+//! as one extension on Python's stable ABI (abi3, from 3.9; the package
+//! asks for Python 3.10 or later).
 //!
 //! As a Rust library (feature `module` off), it lets a crate hand a
 //! loader of its own to Python: [`RustLoader::new`] over a loader whose
 //! batches are [`ToPython`] (see `examples/python_px4`).
 //!
-//! What it holds so far: the synchronization policies of
-//! abstract-dataloader 0.4.7's `generic` module (`Empty`, `Next`,
-//! `Nearest`), computed by adl-core with the GIL released (the package's
-//! `adl.generic` offers them under the reference's names, beside its
-//! `Decimate`), and its `abstract.Trace` and `abstract.Dataset` as
-//! `adl.Trace` and `adl.Dataset`, over Python sensors and traces.
+//! What it holds, each a module here and a name in the package:
+//!
+//! - the synchronization policies of abstract-dataloader 0.4.7's
+//!   `generic` module (`Empty`, `Next`, `Nearest`), computed by adl-core
+//!   with the GIL released (`sync`, with `margin` and `timestamps` for
+//!   their arguments and results; `adl.generic` offers them under the
+//!   reference's names, beside its `Decimate`);
+//! - its `abstract.Trace` and `abstract.Dataset` as `adl.Trace` and
+//!   `adl.Dataset`, over Python sensors and adl's own (`trace`,
+//!   `dataset`);
+//! - adl's file-backed sensors as `adl.files` (`files`: `Images`, `Npy`,
+//!   `Table`; `rover`: `RoverSensor`, roverd's sensor folders) and PX4
+//!   flight logs as `adl.px4` (`px4`), read and decoded with the GIL
+//!   released into NumPy arrays over adl's buffers;
+//! - `adl.default_collate`, PyTorch's with NumPy arrays out (`collate`);
+//! - `adl.Loader` and `adl.LoaderError`, adl's loader over a Python
+//!   dataset and pipeline (`loader`, calling Python through
+//!   `python_data` and counting what the calls cost in `gil`; `states`
+//!   for its `state_dict`);
+//! - `adl.Pipeline` and `adl.transforms`, adl's own transforms and batch
+//!   kernels composed in Python and run in Rust without the GIL
+//!   (`native`);
+//! - [`RustLoader`] and [`ToPython`], a loader written in Rust handed to
+//!   Python, its batches NumPy arrays over the loader's pooled buffers
+//!   (`rust_loader`, `to_python`);
+//! - Python exceptions for adl's errors (`errors`), and no call into
+//!   Python from adl's threads once the interpreter exits (`exit`).
 
 #[cfg(feature = "module")]
 use pyo3::prelude::*;
