@@ -178,7 +178,7 @@ pub use adl_macros::pipeline;
 #[cfg(feature = "opencl")]
 pub use adl_macros::transform;
 /// `#[transform]`: declare a typed, named pipeline node (see [`graph::Node`]).
-/// (Built without the `opencl` feature: `opencl = ...` is an error.)
+/// (Built without the `opencl` feature: `unsafe(opencl = ...)` is an error.)
 #[cfg(not(feature = "opencl"))]
 pub use adl_macros::transform_without_opencl as transform;
 

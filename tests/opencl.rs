@@ -204,10 +204,12 @@ struct Gain {
     bias: f32,
 }
 
+// SAFETY: one work item per element, each reads `input[i]` and writes
+// `output[i]` for its own `i < n`; `gain` and `bias` are scalars.
 #[adl::transform(
     batch,
     args(gain, bias),
-    opencl = "__kernel void gain(__global const float* input, __global float* output, __global const uchar* flags, const ulong n, const ulong per_sample, const ulong channels, const ulong inner, const ulong last, const float gain, const float bias) { size_t i = get_global_id(0); output[i] = input[i] * gain + bias; }"
+    unsafe(opencl = "__kernel void gain(__global const float* input, __global float* output, __global const uchar* flags, const ulong n, const ulong per_sample, const ulong channels, const ulong inner, const ulong last, const float gain, const float bias) { size_t i = get_global_id(0); output[i] = input[i] * gain + bias; }")
 )]
 impl Gain {
     fn apply(&self, batch: Array2<f32>) -> Array2<f32> {
@@ -229,9 +231,11 @@ fn a_user_kernel_runs_with_its_own_arguments() {
     }
 }
 
+// SAFETY: it does not compile (the test is its build error), so it
+// never runs.
 #[adl::transform(
     batch,
-    opencl = "__kernel void broken(__global const float* input, __global float* output) { output[i] = oops; }"
+    unsafe(opencl = "__kernel void broken(__global const float* input, __global float* output) { output[i] = oops; }")
 )]
 fn broken(batch: Array2<f32>) -> Array2<f32> {
     batch

@@ -183,10 +183,12 @@ fn built_in_kernels_run_as_planned() {
 }
 
 /// A user's kernel: a kernel of its own, never merged into another.
+// SAFETY: one work item per element, each reads `input[i]` and writes
+// `output[i]` for its own `i < n`.
 #[adl::transform(
     batch,
     name = "double_it",
-    opencl = "__kernel void double_it(__global const float* input, __global float* output, __global const uchar* flags, const ulong n, const ulong per_sample, const ulong channels, const ulong inner, const ulong last) { size_t i = get_global_id(0); output[i] = input[i] * 2.0f; }"
+    unsafe(opencl = "__kernel void double_it(__global const float* input, __global float* output, __global const uchar* flags, const ulong n, const ulong per_sample, const ulong channels, const ulong inner, const ulong last) { size_t i = get_global_id(0); output[i] = input[i] * 2.0f; }")
 )]
 fn double(b: Array4<f32>) -> Array4<f32> {
     b * 2.0

@@ -40,10 +40,12 @@ fn checked(x: i64) -> adl::Result<i64> {
 const DOUBLE_CL: &str = "__kernel void double_it(__global const float* input, __global float* output, __global const uchar* flags, const ulong n, const ulong per_sample, const ulong channels, const ulong inner, const ulong last) { size_t i = get_global_id(0); output[i] = input[i] * 2.0f; }";
 
 /// Double every value.
+// SAFETY: one work item per element, each reads `input[i]` and writes
+// `output[i]` for its own `i < n`.
 #[adl::transform(
     batch,
     name = "double_it",
-    opencl = "__kernel void double_it(__global const float* input, __global float* output, __global const uchar* flags, const ulong n, const ulong per_sample, const ulong channels, const ulong inner, const ulong last) { size_t i = get_global_id(0); output[i] = input[i] * 2.0f; }"
+    unsafe(opencl = "__kernel void double_it(__global const float* input, __global float* output, __global const uchar* flags, const ulong n, const ulong per_sample, const ulong channels, const ulong inner, const ulong last) { size_t i = get_global_id(0); output[i] = input[i] * 2.0f; }")
 )]
 fn double(b: Array1<f32>) -> Array1<f32> {
     b * 2.0
@@ -71,7 +73,9 @@ struct ScaleBatch {
 }
 
 /// Scale every value of the batch by `factor`.
-#[adl::transform(batch, opencl = include_str!("kernels/scale.cl"), name = "scale", args(factor))]
+// SAFETY: kernels/scale.cl reads `input[i]` and writes `output[i]` for
+// its own `i < n`, and reads the scalar `factor`.
+#[adl::transform(batch, unsafe(opencl = include_str!("kernels/scale.cl")), name = "scale", args(factor))]
 impl ScaleBatch {
     fn apply(&self, b: Array1<f32>) -> Array1<f32> {
         b * self.factor

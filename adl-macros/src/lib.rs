@@ -75,7 +75,9 @@ pub fn derive_recycle(input: TokenStream) -> TokenStream {
 /// it; `#[sensor_set(attr(collate(derive(Debug))))]` puts attributes on it
 /// (here: the batch of `Collate` derives `Debug`); `#[sensor_set(crate = "path")]` names the `adl` crate when it is
 /// re-exported under another path. A field whose type is not a
-/// `Sensor` is an error at that type.
+/// `Sensor` is an error at that type. A field's collate strategy,
+/// `#[collate(list | concat | pad | packed)]` on a sensor field, is
+/// passed on to its field of a sample that derives `Collate`.
 ///
 /// ```ignore
 /// #[derive(SensorSet)]
@@ -85,7 +87,7 @@ pub fn derive_recycle(input: TokenStream) -> TokenStream {
 /// let trace = Recording::new("run-1", Rig { radar, lidar, imu }, &Nearest::new("radar", 0.05)?)?;
 /// let frame: Frame = trace.get(0)?;
 /// ```
-#[proc_macro_derive(SensorSet, attributes(sensor_set))]
+#[proc_macro_derive(SensorSet, attributes(sensor_set, collate))]
 pub fn derive_sensor_set(input: TokenStream) -> TokenStream {
     sensor_set::expand(input.into()).into()
 }
@@ -103,10 +105,12 @@ pub fn derive_sensor_set(input: TokenStream) -> TokenStream {
 /// `Result<Out, E>` is fallible: its errors become
 /// `adl::Error::Transform` naming the node.
 ///
-/// Options: `sample` (the default) or `batch`; `opencl = "source"` or
-/// `opencl = include_str!("kernel.cl")` (batch nodes only: the kernel, with
-/// the ABI of `adl::kernel`, named like the node; the body is its CPU
-/// reference); `args(field, ...)` (fields of an impl-block node passed to
+/// Options: `sample` (the default) or `batch`; `unsafe(opencl = "source")`
+/// or `unsafe(opencl = include_str!("kernel.cl"))` (batch nodes only: the
+/// kernel, with the ABI of `adl::kernel`, named like the node; the body is
+/// its CPU reference; `unsafe` because nothing checks what OpenCL C reads
+/// and writes, and on a CPU device it runs in this process: see
+/// `adl::kernel`, "Safety"); `args(field, ...)` (fields of an impl-block node passed to
 /// the kernel after the ABI's arguments);
 /// `name = "..."` (default: the function's name, or the type's in
 /// snake_case); `crate = "path"` when `adl` is re-exported elsewhere.
@@ -118,7 +122,9 @@ pub fn derive_sensor_set(input: TokenStream) -> TokenStream {
 /// flip {}.apply(frame)?;             // and a node
 ///
 /// struct Normalize { mean: f32, std: f32 }
-/// #[transform(batch, opencl = include_str!("normalize.cl"), args(mean, std))]
+/// // SAFETY: normalize.cl reads `input[i]`, `mean` and `std` and writes
+/// // `output[i]` for its own `i < n`.
+/// #[transform(batch, unsafe(opencl = include_str!("normalize.cl")), args(mean, std))]
 /// impl Normalize {
 ///     fn apply(&self, b: Array4<f32>) -> Array4<f32> { (b - self.mean) / self.std }
 /// }
@@ -129,7 +135,7 @@ pub fn transform(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// `#[transform]` as the facade exports it when its `opencl` feature is
-/// off: the same, except that `opencl = ...` is a one-line error saying
+/// off: the same, except that `unsafe(opencl = ...)` is a one-line error saying
 /// to enable the feature (in the manner of tokio's macros).
 #[doc(hidden)]
 #[proc_macro_attribute]

@@ -35,7 +35,7 @@ use std::ops::Range;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Fusion {
-    /// A kernel of its own (a user's, `#[transform(batch, opencl = ...)]`):
+    /// A kernel of its own (a user's, `#[transform(batch, unsafe(opencl = ...))]`):
     /// on a device it shares a program with its neighbours (their data
     /// stays on the device) but is never merged into their kernel; on the
     /// CPU it runs its Rust body.

@@ -170,7 +170,14 @@ macro_rules! rule_table {
         id: "kernel_on_sample_node",
         message: "an OpenCL kernel runs on batches, but `{node}` is a sample node",
         label: "a kernel on a sample node",
-        help: "declare the node `#[transform(batch, opencl = ...)]`, or drop the kernel",
+        help: "declare the node `#[transform(batch, unsafe(opencl = ...))]`, or drop the kernel",
+    }
+    /// An OpenCL kernel given outside `unsafe(...)`.
+    KernelWithoutUnsafe {
+        id: "kernel_without_unsafe",
+        message: "an OpenCL kernel is code nothing checks: on a CPU device it runs in this process, so `opencl = ...` goes inside `unsafe(...)`",
+        label: "a kernel outside `unsafe(...)`",
+        help: "write `unsafe(opencl = ...)` once the kernel reads and writes only within the buffers the kernel ABI gives it (see `adl::kernel`, \"Safety\"), and say why in a `// SAFETY:` comment above the attribute",
     }
     /// A kernel source with no `__kernel` function named like the node.
     KernelEntry {
@@ -182,7 +189,7 @@ macro_rules! rule_table {
     /// `opencl = ...` with the `opencl` feature off.
     OpenClFeatureOff {
         id: "opencl_feature_off",
-        message: "`opencl = ...` needs adl's `opencl` feature, which is off",
+        message: "`unsafe(opencl = ...)` needs adl's `opencl` feature, which is off",
         label: "an OpenCL kernel without the `opencl` feature",
         help: "enable it (it is on by default): `adl = { version = \"0.1\", features = [\"opencl\"] }`, or drop the kernel",
     }
@@ -191,7 +198,7 @@ macro_rules! rule_table {
         id: "transform_option",
         message: "{problem}",
         label: "here",
-        help: "#[transform] takes `sample` (the default) or `batch`, `opencl = \"kernel source\"` (or `include_str!(...)`), `args(field, ...)` (the kernel's own arguments, on an impl block), `name = \"...\"` and `crate = \"...\"`",
+        help: "#[transform] takes `sample` (the default) or `batch`, `unsafe(opencl = \"kernel source\")` (or `include_str!(...)`), `args(field, ...)` (the kernel's own arguments, on an impl block), `name = \"...\"` and `crate = \"...\"`",
     }
     /// A `#[transform]` function or method of the wrong shape.
     TransformSignature {

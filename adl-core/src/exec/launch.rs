@@ -29,7 +29,7 @@ pub enum Op {
         /// The source index.
         index: String,
     },
-    /// A whole kernel of the user's (`#[transform(batch, opencl = ...)]`),
+    /// A whole kernel of the user's (`#[transform(batch, unsafe(opencl = ...))]`),
     /// with the [kernel ABI](crate::kernel#the-kernel-abi). It is not fused; its
     /// neighbours' data stays on the device.
     Custom {
@@ -44,6 +44,12 @@ pub enum Op {
 
 /// One kernel of a batch node: what it computes, on which element types,
 /// for which node.
+///
+/// A launch is OpenCL C that an [`Accelerator`](super::Accelerator) runs
+/// in this process's memory where the device is the CPU, with nothing to
+/// check what it reads or writes: its constructors are `unsafe`, and its
+/// element types and work are read-only once made, so that a launch is
+/// always one whose maker vouched for it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Launch {
     /// The node's name (for errors and the build log).
@@ -52,16 +58,24 @@ pub struct Launch {
     /// statistics).
     pub id: Option<NodeId>,
     /// The element type read.
-    pub input: ElementType,
+    input: ElementType,
     /// The element type written.
-    pub output: ElementType,
+    output: ElementType,
     /// What it computes.
-    pub op: Op,
+    op: Op,
 }
 
 impl Launch {
     /// An elementwise launch (see [`Op::Map`]).
-    pub fn map(
+    ///
+    /// # Safety
+    ///
+    /// `expr` is an OpenCL C expression of `v` (an `input` element) and `c`
+    /// (its channel) alone, with a value of the `output` type: it reads and
+    /// writes no memory, and it neither loops forever nor calls functions
+    /// that do. The device runs it unchecked, in this process's memory on
+    /// a CPU device.
+    pub unsafe fn map(
         node: impl Into<Cow<'static, str>>,
         input: ElementType,
         output: ElementType,
@@ -78,7 +92,15 @@ impl Launch {
 
     /// A gathering launch (see [`Op::Gather`]); input and output types are
     /// the same.
-    pub fn gather(
+    ///
+    /// # Safety
+    ///
+    /// `index` is an OpenCL C expression of `i`, `w`, `last`, `sample` and
+    /// `flags` whose value is an element of the same sample (from
+    /// `i - w` to `i - w + last - 1` where `last` is the last axis), and it
+    /// reads and writes no memory besides `flags[sample]`. The device reads
+    /// the input at that index unchecked.
+    pub unsafe fn gather(
         node: impl Into<Cow<'static, str>>,
         element: ElementType,
         index: impl Into<String>,
@@ -95,7 +117,17 @@ impl Launch {
     }
 
     /// A user's kernel (see [`Op::Custom`]).
-    pub fn custom(
+    ///
+    /// # Safety
+    ///
+    /// `source` defines `__kernel void <entry>(...)` with the
+    /// [kernel ABI](crate::kernel#the-kernel-abi)'s arguments followed by
+    /// `args`, in that order and of those types, and the kernel reads and
+    /// writes only within the buffers it is given (the input's and
+    /// output's `n` elements, one flag per sample, each array argument's
+    /// own length), and ends. The device runs it unchecked, in
+    /// this process's memory on a CPU device.
+    pub unsafe fn custom(
         node: impl Into<Cow<'static, str>>,
         input: ElementType,
         output: ElementType,
@@ -114,6 +146,21 @@ impl Launch {
                 args,
             },
         }
+    }
+
+    /// The element type read.
+    pub fn input(&self) -> ElementType {
+        self.input
+    }
+
+    /// The element type written.
+    pub fn output(&self) -> ElementType {
+        self.output
+    }
+
+    /// What it computes.
+    pub fn op(&self) -> &Op {
+        &self.op
     }
 
     /// How it combines with its neighbours' launches (see

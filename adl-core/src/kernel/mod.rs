@@ -6,10 +6,27 @@
 //! (and, for the CPU, a Rust body that gives the same bits); it runs on
 //! the context's [`Accelerator`] when there is one. Nodes come from
 //!
-//! - `#[transform(batch, opencl = "...")]`: a kernel of your own, in
-//!   OpenCL C, with the ABI below; the function's body is the CPU
+//! - `#[transform(batch, unsafe(opencl = "..."))]`: a kernel of your own,
+//!   in OpenCL C, with the ABI below; the function's body is the CPU
 //!   reference;
 //! - the [built-in kernels](#built-in-kernels).
+//!
+//! # Safety
+//!
+//! OpenCL C is not checked by anything: on a CPU device (POCL) a kernel
+//! runs in this process's memory, and one that reads or writes outside
+//! the buffers it is given is undefined behaviour here, whatever the
+//! Rust around it. So a kernel of your own is an `unsafe` opt-in, as
+//! Rust's own unchecked attributes are: `unsafe(opencl = ...)` is your
+//! promise that the kernel keeps to the ABI below (it reads and writes
+//! only `input[0..n]`, `output[0..n]`, `flags` and its own arguments
+//! within their lengths, and it ends). Say why next to it, in a
+//! `// SAFETY:` comment. A plain `opencl = ...` is an error (rule
+//! `kernel_without_unsafe`). Below the macro, every [`Launch`] is made by
+//! an `unsafe` constructor with the same promise, so a safe
+//! [`KernelNode`](crate::__private::KernelNode) implementation can only
+//! hand out launches someone vouched for; the built-in kernels' are
+//! expressions adl writes itself.
 //!
 //! # The kernel ABI
 //!
@@ -34,8 +51,8 @@
 //! ```
 //!
 //! `NAME` is the node's name (the function's, or `name = "..."`). The
-//! node's own arguments come from `#[transform(batch, opencl = "...",
-//! args(field, ...))]` on an impl block: each field becomes one argument
+//! node's own arguments come from `#[transform(batch, unsafe(opencl =
+//! "..."), args(field, ...))]` on an impl block: each field becomes one argument
 //! ([`KernelArg`]: a scalar, or an array as a `__global const` pointer).
 //! Every program is built with `-cl-fp32-correctly-rounded-divide-sqrt`
 //! and starts with `#pragma OPENCL FP_CONTRACT OFF`, so `/` and `sqrt` are

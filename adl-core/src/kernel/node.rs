@@ -28,7 +28,7 @@ pub struct Member {
 /// [`Accelerator`](super::Accelerator), and as its Rust body elsewhere. The
 /// two must give the same bits.
 ///
-/// `#[transform(batch, opencl = "...")]` implements it; so do the
+/// `#[transform(batch, unsafe(opencl = "..."))]` implements it; so do the
 /// [built-in kernels](super#built-in-kernels) and [`Fused`].
 pub trait KernelNode {
     /// The element type it reads.

@@ -246,7 +246,7 @@ impl Accelerator for OpenCl {
     ) -> Result<bool> {
         let uses_double = launches
             .iter()
-            .any(|l| l.input == ElementType::F64 || l.output == ElementType::F64);
+            .any(|l| l.input() == ElementType::F64 || l.output() == ElementType::F64);
         if launches.is_empty() || (uses_double && !self.fp64) {
             if uses_double {
                 crate::notice::once(format!(

@@ -112,7 +112,7 @@ pub(crate) fn steps(
     let mut steps = Vec::with_capacity(groups.len());
     for group in groups {
         let members = launches.get(group.clone()).filter(|g| !g.is_empty())?;
-        let custom = members.iter().any(|l| matches!(l.op, Op::Custom { .. }));
+        let custom = members.iter().any(|l| matches!(l.op(), Op::Custom { .. }));
         if group.start != next || (custom && members.len() > 1) {
             return None;
         }
@@ -130,23 +130,18 @@ fn step(group: &[&Launch], range: &Range) -> Step {
         .collect::<Vec<_>>()
         .join(" + ");
     let (first, last) = (group[0], group[group.len() - 1]);
-    if let [
-        Launch {
-            op:
-                Op::Custom {
-                    source,
-                    entry,
-                    args,
-                },
-            ..
-        },
-    ] = group
+    if let [one] = group
+        && let Op::Custom {
+            source,
+            entry,
+            args,
+        } = one.op()
     {
         return Step {
             source: format!("{PRAGMA}{source}"),
             entry: entry.to_string(),
-            input: first.input,
-            output: first.output,
+            input: first.input(),
+            output: first.output(),
             args: args.clone(),
             nodes,
             generated: false,
@@ -155,8 +150,8 @@ fn step(group: &[&Launch], range: &Range) -> Step {
     Step {
         source: fused_source(group, range),
         entry: FUSED_ENTRY.to_owned(),
-        input: first.input,
-        output: last.output,
+        input: first.input(),
+        output: last.output(),
         args: Vec::new(),
         nodes,
         generated: true,
@@ -166,11 +161,11 @@ fn step(group: &[&Launch], range: &Range) -> Step {
 /// The source of one kernel running `group` (fusable launches) element by
 /// element over `range`.
 fn fused_source(group: &[&Launch], range: &Range) -> String {
-    let input = group[0].input.cl_name();
-    let output = group[group.len() - 1].output.cl_name();
+    let input = group[0].input().cl_name();
+    let output = group[group.len() - 1].output().cl_name();
     let mut body = String::new();
     let mut start = 0;
-    let index = match &group[0].op {
+    let index = match group[0].op() {
         Op::Gather { index } => {
             start = 1;
             index.as_str()
@@ -181,14 +176,14 @@ fn fused_source(group: &[&Launch], range: &Range) -> String {
     body.push_str(&format!("    const {input} x0 = input[src];\n"));
     let mut last = "x0".to_owned();
     for (k, launch) in group[start..].iter().enumerate() {
-        let Op::Map { expr } = &launch.op else {
+        let Op::Map { expr } = launch.op() else {
             continue;
         };
         let name = format!("x{}", k + 1);
         body.push_str(&format!(
             "    {out} {name};\n    {{ const {inp} v = {last}; {name} = {expr}; }} // {node}\n",
-            out = launch.output.cl_name(),
-            inp = launch.input.cl_name(),
+            out = launch.output().cl_name(),
+            inp = launch.input().cl_name(),
             node = launch.node,
         ));
         last = name;
@@ -218,13 +213,17 @@ mod tests {
     use adl_core::kernel::{Target, groups};
 
     fn launches() -> Vec<Launch> {
-        vec![
-            Launch::gather("flip", U8, "(flags[sample] ? i - w + (last - 1 - w) : i)"),
-            Launch::map("to_f32", U8, F32, "(float)v / 255.0f"),
-            Launch::map("normalize", F32, F32, "(v - 0.5f) / 0.25f"),
-            Launch::custom("mine", F32, F32, "__kernel void mine() {}", "mine", vec![]),
-            Launch::map("clamp", F32, F32, "v"),
-        ]
+        // SAFETY: an index within its row, arithmetic on `v`, and an empty
+        // kernel: none reads or writes outside its buffers.
+        unsafe {
+            vec![
+                Launch::gather("flip", U8, "(flags[sample] ? i - w + (last - 1 - w) : i)"),
+                Launch::map("to_f32", U8, F32, "(float)v / 255.0f"),
+                Launch::map("normalize", F32, F32, "(v - 0.5f) / 0.25f"),
+                Launch::custom("mine", F32, F32, "__kernel void mine() {}", "mine", vec![]),
+                Launch::map("clamp", F32, F32, "v"),
+            ]
+        }
     }
 
     /// The launches' steps as [`groups`] decides them on a device.
@@ -277,10 +276,13 @@ mod tests {
 
     #[test]
     fn a_gather_starts_a_new_kernel() {
-        let launches = vec![
-            Launch::map("a", F32, F32, "v"),
-            Launch::gather("flip", F32, "i"),
-        ];
+        // SAFETY: the identity, as a map and as a gather.
+        let launches = unsafe {
+            vec![
+                Launch::map("a", F32, F32, "v"),
+                Launch::gather("flip", F32, "i"),
+            ]
+        };
         assert_eq!(grouped(&launches, true, &Range::of(&[2, 3])).len(), 2);
     }
 

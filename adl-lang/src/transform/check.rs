@@ -41,7 +41,7 @@ pub(crate) fn check(
             errors.push(problem_at(
                 Rule::TransformOption,
                 &args.key,
-                "`args(...)` are the kernel's own arguments; they need `opencl = ...`",
+                "`args(...)` are the kernel's own arguments; they need `unsafe(opencl = ...)`",
             ));
             options.args = None;
         } else if matches!(item.form, Form::Function { .. }) {

@@ -55,7 +55,15 @@ pub(crate) fn node_impls(
         Form::Method { self_ty } => quote!(#self_ty),
     };
     let (kernel_apply_in, kernel_node) = match &options.kernel {
-        Some(k) => kernel_impls(item, signature, options, name, &node_ty, &k.source),
+        Some(k) => kernel_impls(
+            item,
+            signature,
+            options,
+            name,
+            &node_ty,
+            &k.source,
+            k.unsafe_span,
+        ),
         None => (TokenStream::new(), TokenStream::new()),
     };
     let transform = transform_impl(item, signature, options, name, &node_ty, kernel_apply_in);
@@ -225,7 +233,7 @@ fn node_trait_impls(
     }
 }
 
-/// For a node with `opencl = ...`: its `apply_in` (the kernel on the
+/// For a node with `unsafe(opencl = ...)`: its `apply_in` (the kernel on the
 /// context's accelerator, else the body), and its `KernelNode` impl (one
 /// user launch, with `args(...)` after the ABI's arguments). The element
 /// types are read through `KernelInput` / `KernelOutput`, spanned at the
@@ -238,6 +246,7 @@ fn kernel_impls(
     name: &str,
     node_ty: &TokenStream,
     source: &syn::Expr,
+    kernel_unsafe: Option<Span>,
 ) -> (TokenStream, TokenStream) {
     let krate = &options.krate;
     let cfgs = &item.cfgs;
@@ -264,6 +273,22 @@ fn kernel_impls(
         .iter()
         .flat_map(|a| &a.fields)
         .map(|field| quote_spanned!(field.span()=> #kernel::KernelArg::from(&self.#field)));
+    // The user's `unsafe(...)` (the promise `Launch::custom` asks for)
+    // becomes the block the launch is made in, at their token, so that
+    // `#![forbid(unsafe_code)]` and unsafe-code audits find it there.
+    let unsafe_span = kernel_unsafe.unwrap_or_else(Span::call_site);
+    let launch = quote_spanned! {unsafe_span=>
+        unsafe {
+            #kernel::Launch::custom(
+                #name,
+                <#in_elem as #kernel::Element>::TYPE,
+                <#out_elem as #kernel::Element>::TYPE,
+                #source,
+                #name,
+                ::std::vec![#(#args),*],
+            )
+        }
+    };
     let kernel_node = quote! {
         #(#cfgs)*
         impl #krate::__private::KernelNode for #node_ty {
@@ -271,14 +296,7 @@ fn kernel_impls(
             type Out = #out_elem;
 
             fn launches(&self) -> ::std::vec::Vec<#kernel::Launch> {
-                ::std::vec![#kernel::Launch::custom(
-                    #name,
-                    <#in_elem as #kernel::Element>::TYPE,
-                    <#out_elem as #kernel::Element>::TYPE,
-                    #source,
-                    #name,
-                    ::std::vec![#(#args),*],
-                )]
+                ::std::vec![#launch]
             }
         }
     };

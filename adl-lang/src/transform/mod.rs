@@ -4,7 +4,7 @@
 //! #[transform]                                        // sample node `flip`
 //! fn flip(f: Frame) -> Frame { ... }
 //!
-//! #[transform(batch, opencl = include_str!("normalize.cl"))]
+//! #[transform(batch, unsafe(opencl = include_str!("normalize.cl")))]
 //! impl Normalize {                                    // batch node `normalize`
 //!     fn apply(&self, b: Array4<f32>) -> Array4<f32> { ... }
 //! }

@@ -1,5 +1,6 @@
 //! The options of `#[transform(...)]`: `sample` (the default) or `batch`,
-//! `opencl = ...`, `args(field, ...)`, `name = "..."`, `crate = "..."`.
+//! `unsafe(opencl = ...)`, `args(field, ...)`, `name = "..."`,
+//! `crate = "..."`.
 //!
 //! Each option is read on its own, so that every malformed or unknown
 //! option is reported (rule `transform_option`), and the node is still
@@ -16,7 +17,7 @@ use crate::diagnostic::{Errors, problem, problem_at};
 pub(crate) struct Options {
     /// `sample` or `batch`.
     pub(crate) stage: Stage,
-    /// `opencl = <source>`.
+    /// `unsafe(opencl = <source>)`.
     pub(crate) kernel: Option<Kernel>,
     /// `args(field, ...)`: the kernel's own arguments, fields of `self`.
     pub(crate) args: Option<Args>,
@@ -26,12 +27,15 @@ pub(crate) struct Options {
     pub(crate) krate: Path,
 }
 
-/// `opencl = <source>`: the key (where `kernel_on_sample_node` points) and
-/// the source, kept as an expression so that `include_str!` resolves in
-/// the user's crate.
+/// `unsafe(opencl = <source>)`: the key (where `kernel_on_sample_node`
+/// points), the source, kept as an expression so that `include_str!`
+/// resolves in the user's crate, and the user's `unsafe` (the span of the
+/// `unsafe` block the expansion makes the kernel's launch in; `None`
+/// where it was left out, an error already reported).
 pub(crate) struct Kernel {
     pub(crate) key: Ident,
     pub(crate) source: Expr,
+    pub(crate) unsafe_span: Option<proc_macro2::Span>,
 }
 
 /// `args(field, ...)`: the key and the fields.
@@ -79,7 +83,17 @@ pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> Options {
             .unwrap_or_default();
         let result = match word.as_str() {
             "sample" | "batch" => stage(&meta, &mut stage_given).map(|s| options.stage = s),
-            "opencl" => kernel(&meta, options.kernel.is_some()).map(|k| options.kernel = Some(k)),
+            "unsafe" => unsafe_kernel(&meta, options.kernel.is_some())
+                .map(|k| options.kernel = Some(k)),
+            "opencl" => kernel(&meta, options.kernel.is_some()).and_then(|k| {
+                // Kept, so that the node is still generated: one error.
+                options.kernel = Some(k);
+                Err(problem_at(
+                    Rule::KernelWithoutUnsafe,
+                    meta.path(),
+                    "an OpenCL kernel is code nothing checks: on a CPU device it runs in this process, so `opencl = ...` goes inside `unsafe(...)`",
+                ))
+            }),
             "args" => kernel_args(&meta, options.args.is_some()).map(|a| options.args = Some(a)),
             "name" => name(&meta, options.name.is_some()).map(|n| options.name = Some(n)),
             "crate" => krate(&meta).map(|p| options.krate = p),
@@ -123,11 +137,53 @@ fn stage(meta: &Meta, given: &mut Option<Ident>) -> syn::Result<Stage> {
     Ok(Stage::from_keyword(&word).expect("sample or batch"))
 }
 
+/// `unsafe(opencl = ...)`: the one option that may stand inside
+/// `unsafe(...)`, once.
+fn unsafe_kernel(meta: &Meta, already: bool) -> syn::Result<Kernel> {
+    let keyword = meta.path();
+    let expected =
+        "`unsafe(opencl = \"__kernel void ...\")` or `unsafe(opencl = include_str!(\"file.cl\"))`";
+    let Meta::List(list) = meta else {
+        return Err(problem_at(
+            OPTION,
+            meta,
+            format_args!("`unsafe` wraps the kernel: {expected}"),
+        ));
+    };
+    let inner = list
+        .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+        .map_err(|e| {
+            problem(
+                OPTION,
+                e.span(),
+                format_args!("`unsafe` wraps the kernel: {expected}"),
+            )
+        })?;
+    let mut metas = inner.iter();
+    let (Some(only), None) = (metas.next(), metas.next()) else {
+        return Err(problem_at(
+            OPTION,
+            &list.tokens,
+            format_args!("`unsafe(...)` holds the kernel and nothing else: {expected}"),
+        ));
+    };
+    if !only.path().is_ident("opencl") {
+        return Err(problem_at(
+            OPTION,
+            only.path(),
+            format_args!("only the kernel goes inside `unsafe(...)`: {expected}"),
+        ));
+    }
+    let mut kernel = kernel(only, already)?;
+    kernel.unsafe_span = Some(keyword.segments[0].ident.span());
+    Ok(kernel)
+}
+
 /// `opencl = "source"`, `opencl = include_str!("file.cl")` or
-/// `opencl = SOME_CONST`.
+/// `opencl = SOME_CONST` (inside `unsafe(...)`).
 fn kernel(meta: &Meta, already: bool) -> syn::Result<Kernel> {
     let key = meta.path().get_ident().expect("a one-word path").clone();
-    let expected = "the kernel source: `opencl = \"__kernel void ...\"` or `opencl = include_str!(\"file.cl\")`";
+    let expected = "the kernel source: `unsafe(opencl = \"__kernel void ...\")` or `unsafe(opencl = include_str!(\"file.cl\"))`";
     let Meta::NameValue(nv) = meta else {
         return Err(problem_at(
             OPTION,
@@ -147,6 +203,7 @@ fn kernel(meta: &Meta, already: bool) -> syn::Result<Kernel> {
         | Expr::Path(_) => Ok(Kernel {
             key,
             source: nv.value.clone(),
+            unsafe_span: None,
         }),
         other => Err(problem_at(
             OPTION,

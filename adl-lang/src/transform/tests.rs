@@ -35,7 +35,7 @@ fn batch_function_with_inline_kernel() {
     insta::assert_snapshot!(expand(
         quote!(
             batch,
-            opencl = "__kernel void scale(__global float* x) { x[get_global_id(0)] *= 2.0f; }"
+            unsafe(opencl = "__kernel void scale(__global float* x) { x[get_global_id(0)] *= 2.0f; }")
         ),
         quote! {
             pub(crate) fn scale(b: Array2<f32>) -> Array2<f32> { b * 2.0 }
@@ -46,7 +46,7 @@ fn batch_function_with_inline_kernel() {
 #[test]
 fn impl_block_with_state_and_kernel_file() {
     insta::assert_snapshot!(expand(
-        quote!(batch, opencl = include_str!("kernels/normalize.cl")),
+        quote!(batch, unsafe(opencl = include_str!("kernels/normalize.cl"))),
         quote! {
             /// Subtract the mean, divide by the std.
             impl Normalize {
@@ -93,7 +93,7 @@ fn on_a_struct() {
 #[test]
 fn kernel_on_sample_node_keeps_the_node() {
     insta::assert_snapshot!(expand(
-        quote!(opencl = "k"),
+        quote!(unsafe(opencl = "k")),
         quote!(
             fn flip(f: Frame) -> Frame {
                 f
@@ -107,7 +107,7 @@ fn opencl_needs_the_feature() {
     // The facade's `#[transform]` without its `opencl` feature: one error
     // at `opencl`, and the node (without its kernel) still follows.
     let out = super::expand(
-        quote!(batch, opencl = "__kernel void negate() {}"),
+        quote!(batch, unsafe(opencl = "__kernel void negate() {}")),
         quote! {
             fn negate(b: Vec<f32>) -> Vec<f32> { b }
         },

@@ -3,7 +3,7 @@ struct Jitter {
     amount: f32,
 }
 
-#[adl::transform(sample, name = "jitter", opencl = include_str!("../../kernels/scale.cl"))]
+#[adl::transform(sample, name = "jitter", unsafe(opencl = include_str!("../../kernels/scale.cl")))]
 impl Jitter {
     fn apply(&self, x: f32) -> f32 {
         x + self.amount

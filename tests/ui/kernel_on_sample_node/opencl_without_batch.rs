@@ -1,5 +1,5 @@
 // An OpenCL kernel on a node declared without `batch`.
-#[adl::transform(opencl = "__kernel void flip(__global uchar* x) {}")]
+#[adl::transform(unsafe(opencl = "__kernel void flip(__global uchar* x) {}"))]
 fn flip(f: Vec<u8>) -> Vec<u8> {
     f
 }

@@ -8,17 +8,17 @@ fn sum(b: Vec<f32>) -> f32 {
     b.iter().sum()
 }
 
-#[adl::transform(batch, opencl = "__kernel void negate(__global float* x) {}")]
+#[adl::transform(batch, unsafe(opencl = "__kernel void negate(__global float* x) {}"))]
 fn negate(b: Vec<f32>) -> Vec<f32> {
     b.into_iter().map(|x| -x).collect()
 }
 
-#[adl::transform(batch, opencl = include_str!("../../kernels/scale.cl"))]
+#[adl::transform(batch, unsafe(opencl = include_str!("../../kernels/scale.cl")))]
 fn scale(b: Vec<f32>) -> Vec<f32> {
     b
 }
 
-#[adl::transform(opencl = SCALE_CL, batch)]
+#[adl::transform(unsafe(opencl = SCALE_CL), batch)]
 fn scale_const(b: Vec<f32>) -> Vec<f32> {
     b
 }

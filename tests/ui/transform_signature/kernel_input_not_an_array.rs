@@ -1,7 +1,7 @@
 // A kernel node must take an ndarray array (or a Vec) of numbers.
 #[adl::transform(
     batch,
-    opencl = "__kernel void count(__global const uchar* input, __global ulong* output) {}"
+    unsafe(opencl = "__kernel void count(__global const uchar* input, __global ulong* output) {}")
 )]
 fn count(names: Vec<String>) -> Vec<u64> {
     vec![names.len() as u64]

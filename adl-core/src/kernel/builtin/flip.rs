@@ -119,7 +119,10 @@ impl<T: Element, D> KernelNode for FlipByFlag<T, D> {
     type Out = T;
 
     fn launches(&self) -> Vec<Launch> {
-        vec![Launch::gather("flip_by_flag", T::TYPE, INDEX)]
+        // SAFETY: `INDEX` is `i` itself or its mirror within its row
+        // (`i - w + (last - 1 - w)`, with `0 <= w < last`): an element of
+        // the same sample; it reads `flags[sample]` alone.
+        vec![unsafe { Launch::gather("flip_by_flag", T::TYPE, INDEX) }]
     }
 
     fn members(&self, into: &mut Vec<crate::kernel::Member>) {

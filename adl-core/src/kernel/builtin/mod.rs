@@ -13,12 +13,17 @@ macro_rules! elementwise_node {
             type Out = $output;
 
             fn launches(&self) -> Vec<crate::kernel::Launch> {
-                vec![crate::kernel::Launch::map(
-                    $name,
-                    <$input as crate::kernel::Element>::TYPE,
-                    <$output as crate::kernel::Element>::TYPE,
-                    self.expr(),
-                )]
+                // SAFETY: `expr()` is arithmetic on `v` and `c` with
+                // constants written by `cl_f32` (bit patterns): it reads
+                // and writes no memory and ends.
+                vec![unsafe {
+                    crate::kernel::Launch::map(
+                        $name,
+                        <$input as crate::kernel::Element>::TYPE,
+                        <$output as crate::kernel::Element>::TYPE,
+                        self.expr(),
+                    )
+                }]
             }
 
             fn members(&self, into: &mut Vec<crate::kernel::Member>) {
