@@ -92,6 +92,43 @@ fn derived_samples_collate_field_by_field_and_run_in_the_loader() {
     assert_eq!(batches[0].imu.row(0), array![0.0f32, 1.0, 2.0]); // clamped at the start
 }
 
+/// A radar of ragged byte frames kept as a list, a lidar of ragged sweeps
+/// padded: the strategies written on the sensors are the sample's.
+#[derive(SensorSet)]
+#[sensor_set(sample = Scan, derive(Debug, Collate))]
+struct Scanner<R, L> {
+    #[collate(list)]
+    radar: R,
+    #[collate(pad)]
+    lidar: L,
+}
+
+#[test]
+fn a_sensor_s_collate_strategy_is_its_field_s_in_the_sample() {
+    let radar = Series::new("radar", times("radar", 5, 0.1), |i| Ok(vec![i as u8; i + 1]));
+    let lidar = Series::new("lidar", times("lidar", 5, 0.1), |i| {
+        Ok(Array2::from_elem((i % 2 + 1, 3), i as f32))
+    });
+    let trace = Recording::aligned("run", Scanner { radar, lidar }).unwrap();
+    let loader = Loader::new(trace, Stages::new().with_collate(DefaultCollate))
+        .batch_size(2)
+        .workers(2)
+        .build()
+        .unwrap();
+    let batches: Vec<_> = loader.epoch(0).map(|b| b.unwrap().into_inner()).collect();
+    assert_eq!(batches.len(), 3);
+    // The list kept as it is (stacked, ragged lists would be refused).
+    assert_eq!(batches[0].radar, vec![vec![0u8], vec![1, 1]]);
+    // The sweeps padded to the longest, with their lengths and mask.
+    let padded = &batches[0].lidar;
+    assert_eq!(padded.data.shape(), &[2, 2, 3]);
+    assert_eq!(padded.lengths, array![1usize, 2]);
+    assert_eq!(padded.mask, array![[true, false], [true, true]]);
+    assert_eq!(padded.data[[0, 1, 0]], 0.0); // padding
+    assert_eq!(padded.data[[1, 1, 2]], 1.0);
+    assert_eq!(batches[2].lidar.data.shape(), &[1, 1, 3]);
+}
+
 #[test]
 fn tuples_are_sensor_sets_too() {
     let radar = Series::new("radar", times("radar", 4, 0.1), |i| Ok(i as u8));

@@ -67,7 +67,7 @@ fn std_trait(derive: &Path) -> Option<TokenStream> {
 }
 
 /// How one field is collated.
-enum Strategy {
+pub(crate) enum Strategy {
     Stack,
     List,
     Concat,
@@ -211,8 +211,10 @@ fn field(i: usize, f: &syn::Field, errors: &mut Vec<syn::Error>) -> Field {
 }
 
 /// The field's `#[collate(list | concat | pad | packed)]`, else `Stack`. An
-/// unknown or second strategy is reported and left out.
-fn field_strategy(f: &syn::Field, errors: &mut Vec<syn::Error>) -> Strategy {
+/// unknown or second strategy is reported and left out. (Also read by
+/// `#[derive(SensorSet)]`, which passes a sensor's strategy on to its
+/// field of the sample.)
+pub(crate) fn field_strategy(f: &syn::Field, errors: &mut Vec<syn::Error>) -> Strategy {
     let mut strategy = Strategy::Stack;
     let mut chosen = false;
     for attr in f.attrs.iter().filter(|a| a.path().is_ident("collate")) {
@@ -287,6 +289,22 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
         #batch_builder
 
         #recycle
+    }
+}
+
+impl Strategy {
+    /// The field attribute that chooses this strategy, `#[collate(pad)]`,
+    /// its name at `span`; none for the default (`Stack`).
+    pub(crate) fn attribute(&self, span: Span) -> Option<TokenStream> {
+        let name = match self {
+            Strategy::Stack => return None,
+            Strategy::List => "list",
+            Strategy::Concat => "concat",
+            Strategy::Pad => "pad",
+            Strategy::Packed => "packed",
+        };
+        let name = Ident::new(name, span);
+        Some(quote!(#[collate(#name)]))
     }
 }
 

@@ -6,11 +6,22 @@ use syn::parse::Parse;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, Path, Type, Visibility};
 
-/// Expand `#[derive(SensorSet)]` on `input`. Errors become `compile_error!`.
+/// Expand `#[derive(SensorSet)]` on `input`. Errors become `compile_error!`:
+/// a bad shape or struct attribute instead of the expansion, a bad
+/// `#[collate(...)]` beside it (left out, so that one mistake is one
+/// error).
 pub fn expand(input: TokenStream) -> TokenStream {
-    match syn::parse2::<DeriveInput>(input)
-        .and_then(|input| parse(&input).map(|p| generate(&input, &p)))
-    {
+    match syn::parse2::<DeriveInput>(input).and_then(|input| {
+        parse(&input).map(|p| {
+            let errors: TokenStream = p
+                .reported
+                .iter()
+                .map(syn::Error::to_compile_error)
+                .collect();
+            let expansion = generate(&input, &p);
+            quote!(#errors #expansion)
+        })
+    }) {
         Ok(tokens) => tokens,
         Err(error) => error.to_compile_error(),
     }
@@ -22,6 +33,9 @@ struct Sensor {
     vis: Visibility,
     ty: Type,
     span: Span,
+    /// The field's collate strategy, `#[collate(pad)]`, passed on to its
+    /// field of the sample (whose `#[derive(Collate)]` reads it).
+    collate: Option<TokenStream>,
 }
 
 struct Parsed {
@@ -31,6 +45,9 @@ struct Parsed {
     /// Attributes passed on to the sample struct, from `attr(...)`.
     attrs: Vec<syn::Meta>,
     sensors: Vec<Sensor>,
+    /// Errors reported beside the expansion: a field's `#[collate(...)]`
+    /// that is malformed, or that no `Collate` derive would read.
+    reported: Vec<syn::Error>,
 }
 
 /// Parse and check: a struct with named fields, known attributes only.
@@ -111,6 +128,14 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
             "#[derive(SensorSet)] needs at least one sensor field",
         ));
     }
+    let mut reported = Vec::new();
+    if let Some(attr) = input.attrs.iter().find(|a| a.path().is_ident("collate")) {
+        reported.push(syn::Error::new(
+            attr.path().span(),
+            "`#[collate(...)]` on a sensor set: the set is not collated, its sample is; give the sample's batch attributes as `#[sensor_set(attr(collate(...)))]`, and a field's strategy on its sensor field (`#[collate(pad)] lidar: Lidar`)",
+        ));
+    }
+    let collated = derives_collate(&derives, &attrs);
     let sensors = fields
         .iter()
         .filter_map(|f| {
@@ -119,6 +144,7 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
                 vis: f.vis.clone(),
                 ty: f.ty.clone(),
                 span: f.ty.span(),
+                collate: field_collate(f, collated, &mut reported),
             })
         })
         .collect();
@@ -133,8 +159,46 @@ fn parse(input: &DeriveInput) -> syn::Result<Parsed> {
             derives,
             attrs,
             sensors,
+            reported,
         }),
     }
+}
+
+/// Whether the sample derives `Collate`: in `derive(...)`, or in an
+/// `attr(derive(...))`.
+fn derives_collate(derives: &[Path], attrs: &[syn::Meta]) -> bool {
+    let is_collate = |path: &Path| path.segments.last().is_some_and(|s| s.ident == "Collate");
+    derives.iter().any(is_collate)
+        || attrs.iter().any(|meta| match meta {
+            syn::Meta::List(list) if list.path.is_ident("derive") => list
+                .parse_args_with(
+                    syn::punctuated::Punctuated::<Path, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|paths| paths.iter().any(is_collate)),
+            _ => false,
+        })
+}
+
+/// Sensor field `f`'s collate strategy, as the attribute that gives it to
+/// the sample's field: read as `#[derive(Collate)]` reads a field's (a
+/// malformed, unknown or second strategy reported in `reported` and left
+/// out), and reported too where the sample does not derive `Collate`
+/// (`collated`), since nothing would read it there.
+fn field_collate(
+    f: &syn::Field,
+    collated: bool,
+    reported: &mut Vec<syn::Error>,
+) -> Option<TokenStream> {
+    let first = f.attrs.iter().find(|a| a.path().is_ident("collate"))?;
+    let strategy = crate::collate::field_strategy(f, reported);
+    if !collated {
+        reported.push(syn::Error::new(
+            first.path().span(),
+            "a sensor's collate strategy is passed on to its field of the sample, which is collated field by field only where the sample derives `Collate`: add it, `#[sensor_set(derive(Collate))]`",
+        ));
+        return None;
+    }
+    strategy.attribute(first.path().span())
 }
 
 /// Generate the sample struct and the `SensorSet` impl.
@@ -186,6 +250,7 @@ fn sample_struct(input: &DeriveInput, parsed: &Parsed, projections: &[TokenStrea
     };
     let names = sensors.iter().map(|s| &s.name);
     let vises = sensors.iter().map(|s| &s.vis);
+    let collates = sensors.iter().map(|s| &s.collate);
     let field_docs = sensors
         .iter()
         .map(|s| format!("The sample of sensor field `{}`.", s.name));
@@ -204,6 +269,7 @@ fn sample_struct(input: &DeriveInput, parsed: &Parsed, projections: &[TokenStrea
         #vis struct #sample_decl {
             #(
                 #[doc = #field_docs]
+                #collates
                 #vises #names: #params,
             )*
         }
@@ -382,6 +448,74 @@ mod tests {
             #[sensor_set(crate = "deps::engine")]
             struct Pair<A, B: Clone> where A: Send { a: A, b: B }
         }));
+    }
+
+    #[test]
+    fn a_sensor_s_collate_strategy_goes_to_its_field_of_the_sample() {
+        let text = super::expand(quote! {
+            #[sensor_set(sample = Scan, derive(Debug, adl::Collate))]
+            struct Scanner { #[collate(list)] radar: Radar, #[collate(pad)] lidar: Lidar, imu: Imu }
+        })
+        .to_string();
+        assert!(!text.contains("compile_error"), "{text}");
+        for field in [
+            "# [collate (list)] radar : RadarSample",
+            "# [collate (pad)] lidar : LidarSample",
+            "\"] imu : ImuSample",
+        ] {
+            assert!(text.contains(field), "{field} in {text}");
+        }
+        // A `derive(Collate)` given through `attr(...)` reads them too.
+        let text = super::expand(quote! {
+            #[sensor_set(attr(derive(Collate)))]
+            struct Scanner { #[collate(packed)] lidar: Lidar }
+        })
+        .to_string();
+        assert!(text.contains("# [collate (packed)] lidar"), "{text}");
+    }
+
+    #[test]
+    fn a_bad_collate_strategy_is_one_error_and_the_sample_is_still_made() {
+        let text = super::expand(quote! {
+            #[sensor_set(sample = Scan, derive(Collate))]
+            struct Scanner {
+                #[collate(stack_twice)] radar: Radar,
+                #[collate(list, pad)] lidar: Lidar,
+                #[collate = "pad"] imu: Imu,
+            }
+        })
+        .to_string();
+        assert_eq!(text.matches("compile_error").count(), 3, "{text}");
+        assert!(text.contains("unknown collate strategy"), "{text}");
+        assert!(text.contains("one collate strategy"), "{text}");
+        // Left out: the radar is stacked, the lidar keeps its first.
+        assert!(text.contains("\"] radar : RadarSample"), "{text}");
+        assert!(text.contains("# [collate (list)] lidar"), "{text}");
+        assert!(text.contains("struct Scan <"), "{text}");
+        assert!(
+            text.contains("impl :: adl :: SensorSet for Scanner"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_collate_strategy_without_a_collated_sample_is_an_error() {
+        let text = super::expand(quote! {
+            #[sensor_set(sample = Scan, derive(Debug))]
+            struct Scanner { #[collate(pad)] lidar: Lidar }
+        })
+        .to_string();
+        assert_eq!(text.matches("compile_error").count(), 1, "{text}");
+        assert!(text.contains("#[sensor_set(derive(Collate))]"), "{text}");
+        assert!(!text.contains("# [collate"), "{text}");
+        let text = super::expand(quote! {
+            #[collate(derive(Debug))]
+            #[sensor_set(derive(Collate))]
+            struct Scanner { lidar: Lidar }
+        })
+        .to_string();
+        assert_eq!(text.matches("compile_error").count(), 1, "{text}");
+        assert!(text.contains("attr(collate(...))"), "{text}");
     }
 
     #[test]
