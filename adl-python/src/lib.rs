@@ -59,7 +59,7 @@ mod trace;
 
 pub use errors::to_python as python_error;
 pub use loader::LoaderError;
-pub use rust_loader::{BatchMemory, RustEpoch, RustLoader};
+pub use rust_loader::{BatchMemory, RustLoader, RustLoaderEpoch};
 pub use to_python::ToPython;
 
 /// The module `adl._native`.
@@ -84,7 +84,7 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<px4::Topic>()?;
     module.add_function(wrap_pyfunction!(collate::default_collate, module)?)?;
     module.add_class::<RustLoader>()?;
-    module.add_class::<RustEpoch>()?;
+    module.add_class::<RustLoaderEpoch>()?;
     module.add_class::<BatchMemory>()?;
     module.add_class::<native::Pipeline>()?;
     module.add_class::<native::Transform>()?;

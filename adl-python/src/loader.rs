@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use adl_core::OnError;
-use adl_graph::loader::{Epoch as RustEpoch, Loader as RustLoaderOf, LoaderBuilder, LoaderState};
+use adl_graph::loader::{LoaderBuilder, LoaderState};
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -24,8 +24,10 @@ pyo3::create_exception!(
     "A sample or batch the loader could not make: the message names the sample (its index) and the step; the Python exception that caused it, if one did, is its `__cause__`."
 );
 
-type Inner = RustLoaderOf<PyDataset, PyPipeline>;
-type EpochOf<'a> = RustEpoch<'a, PyDataset, PyPipeline>;
+/// The engine's loader behind an `adl.Loader` of a Python pipeline.
+type Inner = adl_graph::loader::Loader<PyDataset, PyPipeline>;
+/// An epoch of an [`Inner`] loader, borrowing it for `'a`.
+type EpochOf<'a> = adl_graph::loader::Epoch<'a, PyDataset, PyPipeline>;
 
 self_cell::self_cell!(
     /// An epoch beside the loader it borrows.
@@ -163,7 +165,7 @@ impl Loader {
             let (pipeline, gil) = native.get().parts();
             let source = Source::new(dataset, Arc::clone(&gil))?;
             let gil_free = source.is_native() && pipeline.is_native();
-            let builder = settings.apply(RustLoaderOf::new(source, pipeline))?;
+            let builder = settings.apply(adl_graph::loader::Loader::new(source, pipeline))?;
             let loader = builder.build().map_err(crate::errors::to_python)?;
             return Ok(Loader {
                 engine: Engine::Native {
@@ -177,7 +179,7 @@ impl Loader {
             });
         }
         let gil = Arc::new(GilTime::default());
-        let builder = settings.apply(RustLoaderOf::new(
+        let builder = settings.apply(adl_graph::loader::Loader::new(
             PyDataset::new(dataset, Arc::clone(&gil))?,
             PyPipeline::new(pipeline, Arc::clone(&gil))?,
         ))?;

@@ -202,14 +202,14 @@ impl RustLoader {
 impl RustLoader {
     /// Epoch `epoch`: an iterator of this rank's batches, in order (after
     /// `load_state_dict`, the epoch of that state resumes where it was).
-    pub(crate) fn epoch(&self, epoch: u64) -> PyResult<RustEpoch> {
+    pub(crate) fn epoch(&self, epoch: u64) -> PyResult<RustLoaderEpoch> {
         same_process(self.process)?;
         let state = self.states.take_for(epoch);
         let running =
             Running::try_new(Arc::clone(&self.inner), |loader| loader.start(epoch, state))
                 .map_err(crate::errors::to_python)?;
         let last = self.states.started(running.borrow_dependent().state());
-        Ok(RustEpoch {
+        Ok(RustLoaderEpoch {
             running: Mutex::new(running),
             last,
             process: self.process,
@@ -221,7 +221,7 @@ impl RustLoader {
     /// the epoch of that state where it stood (the one after it where it
     /// stood at its end); then, each time, the epoch after the one
     /// started last; epoch 0 first.
-    pub(crate) fn __iter__(&self) -> PyResult<RustEpoch> {
+    pub(crate) fn __iter__(&self) -> PyResult<RustLoaderEpoch> {
         let (number, resumed) = self.states.next_epoch();
         let epoch = self.epoch(number)?;
         if resumed && epoch.__len__() == 0 {
@@ -255,16 +255,18 @@ impl RustLoader {
     }
 }
 
-/// One epoch of a [`RustLoader`]: an iterator of batches.
+/// One epoch of a [`RustLoader`] (also what an `adl.Loader` over an
+/// `adl.Pipeline` iterates, a `RustLoader` inside it): an iterator of
+/// batches, `adl.RustLoaderEpoch` in Python.
 #[pyclass(module = "adl")]
-pub struct RustEpoch {
+pub struct RustLoaderEpoch {
     running: Mutex<Running>,
     last: Last,
     process: u32,
 }
 
 #[pymethods]
-impl RustEpoch {
+impl RustLoaderEpoch {
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
     }
