@@ -22,8 +22,10 @@ use std::thread::JoinHandle;
 /// run torchrun with gloo, and take them as tensors; tqdm is the
 /// training example's progress bar; pyulog, PX4's own reader, is what
 /// `adl.px4` is checked against; Lightning is what `adl.ext.lightning`
-/// is tested under (a model trained, a run resumed from a checkpoint).
-const REQUIREMENTS: [&str; 10] = [
+/// is tested under (a model trained, a run resumed from a checkpoint);
+/// mypy checks the package's stub against its extension and its types
+/// under `--strict` (tests/test_typing.py).
+const REQUIREMENTS: [&str; 11] = [
     "maturin>=1.9,<2",
     "numpy",
     "pytest",
@@ -34,6 +36,7 @@ const REQUIREMENTS: [&str; 10] = [
     "tqdm",
     "pyulog",
     "lightning",
+    "mypy",
 ];
 
 const NEEDS: &str = "The Python package's tests make a virtual environment under the \

@@ -1,0 +1,604 @@
+"""Types of ``adl._native``, the Rust half of ``adl`` (adl-python/src, PyO3).
+
+Every class, function and exception the extension defines, as its
+``#[pyclass]``, ``#[pymethods]`` and ``#[pyfunction]`` signatures give
+them; ``tests/test_typing.py`` checks this file against the built module
+(``mypy.stubtest``), so a signature changed in Rust fails there until it is
+changed here too. Most of these are used under the names of the pure-Python
+modules that re-export them (``adl.Loader``, ``adl.files.Npy``,
+``adl.transforms.Normalize``, ...).
+"""
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, Protocol, SupportsIndex, TypedDict, final, overload, type_check_only
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from typing_extensions import Self, TypeAlias, disjoint_base
+
+from adl import spec
+
+# What the module lists (PyO3 makes __all__ of what it adds, in order).
+__all__ = [
+    "Empty",
+    "Next",
+    "Nearest",
+    "Trace",
+    "Dataset",
+    "Loader",
+    "Epoch",
+    "Metadata",
+    "Images",
+    "Npy",
+    "Table",
+    "Stream",
+    "RoverSensor",
+    "Log",
+    "Topic",
+    "default_collate",
+    "RustLoader",
+    "RustLoaderEpoch",
+    "BatchMemory",
+    "Pipeline",
+    "Transform",
+    "RandomResizedCrop",
+    "RandomFlip",
+    "ToFloat",
+    "Normalize",
+    "Affine",
+    "Clamp",
+    "LoaderError",
+    "_at_exit",
+]
+
+# Helpers of this file only (not in the module).
+
+@type_check_only
+class _Indexed(Protocol):
+    """What adl reads by position: ``obj[i]`` for ``0 <= i < len(obj)``
+    (a dataset, a trace, a list)."""
+
+    def __getitem__(self, index: int, /) -> Any: ...
+    def __len__(self) -> int: ...
+
+@type_check_only
+class _PythonPipeline(Protocol):
+    """A pipeline of Python code, as ``abstract_dataloader.spec.Pipeline``
+    (whose type variables mypy cannot read: they infer their variance)."""
+
+    def sample(self, data: Any, /) -> Any: ...
+    def collate(self, data: Sequence[Any], /) -> Any: ...
+    def batch(self, data: Any, /) -> Any: ...
+
+@type_check_only
+class _LoaderState(TypedDict):
+    """A loader's ``state_dict()``: where an epoch stands, what
+    ``load_state_dict`` resumes from."""
+
+    version: int
+    epoch: int
+    cursor: int
+    sampler: str
+    seed: int
+    pipeline: int
+    dataset_len: int
+
+# A policy's margin: (start, end) for every sensor, or per sensor; each end
+# samples (int) or seconds (float).
+_Margin: TypeAlias = Mapping[str, Sequence[float]] | Sequence[float]
+
+# Where an image's channels are: [H, W, C] or [C, H, W].
+_Layout: TypeAlias = Literal["hwc", "chw"]
+
+# The element types an Npy reads.
+_NpyDtype: TypeAlias = Literal["float32", "float64", "uint8", "int16", "uint16", "int32", "int64"]
+
+# A node of an adl.Pipeline: one of adl's transforms, or a Python callable
+# (given and giving dicts of NumPy arrays).
+_Node: TypeAlias = Transform | Callable[[Any], Any]
+
+# Synchronization (adl.generic's policies, computed in Rust).
+
+@final
+class Empty:
+    """No synchronization: an empty index array for every sensor."""
+
+    def __new__(cls) -> Self: ...
+    def __call__(self, timestamps: Mapping[str, ArrayLike]) -> dict[str, NDArray[np.uint32]]:
+        """``{sensor: []}`` (uint32) for every sensor of ``timestamps``."""
+    def __repr__(self) -> str: ...
+
+@final
+class Next:
+    """Each sensor's first sample at or after each reference sample inside
+    every sensor's (margin-trimmed) span."""
+
+    def __new__(cls, reference: str, margin: _Margin | None = None) -> Self: ...
+    @property
+    def reference(self) -> str:
+        """The reference sensor's name."""
+    @property
+    def margin(self) -> _Margin:
+        """The margin, as it was given (``{}`` when none was)."""
+    def __call__(self, timestamps: Mapping[str, ArrayLike]) -> dict[str, NDArray[np.uint32]]:
+        """The indices of every sensor of ``timestamps``."""
+    def __repr__(self) -> str: ...
+
+@final
+class Nearest:
+    """Each sensor's nearest sample to each reference sample inside every
+    sensor's (margin-trimmed) span, kept where every sensor's is within
+    ``tol`` seconds (strictly)."""
+
+    def __new__(cls, reference: str, margin: _Margin | None = None, tol: float | None = None) -> Self: ...
+    @property
+    def reference(self) -> str:
+        """The reference sensor's name."""
+    @property
+    def tol(self) -> float:
+        """The tolerance, in seconds."""
+    @property
+    def margin(self) -> _Margin:
+        """The margin, as it was given (``{}`` when none was)."""
+    def __call__(self, timestamps: Mapping[str, ArrayLike]) -> dict[str, NDArray[np.uint32]]:
+        """The indices of every sensor of ``timestamps``."""
+    def __repr__(self) -> str: ...
+
+# Traces and datasets.
+
+@disjoint_base
+class Trace:
+    """A trace: ``sensors`` (names to sensors), their samples matched by a
+    policy ``sync``, by the index arrays given, or not at all (``None``:
+    sample ``i`` of each)."""
+
+    def __new__(
+        cls,
+        sensors: Mapping[str, Any],
+        sync: spec.Synchronization | Mapping[str, NDArray[np.integer[Any]]] | None = None,
+        name: str = "trace",
+    ) -> Self: ...
+    @property
+    def sensors(self) -> Mapping[str, Any]:
+        """The sensors, as given."""
+    @property
+    def name(self) -> str:
+        """The trace's name, for messages and inspection."""
+    @property
+    def indices(self) -> Mapping[str, NDArray[np.integer[Any]]] | None:
+        """``None``, the index arrays given, or the policy's result."""
+    @overload
+    def __getitem__(self, key: str, /) -> Any:
+        """The sensor named ``key``."""
+    @overload
+    def __getitem__(self, key: SupportsIndex, /) -> dict[str, Any]:
+        """Sample ``key``: each sensor's sample at its synchronized index."""
+    def __len__(self) -> int:
+        """The number of synchronized samples."""
+    def __repr__(self) -> str: ...
+    def children(self) -> list[Any]:
+        """The sensors (the trace's children in a tree of components)."""
+
+@disjoint_base
+class Dataset:
+    """A dataset: ``traces`` one after another; sample ``i`` is sample
+    ``i - start`` of the trace it falls in."""
+
+    def __new__(cls, traces: Sequence[_Indexed]) -> Self: ...
+    @property
+    def traces(self) -> Sequence[_Indexed]:
+        """The traces, as given."""
+    @property
+    def indices(self) -> NDArray[np.int64]:
+        """The end of each trace, as a global index."""
+    def __getitem__(self, key: SupportsIndex, /) -> Any:
+        """Sample ``key`` (``0 <= key < len(self)``; another is an
+        ``IndexError``)."""
+    def __len__(self) -> int:
+        """The number of samples over every trace."""
+    def children(self) -> list[Any]:
+        """The traces (the dataset's children in a tree of components)."""
+
+# The loader.
+
+class LoaderError(RuntimeError):
+    """A sample or batch the loader could not make: the message names the
+    sample (its index) and the step; the Python exception that caused it,
+    if one did, is its ``__cause__``."""
+
+@final
+class Loader:
+    """adl's loader over ``dataset`` (anything with ``__getitem__`` and
+    ``__len__``) and ``pipeline`` (an ``adl.Pipeline``, a
+    ``spec.Pipeline``, or none: the samples collated by
+    ``default_collate``)."""
+
+    def __new__(
+        cls,
+        dataset: _Indexed,
+        pipeline: Pipeline | _PythonPipeline | None = None,
+        *,
+        batch_size: int = 32,
+        shuffle: int | None = None,
+        workers: int = 0,
+        prefetch: int = 2,
+        drop_last: bool = False,
+        on_error: Literal["raise", "skip"] = "raise",
+        rank: int | None = None,
+        world: int | None = None,
+    ) -> Self: ...
+    def epoch(self, epoch: int) -> Epoch | RustLoaderEpoch:
+        """Epoch ``epoch``: an iterator of this rank's batches, in order
+        (a ``RustLoaderEpoch`` over an ``adl.Pipeline``)."""
+    def __iter__(self) -> Epoch | RustLoaderEpoch:
+        """The next epoch, as ``for batch in loader`` iterates it."""
+    def state_dict(self) -> _LoaderState:
+        """Where the loader stands: what ``load_state_dict`` resumes from."""
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Resume from ``state`` (a ``state_dict``)."""
+    def statistics(self) -> str:
+        """What the loader did so far, as text."""
+    def plan(self) -> str:
+        """The loader's plan (its stages, pools and nodes) as Graphviz DOT."""
+    @property
+    def dataset(self) -> Any:
+        """The dataset, as given."""
+    @property
+    def gil_free(self) -> bool:
+        """Whether a batch is made without the GIL from the read to the
+        last transform."""
+
+@final
+class Epoch:
+    """One epoch of a ``Loader`` over a Python pipeline (or none): an
+    iterator of batches."""
+
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> Any:
+        """The next batch; a failed sample or batch is a ``LoaderError``."""
+    def __len__(self) -> int:
+        """The number of this rank's batches in the epoch (from where it
+        started)."""
+    def indices(self) -> list[int]:
+        """This rank's dataset indices of the epoch, in order."""
+    def skipped(self) -> list[tuple[int, str]]:
+        """The samples left out so far (``on_error="skip"``): ``(index,
+        reason)``."""
+    def state_dict(self) -> _LoaderState:
+        """Where this epoch stands, as ``Loader.state_dict`` gives it."""
+
+@final
+class RustLoader:
+    """A loader built in Rust and handed to Python (made by a Rust crate's
+    function, never from Python)."""
+
+    def epoch(self, epoch: int) -> RustLoaderEpoch:
+        """Epoch ``epoch``: an iterator of this rank's batches, in order."""
+    def __iter__(self) -> RustLoaderEpoch:
+        """The next epoch, as ``for batch in loader`` iterates it."""
+    def state_dict(self) -> _LoaderState:
+        """Where the loader stands."""
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Resume from ``state`` (a ``state_dict``)."""
+    def statistics(self) -> str:
+        """What the loader did so far, as text."""
+    def plan(self) -> str:
+        """The loader's plan as Graphviz DOT."""
+
+@final
+class RustLoaderEpoch:
+    """One epoch of a ``RustLoader`` (and of a ``Loader`` over an
+    ``adl.Pipeline``): an iterator of batches, made without the GIL."""
+
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> Any:
+        """The next batch; a failed one is a ``LoaderError``."""
+    def __len__(self) -> int:
+        """The number of this rank's batches in the epoch (from where it
+        started)."""
+    def indices(self) -> list[int]:
+        """This rank's dataset indices of the epoch, in order."""
+    def skipped(self) -> list[tuple[int, str]]:
+        """The samples left out so far (``on_error="skip"``): ``(index,
+        reason)``."""
+    def state_dict(self) -> _LoaderState:
+        """Where this epoch stands, as the loader's ``state_dict`` gives it."""
+
+@final
+class BatchMemory:
+    """A ``RustLoader``'s batch, owned by Python: the ``base`` of the NumPy
+    arrays that view its buffers, which go back to the loader's pool when
+    the last of them is freed."""
+
+def default_collate(samples: Iterable[Any]) -> Any:
+    """The batch of ``samples`` (of one structure), as PyTorch's
+    ``default_collate`` makes it, NumPy arrays where it makes tensors."""
+
+# adl.files: file-backed sensors.
+
+@final
+class Metadata:
+    """A sensor's metadata: its timestamps, as the reference's
+    ``generic.Metadata``."""
+
+    @property
+    def timestamps(self) -> NDArray[np.float64]:
+        """The time of every sample, in seconds."""
+
+@final
+class Stream:
+    """A sensor's samples one after another, or lists of ``batch`` of them
+    (the last partial one left out)."""
+
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> Any:
+        """The next sample, or list of ``batch`` samples."""
+
+@final
+class Images:
+    """A camera: JPEG or PNG frames in a folder, decoded into ``uint8``
+    arrays ``[H, W, 3]`` (``layout="hwc"``) or ``[3, H, W]`` (``"chw"``),
+    shrunk by ``downscale`` (1, 2, 4 or 8)."""
+
+    def __new__(
+        cls, folder: str, *, layout: _Layout = "hwc", downscale: int = 1, strict: bool = True
+    ) -> Self: ...
+    @property
+    def name(self) -> str:
+        """The sensor's name (its folder's)."""
+    @property
+    def metadata(self) -> Metadata:
+        """The sensor's metadata (``metadata.timestamps``)."""
+    @property
+    def sample_shape(self) -> list[int]:
+        """The shape of a sample."""
+    @property
+    def frames(self) -> list[str]:
+        """The frames' files (paths or URLs), a sample's in its place."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: SupportsIndex, /) -> NDArray[np.uint8]:
+        """Frame ``key``, decoded without the GIL."""
+    def stream(self, batch: int | None = None) -> Stream:
+        """The samples one after another, or lists of ``batch`` of them."""
+    def __repr__(self) -> str: ...
+
+@final
+class Npy:
+    """A NumPy array on disk: sample ``i`` is ``array[i]``, read from the
+    memory-mapped file without the GIL; ``dtype`` is the file's element
+    type."""
+
+    def __new__(
+        cls, path: str, timestamps: ArrayLike, *, name: str | None = None, dtype: _NpyDtype = "float32"
+    ) -> Self: ...
+    @staticmethod
+    def in_folder(folder: str, *, dtype: _NpyDtype = "float32") -> Npy:
+        """The sensor folder ``folder``: ``data.npy`` beside ``ts.npy`` or
+        ``ts.txt``, named after the folder."""
+    @property
+    def name(self) -> str:
+        """The sensor's name."""
+    @property
+    def metadata(self) -> Metadata:
+        """The sensor's metadata (``metadata.timestamps``)."""
+    @property
+    def sample_shape(self) -> list[int]:
+        """The shape of a sample (the file's shape without its first axis)."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: SupportsIndex, /) -> NDArray[Any]:
+        """Row ``key``, read without the GIL."""
+    def stream(self, batch: int | None = None) -> Stream:
+        """The samples one after another, or lists of ``batch`` of them."""
+    def __repr__(self) -> str: ...
+
+@final
+class Table:
+    """A CSV table with a header: a sample per row, its columns but the
+    time as a float64 array; the time column gives the timestamps."""
+
+    def __new__(cls, path: str, time_column: str, *, name: str | None = None) -> Self: ...
+    @property
+    def name(self) -> str:
+        """The sensor's name."""
+    @property
+    def metadata(self) -> Metadata:
+        """The sensor's metadata (``metadata.timestamps``)."""
+    @property
+    def columns(self) -> list[str]:
+        """The columns of a sample, in order."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: SupportsIndex, /) -> NDArray[np.float64]:
+        """Row ``key``'s values."""
+    def stream(self, batch: int | None = None) -> Stream:
+        """The samples one after another, or lists of ``batch`` of them."""
+    def __repr__(self) -> str: ...
+
+@final
+class RoverSensor:
+    """A roverd sensor folder: sample ``i`` is a dict of each chosen
+    channel's frames ``i - past ..= i + future`` (``[window, *shape]``)."""
+
+    def __new__(
+        cls,
+        path: str,
+        *,
+        channels: Sequence[str] | None = None,
+        downscale: int = 1,
+        past: int = 0,
+        future: int = 0,
+    ) -> Self: ...
+    @property
+    def name(self) -> str:
+        """The sensor's name (its folder's)."""
+    @property
+    def path(self) -> str:
+        """The sensor's folder."""
+    @property
+    def metadata(self) -> Metadata:
+        """The sensor's metadata (``metadata.timestamps``, from ``ts``)."""
+    @property
+    def channels(self) -> list[str]:
+        """The channels read, in a sample's order."""
+    @property
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        """Each channel's frame shape, by name."""
+    @property
+    def dtypes(self) -> dict[str, str]:
+        """Each channel's NumPy dtype name, by name."""
+    @property
+    def formats(self) -> dict[str, str]:
+        """Each channel's format in ``meta.json``, by name."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: SupportsIndex, /) -> dict[str, NDArray[Any]]:
+        """Sample ``key``: a dict of channel name to frames."""
+    def stream(self, batch: int | None = None) -> Stream:
+        """The samples one after another, or lists of ``batch`` of them."""
+    def __repr__(self) -> str: ...
+
+# adl.px4: PX4 flight logs.
+
+@final
+class Log:
+    """A PX4 flight log (ULog): each topic instance with usable timestamps
+    a sensor, ``log[name]``."""
+
+    def __new__(cls, path: str) -> Self: ...
+    @property
+    def path(self) -> str:
+        """The file the log was read from."""
+    @property
+    def sensors(self) -> list[str]:
+        """The sensors' names, sorted by topic then instance."""
+    @property
+    def rejected(self) -> list[tuple[str, str]]:
+        """The topic instances that are not sensors, ``(name, why)`` each."""
+    @property
+    def complete(self) -> bool:
+        """Whether the file's data section was read to its end."""
+    @property
+    def incomplete(self) -> str | None:
+        """``None`` for a whole file, else how it ended."""
+    def __len__(self) -> int: ...
+    def __contains__(self, key: str, /) -> bool: ...
+    def __getitem__(self, key: str, /) -> Topic:
+        """The sensor ``key``; a ``KeyError`` listing the log's sensors if
+        there is none."""
+    def __repr__(self) -> str: ...
+
+@final
+class Topic:
+    """One topic instance of a ``Log`` as a sensor: sample ``i`` is a dict
+    of its fields, each a float64 array."""
+
+    @property
+    def name(self) -> str:
+        """The sensor's name: ``topic``, or ``topic/N`` for instance N > 0."""
+    @property
+    def topic(self) -> str:
+        """The uORB topic (``sensor_accel``)."""
+    @property
+    def instance(self) -> int:
+        """The topic's instance (ULog's ``multi_id``), 0 for the first."""
+    @property
+    def metadata(self) -> Metadata:
+        """The sensor's metadata (``metadata.timestamps``, seconds)."""
+    @property
+    def fields(self) -> list[str]:
+        """The fields' names, in a sample's order."""
+    def field(self, name: str) -> NDArray[np.float64]:
+        """Every sample of field ``name``: ``[samples, width]``."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: SupportsIndex, /) -> dict[str, NDArray[np.float64]]:
+        """Sample ``key``: a dict of each field's values."""
+    def stream(self, batch: int | None = None) -> Stream:
+        """The samples one after another, or lists of ``batch`` of them."""
+    def __repr__(self) -> str: ...
+
+# adl.Pipeline and adl.transforms.
+
+@final
+class Pipeline:
+    """A pipeline of adl's transforms: ``sample`` and ``batch`` map keys of
+    the sample (``"camera"``, ``"imu/acc"``) to the transforms applied
+    there, in order (a list, or one)."""
+
+    def __new__(
+        cls,
+        sample: dict[str, _Node | Sequence[_Node]] | None = None,
+        batch: dict[str, _Node | Sequence[_Node]] | None = None,
+    ) -> Self: ...
+    @property
+    def native(self) -> bool:
+        """Whether every transform is adl's own."""
+    def sample(self, sample: Any) -> Any:
+        """``sample`` (a dict of NumPy arrays) through the sample transforms."""
+    def collate(self, samples: Iterable[Any]) -> Any:
+        """``samples`` stacked into a batch."""
+    def batch(self, batch: Any) -> Any:
+        """``batch`` (a collated batch) through the batch transforms."""
+    def __repr__(self) -> str: ...
+
+@disjoint_base
+class Transform:
+    """A transform of adl's, to list in an ``adl.Pipeline``; it runs in
+    Rust, without the GIL."""
+
+    @property
+    def name(self) -> str:
+        """The node's name, as statistics and plans show it."""
+    @property
+    def stage(self) -> Literal["sample", "batch"]:
+        """The stage the transform belongs in."""
+    def __repr__(self) -> str: ...
+
+@final
+class RandomResizedCrop(Transform):
+    """torchvision's ``RandomResizedCrop`` on uint8 images: a random
+    region, resized to ``size`` (an int, or ``(height, width)``). A sample
+    transform."""
+
+    def __new__(
+        cls,
+        size: int | tuple[int, int],
+        *,
+        scale: tuple[float, float] = (0.08, 1.0),
+        ratio: tuple[float, float] = (0.75, 4.0 / 3.0),
+        layout: _Layout = "hwc",
+    ) -> Self: ...
+
+@final
+class RandomFlip(Transform):
+    """A horizontal mirror image with probability ``p``. A sample transform."""
+
+    def __new__(cls, p: float = 0.5, *, layout: _Layout = "hwc") -> Self: ...
+
+@final
+class ToFloat(Transform):
+    """uint8 to float32, divided by ``divide``. A batch kernel."""
+
+    def __new__(cls, divide: float = 255.0) -> Self: ...
+
+@final
+class Normalize(Transform):
+    """``(v - mean[c]) / std[c]`` on float32 batches, ``c`` along axis 1.
+    A batch kernel."""
+
+    def __new__(cls, mean: float | Sequence[float], std: float | Sequence[float]) -> Self: ...
+
+@final
+class Affine(Transform):
+    """``v * scale + offset`` on float32 batches. A batch kernel."""
+
+    def __new__(cls, scale: float, offset: float) -> Self: ...
+
+@final
+class Clamp(Transform):
+    """float32 values clamped into ``[low, high]``. A batch kernel."""
+
+    def __new__(cls, low: float, high: float) -> Self: ...
+
+# The interpreter's exit.
+
+def _at_exit() -> None:
+    """Python's ``atexit`` hook: no new call into Python from adl's
+    threads, then wait for those inside one to leave."""
