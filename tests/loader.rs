@@ -529,6 +529,76 @@ fn processes_with_rank_and_world_size_partition_the_epoch() {
     }
 }
 
+/// Run in a child process by
+/// [`where_kernels_run_is_said_in_one_short_line_once_per_process`]: builds
+/// three loaders of a pipeline with a kernel node (fusion on, off, on
+/// again) and runs an epoch of each.
+#[test]
+fn child_kernel_notice_process() {
+    if std::env::var_os("ADL_NOTICE_CHILD").is_none() {
+        return;
+    }
+    let data: InMemory<ndarray::Array3<u8>> = (0..8)
+        .map(|i| ndarray::Array3::from_elem((1, 2, 2), i as u8))
+        .collect();
+    let pipeline = adl::pipeline! {
+        collate: default,
+        batch: adl::kernel::U8ToF32::divide(255.0),
+    };
+    for fusion in [true, false, true] {
+        let loader = Loader::new(data.clone(), pipeline.clone())
+            .batch_size(4)
+            .workers(1)
+            .fusion(fusion)
+            .build()
+            .unwrap();
+        assert_eq!(loader.epoch(0).map(Result::unwrap).count(), 2);
+    }
+}
+
+#[test]
+fn where_kernels_run_is_said_in_one_short_line_once_per_process() {
+    let exe = std::env::current_exe().unwrap();
+    let notices = |env: &[(&str, &str)]| {
+        let mut child = Command::new(&exe);
+        child
+            .args([
+                "--exact",
+                "child_kernel_notice_process",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("ADL_NOTICE_CHILD", "1")
+            .env_remove(adl::loader::QUIET_VARIABLE)
+            .env_remove("ADL_OPENCL_DEVICE");
+        for (name, value) in env {
+            child.env(name, value);
+        }
+        let out = child.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        stderr
+            .lines()
+            .filter(|l| l.starts_with("adl: "))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    // Nobody chose a device: three loaders, one line, saying where the
+    // kernels run and how to choose.
+    let said = notices(&[]);
+    assert_eq!(said.len(), 1, "{said:#?}");
+    let line = &said[0];
+    assert!(line.starts_with("adl: batch kernels run on "), "{line}");
+    assert!(line.contains("ADL_OPENCL_DEVICE"), "{line}");
+    assert!(line.len() <= 200, "{} characters: {line}", line.len());
+    // Chosen, or hidden: nothing.
+    assert_eq!(
+        notices(&[("ADL_OPENCL_DEVICE", "rust")]),
+        Vec::<String>::new()
+    );
+    assert_eq!(notices(&[("ADL_QUIET", "1")]), Vec::<String>::new());
+}
+
 /// A sample of [`recycling_loader`]: a 1024-float row and a label.
 #[derive(adl::Collate, Clone)]
 struct Row {

@@ -32,54 +32,116 @@ pub(crate) fn fusion_from_env() -> Result<bool> {
     }
 }
 
+/// The device of a loader's batch kernels, why it (or why none), and the
+/// notice to print about it, if any.
+pub(crate) struct Opened {
+    /// The device, if one runs the kernels (none: their Rust bodies run on
+    /// the workers).
+    pub(crate) device: Option<Arc<dyn Accelerator>>,
+    /// Why this device, or why none, whole (the plan shows it).
+    pub(crate) why: String,
+    /// The one short line to print, once per process: where the kernels
+    /// run when nobody chose, or when the device asked for cannot run them.
+    /// None for a choice kept (a device given or named and opened, or
+    /// `rust` asked for).
+    pub(crate) notice: Option<String>,
+}
+
 /// The device of the batch kernels, and why it, or why none: the one the
 /// program gave, else the one its choice (or `ADL_OPENCL_DEVICE`) names.
 /// A pipeline without kernel nodes opens none.
-pub(crate) fn open(
-    device: &Device,
-    has_kernels: bool,
-) -> Result<(Option<Arc<dyn Accelerator>>, String)> {
+pub(crate) fn open(device: &Device, has_kernels: bool) -> Result<Opened> {
+    let kept = |device, why: &str| Opened {
+        device,
+        why: why.to_owned(),
+        notice: None,
+    };
     match device {
-        Device::Given(a) => Ok((Some(Arc::clone(a)), "given by the program".to_owned())),
-        _ if !has_kernels => Ok((None, "the pipeline has no kernel nodes".to_owned())),
+        Device::Given(a) => Ok(kept(Some(Arc::clone(a)), "given by the program")),
+        _ if !has_kernels => Ok(kept(None, "the pipeline has no kernel nodes")),
         #[cfg(feature = "opencl")]
-        Device::Chosen(choice) => chosen(choice),
+        Device::Chosen(choice) => chosen(choice, false),
         #[cfg(feature = "opencl")]
         Device::FromEnvironment => {
-            let (device, why) = chosen(&crate::opencl::DeviceChoice::from_env()?)?;
             let from_env = std::env::var_os(crate::opencl::DEVICE_VARIABLE).is_some();
-            let why = if from_env {
-                format!("{why} in {}", crate::opencl::DEVICE_VARIABLE)
-            } else {
-                why
-            };
-            Ok((device, why))
+            let mut opened = chosen(&crate::opencl::DeviceChoice::from_env()?, !from_env)?;
+            if from_env {
+                opened.why = format!("{} in {}", opened.why, crate::opencl::DEVICE_VARIABLE);
+            }
+            Ok(opened)
         }
         #[cfg(not(feature = "opencl"))]
-        Device::FromEnvironment => Ok((
-            None,
-            "adl was built without its `opencl` feature".to_owned(),
-        )),
+        Device::FromEnvironment => {
+            let why = "adl was built without its `opencl` feature";
+            Ok(Opened {
+                device: None,
+                why: why.to_owned(),
+                notice: Some(format!(
+                    "batch kernels run on the CPU: {why} ({} hides this line)",
+                    crate::notice::QUIET_VARIABLE
+                )),
+            })
+        }
     }
 }
 
+/// The device `choice` names, opened; `auto`: nobody chose (the notice
+/// then says where the kernels run, whatever it is).
 #[cfg(feature = "opencl")]
-fn chosen(choice: &crate::opencl::DeviceChoice) -> Result<(Option<Arc<dyn Accelerator>>, String)> {
+fn chosen(choice: &crate::opencl::DeviceChoice, auto: bool) -> Result<Opened> {
+    use crate::opencl::{DEVICE_VARIABLE, DeviceChoice};
     let chosen = crate::opencl::OpenCl::choose(choice)?;
-    Ok((
-        chosen.device.map(|d| Arc::new(d) as Arc<dyn Accelerator>),
-        chosen.why,
-    ))
+    let device = chosen.device.map(|d| Arc::new(d) as Arc<dyn Accelerator>);
+    let notice = match &device {
+        Some(d) if auto => Some(format!(
+            "batch kernels run on OpenCL device {} ({}); {DEVICE_VARIABLE}=rust keeps them on the CPU",
+            d.name(),
+            chosen.why
+        )),
+        None if auto || *choice != DeviceChoice::Rust => Some(format!(
+            "batch kernels run on the CPU: {} ({DEVICE_VARIABLE} picks an OpenCL device; =rust hides this line)",
+            first_clause(&chosen.why)
+        )),
+        _ => None,
+    };
+    Ok(Opened {
+        device,
+        why: chosen.why,
+        notice,
+    })
 }
 
-/// The one-line notice of where the kernels run and why.
-pub(crate) fn notice(device: Option<&dyn Accelerator>, why: &str, fusion: bool) -> String {
-    let fused = if fusion { "fused" } else { "each alone" };
-    match device {
-        Some(device) => format!(
-            "batch kernels run on OpenCL device {} ({why}), {fused}",
-            device.name()
-        ),
-        None => format!("batch kernels run their Rust bodies on the workers ({why}), {fused}"),
+/// The reason without its details: up to its first `;`, less a closing
+/// parenthesis (`no GPU or accelerator; a CPU OpenCL device runs only
+/// when named (here: ...)` is `no GPU or accelerator`). The plan keeps it
+/// whole.
+#[cfg(feature = "opencl")]
+fn first_clause(why: &str) -> &str {
+    let clause = why.split(';').next().unwrap_or(why).trim();
+    match clause.rfind(" (") {
+        Some(open) if clause.ends_with(')') => &clause[..open],
+        _ => clause,
+    }
+}
+
+#[cfg(all(test, feature = "opencl"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reason_is_cut_to_its_first_clause() {
+        assert_eq!(
+            first_clause(
+                "no GPU or accelerator; a CPU OpenCL device runs only when named in ADL_OPENCL_DEVICE (here: 0:0 cpu)"
+            ),
+            "no GPU or accelerator"
+        );
+        assert_eq!(first_clause("no OpenCL device"), "no OpenCL device");
+        assert_eq!(
+            first_clause(
+                "the first GPU, G (P), cannot divide with correct rounding (its kernels would not give the Rust bodies' bits)"
+            ),
+            "the first GPU, G (P), cannot divide with correct rounding"
+        );
     }
 }

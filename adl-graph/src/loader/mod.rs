@@ -104,6 +104,7 @@ use crate::plan::Plan;
 use crate::planner::Planner;
 use crate::schedule::{DeviceFacts, Settings};
 
+pub use crate::notice::QUIET_VARIABLE;
 pub use batch::Batch;
 pub use builder::{LoaderBuilder, MAX_READERS, READ_BOUND, READERS};
 pub use device::FUSION_VARIABLE;
@@ -444,7 +445,8 @@ where
 /// The loader's plan for `pipeline` under `config`, with the device it
 /// schedules batch kernels on: the environment is read here, once
 /// (`ADL_OPENCL_DEVICE` unless the program chose, `ADL_FUSION` unless the
-/// builder said), and the device's notice is printed once per process.
+/// builder said), and where the kernels run is said once per process
+/// (when nobody chose, or the device asked for cannot run them).
 fn make_plan<P, S>(
     pipeline: &P,
     config: &builder::Config,
@@ -466,7 +468,11 @@ where
         Some(on) => on,
         None => device::fusion_from_env()?,
     };
-    let (accelerator, why) = device::open(&config.device, has_kernels)?;
+    let device::Opened {
+        device: accelerator,
+        why,
+        notice,
+    } = device::open(&config.device, has_kernels)?;
     let settings = Settings::default()
         .workers(config.workers)
         .consumer_helps(config.build_while_waiting)
@@ -476,8 +482,8 @@ where
         Some(a) => settings.device(DeviceFacts::of(a.as_ref()), why.clone()),
         None => settings.no_device(why.clone()),
     };
-    if has_kernels {
-        crate::notice::once(device::notice(accelerator.as_deref(), &why, fusion));
+    if let Some(line) = notice {
+        crate::notice::once_for(crate::notice::Key::KernelDevice, &line);
     }
     let plan = Planner.schedule(description, &settings).map_err(|e| {
         Error::invalid(
