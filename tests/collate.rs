@@ -350,3 +350,87 @@ fn packed_and_padded_fields_through_a_loader_with_two_workers() {
         assert_eq!(ids, (0..24).collect::<Vec<i64>>());
     }
 }
+
+/// An IMU of `[f32; 3]` readings and a radar of `[2]` arrays, each read as
+/// a window of its last 4 readings.
+#[derive(adl::SensorSet)]
+#[sensor_set(sample = Windows, derive(Collate))]
+struct Rig<I, R> {
+    imu: I,
+    radar: R,
+}
+
+fn imu_reading(i: usize) -> [f32; 3] {
+    [i as f32, 10.0 + i as f32, 20.0 + i as f32]
+}
+
+#[test]
+fn a_stacked_window_of_readings_collates_to_one_b_n_c_array() {
+    use adl::prelude::*;
+    use adl::{Window, sync::Nearest};
+
+    let times = |name: &str| Timestamps::new(name, (0..12).map(|i| i as f64 * 0.1).collect());
+    let imu = Series::new("imu", times("imu").unwrap(), |i| Ok(imu_reading(i)));
+    let radar = Series::new("radar", times("radar").unwrap(), |i| {
+        Ok(array![i as i16, -(i as i16)])
+    });
+    let rig = Rig {
+        imu: Window::new(imu, 3, 0).unwrap().stacked(),
+        radar: Window::new(radar, 3, 0).unwrap().clamped().stacked(),
+    };
+    let trace = Recording::new("run", rig, &Nearest::new("imu", 0.01).unwrap()).unwrap();
+    assert_eq!(trace.len(), 9); // the imu's cropped window starts at reading 3
+    let loader = adl::loader::Loader::new(trace, Stages::new().with_collate(DefaultCollate))
+        .batch_size(4)
+        .workers(2)
+        .build()
+        .unwrap();
+    let batches: Vec<WindowsBatch<Array2<f32>, Array2<i16>>> =
+        loader.epoch(0).map(|b| b.unwrap().into_inner()).collect();
+    assert_eq!(batches.len(), 3);
+    for (k, batch) in batches.iter().enumerate() {
+        let samples = if k < 2 { 4 } else { 1 };
+        assert_eq!(batch.imu.shape(), &[samples, 4, 3]);
+        assert_eq!(batch.radar.shape(), &[samples, 4, 2]);
+        for b in 0..samples {
+            let current = 3 + k * 4 + b; // the window's last reading
+            for n in 0..4 {
+                let reading = current - 3 + n;
+                assert_eq!(
+                    batch.imu.slice(ndarray::s![b, n, ..]).to_vec(),
+                    imu_reading(reading)
+                );
+                assert_eq!(batch.radar[[b, n, 0]], reading as i16);
+            }
+        }
+    }
+    // The same window as a list collates position by position (torch's
+    // default_collate): 4 positions of 3 batches each.
+    let imu = Series::new("imu", times("imu").unwrap(), |i| Ok(imu_reading(i)));
+    let listed = Window::new(imu, 3, 0).unwrap();
+    let batch = DefaultCollate
+        .collate(vec![listed.get(0).unwrap(), listed.get(1).unwrap()])
+        .unwrap();
+    assert_eq!(batch.len(), 4);
+    assert_eq!(batch[0][1], array![10.0f32, 11.0]);
+}
+
+#[test]
+fn a_stacked_window_of_readings_of_two_shapes_names_the_sensor_and_sample() {
+    use adl::Window;
+    use adl::prelude::*;
+
+    let times = Timestamps::new("radar", vec![0.0, 0.1, 0.2, 0.3]).unwrap();
+    let radar = Series::new("radar", times, |i| {
+        Ok(Array1::<f32>::zeros(if i == 2 { 3 } else { 2 }))
+    });
+    let windows = Window::new(radar, 1, 0).unwrap().stacked();
+    assert_eq!(windows.get(0).unwrap().shape(), &[2, 2]);
+    let err = windows.get(1).unwrap_err();
+    assert!(matches!(err, Error::Load { index: 1, .. }), "{err:?}");
+    let text = format!("{err:#}");
+    assert!(
+        text.contains("sensor `radar`") && text.contains("reading 1 has shape [3], reading 0 [2]"),
+        "{text}"
+    );
+}

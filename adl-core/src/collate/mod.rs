@@ -31,6 +31,28 @@
 //! arrays, pack ragged arrays with their offsets) are [`Strategy`] types:
 //! [`Stack`], [`List`], [`ConcatRows`], [`Pad`], [`Packed`].
 //!
+//! **A window of readings.** A [`Window`](crate::Window)'s sample is a
+//! `Vec` of its sensor's samples, and a `Vec` collates as torch collates a
+//! list: position by position, a batch per position of the window (for
+//! readings of `Array1<f32>`, `N` arrays `[B, C]`; for `[f32; C]`, `N`
+//! times `C` arrays `[B]`). For one `[B, N, C]` array, stack each window
+//! first:
+//! [`Window::stacked`](crate::Window::stacked) gives a sample that is one
+//! array `[N, C]` of its readings (numbers, `[A; C]` or arrays: a
+//! [`Reading`]), which collates to `[B, N, C]`.
+//!
+//! ```
+//! use adl::{Collate, Sensor, Series, Timestamps, Window, collate::DefaultCollate};
+//!
+//! let times = Timestamps::new("imu", (0..6).map(|i| i as f64 * 0.01).collect())?;
+//! let imu = Series::new("imu", times, |i| Ok([i as f32, 0.0, 1.0]));
+//! let windows = Window::new(imu, 2, 0)?.stacked(); // the last 3 readings
+//! let batch = DefaultCollate.collate(vec![windows.get(0)?, windows.get(3)?])?;
+//! assert_eq!(batch.shape(), &[2, 3, 3]);
+//! assert_eq!(batch[[1, 2, 0]], 5.0); // window 3 ends at reading 5
+//! # Ok::<(), adl::Error>(())
+//! ```
+//!
 //! For data already in memory, [`Gather`] collates without sample arrays:
 //! the samples are row indices, and each row is copied once, straight from
 //! the arrays into the batch. An [`InPlace`] array is not copied at all:
@@ -52,6 +74,7 @@ mod gather;
 mod map;
 mod option;
 mod packed;
+mod reading;
 mod rows;
 mod scalar;
 mod sequence;
@@ -64,6 +87,7 @@ pub use gather::{Gather, Table, Windows};
 pub use map::{BTreeMapBuilder, HashMapBuilder, RecordBuilder};
 pub use option::OptionBuilder;
 pub use packed::{Packed, PackedBuilder, PackedRows};
+pub use reading::{Reading, StackReadings, Stacked, stack_readings};
 pub use rows::{InPlace, Rows};
 pub use scalar::ScalarBuilder;
 pub use sequence::{FixedArrayBuilder, VecBuilder};

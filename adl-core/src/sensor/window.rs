@@ -1,6 +1,7 @@
 use std::fmt;
 
-use crate::{Error, Metadata, Result, Sensor, SensorOrigin};
+use crate::collate::{Reading, StackReadings, stack_readings};
+use crate::{Error, Metadata, Result, Sensor, SensorOrigin, TryMapped};
 
 /// A sensor that returns, for each sample, the window of consecutive
 /// samples around it: `past` samples before, the sample itself, and
@@ -30,8 +31,10 @@ use crate::{Error, Metadata, Result, Sensor, SensorOrigin};
 /// Reading a window reads its samples one after the other. Loading them
 /// in parallel (the reference's `parallel=N` thread pool) is the engine's
 /// business (`adl-graph`), not this synchronous crate's. To combine the
-/// samples into one value (the reference's `collate_fn`), map the
-/// `Vec` afterwards, e.g. with a [`Transform`](crate::Transform).
+/// samples into one value (the reference's `collate_fn`): readings of one
+/// shape into one array with [`stacked`](Window::stacked) (a batch of
+/// them is then one `[B, N, ...]` array), anything else by mapping the
+/// `Vec` ([`Sensor::try_map`], or a [`Transform`](crate::Transform)).
 ///
 /// ```
 /// use adl::{Metadata, Sensor, Series, Timestamps, Window};
@@ -167,6 +170,31 @@ impl<S: Sensor> Window<S> {
     /// sensor, and the indices without a full window are errors.
     pub fn uncropped(self) -> Self {
         Self::with_crop(self.sensor, self.past, self.future, false)
+    }
+
+    /// The same window, its readings stacked into one array: a sample is
+    /// `[N, shape...]` for `N = past + 1 + future` readings of one shape
+    /// (numbers, `[A; C]` or arrays: a [`Reading`]), in place of a `Vec`
+    /// of them, so that a batch of windows collates to one
+    /// `[B, N, shape...]` array rather than position by position. Readings
+    /// of different shapes (arrays) are an [`Error::Load`] naming the
+    /// sensor, the sample and both shapes.
+    ///
+    /// ```
+    /// use adl::{Sensor, Series, Timestamps, Window};
+    /// use adl::ndarray::array;
+    ///
+    /// let times = Timestamps::new("imu", vec![0.0, 0.1, 0.2, 0.3])?;
+    /// let imu = Series::new("imu", times, |i| Ok([i as f32, -(i as f32)]));
+    /// let windows = Window::new(imu, 1, 0)?.clamped().stacked();
+    /// assert_eq!(windows.get(2)?, array![[1.0f32, -1.0], [2.0, -2.0]]);
+    /// # Ok::<(), adl::Error>(())
+    /// ```
+    pub fn stacked(self) -> TryMapped<Self, StackReadings<S::Sample>>
+    where
+        S::Sample: Reading,
+    {
+        self.try_map(stack_readings::<S::Sample> as StackReadings<S::Sample>)
     }
 
     fn window_metadata(sensor: &S, past: usize, future: usize, crop: bool) -> WindowMetadata {
