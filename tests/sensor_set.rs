@@ -105,7 +105,9 @@ struct Scanner<R, L> {
 
 #[test]
 fn a_sensor_s_collate_strategy_is_its_field_s_in_the_sample() {
-    let radar = Series::new("radar", times("radar", 5, 0.1), |i| Ok(vec![i as u8; i + 1]));
+    let radar = Series::new("radar", times("radar", 5, 0.1), |i| {
+        Ok(vec![i as u8; i + 1])
+    });
     let lidar = Series::new("lidar", times("lidar", 5, 0.1), |i| {
         Ok(Array2::from_elem((i % 2 + 1, 3), i as f32))
     });
