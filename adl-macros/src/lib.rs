@@ -14,11 +14,8 @@
 //! check, generate, each a plain function on `proc_macro2` types) are
 //! tested and snapshotted in-process, and where the composition rules live
 //! as data beside the one checker the planner uses too. Errors are spanned
-//! at the user's token and emitted as `compile_error!`. The one thing done
-//! here besides is I/O: `pipeline!` reads the file it is called from
-//! (`source`), which `adl-lang` indexes.
-
-mod source;
+//! at the user's token and emitted as `compile_error!`. No macro reads
+//! anything but its tokens.
 
 use proc_macro::TokenStream;
 
@@ -175,12 +172,11 @@ pub fn transform_without_opencl(args: TokenStream, item: TokenStream) -> TokenSt
 /// pipeline `P` (an `adl::Pipeline`), and `.graph()` is the
 /// `adl::graph::Description` of its graph. Every broken composition rule
 /// is a compile error at the offending token, in the words of
-/// `adl::graph::Rule`; all of them are reported. To tell a plain `fn` or
-/// a local variable written as a node (rules `plain_function_node`,
-/// `node_in_variable`) from a node type, the macro reads the file it is
-/// called from (see `docs/dsl.md`, "How the macro knows").
+/// `adl::graph::Rule`; all of them are reported. The macro reads its
+/// tokens and nothing else: a bare name that is a plain `fn` or a local
+/// variable is rustc's own error at that name (`docs/dsl.md`, "A bare name
+/// that is not a node", says the fix).
 #[proc_macro]
 pub fn pipeline(input: TokenStream) -> TokenStream {
-    let file = || source::index_of_call_site(&input);
-    pipeline::expand_in(input.clone().into(), file).into()
+    pipeline::expand(input.into()).into()
 }

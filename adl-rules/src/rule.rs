@@ -151,20 +151,6 @@ macro_rules! rule_table {
         label: "no branch",
         help: "add `field: { sample: ..., collate: ..., batch: ... }` for each field to route",
     }
-    /// A plain function (no `#[transform]`) written as a node.
-    PlainFunctionNode {
-        id: "plain_function_node",
-        message: "`{name}` is a plain function, not a node: a bare name in a pipeline is a node declared with `#[transform]`",
-        label: "a function without `#[transform]`",
-        help: "declare it with `#[transform]` (it stays a function too), or wrap it in a closure that takes the node's one input: `{closure}`",
-    }
-    /// A node value in a local variable, written as a bare name.
-    NodeInVariable {
-        id: "node_in_variable",
-        message: "`{name}` is a local variable, but a bare name in a pipeline is read as a `#[transform]` node type, not as a value",
-        label: "a value written as a node type",
-        help: "write the value in parentheses, `({name})`; a closure kept in a variable is a node once wrapped, `({wrapper}::new({name}, \"{name}\"))`",
-    }
     /// An OpenCL kernel on a sample node.
     KernelOnSampleNode {
         id: "kernel_on_sample_node",

@@ -2,8 +2,10 @@
 //! (`tests/ui/<rule id>/`, ids from `adl::graph::Rule::ALL`), each case with
 //! the `.stderr` a user sees; and a compile-pass set (`tests/ui/pass/`) that
 //! covers every DSL form; `tests/ui/sensor_set/` holds the errors of
-//! `#[derive(SensorSet)]`, and `tests/ui/named_batch/` those of a parallel
-//! form's named batch struct (`Frame => FrameBatch { .. }`).
+//! `#[derive(SensorSet)]`, `tests/ui/named_batch/` those of a parallel
+//! form's named batch struct (`Frame => FrameBatch { .. }`), and
+//! `tests/ui/name_not_a_node/` rustc's own error where a bare name in a
+//! pipeline is a plain `fn` or a local variable (one error, at the name).
 //!
 //! Refresh the expected output after a deliberate change with
 //! `TRYBUILD=overwrite cargo test -p adl-ui`.
@@ -41,6 +43,9 @@ fn every_rule_fails_to_compile_with_our_message_and_every_form_compiles() {
     // The derives' own errors, and a named batch struct's (not
     // composition rules).
     t.compile_fail("sensor_set/*.rs");
+    // A bare name that is not a node (a plain `fn`, a local variable):
+    // rustc's own error at the name, once.
+    t.compile_fail("name_not_a_node/*.rs");
     t.compile_fail("named_batch/*.rs");
     t.pass("pass/*.rs");
     assert!(

@@ -1,6 +1,6 @@
-// A plain function (no `#[transform]`) written as a node: the error says
-// so and shows the closure that wraps it; the node after it is still
-// checked against the closure's output (no other error).
+// A plain function (no `#[transform]`) written as a node: a bare name is a
+// node type, so rustc says the function is not one, once, at its name.
+// The fix (docs/dsl.md): `#[transform]`, or a closure `|s: String| parse_id(s)`.
 use adl::{pipeline, transform};
 
 fn parse_id(s: String) -> i64 {

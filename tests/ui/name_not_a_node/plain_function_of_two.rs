@@ -1,6 +1,5 @@
-// A plain function of two parameters: a node takes one input, so the
-// closure the help shows takes a pair. The function is left out of the
-// chain, so nothing else is reported.
+// A plain function of two parameters in the middle of a chain: rustc's one
+// error at its name, nothing about its neighbours.
 use adl::{pipeline, transform};
 
 fn add(a: i64, b: i64) -> i64 {

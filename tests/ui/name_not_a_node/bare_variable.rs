@@ -1,5 +1,6 @@
 // A configured node kept in a variable and written bare: a bare name is a
-// node type, so the error says to write the value in parentheses.
+// node type, so rustc says the variable is not one, once, at its name. The
+// fix (docs/dsl.md): the value in parentheses, `(scale)`.
 use adl::{pipeline, transform};
 
 struct Scale {
