@@ -44,7 +44,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use adl::loader::Loader;
-use adl::px4::{Px4Log, TopicSensor};
+use adl::files::px4::{Px4Log, TopicSensor};
 use adl::sync::Nearest;
 use adl::{Dataset, Metadata, Recording, Sensor};
 

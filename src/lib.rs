@@ -97,7 +97,7 @@
 //! [`pipeline`](mod@pipeline), [`collate`], [`pipes`], [`sample`], [`graph`] (what a
 //! pipeline looks like), [`exec`] (what it runs in), [`kernel`] (batch
 //! kernels), [`loader`], [`engine`] (the planner and its plans),
-//! [`opencl`], [`px4`], [`files`] (sensors read from files). [`prelude`] has the names most programs use.
+//! [`opencl`], [`files`] (sensors read from files, PX4 logs among them). [`prelude`] has the names most programs use.
 //! `adl::ndarray` is the `ndarray` adl's arrays are from (0.17).
 //!
 //! The crates behind the facade: `adl-rules` (the composition rules as
@@ -121,12 +121,9 @@ pub use adl_core::{
 // Everything else, by what it is.
 pub use adl_core::{collate, exec, graph, kernel, pipeline, pipes, sample, sync, transform};
 
-/// Read PX4 ULog flight logs as ADL sensors (the `px4` feature).
-#[cfg(feature = "px4")]
-pub use adl_core::px4;
-
 /// File-backed sensors (`adl-files`, the `files` feature): NumPy arrays
-/// memory-mapped, timestamps from files, a sensor per folder.
+/// memory-mapped, timestamps from files, a sensor per folder, roverd's
+/// format, PX4 flight logs (`files::px4`, the `px4` feature).
 #[cfg(feature = "files")]
 pub use adl_files as files;
 
@@ -160,7 +157,7 @@ pub mod engine {
     pub use adl_graph::petgraph;
     pub use adl_graph::{
         DeviceFacts, Flow, GraphBuilder, LoaderStage, NodeKind, ParallelBuilder, Plan, PlanError,
-        PlanNode, PlanPath, Planner, Pool, Schedule, Settings, StagePlan, SvgError,
+        PlanNode, PlanPath, Planner, Pool, Schedule, Settings, Sources, StagePlan, SvgError,
     };
 }
 

@@ -11,7 +11,7 @@ mod multimodal;
 
 use adl::engine::Planner;
 use adl::pipes::DatasetExt;
-use adl::px4::{Px4Log, TopicSensor};
+use adl::files::px4::{Px4Log, TopicSensor};
 use adl::sync::Nearest;
 use adl::{Dataset, Metadata, Recording, Sensor};
 

@@ -16,7 +16,7 @@ use adl::graph::Device;
 use adl::kernel::{Affine, Clamp, FlipByFlag, Normalize, U8ToF32};
 use adl::loader::{Loader, LoaderBuilder};
 use adl::prelude::*;
-use adl::px4::Px4Log;
+use adl::files::px4::Px4Log;
 use adl::sync::Nearest;
 use ndarray::{Array3, Array4};
 

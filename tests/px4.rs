@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use adl::px4::{Completeness, Px4Log, TopicSensor};
+use adl::files::px4::{Completeness, Px4Log, TopicSensor};
 use adl::sync::Nearest;
 use adl::{Dataset, Error, Metadata, Recording, Sensor, Timestamps};
 

@@ -3,8 +3,8 @@
 //! The [Abstract Dataloader](https://wiselabcmu.github.io/abstract-dataloader/)
 //! specification as Rust traits, and the generic components that implement
 //! it. This crate is pure data logic: synchronous, no threads, no I/O beyond
-//! what a sensor's loader does (and, with the `px4` feature, reading log
-//! files). The composition rules it checks are `adl-rules`'; the engine
+//! what a sensor's loader does (file formats are `adl-files`'). The
+//! composition rules it checks are `adl-rules`'; the engine
 //! (the planner whose plan is the schedule, the loader, the OpenCL
 //! executor) is `adl-graph`; the macros are `adl-macros`; users depend on
 //! the facade `adl`.
@@ -88,8 +88,6 @@ mod timestamps;
 mod traces;
 pub mod transform;
 
-#[cfg(feature = "px4")]
-pub mod px4;
 
 /// What the expansions of adl's macros (`pipeline!`, `#[derive(Collate)]`,
 /// `#[derive(Recycle)]`) call and nothing else: compile-time checks, type

@@ -29,6 +29,8 @@
 //!   sensor folder with `meta.json` and its `raw`, `lzma`, `lzmaf`,
 //!   `mjpg`, `jpg` and `npz` channels, as a
 //!   [`RoverSensor`](rover::RoverSensor).
+//! - `px4` (feature `px4`): PX4 flight logs (ULog), one sensor per logged
+//!   topic, read by adl's own bounded ULog reader.
 //!
 //! Reached from the facade as `adl::files` (feature `files`, on by
 //! default; object storage with the facade's feature `store`).
@@ -75,6 +77,8 @@ mod npz;
 mod object;
 mod per_file;
 mod pixels;
+#[cfg(feature = "px4")]
+pub mod px4;
 #[cfg(feature = "_object-store")]
 mod retry;
 pub mod rover;

@@ -4,7 +4,7 @@
 //! of its fields' values, as the Rust `TopicSensor`'s `Record`.
 
 use adl_core::Sensor;
-use adl_core::px4::{Completeness, Px4Log, TopicSensor};
+use adl_files::px4::{Completeness, Px4Log, TopicSensor};
 use numpy::{PyArray1, PyArray2, ToPyArray};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

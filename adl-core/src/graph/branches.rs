@@ -351,6 +351,7 @@ where
     S: Keyed,
     Branch<P, Next>: SameBranches<S::Value, P::Transformed, P::Collated, P::Processed>,
     P: Pipeline<S::Value>,
+    S::Of<P::Transformed>: Send,
 {
     type Transformed = S::Of<P::Transformed>;
     type Collated = S::Of<P::Collated>;

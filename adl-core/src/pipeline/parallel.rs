@@ -101,9 +101,9 @@ impl<S, P> Pipeline<S> for ParallelPipelines<P>
 where
     S: Keyed,
     P: Pipeline<S::Value> + Sync,
-    P::Transformed: Send,
     P::Collated: Send,
     P::Processed: Send,
+    S::Of<P::Transformed>: Send,
 {
     type Transformed = S::Of<P::Transformed>;
     type Collated = S::Of<P::Collated>;

@@ -141,6 +141,7 @@ impl<S, C> Stages<S, C, Identity> {
 impl<Raw, S, C, B> Pipeline<Raw> for Stages<S, C, B>
 where
     S: Transform<Raw>,
+    S::Output: Send,
     C: Collate<S::Output>,
     B: Transform<C::Batch>,
 {

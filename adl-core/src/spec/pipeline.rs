@@ -26,8 +26,13 @@ use crate::exec::Context;
 /// composite pipelines of adl implement the twins, passing the context to
 /// their parts and running parallel branches at once.
 pub trait Pipeline<Raw> {
-    /// A sample after the `sample` stage.
-    type Transformed;
+    /// A sample after the `sample` stage. It is `Send`: the loader splits a
+    /// batch's samples between its workers and collates them on one, so
+    /// transformed samples cross threads. Declared here, the bound is one
+    /// that every `P: Pipeline<Raw>` implies, and a pipeline returned as
+    /// `impl Pipeline<Raw, Processed = ...>` needs no `Transformed: Send`
+    /// spelled out to run in a loader.
+    type Transformed: Send;
     /// A batch after `collate`.
     type Collated;
     /// A batch after the `batch` stage.

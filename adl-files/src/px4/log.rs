@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::TopicSensor;
 use super::parse::parse;
-use crate::{Error, Result, Sensor};
+use adl_core::{Error, Result, Sensor};
 
 /// How the data section of a log ended. Flight logs are often cut short
 /// (power loss, a pulled SD card); what came before the break is kept.
@@ -39,7 +39,7 @@ impl Completeness {
 /// or [`Error::Source`] (no uint64 `timestamp` field).
 ///
 /// ```no_run
-/// use adl::{Sensor, px4::Px4Log};
+/// use adl::{Sensor, files::px4::Px4Log};
 ///
 /// let log = Px4Log::open("flight.ulg")?;
 /// let gps = log.sensor("vehicle_gps_position")?;
@@ -116,7 +116,7 @@ impl Px4Log {
     }
 
     /// Give the sensors away, e.g. to build a
-    /// [`Recording`](crate::Recording).
+    /// [`Recording`](adl_core::Recording).
     pub fn into_sensors(self) -> Vec<TopicSensor> {
         self.sensors
     }

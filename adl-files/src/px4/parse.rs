@@ -25,7 +25,7 @@ use std::path::Path;
 
 use super::Completeness;
 use super::format::{COLUMN_COST, Flattened, Formats, Scalar, WORK};
-use crate::{Error, Result};
+use adl_core::{Error, Result};
 
 /// The 7 bytes every ULog file starts with: `ULog`, then `01 12 35`.
 const MAGIC: [u8; 7] = [0x55, 0x4c, 0x6f, 0x67, 0x01, 0x12, 0x35];

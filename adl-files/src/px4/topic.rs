@@ -6,7 +6,7 @@ use std::sync::Arc;
 use ndarray::{Array1, Array2, ArrayView1};
 
 use super::parse::RawTopic;
-use crate::{Error, Record, Result, Sensor, Timestamps};
+use adl_core::{Error, Record, Result, Sensor, Timestamps};
 
 /// One instance of one uORB topic of a PX4 log, as a [`Sensor`].
 ///
@@ -27,7 +27,7 @@ use crate::{Error, Record, Result, Sensor, Timestamps};
 /// `(samples, width)` per field, so reads are cheap and need no file access.
 ///
 /// ```no_run
-/// use adl::{Sensor, px4::Px4Log};
+/// use adl::{Sensor, files::px4::Px4Log};
 ///
 /// let log = Px4Log::open("flight.ulg")?;
 /// let imu = log.sensor("sensor_combined")?;
@@ -52,7 +52,7 @@ impl TopicSensor {
     /// instance 0, `topic/N` otherwise.
     ///
     /// ```
-    /// use adl::px4::TopicSensor;
+    /// use adl::files::px4::TopicSensor;
     ///
     /// assert_eq!(TopicSensor::sensor_name("sensor_gyro", 0), "sensor_gyro");
     /// assert_eq!(TopicSensor::sensor_name("sensor_gyro", 2), "sensor_gyro/2");
@@ -194,7 +194,7 @@ impl Sensor for TopicSensor {
             .iter()
             .map(|f| f.row(index).to_owned())
             .collect();
-        Ok(Record::from_parts(self.field_names.clone(), values))
+        Record::new(self.field_names.clone(), values)
     }
 }
 
