@@ -88,7 +88,6 @@ mod timestamps;
 mod traces;
 pub mod transform;
 
-
 /// What the expansions of adl's macros (`pipeline!`, `#[derive(Collate)]`,
 /// `#[derive(Recycle)]`) call and nothing else: compile-time checks, type
 /// witnesses and autoref dispatch. Not part of the API; no stability
