@@ -4,8 +4,8 @@
 
 use adl::prelude::*;
 use adl::sync::{Empty, Nearest, Next};
-use adl::{AnySensor, Window};
-use ndarray::{Array1, Array2, array};
+use adl::{AnySensor, SensorDataset, Window};
+use ndarray::{Array1, Array2, Array3, array};
 
 fn times(name: &str, n: usize, period: f64) -> Timestamps {
     Timestamps::new(name, (0..n).map(|i| i as f64 * period).collect()).unwrap()
@@ -327,4 +327,63 @@ mod readme {
         assert_eq!(samples, 3);
         Ok(())
     }
+}
+
+/// The radar's pipeline, built in a function of its own: its type is
+/// `impl Pipeline` with only what the caller reads spelled out (no bound
+/// on its transformed samples: `Pipeline::Transformed` is `Send`).
+fn radar_pipeline() -> impl Pipeline<Array2<f32>, Processed = Array2<f32>> + Send + Sync + 'static {
+    Stages::new()
+        .with_sample(|frame: Array2<f32>| frame.sum_axis(ndarray::Axis(0)))
+        .with_collate(DefaultCollate)
+        .with_batch(|batch: Array2<f32>| batch * 2.0)
+}
+
+/// A batch of the rig's frames, named so that a function can return the
+/// pipeline that makes it.
+#[derive(Debug, adl::Recycle)]
+struct RigBatch {
+    radar: Array3<f32>,
+    lidar: Array1<i64>,
+    imu: Array2<f32>,
+}
+
+type RigFrame = Frame<Array2<f32>, Vec<[f32; 3]>, Vec<f32>>;
+
+/// The rig's pipeline, written with `pipeline!` in a function of its own.
+fn rig_pipeline() -> impl Pipeline<RigFrame, Processed = RigBatch> + Send + Sync + 'static {
+    pipeline! {
+        RigFrame => RigBatch {
+            radar: { collate: default },
+            lidar: { sample: |points: Vec<[f32; 3]>| points.len() as i64, collate: default },
+            imu: { sample: |w: Vec<f32>| Array1::from(w), collate: default },
+        }
+    }
+}
+
+#[test]
+fn a_pipeline_returned_from_a_function_runs_in_the_loader() {
+    let radar = Series::new("radar", times("radar", 6, 0.1), |i| {
+        Ok(Array2::from_elem((2, 3), i as f32))
+    });
+    let loader = Loader::new(SensorDataset::new(radar), radar_pipeline())
+        .batch_size(3)
+        .workers(2)
+        .build()
+        .unwrap();
+    let batches: Vec<Array2<f32>> = loader.epoch(0).map(|b| b.unwrap().into_inner()).collect();
+    assert_eq!(batches.len(), 2);
+    // Sample 3: two rows of 3.0, summed, doubled.
+    assert_eq!(batches[1].row(0), array![12.0f32, 12.0, 12.0]);
+
+    let trace = Recording::new("run", rig(), &Nearest::new("radar", 0.02).unwrap()).unwrap();
+    let loader = Loader::new(trace, rig_pipeline())
+        .batch_size(4)
+        .workers(2)
+        .build()
+        .unwrap();
+    let batch = loader.epoch(0).next().unwrap().unwrap().into_inner();
+    assert_eq!(batch.radar.shape(), &[4, 2, 3]);
+    assert_eq!(batch.lidar, array![1i64, 3, 2, 1]);
+    assert_eq!(batch.imu.shape(), &[4, 3]);
 }

@@ -322,7 +322,7 @@ type Stage3 = (Vec<Keyed2<i64>>, Keyed2<Vec<i64>>, Keyed2<Vec<i64>>);
 fn parallel_pipelines_on<S>(p: &ParallelPipelines<TestPipeline>, raw: &Value) -> adl::Result<Stage3>
 where
     S: Sample<i64>,
-    S::Of<i64>: Sample<i64>,
+    S::Of<i64>: Sample<i64> + Send,
     S::Of<Vec<i64>>: Sample<Vec<i64>>,
 {
     let raw: Vec<S> = raw
