@@ -10,8 +10,8 @@ mod px4_pipeline;
 mod multimodal;
 
 use adl::engine::Planner;
-use adl::pipes::DatasetExt;
 use adl::files::px4::{Px4Log, TopicSensor};
+use adl::pipes::DatasetExt;
 use adl::sync::Nearest;
 use adl::{Dataset, Metadata, Recording, Sensor};
 
@@ -176,8 +176,8 @@ fn multimodal_example_runs_typed_end_to_end() {
 }
 
 /// Both examples' pictures, drawn without Graphviz: an SVG that names every
-/// node of the plan with its stage, where it runs and the stage's pool, and
-/// the types on the edges.
+/// node of the plan, in the groups of its stage (with the stage's pool) and
+/// of where it runs, and the types on the edges.
 #[test]
 fn the_examples_draw_as_svg_naming_every_node() {
     let plans = [
@@ -197,16 +197,16 @@ fn the_examples_draw_as_svg_naming_every_node() {
                 node.name()
             );
             if let Some(stage) = node.stands_in() {
+                // Its stage's group (with the pool), its device's group,
+                // and where its kernel runs.
                 let kernel = node.info().unwrap().kernel.is_some();
                 let device = match (kernel, node.device()) {
-                    (true, adl::graph::Device::OpenCl) => "opencl kernel on",
-                    (true, _) => "kernel: Rust body",
-                    (false, _) => "cpu",
+                    (true, adl::graph::Device::OpenCl) => ">[opencl kernel]<",
+                    (true, _) => ">[kernel: Rust body]<",
+                    (false, _) => ">cpu<",
                 };
-                assert!(
-                    svg.contains(&format!("{stage} · {device}")),
-                    "{stage} · {device}"
-                );
+                assert!(svg.contains(&format!(">{stage} · ")), "{stage}");
+                assert!(svg.contains(device), "{device}");
             }
             if node.kind() == &adl::engine::NodeKind::Source {
                 assert!(svg.contains("read · 1 worker + consumer"), "{svg}");

@@ -3,8 +3,13 @@
 //! Layout of the output, which is deterministic (node and edge order
 //! follow the description):
 //!
-//! - `source` and `sink` are ellipses, a parallel body's `split` and
-//!   `merge` diamonds;
+//! - `source` and `sink` are ellipses (the sink says the batch type that
+//!   leaves), a parallel body's `split` and `merge` diamonds;
+//! - the source stands in a cluster of the read stage, labelled with its
+//!   pool, after the source side a loader's dataset tells
+//!   ([`Plan::sources`]): a box per sensor of the first sample (its name
+//!   and file) into a box of the trace that synchronizes them (or of the
+//!   dataset), with the number of samples;
 //! - the graph's label is the schedule: the pool and threads of every
 //!   stage, the kernels' device and why, fusion on or off;
 //! - transforms are boxes labelled with their name, grouped in one
@@ -123,8 +128,11 @@ impl Plan {
             .node_indices()
             .filter(|&n| self.graph[n].scope == scope)
             .collect();
+        if scope == 0 {
+            self.write_read(out, &pad);
+        }
         for &n in &in_scope {
-            if self.graph[n].info().is_none() {
+            if self.graph[n].info().is_none() && n != self.source {
                 self.write_node(out, n, &pad);
             }
         }
@@ -232,13 +240,59 @@ impl Plan {
         }
     }
 
+    /// The read stage's cluster: the source side the loader's dataset
+    /// tells ([`Plan::sources`]: nodes `s0`, `s1`, ... for the sensors,
+    /// the last for their trace, with their edges) and the source.
+    fn write_read(&self, out: &mut String, pad: &str) {
+        let pool = self
+            .schedule
+            .pool(LoaderStage::Read)
+            .map(|p| format!(" · {}", escape(&p.short())))
+            .unwrap_or_default();
+        let inner = format!("{pad}{INDENT}");
+        let _ = writeln!(out, "{pad}subgraph cluster_read {{");
+        let _ = writeln!(out, "{inner}label=\"read{pool}\";");
+        let _ = writeln!(out, "{inner}style=\"rounded,filled\";");
+        let _ = writeln!(out, "{inner}fillcolor=\"#f4effa\";");
+        let mut edges = Vec::new();
+        if let Some(sources) = &self.sources {
+            let (sensors, joined) = sources.boxes();
+            let last = sensors.len();
+            for (k, b) in sensors.iter().chain([&joined]).enumerate() {
+                let lines: Vec<String> = b.lines.iter().map(|l| escape(l)).collect();
+                let tooltip = b
+                    .tooltip
+                    .as_ref()
+                    .map(|t| format!(", tooltip=\"{}\"", escape(t)))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "{inner}s{k} [label=\"{}\"{tooltip}];",
+                    lines.join("\\n")
+                );
+                edges.push(if k < last {
+                    format!("s{k} -> s{last}")
+                } else {
+                    format!("s{k} -> n{}", self.source.index())
+                });
+            }
+        }
+        self.write_node(out, self.source, &inner);
+        let _ = writeln!(out, "{pad}}}");
+        for edge in edges {
+            let _ = writeln!(out, "{pad}{edge};");
+        }
+    }
+
     fn write_node(&self, out: &mut String, n: NodeIndex, pad: &str) {
         let node = &self.graph[n];
         let i = n.index();
         let attributes = match node.kind() {
-            NodeKind::Source | NodeKind::Sink => {
-                format!("label=\"{}\", shape=ellipse", node.name())
-            }
+            NodeKind::Source => format!("label=\"{}\", shape=ellipse", node.name()),
+            NodeKind::Sink => match sink_type(self, n) {
+                Some(ty) => format!("label=\"{}\\n{}\", shape=ellipse", node.name(), escape(&ty)),
+                None => format!("label=\"{}\", shape=ellipse", node.name()),
+            },
             NodeKind::Split | NodeKind::Merge => {
                 format!("label=\"{}\", shape=diamond", node.name())
             }
@@ -261,6 +315,15 @@ impl Plan {
         };
         let _ = writeln!(out, "{pad}n{i} [{attributes}];");
     }
+}
+
+/// The type of the batches that leave at the sink `n`, as a user writes
+/// it, where it is known.
+pub(crate) fn sink_type(plan: &Plan, n: NodeIndex) -> Option<String> {
+    plan.graph
+        .edges_directed(n, petgraph::Direction::Incoming)
+        .find_map(|e| e.weight().ty())
+        .map(|t| t.short_name())
 }
 
 /// Escape `text` for a double-quoted DOT string: backslashes and quotes

@@ -57,6 +57,7 @@ pub mod opencl;
 mod plan;
 mod planner;
 mod schedule;
+mod sources;
 mod svg;
 mod validate;
 
@@ -66,5 +67,6 @@ pub use builder::{GraphBuilder, ParallelBuilder};
 pub use plan::{Flow, NodeKind, Plan, PlanNode, PlanPath};
 pub use planner::Planner;
 pub use schedule::{DeviceFacts, LoaderStage, Pool, Schedule, Settings, StagePlan};
+pub use sources::Sources;
 pub use svg::SvgError;
 pub use validate::PlanError;

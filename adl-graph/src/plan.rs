@@ -26,6 +26,7 @@ use petgraph::Direction;
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 
 use crate::schedule::Schedule;
+use crate::sources::Sources;
 
 /// A pipeline as a graph, built from a [`Description`] by the
 /// [`Planner`](crate::Planner).
@@ -60,6 +61,8 @@ pub struct Plan {
     /// The groups of two or more batch kernels that run as one, in order
     /// (see [`Plan::fused_groups`]).
     pub(crate) fused: Vec<Vec<NodeIndex>>,
+    /// The source side, where the plan is a loader's (see [`Plan::sources`]).
+    pub(crate) sources: Option<Sources>,
 }
 
 impl Plan {
@@ -86,6 +89,20 @@ impl Plan {
     /// What runs where: each stage's pool, the kernels' device, fusion.
     pub fn schedule(&self) -> &Schedule {
         &self.schedule
+    }
+
+    /// What the loader's dataset says of its samples (their number, where
+    /// the first is read from), drawn before the source by
+    /// [`to_svg`](Self::to_svg) and [`to_dot`](Self::to_dot); none for a
+    /// plan the [`Planner`](crate::Planner) made alone.
+    pub fn sources(&self) -> Option<&Sources> {
+        self.sources.as_ref()
+    }
+
+    /// The same plan, with its source side.
+    pub(crate) fn with_sources(mut self, sources: Sources) -> Self {
+        self.sources = Some(sources);
+        self
     }
 
     /// The transform nodes, in the order of the description (depth first

@@ -88,6 +88,7 @@ impl Planner {
             description: description.clone(),
             schedule: Schedule::of(settings),
             fused: Vec::new(),
+            sources: None,
         };
         plan.place_kernels(settings);
         plan

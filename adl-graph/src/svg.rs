@@ -1,35 +1,27 @@
-//! SVG export: in pure Rust ([`Plan::to_svg`], laid out and drawn by the
-//! `layout-rs` crate), or through Graphviz where it is installed
-//! ([`Plan::to_svg_with`], which draws the clusters of
-//! [`Plan::to_dot`]).
+//! SVG export: drawn in pure Rust ([`Plan::to_svg`]: the DOT's groups,
+//! the source side and the sink's batch type, on a canvas the size of the
+//! drawing), or through Graphviz where it is installed
+//! ([`Plan::to_svg_with`], which renders [`Plan::to_dot`]).
 //!
-//! Design note: layout-rs lays out a plain directed graph; it draws no
-//! clusters. So each box says what the DOT's clusters say: its stage and
-//! device on a second line (`sample · cpu`, `batch · opencl kernel`), its
-//! branch on a third, and a run of fused kernels `fused: a + b`; a node in
-//! a stage where it may not stand, and an edge whose ends disagree on the
-//! type, are red.
+//! Design note: a plan is a chain with parallel bodies (a split, its
+//! branches, a merge) nested in it, so it is laid out as nested blocks,
+//! left to right on one centre line, without a general graph layout:
+//! [`picture`] says what is drawn (shapes, the groups that frame them,
+//! arrows), [`layout`] where (sizes from the text in a monospaced font),
+//! [`draw`] writes the SVG.
 
-use std::collections::HashMap;
+mod draw;
+mod layout;
+mod picture;
+
 use std::ffi::OsStr;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use adl_core::graph::{Device, Stage};
-use layout::backends::svg::SVGWriter;
-use layout::core::base::Orientation;
-use layout::core::color::Color;
-use layout::core::style::StyleAttr;
-use layout::std_shapes::render::get_shape_size;
-use layout::std_shapes::shapes::{Arrow, Element, ShapeKind};
-use layout::topo::layout::VisualGraph;
-use petgraph::visit::EdgeRef;
+use crate::plan::Plan;
 
-use crate::plan::{NodeKind, Plan};
-use crate::schedule::LoaderStage;
-
-/// Why [`Plan::to_svg`] ([`Layout`](SvgError::Layout)) or
-/// [`Plan::to_svg_with`] (the others) gave no SVG.
+/// Why [`Plan::to_svg_with`] gave no SVG (the pure-Rust
+/// [`Plan::to_svg`] always gives one).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SvgError {
@@ -51,14 +43,6 @@ pub enum SvgError {
         /// What it wrote to stderr.
         stderr: String,
     },
-    /// The pure-Rust layout failed (it panicked; the panic was caught).
-    #[error(
-        "cannot lay out the plan as SVG: {message}; write `Plan::to_dot()` and render it with Graphviz instead"
-    )]
-    Layout {
-        /// What the layout said.
-        message: String,
-    },
     /// Running the program failed otherwise.
     #[error("cannot run `{program}`: {source}")]
     Io {
@@ -70,17 +54,21 @@ pub enum SvgError {
 }
 
 impl Plan {
-    /// The plan as SVG, laid out and drawn in pure Rust by layout-rs (no
-    /// Graphviz needed). layout-rs draws no clusters, so each box says
-    /// what the DOT's clusters say: the node's name, then its stage and
-    /// device (`sample · cpu`, `batch · opencl kernel`), its fused group
-    /// (`fused: a + b`) and its branch; a node where it may not stand and
-    /// an edge whose ends disagree on the type are red. Edges carry the
-    /// type that flows, as a user writes it.
+    /// The plan as SVG, laid out and drawn in pure Rust (no Graphviz
+    /// needed), grouped as [`to_dot`](Plan::to_dot) groups it: the read
+    /// stage (its pool) around the source side, each stage with its pool,
+    /// each device, each group of kernels that run as one, each branch.
+    /// The source side is what the loader's dataset tells
+    /// ([`sources`](Plan::sources): the sensors of the first sample with
+    /// their files, into the trace that synchronizes them); the sink says
+    /// the batch type that leaves; the schedule is written on top. A node
+    /// where it may not stand and an edge whose ends disagree on the type
+    /// are red; edges carry the type that flows, as a user writes it; a
+    /// node's doc is its tooltip. The canvas is the size of the drawing.
     ///
-    /// A panic of the layout is caught and returned as
-    /// [`SvgError::Layout`] (the panic hook still prints it; under
-    /// `panic = "abort"` it aborts).
+    /// It always gives a picture; the `Result` is the one of
+    /// [`to_svg_with`](Plan::to_svg_with), so that a program can switch
+    /// between the two.
     ///
     /// ```
     /// use adl::graph::{NodeInfo, Stage};
@@ -91,108 +79,12 @@ impl Plan {
     ///     .collate(NodeInfo::new("default", Stage::Collate).typed::<f32, Vec<f32>>())
     ///     .build();
     /// let svg = Planner.plan(&description)?.to_svg()?;
-    /// assert!(svg.contains("<svg") && svg.contains("decode") && svg.contains("sample · cpu"));
+    /// assert!(svg.contains(">decode<") && svg.contains(">sample · 1 worker + consumer<"));
+    /// assert!(svg.contains(">Vec&lt;f32&gt;<")); // the batch type, at the sink
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_svg(&self) -> Result<String, SvgError> {
-        let visual = self.visual_graph();
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-            let mut visual = visual;
-            let mut svg = SVGWriter::new();
-            visual.do_it(false, false, false, &mut svg);
-            svg.finalize()
-        }))
-        .map_err(|panic| SvgError::Layout {
-            message: panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "the layout panicked".to_owned()),
-        })
-    }
-
-    /// The plan as a layout-rs graph: boxes and arrows with their labels.
-    fn visual_graph(&self) -> VisualGraph {
-        let mut visual = VisualGraph::new(Orientation::LeftToRight);
-        let fused = self.fused_groups();
-        let mut handles = HashMap::new();
-        let pool = |stage| {
-            self.schedule
-                .pool(stage)
-                .map_or_else(String::new, |p| p.short())
-        };
-        for n in self.graph.node_indices() {
-            let node = &self.graph[n];
-            let mut look = StyleAttr::simple();
-            let shape = match node.kind() {
-                NodeKind::Source => {
-                    ShapeKind::new_box(&format!("source\nread · {}", pool(LoaderStage::Read)))
-                }
-                NodeKind::Sink => ShapeKind::new_circle(node.name()),
-                NodeKind::Split | NodeKind::Merge => ShapeKind::new_double_circle(node.name()),
-                NodeKind::Transform { info, .. } => {
-                    let mut label = info.name.to_string();
-                    let stage = node.stands_in();
-                    let device = match (info.kernel.is_some(), node.device(), &self.schedule.device)
-                    {
-                        (true, Device::OpenCl, Some(name)) => format!("opencl kernel on {name}"),
-                        (true, _, _) => "kernel: Rust body".to_owned(),
-                        _ => "cpu".to_owned(),
-                    };
-                    let stage_name = stage.map_or("?".to_owned(), |s| s.to_string());
-                    let threads = stage.map_or_else(String::new, |s| {
-                        pool(match s {
-                            Stage::Sample => LoaderStage::Sample,
-                            Stage::Collate => LoaderStage::Collate,
-                            Stage::Batch => LoaderStage::Batch,
-                        })
-                    });
-                    label.push_str(&format!("\n{stage_name} · {device}\n{threads}"));
-                    if let Some(group) = fused.iter().find(|g| g.contains(&n)) {
-                        let names: Vec<&str> =
-                            group.iter().map(|&m| self.graph[m].name()).collect();
-                        let what = if node.device() == Device::OpenCl {
-                            "fused kernel"
-                        } else {
-                            "fused loop"
-                        };
-                        label.push_str(&format!("\n{what}: {}", names.join(" + ")));
-                    }
-                    if !node.branch().is_empty() {
-                        label.push_str(&format!("\nbranch {}", node.branch().join("/")));
-                    }
-                    if node.is_misplaced() {
-                        look.line_color = Color::fast("red");
-                    }
-                    ShapeKind::new_box(&label)
-                }
-            };
-            let size = get_shape_size(Orientation::LeftToRight, &shape, look.font_size, false);
-            let element = Element::create(shape, look, Orientation::LeftToRight, size);
-            handles.insert(n, visual.add_node(element));
-        }
-        for edge in self.graph.edge_references() {
-            let flow = edge.weight();
-            let mut label = flow.branch.clone().unwrap_or_default();
-            let ty = match (flow.given, flow.taken) {
-                (Some(given), Some(taken)) if flow.is_mismatch() => {
-                    Some(format!("{} ≠ {}", given.short_name(), taken.short_name()))
-                }
-                _ => flow.ty().map(|t| t.short_name()),
-            };
-            if let Some(ty) = ty {
-                if !label.is_empty() {
-                    label.push_str(": ");
-                }
-                label.push_str(&ty);
-            }
-            let mut arrow = Arrow::simple(&label);
-            if flow.is_mismatch() {
-                arrow.look.line_color = Color::fast("red");
-            }
-            visual.add_edge(arrow, handles[&edge.source()], handles[&edge.target()]);
-        }
-        visual
+        Ok(draw::svg(&picture::Picture::of(self)))
     }
 
     /// The plan as SVG rendered by a Graphviz program (`"dot"`, a path to

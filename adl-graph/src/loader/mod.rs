@@ -103,6 +103,7 @@ use adl_core::{Dataset, Error, Pipeline, Result};
 use crate::plan::Plan;
 use crate::planner::Planner;
 use crate::schedule::{DeviceFacts, Settings};
+use crate::sources::Sources;
 
 pub use crate::notice::QUIET_VARIABLE;
 pub use batch::Batch;
@@ -237,7 +238,7 @@ where
             .unwrap_or_else(|| builder::default_readers(&dataset));
         let plan = make_plan(&pipeline, &config, readers)?;
         let accelerator = plan.1;
-        let plan = plan.0;
+        let plan = plan.0.with_sources(Sources::of(&dataset));
         // Batches in flight or waiting, the consumer's, and one more.
         let buffers = Arc::new(BufferPool::new(config.prefetch.max(1) + 2));
         let workers = plan.schedule().workers();
@@ -432,8 +433,10 @@ where
 
     /// The plan this loader runs: the pipeline's graph, scheduled for its
     /// settings (each stage's pool and threads, the device of every batch
-    /// node, the kernels that run as one). Its [`to_dot`](Plan::to_dot) and
-    /// [`to_svg`](Plan::to_svg) draw what runs; the statistics record what
+    /// node, the kernels that run as one) and its [sources](Plan::sources)
+    /// (the dataset's sensors and trace, as its first sample tells them).
+    /// Its [`to_dot`](Plan::to_dot) and [`to_svg`](Plan::to_svg) draw what
+    /// runs, from the sensors to the batches; the statistics record what
     /// did ([`NodeStatistics::kernel`]). A pipeline without a description
     /// (not built by `pipeline!` or the graph builders) is planned as its
     /// three stages.
