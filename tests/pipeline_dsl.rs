@@ -244,6 +244,51 @@ fn a_branch_without_sample_nodes_is_typed_from_its_field() {
     assert_eq!(collate[0].output, Some(TypeInfo::of::<Array1<i64>>()));
 }
 
+/// A scan of ragged lidar points (`[points, 3]`, a different count per
+/// scan) with its label.
+#[derive(Clone)]
+struct Scan {
+    points: Array2<f32>,
+    label: i64,
+}
+
+fn scan(points: usize, label: i64) -> Scan {
+    Scan {
+        points: Array2::from_shape_fn((points, 3), |(r, c)| (r * 3 + c) as f32),
+        label,
+    }
+}
+
+#[test]
+fn a_branch_collates_ragged_data_by_a_named_strategy() {
+    let padded = pipeline! {
+        Scan {
+            points: { collate: pad },
+            label: { collate: default },
+        }
+    };
+    let batch = run(&padded, vec![scan(2, 7), scan(4, 8)]).unwrap();
+    assert_eq!(batch.points.data.shape(), &[2, 4, 3]);
+    assert_eq!(batch.points.lengths, array![2, 4]);
+    assert_eq!(batch.points.data[[0, 2, 0]], 0.0, "padding");
+    assert_eq!(batch.label, array![7i64, 8]);
+    let (_, collate, _) = stages(branches(padded.graph())[0].1);
+    assert_eq!(names(collate), ["pad"]);
+    assert_plans(padded.graph());
+
+    let packed = pipeline! {
+        Scan {
+            points: { collate: packed },
+            label: { collate: list },
+        }
+    };
+    let batch = run(&packed, vec![scan(2, 7), scan(4, 8), scan(1, 9)]).unwrap();
+    assert_eq!(batch.points.values.shape(), &[7, 3]);
+    assert_eq!(batch.points.offsets, array![0i64, 2, 6, 7]);
+    assert_eq!(batch.label, vec![7i64, 8, 9]);
+    assert_plans(packed.graph());
+}
+
 #[test]
 fn branches_nest_and_take_pre_and_post() {
     let p = pipeline! {

@@ -95,8 +95,8 @@ pub mod transform;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::graph::assert::{
-        assert_batch_node, assert_collate_after, assert_feeds, assert_sample_node,
-        assert_takes_field,
+        assert_batch_feeds, assert_batch_node, assert_collate_after, assert_feeds,
+        assert_sample_feeds, assert_sample_node, assert_takes_field,
     };
     pub use crate::graph::description::checker_step;
     pub use crate::graph::node::info_of;

@@ -67,6 +67,7 @@ fn std_trait(derive: &Path) -> Option<TokenStream> {
 }
 
 /// How one field is collated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Strategy {
     Stack,
     List,
@@ -74,6 +75,16 @@ pub(crate) enum Strategy {
     Pad,
     Packed,
 }
+
+/// The strategies a user names, in one table: the word of
+/// `#[collate(word)]` (and of `collate: word` in `pipeline!`) and the type
+/// in `adl::collate` that is the strategy (a collate too).
+const NAMED_STRATEGIES: [(Strategy, &str, &str); 4] = [
+    (Strategy::List, "list", "List"),
+    (Strategy::Concat, "concat", "ConcatRows"),
+    (Strategy::Pad, "pad", "Pad"),
+    (Strategy::Packed, "packed", "Packed"),
+];
 
 struct Field {
     /// `image` for named fields, `0` for tuple fields.
@@ -227,15 +238,8 @@ pub(crate) fn field_strategy(f: &syn::Field, errors: &mut Vec<syn::Error>) -> St
                 return skip_value(&meta);
             }
             chosen = true;
-            strategy = if meta.path.is_ident("list") {
-                Strategy::List
-            } else if meta.path.is_ident("concat") {
-                Strategy::Concat
-            } else if meta.path.is_ident("pad") {
-                Strategy::Pad
-            } else if meta.path.is_ident("packed") {
-                Strategy::Packed
-            } else {
+            let named = meta.path.get_ident().and_then(|w| Strategy::named(&w.to_string()));
+            let Some(named) = named else {
                 errors.push(attribute_error(
                     &meta,
                     "unknown collate strategy; expected `list`, `concat`, `pad` or `packed`",
@@ -243,6 +247,7 @@ pub(crate) fn field_strategy(f: &syn::Field, errors: &mut Vec<syn::Error>) -> St
                 chosen = false;
                 return skip_value(&meta);
             };
+            strategy = named;
             Ok(())
         });
         errors.extend(result.err());
@@ -293,31 +298,38 @@ fn generate(input: &DeriveInput, parsed: &Parsed) -> TokenStream {
 }
 
 impl Strategy {
+    /// The strategy a user names `word` (`pad`), if any.
+    pub(crate) fn named(word: &str) -> Option<Strategy> {
+        NAMED_STRATEGIES
+            .iter()
+            .find(|(_, w, _)| *w == word)
+            .map(|(s, _, _)| *s)
+    }
+
+    /// Its entry of [`NAMED_STRATEGIES`]: none for the default (`Stack`).
+    fn entry(self) -> Option<&'static (Strategy, &'static str, &'static str)> {
+        NAMED_STRATEGIES.iter().find(|(s, _, _)| *s == self)
+    }
+
     /// The field attribute that chooses this strategy, `#[collate(pad)]`,
     /// its name at `span`; none for the default (`Stack`).
-    pub(crate) fn attribute(&self, span: Span) -> Option<TokenStream> {
-        let name = match self {
-            Strategy::Stack => return None,
-            Strategy::List => "list",
-            Strategy::Concat => "concat",
-            Strategy::Pad => "pad",
-            Strategy::Packed => "packed",
-        };
-        let name = Ident::new(name, span);
+    pub(crate) fn attribute(self, span: Span) -> Option<TokenStream> {
+        let (_, word, _) = self.entry()?;
+        let name = Ident::new(word, span);
         Some(quote!(#[collate(#name)]))
+    }
+
+    /// The strategy's type in `adl::collate` (`Pad`), at `span`.
+    pub(crate) fn type_ident(self, span: Span) -> Ident {
+        let name = self.entry().map_or("Stack", |(_, _, ty)| ty);
+        Ident::new(name, span)
     }
 }
 
 impl Field {
     /// The strategy that batches the field (`Stack`, `List`, ...).
     fn strategy(&self, krate: &Path) -> TokenStream {
-        let s = match self.strategy {
-            Strategy::Stack => quote!(Stack),
-            Strategy::List => quote!(List),
-            Strategy::Concat => quote!(ConcatRows),
-            Strategy::Pad => quote!(Pad),
-            Strategy::Packed => quote!(Packed),
-        };
+        let s = self.strategy.type_ident(Span::call_site());
         quote!(#krate::collate::#s)
     }
 

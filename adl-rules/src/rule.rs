@@ -40,7 +40,13 @@ macro_rules! rule_table {
             /// A node that may stand under `sample:`. `#[transform]`
             /// implements it for sample nodes; `pipeline!` asserts it for
             /// every node under `sample:`.
-            trait SampleNode
+            trait SampleNode {
+                /// The node itself (`Self`): `pipeline!` checks a node's
+                /// input through it, so that a node that cannot stand
+                /// under `sample:` is that one error, not a second about
+                /// what it takes.
+                type Node;
+            }
         },
     }
     /// A sample node where batches flow.
@@ -53,7 +59,13 @@ macro_rules! rule_table {
             /// A node that may stand under `batch:`. `#[transform(batch)]`
             /// implements it; `pipeline!` asserts it for every node under
             /// `batch:`.
-            trait BatchNode
+            trait BatchNode {
+                /// The node itself (`Self`): `pipeline!` checks a node's
+                /// input through it, so that a node that cannot stand
+                /// under `batch:` is that one error, not a second about
+                /// what it takes.
+                type Node;
+            }
         },
     }
     /// Neighbours whose types do not fit.
@@ -221,7 +233,10 @@ macro_rules! define_rules {
             help: $help:literal,
             $(diagnostic: {
                 $(#[doc = $tdoc:literal])*
-                trait $trait_name:ident $(<$param:ident>)?
+                trait $trait_name:ident $(<$param:ident>)? $({
+                    $(#[doc = $adoc:literal])*
+                    type $assoc:ident;
+                })?
             },)?
         }
     )*) => {

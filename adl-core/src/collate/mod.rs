@@ -29,7 +29,21 @@
 //!
 //! Other strategies for one field (keep a list, concatenate rows, pad ragged
 //! arrays, pack ragged arrays with their offsets) are [`Strategy`] types:
-//! [`Stack`], [`List`], [`ConcatRows`], [`Pad`], [`Packed`].
+//! [`Stack`], [`List`], [`ConcatRows`], [`Pad`], [`Packed`]. Each named one
+//! is a [`Collate`] of its own too, batching the whole sample its way:
+//! what `collate: pad` (`packed`, `list`, `concat`) is in a `pipeline!`
+//! branch over ragged data.
+//!
+//! ```
+//! use adl::Collate;
+//! use adl::collate::Pad;
+//! use adl::ndarray::array;
+//!
+//! let padded = Pad.collate(vec![array![1.0f32, 2.0, 3.0], array![4.0]])?;
+//! assert_eq!(padded.data, array![[1.0f32, 2.0, 3.0], [4.0, 0.0, 0.0]]);
+//! assert_eq!(padded.lengths, array![3, 1]);
+//! # Ok::<(), adl::Error>(())
+//! ```
 //!
 //! **A window of readings.** A [`Window`](crate::Window)'s sample is a
 //! `Vec` of its sensor's samples, and a `Vec` collates as torch collates a
@@ -168,6 +182,30 @@ impl<T: Collatable> Collate<T> for DefaultCollate {
         collate_with_in::<Stack, T>(cx, samples)
     }
 }
+
+// A named strategy is a collate of its own: the whole sample batched by
+// it, as the strategy batches a field (see the module docs).
+macro_rules! strategy_collates {
+    ($($strategy:ident),*) => {$(
+        impl<T> Collate<T> for $strategy
+        where
+            $strategy: Strategy<T>,
+        {
+            type Batch = <$strategy as Strategy<T>>::Batch;
+
+            fn collate(&self, samples: Vec<T>) -> Result<Self::Batch> {
+                collate_with::<$strategy, T>(samples)
+            }
+
+            /// The batch's memory comes from the context's pool.
+            fn collate_in(&self, cx: &dyn Context, samples: Vec<T>) -> Result<Self::Batch> {
+                collate_with_in::<$strategy, T>(cx, samples)
+            }
+        }
+    )*};
+}
+
+strategy_collates!(List, ConcatRows, Pad, Packed);
 
 /// Collate `samples` with strategy `S`: build from the first sample's
 /// layout, push every sample, finish. An empty batch is an error (there is

@@ -13,6 +13,25 @@ pub fn assert_batch_node<N: BatchNode + ?Sized>(_node: &N) {}
 /// `next` takes what `before` gives (rule `type_mismatch`).
 pub fn assert_feeds<A: Node + ?Sized, B: Takes<A::Output> + ?Sized>(_before: &A, _next: &B) {}
 
+/// `next` may stand under `sample:` (rule `batch_node_in_sample`) and
+/// takes what `before` gives (rule `type_mismatch`). Its input is checked
+/// through [`SampleNode::Node`], so where `next` is no sample node that
+/// is the one error: the type of what it takes is not asked.
+pub fn assert_sample_feeds<A: Node + ?Sized, B: SampleNode + ?Sized>(_before: &A, _next: &B)
+where
+    B::Node: Takes<A::Output>,
+{
+}
+
+/// `next` may stand under `batch:` (rule `sample_node_in_batch`) and takes
+/// what `before` gives (rule `type_mismatch`), as one check: see
+/// [`assert_sample_feeds`].
+pub fn assert_batch_feeds<A: Node + ?Sized, B: BatchNode + ?Sized>(_before: &A, _next: &B)
+where
+    B::Node: Takes<A::Output>,
+{
+}
+
 /// `next`, the first node of a branch, takes the field `field` gives
 /// (rule `field_type_mismatch`).
 pub fn assert_takes_field<F: Node + ?Sized, B: TakesField<F::Output> + ?Sized>(

@@ -79,7 +79,9 @@ macro_rules! closure_node {
         }
 
         #[diagnostic::do_not_recommend]
-        impl<F, In, Out> $marker for $name<F, In, Out> {}
+        impl<F, In, Out> $marker for $name<F, In, Out> {
+            type Node = Self;
+        }
 
         #[diagnostic::do_not_recommend]
         impl<F, In, Out> Takes<In> for $name<F, In, Out> {}
@@ -233,7 +235,9 @@ impl<F, In: 'static, Out: 'static> Node for RandomFn<F, In, Out> {
 }
 
 #[diagnostic::do_not_recommend]
-impl<F, In, Out> SampleNode for RandomFn<F, In, Out> {}
+impl<F, In, Out> SampleNode for RandomFn<F, In, Out> {
+    type Node = Self;
+}
 
 #[diagnostic::do_not_recommend]
 impl<F, In, Out> Takes<In> for RandomFn<F, In, Out> {}

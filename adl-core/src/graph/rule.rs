@@ -16,14 +16,19 @@ macro_rules! marker_traits {
             help: $help:literal,
             $(diagnostic: {
                 $(#[doc = $tdoc:literal])*
-                trait $trait_name:ident $(<$param:ident>)?
+                trait $trait_name:ident $(<$param:ident>)? $({
+                    $(#[doc = $adoc:literal])*
+                    type $assoc:ident;
+                })?
             },)?
         }
     )*) => {
         $($(
             $(#[doc = $tdoc])*
             #[diagnostic::on_unimplemented(message = $message, label = $label, note = $help)]
-            pub trait $trait_name $(<$param>)? {}
+            pub trait $trait_name $(<$param>)? {
+                $($(#[doc = $adoc])* type $assoc: ?Sized;)?
+            }
         )?)*
     };
 }

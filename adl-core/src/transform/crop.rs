@@ -256,6 +256,8 @@ impl Node for RandomResizedCrop {
 // Not listed among the nodes rustc suggests when a node is misplaced
 // (as the closure nodes are not): its help names the user's own nodes.
 #[diagnostic::do_not_recommend]
-impl SampleNode for RandomResizedCrop {}
+impl SampleNode for RandomResizedCrop {
+    type Node = Self;
+}
 #[diagnostic::do_not_recommend]
 impl Takes<Array3<u8>> for RandomResizedCrop {}

@@ -174,6 +174,8 @@ impl<T: 'static> Node for RandomFlip<T> {
 // Not listed among the nodes rustc suggests when a node is misplaced
 // (as the closure nodes are not): its help names the user's own nodes.
 #[diagnostic::do_not_recommend]
-impl<T> SampleNode for RandomFlip<T> {}
+impl<T> SampleNode for RandomFlip<T> {
+    type Node = Self;
+}
 #[diagnostic::do_not_recommend]
 impl<T: Clone> Takes<Array3<T>> for RandomFlip<T> {}

@@ -3,10 +3,13 @@
 //! adl-core building blocks (`Stages`, `Then`, `Pre`, `Post`, `Branch`,
 //! `KeyedBranches`) and the `Description` of its graph.
 //!
-//! Every node becomes a local binding, asserted where it stands
-//! (`assert_sample_node` / `assert_batch_node`) and against the node
-//! before it (`assert_feeds`), with the spans of the user's tokens, so
-//! that rustc reports a broken rule there, in the rule's words. The errors
+//! Every node becomes a local binding, asserted where it stands and
+//! against the node before it in one check (`assert_sample_feeds` /
+//! `assert_batch_feeds`; `assert_sample_node` / `assert_batch_node` for a
+//! stage's first node, `assert_takes_field` after a branch's field), with
+//! the spans of the user's tokens, so that rustc reports a broken rule
+//! there, in the rule's words, once: a node in the wrong stage is not also
+//! a type mismatch. The errors
 //! of the parse and check phases come first, as `compile_error!`s, and the
 //! expansion follows them anyway.
 //!
@@ -159,26 +162,38 @@ impl Generator {
         let span = node.span;
         let binding = self.ident("node", span);
         let value = node_value(node, stage, cursor.as_ref());
-        let assert = match stage {
-            Stage::Batch => quote_spanned!(span=> assert_batch_node),
-            _ => quote_spanned!(span=> assert_sample_node),
-        };
-        out.push(quote_spanned! {span=>
-            let #binding = #value;
-            __adl_crate::__private::#assert(&#binding);
-        });
-        if let Some(before) = cursor {
-            // After a branch's field (or key) witness, a mismatch names the
-            // field, not "the node before it".
-            let branch_start = ["__adl_field", "__adl_value"]
+        out.push(quote_spanned!(span=> let #binding = #value;));
+        // After a branch's field (or key) witness, a mismatch names the
+        // field, not "the node before it".
+        let branch_start = cursor.as_ref().is_some_and(|before| {
+            ["__adl_field", "__adl_value"]
                 .iter()
-                .any(|prefix| before.to_string().starts_with(prefix));
-            let assert = if branch_start {
-                quote_spanned!(span=> assert_takes_field)
-            } else {
-                quote_spanned!(span=> assert_feeds)
-            };
-            out.push(quote_spanned!(span=> __adl_crate::__private::#assert(&#before, &#binding);));
+                .any(|prefix| before.to_string().starts_with(prefix))
+        });
+        match cursor {
+            // After a node: the stage and the input in one check, so a
+            // node in the wrong stage is that one error.
+            Some(before) if !branch_start => {
+                let assert = match stage {
+                    Stage::Batch => quote_spanned!(span=> assert_batch_feeds),
+                    _ => quote_spanned!(span=> assert_sample_feeds),
+                };
+                out.push(
+                    quote_spanned!(span=> __adl_crate::__private::#assert(&#before, &#binding);),
+                );
+            }
+            _ => {
+                let assert = match stage {
+                    Stage::Batch => quote_spanned!(span=> assert_batch_node),
+                    _ => quote_spanned!(span=> assert_sample_node),
+                };
+                out.push(quote_spanned!(span=> __adl_crate::__private::#assert(&#binding);));
+                if let Some(before) = cursor {
+                    out.push(quote_spanned!(span=>
+                        __adl_crate::__private::assert_takes_field(&#before, &#binding);
+                    ));
+                }
+            }
         }
         *cursor = Some(binding.clone());
         let info = quote_spanned!(span=> __adl_crate::__private::info_of(&#binding));
@@ -836,10 +851,19 @@ fn node_value(node: &NodeRef, stage: Stage, cursor: Option<&Ident>) -> TokenStre
     }
 }
 
-/// The value of a collate: `default` is `DefaultCollate`, a closure is a
-/// `collate_fn`, anything else is used as it is.
+/// The value of a collate: `default` is `DefaultCollate`, a strategy's
+/// word (`pad`, `packed`, `list`, `concat`, as in `#[collate(...)]`) that
+/// strategy, a closure is a `collate_fn`, anything else is used as it is.
 fn collate_value(collate: &CollateRef) -> TokenStream {
     let span = collate.span;
+    let word = match &collate.expr {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(Ident::to_string),
+        _ => None,
+    };
+    if let Some(strategy) = word.as_deref().and_then(crate::collate::Strategy::named) {
+        let ty = strategy.type_ident(span);
+        return quote_spanned!(span=> __adl_crate::collate::#ty);
+    }
     match &collate.expr {
         Expr::Path(p) if p.qself.is_none() && p.path.is_ident("default") => {
             quote_spanned!(span=> __adl_crate::collate::DefaultCollate)

@@ -226,7 +226,9 @@ fn node_trait_impls(
         }
 
         #(#cfgs)*
-        impl #graph::#marker for #node_ty {}
+        impl #graph::#marker for #node_ty {
+            type Node = Self;
+        }
 
         #(#cfgs)*
         impl #graph::Takes<#input> for #node_ty {}

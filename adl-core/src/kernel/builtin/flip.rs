@@ -170,7 +170,9 @@ impl<T: Element, D: Dimension + 'static> Node for FlipByFlag<T, D> {
     }
 }
 
-impl<T, D> BatchNode for FlipByFlag<T, D> {}
+impl<T, D> BatchNode for FlipByFlag<T, D> {
+    type Node = Self;
+}
 impl<T: Element, D: Dimension> Takes<(Array<T, D>, Array1<bool>)> for FlipByFlag<T, D> {}
 impl<T: Element, D: RemoveAxis> Takes<(Rows<T, D>, Array1<bool>)> for FlipByFlag<T, D> {}
 

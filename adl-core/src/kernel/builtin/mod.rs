@@ -64,7 +64,9 @@ macro_rules! elementwise_node {
             }
         }
 
-        impl<D> crate::graph::BatchNode for $ty<D> {}
+        impl<D> crate::graph::BatchNode for $ty<D> {
+            type Node = Self;
+        }
         impl<D: ndarray::Dimension> crate::graph::Takes<ndarray::Array<$input, D>> for $ty<D> {}
         impl<D: ndarray::RemoveAxis> crate::graph::Takes<crate::collate::Rows<$input, D>>
             for $ty<D>
