@@ -238,7 +238,10 @@ pub(crate) fn field_strategy(f: &syn::Field, errors: &mut Vec<syn::Error>) -> St
                 return skip_value(&meta);
             }
             chosen = true;
-            let named = meta.path.get_ident().and_then(|w| Strategy::named(&w.to_string()));
+            let named = meta
+                .path
+                .get_ident()
+                .and_then(|w| Strategy::named(&w.to_string()));
             let Some(named) = named else {
                 errors.push(attribute_error(
                     &meta,
