@@ -153,7 +153,7 @@ proptest! {
 
 #[test]
 fn rows_read_in_place_are_gathered_once_into_the_upload_and_give_the_cpu_bits() {
-    use adl::collate::{InPlace, Table};
+    use adl::collate::{InPlace, RowSource};
     use adl::kernel::FusedLanes;
     let table = ndarray::ArcArray::from_shape_fn((9, 3, 4, 70), |(i, c, h, w)| {
         (adl::exec::mix64((i * 1000 + c * 300 + h * 70 + w) as u64) >> 56) as u8

@@ -399,28 +399,28 @@ fn batch_does_not_read_a_dropped_last_batch() {
     assert_eq!(source.reads(), 6);
 }
 
-// ------------------------------------------------------------------ concat
+// ------------------------------------------------------------------- chain
 
 #[test]
-fn concat_map_style() {
-    let ds = Numbers::new(2).concat(Numbers::new(3)).unwrap();
+fn chain_map_style() {
+    let ds = Numbers::new(2).chain(Numbers::new(3)).unwrap();
     assert_eq!(ds.len(), 5);
     assert_eq!(samples(&ds), [Ok(0), Ok(1), Ok(0), Ok(1), Ok(2)]);
     assert!(is_out_of_range(ds.get(5)));
-    let empty_first = Numbers::new(0).concat(Numbers::new(2)).unwrap();
+    let empty_first = Numbers::new(0).chain(Numbers::new(2)).unwrap();
     assert_eq!(samples(&empty_first), [Ok(0), Ok(1)]);
-    let both_empty = Numbers::new(0).concat(Numbers::new(0)).unwrap();
+    let both_empty = Numbers::new(0).chain(Numbers::new(0)).unwrap();
     assert_eq!(both_empty.len(), 0);
     assert!(is_out_of_range(both_empty.get(0)));
     // Different dataset types with the same sample type.
     let mixed = Numbers::new(1)
-        .concat(Numbers::new(2).map(|x: usize| x + 10))
+        .chain(Numbers::new(2).map(|x: usize| x + 10))
         .unwrap();
     assert_eq!(samples(&mixed), [Ok(0), Ok(10), Ok(11)]);
 }
 
 #[test]
-fn concat_overflow_is_an_error() {
+fn chain_overflow_is_an_error() {
     struct Huge;
     impl Dataset for Huge {
         type Sample = usize;
@@ -431,24 +431,24 @@ fn concat_overflow_is_an_error() {
             Ok(i)
         }
     }
-    assert!(is_invalid(Huge.concat(Numbers::new(1))));
+    assert!(is_invalid(Huge.chain(Numbers::new(1))));
     assert_eq!(
-        Huge.iterable().concat(Numbers::new(1).iterable()).len(),
+        Huge.iterable().chain(Numbers::new(1).iterable()).len(),
         None
     );
 }
 
 #[test]
-fn concat_streams() {
-    let ds = Stream::new(2).concat(Numbers::new(2).iterable());
+fn chain_streams() {
+    let ds = Stream::new(2).chain(Numbers::new(2).iterable());
     assert_eq!(ds.len(), None);
     assert_eq!(ok_items(&ds), [0, 1, 0, 1]);
     let known = Numbers::new(2)
         .iterable()
-        .concat(Numbers::new(3).iterable());
+        .chain(Numbers::new(3).iterable());
     assert_eq!(known.len(), Some(5));
     assert_eq!(ok_items(&known), [0, 1, 0, 1, 2]);
-    let errors = Stream::failing(2, &[1]).concat(Stream::failing(2, &[0]));
+    let errors = Stream::failing(2, &[1]).chain(Stream::failing(2, &[0]));
     assert_eq!(outcomes(&errors), [Ok(0), Err(1), Err(0), Ok(1)]);
 }
 
@@ -811,7 +811,7 @@ fn nothing_is_read_before_iteration_starts() {
     let stream = (&source)
         .filter(|x: &usize| x.is_multiple_of(2))
         .map(|x: usize| x * 2)
-        .concat((&source).iterable())
+        .chain((&source).iterable())
         .flat_map(|x: usize| Ok(vec![x, x]))
         .shuffle(5, 1)
         .unwrap()
@@ -863,8 +863,8 @@ fn map_style_and_iterable_versions_agree() {
     );
     assert_eq!(samples(&ds().zip(ds())), outcomes(&st().zip(st())));
     assert_eq!(
-        samples(&ds().concat(ds()).unwrap()),
-        outcomes(&st().concat(st()))
+        samples(&ds().chain(ds()).unwrap()),
+        outcomes(&st().chain(st()))
     );
     assert_eq!(samples(&ds().cache()), outcomes(&st().cache()));
     // And iterating a map-style adaptor gives its samples in order.

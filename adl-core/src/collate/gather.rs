@@ -7,9 +7,9 @@ use crate::plumbing::{Buffers, prefetch};
 use crate::{Collate, Error, Result};
 
 /// In-memory data whose rows a [`Gather`] copies into batches: an
-/// [`ArcArray`] (rows along axis 0), a [`Windows`] of one, or a tuple of
+/// [`ArcArray`] (rows along axis 0), a [`RowWindows`] of one, or a tuple of
 /// them (one key per element).
-pub trait Table {
+pub trait RowSource {
     /// What names a row (or a window) of the table: an index, or a tuple
     /// of indices for a tuple of tables.
     type Key: Copy;
@@ -19,7 +19,7 @@ pub trait Table {
     /// The rows of `keys`, in order, copied once each into a new batch.
     fn gather(&self, keys: &[Self::Key]) -> Result<Self::Batch>;
 
-    /// [`gather`](Table::gather), with the batch's memory from `buffers`
+    /// [`gather`](RowSource::gather), with the batch's memory from `buffers`
     /// (a context's pool). The default ignores them and calls `gather`.
     fn gather_in(&self, keys: &[Self::Key], buffers: Buffers<'_>) -> Result<Self::Batch> {
         let _ = buffers;
@@ -76,7 +76,7 @@ fn gather_runs<A: Clone>(
     Ok(out)
 }
 
-impl<A: Clone, D: RemoveAxis> Table for ArcArray<A, D> {
+impl<A: Clone, D: RemoveAxis> RowSource for ArcArray<A, D> {
     type Key = usize;
     type Batch = Array<A, D>;
 
@@ -127,19 +127,19 @@ impl<A: Clone, D: RemoveAxis> Table for ArcArray<A, D> {
 /// `s .. s + len`, gathered as one item of the batch (shape `[batch, len,
 /// rest...]`). A window that runs past the last row is an error.
 #[derive(Debug, Clone)]
-pub struct Windows<A, D: Dimension> {
+pub struct RowWindows<A, D: Dimension> {
     array: ArcArray<A, D>,
     len: usize,
 }
 
-impl<A, D: Dimension> Windows<A, D> {
+impl<A, D: Dimension> RowWindows<A, D> {
     /// Windows of `len` rows of `array`.
     pub fn new(array: ArcArray<A, D>, len: usize) -> Self {
-        Windows { array, len }
+        RowWindows { array, len }
     }
 }
 
-impl<A: Clone, D: RemoveAxis> Table for Windows<A, D> {
+impl<A: Clone, D: RemoveAxis> RowSource for RowWindows<A, D> {
     type Key = usize;
     type Batch = Array<A, D::Larger>;
 
@@ -204,7 +204,7 @@ impl<A: Clone, D: RemoveAxis> Table for Windows<A, D> {
 
 macro_rules! table_tuple {
     ($(($idx:tt, $t:ident)),+) => {
-        impl<$($t: Table),+> Table for ($($t,)+) {
+        impl<$($t: RowSource),+> RowSource for ($($t,)+) {
             type Key = ($($t::Key,)+);
             type Batch = ($($t::Batch,)+);
 
@@ -239,12 +239,12 @@ table_tuple!((0, T0), (1, T1), (2, T2), (3, T3), (4, T4), (5, T5));
 /// `default_collate` would stack is read where it lies.
 ///
 /// The arrays are [`ArcArray`]s (cheap to share with the workers), a
-/// [`Windows`] of one, or a tuple of them; a tuple takes a tuple of keys,
+/// [`RowWindows`] of one, or a tuple of them; a tuple takes a tuple of keys,
 /// one per array.
 ///
 /// ```
 /// use adl::Collate;
-/// use adl::collate::{Gather, Windows};
+/// use adl::collate::{Gather, RowWindows};
 /// use ndarray::{ArcArray, array};
 ///
 /// let features = ArcArray::from(array![[0.0f32, 1.0], [2.0, 3.0], [4.0, 5.0]]);
@@ -255,7 +255,7 @@ table_tuple!((0, T0), (1, T1), (2, T2), (3, T3), (4, T4), (5, T5));
 /// assert_eq!(y, array![9i64, 7]);
 ///
 /// // Windows of two rows, by their first row.
-/// let windows = Gather::new(Windows::new(features, 2));
+/// let windows = Gather::new(RowWindows::new(features, 2));
 /// assert_eq!(windows.collate(vec![1])?, array![[[2.0f32, 3.0], [4.0, 5.0]]]);
 /// assert!(windows.collate(vec![2]).is_err()); // runs past the last row
 /// # Ok::<(), adl::Error>(())
@@ -265,7 +265,7 @@ pub struct Gather<T> {
     table: T,
 }
 
-impl<T: Table> Gather<T> {
+impl<T: RowSource> Gather<T> {
     /// A gather from `table`.
     pub fn new(table: T) -> Self {
         Gather { table }
@@ -288,7 +288,7 @@ impl<T: Table> Gather<T> {
     }
 }
 
-impl<T: Table> Collate<T::Key> for Gather<T> {
+impl<T: RowSource> Collate<T::Key> for Gather<T> {
     type Batch = T::Batch;
 
     fn collate(&self, keys: Vec<T::Key>) -> Result<T::Batch> {

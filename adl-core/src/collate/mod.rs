@@ -97,7 +97,7 @@ mod text;
 mod tuple;
 
 pub use array::StackBuilder;
-pub use gather::{Gather, Table, Windows};
+pub use gather::{Gather, RowSource, RowWindows};
 pub use map::{BTreeMapBuilder, HashMapBuilder, RecordBuilder};
 pub use option::OptionBuilder;
 pub use packed::{Packed, PackedBuilder, PackedRows};

@@ -4,7 +4,7 @@
 
 use ndarray::{ArcArray, Array, Axis, Dimension, RemoveAxis};
 
-use super::gather::Table;
+use super::gather::RowSource;
 use crate::plumbing::Buffers;
 use crate::{Error, Result};
 
@@ -57,7 +57,7 @@ impl<A: Clone, D: RemoveAxis> InPlace<A, D> {
     }
 }
 
-impl<A: Clone, D: RemoveAxis> Table for InPlace<A, D> {
+impl<A: Clone, D: RemoveAxis> RowSource for InPlace<A, D> {
     type Key = usize;
     type Batch = Rows<A, D>;
 

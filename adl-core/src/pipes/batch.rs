@@ -1,11 +1,11 @@
-//! [`Batch`]: consecutive samples grouped into `Vec`s.
+//! [`Batched`]: consecutive samples grouped into `Vec`s.
 
 use super::IterableDataset;
 use crate::{Dataset, Error, Result};
 
 /// Consecutive samples grouped into `Vec`s of `size`:
 /// [`batch`](super::DatasetExt::batch). The last batch may be shorter (the
-/// default), or dropped with [`drop_last`](Batch::drop_last). Collate a
+/// default), or dropped with [`drop_last`](Batched::drop_last). Collate a
 /// batch afterwards with `.map(…)`.
 ///
 /// Map-style over a map-style source: `get(i)` reads samples
@@ -35,17 +35,17 @@ use crate::{Dataset, Error, Result};
 /// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct Batch<S> {
+pub struct Batched<S> {
     source: S,
     size: usize,
     drop_last: bool,
 }
 
-impl<S> Batch<S> {
+impl<S> Batched<S> {
     /// `source` in batches of `size`, keeping a short last batch. A zero
     /// size is an [`Error::InvalidParameter`].
     pub fn new(source: S, size: usize) -> Result<Self> {
-        Ok(Batch {
+        Ok(Batched {
             source,
             size: Error::nonzero("batch size", size)?,
             drop_last: false,
@@ -78,7 +78,7 @@ impl<S> Batch<S> {
     }
 }
 
-impl<S: Dataset> Dataset for Batch<S> {
+impl<S: Dataset> Dataset for Batched<S> {
     type Sample = Vec<S::Sample>;
 
     fn len(&self) -> usize {
@@ -97,15 +97,15 @@ impl<S: Dataset> Dataset for Batch<S> {
     }
 }
 
-impl<S: IterableDataset> IterableDataset for Batch<S> {
+impl<S: IterableDataset> IterableDataset for Batched<S> {
     type Item = Vec<S::Item>;
     type Iter<'a>
-        = BatchIter<'a, S>
+        = BatchedIter<'a, S>
     where
         Self: 'a;
 
-    fn iter(&self) -> BatchIter<'_, S> {
-        BatchIter {
+    fn iter(&self) -> BatchedIter<'_, S> {
+        BatchedIter {
             inner: self.source.iter(),
             size: self.size,
             drop_last: self.drop_last,
@@ -118,15 +118,15 @@ impl<S: IterableDataset> IterableDataset for Batch<S> {
     }
 }
 
-/// The iterator of an iterable [`Batch`].
-pub struct BatchIter<'a, S: IterableDataset + 'a> {
+/// The iterator of an iterable [`Batched`].
+pub struct BatchedIter<'a, S: IterableDataset + 'a> {
     inner: S::Iter<'a>,
     size: usize,
     drop_last: bool,
     done: bool,
 }
 
-impl<'a, S: IterableDataset + 'a> Iterator for BatchIter<'a, S> {
+impl<'a, S: IterableDataset + 'a> Iterator for BatchedIter<'a, S> {
     type Item = Result<Vec<S::Item>>;
 
     fn next(&mut self) -> Option<Self::Item> {

@@ -4,7 +4,7 @@ use super::IterableDataset;
 use crate::{Dataset, Error, Origin, Result};
 
 /// The samples of one dataset, then those of another with the same sample
-/// type: [`concat`](super::DatasetExt::concat). (For many datasets of one
+/// type: [`chain`](super::DatasetExt::chain), as `Iterator::chain`. (For many datasets of one
 /// type, see [`Concat`](crate::Concat).)
 ///
 /// Map-style over two map-style datasets (`get(i)` reads the first for
@@ -23,7 +23,7 @@ use crate::{Dataset, Error, Origin, Result};
 ///     fn len(&self) -> usize { self.0 }
 ///     fn get(&self, i: usize) -> Result<usize> { Ok(i) }
 /// }
-/// let both = Numbers(2).concat(Numbers(3))?;
+/// let both = Numbers(2).chain(Numbers(3))?;
 /// assert_eq!(both.len(), 5);
 /// assert_eq!((both.get(1)?, both.get(2)?), (1, 0));
 /// # Ok::<(), adl::Error>(())
@@ -40,7 +40,7 @@ impl<A: Dataset, B: Dataset<Sample = A::Sample>> Chain<A, B> {
     pub fn new(first: A, second: B) -> Result<Self> {
         if first.len().checked_add(second.len()).is_none() {
             return Err(Error::invalid(
-                "concat",
+                "chain",
                 "the total length of the two datasets overflows usize",
             ));
         }
@@ -82,7 +82,7 @@ impl<A: Dataset, B: Dataset<Sample = A::Sample>> Dataset for Chain<A, B> {
         }
         let len = self.len();
         if index >= len {
-            return Err(Error::out_of_range("concatenated dataset", index, len));
+            return Err(Error::out_of_range("chained dataset", index, len));
         }
         self.second.get(index - split)
     }
@@ -94,7 +94,7 @@ impl<A: Dataset, B: Dataset<Sample = A::Sample>> Dataset for Chain<A, B> {
         }
         let len = self.len();
         if index >= len {
-            return Err(Error::out_of_range("concatenated dataset", index, len));
+            return Err(Error::out_of_range("chained dataset", index, len));
         }
         Ok(self.second.origin(index - split)?.at(index))
     }

@@ -1,7 +1,7 @@
 //! The functional API: [`DatasetExt`] and [`IterableExt`].
 
 use super::{
-    Batch, Cache, Chain, DatasetIter, DatasetMeta, Enumerate, Filter, FlatMap, Iterable,
+    Batched, Cache, Chain, DatasetIter, DatasetMeta, Enumerate, Filter, FlatMap, Iterable,
     IterableDataset, Map, ResultFn, Shuffle, Shuffled, Skip, Take, Windows, Zip,
 };
 use crate::{Dataset, Result, Transform};
@@ -86,20 +86,20 @@ pub trait DatasetExt: Dataset + Sized {
     }
 
     /// Consecutive samples in `Vec`s of `size`, the last one possibly
-    /// shorter (see [`Batch::drop_last`]): [`Batch`]. Map-style; length
+    /// shorter (see [`Batched::drop_last`]): [`Batched`]. Map-style; length
     /// `ceil(L / size)`. A zero size is an
     /// [`Error::InvalidParameter`](crate::Error::InvalidParameter).
     ///
     /// (Unlike [`Sensor::stream_batches`](crate::Sensor::stream_batches),
     /// which follows the reference and yields only full batches, the
     /// partial last batch is kept unless dropped.)
-    fn batch(self, size: usize) -> Result<Batch<Self>> {
-        Batch::new(self, size)
+    fn batch(self, size: usize) -> Result<Batched<Self>> {
+        Batched::new(self, size)
     }
 
     /// This dataset's samples, then `other`'s: [`Chain`]. Map-style; length
     /// `L + Lo`. Fails only if that overflows `usize`.
-    fn concat<O: Dataset<Sample = Self::Sample>>(self, other: O) -> Result<Chain<Self, O>> {
+    fn chain<O: Dataset<Sample = Self::Sample>>(self, other: O) -> Result<Chain<Self, O>> {
         Chain::new(self, other)
     }
 
@@ -208,16 +208,16 @@ pub trait IterableExt: IterableDataset + Sized {
         Shuffle::new(self, buffer, seed)
     }
 
-    /// Consecutive items in `Vec`s of `size`: [`Batch`]. Length
+    /// Consecutive items in `Vec`s of `size`: [`Batched`]. Length
     /// `ceil(L / size)` (or `None`). A zero size is an
     /// [`Error::InvalidParameter`](crate::Error::InvalidParameter).
-    fn batch(self, size: usize) -> Result<Batch<Self>> {
-        Batch::new(self, size)
+    fn batch(self, size: usize) -> Result<Batched<Self>> {
+        Batched::new(self, size)
     }
 
     /// This stream, then `other`: [`Chain`]. Length: the sum if both are
     /// known, else `None`.
-    fn concat<O: IterableDataset<Item = Self::Item>>(self, other: O) -> Chain<Self, O> {
+    fn chain<O: IterableDataset<Item = Self::Item>>(self, other: O) -> Chain<Self, O> {
         Chain::streams(self, other)
     }
 

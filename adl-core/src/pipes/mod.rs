@@ -62,8 +62,8 @@
 //! | [`flat_map`](DatasetExt::flat_map) | iterable [`FlatMap`] | `None` (`Some(0)` for a source known to be empty) |
 //! | [`shuffle`](DatasetExt::shuffle) (buffered) | iterable [`Shuffle`] | `L` |
 //! | [`shuffled`](DatasetExt::shuffled) (full permutation) | map-style [`Shuffled`] | `L` |
-//! | [`batch`](DatasetExt::batch) | map-style [`Batch`] | `ceil(L / n)`, or `floor(L / n)` with `drop_last` |
-//! | [`concat`](DatasetExt::concat) | map-style [`Chain`] | `La + Lb` (iterable: `None` unless both are known) |
+//! | [`batch`](DatasetExt::batch) | map-style [`Batched`] | `ceil(L / n)`, or `floor(L / n)` with `drop_last` |
+//! | [`chain`](DatasetExt::chain) | map-style [`Chain`] | `La + Lb` (iterable: `None` unless both are known) |
 //! | [`zip`](DatasetExt::zip) | map-style [`Zip`] | `min(La, Lb)` (iterable: `None` unless both are known, or one is `Some(0)`) |
 //! | [`enumerate`](DatasetExt::enumerate) | map-style [`Enumerate`] | `L` |
 //! | [`take`](DatasetExt::take) | map-style [`Take`] | `min(n, L)` (iterable: `Some(0)` for `n = 0`) |
@@ -149,7 +149,7 @@ mod zip;
 
 use std::sync::Arc;
 
-pub use batch::{Batch, BatchIter};
+pub use batch::{Batched, BatchedIter};
 pub use cache::{Cache, CacheIter};
 pub use chain::{Chain, ChainIter};
 pub use enumerate::{Enumerate, EnumerateIter};

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use adl::collate::{Gather, Windows};
+use adl::collate::{Gather, RowWindows};
 use adl::prelude::*;
 use adl::sync::Nearest;
 use adl::{Synchronization, Window};
@@ -119,7 +119,7 @@ pub type W3Tables = (
     ArcArray<i64, Ix1>,
     ArcArray<f32, Ix2>,
     ArcArray<f32, Ix3>,
-    Windows<f32, Ix2>,
+    RowWindows<f32, Ix2>,
     ArcArray<i64, Ix2>,
 );
 
@@ -209,7 +209,7 @@ impl W3Data {
                 .clone()
                 .into_shape_with_order((w.b.t.len(), 32, 32))
                 .map_err(shape_error)?,
-            Windows::new(w.c.values.clone(), W3_WINDOW),
+            RowWindows::new(w.c.values.clone(), W3_WINDOW),
             ArcArray::from_shape_vec((self.rows.len(), 2), idx).map_err(shape_error)?,
         )))
     }
