@@ -43,8 +43,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use adl::loader::Loader;
 use adl::files::px4::{Px4Log, TopicSensor};
+use adl::loader::Loader;
 use adl::sync::Nearest;
 use adl::{Dataset, Metadata, Recording, Sensor};
 

@@ -12,11 +12,11 @@ mod px4_pipeline;
 #[allow(dead_code, unreachable_pub)]
 mod multimodal;
 
+use adl::files::px4::Px4Log;
 use adl::graph::Device;
 use adl::kernel::{Affine, Clamp, FlipByFlag, Normalize, U8ToF32};
 use adl::loader::{Loader, LoaderBuilder};
 use adl::prelude::*;
-use adl::files::px4::Px4Log;
 use adl::sync::Nearest;
 use ndarray::{Array3, Array4};
 
@@ -188,7 +188,9 @@ fn built_in_kernels_run_as_planned() {
 #[adl::transform(
     batch,
     name = "double_it",
-    unsafe(opencl = "__kernel void double_it(__global const float* input, __global float* output, __global const uchar* flags, const ulong n, const ulong per_sample, const ulong channels, const ulong inner, const ulong last) { size_t i = get_global_id(0); output[i] = input[i] * 2.0f; }")
+    unsafe(
+        opencl = "__kernel void double_it(__global const float* input, __global float* output, __global const uchar* flags, const ulong n, const ulong per_sample, const ulong channels, const ulong inner, const ulong last) { size_t i = get_global_id(0); output[i] = input[i] * 2.0f; }"
+    )
 )]
 fn double(b: Array4<f32>) -> Array4<f32> {
     b * 2.0

@@ -12,8 +12,8 @@
 //! type (a few lines), a `#[pyfunction]` that returns
 //! [`RustLoader::new`] of the loader, and the module.
 
-use adl::loader::Loader;
 use adl::files::px4::{Px4Log, TopicSensor};
+use adl::loader::Loader;
 use adl::sync::Nearest;
 use adl::{Error, Recording, Sensor};
 use adl_python::{RustLoader, ToPython, python_error};
