@@ -44,9 +44,8 @@ impl RandomGain {
 
 /// The pipeline of the docs' "A pipeline from a function", as written
 /// there.
-fn training_pipeline() -> Described<
-    impl Pipeline<Frame, Transformed: Send, Processed = FrameBatch> + Send + Sync + 'static,
-> {
+fn training_pipeline()
+-> Described<impl Pipeline<Frame, Processed = FrameBatch> + Send + Sync + 'static> {
     pipeline! {
         Frame => FrameBatch {
             camera: {

@@ -125,10 +125,8 @@ pub fn center_gyro(batch: ImuBatch) -> ImuBatch {
 }
 
 /// The example's pipeline: `to_flight`, then the IMU and the pose each
-/// collated in their own branch. (`Transformed: Send` lets the example run
-/// it with the loader's worker threads.)
-pub fn flight_pipeline()
--> Described<impl Pipeline<PxSample, Transformed: Send, Processed = FlightBatch>> {
+/// collated in their own branch.
+pub fn flight_pipeline() -> Described<impl Pipeline<PxSample, Processed = FlightBatch>> {
     pipeline! {
         pre: to_flight,
         Flight {

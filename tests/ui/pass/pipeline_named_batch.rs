@@ -31,13 +31,7 @@ struct RadarBatch {
 }
 
 fn frames() -> Described<
-    impl Pipeline<
-        Frame,
-        Transformed: Send,
-        Processed = FrameBatch<Array2<f32>, RadarBatch>,
-    > + Send
-    + Sync
-    + 'static,
+    impl Pipeline<Frame, Processed = FrameBatch<Array2<f32>, RadarBatch>> + Send + Sync + 'static,
 > {
     pipeline! {
         Frame => FrameBatch {
@@ -53,7 +47,10 @@ fn frames() -> Described<
 fn main() {
     let frame = Frame {
         camera: Array1::from(vec![1.0, 2.0]),
-        radar: Radar { range: 3.0, gain: 0.5 },
+        radar: Radar {
+            range: 3.0,
+            gain: 0.5,
+        },
     };
     let batch = run(&frames(), vec![frame.clone(), frame.clone()]).unwrap();
     assert_eq!(batch.camera.dim(), (2, 2));
