@@ -122,12 +122,13 @@ fn reads_run_ahead_on_their_own_threads_and_the_plan_and_statistics_show_them() 
         .read_bound(16_000)
         .build()
         .unwrap();
-    // The dataset reads ahead: a read stage by default, in the plan.
+    // The dataset reads ahead: a read stage by default, in the plan, as
+    // many threads as fit the machine to start with.
+    let start = adl::loader::starting_readers(1);
     let schedule = loader.plan().schedule().to_string();
     assert!(
         schedule.starts_with(&format!(
-            "read: read-ahead, {} threads, at most 15.6 KiB ahead\n",
-            adl::loader::READERS
+            "read: read-ahead, {start} threads, at most 15.6 KiB ahead\n"
         )),
         "{schedule}"
     );
@@ -144,11 +145,15 @@ fn reads_run_ahead_on_their_own_threads_and_the_plan_and_statistics_show_them() 
         seen,
         order.iter().map(|&i| expected(i, 1000)).collect::<Vec<_>>()
     );
-    // Many reads at once (two workers would have had two at most), and no
-    // read left for the workers to do themselves.
+    // The reads wait on the store and the workers waited for them: the
+    // readers grew, and had many reads at once (two workers would have had
+    // two at most), and no read was left for the workers to do themselves.
+    let grown = loader.statistics().reads.threads;
+    assert!(grown > start, "{grown} readers, {start} at the start");
+    assert!(grown <= adl::loader::most_readers(1));
     let dataset = loader.dataset();
     let most = dataset.in_flight.lock().unwrap().1;
-    assert!(most > 2, "at most {most} reads in flight");
+    assert!(most > start.max(2), "at most {most} reads in flight");
     assert_eq!(*dataset.own_reads.lock().unwrap(), 0);
     assert_eq!(dataset.held(), 0);
     let stats = loader.statistics();
@@ -157,12 +162,36 @@ fn reads_run_ahead_on_their_own_threads_and_the_plan_and_statistics_show_them() 
     assert!(stats.reads.time >= Duration::from_millis(200 * 20));
     // The bound, plus one read per reader.
     assert!(
-        stats.reads.peak <= 16_000 + adl::loader::READERS as u64 * 1000,
+        stats.reads.peak <= 16_000 + grown as u64 * 1000,
         "{:?}",
         stats.reads
     );
     let text = stats.to_string();
     assert!(text.contains("read stage: 200 reads (0 failed)"), "{text}");
+    // The next epoch starts with the readers grown to.
+    let plan_start = loader
+        .plan()
+        .schedule()
+        .readers()
+        .map(|(threads, _)| threads);
+    assert_eq!(plan_start, Some(start));
+    assert_eq!(loader.epoch(1).count(), 20);
+    assert!(loader.statistics().reads.threads >= grown);
+}
+
+#[test]
+fn readers_the_program_sets_do_not_grow() {
+    let store = SlowStore::new(60, 10, Duration::from_millis(10));
+    let loader = Loader::new(store, sums!())
+        .batch_size(10)
+        .workers(2)
+        .readers(2)
+        .build()
+        .unwrap();
+    assert_eq!(loader.epoch(0).count(), 6);
+    let stats = loader.statistics();
+    assert_eq!(stats.reads.threads, 2);
+    assert!(loader.dataset().in_flight.lock().unwrap().1 <= 2);
 }
 
 #[test]
@@ -323,7 +352,7 @@ fn a_recordings_sensors_are_read_at_once() {
     let recording =
         Recording::new("drive", sensors, &Nearest::new("camera", 0.01).unwrap()).unwrap();
     assert_eq!(recording.fetch_parts(5), 3);
-    // By default, 32 samples at once: a reader per sensor of each.
+    // By default, a sample per core at once: a reader per sensor of each.
     let recording = std::sync::Arc::new(recording);
     let by_default = Loader::new(
         std::sync::Arc::clone(&recording),
@@ -339,8 +368,9 @@ fn a_recordings_sensors_are_read_at_once() {
             .schedule()
             .readers()
             .map(|(threads, _)| threads),
-        Some(3 * adl::loader::READERS)
+        Some(adl::loader::starting_readers(3))
     );
+    assert_eq!(adl::loader::starting_readers(3) % 3, 0);
     drop(by_default);
     let recording = std::sync::Arc::into_inner(recording).unwrap();
     // Three readers: one sample's three sensors at a time, each sensor's

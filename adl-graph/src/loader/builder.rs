@@ -23,36 +23,25 @@ pub(crate) struct Config {
     pub(crate) fusion: Option<bool>,
     /// Whether batches carry their samples' dataset indices.
     pub(crate) batch_indices: bool,
-    /// Reader threads of the read stage (`None`: [`READERS`] per part of
-    /// a sample when the dataset reads ahead, else none).
+    /// Reader threads of the read stage (`None`: as the [rule](super::starting_readers)
+    /// says when the dataset reads ahead, else none).
     pub(crate) readers: Option<usize>,
     /// The bound on bytes read ahead and not yet taken.
     pub(crate) read_bound: u64,
 }
 
-/// Samples the read stage reads at once by default, with a reader thread
-/// per part of each ([`Dataset::fetch_parts`]: per sensor of a
-/// recording), at most [`MAX_READERS`] threads: reads are I/O, so many in
-/// flight hide a store's latency without holding the CPU.
-pub const READERS: usize = 32;
-
-/// The most reader threads the read stage starts by default (more are
-/// for [`LoaderBuilder::readers`] to ask).
-pub const MAX_READERS: usize = 256;
-
-/// The read stage's reader threads by default for `dataset`: [`READERS`]
-/// per part of its first sample, at most [`MAX_READERS`]; none for a
-/// dataset that does not read ahead.
-pub(crate) fn default_readers<D: Dataset + ?Sized>(dataset: &D) -> usize {
+/// The reads a sample of `dataset` is made of that can run at once (its
+/// first sample's [`Dataset::fetch_parts`]: per sensor of a recording),
+/// where it reads ahead; none for a dataset that does not.
+pub(crate) fn read_parts<D: Dataset + ?Sized>(dataset: &D) -> Option<usize> {
     if !dataset.fetches() {
-        return 0;
+        return None;
     }
-    let parts = if dataset.is_empty() {
+    Some(if dataset.is_empty() {
         1
     } else {
         dataset.fetch_parts(0).max(1)
-    };
-    READERS.saturating_mul(parts).min(MAX_READERS)
+    })
 }
 
 /// The read stage's bound by default: 256 MiB read ahead at most.
@@ -199,17 +188,23 @@ where
         self
     }
 
-    /// The read stage's reader threads: reads run ahead of the sample
-    /// stage, in the epoch's order, on a pool of their own apart from the
-    /// workers (reads are I/O: they wait, and hold no CPU). 0 turns the
-    /// stage off (the workers read for themselves). By default, when the
-    /// dataset [reads ahead](Dataset::fetches) (files, objects), enough
-    /// for [`READERS`] samples at once, each of its parts (a recording's
-    /// sensors, [`Dataset::fetch_parts`]) on a thread of its own: 32 x the
-    /// sensors, at most [`MAX_READERS`]; none otherwise. Behind a store of
-    /// latency `L` a sample of `k` reads takes `L` (its reads at once), so
-    /// `n` readers give at most `n / (k L)` samples/s: 128 readers over 4
-    /// sensors at 20 ms, 1,600. The plan shows the stage.
+    /// The read stage's reader threads, exactly: reads run ahead of the
+    /// sample stage, in the epoch's order, on threads of their own apart
+    /// from the workers. 0 turns the stage off (the workers read for
+    /// themselves). By default, when the dataset [reads
+    /// ahead](Dataset::fetches) (files, objects), the stage starts with as
+    /// many threads as fit the machine, a sample per core at once with each
+    /// of its parts (a recording's sensors, [`Dataset::fetch_parts`]) on a
+    /// thread ([`starting_readers`](super::starting_readers): 8 for 4
+    /// sensors on 2 cores), and doubles them, up to
+    /// [`most_readers`](super::most_readers) (128 for 4 sensors), while the
+    /// reads wait on I/O and the workers wait for them (the
+    /// [rule](super::starting_readers)); none otherwise. A count set here does not
+    /// grow: behind a store of latency `L` a sample of `k` reads takes `L`
+    /// (its reads at once), so `n` readers give at most `n / (k L)`
+    /// samples/s (128 readers over 4 sensors at 20 ms: 1,600). The plan
+    /// shows the stage's threads at the start, the
+    /// [statistics](super::ReadStatistics::threads) how many it has now.
     ///
     /// ```
     /// use adl::loader::Loader;

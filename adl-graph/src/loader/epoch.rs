@@ -20,6 +20,28 @@ use super::shard_order::ShardOrder;
 use super::state::STATE_VERSION;
 use super::{Batch, Loader, LoaderState, Shared};
 
+/// Start reader `id` of `stage` on a thread of its own, reading
+/// `shared`'s dataset until the epoch's order ends or it stops; it starts
+/// the readers the stage grows by. Whether the thread started.
+fn spawn_reader<D, P>(stage: &Arc<ReadAhead>, shared: &Arc<Shared<D, P>>, id: usize) -> bool
+where
+    D: Dataset + Send + Sync + 'static,
+    P: Send + Sync + 'static,
+{
+    let (stage, shared) = (Arc::clone(stage), Arc::clone(shared));
+    std::thread::Builder::new()
+        .name(format!("adl-reader-{id}"))
+        .spawn(move || {
+            let more = |id| {
+                // One more reader, if the system gives a thread: the ones
+                // there keep reading either way.
+                spawn_reader(&stage, &shared, id);
+            };
+            stage.run_reader(&shared.dataset, &more);
+        })
+        .is_ok()
+}
+
 /// How many times the consumer polls for a batch before it sleeps.
 const POLLS: usize = 64;
 
@@ -80,7 +102,7 @@ where
             local.len().div_ceil(b)
         };
         let (sender, receiver) = channel();
-        let reads = loader.read_pool.as_ref().map(|pool| {
+        let reads = loader.readers.as_ref().map(|readers| {
             let bound = shared
                 .plan
                 .schedule()
@@ -90,11 +112,14 @@ where
                 Arc::clone(&local),
                 bound,
                 Arc::clone(&shared.reads),
+                Arc::clone(readers),
             ));
-            for _ in 0..pool.current_num_threads() {
-                let stage = Arc::clone(&stage);
-                let shared = Arc::clone(shared);
-                pool.spawn(move || stage.run_reader(&shared.dataset));
+            let started = (0..readers.now())
+                .filter(|&id| spawn_reader(&stage, shared, id))
+                .count();
+            if started == 0 {
+                // No thread to read ahead: the workers read for themselves.
+                stage.stop(&shared.dataset);
             }
             stage
         });

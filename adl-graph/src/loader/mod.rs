@@ -89,6 +89,7 @@ mod epoch;
 mod job;
 mod order;
 mod read_ahead;
+mod readers;
 mod shard_order;
 mod state;
 mod stats;
@@ -107,18 +108,20 @@ use crate::sources::Sources;
 
 pub use crate::notice::QUIET_VARIABLE;
 pub use batch::Batch;
-pub use builder::{LoaderBuilder, MAX_READERS, READ_BOUND, READERS};
+pub use builder::{LoaderBuilder, READ_BOUND};
 pub use device::FUSION_VARIABLE;
 pub use epoch::Epoch;
 pub use job::Skipped;
 pub use order::{Sampler, Shard, ShardTail};
 pub use read_ahead::ReadStatistics;
+pub use readers::{MAX_READERS, READERS, most_readers, starting_readers};
 pub use shard_order::ShardOrder;
 pub use state::LoaderState;
 pub use stats::{KernelRun, Measured, NodeStatistics, Statistics};
 
 use context::Counters;
 use order::Fnv;
+use readers::Readers;
 use state::STATE_VERSION;
 use stats::Totals;
 
@@ -128,8 +131,9 @@ use stats::Totals;
 pub struct Loader<D, P> {
     shared: Arc<Shared<D, P>>,
     pool: Option<Arc<rayon::ThreadPool>>,
-    /// The read stage's own pool, where the plan has one.
-    read_pool: Option<Arc<rayon::ThreadPool>>,
+    /// The read stage's reader threads, where the plan has one: how many
+    /// each epoch starts, and how many they may grow to.
+    readers: Option<Arc<Readers>>,
 }
 
 /// What the loader's jobs share.
@@ -233,9 +237,11 @@ where
         config.sampler.check(dataset.len())?;
         // Measured now, not on the first timed call of an epoch.
         context::clock_cost();
+        let parts = builder::read_parts(&dataset);
         let readers = config
             .readers
-            .unwrap_or_else(|| builder::default_readers(&dataset));
+            .unwrap_or_else(|| parts.map_or(0, readers::starting_readers));
+        let parts = parts.unwrap_or(1);
         let plan = make_plan(&pipeline, &config, readers)?;
         let accelerator = plan.1;
         let plan = plan.0.with_sources(Sources::of(&dataset));
@@ -254,18 +260,12 @@ where
                 })?;
             Some(Arc::new(pool))
         };
-        let read_pool = match plan.schedule().readers() {
-            Some((threads, _)) => Some(Arc::new(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .thread_name(|i| format!("adl-reader-{i}"))
-                    .build()
-                    .map_err(|e| {
-                        Error::invalid("readers", format!("cannot start the reader threads: {e}"))
-                    })?,
-            )),
-            None => None,
-        };
+        let read_threads = plan.schedule().readers().map(|(threads, _)| {
+            Arc::new(match config.readers {
+                Some(_) => Readers::fixed(threads),
+                None => Readers::growing(threads, readers::most_readers(parts)),
+            })
+        });
         // One row per node of a described pipeline, named by its path
         // (`camera/default`), then the loader's own.
         let mut rows: Vec<(String, Measured)> = match pipeline.description() {
@@ -316,7 +316,7 @@ where
                 })),
             }),
             pool,
-            read_pool,
+            readers: read_threads,
         })
     }
 

@@ -2,8 +2,9 @@
 //! threads of their own.
 //!
 //! Reads are I/O: a thread waiting on a disk or a store holds no CPU, so
-//! the read stage has its own pool, of many threads, apart from the
-//! workers. It knows the epoch's order, and walks it: each reader takes
+//! the read stage has threads of its own, apart from the workers: as many
+//! as fit the machine, more while the reads wait on I/O and the workers
+//! wait for them (the [rule](super::starting_readers)). It knows the epoch's order, and walks it: each reader takes
 //! the next part of a position (a sample's fetch is made of
 //! [`fetch_parts`](Dataset::fetch_parts) reads, one per sensor for a
 //! recording, so that a slow store is waited on once per sample, not once
@@ -28,13 +29,16 @@ use std::time::{Duration, Instant};
 
 use adl_core::Dataset;
 
+use super::readers::{self, Readers, Verdict, Window};
 use super::shard_order::ShardOrder;
 
 /// What the read stage did, over the loader's life.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ReadStatistics {
-    /// Reader threads (0: no read stage; the workers read for themselves).
+    /// Reader threads (0: no read stage; the workers read for themselves):
+    /// as many as the stage has now, after any growth (see
+    /// [`starting_readers`](super::starting_readers)).
     pub threads: usize,
     /// The bound on bytes read ahead and not yet taken.
     pub bound: u64,
@@ -90,6 +94,12 @@ pub(crate) struct ReadAhead {
     stop: AtomicBool,
     /// The loader-wide statistics, added to as reads happen.
     stats: Arc<Mutex<ReadStatistics>>,
+    /// The loader's reader threads: how many, and how many they may grow
+    /// to.
+    readers: Arc<Readers>,
+    /// The reads watched to decide whether the readers grow; none where
+    /// they may not.
+    window: Option<Mutex<Window>>,
 }
 
 impl ReadAhead {
@@ -97,7 +107,12 @@ impl ReadAhead {
         order: Arc<ShardOrder>,
         bound: u64,
         stats: Arc<Mutex<ReadStatistics>>,
+        readers: Arc<Readers>,
     ) -> Self {
+        let window = readers.grows().then(|| {
+            let waited = stats.lock().unwrap_or_else(|p| p.into_inner()).wait;
+            Mutex::new(Window::new(waited))
+        });
         ReadAhead {
             order,
             bound,
@@ -105,6 +120,8 @@ impl ReadAhead {
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
             stats,
+            readers,
+            window,
         }
     }
 
@@ -126,12 +143,30 @@ impl ReadAhead {
     /// One reader: start parts of positions in order and fetch them, until
     /// the order ends or the epoch stops. A sample's parts (a recording's
     /// sensors) go to whichever readers are free, so they are read at once.
-    pub(crate) fn run_reader<D: Dataset>(&self, dataset: &D) {
+    /// Where the readers may grow ([`Readers`]), it watches its reads and
+    /// calls `spawn` with a new reader's number for each reader to add.
+    pub(crate) fn run_reader<D: Dataset>(&self, dataset: &D, spawn: &dyn Fn(usize)) {
+        let mut done = 0u64;
         while let Some((position, part)) = self.start_next(dataset) {
             let index = self.index(position);
+            // CPU time on one read in eight: enough to tell reads that
+            // wait from reads that work.
+            let before = (self.window.is_some() && done.is_multiple_of(8))
+                .then(readers::thread_cpu)
+                .flatten();
+            done += 1;
             let began = Instant::now();
-            let fetched = dataset.fetch_part(index, part);
+            // A panicking fetch is a failed one: the sample's own read
+            // reports it, where the workers catch it.
+            let fetched = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                dataset.fetch_part(index, part)
+            })) {
+                Ok(Ok(bytes)) => Ok(bytes),
+                Ok(Err(_)) | Err(_) => Err(()),
+            };
             let took = began.elapsed();
+            let cpu = before.and_then(|b| Some(readers::thread_cpu()?.saturating_sub(b)));
+            self.watch(took, cpu, spawn);
             let bytes = *fetched.as_ref().unwrap_or(&0);
             self.stats().time += took;
             let mut state = self.state();
@@ -166,6 +201,33 @@ impl ReadAhead {
                 stats.failed += u64::from(read.failed);
                 drop(stats);
                 self.changed.notify_all();
+            }
+        }
+    }
+
+    /// Count a read that took `took` (`cpu` of it on its thread, where
+    /// measured) in the window; at the window's end, grow the readers if
+    /// the [rule](super::starting_readers) says so, calling `spawn` for each one added.
+    fn watch(&self, took: Duration, cpu: Option<Duration>, spawn: &dyn Fn(usize)) {
+        let Some(window) = &self.window else {
+            return;
+        };
+        let mut window = window.lock().unwrap_or_else(|p| p.into_inner());
+        window.count(took, cpu);
+        let waited = self.stats().wait;
+        let threads = self.readers.now();
+        let verdict = readers::verdict(&window.seen(waited), threads);
+        if verdict == Verdict::NotYet {
+            return;
+        }
+        *window = window.next(waited);
+        drop(window);
+        if verdict == Verdict::Grow
+            && let Some(to) = self.readers.grow(threads)
+        {
+            self.stats().threads = to;
+            for id in threads..to {
+                spawn(id);
             }
         }
     }
@@ -299,7 +361,7 @@ mod tests {
         (0..n)
             .map(|_| {
                 let (stage, data) = (Arc::clone(stage), Arc::clone(data));
-                std::thread::spawn(move || stage.run_reader(&*data))
+                std::thread::spawn(move || stage.run_reader(&*data, &|_| {}))
             })
             .collect()
     }
@@ -345,7 +407,12 @@ mod tests {
         });
         let order = test_order((0..200).rev().collect());
         let stats = Arc::new(Mutex::new(ReadStatistics::default()));
-        let stage = Arc::new(ReadAhead::new(order, 1_000, Arc::clone(&stats)));
+        let stage = Arc::new(ReadAhead::new(
+            order,
+            1_000,
+            Arc::clone(&stats),
+            Arc::new(Readers::fixed(4)),
+        ));
         let readers = spawn_readers(&stage, &data, 4);
         for position in 0..200 {
             stage.take(position);
@@ -429,7 +496,12 @@ mod tests {
         let order = test_order((0..30).collect());
         let stats = Arc::new(Mutex::new(ReadStatistics::default()));
         // Four readers, four parts a sample: each sample's parts meet.
-        let stage = Arc::new(ReadAhead::new(order, 1_000_000, Arc::clone(&stats)));
+        let stage = Arc::new(ReadAhead::new(
+            order,
+            1_000_000,
+            Arc::clone(&stats),
+            Arc::new(Readers::fixed(4)),
+        ));
         let readers = spawn_readers(&stage, &data, 4);
         for position in 0..30 {
             stage.take(position);
@@ -454,7 +526,12 @@ mod tests {
         let data = Arc::new(Meeting::new(5, 4));
         let order = test_order((0..5).collect());
         let stats = Arc::new(Mutex::new(ReadStatistics::default()));
-        let stage = Arc::new(ReadAhead::new(order, 1_000_000, Arc::clone(&stats)));
+        let stage = Arc::new(ReadAhead::new(
+            order,
+            1_000_000,
+            Arc::clone(&stats),
+            Arc::new(Readers::fixed(4)),
+        ));
         let readers = spawn_readers(&stage, &data, 2);
         // Both readers are in sample 0's parts.
         {
@@ -488,10 +565,15 @@ mod tests {
         });
         let order = test_order((0..50).collect());
         let stats = Arc::new(Mutex::new(ReadStatistics::default()));
-        let stage = Arc::new(ReadAhead::new(order, 100, stats));
+        let stage = Arc::new(ReadAhead::new(
+            order,
+            100,
+            stats,
+            Arc::new(Readers::fixed(4)),
+        ));
         let reader = {
             let (stage, data) = (Arc::clone(&stage), Arc::clone(&data));
-            std::thread::spawn(move || stage.run_reader(&*data))
+            std::thread::spawn(move || stage.run_reader(&*data, &|_| {}))
         };
         stage.take(0);
         data.release(0);

@@ -1,0 +1,337 @@
+//! How many reader threads the read stage runs: by default, a number that
+//! fits the machine to start with, and more only while the reads wait on
+//! I/O and the workers wait for them ([`starting_readers`] says the rule).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Samples the read stage reads at once at most when it grows by default
+/// ([`most_readers`]): behind a store of 20 ms, 32 samples at once give
+/// 1,600 samples/s.
+pub const READERS: usize = 32;
+
+/// The most reader threads the read stage runs by default (more are for
+/// [`LoaderBuilder::readers`](super::LoaderBuilder::readers) to ask).
+pub const MAX_READERS: usize = 256;
+
+/// The cores of this machine (1 where it cannot say).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The read stage's reader threads at the start, by default, for samples
+/// of `parts` reads each: one sample per core at once (at least two), a
+/// thread per read: `max(cores, 2) x parts`, at most [`MAX_READERS`].
+///
+/// The rule, for samples of `k` reads at once
+/// ([`Dataset::fetch_parts`](adl_core::Dataset::fetch_parts): a
+/// recording's sensors):
+///
+/// - **Start** with one sample per core at once, each of its reads on a
+///   thread: `max(cores, 2) x k` threads (this function), at most
+///   [`MAX_READERS`]. Reads from the page cache or a local disk take the
+///   CPU; more threads than that would only take turns on the cores.
+/// - **Grow**, doubling, up to [`READERS`] samples at once (`32 x k`,
+///   [`most_readers`]), while the workers wait for reads and the reads
+///   block: a read whose thread ran for less than half of its time (its
+///   CPU time, on Linux, measured on one read in eight) waits on a disk or
+///   a store, and more reads in flight hide that latency (behind a store
+///   of latency `L`, `n` readers give at most `n / (k L)` samples/s). The
+///   readers a loader grew to are kept for its next epochs.
+/// - A count the program sets ([`LoaderBuilder::readers`](super::LoaderBuilder::readers))
+///   is kept as it is: no growth.
+///
+/// ```
+/// let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+/// assert_eq!(adl::loader::starting_readers(4), (cores.max(2) * 4).min(adl::loader::MAX_READERS));
+/// ```
+pub fn starting_readers(parts: usize) -> usize {
+    cores().max(2).saturating_mul(parts.max(1)).min(MAX_READERS)
+}
+
+/// The most reader threads the read stage grows to, by default, for
+/// samples of `parts` reads each: [`READERS`] samples at once, `32 x
+/// parts`, at most [`MAX_READERS`] (and never fewer than it starts with).
+///
+/// ```
+/// use adl::loader::{MAX_READERS, most_readers, starting_readers};
+///
+/// assert_eq!(most_readers(4), 128.max(starting_readers(4)));
+/// assert_eq!(most_readers(100), MAX_READERS);
+/// ```
+pub fn most_readers(parts: usize) -> usize {
+    READERS
+        .saturating_mul(parts.max(1))
+        .min(MAX_READERS)
+        .max(starting_readers(parts))
+}
+
+/// A loader's reader threads: how many an epoch starts, and how many
+/// they may grow to.
+#[derive(Debug)]
+pub(crate) struct Readers {
+    now: AtomicUsize,
+    most: usize,
+}
+
+impl Readers {
+    /// Always `threads` (set by the program).
+    pub(crate) fn fixed(threads: usize) -> Self {
+        Readers {
+            now: AtomicUsize::new(threads),
+            most: threads,
+        }
+    }
+
+    /// `start`, growing up to `most`.
+    pub(crate) fn growing(start: usize, most: usize) -> Self {
+        Readers {
+            now: AtomicUsize::new(start),
+            most: most.max(start),
+        }
+    }
+
+    /// Threads now: what an epoch starts.
+    pub(crate) fn now(&self) -> usize {
+        self.now.load(Ordering::Acquire)
+    }
+
+    /// Whether they may grow at all.
+    pub(crate) fn grows(&self) -> bool {
+        self.most > self.now()
+    }
+
+    /// Double from `from` (up to the most), unless another reader did
+    /// already: the new count, when this call grew it.
+    pub(crate) fn grow(&self, from: usize) -> Option<usize> {
+        let to = from.saturating_mul(2).min(self.most);
+        (to > from)
+            .then(|| {
+                self.now
+                    .compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire)
+                    .ok()
+                    .map(|_| to)
+            })
+            .flatten()
+    }
+}
+
+/// What one window of reads saw, to decide whether the readers grow.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Seen {
+    /// The window's length.
+    pub(crate) elapsed: Duration,
+    /// Reads done in it.
+    pub(crate) reads: u64,
+    /// The workers' wait for reads in it, summed.
+    pub(crate) waited: Duration,
+    /// Of the reads whose CPU time was measured (in this window and the
+    /// ones before): their time...
+    pub(crate) wall: Duration,
+    /// ...and their CPU time (none where none could be measured).
+    pub(crate) cpu: Option<Duration>,
+}
+
+/// What to do after a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Too few reads yet to say: go on with this window.
+    NotYet,
+    /// Keep the readers as they are (start a new window).
+    Keep,
+    /// Double the readers (start a new window).
+    Grow,
+}
+
+/// The shortest window decided on.
+const SHORTEST: Duration = Duration::from_millis(5);
+
+/// What to do after a window that saw `seen` on `threads` readers: decide
+/// once there were as many reads as readers (and at least [`SHORTEST`]
+/// passed); grow when the workers waited for reads a tenth of the window
+/// or more, and the reads block (their CPU time is under half their time,
+/// or cannot be measured).
+pub(crate) fn verdict(seen: &Seen, threads: usize) -> Verdict {
+    if seen.reads < threads.max(1) as u64 || seen.elapsed < SHORTEST {
+        return Verdict::NotYet;
+    }
+    let starved = seen.waited * 10 >= seen.elapsed;
+    let blocking = match seen.cpu {
+        Some(cpu) => cpu * 2 < seen.wall,
+        None => true,
+    };
+    if starved && blocking {
+        Verdict::Grow
+    } else {
+        Verdict::Keep
+    }
+}
+
+/// A window of reads being watched.
+#[derive(Debug)]
+pub(crate) struct Window {
+    began: Instant,
+    reads: u64,
+    /// The workers' summed wait for reads when it began.
+    waited_before: Duration,
+    wall: Duration,
+    cpu: Option<Duration>,
+}
+
+impl Window {
+    /// A window beginning now, the workers having waited `waited` so far.
+    pub(crate) fn new(waited: Duration) -> Self {
+        Window {
+            began: Instant::now(),
+            reads: 0,
+            waited_before: waited,
+            wall: Duration::ZERO,
+            cpu: None,
+        }
+    }
+
+    /// Count a read that took `took`, of which `cpu` on its thread where
+    /// it was measured.
+    pub(crate) fn count(&mut self, took: Duration, cpu: Option<Duration>) {
+        self.reads += 1;
+        if let Some(cpu) = cpu {
+            self.wall += took;
+            self.cpu = Some(self.cpu.unwrap_or_default() + cpu);
+        }
+    }
+
+    /// The window after this one, beginning now, the workers having
+    /// waited `waited` in all by now: it counts reads and waits afresh,
+    /// and keeps the CPU times measured so far (whether reads block does
+    /// not change from one window to the next, and few reads of a window
+    /// are measured).
+    pub(crate) fn next(&self, waited: Duration) -> Self {
+        Window {
+            wall: self.wall,
+            cpu: self.cpu,
+            ..Window::new(waited)
+        }
+    }
+
+    /// What it saw, the workers having waited `waited` in all by now.
+    pub(crate) fn seen(&self, waited: Duration) -> Seen {
+        Seen {
+            elapsed: self.began.elapsed(),
+            reads: self.reads,
+            waited: waited.saturating_sub(self.waited_before),
+            wall: self.wall,
+            cpu: self.cpu,
+        }
+    }
+}
+
+/// The CPU time of the calling thread so far, where the system says it
+/// (Linux: `/proc/thread-self/schedstat`).
+pub(crate) fn thread_cpu() -> Option<Duration> {
+    #[cfg(target_os = "linux")]
+    {
+        let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+        let nanos = text.split_whitespace().next()?.parse::<u64>().ok()?;
+        Some(Duration::from_nanos(nanos))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(reads: u64, waited_ms: u64, wall_ms: u64, cpu_ms: Option<u64>) -> Seen {
+        Seen {
+            elapsed: Duration::from_millis(100),
+            reads,
+            waited: Duration::from_millis(waited_ms),
+            wall: Duration::from_millis(wall_ms),
+            cpu: cpu_ms.map(Duration::from_millis),
+        }
+    }
+
+    #[test]
+    fn readers_grow_only_while_workers_wait_for_reads_that_block() {
+        // As many reads as the 8 readers: decide.
+        assert_eq!(verdict(&seen(7, 50, 80, Some(1)), 8), Verdict::NotYet);
+        // A store's latency, workers waiting: grow.
+        assert_eq!(verdict(&seen(8, 50, 80, Some(1)), 8), Verdict::Grow);
+        // Reads that take the CPU (the page cache): more threads would
+        // take turns on the cores.
+        assert_eq!(verdict(&seen(16, 50, 80, Some(70)), 8), Verdict::Keep);
+        // The workers hardly waited: the readers keep up.
+        assert_eq!(verdict(&seen(16, 9, 80, Some(1)), 8), Verdict::Keep);
+        // Where CPU time cannot be measured, waiting workers decide.
+        assert_eq!(verdict(&seen(16, 10, 80, None), 8), Verdict::Grow);
+        // Too short a window.
+        let short = Seen {
+            elapsed: Duration::from_millis(2),
+            ..seen(64, 50, 80, Some(1))
+        };
+        assert_eq!(verdict(&short, 8), Verdict::NotYet);
+    }
+
+    #[test]
+    fn growth_doubles_up_to_the_most_once_per_count() {
+        let readers = Readers::growing(8, 20);
+        assert!(readers.grows());
+        assert_eq!(readers.grow(8), Some(16));
+        // Another reader saw 8 too: grown already.
+        assert_eq!(readers.grow(8), None);
+        assert_eq!(readers.grow(16), Some(20));
+        assert_eq!(readers.grow(20), None);
+        assert!(!readers.grows());
+        assert_eq!(readers.now(), 20);
+        let fixed = Readers::fixed(3);
+        assert!(!fixed.grows());
+        assert_eq!(fixed.grow(3), None);
+    }
+
+    #[test]
+    fn the_rule_fits_the_machine() {
+        let cores = cores().max(2);
+        assert_eq!(starting_readers(1), cores.min(MAX_READERS));
+        assert_eq!(starting_readers(4), (4 * cores).min(MAX_READERS));
+        assert!(most_readers(4) >= starting_readers(4));
+        assert!(most_readers(4) >= 4 * READERS);
+        assert_eq!(most_readers(1000), MAX_READERS);
+    }
+
+    #[test]
+    fn a_window_counts_what_it_saw() {
+        let mut window = Window::new(Duration::from_millis(5));
+        window.count(Duration::from_millis(20), Some(Duration::from_millis(1)));
+        window.count(Duration::from_millis(20), None);
+        let seen = window.seen(Duration::from_millis(12));
+        assert_eq!(seen.reads, 2);
+        assert_eq!(seen.waited, Duration::from_millis(7));
+        assert_eq!(seen.wall, Duration::from_millis(20));
+        assert_eq!(seen.cpu, Some(Duration::from_millis(1)));
+        // The next window counts afresh, and keeps the CPU times.
+        let next = window
+            .next(Duration::from_millis(12))
+            .seen(Duration::from_millis(15));
+        assert_eq!((next.reads, next.waited), (0, Duration::from_millis(3)));
+        assert_eq!(next.cpu, Some(Duration::from_millis(1)));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_threads_cpu_time_grows_while_it_runs_and_not_while_it_sleeps() {
+        let before = thread_cpu().expect("Linux says a thread's CPU time");
+        let spin = Instant::now();
+        let mut x = 0u64;
+        while spin.elapsed() < Duration::from_millis(30) {
+            x = x.wrapping_mul(31).wrapping_add(1);
+        }
+        std::hint::black_box(x);
+        let spun = thread_cpu().unwrap() - before;
+        std::thread::sleep(Duration::from_millis(30));
+        let slept = thread_cpu().unwrap() - before - spun;
+        assert!(spun > slept, "spun {spun:?}, slept {slept:?}");
+    }
+}
