@@ -402,3 +402,108 @@ fn a_recordings_sensors_are_read_at_once() {
         (24, 0, 24 * 3 * 8)
     );
 }
+
+/// A sensor behind a store of its own latency: its fetch of row `r` waits
+/// `latency` and keeps `bytes` bytes; its `get` gives the row of what was
+/// kept.
+struct SlowSensor {
+    name: &'static str,
+    timestamps: Timestamps,
+    latency: Duration,
+    bytes: u64,
+    kept: Mutex<HashMap<usize, u64>>,
+}
+
+impl SlowSensor {
+    fn new(name: &'static str, rows: usize, latency: Duration, bytes: u64) -> Self {
+        let times = (0..rows).map(|i| i as f64 * 0.1).collect();
+        SlowSensor {
+            name,
+            timestamps: Timestamps::new(name, times).unwrap(),
+            latency,
+            bytes,
+            kept: Mutex::default(),
+        }
+    }
+}
+
+impl Sensor for SlowSensor {
+    type Sample = u64;
+    type Metadata = Timestamps;
+
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn metadata(&self) -> &Timestamps {
+        &self.timestamps
+    }
+
+    fn get(&self, index: usize) -> adl::Result<u64> {
+        match self.kept.lock().unwrap().remove(&index) {
+            Some(value) => Ok(value),
+            None => Ok(index as u64),
+        }
+    }
+
+    fn fetches(&self) -> bool {
+        true
+    }
+
+    fn fetch(&self, index: usize) -> adl::Result<u64> {
+        std::thread::sleep(self.latency);
+        self.kept.lock().unwrap().insert(index, index as u64);
+        Ok(self.bytes)
+    }
+
+    fn release(&self, index: usize) {
+        self.kept.lock().unwrap().remove(&index);
+    }
+}
+
+#[test]
+fn statistics_split_the_reads_per_sensor_and_decoding_is_not_reading() {
+    // The camera's store is slow, the IMU's answers at once.
+    let sensors = vec![
+        SlowSensor::new("camera", 24, Duration::from_millis(8), 1000),
+        SlowSensor::new("imu", 24, Duration::ZERO, 10),
+    ];
+    let recording = Recording::aligned("drive", sensors).unwrap();
+    let loader = Loader::new(
+        recording,
+        Stages::new()
+            .with_sample(|r: Record<u64>| r.values().iter().sum::<u64>())
+            .with_collate(DefaultCollate),
+    )
+    .batch_size(4)
+    .workers(2)
+    .readers(4)
+    .build()
+    .unwrap();
+    assert_eq!(loader.epoch(0).count(), 6);
+    let stats = loader.statistics();
+    let names: Vec<&str> = stats.sensors.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["camera", "imu"]);
+    let (camera, imu) = (&stats.sensors[0], &stats.sensors[1]);
+    assert_eq!((camera.reads, camera.bytes), (24, 24_000));
+    assert_eq!((imu.reads, imu.bytes), (24, 240));
+    assert!(camera.time >= Duration::from_millis(24 * 8), "{camera:?}");
+    assert!(imu.time * 8 < camera.time, "{imu:?} against {camera:?}");
+    // The workers' `get` decodes what was read ahead: a row of its own,
+    // beside their wait for the read stage.
+    let row = |measured| stats.nodes.iter().find(|n| n.measured == measured);
+    let decode = row(adl::loader::Measured::Decode).expect("a decode row");
+    assert_eq!((decode.name.as_str(), decode.calls), ("dataset", 24));
+    assert!(row(adl::loader::Measured::Read).is_none());
+    assert!(row(adl::loader::Measured::ReadWait).is_some());
+    let text = stats.to_string();
+    assert!(
+        text.contains("\n  camera  24 reads (0 failed), 24.0 kB in "),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n  imu     24 reads (0 failed), 240 B in "),
+        "{text}"
+    );
+    assert!(text.contains("dataset     decode"), "{text}");
+}

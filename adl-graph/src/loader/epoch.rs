@@ -113,6 +113,7 @@ where
                 bound,
                 Arc::clone(&shared.reads),
                 Arc::clone(readers),
+                Arc::clone(&shared.sensor_reads),
             ));
             let started = (0..readers.now())
                 .filter(|&id| spawn_reader(&stage, shared, id))

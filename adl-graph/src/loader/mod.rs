@@ -90,6 +90,7 @@ mod job;
 mod order;
 mod read_ahead;
 mod readers;
+mod sensor_reads;
 mod shard_order;
 mod state;
 mod stats;
@@ -115,13 +116,15 @@ pub use job::Skipped;
 pub use order::{Sampler, Shard, ShardTail};
 pub use read_ahead::ReadStatistics;
 pub use readers::{MAX_READERS, READERS, most_readers, starting_readers};
+pub use sensor_reads::SensorReads;
 pub use shard_order::ShardOrder;
 pub use state::LoaderState;
-pub use stats::{KernelRun, Measured, NodeStatistics, Statistics};
+pub use stats::{BOTTLENECK_MARGIN, KernelRun, Measured, NodeStatistics, Statistics};
 
 use context::Counters;
 use order::Fnv;
 use readers::Readers;
+use sensor_reads::PartCounters;
 use state::STATE_VERSION;
 use stats::Totals;
 
@@ -154,6 +157,8 @@ pub(crate) struct Shared<D, P> {
     pub(crate) totals: Mutex<Totals>,
     /// What the read stage did.
     pub(crate) reads: Arc<Mutex<ReadStatistics>>,
+    /// What it did per part of a sample (per sensor).
+    pub(crate) sensor_reads: Arc<PartCounters>,
     pub(crate) fingerprint: u64,
     /// The sampler as states name it ([`Sampler::describe`]: for explicit
     /// indices a hash of them all, so taken once).
@@ -281,7 +286,18 @@ where
             None => Vec::new(),
         };
         let nodes = rows.len();
-        rows.push(("dataset".to_owned(), Measured::Read));
+        // With a read stage, the workers' `get` decodes what it read.
+        let get = if read_threads.is_some() {
+            Measured::Decode
+        } else {
+            Measured::Read
+        };
+        rows.push(("dataset".to_owned(), get));
+        let sensor_reads = Arc::new(PartCounters::new(if read_threads.is_some() {
+            sensor_reads::part_names(plan.sources().and_then(|s| s.first.as_ref()), parts)
+        } else {
+            Vec::new()
+        }));
         for stage in [Stage::Sample, Stage::Collate, Stage::Batch] {
             rows.push((stage.to_string(), Measured::Stage(stage)));
         }
@@ -309,6 +325,7 @@ where
                 sampler,
                 buffers,
                 accelerator,
+                sensor_reads,
                 reads: Arc::new(Mutex::new(ReadStatistics {
                     threads: readers,
                     bound: config_bound,
@@ -384,6 +401,7 @@ where
             totals,
             self.shared.buffers.statistics(),
             *self.shared.reads.lock().unwrap_or_else(|p| p.into_inner()),
+            self.shared.sensor_reads.snapshot(),
         )
     }
 
@@ -392,6 +410,7 @@ where
         self.shared.counters.reset();
         self.shared.runs.reset();
         self.shared.buffers.reset_statistics();
+        self.shared.sensor_reads.reset();
         let mut totals = self.shared.totals();
         *totals = Totals {
             workers: self.shared.config.workers,

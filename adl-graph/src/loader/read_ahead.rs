@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 use adl_core::Dataset;
 
 use super::readers::{self, Readers, Verdict, Window};
+use super::sensor_reads::PartCounters;
 use super::shard_order::ShardOrder;
 
 /// What the read stage did, over the loader's life.
@@ -100,6 +101,8 @@ pub(crate) struct ReadAhead {
     /// The reads watched to decide whether the readers grow; none where
     /// they may not.
     window: Option<Mutex<Window>>,
+    /// The loader-wide counts per part (per sensor).
+    parts: Arc<PartCounters>,
 }
 
 impl ReadAhead {
@@ -108,6 +111,7 @@ impl ReadAhead {
         bound: u64,
         stats: Arc<Mutex<ReadStatistics>>,
         readers: Arc<Readers>,
+        parts: Arc<PartCounters>,
     ) -> Self {
         let window = readers.grows().then(|| {
             let waited = stats.lock().unwrap_or_else(|p| p.into_inner()).wait;
@@ -122,6 +126,7 @@ impl ReadAhead {
             stats,
             readers,
             window,
+            parts,
         }
     }
 
@@ -168,6 +173,7 @@ impl ReadAhead {
             let cpu = before.and_then(|b| Some(readers::thread_cpu()?.saturating_sub(b)));
             self.watch(took, cpu, spawn);
             let bytes = *fetched.as_ref().unwrap_or(&0);
+            self.parts.count(part, took, bytes, fetched.is_err());
             self.stats().time += took;
             let mut state = self.state();
             let Some(entry) = state.started.get_mut(&position) else {
@@ -412,6 +418,7 @@ mod tests {
             1_000,
             Arc::clone(&stats),
             Arc::new(Readers::fixed(4)),
+            Arc::new(PartCounters::new(Vec::new())),
         ));
         let readers = spawn_readers(&stage, &data, 4);
         for position in 0..200 {
@@ -501,6 +508,7 @@ mod tests {
             1_000_000,
             Arc::clone(&stats),
             Arc::new(Readers::fixed(4)),
+            Arc::new(PartCounters::new(Vec::new())),
         ));
         let readers = spawn_readers(&stage, &data, 4);
         for position in 0..30 {
@@ -531,6 +539,7 @@ mod tests {
             1_000_000,
             Arc::clone(&stats),
             Arc::new(Readers::fixed(4)),
+            Arc::new(PartCounters::new(Vec::new())),
         ));
         let readers = spawn_readers(&stage, &data, 2);
         // Both readers are in sample 0's parts.
@@ -570,6 +579,7 @@ mod tests {
             100,
             stats,
             Arc::new(Readers::fixed(4)),
+            Arc::new(PartCounters::new(Vec::new())),
         ));
         let reader = {
             let (stage, data) = (Arc::clone(&stage), Arc::clone(&data));

@@ -8,15 +8,24 @@ use std::time::Duration;
 
 use super::context::{Counters, Runs, TIME_EVERY};
 use super::read_ahead::ReadStatistics;
+use super::sensor_reads::SensorReads;
 use adl_core::graph::Device;
 
-/// What a row of the [`Statistics`] measures.
+/// What a row of the [`Statistics`] measures. Every row's time is time of
+/// the threads that build batches (the workers, and the consumer's while
+/// it helps), so that rows compare: the read stage's own threads are in
+/// [`Statistics::reads`] and [`Statistics::sensors`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Measured {
     /// A node of the pipeline (from its `pipeline!` description).
     Node(adl_core::graph::Stage),
-    /// Reading samples from the dataset.
+    /// Reading samples from the dataset (its `get`, without a read stage).
     Read,
+    /// Decoding samples that the read stage read ahead: the dataset's
+    /// `get` after its fetch (the reads themselves are the read stage's).
+    Decode,
+    /// The workers' wait for the read stage to finish reads they need.
+    ReadWait,
     /// A whole stage (all its nodes together, and the glue between them).
     Stage(adl_core::graph::Stage),
 }
@@ -26,10 +35,20 @@ impl fmt::Display for Measured {
         match self {
             Measured::Node(stage) => write!(f, "{stage} node"),
             Measured::Read => f.write_str("read"),
+            Measured::Decode => f.write_str("decode"),
+            Measured::ReadWait => f.write_str("read wait"),
             Measured::Stage(stage) => write!(f, "{stage} stage"),
         }
     }
 }
+
+/// How far ahead of every other row the bottleneck's time must be for the
+/// [`Statistics`] to name it: a quarter. Rows closer than that are named
+/// together, none of them the bottleneck, so that runs of the same loader
+/// do not name one, then the other, of two stages that take about the same
+/// time (their times, some estimated from one call in 64, vary from run to
+/// run by more than their difference).
+pub const BOTTLENECK_MARGIN: f64 = 0.25;
 
 /// How a kernel node ran, as the loader recorded it: on which device, and
 /// with which nodes as one kernel or loop. What the
@@ -83,22 +102,31 @@ impl NodeStatistics {
 /// [`Loader::reset_statistics`](super::Loader::reset_statistics)): per node,
 /// calls, time and throughput; what the consumer waited; the bottleneck.
 ///
-/// Its `Display` is a report:
+/// Its `Display` is a report (here of a loader whose read stage reads
+/// two sensors ahead; the workers decode):
 ///
 /// ```text
-/// 313 batches, 20000 samples (0 skipped) in 1.42 s: 14.1 k samples/s, 2 workers
-/// the consumer waited 1.20 s (84%) for batches
-/// node                    what          calls    time   per call
-/// dataset                 read          20000  0.18 s     9.0 us
-/// flip                    sample node   20000  1.60 s    80.0 us
+/// 17 batches, 540 samples (0 skipped) in 882.8 ms: 611.7 samples/s, 2 workers
+/// the consumer waited 882.7 ms (100%) for batches
+/// read stage: 540 reads (0 failed), 89.6 MB in 1.85 s on 8 readers; workers waited 2.0 ms for reads; ...
+///   camera  540 reads (0 failed), 52.0 MB in 1.21 s, 2.2 ms per read
+///   radar   540 reads (0 failed), 37.6 MB in 0.64 s, 1.2 ms per read
+/// node          what           calls       time   per call     calls/s
+/// w4_transform  sample node      540   615.3 ms     1.1 ms      877.7
+/// dataset       decode           540     1.17 s     2.2 ms      462.2
+/// read stage    read wait        540     2.0 ms     3.7 us     270.0 k
 /// ...
-/// bottleneck: `flip` (sample node), 1.60 s of 2.31 s of node time
+/// bottleneck: `dataset` (decode), 1.17 s of 1.84 s of worker time (...)
 /// ```
+///
+/// Where two rows are within [`BOTTLENECK_MARGIN`] of each other, it names
+/// both and neither the bottleneck: `bottleneck: none clear, ...`.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Statistics {
-    /// One row per node of the pipeline, then the dataset reads, then the
-    /// stages.
+    /// One row per node of the pipeline, then the dataset's reads (or,
+    /// with a read stage, its decoding and the workers' wait for the read
+    /// stage), then the stages.
     pub nodes: Vec<NodeStatistics>,
     /// Batches delivered.
     pub batches: u64,
@@ -127,26 +155,57 @@ pub struct Statistics {
     /// wait for reads, the most bytes held ahead (all zero without a read
     /// stage).
     pub reads: ReadStatistics,
+    /// What the read stage did per sensor (per part of a sample, as a
+    /// recording reads each sensor apart), in the sample's order: which
+    /// sensor's reads take the time (empty without a read stage).
+    pub sensors: Vec<SensorReads>,
 }
 
 impl Statistics {
-    /// The pipeline node, the dataset reads or (for a stage with no node
-    /// rows) the stage with the most time: where speed is won. `None`
-    /// before anything ran.
+    /// The bottleneck, where one is clear: the pipeline node, the dataset's
+    /// reads or decoding, the wait for the read stage, or (for a stage with
+    /// no node rows) the stage whose time is ahead of every other's by
+    /// [`BOTTLENECK_MARGIN`]: where speed is won. `None` before anything
+    /// ran, or when two or more are close ([`contenders`](Self::contenders)
+    /// names them).
     pub fn bottleneck(&self) -> Option<&NodeStatistics> {
-        self.leaves().filter(|n| n.calls > 0).max_by_key(|n| n.time)
+        match self.contenders().as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
     }
 
-    /// The rows that do not contain others: the nodes, the reads, and the
-    /// stages without node rows of their own (a pipeline built without
-    /// `pipeline!` has no node rows: its stages are what there is).
+    /// The rows that could be the bottleneck, most time first: the one
+    /// with the most time, and every other within [`BOTTLENECK_MARGIN`] of
+    /// it (one row: a clear bottleneck; empty before anything ran).
+    pub fn contenders(&self) -> Vec<&NodeStatistics> {
+        let mut leaves: Vec<&NodeStatistics> = self
+            .leaves()
+            .filter(|n| n.calls > 0 && !n.time.is_zero())
+            .collect();
+        // Most time first; equal times in row order, so that the list is
+        // the same for the same times.
+        leaves.sort_by_key(|n| std::cmp::Reverse(n.time));
+        let Some(most) = leaves.first().map(|n| n.time.as_secs_f64()) else {
+            return Vec::new();
+        };
+        leaves
+            .into_iter()
+            .take_while(|n| n.time.as_secs_f64() * (1.0 + BOTTLENECK_MARGIN) > most)
+            .collect()
+    }
+
+    /// The rows that do not contain others: the nodes, the reads (or
+    /// decoding and the wait for the read stage), and the stages without
+    /// node rows of their own (a pipeline built without `pipeline!` has no
+    /// node rows: its stages are what there is).
     fn leaves(&self) -> impl Iterator<Item = &NodeStatistics> {
         self.nodes.iter().filter(|n| match n.measured {
             Measured::Stage(stage) => !self
                 .nodes
                 .iter()
                 .any(|m| m.measured == Measured::Node(stage)),
-            Measured::Node(_) | Measured::Read => true,
+            Measured::Node(_) | Measured::Read | Measured::Decode | Measured::ReadWait => true,
         })
     }
 
@@ -167,8 +226,9 @@ impl Statistics {
         totals: Totals,
         buffers: BufferStatistics,
         reads: ReadStatistics,
+        sensors: Vec<SensorReads>,
     ) -> Self {
-        let nodes = rows
+        let mut nodes: Vec<NodeStatistics> = rows
             .iter()
             .enumerate()
             .map(|(slot, (name, measured))| {
@@ -206,6 +266,25 @@ impl Statistics {
                 }
             })
             .collect();
+        if reads.threads > 0 {
+            // The workers' wait for the read stage, after the dataset's
+            // row: the read stage is the bottleneck when it is the most.
+            let at = nodes
+                .iter()
+                .position(|n| matches!(n.measured, Measured::Read | Measured::Decode))
+                .map_or(nodes.len(), |k| k + 1);
+            nodes.insert(
+                at,
+                NodeStatistics {
+                    name: "read stage".to_owned(),
+                    measured: Measured::ReadWait,
+                    calls: reads.reads,
+                    timed_calls: reads.reads,
+                    time: reads.wait,
+                    kernel: None,
+                },
+            );
+        }
         Statistics {
             nodes,
             batches: totals.batches,
@@ -218,6 +297,7 @@ impl Statistics {
             workers: totals.workers,
             buffers,
             reads,
+            sensors,
         }
     }
 }
@@ -329,6 +409,20 @@ impl fmt::Display for Statistics {
                 bytes(r.peak as usize),
                 bytes(r.bound as usize),
             )?;
+            let width = self.sensors.iter().map(|s| s.name.len()).max().unwrap_or(0);
+            for s in self.sensors.iter().filter(|s| s.reads > 0) {
+                let per_read = s.time / s.reads.min(u64::from(u32::MAX)) as u32;
+                writeln!(
+                    f,
+                    "  {:<width$}  {} reads ({} failed), {} in {}, {} per read",
+                    s.name,
+                    s.reads,
+                    s.failed,
+                    bytes(s.bytes as usize),
+                    human(s.time),
+                    human(per_read),
+                )?;
+            }
         }
         let width = self
             .nodes
@@ -372,25 +466,165 @@ impl fmt::Display for Statistics {
                 rate(n.throughput()),
             )?;
         }
-        match self.bottleneck() {
-            Some(b) => {
-                let total: Duration = self.leaves().map(|n| n.time).sum();
-                // A group of kernels run as one is timed on its first node.
-                let (name, what) = match &b.kernel {
-                    Some(k) if !k.fused_with.is_empty() => (
-                        k.fused_with.join(" + "),
-                        format!("{} nodes run as one", k.fused_with.len()),
-                    ),
-                    _ => (b.name.clone(), b.measured.to_string()),
-                };
+        let name = |n: &NodeStatistics| match &n.kernel {
+            // A group of kernels run as one is timed on its first node.
+            Some(k) if !k.fused_with.is_empty() => format!(
+                "`{}` ({} nodes run as one)",
+                k.fused_with.join(" + "),
+                k.fused_with.len()
+            ),
+            _ => format!("`{}` ({})", n.name, n.measured),
+        };
+        let total: Duration = self.leaves().map(|n| n.time).sum();
+        let estimated = format!("per-sample times estimated from 1 call in {TIME_EVERY}");
+        match self.contenders().as_slice() {
+            [] => write!(f, "bottleneck: nothing ran yet"),
+            [b] => write!(
+                f,
+                "bottleneck: {}, {} of {} of worker time ({estimated})",
+                name(b),
+                human(b.time),
+                human(total)
+            ),
+            close => {
+                let named: Vec<String> = close
+                    .iter()
+                    .map(|n| format!("{} {}", name(n), human(n.time)))
+                    .collect();
                 write!(
                     f,
-                    "bottleneck: `{name}` ({what}), {} of {} of node time (per-sample times estimated from 1 call in {TIME_EVERY})",
-                    human(b.time),
+                    "bottleneck: none clear, {} are within {:.0}% of each other, of {} of worker time ({estimated})",
+                    named.join(", "),
+                    BOTTLENECK_MARGIN * 100.0,
                     human(total)
                 )
             }
-            None => write!(f, "bottleneck: nothing ran yet"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use adl_core::graph::Stage;
+
+    /// A row of `name` that took `ms` milliseconds over 100 calls.
+    fn row(name: &str, measured: Measured, ms: u64) -> NodeStatistics {
+        NodeStatistics {
+            name: name.to_owned(),
+            measured,
+            calls: 100,
+            timed_calls: 100,
+            time: Duration::from_millis(ms),
+            kernel: None,
+        }
+    }
+
+    /// Statistics of a loader whose decode took `decode` ms, its `flip`
+    /// node `flip` ms, and whose workers waited `wait` ms for reads.
+    fn statistics(decode: u64, flip: u64, wait: u64) -> Statistics {
+        let reads = ReadStatistics {
+            threads: 8,
+            reads: 100,
+            wait: Duration::from_millis(wait),
+            ..ReadStatistics::default()
+        };
+        let mut s = Statistics {
+            nodes: vec![
+                row("flip", Measured::Node(Stage::Sample), flip),
+                row("dataset", Measured::Decode, decode),
+                row("read stage", Measured::ReadWait, wait),
+                row("sample", Measured::Stage(Stage::Sample), flip + 1),
+                row("collate", Measured::Stage(Stage::Collate), 1),
+            ],
+            batches: 10,
+            samples: 100,
+            skipped: 0,
+            wall: Duration::from_millis(500),
+            waited: Duration::from_millis(100),
+            built_by_consumer: Duration::ZERO,
+            batches_built_by_consumer: 0,
+            workers: 2,
+            buffers: BufferStatistics::default(),
+            reads,
+            sensors: vec![SensorReads {
+                name: "camera".into(),
+                reads: 100,
+                failed: 0,
+                bytes: 1000,
+                time: Duration::from_millis(40),
+            }],
+        };
+        s.nodes.retain(|n| !n.time.is_zero());
+        s
+    }
+
+    #[test]
+    fn a_bottleneck_clearly_ahead_is_named() {
+        let s = statistics(300, 100, 20);
+        assert_eq!(s.bottleneck().map(|n| n.name.as_str()), Some("dataset"));
+        let text = s.to_string();
+        assert!(
+            text.contains("bottleneck: `dataset` (decode), 300.0 ms of"),
+            "{text}"
+        );
+        // The sensor's reads, on their own line; a stage with node rows is
+        // not a contender.
+        assert!(
+            text.contains("  camera  100 reads (0 failed), 1.0 kB in 40.0 ms, 400.0 us per read"),
+            "{text}"
+        );
+        // The read stage, when the workers wait for it most.
+        let starved = statistics(100, 100, 400);
+        assert_eq!(
+            starved.bottleneck().map(|n| n.measured),
+            Some(Measured::ReadWait)
+        );
+    }
+
+    #[test]
+    fn close_rows_are_named_together_and_none_is_the_bottleneck() {
+        let s = statistics(300, 280, 20);
+        assert!(s.bottleneck().is_none());
+        let names: Vec<&str> = s.contenders().iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["dataset", "flip"]);
+        let text = s.to_string();
+        assert!(
+            text.contains("bottleneck: none clear, `dataset` (decode) 300.0 ms, `flip` (sample node) 280.0 ms are within 25% of each other"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn runs_that_differ_by_their_noise_name_the_same() {
+        // Two rows 10% apart, each time off by up to 10% from run to run
+        // (the estimates of one call in 64 vary so): never one named, then
+        // the other.
+        for decode in [270, 285, 300, 315, 330] {
+            for flip in [243, 256, 270, 283, 297] {
+                let s = statistics(decode, flip, 20);
+                let named = s.bottleneck().map(|n| n.name.clone());
+                assert!(
+                    named.is_none() || named.as_deref() == Some("dataset"),
+                    "{decode} {flip}: {named:?}"
+                );
+                assert_ne!(named.as_deref(), Some("flip"), "{decode} {flip}");
+            }
+        }
+        // One row twice another stays named through the same noise.
+        for decode in [540, 600, 660] {
+            for flip in [243, 270, 297] {
+                let s = statistics(decode, flip, 20);
+                assert_eq!(s.bottleneck().map(|n| n.name.as_str()), Some("dataset"));
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_ran_nothing_named() {
+        let mut s = statistics(0, 0, 0);
+        s.nodes.clear();
+        assert!(s.contenders().is_empty());
+        assert!(s.to_string().ends_with("bottleneck: nothing ran yet"));
     }
 }
