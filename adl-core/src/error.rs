@@ -674,6 +674,40 @@ impl From<BoxError> for Error {
     }
 }
 
+/// An error of the kernel machinery (`adl-kernel`: a kernel block, a
+/// batch's bytes, a kernel's output) becomes the variant of the same name
+/// here, with the same fields: the message is the same whichever crate
+/// found the fault, and a `match` on [`Error::InvalidParameter`],
+/// [`Error::IndexOutOfRange`] or [`Error::Internal`] sees it. It wraps
+/// no cause, so it has no [`source`](std::error::Error::source).
+///
+/// ```
+/// use adl::{Error, kernel::KernelError};
+///
+/// let err = Error::from(KernelError::out_of_range("kernel block", 9, 4));
+/// assert!(matches!(err, Error::IndexOutOfRange { index: 9, len: 4, .. }));
+/// assert_eq!(err.to_string(), KernelError::out_of_range("kernel block", 9, 4).to_string());
+/// ```
+impl From<adl_kernel::KernelError> for Error {
+    fn from(error: adl_kernel::KernelError) -> Self {
+        match error {
+            adl_kernel::KernelError::IndexOutOfRange { what, index, len } => {
+                Error::IndexOutOfRange { what, index, len }
+            }
+            adl_kernel::KernelError::InvalidParameter { parameter, reason } => {
+                Error::InvalidParameter { parameter, reason }
+            }
+            adl_kernel::KernelError::Internal { place, what } => Error::Internal { place, what },
+            // The kernel error is `#[non_exhaustive]`: a kind added there
+            // and not yet here is said in its own words.
+            other => Error::Internal {
+                place: "kernel",
+                what: other.to_string(),
+            },
+        }
+    }
+}
+
 /// An I/O error from user code becomes an [`Error::Read`] ("reading from
 /// I/O", without a path or index), so `?` on `std::fs` and `std::io` calls
 /// works in a loader. To say which file and which sample, map it with
@@ -783,6 +817,30 @@ mod tests {
             "trace `run-1`: reading radar frame [7]: disk gone"
         );
         assert_eq!(format!("{:#}", errors[3]), "reading from I/O: disk gone");
+    }
+
+    #[test]
+    fn a_kernel_error_is_the_variant_of_its_name_in_the_same_words() {
+        let kernel = [
+            adl_kernel::KernelError::out_of_range("kernel block", 9, 4),
+            adl_kernel::KernelError::invalid("kernel block", "not whole rows of 4"),
+            adl_kernel::KernelError::internal("kernel::data", "committed past the room"),
+        ];
+        let core = [
+            Error::out_of_range("kernel block", 9, 4),
+            Error::invalid("kernel block", "not whole rows of 4"),
+            Error::internal("kernel::data", "committed past the room"),
+        ];
+        for (kernel, core) in kernel.into_iter().zip(core) {
+            let words = kernel.to_string();
+            let converted = Error::from(kernel);
+            assert_eq!(converted.to_string(), words);
+            assert_eq!(converted.to_string(), core.to_string());
+            assert_eq!(
+                std::mem::discriminant(&converted),
+                std::mem::discriminant(&core)
+            );
+        }
     }
 
     #[test]

@@ -35,11 +35,12 @@
 //!   and the marker traits of the composition rules; [`kernel`]: batch
 //!   kernels, their launches and the one rule of fusion.
 //!
-//! Below all of these, a private `plumbing` module holds the byte-level
-//! machinery that the kernels and collations run on: element types and
-//! byte views, block kernels and the wide-vector loops, the buffer pool
-//! and recycling. It names nothing above it (a test reads it to keep it
-//! so); its public items are named through [`kernel`] and [`exec`].
+//! Below all of these, the crate `adl-kernel` holds the byte-level
+//! machinery that the kernels and collations run on: the kernel ABI's
+//! launches, element types and byte views, block kernels and the
+//! wide-vector loops, the buffer pool and recycling. It depends on no
+//! crate of adl's above it; its public items are named here through
+//! [`kernel`] and [`exec`].
 //!
 //! ```
 //! use adl::{Concat, Dataset, Recording, Series, Timestamps, sync::Nearest};
@@ -75,7 +76,6 @@ mod on_error;
 mod origin;
 pub mod pipeline;
 pub mod pipes;
-mod plumbing;
 mod record;
 mod recording;
 mod rng;
@@ -105,8 +105,8 @@ pub mod __private {
         ChainThem, End, FuseLanes, FuseThem, Fused, KernelNode, Link, LinkKernels, LinkLanes,
         LinkOther, Member, Rest, run as run_kernel,
     };
-    pub use crate::plumbing::{RecycleField, RecycleKnown, RecycleOther};
     pub use crate::sensor_set::{any_sensor, check_rows};
+    pub use adl_kernel::{RecycleField, RecycleKnown, RecycleOther};
 }
 
 pub use concat::Concat;

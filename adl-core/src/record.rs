@@ -2,7 +2,8 @@
 
 use std::sync::Arc;
 
-use crate::plumbing::{Recycle, Recycler};
+use adl_kernel::{Recycle, Recycler};
+
 use crate::{Error, Result};
 
 /// One value per sensor, in the trace's sensor order; what a

@@ -1,7 +1,7 @@
+use adl_kernel::Buffers;
 use ndarray::{Array, ArrayBase, Axis, Data, Dimension};
 
 use super::{BatchBuilder, Collatable};
-use crate::plumbing::Buffers;
 use crate::{Error, Result};
 
 /// Stacks arrays of one shape along a new first axis, copying each sample

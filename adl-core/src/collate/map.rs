@@ -3,8 +3,9 @@ use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::Arc;
 
+use adl_kernel::Buffers;
+
 use super::{BatchBuilder, Collatable};
-use crate::plumbing::Buffers;
 use crate::{Error, Record, Result};
 
 fn key_mismatch(position: usize, key: &impl Debug) -> Error {

@@ -114,8 +114,9 @@ pub use tuple::{
     Tuple7Builder, Tuple8Builder,
 };
 
+use adl_kernel::Buffers;
+
 use crate::exec::Context;
-use crate::plumbing::Buffers;
 use crate::{Collate, Error, Result};
 
 /// A sample type that [`DefaultCollate`] can batch.

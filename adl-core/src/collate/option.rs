@@ -1,5 +1,6 @@
+use adl_kernel::Buffers;
+
 use super::{BatchBuilder, Collatable};
-use crate::plumbing::Buffers;
 use crate::{Error, Result};
 
 /// Collates options: all `Some` gives `Some(batch)`, all `None` gives

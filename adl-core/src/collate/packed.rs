@@ -3,11 +3,11 @@
 //! the offsets of every sample's rows, as PyTorch Geometric batches and
 //! nested tensors hold them.
 
+use adl_kernel::{Buffers, Recycle, Recycler};
 use ndarray::{Array, Array1, ArrayView, Axis, Dimension, RemoveAxis, Slice};
 
 use super::strategy::{trailing_shape_differs, zero_dimensional};
 use super::{BatchBuilder, Strategy};
-use crate::plumbing::{Buffers, Recycle, Recycler};
 use crate::{Error, Result};
 
 /// Pack arrays that are ragged along their first axis (`#[collate(packed)]`):

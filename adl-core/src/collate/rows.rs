@@ -2,10 +2,10 @@
 //! they lie, by the batch kernels, instead of being copied into a batch
 //! first.
 
+use adl_kernel::Buffers;
 use ndarray::{ArcArray, Array, Axis, Dimension, RemoveAxis};
 
 use super::gather::RowSource;
-use crate::plumbing::Buffers;
 use crate::{Error, Result};
 
 /// An in-memory array whose rows a [`Gather`](super::Gather) leaves where

@@ -1,8 +1,8 @@
+use adl_kernel::Buffers;
 use ndarray::Array1;
 
 use super::{BatchBuilder, Collatable};
 use crate::Result;
-use crate::plumbing::Buffers;
 
 /// Collects numbers (or bools) into a 1-D array of the same type.
 #[derive(Debug)]

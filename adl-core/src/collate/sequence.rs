@@ -1,5 +1,6 @@
+use adl_kernel::Buffers;
+
 use super::{BatchBuilder, Collatable};
-use crate::plumbing::Buffers;
 use crate::{Error, Result};
 
 /// Collates lists of one length element-wise: a batch of `Vec<T>` of

@@ -1,9 +1,9 @@
 use std::sync::Arc;
 
+use adl_kernel::{BufferPool, Buffers, Recycle, Recycler};
 use ndarray::{Array, Array1, Array2, Axis, Dimension, RemoveAxis};
 
 use super::{BatchBuilder, Collatable};
-use crate::plumbing::{BufferPool, Buffers, Recycle, Recycler};
 use crate::{Error, Result};
 
 /// How one value (a field, a key) is collated. `#[derive(Collate)]` picks a

@@ -1,6 +1,7 @@
+use adl_kernel::Buffers;
+
 use super::{BatchBuilder, Collatable};
 use crate::Result;
-use crate::plumbing::Buffers;
 
 macro_rules! tuple_collatable {
     ($name:ident; $($t:ident $idx:tt),+) => {

@@ -2,9 +2,9 @@
 
 use std::ops::Range;
 
-use super::launch::Launch;
+use adl_kernel::{ElementType, HostBatch, Launch, Output};
+
 use crate::Result;
-use crate::plumbing::{ElementType, HostBatch, Output};
 
 /// A device that runs batch kernels: the engine's OpenCL executor
 /// (`adl::opencl::OpenCl`) implements it. A context hands it to the nodes

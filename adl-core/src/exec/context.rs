@@ -1,24 +1,11 @@
 use std::any::Any;
 use std::time::Instant;
 
+use adl_kernel::Buffers;
 use adl_rules::Device;
 
 use super::accelerator::Accelerator;
-use super::{SampleRng, Services};
-use crate::plumbing::Buffers;
-
-/// A node's position in its pipeline: its index in
-/// [`Description::nodes`](crate::graph::Description::nodes), which
-/// `pipeline!` passes to every node it wraps in a [`Tagged`](super::Tagged).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NodeId(pub u32);
-
-impl NodeId {
-    /// The index as a `usize`.
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
+use super::{NodeId, SampleRng, Services};
 
 /// What a pipeline runs in: see the [module docs](super).
 ///

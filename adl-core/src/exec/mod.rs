@@ -50,19 +50,18 @@
 
 pub(crate) mod accelerator;
 mod context;
-pub(crate) mod launch;
 mod sample_rng;
 mod sequential;
 mod services;
 mod tagged;
 mod with_services;
 
-pub use crate::plumbing::{
-    BufferPool, BufferStatistics, Buffers, POOLED_BYTES, Recycle, Recycler, prefetch,
-};
 pub use crate::rng::mix64;
+pub use adl_kernel::{
+    BufferPool, BufferStatistics, Buffers, NodeId, POOLED_BYTES, Recycle, Recycler, prefetch,
+};
 pub(crate) use context::filled;
-pub use context::{Context, NodeId, join_each, panic_message};
+pub use context::{Context, join_each, panic_message};
 pub use sample_rng::SampleRng;
 pub use sequential::Sequential;
 pub use services::Services;

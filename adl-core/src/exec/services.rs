@@ -1,8 +1,9 @@
 //! [`Services`]: what a context lends the nodes that run in it, through
 //! one channel.
 
+use adl_kernel::Buffers;
+
 use super::accelerator::Accelerator;
-use crate::plumbing::Buffers;
 
 /// The execution services of a context, all handed out by one method,
 /// [`Context::services`](super::Context::services): the device that runs

@@ -3,11 +3,11 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use adl_kernel::{BufferPool, Buffers};
 use adl_rules::Device;
 
 use super::accelerator::Accelerator;
 use super::{Context, NodeId, SampleRng, Services};
-use crate::plumbing::{BufferPool, Buffers};
 
 /// A context whose execution services are set here: a device for the
 /// batch kernels ([`accelerator`](Self::accelerator)), a pool for batch

@@ -1,11 +1,11 @@
 //! [`KernelInput`] and [`KernelOutput`]: the batch types a kernel node
 //! takes and gives, and their bytes.
 
+use adl_kernel::{Buffers, Element, HostBatch, HostData, Output, filled_vec};
 use ndarray::{Array, Array1, Dimension, RemoveAxis};
 
 use crate::collate::Rows;
 
-use crate::plumbing::{Buffers, Element, HostBatch, HostData, Output, filled_vec};
 use crate::{Error, Result};
 
 /// A batch type a kernel node can take: an ndarray array of an
@@ -198,7 +198,7 @@ impl<T: Element, D: Dimension> KernelOutput for Array<T, D> {
         buffers: Buffers<'_>,
         fill: impl FnOnce(&mut Output<'_>) -> Result<bool>,
     ) -> Result<Option<Self>> {
-        let Some(values) = filled_vec::<T>(shape, buffers, fill)? else {
+        let Some(values) = filled_vec::<T, _>(shape, buffers, fill)? else {
             return Ok(None);
         };
         let dim = D::from_dimension(&ndarray::IxDyn(shape)).ok_or_else(|| {
@@ -243,6 +243,6 @@ impl<T: Element> KernelOutput for Vec<T> {
         buffers: Buffers<'_>,
         fill: impl FnOnce(&mut Output<'_>) -> Result<bool>,
     ) -> Result<Option<Self>> {
-        filled_vec::<T>(shape, buffers, fill)
+        filled_vec::<T, _>(shape, buffers, fill)
     }
 }

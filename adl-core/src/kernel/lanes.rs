@@ -4,14 +4,15 @@
 
 use std::mem::MaybeUninit;
 
+use adl_kernel::{
+    BlockInfo, BlockKernel, Element, ElementType, Lane, LanePair, ScatteredBlocks, lane_rows,
+    not_whole_rows, rows_one_by_one, run_lane, same_len, typed, typed_mut,
+};
+
 use super::Launch;
 use super::data::{KernelInput, KernelOutput};
 use super::node::{Fused, KernelNode, Member, run};
 use crate::exec::Context;
-use crate::plumbing::{
-    BlockInfo, BlockKernel, Element, ElementType, Lane, LanePair, ScatteredBlocks, lane_rows,
-    not_whole_rows, rows_one_by_one, run_lane, same_len, typed, typed_mut,
-};
 use crate::{Result, Transform};
 
 /// A kernel node that is elementwise on the CPU: each output element comes
@@ -48,14 +49,14 @@ pub trait Lanewise: KernelNode + BlockKernel {
 /// vectors; without a lane, block by block.
 ///
 /// On `Ok`, every byte of `output` is written: the lane's loop checks the
-/// room and the rows (see `plumbing::lanes::lane_rows`); without a lane,
+/// room and the rows (see [`lane_rows`]); without a lane,
 /// `rows_one_by_one` keeps the kernel's own `run_block` contract.
 pub(crate) fn lanewise_rows<K: Lanewise + ?Sized>(
     kernel: &K,
     blocks: ScatteredBlocks<'_>,
     output: &mut [MaybeUninit<u8>],
     block: BlockInfo,
-) -> Result<()> {
+) -> adl_kernel::Result<()> {
     let Some(lane) = kernel.lane(block) else {
         return rows_one_by_one(kernel, blocks, output, block);
     };
@@ -166,7 +167,7 @@ where
         input: &[u8],
         output: &mut [MaybeUninit<u8>],
         block: BlockInfo,
-    ) -> Result<()> {
+    ) -> adl_kernel::Result<()> {
         if let Some(lane) = self.lane(block) {
             let (values, out) = same_len(typed::<A::In>(input)?, typed_mut::<B::Out>(output)?)?;
             let reversed = self.reverses(block).then_some(block.last);
@@ -198,7 +199,7 @@ where
         blocks: ScatteredBlocks<'_>,
         output: &mut [MaybeUninit<u8>],
         block: BlockInfo,
-    ) -> Result<()> {
+    ) -> adl_kernel::Result<()> {
         lanewise_rows(self, blocks, output, block)
     }
 }

@@ -113,10 +113,9 @@ pub(crate) mod node;
 mod tagged;
 
 pub use crate::exec::accelerator::Accelerator;
-pub use crate::exec::launch::{KernelArg, Launch, Op, cl_f32, cl_f32_by_channel};
-pub use crate::plumbing::{
-    BlockInfo, BlockKernel, Element, ElementType, HostBatch, HostData, Lane, LanePair, Output,
-    Same, ScatteredBlocks,
+pub use adl_kernel::{
+    BlockInfo, BlockKernel, Element, ElementType, HostBatch, HostData, KernelArg, KernelError,
+    Lane, LanePair, Launch, Op, Output, Same, ScatteredBlocks, cl_f32, cl_f32_by_channel,
 };
 pub use adl_rules::fusion::{Fusion, Target, groups};
 pub use builtin::{Affine, Clamp, FlipByFlag, Normalize, U8ToF32};

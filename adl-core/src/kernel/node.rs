@@ -3,6 +3,7 @@
 
 use std::marker::PhantomData;
 
+use adl_kernel::{BlockKernel, Element, run_blocked};
 use adl_rules::fusion::{Fusion, Target, groups};
 
 use super::Launch;
@@ -10,7 +11,6 @@ use super::data::{KernelInput, KernelOutput};
 use super::lanes::{FusedLanes, Lanewise};
 use crate::exec::{Context, NodeId};
 use crate::graph::Device;
-use crate::plumbing::{BlockKernel, Element, run_blocked};
 use crate::transform::Then;
 use crate::{Error, Result, Transform};
 

@@ -56,7 +56,7 @@ unsafe impl<T: BlockKernel> BlockKernel for Tagged<T> {
         input: &[u8],
         output: &mut [std::mem::MaybeUninit<u8>],
         block: BlockInfo,
-    ) -> Result<()> {
+    ) -> adl_kernel::Result<()> {
         self.inner.run_block(input, output, block)
     }
 }

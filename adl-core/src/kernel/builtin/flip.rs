@@ -1,5 +1,8 @@
 use std::marker::PhantomData;
 
+use adl_kernel::{
+    BlockInfo, BlockKernel, Element, ElementType, Same, ScatteredBlocks, same_len, typed, typed_mut,
+};
 use ndarray::{Array, Array1, Dimension, RemoveAxis};
 
 use crate::collate::Rows;
@@ -11,9 +14,6 @@ use std::mem::MaybeUninit;
 use crate::kernel::Launch;
 use crate::kernel::lanes::{Lanewise, lanewise_rows};
 use crate::kernel::node::{KernelNode, run};
-use crate::plumbing::{
-    BlockInfo, BlockKernel, Element, ElementType, Same, ScatteredBlocks, same_len, typed, typed_mut,
-};
 use crate::{Error, Result, Transform};
 
 /// Horizontal flip by a per-sample flag, as a batch kernel: the last axis
@@ -193,7 +193,7 @@ unsafe impl<T: Element, D> BlockKernel for FlipByFlag<T, D> {
         input: &[u8],
         output: &mut [MaybeUninit<u8>],
         block: BlockInfo,
-    ) -> Result<()> {
+    ) -> adl_kernel::Result<()> {
         let (input, output) = same_len(typed::<T>(input)?, typed_mut::<T>(output)?)?;
         if !block.flag || block.last <= 1 {
             for (o, v) in output.iter_mut().zip(input) {
@@ -214,7 +214,7 @@ unsafe impl<T: Element, D> BlockKernel for FlipByFlag<T, D> {
         blocks: ScatteredBlocks<'_>,
         output: &mut [MaybeUninit<u8>],
         block: BlockInfo,
-    ) -> Result<()> {
+    ) -> adl_kernel::Result<()> {
         lanewise_rows(self, blocks, output, block)
     }
 }

@@ -137,13 +137,13 @@ macro_rules! elementwise_node {
                 input: &[u8],
                 output: &mut [std::mem::MaybeUninit<u8>],
                 block: crate::kernel::BlockInfo,
-            ) -> crate::Result<()> {
-                let (values, out) = crate::plumbing::same_len(
-                    crate::plumbing::typed::<$input>(input)?,
-                    crate::plumbing::typed_mut::<$output>(output)?,
+            ) -> adl_kernel::Result<()> {
+                let (values, out) = adl_kernel::same_len(
+                    adl_kernel::typed::<$input>(input)?,
+                    adl_kernel::typed_mut::<$output>(output)?,
                 )?;
                 if let Some(lane) = crate::kernel::Lanewise::lane(self, block) {
-                    crate::plumbing::run_lane(lane, values, out, None);
+                    adl_kernel::run_lane(lane, values, out, None);
                     return Ok(());
                 }
                 $(
@@ -157,7 +157,7 @@ macro_rules! elementwise_node {
                         $values: &[$input],
                         $out: &mut [std::mem::MaybeUninit<$output>],
                         $block: crate::kernel::BlockInfo,
-                    ) -> crate::Result<()> {
+                    ) -> adl_kernel::Result<()> {
                         $body
                     }
                     /// The loop and its arguments, run by `widest`.
@@ -167,14 +167,14 @@ macro_rules! elementwise_node {
                         out: &'a mut [std::mem::MaybeUninit<$output>],
                         block: crate::kernel::BlockInfo,
                     }
-                    impl<D> crate::plumbing::Loop for Block<'_, D> {
-                        type Out = crate::Result<()>;
+                    impl<D> adl_kernel::Loop for Block<'_, D> {
+                        type Out = adl_kernel::Result<()>;
                         #[inline(always)]
-                        fn run(self) -> crate::Result<()> {
+                        fn run(self) -> adl_kernel::Result<()> {
                             body(self.this, self.values, self.out, self.block)
                         }
                     }
-                    return crate::plumbing::widest(Block {
+                    return adl_kernel::widest(Block {
                         this: self,
                         values,
                         out,
@@ -182,7 +182,7 @@ macro_rules! elementwise_node {
                     });
                 )?
                 #[allow(unreachable_code)]
-                Err(crate::Error::internal("kernel::builtin", format_args!("{}: {}", $name, format!("no element-by-element form for a block of {} elements", values.len()))))
+                Err(adl_kernel::KernelError::internal("kernel::builtin", format_args!("{}: {}", $name, format!("no element-by-element form for a block of {} elements", values.len()))))
             }
 
             fn run_rows(
@@ -190,7 +190,7 @@ macro_rules! elementwise_node {
                 blocks: crate::kernel::ScatteredBlocks<'_>,
                 output: &mut [std::mem::MaybeUninit<u8>],
                 block: crate::kernel::BlockInfo,
-            ) -> crate::Result<()> {
+            ) -> adl_kernel::Result<()> {
                 crate::kernel::lanes::lanewise_rows(self, blocks, output, block)
             }
         }
@@ -209,9 +209,9 @@ pub use flip::FlipByFlag;
 pub use normalize::Normalize;
 pub use to_f32::U8ToF32;
 
+use adl_kernel::{Buffers, Element};
 use ndarray::{Array, Dimension};
 
-use crate::plumbing::{Buffers, Element};
 use crate::{Error, Result};
 
 /// The shape variables of the [kernel ABI](super#the-kernel-abi), for a

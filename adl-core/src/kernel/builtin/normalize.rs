@@ -105,7 +105,7 @@ impl<D: Dimension> Transform<Array<f32, D>> for Normalize<D> {
         let g = super::Geometry::of(array.shape());
         let rank = array.ndim();
         if let Some(values) = array.as_slice_mut() {
-            crate::plumbing::widest(InPlace {
+            adl_kernel::widest(InPlace {
                 mean: &self.mean,
                 std: &self.std,
                 values,
@@ -132,7 +132,7 @@ struct InPlace<'a> {
     g: super::Geometry,
 }
 
-impl crate::plumbing::Loop for InPlace<'_> {
+impl adl_kernel::Loop for InPlace<'_> {
     type Out = ();
 
     #[inline(always)]
@@ -182,7 +182,7 @@ elementwise_node!(
     },
     otherwise(this, values, out, _block) {
         if this.mean.len() != out.len() || this.std.len() != out.len() {
-            return Err(Error::internal("kernel::normalize", format!("normalize: {} means for a row of {} features", this.mean.len(), out.len())));
+            return Err(adl_kernel::KernelError::internal("kernel::normalize", format!("normalize: {} means for a row of {} features", this.mean.len(), out.len())));
         }
         let features = out.iter_mut().zip(values).zip(this.mean.iter().zip(&*this.std));
         for ((o, &v), (m, s)) in features {

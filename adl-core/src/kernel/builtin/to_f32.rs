@@ -1,9 +1,9 @@
 use std::marker::PhantomData;
 
+use adl_kernel::Buffers;
 use ndarray::{Array, Dimension};
 
 use crate::exec::Context;
-use crate::plumbing::Buffers;
 
 use crate::kernel::cl_f32;
 use crate::kernel::node::run;

@@ -44,6 +44,7 @@ impl ElementType {
     ];
 
     /// The OpenCL C type name.
+    #[inline]
     pub fn cl_name(self) -> &'static str {
         match self {
             ElementType::U8 => "uchar",
@@ -60,6 +61,7 @@ impl ElementType {
     }
 
     /// Bytes per element.
+    #[inline]
     pub fn size(self) -> usize {
         match self {
             ElementType::U8 | ElementType::I8 => 1,

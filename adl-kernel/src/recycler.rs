@@ -38,6 +38,7 @@ impl Recycler {
     }
 
     /// The bytes collected so far.
+    #[inline]
     pub fn bytes(&self) -> usize {
         self.bytes
     }

@@ -78,7 +78,7 @@ pub(crate) fn map_lanes_reversed<A: Copy, B>(
 /// its size (a closure would be inlined at LLVM's discretion, and a large
 /// one left out of line, compiled for the baseline: four floats at a
 /// time).
-pub(crate) trait Loop {
+pub trait Loop {
     /// What the loop gives.
     type Out;
     /// Run it.
@@ -91,7 +91,7 @@ pub(crate) trait Loop {
 /// The operations are the same IEEE ones in the same order (Rust never
 /// fuses a multiply and an add), so the bits do not change.
 #[inline(always)]
-pub(crate) fn widest<L: Loop>(l: L) -> L::Out {
+pub fn widest<L: Loop>(l: L) -> L::Out {
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx512f")]

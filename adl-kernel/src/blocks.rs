@@ -97,7 +97,7 @@ pub unsafe trait BlockKernel: Sync {
 /// [`BlockKernel::run_rows`]'s default: `kernel`'s
 /// [`run_block`](BlockKernel::run_block) on each block of `blocks`, the
 /// one ahead prefetched first. Every byte of `output` is written on `Ok`.
-pub(crate) fn rows_one_by_one<K: BlockKernel + ?Sized>(
+pub fn rows_one_by_one<K: BlockKernel + ?Sized>(
     kernel: &K,
     blocks: ScatteredBlocks<'_>,
     output: &mut [MaybeUninit<u8>],

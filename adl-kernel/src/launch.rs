@@ -1,12 +1,12 @@
-//! [`Launch`]: one kernel of a batch node, as data an
-//! [`Accelerator`](super::accelerator::Accelerator) compiles and runs.
+//! [`Launch`]: one kernel of a batch node, as data an accelerator (adl's
+//! `adl::kernel::Accelerator`, the OpenCL executor) compiles and runs.
 
 use std::borrow::Cow;
 
 use adl_rules::fusion::Fusion;
 
-use super::NodeId;
-use crate::plumbing::ElementType;
+use crate::element::ElementType;
+use crate::node_id::NodeId;
 
 /// What a launch computes, for every element `i` of the batch (its flat,
 /// row-major index).
@@ -30,7 +30,7 @@ pub enum Op {
         index: String,
     },
     /// A whole kernel of the user's (`#[transform(batch, unsafe(opencl = ...))]`),
-    /// with the [kernel ABI](crate::kernel#the-kernel-abi). It is not fused; its
+    /// with the kernel ABI (in `adl::kernel`'s docs). It is not fused; its
     /// neighbours' data stays on the device.
     Custom {
         /// The OpenCL C source.
@@ -45,7 +45,7 @@ pub enum Op {
 /// One kernel of a batch node: what it computes, on which element types,
 /// for which node.
 ///
-/// A launch is OpenCL C that an [`Accelerator`](super::Accelerator) runs
+/// A launch is OpenCL C that an accelerator (`adl::kernel::Accelerator`) runs
 /// in this process's memory where the device is the CPU, with nothing to
 /// check what it reads or writes: its constructors are `unsafe`, and its
 /// element types and work are read-only once made, so that a launch is
@@ -121,7 +121,7 @@ impl Launch {
     /// # Safety
     ///
     /// `source` defines `__kernel void <entry>(...)` with the
-    /// [kernel ABI](crate::kernel#the-kernel-abi)'s arguments followed by
+    /// kernel ABI's arguments (in `adl::kernel`'s docs) followed by
     /// `args`, in that order and of those types, and the kernel reads and
     /// writes only within the buffers it is given (the input's and
     /// output's `n` elements, one flag per sample, each array argument's
@@ -149,22 +149,26 @@ impl Launch {
     }
 
     /// The element type read.
+    #[inline]
     pub fn input(&self) -> ElementType {
         self.input
     }
 
     /// The element type written.
+    #[inline]
     pub fn output(&self) -> ElementType {
         self.output
     }
 
     /// What it computes.
+    #[inline]
     pub fn op(&self) -> &Op {
         &self.op
     }
 
     /// How it combines with its neighbours' launches (see
     /// [`Fusion`] and [`groups`](adl_rules::fusion::groups)).
+    #[inline]
     pub fn fusion(&self) -> Fusion {
         match self.op {
             Op::Map { .. } => Fusion::Map,

@@ -48,17 +48,20 @@ impl std::fmt::Debug for Buffers<'_> {
 impl<'a> Buffers<'a> {
     /// No pool: every buffer is a fresh allocation, and memory given back
     /// is freed.
+    #[inline]
     pub const fn none() -> Self {
         Buffers { pool: None }
     }
 
     /// The memory of `pool`.
+    #[inline]
     pub fn from_pool(pool: &'a Arc<BufferPool>) -> Self {
         Buffers { pool: Some(pool) }
     }
 
     /// The pool, if there is one (to keep it past this borrow: a builder
     /// that allocates when it finishes, say).
+    #[inline]
     pub fn pool(self) -> Option<&'a Arc<BufferPool>> {
         self.pool
     }

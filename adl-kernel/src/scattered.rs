@@ -1,6 +1,6 @@
 //! [`ScatteredBlocks`]: a run of blocks that lie apart in their table.
 
-use crate::{Error, Result};
+use crate::{KernelError, Result};
 
 /// A run of blocks that lie apart in their table, one per sample: the
 /// samples' rows of a batch gathered in place (`adl::collate::Rows`), read
@@ -68,7 +68,7 @@ impl<'a> ScatteredBlocks<'a> {
         elements: usize,
     ) -> Result<Self> {
         if run.start > run.end || run.end > keys.len() {
-            return Err(Error::invalid(
+            return Err(KernelError::invalid(
                 "kernel block",
                 format!(
                     "a run {}..{} of a batch of {} rows",
@@ -96,16 +96,19 @@ impl<'a> ScatteredBlocks<'a> {
     }
 
     /// How many blocks the run has.
+    #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether the run has no blocks.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// Elements per block.
+    #[inline]
     pub fn elements(&self) -> usize {
         self.elements
     }
@@ -123,10 +126,10 @@ impl<'a> ScatteredBlocks<'a> {
         // `i` checked first, so that `start + i` lies within the keys.
         let key = match (i < self.len).then(|| self.keys.get(self.start + i)) {
             Some(Some(&key)) => key,
-            _ => return Err(Error::out_of_range("kernel block", i, self.len())),
+            _ => return Err(KernelError::out_of_range("kernel block", i, self.len())),
         };
         self.find(key).ok_or_else(|| {
-            Error::out_of_range(
+            KernelError::out_of_range(
                 "kernel input row",
                 key,
                 self.table.len().checked_div(self.bytes).unwrap_or(0),
@@ -142,7 +145,7 @@ impl<'a> ScatteredBlocks<'a> {
         out_bytes: usize,
     ) -> Result<std::slice::ChunksExactMut<'o, T>> {
         if output.len() != self.len() * out_bytes || out_bytes == 0 && !self.is_empty() {
-            return Err(Error::internal(
+            return Err(KernelError::internal(
                 "kernel::blocked",
                 format!(
                     "kernel block: {} bytes of room for {} blocks of {out_bytes} bytes",

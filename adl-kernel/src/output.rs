@@ -6,7 +6,7 @@ use std::mem::MaybeUninit;
 use super::buffers::Buffers;
 use super::bytes::uninit_bytes;
 use super::element::Element;
-use crate::{Error, Result};
+use crate::{KernelError, Result};
 
 /// Where a kernel run writes its result: the output's bytes, appended in
 /// order, exactly [`remaining`](Output::remaining) of them in all. The
@@ -73,7 +73,7 @@ impl<T: Element> Append for Vec<T> {
         let size = std::mem::size_of::<T>();
         let count = bytes.len() / size;
         if !bytes.len().is_multiple_of(size) || count > self.capacity() - self.len() {
-            return Err(Error::internal(
+            return Err(KernelError::internal(
                 "kernel::data",
                 format!(
                     "kernel output: {} bytes do not fit: room for {} more elements of {}",
@@ -104,7 +104,7 @@ impl<T: Element> Append for Vec<T> {
     fn room(&mut self, len: usize) -> Result<&mut [MaybeUninit<u8>]> {
         let size = std::mem::size_of::<T>();
         if !len.is_multiple_of(size) || len > self.remaining() {
-            return Err(Error::internal(
+            return Err(KernelError::internal(
                 "kernel::data",
                 format!("kernel output: no room for {len} more bytes of {}", T::TYPE),
             ));
@@ -116,7 +116,7 @@ impl<T: Element> Append for Vec<T> {
     unsafe fn commit(&mut self, len: usize) -> Result<()> {
         let count = len / std::mem::size_of::<T>();
         if count > self.capacity() - self.len() {
-            return Err(Error::internal(
+            return Err(KernelError::internal(
                 "kernel::data",
                 "kernel output: committed past the room",
             ));
@@ -128,13 +128,15 @@ impl<T: Element> Append for Vec<T> {
     }
 }
 
-/// The elements `fill` writes for a batch of `shape`, or `None`; their
-/// memory from `buffers`.
-pub(crate) fn filled_vec<T: Element>(
+/// The elements `fill` writes for a batch of `shape`, or `None` where
+/// `fill` says it did not run; their memory from `buffers`. `fill`'s error
+/// (the caller's own, a device's failure say) is given as it is; a batch
+/// that `fill` left short is a [`KernelError`] in it.
+pub fn filled_vec<T: Element, E: From<KernelError>>(
     shape: &[usize],
     buffers: Buffers<'_>,
-    fill: impl FnOnce(&mut Output<'_>) -> Result<bool>,
-) -> Result<Option<Vec<T>>> {
+    fill: impl FnOnce(&mut Output<'_>) -> Result<bool, E>,
+) -> Result<Option<Vec<T>>, E> {
     let len: usize = shape.iter().product();
     let mut values: Vec<T> = buffers.take(len);
     let ran = {
@@ -150,13 +152,14 @@ pub(crate) fn filled_vec<T: Element>(
         return Ok(None);
     }
     if values.len() != len {
-        return Err(Error::internal(
+        return Err(KernelError::internal(
             "kernel::data",
             format!(
                 "kernel output: the kernel wrote {} of the batch's {len} elements",
                 values.len()
             ),
-        ));
+        )
+        .into());
     }
     Ok(Some(values))
 }
@@ -170,7 +173,7 @@ struct LimitedVec<'a, T> {
 impl<T: Element> Append for LimitedVec<'_, T> {
     fn append(&mut self, bytes: &[u8]) -> Result<()> {
         if bytes.len() > self.remaining() {
-            return Err(Error::internal(
+            return Err(KernelError::internal(
                 "kernel::data",
                 format!(
                     "kernel output: {} bytes are more than the {} left of the batch",
@@ -188,7 +191,7 @@ impl<T: Element> Append for LimitedVec<'_, T> {
 
     fn room(&mut self, len: usize) -> Result<&mut [MaybeUninit<u8>]> {
         if len > self.remaining() {
-            return Err(Error::internal(
+            return Err(KernelError::internal(
                 "kernel::data",
                 format!(
                     "kernel output: {len} bytes are more than the {} left of the batch",

@@ -4,17 +4,17 @@
 //! Initialized bytes go through `bytemuck`'s `Pod` casts (every
 //! [`Element`] is `Pod`: no padding, every bit pattern a value). Room not
 //! yet written (`MaybeUninit`, which is never `Pod`) goes through the two
-//! views below, the plumbing's only hand-written byte casts.
+//! views below, this crate's only hand-written byte casts.
 
 use std::mem::MaybeUninit;
 
 use super::element::Element;
-use crate::{Error, Result};
+use crate::{KernelError, Result};
 
 /// The error of bytes that cannot be viewed as elements of `T`: misaligned
 /// for it, or not a whole number of them.
-fn not_elements<T: Element>(len: usize) -> Error {
-    Error::internal(
+fn not_elements<T: Element>(len: usize) -> KernelError {
+    KernelError::internal(
         "kernel::blocked",
         format!(
             "kernel block: {len} bytes at a misaligned address for {}",
@@ -26,16 +26,14 @@ fn not_elements<T: Element>(len: usize) -> Error {
 /// `bytes` as elements of `T`, if they are aligned for it and a whole
 /// number of them.
 #[inline]
-pub(crate) fn typed<T: Element>(bytes: &[u8]) -> Result<&[T]> {
+pub fn typed<T: Element>(bytes: &[u8]) -> Result<&[T]> {
     bytemuck::try_cast_slice(bytes).map_err(|_| not_elements::<T>(bytes.len()))
 }
 
 /// `bytes` as room for elements of `T`, if they are aligned for it and a
 /// whole number of them.
 #[inline]
-pub(crate) fn typed_mut<T: Element>(
-    bytes: &mut [MaybeUninit<u8>],
-) -> Result<&mut [MaybeUninit<T>]> {
+pub fn typed_mut<T: Element>(bytes: &mut [MaybeUninit<u8>]) -> Result<&mut [MaybeUninit<T>]> {
     let size = std::mem::size_of::<T>();
     if bytes.as_ptr().align_offset(std::mem::align_of::<T>()) != 0
         || !bytes.len().is_multiple_of(size)
@@ -64,14 +62,14 @@ pub(crate) fn uninit_bytes<T: Element>(room: &mut [MaybeUninit<T>]) -> &mut [May
 /// `input` and `output`, if they have as many elements (a block kernel
 /// writes one output element per input element).
 #[inline]
-pub(crate) fn same_len<'i, 'o, A, B>(
+pub fn same_len<'i, 'o, A, B>(
     input: &'i [A],
     output: &'o mut [MaybeUninit<B>],
 ) -> Result<(&'i [A], &'o mut [MaybeUninit<B>])> {
     if input.len() == output.len() {
         Ok((input, output))
     } else {
-        Err(Error::internal(
+        Err(KernelError::internal(
             "kernel::blocked",
             format!(
                 "kernel block: {} input elements for {} output elements",

@@ -7,10 +7,10 @@ use super::blocks::{BlockInfo, BlockKernel};
 use super::host::{HostBatch, HostData};
 use super::output::Output;
 use super::scattered::ScatteredBlocks;
-use crate::{Error, Result};
+use crate::{KernelError, Result};
 
 /// Run `kernels` in order over `input`, block by block, into `output`.
-pub(crate) fn run_blocked(
+pub fn run_blocked(
     kernels: &[&dyn BlockKernel],
     input: HostBatch<'_>,
     output: &mut Output<'_>,
@@ -112,7 +112,8 @@ pub(crate) fn run_blocked(
                 .and_then(|f| f.get(sample.min(batch - 1)))
                 .is_some_and(|&f| f != 0),
         };
-        let source = block_of(b).ok_or_else(|| Error::out_of_range("kernel block", b, blocks))?;
+        let source =
+            block_of(b).ok_or_else(|| KernelError::out_of_range("kernel block", b, blocks))?;
         if let HostData::Rows { .. } = data
             && let Some(next) = block_of(b + ahead)
         {

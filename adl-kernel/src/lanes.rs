@@ -7,7 +7,7 @@ use super::bytes::{same_len, typed, typed_mut};
 use super::element::Element;
 use super::scattered::ScatteredBlocks;
 use super::simd::{Loop, map_lanes, map_lanes_reversed, widest};
-use crate::{Error, Result};
+use crate::{KernelError, Result};
 
 /// An elementwise kernel node's work on one element of a block, with the
 /// block's constants (its channel's mean, say) already looked up: what
@@ -78,7 +78,7 @@ impl<A: Lane, B: Lane<In = A::Out>> Lane for LanePair<A, B> {
 
 impl<A, B> LanePair<A, B> {
     /// `first`'s lane, then `second`'s.
-    pub(crate) fn new(first: A, second: B) -> Self {
+    pub fn new(first: A, second: B) -> Self {
         LanePair { first, second }
     }
 }
@@ -86,7 +86,7 @@ impl<A, B> LanePair<A, B> {
 /// `lane` over every element of `values` into `out` (as many), compiled
 /// for the widest vectors the CPU has; with `reversed_rows: Some(last)`,
 /// each row of `last` elements is read from its end.
-pub(crate) fn run_lane<L: Lane>(
+pub fn run_lane<L: Lane>(
     lane: L,
     values: &[L::In],
     out: &mut [MaybeUninit<L::Out>],
@@ -135,7 +135,7 @@ pub(crate) fn run_lane<L: Lane>(
 /// is exactly one output block per block, `same_len` that each has as
 /// many elements as its block, and reversed rows are checked to be whole
 /// rows.
-pub(crate) fn lane_rows<L: Lane>(
+pub fn lane_rows<L: Lane>(
     lane: L,
     blocks: ScatteredBlocks<'_>,
     output: &mut [MaybeUninit<u8>],
@@ -191,8 +191,8 @@ pub(crate) fn lane_rows<L: Lane>(
 /// The error of a block of `elements` elements whose rows of `last` are to
 /// be reversed one by one, but which is not whole rows (the tail would be
 /// left unwritten).
-pub(crate) fn not_whole_rows(elements: usize, last: usize) -> Error {
-    Error::invalid(
+pub fn not_whole_rows(elements: usize, last: usize) -> KernelError {
+    KernelError::invalid(
         "kernel block",
         format!("a block of {elements} elements is not whole rows of {last}"),
     )

@@ -1,7 +1,7 @@
 //! [`HostBatch`]: a batch as a kernel reads it, as bytes in host memory.
 
 use super::element::ElementType;
-use crate::{Error, Result};
+use crate::{KernelError, Result};
 
 /// A batch as a kernel reads it: row-major bytes (in one piece, or one
 /// piece per sample), its shape (batch axis first), and per-sample flags
@@ -38,6 +38,7 @@ pub enum HostData<'a> {
 
 impl<'a> HostData<'a> {
     /// The number of bytes in the batch.
+    #[inline]
     pub fn len(&self) -> usize {
         match *self {
             HostData::Contiguous(bytes) => bytes.len(),
@@ -46,6 +47,7 @@ impl<'a> HostData<'a> {
     }
 
     /// Whether the batch has no bytes.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -56,19 +58,21 @@ impl<'a> HostData<'a> {
         if let HostData::Rows { row: per_key, .. } = *self
             && per_key != row
         {
-            return Err(Error::internal(
+            return Err(KernelError::internal(
                 "kernel::data",
                 format!(
                     "kernel input: rows of {row} bytes asked of a batch whose samples are {per_key} bytes"
                 ),
             ));
         }
-        self.find(index, row)
-            .ok_or_else(|| Error::out_of_range("kernel input row", index, self.len() / row.max(1)))
+        self.find(index, row).ok_or_else(|| {
+            KernelError::out_of_range("kernel input row", index, self.len() / row.max(1))
+        })
     }
 
     /// [`row`](HostData::row), or `None` (no error built: for hints and
     /// lookups past the end, on hot paths).
+    #[inline]
     pub(crate) fn find(&self, index: usize, row: usize) -> Option<&'a [u8]> {
         let (bytes, start) = match *self {
             HostData::Contiguous(bytes) => (bytes, index.checked_mul(row)?),
@@ -84,6 +88,7 @@ impl<'a> HostData<'a> {
 
     /// Ask the CPU to start fetching row `index` (a hint; nothing happens
     /// for a row out of range).
+    #[inline]
     pub fn prefetch_row(&self, index: usize, row: usize) {
         if let Some(bytes) = self.find(index, row) {
             super::prefetch(bytes);
@@ -95,7 +100,7 @@ impl<'a> HostData<'a> {
     /// prefetched a few rows ahead.
     pub fn copy_to(&self, out: &mut [u8]) -> Result<()> {
         if out.len() != self.len() {
-            return Err(Error::internal(
+            return Err(KernelError::internal(
                 "kernel::data",
                 format!(
                     "kernel input: a batch of {} bytes copied into {} bytes",
@@ -124,11 +129,13 @@ impl<'a> HostData<'a> {
 
 impl HostBatch<'_> {
     /// The number of elements.
+    #[inline]
     pub fn len(&self) -> usize {
         self.shape.iter().product()
     }
 
     /// Whether it has no elements.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
