@@ -82,7 +82,11 @@ impl Trace {
 #[pymethods]
 impl Trace {
     #[new]
-    #[pyo3(signature = (sensors, sync = None, name = "trace".to_string()))]
+    // The default as Python writes it: PyO3 shows a Rust expression's as `...`.
+    #[pyo3(
+        signature = (sensors, sync = None, name = "trace".to_string()),
+        text_signature = "(sensors, sync=None, name=\"trace\")"
+    )]
     fn new(
         py: Python<'_>,
         sensors: Bound<'_, PyAny>,

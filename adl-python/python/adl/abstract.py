@@ -64,7 +64,15 @@ class Sensor(ABC, spec.Sensor[TSample, TMetadata]):
     Args:
         metadata: the sensor's metadata, with its ``timestamps``.
         name: a name for messages and inspection.
+
+    Attributes:
+        metadata: the sensor's metadata (settable, where the protocol's
+            is read-only).
+        name: its name.
     """
+
+    metadata: TMetadata
+    name: str
 
     def __init__(self, metadata: TMetadata, name: str = "sensor") -> None:
         self.metadata = metadata
@@ -114,7 +122,7 @@ class Sensor(ABC, spec.Sensor[TSample, TMetadata]):
     def __len__(self) -> int:
         """How many samples the sensor recorded: as many as its metadata
         has timestamps."""
-        return self.metadata.timestamps.shape[0]
+        return int(self.metadata.timestamps.shape[0])
 
     @property
     def duration(self) -> float:
@@ -123,7 +131,8 @@ class Sensor(ABC, spec.Sensor[TSample, TMetadata]):
         timestamps = self.metadata.timestamps
         if len(timestamps) == 0:
             return 0.0
-        return timestamps[-1] - timestamps[0]
+        span: float = timestamps[-1] - timestamps[0]
+        return span
 
     @property
     def framerate(self) -> float:
@@ -160,7 +169,7 @@ def _first_value(mapping: Mapping[str, Any], what: str, trace: str) -> Any:
 def _indices_by(
     sync: (spec.Synchronization | Mapping[str, Integer[np.ndarray, "N"]]
            | None),
-    sensors: Mapping[str, spec.Sensor],
+    sensors: Mapping[str, spec.Sensor[Any, Any]],
 ) -> Mapping[str, Integer[np.ndarray, "N"]] | None:
     """A trace's indices from its ``sync`` argument: given indices (or
     ``None``, synchronous sensors) as they are; a policy's, from every
@@ -246,7 +255,7 @@ class Trace(spec.Trace[TSample]):
         first sensor, when the sensors are synchronous already)."""
         if self.indices is None:
             return len(_first_value(self.sensors, "sensors", self.name))
-        return _first_value(self.indices, "indices", self.name).shape[0]
+        return int(_first_value(self.indices, "indices", self.name).shape[0])
 
     def __repr__(self) -> str:  # noqa: D105
         names = ", ".join(self.sensors.keys())
@@ -305,10 +314,10 @@ class Dataset(spec.Dataset[TSample]):
         if isinstance(index, np.integer):
             index = np.int64(index)
         ends = self.indices
-        trace = np.searchsorted(ends, index, side="right")
+        trace = int(np.searchsorted(ends, index, side="right"))
         local = index - ends[trace - 1] if trace > 0 else index
         try:
-            return self.traces[trace][local]  # type: ignore[index]
+            return self.traces[trace][local]
         except Exception as error:
             name = getattr(self.traces[trace], "name", None)
             _note(error, f"reading sample {local} of trace {trace}"
@@ -489,6 +498,8 @@ class Synchronization(ABC, spec.Synchronization):
         margin: Mapping[str, Sequence[int | float]]
             | Sequence[int | float] = {}  # noqa: B006 (never mutated)
     ) -> None:
+        default: Sequence[int | float]
+        per_sensor: Mapping[str, Sequence[int | float]]
         if isinstance(margin, Sequence):
             if len(margin) != 2:
                 raise TypeError(

@@ -23,7 +23,7 @@ reference's ``spec.Trace`` accepts adl's.
 """
 
 from collections.abc import Iterator, Sequence
-from typing import Generic, Protocol, overload, runtime_checkable
+from typing import TYPE_CHECKING, Generic, Protocol, overload, runtime_checkable
 
 import numpy as np
 from jaxtyping import Float, Integer
@@ -50,11 +50,27 @@ class Metadata(Protocol):
             within a trace, not necessarily across traces.
     """
 
-    timestamps: Float[np.ndarray, "N"]
+    if TYPE_CHECKING:
+        # Read-only to a type checker, so that a sensor's metadata whose
+        # ``timestamps`` is a property (adl's native sensors') is one;
+        # at runtime an annotation, as the reference's, so that a
+        # subclass (a dataclass, or one that sets ``self.timestamps``)
+        # has the attribute of its own and no inherited property.
+        @property
+        def timestamps(self) -> Float[np.ndarray, "N"]:
+            """When each sample was measured, in seconds."""
+            ...
+    else:
+        timestamps: Float[np.ndarray, "N"]
 
 
 TSample = TypeVar("TSample", covariant=True)
-TMetadata = TypeVar("TMetadata", bound=Metadata)
+if TYPE_CHECKING:
+    # Covariant to a type checker, as a read-only ``Sensor.metadata``
+    # makes it; invariant at runtime, as the reference's.
+    TMetadata = TypeVar("TMetadata", bound=Metadata, covariant=True)
+else:
+    TMetadata = TypeVar("TMetadata", bound=Metadata)
 
 
 @runtime_checkable
@@ -73,7 +89,16 @@ class Sensor(Protocol, Generic[TSample, TMetadata]):
         metadata: the sensor's metadata, its timestamps among them.
     """
 
-    metadata: TMetadata
+    if TYPE_CHECKING:
+        # Read-only to a type checker (adl's native sensors' is a
+        # property); at runtime an annotation, as the reference's, so
+        # that a subclass may set ``self.metadata``.
+        @property
+        def metadata(self) -> TMetadata:
+            """The sensor's metadata, its timestamps among them."""
+            ...
+    else:
+        metadata: TMetadata
 
     def stream(self) -> Iterator[TSample]:
         """The samples, first to last.
@@ -188,14 +213,35 @@ class Dataset(Protocol, Generic[TSample]):
         ...
 
 
-TRaw = TypeVar("TRaw", infer_variance=True)
-TTransformed = TypeVar("TTransformed", infer_variance=True)
-TCollated = TypeVar("TCollated", infer_variance=True)
-TProcessed = TypeVar("TProcessed", infer_variance=True)
+if TYPE_CHECKING:
+    # mypy reads no ``infer_variance`` on a type variable made by a call
+    # (only on Python 3.12's ``class Pipeline[TRaw, ...]``), so a type
+    # checker sees each protocol's parameters with the variance its
+    # methods give them: the public names are ``Pipeline``'s (a raw
+    # sample goes in, a processed batch comes out, the transformed
+    # samples and the collated batch go both ways); ``Transform`` and
+    # ``Collate`` take one type in and give one out.
+    TRaw = TypeVar("TRaw", contravariant=True)
+    TTransformed = TypeVar("TTransformed")
+    TCollated = TypeVar("TCollated")
+    TProcessed = TypeVar("TProcessed", covariant=True)
+    _TransformIn = TypeVar("_TransformIn", contravariant=True)
+    _TransformOut = TypeVar("_TransformOut", covariant=True)
+    _CollateIn = TypeVar("_CollateIn", contravariant=True)
+    _CollateOut = TypeVar("_CollateOut", covariant=True)
+else:
+    # At runtime the reference's own, their variance inferred: each
+    # protocol's ``__parameters__`` are these, under these names.
+    TRaw = TypeVar("TRaw", infer_variance=True)
+    TTransformed = TypeVar("TTransformed", infer_variance=True)
+    TCollated = TypeVar("TCollated", infer_variance=True)
+    TProcessed = TypeVar("TProcessed", infer_variance=True)
+    _TransformIn, _TransformOut = TRaw, TTransformed
+    _CollateIn, _CollateOut = TTransformed, TCollated
 
 
 @runtime_checkable
-class Transform(Protocol, Generic[TRaw, TTransformed]):
+class Transform(Protocol, Generic[_TransformIn, _TransformOut]):
     """A function of one sample (or one batch): ``Callable[[TRaw],
     TTransformed]`` under a name that says what it is for.
 
@@ -204,7 +250,7 @@ class Transform(Protocol, Generic[TRaw, TTransformed]):
         - ``TTransformed``: what it returns.
     """
 
-    def __call__(self, data: TRaw) -> TTransformed:
+    def __call__(self, data: _TransformIn) -> _TransformOut:
         """Transform ``data``.
 
         Args:
@@ -217,7 +263,7 @@ class Transform(Protocol, Generic[TRaw, TTransformed]):
 
 
 @runtime_checkable
-class Collate(Protocol, Generic[TTransformed, TCollated]):
+class Collate(Protocol, Generic[_CollateIn, _CollateOut]):
     """Samples into a batch: ``Callable[[Sequence[TTransformed]],
     TCollated]``, a [`Transform`][^.] whose input is a sequence.
 
@@ -226,7 +272,7 @@ class Collate(Protocol, Generic[TTransformed, TCollated]):
         - ``TCollated``: the batch.
     """
 
-    def __call__(self, data: Sequence[TTransformed]) -> TCollated:
+    def __call__(self, data: Sequence[_CollateIn]) -> _CollateOut:
         """Collate ``data`` into one batch.
 
         Args:

@@ -19,6 +19,7 @@ This module needs PyTorch; the rest of ``adl`` does not.
 """
 
 from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 import torch
@@ -26,7 +27,7 @@ import torch
 __all__ = ["batches", "tensors"]
 
 
-def tensors(batch, *, pin_memory=False, device=None):
+def tensors(batch: Any, *, pin_memory: bool = False, device: str | int | torch.device | None = None) -> Any:
     """The batch with each NumPy array as a ``torch.Tensor``, nested as the
     batch is (dicts, lists, tuples, named tuples); other values as they are.
 
@@ -42,14 +43,16 @@ def tensors(batch, *, pin_memory=False, device=None):
     return _convert(batch, pin_memory, None if device is None else torch.device(device))
 
 
-def batches(epoch: Iterable, *, pin_memory=False, device=None) -> Iterator:
+def batches(
+    epoch: Iterable[Any], *, pin_memory: bool = False, device: str | int | torch.device | None = None
+) -> Iterator[Any]:
     """Each batch of ``epoch`` (an ``adl.Epoch`` or any iterable of
     batches) through ``tensors``."""
     for batch in epoch:
         yield tensors(batch, pin_memory=pin_memory, device=device)
 
 
-def _convert(value, pin_memory, device):
+def _convert(value: Any, pin_memory: bool, device: torch.device | None) -> Any:
     if isinstance(value, np.ndarray):
         tensor = torch.from_numpy(value)
         if pin_memory:

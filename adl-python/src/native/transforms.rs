@@ -197,7 +197,13 @@ pub(crate) struct RandomResizedCrop;
 #[pymethods]
 impl RandomResizedCrop {
     #[new]
-    #[pyo3(signature = (size, *, scale = (0.08, 1.0), ratio = (0.75, 4.0 / 3.0), layout = "hwc"))]
+    // The defaults as Python writes them: PyO3 shows a Rust expression's
+    // as `...`, and Python's signature parser takes literals only (4/3 as
+    // the float it is).
+    #[pyo3(
+        signature = (size, *, scale = (0.08, 1.0), ratio = (0.75, 4.0 / 3.0), layout = "hwc"),
+        text_signature = "(size, *, scale=(0.08, 1.0), ratio=(0.75, 1.3333333333333333), layout=\"hwc\")"
+    )]
     fn new(
         size: &Bound<'_, PyAny>,
         scale: (f64, f64),

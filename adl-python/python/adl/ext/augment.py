@@ -177,7 +177,8 @@ class TruncatedLogNormal(Augmentation[float]):
         deviation = rng.normal()
         bounded = (np.clip(deviation, -self.clip, self.clip)
                    if self.clip > 0 else deviation)
-        return np.exp(self.std * bounded)
+        scale: float = np.exp(self.std * bounded)
+        return scale
 
 
 class Uniform(Augmentation[float]):

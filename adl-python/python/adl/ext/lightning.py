@@ -39,6 +39,7 @@ import lightning as L  # noqa: N812
 import numpy as np
 import optree
 import torch
+from jaxtyping import Int64
 from torch.utils.data import DataLoader
 
 import adl
@@ -129,7 +130,7 @@ class LoaderEpochs:
 
     def state_dict(self) -> dict[str, Any]:
         """Where the loader stands (``adl.Loader.state_dict``)."""
-        return self.loader.state_dict()
+        return dict(self.loader.state_dict())
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Resume from ``state``: that epoch, iterated next, starts where
@@ -254,6 +255,7 @@ class ADLDataModule(
         if "val" not in self._dataset:
             return None
         val = self.dataset("val")
+        indices: Sequence[int] | Int64[np.ndarray, "N"]
         if isinstance(self._samples, int):
             margin = len(val) // self._samples // 2
             indices = np.linspace(

@@ -20,7 +20,7 @@ import logging
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, cast, runtime_checkable
 
 import numpy as np
 import wadler_lindig as wl
@@ -39,10 +39,24 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-YTrue = TypeVar("YTrue", infer_variance=True)
-YPred = TypeVar("YPred", infer_variance=True)
-YTrueAll = TypeVar("YTrueAll", infer_variance=True)
-YPredAll = TypeVar("YPredAll", infer_variance=True)
+if TYPE_CHECKING:
+    # mypy reads no ``infer_variance`` on a type variable made by a call,
+    # so a type checker sees the variance spelled out: the public names
+    # invariant (``MultiObjectiveSpec`` gives them out and takes them in),
+    # ``Objective``'s own contravariant (it only takes them).
+    YTrue = TypeVar("YTrue")
+    YPred = TypeVar("YPred")
+    YTrueAll = TypeVar("YTrueAll")
+    YPredAll = TypeVar("YPredAll")
+    _YTrueIn = TypeVar("_YTrueIn", contravariant=True)
+    _YPredIn = TypeVar("_YPredIn", contravariant=True)
+else:
+    # At runtime the reference's own, their variance inferred.
+    YTrue = TypeVar("YTrue", infer_variance=True)
+    YPred = TypeVar("YPred", infer_variance=True)
+    YTrueAll = TypeVar("YTrueAll", infer_variance=True)
+    YPredAll = TypeVar("YPredAll", infer_variance=True)
+    _YTrueIn, _YPredIn = YTrue, YPred
 
 
 class MissingInputError(Exception):
@@ -90,7 +104,7 @@ class VisualizationConfig:
 
 
 @runtime_checkable
-class Objective(Protocol, Generic[TArray, YTrue, YPred]):
+class Objective(Protocol, Generic[TArray, _YTrueIn, _YPredIn]):
     """A training objective: a loss and metrics from the ground truth and
     the model's output.
 
@@ -105,7 +119,7 @@ class Objective(Protocol, Generic[TArray, YTrue, YPred]):
 
     @abstractmethod
     def __call__(
-        self, y_true: YTrue, y_pred: YPred, train: bool = True
+        self, y_true: _YTrueIn, y_pred: _YPredIn, train: bool = True
     ) -> tuple[Float[TArray, "batch"], dict[str, Float[TArray, "batch"]]]:
         """The loss and the metrics of a batch.
 
@@ -125,7 +139,7 @@ class Objective(Protocol, Generic[TArray, YTrue, YPred]):
         ...
 
     def visualizations(
-        self, y_true: YTrue, y_pred: YPred
+        self, y_true: _YTrueIn, y_pred: _YPredIn
     ) -> dict[str, UInt8[np.ndarray, "H W 3"]]:
         """Images of a batch, each an RGB image (``[H, W, 3]``, ``uint8``)
         under a name; none by default.
@@ -143,7 +157,7 @@ class Objective(Protocol, Generic[TArray, YTrue, YPred]):
         return {}
 
     def render(
-        self, y_true: YTrue, y_pred: YPred, render_gt: bool = False
+        self, y_true: _YTrueIn, y_pred: _YPredIn, render_gt: bool = False
     ) -> dict[str, Shaped[np.ndarray, "batch ..."]]:
         """Outputs rendered per sample, for analysis after training: under
         each name a NumPy array whose first axis is the batch; none by
@@ -244,7 +258,9 @@ class MultiObjectiveSpec(Generic[YTrue, YPred, YTrueAll, YPredAll]):
         Returns:
             What ``self.y_true`` points at.
         """
-        return _select(y_true, self.y_true)
+        # Of the objective's type, as the user who placed it ensures.
+        selected: YTrue = _select(y_true, self.y_true)
+        return selected
 
     def index_y_pred(self, y_pred: YPredAll) -> YPred:
         """The objective's model output, from the whole.
@@ -255,7 +271,9 @@ class MultiObjectiveSpec(Generic[YTrue, YPred, YTrueAll, YPredAll]):
         Returns:
             What ``self.y_pred`` points at.
         """
-        return _select(y_pred, self.y_pred)
+        # Of the objective's type, as the user who placed it ensures.
+        selected: YPred = _select(y_pred, self.y_pred)
+        return selected
 
     def index_aux(self, y_true: YTrueAll) -> dict[str, Any]:
         """The objective's auxiliary inputs, from the ground truth.
@@ -270,7 +288,9 @@ class MultiObjectiveSpec(Generic[YTrue, YPred, YTrueAll, YPredAll]):
         return {name: _select(y_true, where) for name, where in self.aux.items()}
 
 
-def _as_spec(given: Mapping | MultiObjectiveSpec) -> MultiObjectiveSpec:
+def _as_spec(
+    given: Mapping[str, Any] | MultiObjectiveSpec[Any, Any, Any, Any]
+) -> MultiObjectiveSpec[Any, Any, Any, Any]:
     """``given`` as a [`MultiObjectiveSpec`][^.]: itself, or a spec of
     those fields (as a Hydra config gives one)."""
     if isinstance(given, MultiObjectiveSpec):

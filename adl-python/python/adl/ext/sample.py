@@ -54,10 +54,15 @@ class SampledDataset(spec.Dataset[TSample], Generic[TSample]):
         count = min(_count_of(samples, length), length)
         if isinstance(mode, str) and mode in _NAMED_CHOICES:
             self.subset = _NAMED_CHOICES[mode](length, count, seed)
+        elif isinstance(mode, str):
+            # The reference calls it, and fails as a str is not callable:
+            # the same class of error, saying why.
+            raise TypeError(
+                f"SampledDataset: mode {mode!r} is neither one of "
+                f"{sorted(_NAMED_CHOICES)} nor a function of the dataset's "
+                f"length")
         else:
-            # Any other mode is the user's function of the length (a name
-            # that is not one of the three fails here: a str is not
-            # callable).
+            # Any other mode is the user's function of the length.
             self.subset = mode(length).astype(np.int64)
 
     def __getitem__(self, index: int | np.integer) -> TSample:
@@ -66,7 +71,7 @@ class SampledDataset(spec.Dataset[TSample], Generic[TSample]):
 
     def __len__(self) -> int:
         """How many samples the subset has."""
-        return self.subset.shape[0]
+        return int(self.subset.shape[0])
 
     def children(self) -> Iterable[Any]:
         """The dataset (this one's child in a tree of components)."""

@@ -24,7 +24,7 @@ It needs PyTorch (the extra ``adl-dataloader[torch]``) and imports it here;
 """
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar, cast
 
 import numpy as np
 import optree
@@ -108,7 +108,10 @@ class Collate(spec.Collate[TTransformed, TCollated]):
         """
         if len(data) == 0:
             raise ValueError("Collate: a batch needs at least one sample")
-        return optree.tree_map(self._join, data[0], *data[1:])
+        # A sample is any tree optree walks, and the batch is what the
+        # user's TCollated says it is: neither is a type optree can see.
+        samples: Sequence[Any] = data
+        return cast(TCollated, optree.tree_map(self._join, samples[0], *samples[1:]))
 
 
 class TransformedDataset(
@@ -232,7 +235,12 @@ class Pipeline(
         if modules:
             self.submodules = torch.nn.ModuleList(modules)
 
-    def state_dict(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    # The reference's signature: any of torch's arguments, and nothing
+    # saved, not even into a ``destination`` given (whose type torch's
+    # overloads say is returned).
+    def state_dict(  # type: ignore[override]
+        self, *args: Any, **kwargs: Any
+    ) -> dict[str, Any]:
         """Nothing: a pipeline's modules are not saved with it."""
         return {}
 

@@ -26,13 +26,20 @@ from typing_extensions import dataclass_transform
 
 __all__ = ["ArrayLike", "TArray", "dataclass"]
 
+# The class decorated.
+_TClass = TypeVar("_TClass", bound=type)
+
 
 @dataclass_transform(field_specifiers=(field,))
-def dataclass(cls):  # noqa: D103
+def dataclass(cls: _TClass) -> _TClass:  # noqa: D103
     """``cls`` as a dataclass registered as a node in optree's global
     namespace (``optree.dataclasses.dataclass(cls, namespace="")``): its
     fields are the children that ``optree.tree_map`` and friends visit."""
-    return _optree_dataclass(cls, namespace="")
+    # mypy reads optree's `dataclass` as the standard library's (which
+    # optree's module re-exports, then redefines), without `namespace`:
+    # optree's own calls of it ignore the same error.
+    registered: _TClass = _optree_dataclass(cls, namespace="")  # type: ignore[call-overload]
+    return registered
 
 
 @runtime_checkable

@@ -5,7 +5,7 @@ sequences of samples."""
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 import numpy as np
 from jaxtyping import Float64
@@ -109,15 +109,13 @@ class Window(
         Returns:
             A constructor of windowed sensors, from a path.
         """
-        options = {"collate_fn": collate_fn, "past": past,
-                   "future": future, "crop": crop, "parallel": parallel}
-
         def open_windowed(
             path: str
         ) -> "Window[SampleStack, Sample, TMetadata]":
             """The window over the sensor that ``sensor`` opens at
             ``path``."""
-            return cls(sensor(path), **options)
+            return cls(sensor(path), collate_fn=collate_fn, past=past,
+                       future=future, crop=crop, parallel=parallel)
 
         return open_windowed
 
@@ -153,7 +151,7 @@ class Window(
         return f"{self.sensor!r} x [-{self.past}:+{self.future}]"
 
 
-def _as_list(samples: list) -> list:
+def _as_list(samples: list[Any]) -> list[Any]:
     """A window as the list of its samples (``Window``'s default
     ``collate_fn``)."""
     return samples

@@ -156,7 +156,9 @@ class Decimate(abstract.Synchronization):
         # As the reference's, a policy without margins of its own.
         self.sync = sync
         self.factor = factor
-        self.reference = reference
+        # None (no sensor decimated first) is the reference's too, where
+        # the base class's is a sensor's name: Decimate reads its own.
+        self.reference: str | None = reference  # type: ignore[assignment]
 
     def __call__(
         self, timestamps: dict[str, Float[np.ndarray, "_N"]]
