@@ -119,7 +119,9 @@ pub use adl_core::{
     TryMapped, Window, WindowMetadata,
 };
 // Everything else, by what it is.
-pub use adl_core::{collate, exec, graph, kernel, pipeline, pipes, sample, sync, transform};
+pub use adl_core::{
+    collate, exec, graph, kernel, pipeline, pipes, read_ahead, sample, sync, transform,
+};
 
 /// File-backed sensors (`adl-files`, the `files` feature): NumPy arrays
 /// memory-mapped, timestamps from files, a sensor per folder, roverd's

@@ -4,7 +4,7 @@
 //! other on a copied batch, for shapes whose rows are not a whole number
 //! of vectors, flipped rows, repeated keys and per-feature normalisation.
 
-use adl::collate::{Gather, InPlace, Rows, RowSource};
+use adl::collate::{Gather, InPlace, RowSource, Rows};
 use adl::exec::Sequential;
 use adl::kernel::{Affine, Clamp, FlipByFlag, FusedLanes, Normalize, U8ToF32};
 use adl::prelude::*;

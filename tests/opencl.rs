@@ -209,7 +209,9 @@ struct Gain {
 #[adl::transform(
     batch,
     args(gain, bias),
-    unsafe(opencl = "__kernel void gain(__global const float* input, __global float* output, __global const uchar* flags, const ulong n, const ulong per_sample, const ulong channels, const ulong inner, const ulong last, const float gain, const float bias) { size_t i = get_global_id(0); output[i] = input[i] * gain + bias; }")
+    unsafe(
+        opencl = "__kernel void gain(__global const float* input, __global float* output, __global const uchar* flags, const ulong n, const ulong per_sample, const ulong channels, const ulong inner, const ulong last, const float gain, const float bias) { size_t i = get_global_id(0); output[i] = input[i] * gain + bias; }"
+    )
 )]
 impl Gain {
     fn apply(&self, batch: Array2<f32>) -> Array2<f32> {
@@ -235,7 +237,9 @@ fn a_user_kernel_runs_with_its_own_arguments() {
 // never runs.
 #[adl::transform(
     batch,
-    unsafe(opencl = "__kernel void broken(__global const float* input, __global float* output) { output[i] = oops; }")
+    unsafe(
+        opencl = "__kernel void broken(__global const float* input, __global float* output) { output[i] = oops; }"
+    )
 )]
 fn broken(batch: Array2<f32>) -> Array2<f32> {
     batch

@@ -443,9 +443,7 @@ fn chain_streams() {
     let ds = Stream::new(2).chain(Numbers::new(2).iterable());
     assert_eq!(ds.len(), None);
     assert_eq!(ok_items(&ds), [0, 1, 0, 1]);
-    let known = Numbers::new(2)
-        .iterable()
-        .chain(Numbers::new(3).iterable());
+    let known = Numbers::new(2).iterable().chain(Numbers::new(3).iterable());
     assert_eq!(known.len(), Some(5));
     assert_eq!(ok_items(&known), [0, 1, 0, 1, 2]);
     let errors = Stream::failing(2, &[1]).chain(Stream::failing(2, &[0]));

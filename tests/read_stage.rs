@@ -11,6 +11,7 @@ use adl::Record;
 use adl::loader::Loader;
 use adl::pipeline::Stages;
 use adl::prelude::*;
+use adl::read_ahead::ReadAhead;
 use adl::sync::Nearest;
 
 /// A dataset of files behind a slow store: `fetch` waits `latency` and
@@ -83,10 +84,12 @@ impl Dataset for SlowStore {
         Ok(bytes.iter().map(|&b| u64::from(b)).sum())
     }
 
-    fn fetches(&self) -> bool {
-        true
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        Some(self)
     }
+}
 
+impl ReadAhead for SlowStore {
     fn fetch(&self, index: usize) -> adl::Result<u64> {
         let bytes = self.read(index)?;
         let n = bytes.len() as u64;
@@ -306,10 +309,12 @@ impl Sensor for MeetingSensor {
         }
     }
 
-    fn fetches(&self) -> bool {
-        true
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        Some(self)
     }
+}
 
+impl ReadAhead for MeetingSensor {
     fn fetch(&self, index: usize) -> adl::Result<u64> {
         let meeting = &self.meeting;
         let mut begun = meeting.begun.lock().unwrap();
@@ -351,7 +356,7 @@ fn a_recordings_sensors_are_read_at_once() {
     let sensors = vec![sensor("camera"), sensor("radar"), sensor("lidar")];
     let recording =
         Recording::new("drive", sensors, &Nearest::new("camera", 0.01).unwrap()).unwrap();
-    assert_eq!(recording.fetch_parts(5), 3);
+    assert_eq!(recording.read_ahead().map(|r| r.parts(5)), Some(3));
     // By default, a sample per core at once: a reader per sensor of each.
     let recording = std::sync::Arc::new(recording);
     let by_default = Loader::new(

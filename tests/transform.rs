@@ -45,7 +45,9 @@ const DOUBLE_CL: &str = "__kernel void double_it(__global const float* input, __
 #[adl::transform(
     batch,
     name = "double_it",
-    unsafe(opencl = "__kernel void double_it(__global const float* input, __global float* output, __global const uchar* flags, const ulong n, const ulong per_sample, const ulong channels, const ulong inner, const ulong last) { size_t i = get_global_id(0); output[i] = input[i] * 2.0f; }")
+    unsafe(
+        opencl = "__kernel void double_it(__global const float* input, __global float* output, __global const uchar* flags, const ulong n, const ulong per_sample, const ulong channels, const ulong inner, const ulong last) { size_t i = get_global_id(0); output[i] = input[i] * 2.0f; }"
+    )
 )]
 fn double(b: Array1<f32>) -> Array1<f32> {
     b * 2.0

@@ -1,5 +1,6 @@
 //! [`Concat`]: datasets (traces) concatenated into one.
 
+use crate::read_ahead::{ReadAhead, Route, routed};
 use crate::{Dataset, Error, Origin, Result};
 
 /// Datasets, usually traces, concatenated into one dataset: the reference's
@@ -96,28 +97,15 @@ impl<D: Dataset> Dataset for Concat<D> {
         Ok(self.parts[part].origin(local)?.at(index))
     }
 
-    fn fetches(&self) -> bool {
-        self.parts.iter().any(Dataset::fetches)
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        routed(self, self.parts.iter().any(|p| p.read_ahead().is_some()))
     }
+}
 
-    fn fetch(&self, index: usize) -> Result<u64> {
-        let (part, local) = self.locate(index)?;
-        self.parts[part].fetch(local)
-    }
-
-    fn release(&self, index: usize) {
-        if let Ok((part, local)) = self.locate(index) {
-            self.parts[part].release(local);
-        }
-    }
-
-    fn fetch_parts(&self, index: usize) -> usize {
-        self.locate(index)
-            .map_or(1, |(part, local)| self.parts[part].fetch_parts(local))
-    }
-
-    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
-        let (trace, local) = self.locate(index)?;
-        self.parts[trace].fetch_part(local, part)
+/// Sample `i`'s reads: its trace's, at its index there.
+impl<D: Dataset> Route for Concat<D> {
+    fn route(&self, index: usize) -> Option<(&dyn ReadAhead, usize)> {
+        let (part, local) = self.locate(index).ok()?;
+        Some((self.parts[part].read_ahead()?, local))
     }
 }

@@ -76,6 +76,7 @@ mod on_error;
 mod origin;
 pub mod pipeline;
 pub mod pipes;
+pub mod read_ahead;
 mod record;
 mod recording;
 mod rng;

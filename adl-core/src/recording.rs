@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::read_ahead::ReadAhead;
 use crate::{
     AsAnySensor, Dataset, Error, Indices, Origin, Result, SensorOrigin, SensorSet, Synchronization,
     Trace,
@@ -205,29 +206,43 @@ impl<S: SensorSet> Dataset for Recording<S> {
         Ok(Origin::in_trace(self.name.as_str(), index, sensors))
     }
 
-    fn fetches(&self) -> bool {
-        self.names.iter().any(|name| {
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        let any = self.names.iter().any(|name| {
             self.sensors
                 .sensor(name)
-                .is_some_and(|s| s.as_any_sensor().fetches())
-        })
+                .is_some_and(|s| s.as_any_sensor().read_ahead().is_some())
+        });
+        any.then_some(self as &dyn ReadAhead)
     }
+}
 
-    /// Each sensor's sample, at its row, one after another (a read stage
-    /// reads them at once, by [`fetch_part`](Dataset::fetch_part)).
+/// A recording's reads are its sensors' at their synchronized rows, one
+/// part per sensor, so that a read stage reads them at once.
+impl<S: SensorSet> ReadAhead for Recording<S> {
+    /// Each sensor's sample, at its row, one after another.
     fn fetch(&self, index: usize) -> Result<u64> {
         let rows = self.sensor_indices(index)?;
         let mut bytes = 0;
         for (name, row) in self.names.iter().zip(rows) {
-            if let Some(sensor) = self.sensors.sensor(name) {
-                bytes += sensor.as_any_sensor().fetch(row)?;
+            if let Some(reader) = self.sensor_reads(name) {
+                bytes += reader.fetch(row)?;
             }
         }
         Ok(bytes)
     }
 
+    fn release(&self, index: usize) {
+        if let Ok(rows) = self.sensor_indices(index) {
+            for (name, row) in self.names.iter().zip(rows) {
+                if let Some(reader) = self.sensor_reads(name) {
+                    reader.release(row);
+                }
+            }
+        }
+    }
+
     /// A read per sensor.
-    fn fetch_parts(&self, _index: usize) -> usize {
+    fn parts(&self, _index: usize) -> usize {
         self.names.len().max(1)
     }
 
@@ -235,22 +250,19 @@ impl<S: SensorSet> Dataset for Recording<S> {
     fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
         let rows = self.sensor_indices(index)?;
         match (self.names.get(part), rows.get(part)) {
-            (Some(name), Some(&row)) => match self.sensors.sensor(name) {
-                Some(sensor) => sensor.as_any_sensor().fetch(row),
+            (Some(name), Some(&row)) => match self.sensor_reads(name) {
+                Some(reader) => reader.fetch(row),
                 None => Ok(0),
             },
             _ => Ok(0),
         }
     }
+}
 
-    fn release(&self, index: usize) {
-        if let Ok(rows) = self.sensor_indices(index) {
-            for (name, row) in self.names.iter().zip(rows) {
-                if let Some(sensor) = self.sensors.sensor(name) {
-                    sensor.as_any_sensor().release(row);
-                }
-            }
-        }
+impl<S: SensorSet> Recording<S> {
+    /// The reads ahead of sensor `name`, where it has any.
+    fn sensor_reads(&self, name: &str) -> Option<&dyn ReadAhead> {
+        self.sensors.sensor(name)?.as_any_sensor().read_ahead()
     }
 }
 

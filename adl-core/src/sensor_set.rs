@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::read_ahead::ReadAhead;
 use crate::{Error, Metadata, Record, Result, Sensor, SensorOrigin};
 
 /// A sensor seen without its sample type: its name and timestamps. A
@@ -23,12 +24,8 @@ pub trait AnySensor {
     }
     /// Where sample `index` is read from ([`Sensor::origin`]).
     fn origin(&self, index: usize) -> SensorOrigin;
-    /// Whether the sensor reads ahead ([`Sensor::fetches`]).
-    fn fetches(&self) -> bool;
-    /// Read sample `index` ahead ([`Sensor::fetch`]).
-    fn fetch(&self, index: usize) -> Result<u64>;
-    /// Drop what was read ahead for `index` ([`Sensor::release`]).
-    fn release(&self, index: usize);
+    /// Its reads done ahead, where it has any ([`Sensor::read_ahead`]).
+    fn read_ahead(&self) -> Option<&dyn ReadAhead>;
 }
 
 /// A sensor seen as an [`AnySensor`]: the same memory, another type (no
@@ -49,14 +46,8 @@ impl<S: Sensor + ?Sized> AnySensor for Described<S> {
     fn origin(&self, index: usize) -> SensorOrigin {
         Sensor::origin(&self.0, index)
     }
-    fn fetches(&self) -> bool {
-        Sensor::fetches(&self.0)
-    }
-    fn fetch(&self, index: usize) -> Result<u64> {
-        Sensor::fetch(&self.0, index)
-    }
-    fn release(&self, index: usize) {
-        Sensor::release(&self.0, index)
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        Sensor::read_ahead(&self.0)
     }
 }
 

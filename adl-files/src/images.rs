@@ -4,6 +4,7 @@ use std::cell::RefCell;
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use adl_core::read_ahead::ReadAhead;
 use adl_core::transform::ImageLayout;
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::Array3;
@@ -123,7 +124,7 @@ pub const IMAGE_EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
 #[derive(Clone)]
 pub struct Images {
     name: String,
-    /// The frames' files, and those read ahead ([`Sensor::fetch`]) not
+    /// The frames' files, and those read ahead ([`Sensor::read_ahead`]) not
     /// yet decoded.
     frames: Files,
     timestamps: Timestamps,
@@ -355,16 +356,8 @@ impl Sensor for Images {
         self.frames.origin(index)
     }
 
-    fn fetches(&self) -> bool {
-        true
-    }
-
-    /// Read frame `index`'s file, to be decoded by the `get` that follows.
-    fn fetch(&self, index: usize) -> Result<u64> {
-        self.frames.fetch(index)
-    }
-
-    fn release(&self, index: usize) {
-        self.frames.release(index)
+    /// A file per sample, read whole ahead of the `get` that decodes it.
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        Some(&self.frames)
     }
 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use adl_core::read_ahead::ReadAhead;
 use adl_core::{Result, Sensor, SensorOrigin};
 
 /// A sensor whose every read of a sample first waits `delay`, as a sensor
@@ -12,11 +13,11 @@ use adl_core::{Result, Sensor, SensorOrigin};
 /// system) does: for tests and benchmarks of what latency does to a
 /// pipeline, and of how well a loader's read stage hides it.
 ///
-/// The wait is part of the read: a [`fetch`](Sensor::fetch) (the read
+/// The wait is part of the read: a [`fetch`](ReadAhead::fetch) (the read
 /// stage's) waits, then fetches from the inner sensor; a
 /// [`get`](Sensor::get) of a sample fetched before waits no more, a `get`
 /// without a fetch waits itself. A `Latency` always reads ahead
-/// ([`fetches`](Sensor::fetches)), so a loader over it runs a read stage.
+/// ([`read_ahead`](Sensor::read_ahead)), so a loader over it runs a read stage.
 ///
 /// ```
 /// use std::time::{Duration, Instant};
@@ -104,22 +105,31 @@ impl<S: Sensor> Sensor for Latency<S> {
         self.sensor.origin(index)
     }
 
-    fn fetches(&self) -> bool {
-        true
+    /// Its reads, each waiting the delay first, whether or not the inner
+    /// sensor reads ahead.
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        Some(self)
     }
+}
 
-    /// Wait the delay, then the inner sensor's fetch.
+impl<S: Sensor> ReadAhead for Latency<S> {
+    /// Wait the delay, then the inner sensor's fetch (where it reads ahead).
     fn fetch(&self, index: usize) -> Result<u64> {
         std::thread::sleep(self.delay);
-        let bytes = self.sensor.fetch(index)?;
+        let bytes = match self.sensor.read_ahead() {
+            Some(inner) => inner.fetch(index)?,
+            None => 0,
+        };
         let mut fetched = self.fetched.lock().unwrap_or_else(|p| p.into_inner());
         *fetched.entry(index).or_insert(0) += 1;
         Ok(bytes)
     }
 
     fn release(&self, index: usize) {
-        if self.take_fetched(index) {
-            self.sensor.release(index);
+        if self.take_fetched(index)
+            && let Some(inner) = self.sensor.read_ahead()
+        {
+            inner.release(index);
         }
     }
 }

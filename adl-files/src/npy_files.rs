@@ -1,6 +1,7 @@
 //! [`NpyFiles`]: a sensor over a sequence of NumPy `.npy` files, a file
 //! per sample.
 
+use adl_core::read_ahead::ReadAhead;
 use adl_core::{Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::{Array, Dimension, IxDyn};
 
@@ -31,7 +32,7 @@ use crate::timestamps::sensor_folder;
 /// server cannot list a folder: give it the files.
 ///
 /// **Reads.** A file is read whole (an object with one GET), then its
-/// values are copied once into the sample's array. The sensor reads ahead ([`Sensor::fetch`]): in a
+/// values are copied once into the sample's array. The sensor reads ahead ([`Sensor::read_ahead`]): in a
 /// loader with a read stage the file's bytes are read by the stage's
 /// readers and kept until the sample's [`get`](Sensor::get) parses them;
 /// a `get` without a fetch reads the file itself.
@@ -69,7 +70,7 @@ use crate::timestamps::sensor_folder;
 /// ```
 pub struct NpyFiles<T, D = IxDyn> {
     name: String,
-    /// The files, and those read ahead ([`Sensor::fetch`]) not yet parsed.
+    /// The files, and those read ahead ([`Sensor::read_ahead`]) not yet parsed.
     files: Files,
     timestamps: Timestamps,
     /// A file's bytes as a sample: [`parse`] for `T` and `D`, taken where
@@ -225,16 +226,8 @@ impl<T, D: Dimension> Sensor for NpyFiles<T, D> {
         self.files.origin(index)
     }
 
-    fn fetches(&self) -> bool {
-        true
-    }
-
-    /// Read sample `index`'s file, to be parsed by the `get` that follows.
-    fn fetch(&self, index: usize) -> Result<u64> {
-        self.files.fetch(index)
-    }
-
-    fn release(&self, index: usize) {
-        self.files.release(index)
+    /// A file per sample, read whole ahead of the `get` that decodes it.
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        Some(&self.files)
     }
 }

@@ -7,6 +7,7 @@ use std::ops::Deref;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use adl_core::read_ahead::ReadAhead;
 use adl_core::{Error, Result, SensorOrigin};
 
 use crate::location::Location;
@@ -189,8 +190,17 @@ impl Files {
         }
     }
 
+    /// The bytes read ahead (a panic elsewhere while it was held leaves a
+    /// map still good to use).
+    fn fetched(&self) -> MutexGuard<'_, HashMap<usize, Contents>> {
+        self.fetched.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A file per sample, read whole ahead of the `get` that parses it.
+impl ReadAhead for Files {
     /// Read sample `index`'s file, kept for the `get` that follows.
-    pub(crate) fn fetch(&self, index: usize) -> Result<u64> {
+    fn fetch(&self, index: usize) -> Result<u64> {
         let contents = self.read(index)?;
         let n = contents.len() as u64;
         self.fetched().insert(index, contents);
@@ -198,14 +208,8 @@ impl Files {
     }
 
     /// Drop what was read ahead for `index`.
-    pub(crate) fn release(&self, index: usize) {
+    fn release(&self, index: usize) {
         self.fetched().remove(&index);
-    }
-
-    /// The bytes read ahead (a panic elsewhere while it was held leaves a
-    /// map still good to use).
-    fn fetched(&self) -> MutexGuard<'_, HashMap<usize, Contents>> {
-        self.fetched.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 

@@ -197,13 +197,16 @@ fn a_bad_file_is_refused_naming_the_file_the_sensor_and_the_sample() {
         "{message}"
     );
     // Read ahead, the same file is refused the same way when parsed.
-    assert_eq!(lidar.fetch(2).unwrap(), bytes.len() as u64 - 10);
+    assert_eq!(
+        lidar.read_ahead().unwrap().fetch(2).unwrap(),
+        bytes.len() as u64 - 10
+    );
     let message = scan_error(lidar.get(2), "000002.npy", 2);
     assert!(message.contains("truncated"), "{message}");
     std::fs::remove_file(folder.join("000000.npy")).unwrap();
     let message = scan_error(lidar.get(0), "000000.npy", 0);
     assert!(message.contains("cannot read: "), "{message}");
-    let message = scan_error(lidar.fetch(0), "000000.npy", 0);
+    let message = scan_error(lidar.read_ahead().unwrap().fetch(0), "000000.npy", 0);
     assert!(message.contains("cannot read: "), "{message}");
     // Fortran order is refused, as for Npy.
     let fortran = Array2::<f32>::zeros((4, 3).f());

@@ -692,23 +692,23 @@ fn a_file_fetched_ahead_is_read_with_one_request_and_parsed_by_its_get() {
     let camera = Images::in_folder(store.at("drive/camera")).unwrap();
     let lidar: NpyFiles<f32, Ix2> = NpyFiles::in_folder(store.at("drive/lidar")).unwrap();
     let opened = store.stats().requests;
-    assert!(camera.fetches() && lidar.fetches());
+    assert!(camera.read_ahead().is_some() && lidar.read_ahead().is_some());
 
     let size = std::fs::metadata(data("camera/frame_9.jpg")).unwrap().len();
-    assert_eq!(camera.fetch(2).unwrap(), size);
+    assert_eq!(camera.read_ahead().unwrap().fetch(2).unwrap(), size);
     assert_eq!(store.stats().requests, opened + 1);
     assert_eq!(camera.get(2).unwrap(), local.get(2).unwrap());
     assert_eq!(store.stats().requests, opened + 1);
     // Read ahead once: the next get reads it again, as does a get after
     // a release.
     assert_eq!(camera.get(2).unwrap(), local.get(2).unwrap());
-    camera.fetch(1).unwrap();
-    camera.release(1);
+    camera.read_ahead().unwrap().fetch(1).unwrap();
+    camera.read_ahead().unwrap().release(1);
     assert_eq!(camera.get(1).unwrap(), local.get(1).unwrap());
     assert_eq!(store.stats().requests, opened + 4);
 
     let size = npy_bytes(&scan(1)).len() as u64;
-    assert_eq!(lidar.fetch(1).unwrap(), size);
+    assert_eq!(lidar.read_ahead().unwrap().fetch(1).unwrap(), size);
     assert_eq!(lidar.get(1).unwrap(), scan(1));
     assert_eq!(store.stats().requests, opened + 5);
 }
@@ -725,7 +725,7 @@ fn a_missing_or_corrupt_object_is_named_with_the_sensor_and_the_sample() {
         "{message}"
     );
     // The same once read ahead: the object is there, its pixels are not.
-    camera.fetch(1).unwrap();
+    camera.read_ahead().unwrap().fetch(1).unwrap();
     assert_eq!(source_error(camera.get(1), &corrupt), message);
 
     let missing = url("bad/camera/frame_3.jpg");
@@ -737,7 +737,7 @@ fn a_missing_or_corrupt_object_is_named_with_the_sensor_and_the_sample() {
     .unwrap();
     let no_such = format!("{missing} (sensor `camera`, sample 1): no such object");
     for message in [
-        source_error(camera.fetch(1), &missing),
+        source_error(camera.read_ahead().unwrap().fetch(1), &missing),
         source_error(camera.get(1), &missing),
     ] {
         assert!(message.starts_with(&no_such), "{message}");

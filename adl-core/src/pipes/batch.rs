@@ -1,6 +1,7 @@
 //! [`Batched`]: consecutive samples grouped into `Vec`s.
 
 use super::IterableDataset;
+use crate::read_ahead::{ReadAhead, fetch_each, release_each};
 use crate::{Dataset, Error, Result};
 
 /// Consecutive samples grouped into `Vec`s of `size`:
@@ -90,10 +91,38 @@ impl<S: Dataset> Dataset for Batched<S> {
         if index >= len {
             return Err(Error::out_of_range("batch dataset", index, len));
         }
+        self.members(index).map(|i| self.source.get(i)).collect()
+    }
+
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        self.source.read_ahead().map(|_| self as &dyn ReadAhead)
+    }
+}
+
+impl<S: Dataset> Batched<S> {
+    /// The source's samples in batch `index` (below `len()`).
+    fn members(&self, index: usize) -> std::ops::Range<usize> {
         // index < len <= ceil(L / size), so start < L and nothing overflows.
         let start = index * self.size;
-        let end = start + self.size.min(self.source.len() - start);
-        (start..end).map(|i| self.source.get(i)).collect()
+        start..start + self.size.min(self.source.len() - start)
+    }
+}
+
+/// A batch's reads are those of each of its samples.
+impl<S: Dataset> ReadAhead for Batched<S> {
+    fn fetch(&self, index: usize) -> Result<u64> {
+        match self.source.read_ahead() {
+            Some(reader) if index < self.len() => fetch_each(reader, self.members(index)),
+            _ => Ok(0),
+        }
+    }
+
+    fn release(&self, index: usize) {
+        if let Some(reader) = self.source.read_ahead()
+            && index < self.len()
+        {
+            release_each(reader, self.members(index));
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! [`Chain`]: one dataset after another.
 
 use super::IterableDataset;
+use crate::read_ahead::{ReadAhead, Route, routed};
 use crate::{Dataset, Error, Origin, Result};
 
 /// The samples of one dataset, then those of another with the same sample
@@ -99,43 +100,22 @@ impl<A: Dataset, B: Dataset<Sample = A::Sample>> Dataset for Chain<A, B> {
         Ok(self.second.origin(index - split)?.at(index))
     }
 
-    fn fetches(&self) -> bool {
-        self.first.fetches() || self.second.fetches()
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        let any = self.first.read_ahead().is_some() || self.second.read_ahead().is_some();
+        routed(self, any)
     }
+}
 
-    fn fetch(&self, index: usize) -> Result<u64> {
+/// Sample `i`'s reads: the first's below its length, the second's after.
+impl<A: Dataset, B: Dataset<Sample = A::Sample>> Route for Chain<A, B> {
+    fn route(&self, index: usize) -> Option<(&dyn ReadAhead, usize)> {
         let split = self.first.len();
         if index < split {
-            self.first.fetch(index)
+            Some((self.first.read_ahead()?, index))
+        } else if index < self.len() {
+            Some((self.second.read_ahead()?, index - split))
         } else {
-            self.second.fetch(index - split)
-        }
-    }
-
-    fn release(&self, index: usize) {
-        let split = self.first.len();
-        if index < split {
-            self.first.release(index)
-        } else {
-            self.second.release(index - split)
-        }
-    }
-
-    fn fetch_parts(&self, index: usize) -> usize {
-        let split = self.first.len();
-        if index < split {
-            self.first.fetch_parts(index)
-        } else {
-            self.second.fetch_parts(index - split)
-        }
-    }
-
-    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
-        let split = self.first.len();
-        if index < split {
-            self.first.fetch_part(index, part)
-        } else {
-            self.second.fetch_part(index - split, part)
+            None
         }
     }
 }

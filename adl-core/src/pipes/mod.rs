@@ -98,7 +98,8 @@
 
 /// In a pipe's `Dataset` impl whose sample `i` is its source's sample `i`
 /// (`self.source`): where a sample comes from (`origin`) and its reads
-/// ahead (`reads`: `fetches`, `fetch`, `release`) are its source's.
+/// ahead (`reads`: [`read_ahead`](crate::Dataset::read_ahead)) are its
+/// source's.
 macro_rules! same_indices {
     (origin, reads) => {
         fn origin(&self, index: usize) -> $crate::Result<$crate::Origin> {
@@ -108,24 +109,8 @@ macro_rules! same_indices {
         same_indices!(reads);
     };
     (reads) => {
-        fn fetches(&self) -> bool {
-            self.source.fetches()
-        }
-
-        fn fetch(&self, index: usize) -> $crate::Result<u64> {
-            self.source.fetch(index)
-        }
-
-        fn release(&self, index: usize) {
-            self.source.release(index)
-        }
-
-        fn fetch_parts(&self, index: usize) -> usize {
-            self.source.fetch_parts(index)
-        }
-
-        fn fetch_part(&self, index: usize, part: usize) -> $crate::Result<u64> {
-            self.source.fetch_part(index, part)
+        fn read_ahead(&self) -> Option<&dyn $crate::read_ahead::ReadAhead> {
+            self.source.read_ahead()
         }
     };
 }

@@ -1,5 +1,6 @@
 //! [`Shuffled`]: a seeded random permutation keeping random access.
 
+use crate::read_ahead::{ReadAhead, Route, routed};
 use crate::rng::SplitMix64;
 use crate::{Dataset, Error, Origin, Result};
 
@@ -97,33 +98,15 @@ impl<S: Dataset> Dataset for Shuffled<S> {
         }
     }
 
-    fn fetches(&self) -> bool {
-        self.source.fetches()
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        routed(self, self.source.read_ahead().is_some())
     }
+}
 
-    fn fetch(&self, index: usize) -> Result<u64> {
-        match self.permutation.get(index) {
-            Some(&at) => self.source.fetch(at),
-            None => Ok(0),
-        }
-    }
-
-    fn release(&self, index: usize) {
-        if let Some(&at) = self.permutation.get(index) {
-            self.source.release(at);
-        }
-    }
-
-    fn fetch_parts(&self, index: usize) -> usize {
-        self.permutation
-            .get(index)
-            .map_or(1, |&at| self.source.fetch_parts(at))
-    }
-
-    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
-        match self.permutation.get(index) {
-            Some(&at) => self.source.fetch_part(at, part),
-            None => Ok(0),
-        }
+/// Sample `i`'s reads: the source's sample at place `i` of the permutation.
+impl<S: Dataset> Route for Shuffled<S> {
+    fn route(&self, index: usize) -> Option<(&dyn ReadAhead, usize)> {
+        let &at = self.permutation.get(index)?;
+        Some((self.source.read_ahead()?, at))
     }
 }

@@ -1,6 +1,7 @@
 //! [`Skip`]: all samples but the first `n`.
 
 use super::IterableDataset;
+use crate::read_ahead::{ReadAhead, Route, routed};
 use crate::{Dataset, Error, Origin, Result};
 
 /// All samples but the first `n`: [`skip`](super::DatasetExt::skip). The
@@ -69,35 +70,18 @@ impl<S: Dataset> Dataset for Skip<S> {
         Ok(self.source.origin(index + self.n)?.at(index))
     }
 
-    fn fetches(&self) -> bool {
-        self.source.fetches()
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        routed(self, self.source.read_ahead().is_some())
     }
+}
 
-    fn fetch(&self, index: usize) -> Result<u64> {
+/// Sample `i`'s reads: the source's sample `i + n`.
+impl<S: Dataset> Route for Skip<S> {
+    fn route(&self, index: usize) -> Option<(&dyn ReadAhead, usize)> {
         if index >= self.len() {
-            return Ok(0);
+            return None;
         }
-        self.source.fetch(index + self.n)
-    }
-
-    fn release(&self, index: usize) {
-        if index < self.len() {
-            self.source.release(index + self.n);
-        }
-    }
-
-    fn fetch_parts(&self, index: usize) -> usize {
-        if index >= self.len() {
-            return 1;
-        }
-        self.source.fetch_parts(index + self.n)
-    }
-
-    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
-        if index >= self.len() {
-            return Ok(0);
-        }
-        self.source.fetch_part(index + self.n, part)
+        Some((self.source.read_ahead()?, index + self.n))
     }
 }
 

@@ -3,6 +3,7 @@
 use std::collections::VecDeque;
 
 use super::{IterableDataset, pipe_error};
+use crate::read_ahead::{ReadAhead, fetch_each, release_each};
 use crate::{Dataset, Error, Result};
 
 /// Sliding windows of `size` consecutive samples, one every `step`
@@ -96,11 +97,38 @@ impl<S: Dataset> Dataset for Windows<S> {
         if index >= len {
             return Err(Error::out_of_range("window dataset", index, len));
         }
+        self.members(index).map(|i| self.source.get(i)).collect()
+    }
+
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        self.source.read_ahead().map(|_| self as &dyn ReadAhead)
+    }
+}
+
+impl<S: Dataset> Windows<S> {
+    /// The source's samples in window `index` (below `len()`).
+    fn members(&self, index: usize) -> std::ops::Range<usize> {
         // index <= (L - size) / step, so start + size <= L.
         let start = index * self.step;
-        (start..start + self.size)
-            .map(|i| self.source.get(i))
-            .collect()
+        start..start + self.size
+    }
+}
+
+/// A window's reads are those of each of its samples.
+impl<S: Dataset> ReadAhead for Windows<S> {
+    fn fetch(&self, index: usize) -> Result<u64> {
+        match self.source.read_ahead() {
+            Some(reader) if index < self.len() => fetch_each(reader, self.members(index)),
+            _ => Ok(0),
+        }
+    }
+
+    fn release(&self, index: usize) {
+        if let Some(reader) = self.source.read_ahead()
+            && index < self.len()
+        {
+            release_each(reader, self.members(index));
+        }
     }
 }
 

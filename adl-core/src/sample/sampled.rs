@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::ld::{Amount, Seed, Step, sample_ld};
+use crate::read_ahead::{ReadAhead, Route, routed};
 use crate::rng::SplitMix64;
 use crate::{Dataset, Error, Origin, Result};
 
@@ -185,34 +186,16 @@ impl<D: Dataset> Dataset for Sampled<D> {
         }
     }
 
-    fn fetches(&self) -> bool {
-        self.dataset.fetches()
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        routed(self, self.dataset.read_ahead().is_some())
     }
+}
 
-    fn fetch(&self, index: usize) -> Result<u64> {
-        match self.indices.get(index) {
-            Some(&inner) => self.dataset.fetch(inner),
-            None => Ok(0),
-        }
-    }
-
-    fn release(&self, index: usize) {
-        if let Some(&inner) = self.indices.get(index) {
-            self.dataset.release(inner);
-        }
-    }
-
-    fn fetch_parts(&self, index: usize) -> usize {
-        self.indices
-            .get(index)
-            .map_or(1, |&inner| self.dataset.fetch_parts(inner))
-    }
-
-    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
-        match self.indices.get(index) {
-            Some(&inner) => self.dataset.fetch_part(inner, part),
-            None => Ok(0),
-        }
+/// Sample `i`'s reads: the dataset's sample it picked at `i`.
+impl<D: Dataset> Route for Sampled<D> {
+    fn route(&self, index: usize) -> Option<(&dyn ReadAhead, usize)> {
+        let &at = self.indices.get(index)?;
+        Some((self.dataset.read_ahead()?, at))
     }
 }
 

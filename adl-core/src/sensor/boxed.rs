@@ -1,3 +1,4 @@
+use crate::read_ahead::ReadAhead;
 use crate::{Metadata, Result, Sensor, SensorOrigin};
 
 /// What a [`BoxedSensor`] keeps of its sensor: everything but its types.
@@ -7,9 +8,7 @@ trait ErasedSensor<T>: Send + Sync {
     fn len(&self) -> usize;
     fn get(&self, index: usize) -> Result<T>;
     fn origin(&self, index: usize) -> SensorOrigin;
-    fn fetches(&self) -> bool;
-    fn fetch(&self, index: usize) -> Result<u64>;
-    fn release(&self, index: usize);
+    fn read_ahead(&self) -> Option<&dyn ReadAhead>;
 }
 
 /// A sensor and its metadata, erased together.
@@ -37,14 +36,8 @@ impl<S: Sensor + Send + Sync + 'static> ErasedSensor<S::Sample> for Erased<S> {
     fn origin(&self, index: usize) -> SensorOrigin {
         self.0.origin(index)
     }
-    fn fetches(&self) -> bool {
-        self.0.fetches()
-    }
-    fn fetch(&self, index: usize) -> Result<u64> {
-        self.0.fetch(index)
-    }
-    fn release(&self, index: usize) {
-        self.0.release(index)
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        self.0.read_ahead()
     }
 }
 
@@ -107,16 +100,8 @@ impl<T> Sensor for BoxedSensor<T> {
         self.inner.origin(index)
     }
 
-    fn fetches(&self) -> bool {
-        self.inner.fetches()
-    }
-
-    fn fetch(&self, index: usize) -> Result<u64> {
-        self.inner.fetch(index)
-    }
-
-    fn release(&self, index: usize) {
-        self.inner.release(index)
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        self.inner.read_ahead()
     }
 
     /// Already boxed: itself.

@@ -67,16 +67,8 @@ impl<S: Sensor> Dataset for SensorDataset<S> {
         Ok(origin)
     }
 
-    fn fetches(&self) -> bool {
-        self.sensor.fetches()
-    }
-
-    fn fetch(&self, index: usize) -> Result<u64> {
-        self.sensor.fetch(index)
-    }
-
-    fn release(&self, index: usize) {
-        self.sensor.release(index)
+    fn read_ahead(&self) -> Option<&dyn crate::read_ahead::ReadAhead> {
+        self.sensor.read_ahead()
     }
 }
 

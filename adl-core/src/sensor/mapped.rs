@@ -47,16 +47,8 @@ macro_rules! inner_sensor {
             self.sensor.origin(index)
         }
 
-        fn fetches(&self) -> bool {
-            self.sensor.fetches()
-        }
-
-        fn fetch(&self, index: usize) -> Result<u64> {
-            self.sensor.fetch(index)
-        }
-
-        fn release(&self, index: usize) {
-            self.sensor.release(index)
+        fn read_ahead(&self) -> Option<&dyn $crate::read_ahead::ReadAhead> {
+            self.sensor.read_ahead()
         }
     };
 }

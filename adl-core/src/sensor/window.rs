@@ -1,6 +1,7 @@
 use std::fmt;
 
 use crate::collate::{Reading, StackReadings, stack_readings};
+use crate::read_ahead::ReadAhead;
 use crate::{Error, Metadata, Result, Sensor, SensorOrigin, TryMapped};
 
 /// A sensor that returns, for each sample, the window of consecutive
@@ -354,23 +355,28 @@ impl<S: Sensor> Sensor for Window<S> {
         origin
     }
 
-    fn fetches(&self) -> bool {
-        self.sensor.fetches()
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        self.sensor.read_ahead().map(|_| self as &dyn ReadAhead)
     }
+}
 
-    /// Every inner sample of window `index`.
+/// A window's reads are those of every inner sample in it.
+impl<S: Sensor> ReadAhead for Window<S> {
     fn fetch(&self, index: usize) -> Result<u64> {
+        let (Some(inner), Ok(range)) = (self.sensor.read_ahead(), self.range(index)) else {
+            return Ok(0);
+        };
         let mut bytes = 0;
-        for i in self.range(index)? {
-            bytes += self.sensor.fetch(i)?;
+        for i in range {
+            bytes += inner.fetch(i)?;
         }
         Ok(bytes)
     }
 
     fn release(&self, index: usize) {
-        if let Ok(range) = self.range(index) {
+        if let (Some(inner), Ok(range)) = (self.sensor.read_ahead(), self.range(index)) {
             for i in range {
-                self.sensor.release(i);
+                inner.release(i);
             }
         }
     }

@@ -1,3 +1,4 @@
+use crate::read_ahead::ReadAhead;
 use crate::{Origin, Result};
 
 /// Random access to samples: the specification's `Dataset`.
@@ -46,50 +47,15 @@ pub trait Dataset {
         Ok(Origin::unknown(index))
     }
 
-    /// Whether [`fetch`](Dataset::fetch) reads anything ahead: a dataset
-    /// of files or objects says yes, and a loader then runs a read stage
-    /// of its own (many reads in flight, bounded in bytes) ahead of the
-    /// sample stage. The default says no.
-    fn fetches(&self) -> bool {
-        false
-    }
-
-    /// Do the I/O of sample `index` now, ahead of its [`get`](Dataset::get):
-    /// read its bytes (from a disk, a store) and keep them for the `get`
-    /// that follows, which then only decodes. Returns the bytes kept. A
-    /// loader's read stage calls it, on threads of its own, in the epoch's
-    /// order; a `get` without a fetch before it reads for itself, and a
-    /// failed fetch keeps nothing (the `get` reads again and reports the
-    /// error). The default keeps nothing.
-    fn fetch(&self, index: usize) -> Result<u64> {
-        let _ = index;
-        Ok(0)
-    }
-
-    /// Drop what [`fetch`](Dataset::fetch) kept for `index` without
-    /// reading it (an epoch ended before its `get`). The default does
-    /// nothing.
-    fn release(&self, index: usize) {
-        let _ = index;
-    }
-
-    /// How many reads sample `index`'s [`fetch`](Dataset::fetch) is made
-    /// of that can run at once, each by [`fetch_part`](Dataset::fetch_part):
-    /// a [`Recording`](crate::Recording) reads each of its sensors apart,
-    /// so that a read stage waits on a slow store once per sample, not
-    /// once per sensor. The default: one, the whole fetch.
-    fn fetch_parts(&self, index: usize) -> usize {
-        let _ = index;
-        1
-    }
-
-    /// Do read `part` (below [`fetch_parts`](Dataset::fetch_parts)) of
-    /// sample `index`'s [`fetch`](Dataset::fetch), keeping its bytes as a
-    /// fetch does; the parts of a sample, all done, are its fetch. Returns
-    /// the bytes kept. The default: part 0 is the whole fetch, and any
-    /// other keeps nothing.
-    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
-        if part == 0 { self.fetch(index) } else { Ok(0) }
+    /// Its reads done ahead of [`get`](Dataset::get), where it has any:
+    /// a dataset of files or objects gives its [`ReadAhead`], and a loader
+    /// then runs a read stage of its own (many reads in flight, bounded in
+    /// bytes) ahead of the sample stage. A wrapper whose sample `i` is its
+    /// source's sample `i` gives its source's; one that moves samples
+    /// implements [`Route`](crate::read_ahead::Route) (see
+    /// [`read_ahead`](crate::read_ahead)). The default: none.
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        None
     }
 }
 
@@ -110,20 +76,8 @@ macro_rules! forward_dataset {
             fn origin(&self, index: usize) -> Result<Origin> {
                 (**self).origin(index)
             }
-            fn fetches(&self) -> bool {
-                (**self).fetches()
-            }
-            fn fetch(&self, index: usize) -> Result<u64> {
-                (**self).fetch(index)
-            }
-            fn release(&self, index: usize) {
-                (**self).release(index)
-            }
-            fn fetch_parts(&self, index: usize) -> usize {
-                (**self).fetch_parts(index)
-            }
-            fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
-                (**self).fetch_part(index, part)
+            fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+                (**self).read_ahead()
             }
         }
     )*};

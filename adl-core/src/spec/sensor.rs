@@ -1,4 +1,5 @@
 use super::Metadata;
+use crate::read_ahead::ReadAhead;
 use crate::sensor::{BoxedSensor, Mapped, TryMapped};
 use crate::{Error, Result, SensorOrigin};
 
@@ -183,24 +184,12 @@ pub trait Sensor {
         SensorOrigin::new(self.name(), index)
     }
 
-    /// Whether [`fetch`](Sensor::fetch) reads anything ahead (a sensor of
-    /// files or objects). The default says no.
-    fn fetches(&self) -> bool {
-        false
-    }
-
-    /// Do the I/O of sample `index` now and keep its bytes for the
-    /// [`get`](Sensor::get) that follows (see [`Dataset::fetch`](crate::Dataset::fetch)).
-    /// Returns the bytes kept; the default keeps nothing.
-    fn fetch(&self, index: usize) -> Result<u64> {
-        let _ = index;
-        Ok(0)
-    }
-
-    /// Drop what [`fetch`](Sensor::fetch) kept for `index`. The default
-    /// does nothing.
-    fn release(&self, index: usize) {
-        let _ = index;
+    /// Its reads done ahead of [`get`](Sensor::get), where it has any (a
+    /// sensor of files or objects): see [`Dataset::read_ahead`](crate::Dataset::read_ahead).
+    /// A wrapper over one sensor with the same indices gives its sensor's.
+    /// The default: none.
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        None
     }
 }
 
@@ -279,14 +268,8 @@ macro_rules! forward_sensor {
             fn origin(&self, index: usize) -> SensorOrigin {
                 (**self).origin(index)
             }
-            fn fetches(&self) -> bool {
-                (**self).fetches()
-            }
-            fn fetch(&self, index: usize) -> Result<u64> {
-                (**self).fetch(index)
-            }
-            fn release(&self, index: usize) {
-                (**self).release(index)
+            fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+                (**self).read_ahead()
             }
         }
     )*};

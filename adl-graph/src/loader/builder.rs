@@ -31,16 +31,14 @@ pub(crate) struct Config {
 }
 
 /// The reads a sample of `dataset` is made of that can run at once (its
-/// first sample's [`Dataset::fetch_parts`]: per sensor of a recording),
+/// first sample's [`ReadAhead::parts`](adl_core::read_ahead::ReadAhead::parts): per sensor of a recording),
 /// where it reads ahead; none for a dataset that does not.
 pub(crate) fn read_parts<D: Dataset + ?Sized>(dataset: &D) -> Option<usize> {
-    if !dataset.fetches() {
-        return None;
-    }
+    let reads = dataset.read_ahead()?;
     Some(if dataset.is_empty() {
         1
     } else {
-        dataset.fetch_parts(0).max(1)
+        reads.parts(0).max(1)
     })
 }
 
@@ -192,9 +190,9 @@ where
     /// sample stage, in the epoch's order, on threads of their own apart
     /// from the workers. 0 turns the stage off (the workers read for
     /// themselves). By default, when the dataset [reads
-    /// ahead](Dataset::fetches) (files, objects), the stage starts with as
+    /// ahead](Dataset::read_ahead) (files, objects), the stage starts with as
     /// many threads as fit the machine, a sample per core at once with each
-    /// of its parts (a recording's sensors, [`Dataset::fetch_parts`]) on a
+    /// of its parts (a recording's sensors, [`ReadAhead::parts`](adl_core::read_ahead::ReadAhead::parts)) on a
     /// thread ([`starting_readers`](super::starting_readers): 8 for 4
     /// sensors on 2 cores), and doubles them, up to
     /// [`most_readers`](super::most_readers) (128 for 4 sensors), while the

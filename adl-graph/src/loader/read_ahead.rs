@@ -6,9 +6,9 @@
 //! as fit the machine, more while the reads wait on I/O and the workers
 //! wait for them (the [rule](super::starting_readers)). It knows the epoch's order, and walks it: each reader takes
 //! the next part of a position (a sample's fetch is made of
-//! [`fetch_parts`](Dataset::fetch_parts) reads, one per sensor for a
+//! [`parts`](adl_core::read_ahead::ReadAhead::parts) reads, one per sensor for a
 //! recording, so that a slow store is waited on once per sample, not once
-//! per sensor), asks the dataset to [`fetch_part`](Dataset::fetch_part)
+//! per sensor), asks the dataset's reads ahead to [`fetch_part`](adl_core::read_ahead::ReadAhead::fetch_part)
 //! it (its bytes kept in the dataset for the `get` that follows), and the
 //! position is done when its last part is. A worker, before its `get` of
 //! a sample, waits until the sample's position is done (counted as the
@@ -57,7 +57,7 @@ pub struct ReadStatistics {
     pub peak: u64,
 }
 
-/// A position that was started: its parts ([`Dataset::fetch_parts`])
+/// A position that was started: its parts ([`ReadAhead::parts`](adl_core::read_ahead::ReadAhead::parts))
 /// not yet read, and the bytes its parts read so far kept.
 #[derive(Debug, Clone, Copy)]
 struct Started {
@@ -164,7 +164,7 @@ impl ReadAhead {
             // A panicking fetch is a failed one: the sample's own read
             // reports it, where the workers catch it.
             let fetched = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                dataset.fetch_part(index, part)
+                fetch_part(dataset, index, part)
             })) {
                 Ok(Ok(bytes)) => Ok(bytes),
                 Ok(Err(_)) | Err(_) => Err(()),
@@ -179,7 +179,7 @@ impl ReadAhead {
             let Some(entry) = state.started.get_mut(&position) else {
                 // Stopped, and released already.
                 drop(state);
-                dataset.release(index);
+                release(dataset, index);
                 continue;
             };
             entry.left -= 1;
@@ -192,7 +192,7 @@ impl ReadAhead {
                 if read.is_some() {
                     state.started.remove(&position);
                     drop(state);
-                    dataset.release(index);
+                    release(dataset, index);
                 }
                 continue;
             }
@@ -250,7 +250,7 @@ impl ReadAhead {
             if state.held < self.bound || state.held == 0 {
                 let position = state.next;
                 if state.next_part == 0 {
-                    let parts = dataset.fetch_parts(self.index(position)).max(1);
+                    let parts = parts(dataset, self.index(position));
                     state.parts = parts;
                     state.started.insert(
                         position,
@@ -340,9 +340,36 @@ impl ReadAhead {
         drop(state);
         self.changed.notify_all();
         for position in read {
-            dataset.release(self.index(position));
+            release(dataset, self.index(position));
         }
     }
+}
+
+/// Part `part` of sample `index`'s reads ahead; nothing kept where the
+/// dataset reads nothing ahead.
+fn fetch_part<D: Dataset + ?Sized>(
+    dataset: &D,
+    index: usize,
+    part: usize,
+) -> adl_core::Result<u64> {
+    match dataset.read_ahead() {
+        Some(reads) => reads.fetch_part(index, part),
+        None => Ok(0),
+    }
+}
+
+/// Drop what was read ahead for sample `index`.
+fn release<D: Dataset + ?Sized>(dataset: &D, index: usize) {
+    if let Some(reads) = dataset.read_ahead() {
+        reads.release(index);
+    }
+}
+
+/// The parts of sample `index`'s reads (at least one).
+fn parts<D: Dataset + ?Sized>(dataset: &D, index: usize) -> usize {
+    dataset
+        .read_ahead()
+        .map_or(1, |reads| reads.parts(index).max(1))
 }
 
 #[cfg(test)]
@@ -356,6 +383,7 @@ mod tests {
         Arc::new(ShardOrder::new(order, Shard::default(), 0))
     }
     use adl_core::Result;
+    use adl_core::read_ahead::ReadAhead as DatasetReads;
     use std::sync::atomic::AtomicU64;
 
     /// `n` reader threads of `stage` over `data`.
@@ -389,9 +417,12 @@ mod tests {
         fn get(&self, index: usize) -> Result<usize> {
             Ok(index)
         }
-        fn fetches(&self) -> bool {
-            true
+        fn read_ahead(&self) -> Option<&dyn DatasetReads> {
+            Some(self)
         }
+    }
+
+    impl DatasetReads for Held {
         fn fetch(&self, _index: usize) -> Result<u64> {
             let now = self.held.fetch_add(self.size, Ordering::SeqCst) + self.size;
             self.most.fetch_max(now, Ordering::SeqCst);
@@ -424,7 +455,7 @@ mod tests {
         for position in 0..200 {
             stage.take(position);
             // The sample's get consumes what was kept.
-            data.release(0);
+            DatasetReads::release(&*data, 0);
         }
         for r in readers {
             r.join().unwrap();
@@ -469,13 +500,16 @@ mod tests {
         fn get(&self, index: usize) -> Result<usize> {
             Ok(index)
         }
-        fn fetches(&self) -> bool {
-            true
+        fn read_ahead(&self) -> Option<&dyn DatasetReads> {
+            Some(self)
         }
+    }
+
+    impl DatasetReads for Meeting {
         fn fetch(&self, index: usize) -> Result<u64> {
             (0..self.parts).map(|p| self.fetch_part(index, p)).sum()
         }
-        fn fetch_parts(&self, _index: usize) -> usize {
+        fn parts(&self, _index: usize) -> usize {
             self.parts
         }
         fn fetch_part(&self, index: usize, _part: usize) -> Result<u64> {
@@ -586,7 +620,7 @@ mod tests {
             std::thread::spawn(move || stage.run_reader(&*data, &|_| {}))
         };
         stage.take(0);
-        data.release(0);
+        DatasetReads::release(&*data, 0);
         stage.stop(&*data);
         reader.join().unwrap();
         // Nothing held: taken ones were consumed, the others released.

@@ -87,7 +87,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
             let mut bytes = 0;
             for (camera, take) in sensors {
                 for i in 0..*take {
-                    bytes += camera.fetch(i).map_err(|e| format!("{e:#}"))?;
+                    bytes += read_ahead(camera, i)?;
                 }
             }
             Ok(bytes)
@@ -100,7 +100,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
         in_bytes += fetch_all(&sensors)?;
         let (first, _) = &sensors[0];
         first.get(0).map_err(|e| format!("{e:#}"))?;
-        first.fetch(0).map_err(|e| format!("{e:#}"))?;
+        read_ahead(first, 0)?;
         let mut rates = Vec::new();
         for rep in 0..reps {
             if rep > 0 {
@@ -152,4 +152,12 @@ fn camera_folders(data: &Path) -> Result<Vec<PathBuf>, String> {
         ));
     }
     Ok(cameras)
+}
+
+/// Read frame `i` of `camera` ahead, as a loader's read stage does.
+fn read_ahead(camera: &Images, i: usize) -> Result<u64, String> {
+    match camera.read_ahead() {
+        Some(reads) => reads.fetch(i).map_err(|e| format!("{e:#}")),
+        None => Ok(0),
+    }
 }

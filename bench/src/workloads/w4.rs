@@ -304,24 +304,8 @@ impl<R: Reads> Dataset for W4Data<R> {
         self.traces.origin(index)
     }
 
-    fn fetches(&self) -> bool {
-        self.traces.fetches()
-    }
-
-    fn fetch(&self, index: usize) -> adl::Result<u64> {
-        self.traces.fetch(index)
-    }
-
-    fn release(&self, index: usize) {
-        self.traces.release(index);
-    }
-
-    fn fetch_parts(&self, index: usize) -> usize {
-        self.traces.fetch_parts(index)
-    }
-
-    fn fetch_part(&self, index: usize, part: usize) -> adl::Result<u64> {
-        self.traces.fetch_part(index, part)
+    fn read_ahead(&self) -> Option<&dyn adl::read_ahead::ReadAhead> {
+        self.traces.read_ahead()
     }
 }
 
