@@ -451,10 +451,12 @@ impl Sensor for SlowSensor {
         }
     }
 
-    fn fetches(&self) -> bool {
-        true
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        Some(self)
     }
+}
 
+impl ReadAhead for SlowSensor {
     fn fetch(&self, index: usize) -> adl::Result<u64> {
         std::thread::sleep(self.latency);
         self.kept.lock().unwrap().insert(index, index as u64);

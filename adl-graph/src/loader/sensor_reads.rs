@@ -1,5 +1,5 @@
 //! The read stage's reads counted per part of a sample: per sensor of a
-//! recording ([`Dataset::fetch_parts`](adl_core::Dataset::fetch_parts)),
+//! recording ([`ReadAhead::parts`](adl_core::read_ahead::ReadAhead::parts)),
 //! so that the statistics say which sensor's reads take the time.
 
 use std::sync::atomic::AtomicU64;
