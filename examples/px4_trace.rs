@@ -44,7 +44,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use adl::files::px4::{Px4Log, TopicSensor};
-use adl::loader::Loader;
+use adl::graph::loader::Loader;
 use adl::sync::Nearest;
 use adl::{Dataset, Metadata, Recording, Sensor};
 
@@ -326,7 +326,7 @@ fn run_pipeline(
     svg: &std::path::Path,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let pipeline = px4_pipeline::flight_pipeline();
-    let plan = adl::engine::Planner.plan(pipeline.graph())?;
+    let plan = adl::graph::Planner.plan(pipeline.graph())?;
     println!(
         "\npipeline (pipeline! in examples/shared/px4_pipeline.rs): {} nodes, {} paths, \
          every composition rule holds",

@@ -59,6 +59,7 @@
 //!
 //! ```
 //! use adl::prelude::*;
+//! use adl::{InMemory, pipes::DatasetExt};
 //! use adl::ndarray::{Array1, array};
 //!
 //! #[derive(adl::Collate, Clone)]
@@ -89,57 +90,50 @@
 //!
 //! # Where things are
 //!
-//! One path per item. At the root: the specification's traits
+//! One path per item, the crates' own. From `adl-core` (the specification
+//! and the data model), at the root: the specification's traits
 //! ([`Metadata`], [`Sensor`], [`Synchronization`], [`Trace`], [`Dataset`],
 //! [`Transform`], [`Collate`](trait@Collate), [`Pipeline`]), the errors ([`Error`],
 //! [`Result`], [`OnError`]), the sensors, traces and datasets, and the
-//! macros. Everything else by what it is: [`sync`], [`transform`](mod@transform),
-//! [`pipeline`](mod@pipeline), [`collate`], [`pipes`], [`sample`], [`graph`] (what a
-//! pipeline looks like), [`exec`] (what it runs in), [`kernel`] (batch
-//! kernels), [`loader`], [`engine`] (the planner and its plans),
-//! [`opencl`], [`files`] (sensors read from files, PX4 logs among them). [`prelude`] has the names most programs use.
-//! `adl::ndarray` is the `ndarray` adl's arrays are from (0.17).
+//! macros; by what it is: [`sync`], [`transform`](mod@transform),
+//! [`pipeline`](mod@pipeline), [`collate`], [`pipes`], [`sample`],
+//! [`description`] (what a pipeline looks like), [`exec`] (what it runs
+//! in), [`kernel`] (batch kernels), [`read_ahead`] (reads done ahead of a
+//! sample's `get`). [`graph`] is `adl-graph` (the planner, its plans, the
+//! [`Loader`](graph::loader::Loader), OpenCL), [`files`] is `adl-files`
+//! (sensors read from files, PX4 logs among them). [`prelude`] has what a
+//! loader program needs. `adl::ndarray` is the `ndarray` adl's arrays are
+//! from (0.17).
 //!
-//! The crates behind the facade: `adl-rules` (the composition rules as
-//! data), `adl-core` (the specification and its generic components),
-//! `adl-lang` and `adl-macros` (the DSL), `adl-graph` (the engine),
-//! `adl-files` (file-backed sensors).
+//! The crates behind the facade, from the bottom: `adl-rules` (the
+//! composition rules as data), `adl-kernel` (the kernel ABI, its CPU loops
+//! and the buffer pool), `adl-core` (the specification and the data
+//! model), `adl-graph` (the engine), `adl-files` (file-backed sensors);
+//! `adl-lang` and `adl-macros` (the DSL) run in the compiler.
 
-// The specification, at the root.
-pub use adl_core::{
-    Collate, Dataset, Metadata, Pipeline, Sensor, SensorBatches, SensorStream, Synchronization,
-    Trace, Transform,
-};
-// Errors and the error policy.
-pub use adl_core::{BoxError, Error, OnError, Result};
-// Sensors, traces, datasets.
-pub use adl_core::{
-    AnySensor, AsAnySensor, BoxedSensor, Concat, InMemory, IndexRange, Indices, Mapped, Origin,
-    Record, Recording, SensorDataset, SensorOrigin, SensorSet, Series, Timestamps, TraceReport,
-    TryMapped, Window, WindowMetadata,
-};
-// Everything else, by what it is.
-pub use adl_core::{
-    collate, exec, graph, kernel, pipeline, pipes, read_ahead, sample, sync, transform,
-};
+// Everything adl-core holds, where it holds it: the specification's traits,
+// the errors and the data model (sensors, traces, datasets) at the root,
+// and the rest by module (`sync`, `transform`, `pipeline`, `collate`,
+// `pipes`, `sample`, `description`, `exec`, `kernel`, `read_ahead`,
+// `spec`, `error`). A glob, so that the facade cannot drift from it.
+pub use adl_core::*;
+
+/// The engine (`adl-graph`): the graph of a pipeline and what runs it. The
+/// [`Planner`](graph::Planner) turns a pipeline's
+/// [`Description`](description::Description) into a checked and scheduled
+/// petgraph [`Plan`](graph::Plan) (DOT and SVG export); the
+/// [`Loader`](graph::loader::Loader) runs a dataset and a pipeline by it
+/// (workers, batches ahead, per-epoch shuffling, rank sharding, exact
+/// resume, an error policy, per-node statistics); with the `opencl`
+/// feature, [`opencl`](graph::opencl) runs batch kernels on OpenCL
+/// devices.
+pub use adl_graph as graph;
 
 /// File-backed sensors (`adl-files`, the `files` feature): NumPy arrays
 /// memory-mapped, timestamps from files, a sensor per folder, roverd's
 /// format, PX4 flight logs (`files::px4`, the `px4` feature).
 #[cfg(feature = "files")]
 pub use adl_files as files;
-
-/// The loader (`adl-graph`): a dataset and a pipeline run with workers,
-/// prefetch, per-epoch shuffling, rank sharding, exact resume, an error
-/// policy and per-node statistics, following its plan. See
-/// [`Loader`](loader::Loader).
-pub use adl_graph::loader;
-
-/// Batch kernels on OpenCL devices (`adl-graph`, the `opencl` feature): the
-/// device, its program cache and buffers. See [`OpenCl`](opencl::OpenCl)
-/// and [`kernel`] for the kernel ABI.
-#[cfg(feature = "opencl")]
-pub use adl_graph::opencl;
 
 /// The `ndarray` crate (0.17) that adl's arrays, batches and kernels use:
 /// name your arrays' types through it, so that they are adl's.
@@ -149,19 +143,6 @@ pub use ndarray;
 /// type of complex arrays, such as a radar's `complex64` `.npy` file read
 /// as `Npy<num_complex::Complex<f32>, _>`.
 pub use num_complex;
-
-/// The engine (`adl-graph`): the [`Planner`](engine::Planner) that turns a
-/// pipeline's [`Description`](graph::Description) into a checked and
-/// scheduled petgraph [`Plan`](engine::Plan), the run-time
-/// [`GraphBuilder`](engine::GraphBuilder), and DOT/SVG export. The plan a
-/// loader runs is [`Loader::plan`](loader::Loader::plan).
-pub mod engine {
-    pub use adl_graph::petgraph;
-    pub use adl_graph::{
-        DeviceFacts, Flow, GraphBuilder, LoaderStage, NodeKind, ParallelBuilder, Plan, PlanError,
-        PlanNode, PlanPath, Planner, Pool, Schedule, Settings, Sources, StagePlan, SvgError,
-    };
-}
 
 /// `#[derive(Collate)]`: see [`collate`].
 pub use adl_macros::Collate;
@@ -173,30 +154,25 @@ pub use adl_macros::Recycle;
 pub use adl_macros::SensorSet;
 /// `pipeline! { sample: ..., collate: ..., batch: ... }`: a typed pipeline with the description of its graph (see `docs/dsl.md`).
 pub use adl_macros::pipeline;
-/// `#[transform]`: declare a typed, named pipeline node (see [`graph::Node`]).
+/// `#[transform]`: declare a typed, named pipeline node (see [`description::Node`]).
 #[cfg(feature = "opencl")]
 pub use adl_macros::transform;
-/// `#[transform]`: declare a typed, named pipeline node (see [`graph::Node`]).
+/// `#[transform]`: declare a typed, named pipeline node (see [`description::Node`]).
 /// (Built without the `opencl` feature: `unsafe(opencl = ...)` is an error.)
 #[cfg(not(feature = "opencl"))]
 pub use adl_macros::transform_without_opencl as transform;
 
-/// What the expansions of adl's macros call and nothing else: not API, no
-/// stability promise.
-#[doc(hidden)]
-pub use adl_core::__private;
-
-/// The names most programs need, in one `use adl::prelude::*;`: the traits
-/// whose methods a program calls, the everyday types, and the macros.
+/// What a loader program needs, in one `use adl::prelude::*;`: the traits
+/// whose methods it calls, the sensors and the trace it builds its dataset
+/// from, the pipeline's stages, the loader, the errors, and the macros.
 /// Everything else is named by its path (`adl::sync::Nearest`,
-/// `adl::Window`, ...).
+/// `adl::pipes::DatasetExt`, `adl::InMemory`, ...).
 pub mod prelude {
     pub use adl_core::collate::DefaultCollate;
     pub use adl_core::pipeline::Stages;
-    pub use adl_core::pipes::{DatasetExt, IterableDataset};
     pub use adl_core::{
-        Collate, Dataset, Error, InMemory, OnError, Pipeline, Recording, Result, Sensor, SensorSet,
-        Series, Timestamps, Trace, Transform,
+        Collate, Dataset, Error, OnError, Pipeline, Recording, Result, Sensor, SensorSet, Series,
+        Timestamps, Trace, Transform,
     };
     pub use adl_graph::loader::Loader;
     #[cfg(feature = "opencl")]

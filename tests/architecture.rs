@@ -4,8 +4,10 @@
 //! `proc-macro2` are the macros' alone (adl-lang, behind adl-macros).
 //! The kernel machinery and batch memory (`adl-kernel`) stand below the
 //! specification: adl-core depends on them, and they on no adl crate but
-//! the rules.
+//! the rules. Inside adl-core, the description of a pipeline names nothing
+//! that runs one; the facade re-exports the crates whole.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The packages `package` depends on when built as a library (normal
@@ -93,5 +95,64 @@ fn the_data_model_stands_on_the_kernel_machinery() {
             deps.iter().any(|d| d == below),
             "adl-core does not depend on {below}: {deps:?}"
         );
+    }
+}
+
+/// The `.rs` files under `dir`, recursively.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("the directory reads") {
+        let path = entry.expect("the directory reads").path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// What a pipeline looks like (`adl::description`) is data about
+/// pipelines, below what runs them: its code names neither the
+/// transforms nor the pipelines of adl-core (the closure nodes are
+/// transforms, the parallel branches a pipeline's), so that description,
+/// transform and pipeline make no cycle. Doc links are not code.
+#[test]
+fn the_description_of_a_pipeline_names_nothing_that_runs() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("adl-core/src/description");
+    let mut found = Vec::new();
+    for file in rust_files(&dir) {
+        let text = std::fs::read_to_string(&file).expect("the file reads");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with("//") {
+                continue;
+            }
+            for above in ["crate::pipeline", "crate::transform", "crate::pipes"] {
+                if code.contains(above) {
+                    found.push(format!("{}:{}: {}", file.display(), n + 1, code));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the description names what runs:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The facade re-exports adl-core by a glob and each other crate whole,
+/// so that it mirrors the crates and cannot drift from them.
+#[test]
+fn the_facade_mirrors_the_crates() {
+    let facade = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
+        .expect("the facade reads");
+    for line in [
+        "pub use adl_core::*;",
+        "pub use adl_graph as graph;",
+        "pub use adl_files as files;",
+    ] {
+        assert!(facade.contains(line), "the facade lacks `{line}`");
     }
 }

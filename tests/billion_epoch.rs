@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use adl::IndexRange;
-use adl::loader::Loader;
+use adl::graph::loader::Loader;
 use adl::pipeline::Stages;
 
 const SAMPLES: usize = 1_000_000_000;

@@ -311,13 +311,14 @@ fn packed_and_padded_fields_through_a_loader_with_two_workers() {
     use adl::pipeline::Stages;
     use adl::prelude::*;
 
-    let dataset: InMemory<Sweep> = (0..24).map(sweep).collect();
-    let loader = adl::loader::Loader::new(dataset, Stages::new().with_collate(DefaultCollate))
-        .batch_size(4)
-        .workers(2)
-        .prefetch(2)
-        .build()
-        .unwrap();
+    let dataset: adl::InMemory<Sweep> = (0..24).map(sweep).collect();
+    let loader =
+        adl::graph::loader::Loader::new(dataset, Stages::new().with_collate(DefaultCollate))
+            .batch_size(4)
+            .workers(2)
+            .prefetch(2)
+            .build()
+            .unwrap();
     for epoch in 0..2 {
         let mut ids = Vec::new();
         for batch in loader.epoch(epoch) {
@@ -380,7 +381,7 @@ fn a_stacked_window_of_readings_collates_to_one_b_n_c_array() {
     };
     let trace = Recording::new("run", rig, &Nearest::new("imu", 0.01).unwrap()).unwrap();
     assert_eq!(trace.len(), 9); // the imu's cropped window starts at reading 3
-    let loader = adl::loader::Loader::new(trace, Stages::new().with_collate(DefaultCollate))
+    let loader = adl::graph::loader::Loader::new(trace, Stages::new().with_collate(DefaultCollate))
         .batch_size(4)
         .workers(2)
         .build()

@@ -9,8 +9,8 @@ mod px4_pipeline;
 #[allow(dead_code, unreachable_pub)]
 mod multimodal;
 
-use adl::engine::Planner;
 use adl::files::px4::{Px4Log, TopicSensor};
+use adl::graph::Planner;
 use adl::pipes::DatasetExt;
 use adl::sync::Nearest;
 use adl::{Dataset, Metadata, Recording, Sensor};
@@ -98,7 +98,7 @@ fn px4_pipeline_runs_without_a_gps() {
         let trace = px4_trace(log, &FLIGHT_SENSORS[..3], "vehicle_local_position");
         assert!(trace.len() > 0);
         let pipeline = px4_pipeline::flight_pipeline();
-        let loader = adl::loader::Loader::new(trace, pipeline)
+        let loader = adl::graph::loader::Loader::new(trace, pipeline)
             .batch_size(8)
             .workers(2)
             .build()
@@ -152,7 +152,7 @@ fn multimodal_example_runs_typed_end_to_end() {
     let sample: multimodal::Sample = trace.get(0).unwrap();
     assert_eq!(sample.imu.shape(), &[10, 6]);
 
-    let loader = adl::loader::Loader::new(trace, multimodal::pipeline())
+    let loader = adl::graph::loader::Loader::new(trace, multimodal::pipeline())
         .batch_size(16)
         .shuffle(3)
         .workers(2)
@@ -201,14 +201,14 @@ fn the_examples_draw_as_svg_naming_every_node() {
                 // and where its kernel runs.
                 let kernel = node.info().unwrap().kernel.is_some();
                 let device = match (kernel, node.device()) {
-                    (true, adl::graph::Device::OpenCl) => ">[opencl kernel]<",
+                    (true, adl::description::Device::OpenCl) => ">[opencl kernel]<",
                     (true, _) => ">[kernel: Rust body]<",
                     (false, _) => ">cpu<",
                 };
                 assert!(svg.contains(&format!(">{stage} · ")), "{stage}");
                 assert!(svg.contains(device), "{device}");
             }
-            if node.kind() == &adl::engine::NodeKind::Source {
+            if node.kind() == &adl::graph::NodeKind::Source {
                 assert!(svg.contains("read · 1 worker + consumer"), "{svg}");
             }
         }

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use adl::files::Npy;
-use adl::loader::Loader;
+use adl::graph::loader::Loader;
 use adl::ndarray::{Array2, Ix2};
 use adl::prelude::*;
 

@@ -156,7 +156,7 @@ fn keys_out_of_the_table_are_errors_naming_the_key() {
 
 #[test]
 fn a_flip_fused_through_pipeline_and_the_loader_flips_the_flagged_rows() {
-    use adl::loader::Loader;
+    use adl::graph::loader::Loader;
     use ndarray::{Array3, Axis};
     let image = |i: usize| {
         Array3::from_shape_fn((3, 16, 16), |(c, h, w)| {

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use adl::loader::{Loader, LoaderState};
+use adl::InMemory;
+use adl::graph::loader::{Loader, LoaderState};
 use adl::pipeline::Stages;
-use adl::prelude::*;
 
 /// The epoch's samples: each is its own index.
 const SAMPLES: usize = 1600;

@@ -7,9 +7,10 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
+use adl::InMemory;
 use adl::OnError;
 use adl::exec::{Recycle, SampleRng};
-use adl::loader::{Batch, Loader, Sampler, ShardTail};
+use adl::graph::loader::{Batch, Loader, Sampler, ShardTail};
 use adl::pipeline::Stages;
 use adl::prelude::*;
 use adl::transform::random;
@@ -30,7 +31,7 @@ type Batches = Vec<Vec<usize>>;
 /// The sample stage of [`failing_loader`]: fails on some indices.
 type Picky =
     Stages<adl::transform::TryFn<Box<dyn Fn(usize) -> Result<usize, String> + Send + Sync>>>;
-type Builder<P> = adl::loader::LoaderBuilder<InMemory<usize>, P>;
+type Builder<P> = adl::graph::loader::LoaderBuilder<InMemory<usize>, P>;
 
 /// A loader of 0..n whose sample stage fails on the indices in `bad`.
 fn failing_loader(
@@ -139,7 +140,7 @@ fn resume_gives_the_rest_of_the_uninterrupted_run() {
         drop(epoch);
         // Through JSON, as a checkpoint would store it, and with other workers.
         let json = serde_json::to_string(&state).unwrap();
-        let state: adl::loader::LoaderState = serde_json::from_str(&json).unwrap();
+        let state: adl::graph::loader::LoaderState = serde_json::from_str(&json).unwrap();
         for workers in [0, 1, 4] {
             let rest: Batches = plain_loader(50, workers, 0, 1)
                 .resume(&state)
@@ -418,7 +419,7 @@ fn without_node_rows_a_stage_can_be_the_bottleneck() {
     let bottleneck = stats.bottleneck().unwrap();
     assert_eq!(
         bottleneck.measured,
-        adl::loader::Measured::Stage(adl::graph::Stage::Collate),
+        adl::graph::loader::Measured::Stage(adl::description::Stage::Collate),
         "{stats}"
     );
     assert!(
@@ -572,7 +573,7 @@ fn where_kernels_run_is_said_in_one_short_line_once_per_process() {
                 "--test-threads=1",
             ])
             .env("ADL_NOTICE_CHILD", "1")
-            .env_remove(adl::loader::QUIET_VARIABLE)
+            .env_remove(adl::graph::loader::QUIET_VARIABLE)
             .env_remove("ADL_OPENCL_DEVICE");
         for (name, value) in env {
             child.env(name, value);
@@ -786,7 +787,7 @@ fn a_state_saves_to_a_file_and_loads_in_one_call() {
     epoch.state().save(&path).unwrap();
     // Saved again over the old one, later in the epoch, then reloaded
     // from the first: nothing but the file is left in the folder.
-    let state = adl::loader::LoaderState::load(&path).unwrap();
+    let state = adl::graph::loader::LoaderState::load(&path).unwrap();
     assert_eq!(state, epoch.state());
     let names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -803,7 +804,7 @@ fn a_state_saves_to_a_file_and_loads_in_one_call() {
     // A missing file, a file that is no state, a folder that is not there:
     // errors that name the file and say what is wrong.
     let missing = dir.join("nothing.json");
-    let err = adl::loader::LoaderState::load(&missing)
+    let err = adl::graph::loader::LoaderState::load(&missing)
         .unwrap_err()
         .to_string();
     assert!(
@@ -811,7 +812,7 @@ fn a_state_saves_to_a_file_and_loads_in_one_call() {
         "{err}"
     );
     std::fs::write(dir.join("garbage.json"), "{\"epoch\": \"two\"}").unwrap();
-    let err = adl::loader::LoaderState::load(dir.join("garbage.json"))
+    let err = adl::graph::loader::LoaderState::load(dir.join("garbage.json"))
         .unwrap_err()
         .to_string();
     assert!(

@@ -13,10 +13,11 @@
 
 use std::sync::{Arc, OnceLock};
 
+use adl::InMemory;
 use adl::exec::{Context, Sequential, WithServices};
+use adl::graph::loader::Loader;
+use adl::graph::opencl::{DeviceChoice, OpenCl};
 use adl::kernel::{Accelerator, Affine, Clamp, FlipByFlag, Normalize, U8ToF32};
-use adl::loader::Loader;
-use adl::opencl::{DeviceChoice, OpenCl};
 use adl::prelude::*;
 use ndarray::{Array1, Array2, Array3, Array4};
 use proptest::prelude::*;
@@ -52,10 +53,10 @@ fn device() -> Option<&'static OpenCl> {
 }
 
 /// Settings with a GPU, two workers: what a loader on a GPU machine plans.
-fn gpu() -> adl::engine::Settings {
-    adl::engine::Settings::default()
+fn gpu() -> adl::graph::Settings {
+    adl::graph::Settings::default()
         .workers(2)
-        .device(adl::engine::DeviceFacts::named("a GPU"), "the first GPU")
+        .device(adl::graph::DeviceFacts::named("a GPU"), "the first GPU")
 }
 
 /// The device of these tests with fusion on, then off: every way it runs.
@@ -353,7 +354,7 @@ fn the_dot_shows_the_fused_kernel_and_fusion_can_be_switched_off() {
     let description = pipeline
         .description()
         .expect("pipeline! describes its graph");
-    let plan = adl::engine::Planner.schedule(description, &gpu()).unwrap();
+    let plan = adl::graph::Planner.schedule(description, &gpu()).unwrap();
     let dot = plan.to_dot();
     assert!(
         dot.contains("fused kernel: flip_by_flag + u8_to_f32 + normalize"),
@@ -361,13 +362,13 @@ fn the_dot_shows_the_fused_kernel_and_fusion_can_be_switched_off() {
     );
     insta::assert_snapshot!(dot);
     // Without a device, the same three run as one loop on the CPU.
-    let on_cpu = adl::engine::Planner.plan(description).unwrap().to_dot();
+    let on_cpu = adl::graph::Planner.plan(description).unwrap().to_dot();
     assert!(
         on_cpu.contains("fused loop: flip_by_flag + u8_to_f32 + normalize"),
         "{on_cpu}"
     );
     assert!(on_cpu.contains("[kernel: Rust body]"), "{on_cpu}");
-    let unfused = adl::engine::Planner
+    let unfused = adl::graph::Planner
         .schedule(pipeline.description().unwrap(), &gpu().fusion(false))
         .unwrap()
         .to_dot();

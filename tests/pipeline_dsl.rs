@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use adl::graph::{Body, Description, NodeInfo, Stage, TypeInfo};
+use adl::description::{Body, Description, NodeInfo, Stage, TypeInfo};
 use adl::pipeline::run;
 use adl::{Collate, Pipeline, pipeline};
 use ndarray::{Array1, Array2, array};
@@ -73,7 +73,7 @@ impl Collate<f32> for Sum {
 /// The description is sound, and the planner plans and draws it.
 fn assert_plans(d: &Description) {
     assert_eq!(d.check(), vec![]);
-    let plan = adl::engine::Planner
+    let plan = adl::graph::Planner
         .plan(d)
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(plan.to_dot().starts_with("digraph"));
@@ -420,7 +420,7 @@ fn the_first_example_of_the_docs() {
         batch: total,
     };
     assert_eq!(adl::pipeline::run(&pipe, vec![1, 2, 3]).unwrap(), 15);
-    let plan = adl::engine::Planner.plan(pipe.graph()).unwrap();
+    let plan = adl::graph::Planner.plan(pipe.graph()).unwrap();
     assert!(plan.to_dot().contains("double"));
 }
 

@@ -1,11 +1,11 @@
 //! Pipelines written with `pipeline!` as a training loader uses them:
 //! random augmentations (a `#[transform]` node that takes the generator,
 //! and `random(|x, rng| ...)`) and a pipeline returned from a function,
-//! with a batch struct of the user's own, run by `adl::loader::Loader`.
+//! with a batch struct of the user's own, run by `adl::graph::loader::Loader`.
 
+use adl::description::{Body, Described, Description, NodeInfo};
 use adl::exec::{Recycle, SampleRng};
-use adl::graph::{Body, Described, Description, NodeInfo};
-use adl::loader::Loader;
+use adl::graph::loader::Loader;
 use adl::transform::random;
 use adl::{InMemory, Pipeline, pipeline, transform};
 use ndarray::{Array1, Array2, array};

@@ -12,10 +12,11 @@ mod px4_pipeline;
 #[allow(dead_code, unreachable_pub)]
 mod multimodal;
 
+use adl::InMemory;
+use adl::description::Device;
 use adl::files::px4::Px4Log;
-use adl::graph::Device;
+use adl::graph::loader::{Loader, LoaderBuilder};
 use adl::kernel::{Affine, Clamp, FlipByFlag, Normalize, U8ToF32};
-use adl::loader::{Loader, LoaderBuilder};
 use adl::prelude::*;
 use adl::sync::Nearest;
 use ndarray::{Array3, Array4};
@@ -69,12 +70,12 @@ where
 
 /// The first OpenCL device of the machine, whatever its kind (POCL's CPU
 /// device in CI), as a CPU device must be chosen: by name or index.
-fn opencl_device() -> Option<adl::opencl::DeviceChoice> {
-    let choice = adl::opencl::DeviceChoice::Index {
+fn opencl_device() -> Option<adl::graph::opencl::DeviceChoice> {
+    let choice = adl::graph::opencl::DeviceChoice::Index {
         platform: 0,
         device: 0,
     };
-    match adl::opencl::OpenCl::open(&choice) {
+    match adl::graph::opencl::OpenCl::open(&choice) {
         Ok(Some(_)) => Some(choice),
         _ => {
             assert!(
@@ -96,7 +97,10 @@ where
     P::Transformed: Send,
     P::Processed: adl::exec::Recycle + Send + 'static,
 {
-    let devices = [Some(adl::opencl::DeviceChoice::Rust), opencl_device()];
+    let devices = [
+        Some(adl::graph::opencl::DeviceChoice::Rust),
+        opencl_device(),
+    ];
     for device in devices.into_iter().flatten() {
         for fusion in [true, false] {
             for workers in [0, 2] {
@@ -213,7 +217,7 @@ fn a_chain_around_a_users_kernel_runs_as_planned() {
         collate: default,
         batch: FlipByFlag::new() -> U8ToF32::divide(255.0) -> double -> Affine::new(2.0, 1.0) -> Clamp::new(0.0, 3.0) -> |b: Array4<f32>| b.sum(),
     };
-    let groups = |plan: &adl::engine::Plan| -> Vec<Vec<String>> {
+    let groups = |plan: &adl::graph::Plan| -> Vec<Vec<String>> {
         plan.fused_groups()
             .iter()
             .map(|g| {
@@ -223,15 +227,15 @@ fn a_chain_around_a_users_kernel_runs_as_planned() {
             })
             .collect()
     };
-    let gpu = adl::engine::Settings::default()
-        .device(adl::engine::DeviceFacts::named("GPU"), "the first GPU");
-    let on_gpu = adl::engine::Planner
+    let gpu = adl::graph::Settings::default()
+        .device(adl::graph::DeviceFacts::named("GPU"), "the first GPU");
+    let on_gpu = adl::graph::Planner
         .schedule(pipeline.graph(), &gpu)
         .unwrap();
     assert_eq!(
         groups(&on_gpu),
         [["flip_by_flag", "u8_to_f32"], ["affine", "clamp"]]
     );
-    let on_cpu = adl::engine::Planner.plan(pipeline.graph()).unwrap();
+    let on_cpu = adl::graph::Planner.plan(pipeline.graph()).unwrap();
     assert_eq!(groups(&on_cpu), [["affine", "clamp"]]);
 }

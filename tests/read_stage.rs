@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use adl::Record;
-use adl::loader::Loader;
+use adl::graph::loader::Loader;
 use adl::pipeline::Stages;
 use adl::prelude::*;
 use adl::read_ahead::ReadAhead;
@@ -127,7 +127,7 @@ fn reads_run_ahead_on_their_own_threads_and_the_plan_and_statistics_show_them() 
         .unwrap();
     // The dataset reads ahead: a read stage by default, in the plan, as
     // many threads as fit the machine to start with.
-    let start = adl::loader::starting_readers(1);
+    let start = adl::graph::loader::starting_readers(1);
     let schedule = loader.plan().schedule().to_string();
     assert!(
         schedule.starts_with(&format!(
@@ -153,7 +153,7 @@ fn reads_run_ahead_on_their_own_threads_and_the_plan_and_statistics_show_them() 
     // two at most), and no read was left for the workers to do themselves.
     let grown = loader.statistics().reads.threads;
     assert!(grown > start, "{grown} readers, {start} at the start");
-    assert!(grown <= adl::loader::most_readers(1));
+    assert!(grown <= adl::graph::loader::most_readers(1));
     let dataset = loader.dataset();
     let most = dataset.in_flight.lock().unwrap().1;
     assert!(most > start.max(2), "at most {most} reads in flight");
@@ -373,9 +373,9 @@ fn a_recordings_sensors_are_read_at_once() {
             .schedule()
             .readers()
             .map(|(threads, _)| threads),
-        Some(adl::loader::starting_readers(3))
+        Some(adl::graph::loader::starting_readers(3))
     );
-    assert_eq!(adl::loader::starting_readers(3) % 3, 0);
+    assert_eq!(adl::graph::loader::starting_readers(3) % 3, 0);
     drop(by_default);
     let recording = std::sync::Arc::into_inner(recording).unwrap();
     // Three readers: one sample's three sensors at a time, each sensor's
@@ -499,10 +499,10 @@ fn statistics_split_the_reads_per_sensor_and_decoding_is_not_reading() {
     // The workers' `get` decodes what was read ahead: a row of its own,
     // beside their wait for the read stage.
     let row = |measured| stats.nodes.iter().find(|n| n.measured == measured);
-    let decode = row(adl::loader::Measured::Decode).expect("a decode row");
+    let decode = row(adl::graph::loader::Measured::Decode).expect("a decode row");
     assert_eq!((decode.name.as_str(), decode.calls), ("dataset", 24));
-    assert!(row(adl::loader::Measured::Read).is_none());
-    assert!(row(adl::loader::Measured::ReadWait).is_some());
+    assert!(row(adl::graph::loader::Measured::Read).is_none());
+    assert!(row(adl::graph::loader::Measured::ReadWait).is_some());
     let text = stats.to_string();
     assert!(
         text.contains("\n  camera  24 reads (0 failed), 24.0 kB in "),

@@ -9,9 +9,9 @@
 //! The orders are the loader's own (`Epoch::indices`), over a dataset whose
 //! samples are not read.
 
-use adl::loader::{Loader, Sampler};
+use adl::InMemory;
+use adl::graph::loader::{Loader, Sampler};
 use adl::pipeline::Stages;
-use adl::prelude::*;
 
 /// The loader's order of `epoch` over `n` samples, shuffled with `seed`.
 fn orders(n: usize, seed: u64) -> impl Fn(u64) -> Vec<usize> {

@@ -3,7 +3,7 @@
 
 use std::any::TypeId;
 
-use adl::graph::{Node, Stage, TypeInfo};
+use adl::description::{Node, Stage, TypeInfo};
 use adl::{Error, Transform};
 use ndarray::{Array1, Array2, array};
 

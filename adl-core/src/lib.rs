@@ -31,7 +31,7 @@
 //!   and [`Sampled`](sample::Sampled) datasets.
 //! - [`collate`]: PyTorch `default_collate` semantics and the strategies of
 //!   `#[derive(Collate)]`; [`pipes`]: the functional, lazy dataset API.
-//! - [`graph`]: what a pipeline looks like (its [`Description`](graph::Description)),
+//! - [`description`]: what a pipeline looks like (its [`Description`](description::Description)),
 //!   and the marker traits of the composition rules; [`kernel`]: batch
 //!   kernels, their launches and the one rule of fusion.
 //!
@@ -65,9 +65,9 @@
 
 pub mod collate;
 mod concat;
+pub mod description;
 pub mod error;
 pub mod exec;
-pub mod graph;
 mod in_memory;
 mod index_range;
 mod indices;
@@ -95,17 +95,17 @@ pub mod transform;
 /// promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::graph::assert::{
+    pub use crate::description::assert::{
         assert_batch_feeds, assert_batch_node, assert_collate_after, assert_feeds,
         assert_sample_feeds, assert_sample_node, assert_takes_field,
     };
-    pub use crate::graph::description::checker_step;
-    pub use crate::graph::node::info_of;
-    pub use crate::graph::witness::{Witness, assert_gives, collate_node};
+    pub use crate::description::node::info_of;
+    pub use crate::description::tree::checker_step;
     pub use crate::kernel::node::{
         ChainThem, End, FuseLanes, FuseThem, Fused, KernelNode, Link, LinkKernels, LinkLanes,
         LinkOther, Member, Rest, run as run_kernel,
     };
+    pub use crate::pipeline::witness::{Witness, assert_gives, collate_node};
     pub use crate::sensor_set::{any_sensor, check_rows};
     pub use adl_kernel::{RecycleField, RecycleKnown, RecycleOther};
 }

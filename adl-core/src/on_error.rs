@@ -7,6 +7,7 @@
 ///
 /// ```
 /// use adl::prelude::*;
+/// use adl::InMemory;
 ///
 /// let dataset: InMemory<f32> = (0..4).map(|i| i as f32).collect();
 /// let pipeline = Stages::new()

@@ -12,7 +12,7 @@ use common::source_error;
 
 use adl::exec::{NodeId, SampleRng, Sequential};
 use adl::files::Images;
-use adl::loader::Loader;
+use adl::graph::loader::Loader;
 use adl::ndarray::{Array2, Array3, Array4, Axis, s};
 use adl::transform::{ImageLayout, RandomFlip, RandomResizedCrop, Region, resized_crop};
 use adl::{Dataset, Error, Sensor, SensorDataset, Timestamps, Transform};

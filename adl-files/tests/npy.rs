@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use common::source_error;
 
 use adl::files::{Npy, TIMESTAMP_FILES, read_timestamps};
-use adl::loader::Loader;
+use adl::graph::loader::Loader;
 use adl::ndarray::{Array, Array2, Array3, Ix1, Ix2, IxDyn};
 use adl::num_complex::Complex;
 use adl::{Error, Sensor, SensorDataset, Timestamps};

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use common::source_error;
 
 use adl::files::NpyFiles;
-use adl::loader::Loader;
+use adl::graph::loader::Loader;
 use adl::ndarray::{Array1, Array2, Array3, Ix2, IxDyn, ShapeBuilder};
 use adl::{Error, Sensor, SensorDataset, Timestamps};
 

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use adl::files::rover::{ChannelArray, RoverOptions, RoverSample, RoverSensor};
-use adl::loader::Loader;
+use adl::graph::loader::Loader;
 use adl::ndarray::{ArrayD, Axis, Slice};
 use adl::{Error, Sensor, SensorDataset};
 use common::source_error;

@@ -18,7 +18,7 @@ use s3::{BUCKET, S3Server, options_for};
 use adl::files::{
     Images, Location, Npy, NpyFiles, RetryPolicy, Store, StoreOptions, Table, read_timestamps,
 };
-use adl::loader::Loader;
+use adl::graph::loader::Loader;
 use adl::ndarray::{Array, Array1, Array2, Array4, Axis, Ix1, Ix2, IxDyn};
 use adl::transform::ImageLayout;
 use adl::{Error, Sensor, SensorDataset};

@@ -8,13 +8,13 @@
 //! [`GraphBuilder::parallel`]) for `pre`, branches, `post`. The builders
 //! only record: every rule is checked by [`Planner::plan`](crate::Planner::plan).
 
-use adl_core::graph::{Body, Description, NodeInfo, Stage};
+use adl_core::description::{Body, Description, NodeInfo, Stage};
 
 /// Builds the [`Description`] of a pipeline with stages.
 ///
 /// ```
-/// use adl::graph::{NodeInfo, Rule, Stage};
-/// use adl::engine::{GraphBuilder, Planner};
+/// use adl::description::{NodeInfo, Rule, Stage};
+/// use adl::graph::{GraphBuilder, Planner};
 ///
 /// let description = GraphBuilder::new()
 ///     .sample(NodeInfo::new("decode", Stage::Sample).typed::<Vec<u8>, String>())
@@ -103,8 +103,8 @@ impl From<GraphBuilder> for Description {
 /// field (or key) of the sample, each a whole pipeline.
 ///
 /// ```
-/// use adl::graph::{NodeInfo, Stage};
-/// use adl::engine::{GraphBuilder, Planner};
+/// use adl::description::{NodeInfo, Stage};
+/// use adl::graph::{GraphBuilder, Planner};
 ///
 /// let branch = |name: &'static str| {
 ///     GraphBuilder::new()
@@ -118,7 +118,7 @@ impl From<GraphBuilder> for Description {
 /// let plan = Planner.plan(&description)?;
 /// assert_eq!(plan.paths().len(), 2);
 /// assert_eq!(plan.paths()[1].location, "pipeline/lidar");
-/// # Ok::<(), adl::engine::PlanError>(())
+/// # Ok::<(), adl::graph::PlanError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ParallelBuilder {

@@ -29,7 +29,7 @@
 
 use std::fmt::Write;
 
-use adl_core::graph::{Device, Stage};
+use adl_core::description::{Device, Stage};
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 
@@ -43,8 +43,8 @@ impl Plan {
     /// the layout). Render it with `dot -Tsvg` or [`Plan::to_svg`].
     ///
     /// ```
-    /// use adl::graph::{Body, Description, NodeInfo, Stage};
-    /// use adl::engine::Planner;
+    /// use adl::description::{Body, Description, NodeInfo, Stage};
+    /// use adl::graph::Planner;
     ///
     /// let description = Description::new(Body::stages(
     ///     vec![],
@@ -55,7 +55,7 @@ impl Plan {
     /// assert!(dot.starts_with("digraph pipeline {"));
     /// assert!(dot.contains("subgraph cluster_collate {"));
     /// assert!(dot.contains("n0 -> n1 [label=\"u8\"];"));
-    /// # Ok::<(), adl::engine::PlanError>(())
+    /// # Ok::<(), adl::graph::PlanError>(())
     /// ```
     pub fn to_dot(&self) -> String {
         let mut out = String::new();

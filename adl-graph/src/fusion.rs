@@ -7,7 +7,7 @@
 //! it, [`groups`](adl_core::kernel::groups), the one rule of fusion that
 //! the executors follow too, says which kernels run as one.
 
-use adl_core::graph::{Device, Stage};
+use adl_core::description::{Device, Stage};
 use adl_core::kernel::{Fusion, Target, groups};
 use petgraph::Direction;
 use petgraph::graph::NodeIndex;
@@ -82,9 +82,9 @@ impl Plan {
     /// [`device`](crate::PlanNode::device)). Empty when fusion is off.
     ///
     /// ```
-    /// use adl::graph::{KernelInfo, NodeInfo, Stage};
+    /// use adl::description::{KernelInfo, NodeInfo, Stage};
     /// use adl::kernel::Fusion;
-    /// use adl::engine::{DeviceFacts, GraphBuilder, Planner, Settings};
+    /// use adl::graph::{DeviceFacts, GraphBuilder, Planner, Settings};
     ///
     /// let kernel = |name: &'static str| {
     ///     NodeInfo::new(name, Stage::Batch)
@@ -107,7 +107,7 @@ impl Plan {
     /// assert!(plan.to_dot().contains("fused kernel: scale + clamp"));
     /// let unfused = Planner.schedule(&description, &on_gpu.fusion(false))?;
     /// assert!(unfused.fused_groups().is_empty());
-    /// # Ok::<(), adl::engine::PlanError>(())
+    /// # Ok::<(), adl::graph::PlanError>(())
     /// ```
     pub fn fused_groups(&self) -> &[Vec<NodeIndex>] {
         &self.fused

@@ -12,7 +12,7 @@
 //! statistics; batch kernels run on an OpenCL device ([`opencl`], the
 //! `opencl` feature) or, without one, as their Rust bodies.
 //!
-//! - [`Planner`] turns a [`Description`](adl_core::graph::Description)
+//! - [`Planner`] turns a [`Description`](adl_core::description::Description)
 //!   (from `pipeline!`'s `.graph()`, or from the run-time builders) into a
 //!   [`Plan`] for some [`Settings`], or a [`PlanError`] listing every broken
 //!   rule.
@@ -25,8 +25,8 @@
 //!   statistics; [`Loader::plan`](loader::Loader::plan) is the plan it runs.
 //!
 //! ```
-//! use adl::graph::{NodeInfo, Stage};
-//! use adl::engine::{DeviceFacts, GraphBuilder, Planner, Settings};
+//! use adl::description::{NodeInfo, Stage};
+//! use adl::graph::{DeviceFacts, GraphBuilder, Planner, Settings};
 //!
 //! let description = GraphBuilder::new()
 //!     .sample(NodeInfo::new("flip", Stage::Sample).typed::<Vec<u8>, Vec<u8>>())
@@ -43,7 +43,7 @@
 //! // Without a device, its Rust body runs on the workers.
 //! let dot = Planner.plan(&description)?.to_dot();
 //! assert!(dot.contains("label=\"normalize\\n[kernel: Rust body]\""));
-//! # Ok::<(), adl::engine::PlanError>(())
+//! # Ok::<(), adl::graph::PlanError>(())
 //! ```
 
 mod builder;

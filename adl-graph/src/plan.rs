@@ -20,7 +20,7 @@
 //! are in branch order); the DOT export and the path walk rely on that for
 //! deterministic output.
 
-use adl_core::graph::{Description, Device, NodeInfo, Section, Stage, TypeInfo};
+use adl_core::description::{Description, Device, NodeInfo, Section, Stage, TypeInfo};
 use adl_rules::check::placement;
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
@@ -32,8 +32,8 @@ use crate::sources::Sources;
 /// [`Planner`](crate::Planner).
 ///
 /// ```
-/// use adl::graph::{Body, Description, NodeInfo, Stage};
-/// use adl::engine::Planner;
+/// use adl::description::{Body, Description, NodeInfo, Stage};
+/// use adl::graph::Planner;
 ///
 /// let description = Description::new(Body::stages(
 ///     vec![NodeInfo::new("flip", Stage::Sample).typed::<u8, u8>()],
@@ -45,7 +45,7 @@ use crate::sources::Sources;
 /// assert_eq!(plan.graph().node_count(), 4);
 /// let names: Vec<&str> = plan.transforms().map(|(_, node)| node.name()).collect();
 /// assert_eq!(names, ["flip", "default"]);
-/// # Ok::<(), adl::engine::PlanError>(())
+/// # Ok::<(), adl::graph::PlanError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Plan {

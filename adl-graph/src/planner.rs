@@ -2,13 +2,13 @@
 //!
 //! Design note: the planner lays the graph out first (a *draft*, which
 //! may break rules, so that a broken pipeline can still be drawn) and then
-//! checks it with the composition rules of `adl_core::graph`, the same
+//! checks it with the composition rules of `adl_core::description`, the same
 //! table the `pipeline!` macro uses (see [`Plan::check`]).
 
-use adl_core::graph::{Body, Description, Device, NodeInfo, TypeInfo};
+use adl_core::description::{Body, Description, Device, NodeInfo, TypeInfo};
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use adl_core::graph::Section;
+use adl_core::description::Section;
 
 use crate::plan::{Flow, NodeKind, Plan, PlanNode};
 use crate::schedule::{Schedule, Settings};
@@ -17,8 +17,8 @@ use crate::validate::PlanError;
 /// Builds [`Plan`]s from [`Description`]s.
 ///
 /// ```
-/// use adl::graph::{Body, Description, NodeInfo, Rule, Stage};
-/// use adl::engine::Planner;
+/// use adl::description::{Body, Description, NodeInfo, Rule, Stage};
+/// use adl::graph::Planner;
 ///
 /// let twice = Description::new(Body::stages(
 ///     vec![],

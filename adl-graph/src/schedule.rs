@@ -14,7 +14,7 @@ use adl_core::kernel::{Accelerator, ElementType};
 /// makes without a loader.
 ///
 /// ```
-/// use adl::engine::Settings;
+/// use adl::graph::Settings;
 ///
 /// let settings = Settings::default().workers(4).fusion(false);
 /// assert_eq!(settings.threads(), 4);

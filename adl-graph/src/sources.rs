@@ -11,7 +11,7 @@ use adl_core::{Dataset, Origin};
 /// made by the [`Planner`](crate::Planner) alone has none.
 ///
 /// ```
-/// use adl::loader::Loader;
+/// use adl::graph::loader::Loader;
 /// use adl::pipeline::Stages;
 /// use adl::{Recording, Series, Timestamps, collate::DefaultCollate, sync::Nearest};
 ///

@@ -71,8 +71,8 @@ impl Plan {
     /// between the two.
     ///
     /// ```
-    /// use adl::graph::{NodeInfo, Stage};
-    /// use adl::engine::{GraphBuilder, Planner};
+    /// use adl::description::{NodeInfo, Stage};
+    /// use adl::graph::{GraphBuilder, Planner};
     ///
     /// let description = GraphBuilder::new()
     ///     .sample(NodeInfo::new("decode", Stage::Sample).typed::<Vec<u8>, f32>())

@@ -3,7 +3,7 @@
 //! A plan is checked twice over, with the one checker of the rules
 //! (`adl_rules::check`), which `pipeline!` uses too:
 //!
-//! 1. [`Description::check`](adl_core::graph::Description::check), the
+//! 1. [`Description::check`](adl_core::description::Description::check), the
 //!    very check the `pipeline!` macro's rules stand for;
 //! 2. a walk of every source-to-sink path of the petgraph graph, each path
 //!    handed to the same checker (`check_steps`): one collate per path,
@@ -19,7 +19,7 @@
 //! branch takes one field of the sample, and the merge gives a whole batch
 //! again.
 
-use adl_core::graph::{Rule, TypeInfo, Violation};
+use adl_core::description::{Rule, TypeInfo, Violation};
 use adl_rules::check::{Step, check_steps};
 
 use crate::plan::{NodeKind, Plan};

@@ -2,7 +2,7 @@
 //! deliberate change: `INSTA_UPDATE=always cargo test -p adl-graph --test
 //! dot`, then review the diff of the `.snap` files.
 
-use adl_core::graph::Description;
+use adl_core::description::Description;
 use adl_graph::{DeviceFacts, GraphBuilder, Planner, Settings};
 
 mod common;

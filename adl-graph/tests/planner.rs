@@ -1,7 +1,7 @@
 //! The planner: graph shape, the rules on runtime-built pipelines, and the
 //! agreement of the graph's path walk with `Description::check`.
 
-use adl_core::graph::{Body, Description, NodeInfo, Rule, Section, Stage};
+use adl_core::description::{Body, Description, NodeInfo, Rule, Section, Stage};
 use adl_graph::{GraphBuilder, NodeKind, Planner, SvgError};
 
 mod common;

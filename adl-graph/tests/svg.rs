@@ -8,7 +8,7 @@
 use adl::collate::DefaultCollate;
 use adl::pipeline::Stages;
 use adl::{Dataset, Origin, SensorOrigin};
-use adl_core::graph::Description;
+use adl_core::description::Description;
 use adl_graph::loader::Loader;
 use adl_graph::{DeviceFacts, GraphBuilder, Plan, Planner, Settings};
 

@@ -2,7 +2,7 @@
 //! statistics name it.
 
 /// A node's position in its pipeline: its index in the pipeline's
-/// description (`adl::graph::Description::nodes`), which `pipeline!`
+/// description (`adl::description::Description::nodes`), which `pipeline!`
 /// passes to every node it wraps in an `adl::exec::Tagged`, and which a
 /// [`Launch`](crate::Launch) carries so that its device time is counted
 /// on its node.

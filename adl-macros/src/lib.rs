@@ -96,9 +96,9 @@ pub fn derive_sensor_set(input: TokenStream) -> TokenStream {
 ///
 /// The item stays as written. The node type (for a function, a braced
 /// empty struct of the same name, `flip {}`; for an impl block, its type)
-/// implements `adl::Transform<In>`, `adl::graph::Node` (name, stage, input
-/// and output types, kernel, doc), `adl::graph::SampleNode` or
-/// `adl::graph::BatchNode`, and `adl::graph::Takes<In>`. A node returning
+/// implements `adl::Transform<In>`, `adl::description::Node` (name, stage, input
+/// and output types, kernel, doc), `adl::description::SampleNode` or
+/// `adl::description::BatchNode`, and `adl::description::Takes<In>`. A node returning
 /// `Result<Out, E>` is fallible: its errors become
 /// `adl::Error::Transform` naming the node.
 ///
@@ -168,11 +168,11 @@ pub fn transform_without_opencl(args: TokenStream, item: TokenStream) -> TokenSt
 /// entry `crate = path;` names the `adl` crate when it is re-exported or
 /// renamed.
 ///
-/// The expansion is an `adl::graph::Described<P>`: it runs as the typed
+/// The expansion is an `adl::description::Described<P>`: it runs as the typed
 /// pipeline `P` (an `adl::Pipeline`), and `.graph()` is the
-/// `adl::graph::Description` of its graph. Every broken composition rule
+/// `adl::description::Description` of its graph. Every broken composition rule
 /// is a compile error at the offending token, in the words of
-/// `adl::graph::Rule`; all of them are reported. The macro reads its
+/// `adl::description::Rule`; all of them are reported. The macro reads its
 /// tokens and nothing else: a bare name that is a plain `fn` or a local
 /// variable is rustc's own error at that name (`docs/dsl.md`, "A bare name
 /// that is not a node", says the fix).

@@ -4,7 +4,7 @@
 //!
 //! - the plan (`adl-graph`): the fused groups it schedules, shows in its
 //!   DOT and SVG, and that the loader's statistics are checked against;
-//! - the device executor (`adl::opencl`): each group compiles into one
+//! - the device executor (`adl::graph::opencl`): each group compiles into one
 //!   kernel, and the data of a run of kernel nodes stays on the device;
 //! - the CPU executor (`adl::kernel::run`): a group of two or more runs as
 //!   one loop over the batch, every other kernel node as its Rust body.

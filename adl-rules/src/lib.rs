@@ -16,7 +16,7 @@
 //! The runtime therefore builds no parser: `syn`, `quote` and `proc-macro2`
 //! are dependencies of the macros alone.
 //!
-//! Users of adl meet these items as `adl::graph::{Rule, Violation, Stage,
+//! Users of adl meet these items as `adl::description::{Rule, Violation, Stage,
 //! Section, Device}`; the checker's tables and walk are this crate's own
 //! API for adl's other crates, not part of the facade.
 //!

@@ -1,6 +1,6 @@
 //! The command line: the flags, their defaults and their checks.
 
-use adl::opencl::DeviceChoice;
+use adl::graph::opencl::DeviceChoice;
 
 /// What the command line asks for.
 pub(crate) struct Args {

@@ -5,8 +5,8 @@
 
 use std::time::Instant;
 
+use adl::graph::opencl::OpenCl;
 use adl::kernel::{FlipByFlag, Normalize, U8ToF32};
-use adl::opencl::OpenCl;
 use adl::prelude::*;
 use ndarray::Array4;
 

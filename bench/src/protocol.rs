@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use adl::exec::Recycle;
-use adl::loader::{Loader, Sampler};
+use adl::graph::loader::{Loader, Sampler};
 use adl::prelude::*;
 
 use crate::args::Args;
@@ -24,7 +24,7 @@ pub(crate) struct Timed {
 /// Run one epoch's `batches` to the end, timing it; `count` gives a
 /// batch's samples.
 pub(crate) fn time_epoch<B: Recycle>(
-    batches: impl Iterator<Item = adl::Result<adl::loader::Batch<B>>>,
+    batches: impl Iterator<Item = adl::Result<adl::graph::loader::Batch<B>>>,
     count: impl Fn(&B) -> usize,
 ) -> adl::Result<Timed> {
     let start = Instant::now();
@@ -82,7 +82,7 @@ pub(crate) fn loader<D, P>(
     pipeline: P,
     batch: usize,
     args: &Args,
-) -> adl::loader::LoaderBuilder<D, P>
+) -> adl::graph::loader::LoaderBuilder<D, P>
 where
     D: Dataset + Send + Sync + 'static,
     D::Sample: Send,

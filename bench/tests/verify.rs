@@ -50,7 +50,7 @@ fn w1_verifies_through_every_collation_path() {
 fn w2_verifies_on_the_cpu_and_on_the_device() {
     // The first OpenCL device, whatever its kind (POCL's CPU device in
     // CI), named as a CPU device must be.
-    let opencl = adl::opencl::OpenCl::open(&adl::opencl::DeviceChoice::Index {
+    let opencl = adl::graph::opencl::OpenCl::open(&adl::graph::opencl::DeviceChoice::Index {
         platform: 0,
         device: 0,
     })

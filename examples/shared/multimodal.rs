@@ -107,7 +107,7 @@ pub struct RigBatch {
 
 /// One branch per sensor, each with its own collate, merged into a
 /// [`RigBatch`].
-pub fn pipeline() -> adl::graph::Described<impl Pipeline<Sample, Processed = RigBatch>> {
+pub fn pipeline() -> adl::description::Described<impl Pipeline<Sample, Processed = RigBatch>> {
     pipeline! {
         Frame<Array3<u8>, Array2<f32>, Array2<f32>> {
             camera: { sample: to_unit, collate: default },

@@ -7,7 +7,7 @@
 //! field of `Flight`, each with its own collate and batch nodes.
 
 use adl::Record;
-use adl::graph::Described;
+use adl::description::Described;
 use adl::prelude::*;
 use ndarray::{Array1, Axis};
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use adl::Sensor;
 use adl::files::px4::Px4Log;
 use adl::files::{Images, Npy, NpyElement, NpyFiles, Table, read_timestamps};
-use adl::loader::{Loader, LoaderState};
+use adl::graph::loader::{Loader, LoaderState};
 use adl::ndarray::IxDyn;
 use adl::pipeline::Stages;
 use adl::transform::ImageLayout;

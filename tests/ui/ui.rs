@@ -1,5 +1,5 @@
 //! Compile-fail tests of the DSL, one folder per composition rule
-//! (`tests/ui/<rule id>/`, ids from `adl::graph::Rule::ALL`), each case with
+//! (`tests/ui/<rule id>/`, ids from `adl::description::Rule::ALL`), each case with
 //! the `.stderr` a user sees; and a compile-pass set (`tests/ui/pass/`) that
 //! covers every DSL form; `tests/ui/sensor_set/` holds the errors of
 //! `#[derive(SensorSet)]`, `tests/ui/named_batch/` those of a parallel
@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use adl::graph::Rule;
+use adl::description::Rule;
 
 #[test]
 fn every_rule_fails_to_compile_with_our_message_and_every_form_compiles() {

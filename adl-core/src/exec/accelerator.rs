@@ -7,7 +7,7 @@ use adl_kernel::{ElementType, HostBatch, Launch, Output};
 use crate::Result;
 
 /// A device that runs batch kernels: the engine's OpenCL executor
-/// (`adl::opencl::OpenCl`) implements it. A context hands it to the nodes
+/// (`adl::graph::opencl::OpenCl`) implements it. A context hands it to the nodes
 /// (one of its [`services`](super::Context::services)); without
 /// one, kernel nodes run their Rust bodies.
 pub trait Accelerator: Send + Sync {

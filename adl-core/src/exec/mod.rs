@@ -9,12 +9,12 @@
 //! context down to their parts, so the context can
 //!
 //! - run parallel branches at once ([`join`](Context::join_dyn): the
-//!   branches of a tuple, [`Branch`](crate::graph::Branch) list or
+//!   branches of a tuple, [`Branch`](crate::pipeline::Branch) list or
 //!   [`ParallelPipelines`](crate::pipeline::ParallelPipelines));
 //! - observe each node ([`enter`](Context::enter) / [`leave`](Context::leave)
 //!   around every [`Tagged`] node: `pipeline!` tags each node with its
 //!   [`NodeId`], its position in the pipeline's
-//!   [`Description`](crate::graph::Description));
+//!   [`Description`](crate::description::Description));
 //! - hand a node its own random generator for the sample at hand: a
 //!   [`SampleRng`] of (seed, epoch, sample index, node), the same whatever
 //!   thread or worker count runs it ([`rng`](Context::rng); a

@@ -29,7 +29,7 @@ use super::{Context, NodeId, SampleRng, Services};
 ///     fn name(&self) -> &str { "nothing" }
 ///     fn run(&self, _: &[Launch], _: &[std::ops::Range<usize>], _: HostBatch<'_>, _: &mut Output<'_>) -> adl::Result<bool> { Ok(false) }
 /// }
-/// let device = Nothing; // in practice, adl::opencl::OpenCl
+/// let device = Nothing; // in practice, adl::graph::opencl::OpenCl
 /// let pool = Arc::new(BufferPool::new(2));
 /// let sequential = Sequential::new();
 /// let cx = WithServices::new(&sequential).accelerator(&device).buffers(&pool);

@@ -1,5 +1,5 @@
 //! Batch kernels: batch nodes that run on an accelerator (an OpenCL device
-//! through the engine's `adl::opencl`) and, where there is none, as their
+//! through the engine's `adl::graph::opencl`) and, where there is none, as their
 //! Rust body on the CPU, with the same bits.
 //!
 //! A kernel node is a batch node that describes its work as [`Launch`]es
@@ -72,7 +72,7 @@
 //! stage into one chain (the types it builds are in the hidden
 //! `adl::__private`: they are what the expansion writes). Which nodes of a
 //! chain run as one is [`groups`]'s to say, the one rule of fusion that the
-//! plan (`adl::engine::Plan::fused_groups`) and both executors follow, by
+//! plan (`adl::graph::Plan::fused_groups`) and both executors follow, by
 //! each node's [`Fusion`] class:
 //!
 //! - on a device, the chain is one program (the data stays on the device

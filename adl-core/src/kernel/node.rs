@@ -9,8 +9,8 @@ use adl_rules::fusion::{Fusion, Target, groups};
 use super::Launch;
 use super::data::{KernelInput, KernelOutput};
 use super::lanes::{FusedLanes, Lanewise};
+use crate::description::Device;
 use crate::exec::{Context, NodeId};
-use crate::graph::Device;
 use crate::transform::Then;
 use crate::{Error, Result, Transform};
 

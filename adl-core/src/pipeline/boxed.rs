@@ -31,7 +31,7 @@ macro_rules! forward_pipeline {
                 (**self).batch(collated)
             }
 
-            fn description(&self) -> Option<&crate::graph::Description> {
+            fn description(&self) -> Option<&crate::description::Description> {
                 (**self).description()
             }
 

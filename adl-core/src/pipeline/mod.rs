@@ -77,6 +77,7 @@ macro_rules! compose_methods {
 }
 
 mod boxed;
+mod branches;
 mod collate_fn;
 mod compose;
 mod identity_collate;
@@ -85,8 +86,10 @@ mod run;
 mod sequence;
 mod stages;
 mod tuple;
+pub(crate) mod witness;
 
 pub use boxed::BoxedPipeline;
+pub use branches::{Branch, BranchNames, KeyedBranches, NoBranch, SameBranches};
 pub use collate_fn::{CollateFn, collate_fn};
 pub use compose::{Post, Pre};
 pub use identity_collate::IdentityCollate;

@@ -69,9 +69,9 @@ pub trait Pipeline<Raw> {
     }
 
     /// The description of the pipeline's graph, where it has one (a
-    /// `pipeline!`'s [`Described`](crate::graph::Described) does): the
+    /// `pipeline!`'s [`Described`](crate::description::Described) does): the
     /// engine names nodes in statistics and fingerprints the pipeline by it.
-    fn description(&self) -> Option<&crate::graph::Description> {
+    fn description(&self) -> Option<&crate::description::Description> {
         None
     }
 

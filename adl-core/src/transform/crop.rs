@@ -3,8 +3,8 @@
 use ndarray::Array3;
 
 use super::{ImageLayout, Region, resized_crop};
+use crate::description::{Node, NodeInfo, SampleNode, Stage, Takes};
 use crate::exec::{Context, NodeId, SampleRng, Sequential};
-use crate::graph::{Node, NodeInfo, SampleNode, Stage, Takes};
 use crate::{Error, Result, Transform};
 
 /// A sample node that crops a random region of an image and resizes it

@@ -5,8 +5,8 @@ use std::marker::PhantomData;
 use ndarray::{Array3, Axis};
 
 use super::ImageLayout;
+use crate::description::{Node, NodeInfo, SampleNode, Stage, Takes};
 use crate::exec::{Context, NodeId, Sequential};
-use crate::graph::{Node, NodeInfo, SampleNode, Stage, Takes};
 use crate::{Error, Result, Transform};
 
 /// A sample node that mirrors an image left to right with probability

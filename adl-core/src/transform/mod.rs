@@ -51,6 +51,7 @@
 //! ```
 
 mod boxed;
+mod closure;
 mod crop;
 mod fallible;
 mod flip;
@@ -65,6 +66,7 @@ mod then;
 mod tuple;
 
 pub use boxed::BoxedTransform;
+pub use closure::{BatchFn, RandomFn, SampleFn};
 pub use crop::RandomResizedCrop;
 pub use fallible::{TryFn, fallible};
 pub use flip::RandomFlip;

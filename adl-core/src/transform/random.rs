@@ -12,7 +12,7 @@ pub struct Random<F>(F);
 ///
 /// Inside a `pipeline!` node (a [`Tagged`](crate::exec::Tagged) one), the
 /// generator is that node's. Written as a node in `pipeline!`,
-/// `random(|x, rng| ...)` is one: a [`RandomFn`](crate::graph::RandomFn),
+/// `random(|x, rng| ...)` is one: a [`RandomFn`](crate::transform::RandomFn),
 /// named `random`, its closure's input inferred from the node before it
 /// (see the DSL's "Randomness"; a `#[transform]` sample node may take
 /// `rng: &mut SampleRng` after its input to the same effect). Applied plainly ([`apply`](Transform::apply),

@@ -18,7 +18,7 @@ use adl_core::exec::{BufferPool, Recycle};
 /// ```
 /// use adl::pipeline::Stages;
 /// use adl::{InMemory, collate::DefaultCollate};
-/// use adl::loader::Loader;
+/// use adl::graph::loader::Loader;
 /// let dataset: InMemory<f32> = (0..6).map(|i| i as f32).collect();
 /// let pipeline = Stages::new().with_collate(DefaultCollate);
 /// let loader = Loader::new(dataset, pipeline).batch_size(3).workers(1).build()?;
@@ -52,6 +52,7 @@ impl<B: Recycle> Batch<B> {
     ///
     /// ```
     /// use adl::prelude::*;
+    /// use adl::InMemory;
     ///
     /// let dataset: InMemory<f32> = (0..6).map(|i| i as f32 * 10.0).collect();
     /// let pipeline = Stages::new().with_collate(DefaultCollate);

@@ -194,7 +194,7 @@ where
     /// many threads as fit the machine, a sample per core at once with each
     /// of its parts (a recording's sensors, [`ReadAhead::parts`](adl_core::read_ahead::ReadAhead::parts)) on a
     /// thread ([`starting_readers`](super::starting_readers): 8 for 4
-    /// sensors on 2 cores), and doubles them, up to
+    /// sensors on 2 cores), and grows them (two or four times as many at a time), up to
     /// [`most_readers`](super::most_readers) (128 for 4 sensors), while the
     /// reads wait on I/O and the workers wait for them (the
     /// [rule](super::starting_readers)); none otherwise. A count set here does not
@@ -205,7 +205,7 @@ where
     /// [statistics](super::ReadStatistics::threads) how many it has now.
     ///
     /// ```
-    /// use adl::loader::Loader;
+    /// use adl::graph::loader::Loader;
     /// use adl::pipeline::Stages;
     /// use adl::{InMemory, collate::DefaultCollate};
     ///

@@ -7,8 +7,8 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
+use adl_core::description::Device;
 use adl_core::exec::{Buffers, Context, NodeId, SampleRng, Services};
-use adl_core::graph::Device;
 use adl_core::kernel::Accelerator;
 
 /// One call in this many of each node is timed (the first of each run of

@@ -6,7 +6,7 @@
 //! use adl::pipeline::Stages;
 //! use adl::{InMemory, collate::DefaultCollate};
 //! use adl::OnError;
-//! use adl::loader::Loader;
+//! use adl::graph::loader::Loader;
 //!
 //! let dataset: InMemory<f32> = (0..10).map(|i| i as f32).collect();
 //! let pipeline = Stages::new()
@@ -97,8 +97,8 @@ mod stats;
 
 use std::sync::{Arc, Mutex};
 
+use adl_core::description::{Body, Description, NodeInfo, Stage};
 use adl_core::exec::{BufferPool, Recycle};
-use adl_core::graph::{Body, Description, NodeInfo, Stage};
 use adl_core::kernel::Accelerator;
 use adl_core::{Dataset, Error, Pipeline, Result};
 

@@ -228,8 +228,8 @@ impl ReadAhead {
         }
         *window = window.next(waited);
         drop(window);
-        if verdict == Verdict::Grow
-            && let Some(to) = self.readers.grow(threads)
+        if let Verdict::Grow(factor) = verdict
+            && let Some(to) = self.readers.grow(threads, factor)
         {
             self.stats().threads = to;
             for id in threads..to {

@@ -31,7 +31,8 @@ fn cores() -> usize {
 ///   thread: `max(cores, 2) x k` threads (this function), at most
 ///   [`MAX_READERS`]. Reads from the page cache or a local disk take the
 ///   CPU; more threads than that would only take turns on the cores.
-/// - **Grow**, doubling, up to [`READERS`] samples at once (`32 x k`,
+/// - **Grow**, doubling (or fourfold while the workers wait as long as
+///   the reads take), up to [`READERS`] samples at once (`32 x k`,
 ///   [`most_readers`]), while the workers wait for reads and the reads
 ///   block: a read whose thread ran for less than half of its time (its
 ///   CPU time, on Linux, measured on one read in eight) waits on a disk or
@@ -43,7 +44,7 @@ fn cores() -> usize {
 ///
 /// ```
 /// let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-/// assert_eq!(adl::loader::starting_readers(4), (cores.max(2) * 4).min(adl::loader::MAX_READERS));
+/// assert_eq!(adl::graph::loader::starting_readers(4), (cores.max(2) * 4).min(adl::graph::loader::MAX_READERS));
 /// ```
 pub fn starting_readers(parts: usize) -> usize {
     cores().max(2).saturating_mul(parts.max(1)).min(MAX_READERS)
@@ -54,7 +55,7 @@ pub fn starting_readers(parts: usize) -> usize {
 /// parts`, at most [`MAX_READERS`] (and never fewer than it starts with).
 ///
 /// ```
-/// use adl::loader::{MAX_READERS, most_readers, starting_readers};
+/// use adl::graph::loader::{MAX_READERS, most_readers, starting_readers};
 ///
 /// assert_eq!(most_readers(4), 128.max(starting_readers(4)));
 /// assert_eq!(most_readers(100), MAX_READERS);
@@ -101,10 +102,10 @@ impl Readers {
         self.most > self.now()
     }
 
-    /// Double from `from` (up to the most), unless another reader did
-    /// already: the new count, when this call grew it.
-    pub(crate) fn grow(&self, from: usize) -> Option<usize> {
-        let to = from.saturating_mul(2).min(self.most);
+    /// Grow `factor` times from `from` (up to the most), unless another
+    /// reader did already: the new count, when this call grew it.
+    pub(crate) fn grow(&self, from: usize, factor: usize) -> Option<usize> {
+        let to = from.saturating_mul(factor).min(self.most);
         (to > from)
             .then(|| {
                 self.now
@@ -139,8 +140,8 @@ pub(crate) enum Verdict {
     NotYet,
     /// Keep the readers as they are (start a new window).
     Keep,
-    /// Double the readers (start a new window).
-    Grow,
+    /// Grow the readers this many times (start a new window).
+    Grow(usize),
 }
 
 /// The shortest window decided on.
@@ -150,7 +151,9 @@ const SHORTEST: Duration = Duration::from_millis(5);
 /// once there were as many reads as readers (and at least [`SHORTEST`]
 /// passed); grow when the workers waited for reads a tenth of the window
 /// or more, and the reads block (their CPU time is under half their time,
-/// or cannot be measured).
+/// or cannot be measured): twice as many readers, four times as many when
+/// the workers together waited as long as the window (one idle
+/// throughout).
 pub(crate) fn verdict(seen: &Seen, threads: usize) -> Verdict {
     if seen.reads < threads.max(1) as u64 || seen.elapsed < SHORTEST {
         return Verdict::NotYet;
@@ -161,7 +164,7 @@ pub(crate) fn verdict(seen: &Seen, threads: usize) -> Verdict {
         None => true,
     };
     if starved && blocking {
-        Verdict::Grow
+        Verdict::Grow(if seen.waited >= seen.elapsed { 4 } else { 2 })
     } else {
         Verdict::Keep
     }
@@ -259,14 +262,16 @@ mod tests {
         // As many reads as the 8 readers: decide.
         assert_eq!(verdict(&seen(7, 50, 80, Some(1)), 8), Verdict::NotYet);
         // A store's latency, workers waiting: grow.
-        assert_eq!(verdict(&seen(8, 50, 80, Some(1)), 8), Verdict::Grow);
+        assert_eq!(verdict(&seen(8, 50, 80, Some(1)), 8), Verdict::Grow(2));
+        // Workers waiting all along: faster.
+        assert_eq!(verdict(&seen(8, 100, 80, Some(1)), 8), Verdict::Grow(4));
         // Reads that take the CPU (the page cache): more threads would
         // take turns on the cores.
         assert_eq!(verdict(&seen(16, 50, 80, Some(70)), 8), Verdict::Keep);
         // The workers hardly waited: the readers keep up.
         assert_eq!(verdict(&seen(16, 9, 80, Some(1)), 8), Verdict::Keep);
         // Where CPU time cannot be measured, waiting workers decide.
-        assert_eq!(verdict(&seen(16, 10, 80, None), 8), Verdict::Grow);
+        assert_eq!(verdict(&seen(16, 10, 80, None), 8), Verdict::Grow(2));
         // Too short a window.
         let short = Seen {
             elapsed: Duration::from_millis(2),
@@ -276,19 +281,19 @@ mod tests {
     }
 
     #[test]
-    fn growth_doubles_up_to_the_most_once_per_count() {
+    fn growth_multiplies_up_to_the_most_once_per_count() {
         let readers = Readers::growing(8, 20);
         assert!(readers.grows());
-        assert_eq!(readers.grow(8), Some(16));
+        assert_eq!(readers.grow(8, 2), Some(16));
         // Another reader saw 8 too: grown already.
-        assert_eq!(readers.grow(8), None);
-        assert_eq!(readers.grow(16), Some(20));
-        assert_eq!(readers.grow(20), None);
+        assert_eq!(readers.grow(8, 2), None);
+        assert_eq!(readers.grow(16, 4), Some(20));
+        assert_eq!(readers.grow(20, 2), None);
         assert!(!readers.grows());
         assert_eq!(readers.now(), 20);
         let fixed = Readers::fixed(3);
         assert!(!fixed.grows());
-        assert_eq!(fixed.grow(3), None);
+        assert_eq!(fixed.grow(3, 4), None);
     }
 
     #[test]

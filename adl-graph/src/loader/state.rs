@@ -38,7 +38,8 @@ impl LoaderState {
     ///
     /// ```
     /// use adl::prelude::*;
-    /// use adl::loader::LoaderState;
+    /// use adl::InMemory;
+    /// use adl::graph::loader::LoaderState;
     ///
     /// let dataset: InMemory<f32> = (0..8).map(|i| i as f32).collect();
     /// let loader = Loader::new(dataset, Stages::new().with_collate(DefaultCollate))

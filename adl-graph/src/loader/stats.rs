@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::context::{Counters, Runs, TIME_EVERY};
 use super::read_ahead::ReadStatistics;
 use super::sensor_reads::SensorReads;
-use adl_core::graph::Device;
+use adl_core::description::Device;
 
 /// What a row of the [`Statistics`] measures. Every row's time is time of
 /// the threads that build batches (the workers, and the consumer's while
@@ -18,7 +18,7 @@ use adl_core::graph::Device;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Measured {
     /// A node of the pipeline (from its `pipeline!` description).
-    Node(adl_core::graph::Stage),
+    Node(adl_core::description::Stage),
     /// Reading samples from the dataset (its `get`, without a read stage).
     Read,
     /// Decoding samples that the read stage read ahead: the dataset's
@@ -27,7 +27,7 @@ pub enum Measured {
     /// The workers' wait for the read stage to finish reads they need.
     ReadWait,
     /// A whole stage (all its nodes together, and the glue between them).
-    Stage(adl_core::graph::Stage),
+    Stage(adl_core::description::Stage),
 }
 
 impl fmt::Display for Measured {
@@ -506,7 +506,7 @@ impl fmt::Display for Statistics {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use adl_core::graph::Stage;
+    use adl_core::description::Stage;
 
     /// A row of `name` that took `ms` milliseconds over 100 calls.
     fn row(name: &str, measured: Measured, ms: u64) -> NodeStatistics {

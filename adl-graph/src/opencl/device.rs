@@ -58,7 +58,7 @@ impl DeviceChoice {
     /// device.
     ///
     /// ```
-    /// use adl::opencl::DeviceChoice;
+    /// use adl::graph::opencl::DeviceChoice;
     ///
     /// assert_eq!(DeviceChoice::parse("rust"), Ok(DeviceChoice::Rust));
     /// assert_eq!(DeviceChoice::parse("1:0"), Ok(DeviceChoice::Index { platform: 1, device: 0 }));

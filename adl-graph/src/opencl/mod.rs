@@ -45,7 +45,7 @@ use staging::Staging;
 /// An OpenCL device that runs batch kernels: see the [module docs](self).
 ///
 /// ```no_run
-/// use adl::opencl::{DeviceChoice, OpenCl};
+/// use adl::graph::opencl::{DeviceChoice, OpenCl};
 ///
 /// let chosen = OpenCl::choose(&DeviceChoice::from_env()?)?;
 /// match &chosen.device {

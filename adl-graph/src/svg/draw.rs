@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use adl_core::graph::{Device, Stage};
+use adl_core::description::{Device, Stage};
 
 use super::layout::{self, Align, GROUP_LABEL, HEADER_LINE, LINE, MARGIN, Placed, Rect};
 use super::picture::{Arrow, Look, Outline, Picture, Shape};

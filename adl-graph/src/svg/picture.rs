@@ -6,7 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use adl_core::graph::{Device, Stage};
+use adl_core::description::{Device, Stage};
 use petgraph::Direction;
 use petgraph::graph::{EdgeIndex, NodeIndex};
 

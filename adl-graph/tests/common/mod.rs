@@ -1,6 +1,6 @@
 //! Helpers shared by the planner's integration tests.
 
-use adl_core::graph::{NodeInfo, Stage};
+use adl_core::description::{NodeInfo, Stage};
 
 /// Stand-in sample and batch types: only their names and `TypeId`s matter.
 pub(crate) struct Raw;

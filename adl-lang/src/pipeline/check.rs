@@ -1,5 +1,5 @@
 //! Check: the syntax tree against the composition rules of
-//! `adl::graph::Rule` (the table of `adl-rules`) (everything that the tokens alone show), into
+//! `adl::description::Rule` (the table of `adl-rules`) (everything that the tokens alone show), into
 //! the model that [`generate`](super::generate) expands.
 //!
 //! Every broken rule is reported, spanned at the offending token, with the

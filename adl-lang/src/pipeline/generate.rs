@@ -1,5 +1,5 @@
 //! Generate: the checked model into a block expression that evaluates to
-//! an `adl::graph::Described<P>`: a typed pipeline `P` built from the
+//! an `adl::description::Described<P>`: a typed pipeline `P` built from the
 //! adl-core building blocks (`Stages`, `Then`, `Pre`, `Post`, `Branch`,
 //! `KeyedBranches`) and the `Description` of its graph.
 //!
@@ -261,7 +261,7 @@ impl Generator {
             Core::Missing => self.stages(level, None, first, cursor, &mut out),
         };
         let binding = format_ident!("__adl_description", span = Span::mixed_site());
-        let described = quote!(__adl_crate::graph::Described::new(#pipeline, #binding));
+        let described = quote!(__adl_crate::description::Described::new(#pipeline, #binding));
         let (value, known) = match (output, last) {
             (true, Some(last)) => {
                 let witness = format_ident!("__adl_output", span = Span::mixed_site());
@@ -326,7 +326,7 @@ impl Generator {
                         (quote!(#info), quote!(#tag_name))
                     }
                     None => (
-                        quote!(__adl_crate::graph::NodeInfo::new(#name, __adl_crate::graph::Stage::Collate)),
+                        quote!(__adl_crate::description::NodeInfo::new(#name, __adl_crate::description::Stage::Collate)),
                         quote!(#name),
                     ),
                 };
@@ -350,7 +350,7 @@ impl Generator {
         let sample_stage = then(pre.tagged.into_iter().chain(sample.tagged).collect());
         let batch_stage = link(batch.tagged.into_iter().chain(post.tagged).collect());
         let description = quote! {
-            __adl_crate::graph::Description::new(__adl_crate::graph::Body::stages(
+            __adl_crate::description::Description::new(__adl_crate::description::Body::stages(
                 ::std::vec![#(#sample_infos),*],
                 #collate_info,
                 ::std::vec![#(#batch_infos),*],
@@ -602,13 +602,13 @@ impl Generator {
                     |rest, o| quote!(#o.pair(#rest)),
                 );
                 out.push(quote_spanned! {span=>
-                    let #binding = __adl_crate::graph::BatchFn::after(&#nested, #merge, #source);
+                    let #binding = __adl_crate::transform::BatchFn::after(&#nested, #merge, #source);
                 });
                 (binding.clone(), Some(binding))
             }
             None => {
                 out.push(quote_spanned! {span=>
-                    let #binding = __adl_crate::graph::BatchFn::new(#merge, #source);
+                    let #binding = __adl_crate::transform::BatchFn::new(#merge, #source);
                 });
                 (binding, None)
             }
@@ -706,14 +706,14 @@ struct GeneratedBranch {
 /// for a keyed form. An empty keyed form (already the `no_branches`
 /// error) is just the empty list, so that no second error follows.
 fn branch_list(routing: Routing, branches: &[GeneratedBranch]) -> TokenStream {
-    let mut list = quote!(__adl_crate::graph::NoBranch);
+    let mut list = quote!(__adl_crate::pipeline::NoBranch);
     for branch in branches.iter().rev() {
         let (name, pipeline) = (&branch.name, &branch.pipeline);
-        list = quote!(__adl_crate::graph::Branch::new(#name, #pipeline, #list));
+        list = quote!(__adl_crate::pipeline::Branch::new(#name, #pipeline, #list));
     }
     match routing {
         Routing::Keys if !branches.is_empty() => {
-            quote!(__adl_crate::graph::KeyedBranches::new(#list))
+            quote!(__adl_crate::pipeline::KeyedBranches::new(#list))
         }
         _ => list,
     }
@@ -750,7 +750,7 @@ fn parallel_description(
         quote!((::std::string::String::from(#name), #description))
     });
     quote! {
-        __adl_crate::graph::Description::new(__adl_crate::graph::Body::parallel(
+        __adl_crate::description::Description::new(__adl_crate::description::Body::parallel(
             ::std::vec![#(#branches),*],
         ))
         .with_pre(::std::vec![#(#pre_infos),*])
@@ -803,7 +803,7 @@ fn merge(fields: &[&Ident]) -> TokenStream {
     }}
 }
 
-/// The type (in `adl::graph`) that makes a closure standing in `stage` a
+/// The type (in `adl::description`) that makes a closure standing in `stage` a
 /// node: `BatchFn` where batches flow, `SampleFn` elsewhere.
 pub(super) fn closure_node_type(stage: Stage) -> &'static str {
     match stage {
@@ -823,9 +823,9 @@ fn node_value(node: &NodeRef, stage: Stage, cursor: Option<&Ident>) -> TokenStre
             let source = text_of(expr);
             match (typed, cursor) {
                 (false, Some(before)) => {
-                    quote_spanned!(span=> __adl_crate::graph::#wrapper::after(&#before, #expr, #source))
+                    quote_spanned!(span=> __adl_crate::transform::#wrapper::after(&#before, #expr, #source))
                 }
-                _ => quote_spanned!(span=> __adl_crate::graph::#wrapper::new(#expr, #source)),
+                _ => quote_spanned!(span=> __adl_crate::transform::#wrapper::new(#expr, #source)),
             }
         }
         NodeKind::Random { typed } => {
@@ -833,10 +833,10 @@ fn node_value(node: &NodeRef, stage: Stage, cursor: Option<&Ident>) -> TokenStre
             let source = text_of(expr);
             match (typed, cursor) {
                 (false, Some(before)) => {
-                    quote_spanned!(span=> __adl_crate::graph::RandomFn::after(&#before, #random, #closure, #source))
+                    quote_spanned!(span=> __adl_crate::transform::RandomFn::after(&#before, #random, #closure, #source))
                 }
                 _ => {
-                    quote_spanned!(span=> __adl_crate::graph::RandomFn::new(#random, #closure, #source))
+                    quote_spanned!(span=> __adl_crate::transform::RandomFn::new(#random, #closure, #source))
                 }
             }
         }

@@ -4,10 +4,10 @@
 //! - `parse`: tokens → syntax tree (`parse::Body`), with a spanned
 //!   error for each piece that does not parse.
 //! - `check`: syntax tree → model (`check::Level`), with a spanned
-//!   error for each broken rule of `adl_lang::Rule` (re-exported as `adl::graph::Rule`) that the tokens
+//!   error for each broken rule of `adl_lang::Rule` (re-exported as `adl::description::Rule`) that the tokens
 //!   show; the model is repaired so that generation can go on.
 //! - `generate`: model → a block that evaluates to
-//!   `adl::graph::Described<P>`, after the `compile_error!`s, with the
+//!   `adl::description::Described<P>`, after the `compile_error!`s, with the
 //!   assertions that let rustc report the type-level rules.
 
 mod check;

@@ -197,7 +197,7 @@ fn node_trait_impls(
         match options.stage {
             Stage::Batch => quote! {
                 .with_kernel_info(
-                    #krate::graph::KernelInfo::new(#source, #krate::kernel::Fusion::Own).elements(
+                    #krate::description::KernelInfo::new(#source, #krate::kernel::Fusion::Own).elements(
                         <<Self as #krate::__private::KernelNode>::In as #krate::kernel::Element>::TYPE,
                         <<Self as #krate::__private::KernelNode>::Out as #krate::kernel::Element>::TYPE,
                     ),
@@ -210,7 +210,7 @@ fn node_trait_impls(
         let doc = &item.doc;
         quote!(.with_doc(#doc))
     });
-    let graph = quote!(#krate::graph);
+    let graph = quote!(#krate::description);
     quote! {
         #(#cfgs)*
         impl #graph::Node for #node_ty {

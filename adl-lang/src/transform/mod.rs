@@ -15,14 +15,14 @@
 //!   an impl block keeps its other items. A function node gets a braced
 //!   empty struct of the same name (`flip {}`): braced structs live only in
 //!   the type namespace, so the struct and the function do not clash.
-//! - The node type implements `adl::Transform<In>`, `adl::graph::Node`
+//! - The node type implements `adl::Transform<In>`, `adl::description::Node`
 //!   (the metadata: name, stage, input and output types, kernel, doc), the
 //!   stage's marker (`SampleNode` or `BatchNode`) and `Takes<In>`: the
 //!   traits `pipeline!` asserts between neighbours.
 //! - `-> Result<Out, E>` (any return type whose last path segment is
 //!   `Result`) is a fallible node: `Err(e)` becomes
 //!   `adl::Error::Transform { node: <name>, cause: e.into() }`.
-//! - Every error is a rule of `adl_lang::Rule` (re-exported as `adl::graph::Rule`), spanned at the
+//! - Every error is a rule of `adl_lang::Rule` (re-exported as `adl::description::Rule`), spanned at the
 //!   user's token and reported with the others; the expansion still
 //!   follows (the item as written, and the node where the signature
 //!   allows), so that an IDE keeps working.

@@ -9,8 +9,8 @@
 
 use std::sync::Arc;
 
+use adl_core::description::{Body, Description, NodeInfo, Stage};
 use adl_core::exec::{Context, NodeId, Sequential, Tagged};
-use adl_core::graph::{Body, Description, NodeInfo, Stage};
 use adl_core::{Error, Result, Transform as _};
 use numpy::PyArray;
 use pyo3::exceptions::{PyTypeError, PyValueError};

@@ -8,8 +8,8 @@
 use std::fmt;
 
 use adl_core::Transform as _;
+use adl_core::description::{Node, NodeInfo, Stage};
 use adl_core::exec::Context;
-use adl_core::graph::{Node, NodeInfo, Stage};
 use adl_core::kernel::{
     Affine as RustAffine, Clamp as RustClamp, Normalize as RustNormalize, U8ToF32,
 };

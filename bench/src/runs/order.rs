@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use adl::IndexRange;
-use adl::loader::{Loader, Sampler};
+use adl::graph::loader::{Loader, Sampler};
 use adl::pipeline::Stages;
 
 use crate::args::Args;

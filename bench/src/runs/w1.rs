@@ -37,7 +37,7 @@ impl Transform<W1Rows> for StandardizeX {
 /// `(x, y)`, digesting both.
 fn w1_keyed<P>(
     args: &Args,
-    builder: adl::loader::LoaderBuilder<PairKeys, P>,
+    builder: adl::graph::loader::LoaderBuilder<PairKeys, P>,
     build_start: Instant,
 ) -> adl::Result<Option<[Digest; 2]>>
 where

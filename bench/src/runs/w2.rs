@@ -6,9 +6,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use adl::graph::loader::Sampler;
+use adl::graph::opencl::DeviceChoice;
 use adl::kernel::{FlipByFlag, Normalize, U8ToF32};
-use adl::loader::Sampler;
-use adl::opencl::DeviceChoice;
 use adl::prelude::*;
 use ndarray::Array4;
 
@@ -46,7 +46,7 @@ pub fn w2_loader(
     n: usize,
     workers: usize,
 ) -> adl::Result<
-    adl::loader::Loader<
+    adl::graph::loader::Loader<
         PairKeys,
         impl Pipeline<(usize, usize), Transformed: Send, Processed = Array4<f32>>
         + Send
@@ -146,7 +146,7 @@ pub(crate) fn w2(args: &Args) -> adl::Result<bool> {
 /// build it and measure it, digesting the normalised images.
 fn w2_measure<D, P>(
     args: &Args,
-    builder: adl::loader::LoaderBuilder<D, P>,
+    builder: adl::graph::loader::LoaderBuilder<D, P>,
     build_start: Instant,
 ) -> adl::Result<Option<[Digest; 2]>>
 where

@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use adl::loader::{Loader, ReadStatistics};
+use adl::graph::loader::{Loader, ReadStatistics};
 use adl::ndarray::Array4;
 use adl::prelude::*;
 

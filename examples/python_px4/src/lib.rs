@@ -13,7 +13,7 @@
 //! [`RustLoader::new`] of the loader, and the module.
 
 use adl::files::px4::{Px4Log, TopicSensor};
-use adl::loader::Loader;
+use adl::graph::loader::Loader;
 use adl::sync::Nearest;
 use adl::{Error, Recording, Sensor};
 use adl_python::{RustLoader, ToPython, python_error};

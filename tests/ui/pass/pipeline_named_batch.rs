@@ -1,7 +1,7 @@
 // A struct form whose batch is a struct of the user's own, named after
 // `=>`: generic or concrete, nested, with nodes after the merge; and a
 // pipeline returned from a function, as a loader takes it.
-use adl::graph::Described;
+use adl::description::Described;
 use adl::pipeline::run;
 use adl::{Pipeline, pipeline};
 use ndarray::{Array1, Array2};

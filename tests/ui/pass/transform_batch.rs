@@ -1,5 +1,5 @@
 // Batch nodes, with and without a kernel: inline, a file, a constant.
-use adl::graph::{Node, Stage};
+use adl::description::{Node, Stage};
 
 const SCALE_CL: &str = "__kernel void scale(__global float* x) {}";
 

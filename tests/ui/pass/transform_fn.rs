@@ -1,6 +1,6 @@
 // #[transform] on a function: a sample node, still a function.
 use adl::Transform;
-use adl::graph::Node;
+use adl::description::Node;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frame(Vec<u8>);

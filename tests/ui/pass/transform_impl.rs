@@ -1,6 +1,6 @@
 // #[transform] on an impl block: configured nodes are values.
 use adl::Transform;
-use adl::graph::Node;
+use adl::description::Node;
 
 pub struct Normalize {
     mean: f32,

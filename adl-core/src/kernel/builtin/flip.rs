@@ -7,8 +7,8 @@ use ndarray::{Array, Array1, Dimension, RemoveAxis};
 
 use crate::collate::Rows;
 
+use crate::description::{BatchNode, Node, NodeInfo, Stage, Takes};
 use crate::exec::Context;
-use crate::graph::{BatchNode, Node, NodeInfo, Stage, Takes};
 use std::mem::MaybeUninit;
 
 use crate::kernel::Launch;
@@ -160,7 +160,7 @@ impl<T: Element, D: Dimension + 'static> Node for FlipByFlag<T, D> {
         NodeInfo::new("flip_by_flag", Stage::Batch)
             .typed::<(Array<T, D>, Array1<bool>), Array<T, D>>()
             .with_kernel_info(
-                crate::graph::KernelInfo::new(
+                crate::description::KernelInfo::new(
                     format!("in[{INDEX}]"),
                     crate::kernel::Fusion::Gather,
                 )

@@ -46,15 +46,15 @@ macro_rules! elementwise_node {
             }
         }
 
-        impl<D: ndarray::Dimension + 'static> crate::graph::Node for $ty<D> {
+        impl<D: ndarray::Dimension + 'static> crate::description::Node for $ty<D> {
             type Input = ndarray::Array<$input, D>;
             type Output = ndarray::Array<$output, D>;
 
-            fn info(&self) -> crate::graph::NodeInfo {
-                crate::graph::NodeInfo::new($name, crate::graph::Stage::Batch)
+            fn info(&self) -> crate::description::NodeInfo {
+                crate::description::NodeInfo::new($name, crate::description::Stage::Batch)
                     .typed::<ndarray::Array<$input, D>, ndarray::Array<$output, D>>()
                     .with_kernel_info(
-                        crate::graph::KernelInfo::new(self.expr(), crate::kernel::Fusion::Map)
+                        crate::description::KernelInfo::new(self.expr(), crate::kernel::Fusion::Map)
                             .elements(
                                 <$input as crate::kernel::Element>::TYPE,
                                 <$output as crate::kernel::Element>::TYPE,
@@ -64,11 +64,11 @@ macro_rules! elementwise_node {
             }
         }
 
-        impl<D> crate::graph::BatchNode for $ty<D> {
+        impl<D> crate::description::BatchNode for $ty<D> {
             type Node = Self;
         }
-        impl<D: ndarray::Dimension> crate::graph::Takes<ndarray::Array<$input, D>> for $ty<D> {}
-        impl<D: ndarray::RemoveAxis> crate::graph::Takes<crate::collate::Rows<$input, D>>
+        impl<D: ndarray::Dimension> crate::description::Takes<ndarray::Array<$input, D>> for $ty<D> {}
+        impl<D: ndarray::RemoveAxis> crate::description::Takes<crate::collate::Rows<$input, D>>
             for $ty<D>
         {
         }

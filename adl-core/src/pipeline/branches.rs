@@ -23,7 +23,7 @@ use crate::{Pipeline, Result};
 ///
 /// ```
 /// use adl::collate::DefaultCollate;
-/// use adl::graph::{Branch, NoBranch};
+/// use adl::pipeline::{Branch, NoBranch};
 /// use adl::pipeline::{Stages, run};
 /// use ndarray::array;
 ///
@@ -305,7 +305,7 @@ where
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use adl::graph::{Branch, KeyedBranches, NoBranch};
+/// use adl::pipeline::{Branch, KeyedBranches, NoBranch};
 /// use adl::pipeline::{Stages, run};
 ///
 /// let p = KeyedBranches::new(Branch::new("a", Stages::new().with_sample(|x: i64| x * 2),

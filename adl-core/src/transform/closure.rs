@@ -5,9 +5,9 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::{BatchNode, Node, NodeInfo, SampleNode, Stage, Takes};
+use super::Random;
+use crate::description::{BatchNode, Node, NodeInfo, SampleNode, Stage, Takes};
 use crate::exec::{Context, SampleRng};
-use crate::transform::Random;
 use crate::{Result, Transform};
 
 macro_rules! closure_node {
@@ -93,7 +93,7 @@ closure_node!(
     /// sample node named `closure`, whose doc is its source text.
     ///
     /// ```
-    /// use adl::{Transform, graph::{Node, SampleFn, Stage}};
+    /// use adl::{Transform, description::{Node, Stage}, transform::SampleFn};
     ///
     /// let inc = SampleFn::new(|x: i64| x + 1, "|x: i64| x + 1");
     /// assert_eq!(inc.apply(1)?, 2);
@@ -110,7 +110,7 @@ closure_node!(
     /// batch node named `closure`, whose doc is its source text.
     ///
     /// ```
-    /// use adl::{Transform, graph::{BatchFn, Node, Stage}};
+    /// use adl::{Transform, description::{Node, Stage}, transform::BatchFn};
     ///
     /// let sum = BatchFn::new(|v: Vec<i64>| v.iter().sum::<i64>(), "sum");
     /// assert_eq!(sum.apply(vec![1, 2])?, 3);
@@ -135,7 +135,8 @@ closure_node!(
 ///
 /// ```
 /// use adl::{Transform, exec::{SampleRng, Sequential}, transform::random};
-/// use adl::graph::{Node, RandomFn, Stage};
+/// use adl::description::{Node, Stage};
+/// use adl::transform::RandomFn;
 ///
 /// let jitter = RandomFn::new(
 ///     random,

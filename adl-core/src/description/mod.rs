@@ -16,25 +16,28 @@
 //! - [`Description`]: a whole pipeline (pre, sample, collate, batch, post,
 //!   parallel branches) as nested data, built by `pipeline!` or by hand.
 //! - [`Described`]: what `pipeline!` returns, a typed pipeline with its
-//!   description; and what its expansion is built from: closure nodes
-//!   ([`SampleFn`], [`BatchFn`], [`RandomFn`]), parallel branches ([`Branch`],
-//!   [`KeyedBranches`]). (The type witnesses and compile-time checks the
-//!   expansion also calls are in the hidden `adl::__private`, not API.)
+//!   description.
+//!
+//! What runs is not here: the closure nodes of the expansion
+//! ([`SampleFn`](crate::transform::SampleFn),
+//! [`BatchFn`](crate::transform::BatchFn),
+//! [`RandomFn`](crate::transform::RandomFn)) are transforms, and what runs
+//! parallel branches ([`Branch`](crate::pipeline::Branch),
+//! [`KeyedBranches`](crate::pipeline::KeyedBranches)) and types them is a
+//! pipeline's. This module depends on the specification's traits alone,
+//! and on neither of those modules (`tests/architecture.rs` checks it).
+//! The compile-time checks the expansion calls are in the hidden
+//! `adl::__private`, not API.
 
 pub(crate) mod assert;
-mod branches;
-mod closure;
 mod described;
-pub(crate) mod description;
 pub(crate) mod node;
 mod rule;
+pub(crate) mod tree;
 mod type_name;
-pub(crate) mod witness;
 
 pub use adl_rules::{Device, Rule, Section, Stage, Violation};
-pub use branches::{Branch, BranchNames, KeyedBranches, NoBranch, SameBranches};
-pub use closure::{BatchFn, RandomFn, SampleFn};
 pub use described::Described;
-pub use description::{Body, Description};
 pub use node::{KernelInfo, Node, NodeInfo, TypeInfo};
 pub use rule::{BatchNode, CollateNode, SampleNode, Takes, TakesField};
+pub use tree::{Body, Description};

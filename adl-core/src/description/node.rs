@@ -104,7 +104,7 @@ impl NodeInfo {
 /// and writes (a device without `double` cannot run an `f64` kernel).
 ///
 /// ```
-/// use adl::graph::{KernelInfo, NodeInfo, Stage};
+/// use adl::description::{KernelInfo, NodeInfo, Stage};
 /// use adl::kernel::{ElementType, Fusion};
 ///
 /// let scale = NodeInfo::new("scale", Stage::Batch).with_kernel_info(
@@ -146,7 +146,7 @@ impl KernelInfo {
 /// what `pipeline!` reads to describe the graph.
 ///
 /// ```
-/// use adl::graph::{Node, NodeInfo, Stage};
+/// use adl::description::{Node, NodeInfo, Stage};
 ///
 /// struct Flip;
 /// impl Node for Flip {

@@ -9,7 +9,7 @@ use super::{NodeInfo, Stage, TypeInfo, Violation};
 /// engine's `GraphBuilder`), so that a field added later breaks no program.
 ///
 /// ```
-/// use adl::graph::{Body, Description, NodeInfo, Stage};
+/// use adl::description::{Body, Description, NodeInfo, Stage};
 ///
 /// let description = Description::new(Body::stages(
 ///     vec![NodeInfo::new("flip", Stage::Sample)],
@@ -229,7 +229,7 @@ impl TypeKey for TypeInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::Rule;
+    use crate::description::Rule;
 
     fn node(name: &'static str, stage: Stage) -> NodeInfo {
         NodeInfo::new(name, stage)

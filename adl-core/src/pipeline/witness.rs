@@ -5,7 +5,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::{Node, NodeInfo, Stage};
+use crate::description::{Node, NodeInfo, Stage};
 use crate::transform::Keyed;
 use crate::{Collate, Transform};
 

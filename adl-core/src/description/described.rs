@@ -15,7 +15,7 @@ use crate::{Pipeline, Result};
 /// checks again and draws.
 ///
 /// ```
-/// use adl::graph::{Body, Described, Description};
+/// use adl::description::{Body, Described, Description};
 /// use adl::pipeline::{Stages, run};
 ///
 /// let p = Described::new(Stages::new().with_sample(|x: i64| x + 1), Description::default());
