@@ -48,7 +48,7 @@ use adl::graph::loader::Loader;
 use adl::sync::Nearest;
 use adl::{Dataset, Metadata, Recording, Sensor};
 
-// Shared with tests/example_graphs.rs, hence `pub` items in a private module.
+// Shared with tests/suite/example_graphs.rs, hence `pub` items in a private module.
 #[path = "shared/px4_pipeline.rs"]
 #[allow(unreachable_pub)]
 mod px4_pipeline;

@@ -31,7 +31,7 @@
 //! `adl::kernel`, the memory through `adl::exec`). As a crate, that
 //! layering is the compiler's to keep: nothing here can name the crates
 //! above, and it depends on no adl crate but `adl-rules` (the fusion
-//! class of a launch), which depends on nothing (`tests/architecture.rs`
+//! class of a launch), which depends on nothing (`tests/suite/architecture.rs`
 //! checks both with `cargo tree`).
 
 mod blocks;

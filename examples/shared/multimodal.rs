@@ -2,7 +2,7 @@
 //! sensors of three sample types (a camera at 10 Hz, a radar at 20 Hz, an
 //! IMU at 100 Hz, each with clock jitter), synchronized into one typed
 //! sample, and a pipeline with one branch per sensor. Shared by
-//! `examples/multimodal.rs` and `tests/example_graphs.rs`.
+//! `examples/multimodal.rs` and `tests/suite/example_graphs.rs`.
 
 use adl::Window;
 use adl::exec::mix64;

@@ -1,6 +1,6 @@
 //! The PX4 example's pipeline, written with the DSL: shared by the example
 //! (`examples/px4_trace.rs`) and by the snapshot test of its graph
-//! (`tests/example_graphs.rs`).
+//! (`tests/suite/example_graphs.rs`).
 //!
 //! A synchronized PX4 sample is a record of sensors, each a record of
 //! fields. `to_flight` picks what a model would use; then one branch per

@@ -25,7 +25,7 @@
 //! parallel branches ([`Branch`](crate::pipeline::Branch),
 //! [`KeyedBranches`](crate::pipeline::KeyedBranches)) and types them is a
 //! pipeline's. This module depends on the specification's traits alone,
-//! and on neither of those modules (`tests/architecture.rs` checks it).
+//! and on neither of those modules (`tests/suite/architecture.rs` checks it).
 //! The compile-time checks the expansion calls are in the hidden
 //! `adl::__private`, not API.
 

@@ -13,7 +13,7 @@
 //! Every length is checked against the bytes that are there before it is
 //! used, and the formats' flattening is bounded ([`super::format`]), so no
 //! file makes the reader panic, loop or allocate past the file's own size
-//! (tests/px4.rs and the `px4` fuzz target hold it to that). A file that
+//! (tests/suite/px4.rs and the `px4` fuzz target hold it to that). A file that
 //! breaks before its data section is an [`Error::Source`] that says where
 //! (the byte offset of the record) and what; a break inside the data section
 //! keeps the rows before it, and the log says how it ended

@@ -22,7 +22,7 @@ pub enum Sampler {
     /// cycle walking). Constant memory and time per index, so a shuffled
     /// epoch over billions of samples starts at once; each index's
     /// position is uniform over many epochs, and consecutive epochs are
-    /// unrelated (tests/shuffle_quality.rs).
+    /// unrelated (tests/suite/shuffle_quality.rs).
     Shuffle {
         /// The permutation's seed.
         seed: u64,

@@ -4,11 +4,11 @@
 //! equals what [`Loader::plan`] scheduled, with and without a device, with
 //! fusion on and off, with 0 and 2 workers.
 
-#[path = "../examples/shared/px4_pipeline.rs"]
+#[path = "../../examples/shared/px4_pipeline.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod px4_pipeline;
 
-#[path = "../examples/shared/multimodal.rs"]
+#[path = "../../examples/shared/multimodal.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod multimodal;
 

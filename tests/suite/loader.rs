@@ -488,7 +488,7 @@ fn processes_with_rank_and_world_size_partition_the_epoch() {
                 Command::new(&exe)
                     .args([
                         "--exact",
-                        "child_rank_process",
+                        "loader::child_rank_process",
                         "--nocapture",
                         "--test-threads=1",
                     ])
@@ -568,7 +568,7 @@ fn where_kernels_run_is_said_in_one_short_line_once_per_process() {
         child
             .args([
                 "--exact",
-                "child_kernel_notice_process",
+                "loader::child_kernel_notice_process",
                 "--nocapture",
                 "--test-threads=1",
             ])

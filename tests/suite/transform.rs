@@ -77,7 +77,7 @@ struct ScaleBatch {
 /// Scale every value of the batch by `factor`.
 // SAFETY: kernels/scale.cl reads `input[i]` and writes `output[i]` for
 // its own `i < n`, and reads the scalar `factor`.
-#[adl::transform(batch, unsafe(opencl = include_str!("kernels/scale.cl")), name = "scale", args(factor))]
+#[adl::transform(batch, unsafe(opencl = include_str!("../kernels/scale.cl")), name = "scale", args(factor))]
 impl ScaleBatch {
     fn apply(&self, b: Array1<f32>) -> Array1<f32> {
         b * self.factor
@@ -172,7 +172,7 @@ fn batch_nodes_carry_their_kernel_source() -> adl::Result<()> {
     assert_eq!(info.stage, Stage::Batch);
     assert_eq!(
         info.kernel.as_ref().map(|k| &*k.source),
-        Some(include_str!("kernels/scale.cl"))
+        Some(include_str!("../kernels/scale.cl"))
     );
     assert!(info.kernel.unwrap().source.contains("__kernel void scale"));
     // The impl block's doc comment.
