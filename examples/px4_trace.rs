@@ -345,7 +345,7 @@ fn run_pipeline(
         .batch_size(8)
         .shuffle(0)
         .workers(2)
-        .prefetch(4)
+        .batches_ahead(4)
         .build()?;
     let epoch = loader.epoch(0);
     println!(

@@ -172,7 +172,7 @@ fn epoch_dropped_in_the_middle() {
     )
     .batch_size(4)
     .workers(3)
-    .prefetch(4)
+    .batches_ahead(4)
     .shuffle(1)
     .build()
     .expect("a loader");
@@ -191,7 +191,7 @@ fn loader_dropped_with_batches_in_flight() {
     let loader = Loader::new(dataset, adl::pipeline!(collate: default))
         .batch_size(8)
         .workers(4)
-        .prefetch(8)
+        .batches_ahead(8)
         .build()
         .expect("a loader");
     let mut batches = loader.epoch(0);
@@ -216,7 +216,7 @@ fn panicking_node_inside_the_pool() {
     )
     .batch_size(4)
     .workers(3)
-    .prefetch(4)
+    .batches_ahead(4)
     .build()
     .expect("a loader");
     let outcome: Vec<Result<_>> = loader.epoch(0).map(|b| b.map(|_| ())).collect();

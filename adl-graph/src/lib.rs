@@ -8,7 +8,7 @@
 //! Graphviz needed), and runs it: the [`Loader`](loader::Loader) makes its
 //! plan once, from its settings, and runs what the plan says. Sample nodes
 //! run on a rayon pool (the samples of a batch in parallel, parallel
-//! branches joined) with prefetch, sharding, exact resume and per-node
+//! branches joined) with batches built ahead, sharding, exact resume and per-node
 //! statistics; batch kernels run on an OpenCL device ([`opencl`], the
 //! `opencl` feature) or, without one, as their Rust bodies.
 //!

@@ -1,4 +1,4 @@
-//! `adl.Loader`: adl's loader (workers, prefetch, sharding over ranks,
+//! `adl.Loader`: adl's loader (workers, batches built ahead, sharding over ranks,
 //! exact resume, statistics) over a Python dataset and pipeline, its
 //! epochs iterated from Python with the GIL released while a batch is
 //! waited for.
@@ -42,7 +42,7 @@ self_cell::self_cell!(
 /// by `workers` threads, each sample through `pipeline.sample`, `batch_size`
 /// of them through `pipeline.collate` and `pipeline.batch` (an
 /// `abstract_dataloader.spec.Pipeline`; none: the samples as they are,
-/// collated by `adl.default_collate`, PyTorch's default with NumPy arrays), `prefetch` batches ahead, in an order that is sequential or
+/// collated by `adl.default_collate`, PyTorch's default with NumPy arrays), `batches_ahead` batches built ahead, in an order that is sequential or
 /// shuffled by `shuffle` (a seed; the same order for the same seed and
 /// epoch), split over `world` ranks (by default torchrun's `RANK` and
 /// `WORLD_SIZE`; every index of an epoch in exactly one rank).
@@ -87,7 +87,7 @@ struct Settings<'a> {
     batch_size: usize,
     shuffle: Option<u64>,
     workers: usize,
-    prefetch: usize,
+    batches_ahead: usize,
     drop_last: bool,
     on_error: &'a str,
     rank: Option<usize>,
@@ -116,7 +116,7 @@ impl Settings<'_> {
         let mut builder = builder
             .batch_size(self.batch_size)
             .workers(self.workers)
-            .prefetch(self.prefetch)
+            .batches_ahead(self.batches_ahead)
             .drop_last(self.drop_last)
             .on_error(on_error);
         if let Some(seed) = self.shuffle {
@@ -137,7 +137,7 @@ impl Settings<'_> {
 #[pymethods]
 impl Loader {
     #[new]
-    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, workers = 0, prefetch = 2, drop_last = false, on_error = "raise", rank = None, world = None))]
+    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, workers = 0, batches_ahead = 2, drop_last = false, on_error = "raise", rank = None, world = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         dataset: &Bound<'_, PyAny>,
@@ -145,7 +145,7 @@ impl Loader {
         batch_size: usize,
         shuffle: Option<u64>,
         workers: usize,
-        prefetch: usize,
+        batches_ahead: usize,
         drop_last: bool,
         on_error: &str,
         rank: Option<usize>,
@@ -155,7 +155,7 @@ impl Loader {
             batch_size,
             shuffle,
             workers,
-            prefetch,
+            batches_ahead,
             drop_last,
             on_error,
             rank,

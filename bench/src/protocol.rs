@@ -97,7 +97,7 @@ where
         .sampler(Sampler::SortedKeys { seed: SEED })
         .seed(SEED)
         .workers(args.workers)
-        .prefetch(2 * args.workers.max(1))
+        .batches_ahead(2 * args.workers.max(1))
         .build_while_waiting(args.build_while_waiting)
 }
 

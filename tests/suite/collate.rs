@@ -316,7 +316,7 @@ fn packed_and_padded_fields_through_a_loader_with_two_workers() {
         adl::graph::loader::Loader::new(dataset, Stages::new().with_collate(DefaultCollate))
             .batch_size(4)
             .workers(2)
-            .prefetch(2)
+            .batches_ahead(2)
             .build()
             .unwrap();
     for epoch in 0..2 {

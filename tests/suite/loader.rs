@@ -73,7 +73,7 @@ proptest! {
             for workers in [1usize, 2, 4] {
                 let loader = failing_loader(n, bad.clone(), |b| {
                     b.batch_size(batch).drop_last(drop_last).shuffle(seed).workers(workers)
-                        .prefetch(3).shard(rank, world).shard_tail(tail).on_error(OnError::Skip)
+                        .batches_ahead(3).shard(rank, world).shard_tail(tail).on_error(OnError::Skip)
                         .build_while_waiting(assist)
                 });
                 let mut epoch = loader.epoch(1);
@@ -252,7 +252,7 @@ fn a_panicking_node_is_an_error_with_node_and_index_and_earlier_batches_arrive()
         let loader = Loader::new(indices(40), pipeline)
             .batch_size(5)
             .workers(workers)
-            .prefetch(4)
+            .batches_ahead(4)
             .build()
             .unwrap();
         let out: Vec<Result<Vec<usize>>> =
@@ -434,7 +434,9 @@ fn without_node_rows_a_stage_can_be_the_bottleneck() {
 fn bad_settings_are_errors_at_build() {
     let build = |b: Builder<Stages>| b.build().err().unwrap().to_string();
     assert!(build(Loader::new(indices(3), Stages::new()).batch_size(0)).contains("batch size"));
-    assert!(build(Loader::new(indices(3), Stages::new()).prefetch(0)).contains("prefetch"));
+    assert!(
+        build(Loader::new(indices(3), Stages::new()).batches_ahead(0)).contains("batches_ahead")
+    );
     assert!(build(Loader::new(indices(3), Stages::new()).shard(2, 2)).contains("rank 2"));
     assert!(build(Loader::new(indices(3), Stages::new()).indices(vec![0, 5])).contains("index 5"));
     let env = |name: &str| match name {
@@ -640,13 +642,13 @@ fn recycling_loader(
     Loader::new(dataset, pipeline)
         .batch_size(8)
         .workers(workers)
-        .prefetch(2)
+        .batches_ahead(2)
         .build()
         .unwrap()
 }
 
 #[test]
-fn batch_memory_is_recycled_and_bounded_by_prefetch() {
+fn batch_memory_is_recycled_and_bounded_by_batches_ahead() {
     for workers in [0, 2] {
         let loader = recycling_loader(workers);
         for epoch in 0..4 {
@@ -663,7 +665,7 @@ fn batch_memory_is_recycled_and_bounded_by_prefetch() {
         // Per batch, the collate builders take one pooled buffer (the
         // values, 32 KiB; the labels are too small to be worth pooling, and
         // the batch node's `* 0.5` works in place on the owned array). At
-        // most prefetch + 1 batches are alive at once (2 being built, 1
+        // most batches_ahead + 1 batches are alive at once (2 being built, 1
         // with the consumer), so at most that many were ever allocated;
         // every other request over 4 epochs of 12 batches was served from
         // recycled memory.
@@ -675,7 +677,7 @@ fn batch_memory_is_recycled_and_bounded_by_prefetch() {
         );
         assert_eq!(b.reused + b.allocated, 4 * 12);
         assert!(b.held_bytes <= b.limit_bytes);
-        // The pool keeps prefetch + 2 batches at most.
+        // The pool keeps batches_ahead + 2 batches at most.
         assert_eq!(b.limit_bytes, 4 * (8 * 1024 * 4));
         let report = loader.statistics().to_string();
         assert!(report.contains("batch memory:"), "{report}");
@@ -697,7 +699,7 @@ fn the_consumer_builds_batches_while_it_waits_unless_told_not_to() {
             .batch_size(3)
             .shuffle(5)
             .workers(workers)
-            .prefetch(4)
+            .batches_ahead(4)
             .build_while_waiting(assist)
             .build()
             .unwrap();
@@ -729,7 +731,7 @@ fn batches_worth_splitting_are_left_to_the_workers() {
     let loader = Loader::new(indices(24), Stages::new().with_sample(slow))
         .batch_size(4)
         .workers(2)
-        .prefetch(1)
+        .batches_ahead(1)
         .build()
         .unwrap();
     let batches: Batches = loader.epoch(0).map(owned).collect();

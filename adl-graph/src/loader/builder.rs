@@ -13,7 +13,7 @@ pub(crate) struct Config {
     pub(crate) sampler: Sampler,
     pub(crate) seed: u64,
     pub(crate) workers: usize,
-    pub(crate) prefetch: usize,
+    pub(crate) batches_ahead: usize,
     pub(crate) build_while_waiting: bool,
     pub(crate) shard: Shard,
     pub(crate) on_error: OnError,
@@ -73,7 +73,7 @@ impl std::fmt::Debug for Device {
 
 /// Sets up a [`Loader`]: see [`Loader::new`]. Every setting has a default:
 /// batch size 1, keep the last partial batch, sequential order, as many
-/// workers as the machine has cores, prefetch 2 batches per worker, the
+/// workers as the machine has cores, 2 batches ahead per worker, the
 /// consumer's thread building batches while it waits, one rank,
 /// [`OnError::Fail`].
 #[must_use = "a builder does nothing until `build` is called"]
@@ -103,7 +103,7 @@ where
                 sampler: Sampler::Sequential,
                 seed: 0,
                 workers,
-                prefetch: 2 * workers,
+                batches_ahead: 2 * workers,
                 build_while_waiting: true,
                 shard: Shard::default(),
                 on_error: OnError::Fail,
@@ -174,7 +174,7 @@ where
     /// With as many workers as cores, a waiting consumer would otherwise
     /// take a core's time slices to poll and wake; building instead adds
     /// its core to the workers'. It builds only batches inside the
-    /// prefetch window, so memory stays bounded by `prefetch`, and only
+    /// window of batches ahead, so memory stays bounded by `batches_ahead`, and only
     /// batches whose samples are cheap enough that a worker too would
     /// build them whole (not split across the workers; see the [module
     /// docs](super)), so a batch it builds takes no longer than a
@@ -239,15 +239,17 @@ where
     }
 
     /// Batches built ahead of the consumer (at least 1): memory holds at
-    /// most this many batches.
-    pub fn prefetch(mut self, batches: usize) -> Self {
+    /// most this many batches. (What `prefetch` says elsewhere in adl is a
+    /// hint to the CPU's cache, [`Dataset::prefetch`]; reads of files done
+    /// ahead are a dataset's [`read_ahead`](Dataset::read_ahead).)
+    pub fn batches_ahead(mut self, batches: usize) -> Self {
         if batches == 0 {
             self.errors.push(Error::invalid(
-                "prefetch",
+                "batches_ahead",
                 "must be at least 1 batch, got 0",
             ));
         }
-        self.config.prefetch = batches;
+        self.config.batches_ahead = batches;
         self
     }
 
@@ -353,7 +355,7 @@ where
     P::Processed: adl_core::exec::Recycle + Send + 'static,
 {
     /// The loader, or the first setting that is wrong (a zero batch size or
-    /// prefetch, a rank not below the world size, sampler indices out of
+    /// batches ahead, a rank not below the world size, sampler indices out of
     /// range, a badly set environment variable, a worker pool that cannot
     /// start).
     pub fn build(mut self) -> Result<Loader<D, P>> {

@@ -190,7 +190,7 @@ where
     /// with one job on the pool for each batch it lets in (a job builds
     /// the lowest batch not yet taken, if any is left).
     fn top_up(&mut self, pool: &rayon::ThreadPool) {
-        let prefetch = self.loader.shared.config.prefetch.max(1);
+        let prefetch = self.loader.shared.config.batches_ahead.max(1);
         while self.submitted < self.batches && self.submitted - self.delivered < prefetch {
             self.submitted += 1;
             self.claims.limit.store(self.submitted, Ordering::Release);

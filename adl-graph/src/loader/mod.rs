@@ -1,5 +1,5 @@
 //! The loader: a dataset and a pipeline run as an engine, with workers,
-//! prefetch, shuffling per epoch, rank sharding, exact resume, an error
+//! batches built ahead, shuffling per epoch, rank sharding, exact resume, an error
 //! policy and per-node statistics.
 //!
 //! ```
@@ -16,7 +16,7 @@
 //!     .batch_size(4)
 //!     .shuffle(7)
 //!     .workers(2)
-//!     .prefetch(2)
+//!     .batches_ahead(2)
 //!     .on_error(OnError::Fail)
 //!     .build()?;
 //! let mut seen = 0;
@@ -30,7 +30,7 @@
 //! # How a batch is built
 //!
 //! Each batch is one job on the loader's rayon pool of `workers` threads
-//! (jobs take the lowest batch of the prefetch window that no one has
+//! (jobs take the lowest batch of the window of batches ahead that no one has
 //! taken; when the batch the consumer asks for is not ready, the
 //! consumer's thread takes one too, unless the batches are worth splitting
 //! or [`build_while_waiting(false)`](LoaderBuilder::build_while_waiting)):
@@ -40,7 +40,7 @@
 //! are [joined](adl_core::exec::Context::join_dyn). A batch whose samples
 //! are cheap (under 100 us of reading and sample stage in all, estimated
 //! from the timed calls) runs whole on one worker: splitting it would cost
-//! more than it saves, and with `prefetch` batches in flight the other
+//! more than it saves, and with `batches_ahead` batches in flight the other
 //! workers are building the next batches meanwhile. Within one
 //! sample, the sample stages of its branches run one after the other on
 //! that sample's thread: parallelism across the batch's samples already
@@ -64,11 +64,11 @@
 //!   dropping leaves the last few out).
 //! - **Random draws depend only on (seed, epoch, index, node)**:
 //!   [`SampleRng`](adl_core::exec::SampleRng) through the context.
-//! - **Memory bounded by prefetch**: at most `prefetch` batches are built or
+//! - **Memory bounded by the batches ahead**: at most `batches_ahead` batches are built or
 //!   waiting at once.
 //! - **Batch memory recycled**: every batch is a [`Batch`] that gives its
 //!   memory back when dropped; the next batches are built in it (a
-//!   [`BufferPool`] of at most `prefetch + 2` batches), so a warm epoch
+//!   [`BufferPool`] of at most `batches_ahead + 2` batches), so a warm epoch
 //!   allocates no batch memory and its speed does not depend on the
 //!   allocator. A batch type implements [`Recycle`] (every collate output
 //!   and `#[derive(Collate)]` batch does).
@@ -251,7 +251,7 @@ where
         let accelerator = plan.1;
         let plan = plan.0.with_sources(Sources::of(&dataset));
         // Batches in flight or waiting, the consumer's, and one more.
-        let buffers = Arc::new(BufferPool::new(config.prefetch.max(1) + 2));
+        let buffers = Arc::new(BufferPool::new(config.batches_ahead.max(1) + 2));
         let workers = plan.schedule().workers();
         let pool = if workers == 0 {
             None

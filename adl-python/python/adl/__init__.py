@@ -38,7 +38,7 @@ adl's own:
   own transforms and batch kernels under the keys of the sample, run in
   Rust; under ``adl.Loader`` over ``adl.files`` or ``adl.px4`` sensors a
   batch is made without the GIL from the read to the last transform.
-- ``adl.Loader``: adl's loader (workers, prefetch, sharding over ranks,
+- ``adl.Loader``: adl's loader (workers, batches built ahead, sharding over ranks,
   exact resume) over a Python dataset and pipeline; ``adl.LoaderError``
   what it raises for a sample or batch it could not make.
 """

@@ -221,7 +221,7 @@ class Loader:
         batch_size: int = 32,
         shuffle: int | None = None,
         workers: int = 0,
-        prefetch: int = 2,
+        batches_ahead: int = 2,
         drop_last: bool = False,
         on_error: Literal["raise", "skip"] = "raise",
         rank: int | None = None,

@@ -33,7 +33,7 @@ class Slow:
 
 
 def main():
-    loader = adl.Loader(Slow(), None, batch_size=1, workers=1, prefetch=1)
+    loader = adl.Loader(Slow(), None, batch_size=1, workers=1, batches_ahead=1)
     epoch = loader.epoch(0)
     waiter = threading.Thread(target=lambda: next(epoch), daemon=True)
     waiter.start()

@@ -76,7 +76,7 @@ def main():
     pipeline = adl.Pipeline() if mode == "native" else Pipeline()
     every = 3 if mode == "skip" else None
     loader = adl.Loader(Samples(4096, bad, every), pipeline, batch_size=4,
-                        workers=workers, prefetch=8,
+                        workers=workers, batches_ahead=8,
                         on_error="skip" if mode == "skip" else "raise")
     epoch = loader.epoch(0)
     if mode == "global":

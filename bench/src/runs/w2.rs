@@ -66,7 +66,7 @@ pub fn w2_loader(
         })
         .seed(crate::spec::SEED)
         .workers(workers)
-        .prefetch(2 * workers.max(1))
+        .batches_ahead(2 * workers.max(1))
         .build()
 }
 

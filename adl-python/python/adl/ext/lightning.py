@@ -17,7 +17,7 @@ Which loader:
   PyTorch's generator, worker processes): the same batches as
   ``abstract_dataloader``, and Lightning distributes it with its own
   sampler as it does any ``DataLoader``.
-- ``engine="adl"``: ``adl.Loader`` (worker threads, prefetch, the train
+- ``engine="adl"``: ``adl.Loader`` (worker threads, batches built ahead, the train
   split shuffled by ``seed`` and the epoch, this rank's share of every
   epoch, and exact resume: Lightning saves its ``state_dict`` in its
   checkpoints and resumes mid-epoch from them). The validation and test
@@ -365,7 +365,7 @@ class ADLDataModule(
             batch_size=self._batch_size,
             shuffle=self._seed if shuffle else None,
             workers=self._num_workers,
-            prefetch=per_worker * max(self._num_workers, 1),
+            batches_ahead=per_worker * max(self._num_workers, 1),
             drop_last=drop_last,
             rank=rank, world=world)
         # As torch's DistributedSampler deals an epoch (and adl.Loader
