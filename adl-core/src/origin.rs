@@ -29,6 +29,9 @@ pub struct SensorOrigin {
     /// The row of the file the sample is (an array's row along its first
     /// axis, a table's line), where the file holds many samples.
     pub row: Option<usize>,
+    /// Where the sensor is a [`Window`](crate::Window): the samples it
+    /// takes before and after each one (`(past, future)`).
+    pub window: Option<(usize, usize)>,
 }
 
 impl SensorOrigin {
@@ -39,6 +42,7 @@ impl SensorOrigin {
             index,
             file: None,
             row: None,
+            window: None,
         }
     }
 
@@ -104,6 +108,10 @@ pub struct Origin {
     /// Each sensor's part of the sample, in the trace's sensor order; empty
     /// where the dataset does not know its sensors.
     pub sensors: Vec<SensorOrigin>,
+    /// How the trace synchronizes its sensors (the policy's type, such as
+    /// `Nearest`; `aligned` or `given indices` for a trace built so),
+    /// where the dataset knows it.
+    pub sync: Option<String>,
 }
 
 impl Origin {
@@ -114,6 +122,7 @@ impl Origin {
             trace: None,
             trace_index: index,
             sensors: Vec::new(),
+            sync: None,
         }
     }
 
@@ -124,7 +133,14 @@ impl Origin {
             trace: Some(trace.into()),
             trace_index: index,
             sensors,
+            sync: None,
         }
+    }
+
+    /// The same origin, its trace synchronized by `sync` (a policy's name).
+    pub fn synchronized_by(mut self, sync: impl Into<String>) -> Self {
+        self.sync = Some(sync.into());
+        self
     }
 
     /// The same origin, seen as sample `index` of an outer dataset (a

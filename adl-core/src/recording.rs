@@ -50,6 +50,9 @@ pub struct Recording<S> {
     indices: Option<Indices>,
     /// The number of synchronized samples, computed once.
     len: usize,
+    /// How the sensors were synchronized: the policy's type name, or how
+    /// the indices were given (for [`Origin::sync`]).
+    sync: String,
 }
 
 impl<S: SensorSet> Recording<S> {
@@ -60,7 +63,9 @@ impl<S: SensorSet> Recording<S> {
     pub fn new(name: impl Into<String>, sensors: S, sync: &impl Synchronization) -> Result<Self> {
         let names = unique_names(&sensors)?;
         let indices = sync.synchronize(&sensors.timestamps())?;
-        Self::checked(name.into(), names, sensors, Some(indices))
+        let mut recording = Self::checked(name.into(), names, sensors, Some(indices))?;
+        recording.sync = policy_name(sync);
+        Ok(recording)
     }
 
     /// Use index arrays computed elsewhere: one per sensor, in the sensors'
@@ -91,6 +96,7 @@ impl<S: SensorSet> Recording<S> {
             sensors,
             indices: None,
             len: lens.first().copied().unwrap_or(0),
+            sync: "aligned".to_owned(),
         })
     }
 
@@ -118,6 +124,7 @@ impl<S: SensorSet> Recording<S> {
             sensors,
             indices,
             len,
+            sync: "given indices".to_owned(),
         })
     }
 
@@ -203,7 +210,10 @@ impl<S: SensorSet> Dataset for Recording<S> {
                 None => SensorOrigin::new(name.as_str(), row),
             })
             .collect();
-        Ok(Origin::in_trace(self.name.as_str(), index, sensors))
+        Ok(
+            Origin::in_trace(self.name.as_str(), index, sensors)
+                .synchronized_by(self.sync.as_str()),
+        )
     }
 
     fn read_ahead(&self) -> Option<&dyn ReadAhead> {
@@ -285,4 +295,10 @@ impl<S: SensorSet> Trace for Recording<S> {
     fn sensor_names(&self) -> Vec<&str> {
         self.names.iter().map(String::as_str).collect()
     }
+}
+
+/// A synchronization policy's name: its type's, without its path or
+/// parameters (`Nearest`).
+fn policy_name<Y: Synchronization + ?Sized>(_: &Y) -> String {
+    crate::description::type_name::short_type_name(std::any::type_name::<Y>())
 }

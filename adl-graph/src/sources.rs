@@ -7,7 +7,8 @@ use adl_core::{Dataset, Origin};
 /// What a loader's dataset says of where its samples come from, for the
 /// pictures of its [plan](crate::loader::Loader::plan): the number of
 /// samples, and the [`Origin`] of the first (its trace, which synchronizes
-/// the sensors, and each sensor with its file where it reads one). A plan
+/// the sensors and how, and each sensor with its file where it reads one,
+/// and its window where it is one). A plan
 /// made by the [`Planner`](crate::Planner) alone has none.
 ///
 /// ```
@@ -24,6 +25,16 @@ use adl_core::{Dataset, Origin};
 /// assert_eq!(first.trace.as_deref(), Some("drive-7"));
 /// assert_eq!(first.sensors[1].sensor, "radar");
 /// assert!(loader.plan().to_svg()?.contains(">radar<"));
+///
+/// // The policy that synchronizes them, and a windowed sensor's window.
+/// use adl::Window;
+/// let imu = Window::new(s("imu"), 1, 0)?.clamped();
+/// let trace = Recording::new("drive-8", (s("camera"), imu), &Nearest::new("camera", 0.01)?)?;
+/// let loader = Loader::new(trace, Stages::new().with_collate(DefaultCollate)).build()?;
+/// let svg = loader.plan().to_svg()?;
+/// assert!(svg.contains("synchronized: Nearest"), "{svg}");
+/// assert!(svg.contains("window: 1 before, 0 after"), "{svg}");
+/// assert!(loader.plan().to_dot().contains("window: 1 before, 0 after"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,9 +71,9 @@ pub(crate) struct SourceBox {
 
 impl Sources {
     /// The boxes the pictures draw before the source: each sensor of the
-    /// first sample (its name, and its file where it reads one), then the
-    /// trace that synchronizes them (or the dataset), with the number of
-    /// samples. Each sensor's box has an arrow into the last box, and the
+    /// first sample (its name, its file where it reads one, its window
+    /// where it is one), then the trace that synchronizes them and by what
+    /// policy (or the dataset), with the number of samples. Each sensor's box has an arrow into the last box, and the
     /// last box one into the source.
     pub(crate) fn boxes(&self) -> (Vec<SourceBox>, SourceBox) {
         let sensors: Vec<SourceBox> = self
@@ -73,6 +84,9 @@ impl Sources {
                 let mut lines = vec![sensor.sensor.clone()];
                 if let Some(file) = &sensor.file {
                     lines.push(format!("file {}", last_parts(file)));
+                }
+                if let Some((past, future)) = sensor.window {
+                    lines.push(format!("window: {past} before, {future} after"));
                 }
                 SourceBox {
                     lines,
@@ -85,8 +99,11 @@ impl Sources {
             Some(name) => vec![format!("trace `{name}`")],
             None => vec!["dataset".to_owned()],
         };
-        if sensors.len() > 1 {
-            lines.push("synchronized".to_owned());
+        let sync = self.first.as_ref().and_then(|o| o.sync.as_deref());
+        match sync {
+            Some(policy) if sensors.len() > 1 => lines.push(format!("synchronized: {policy}")),
+            _ if sensors.len() > 1 => lines.push("synchronized".to_owned()),
+            _ => {}
         }
         let s = if self.samples == 1 { "" } else { "s" };
         lines.push(format!("{} sample{s}", self.samples));

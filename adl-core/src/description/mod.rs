@@ -34,7 +34,7 @@ mod described;
 pub(crate) mod node;
 mod rule;
 pub(crate) mod tree;
-mod type_name;
+pub(crate) mod type_name;
 
 pub use adl_rules::{Device, Rule, Section, Stage, Violation};
 pub use described::Described;

@@ -352,6 +352,7 @@ impl<S: Sensor> Sensor for Window<S> {
         };
         let mut origin = self.sensor.origin(current);
         origin.index = index;
+        origin.window = Some((self.past, self.future));
         origin
     }
 
