@@ -1,6 +1,6 @@
 //! [`Concat`]: datasets (traces) concatenated into one.
 
-use crate::read_ahead::{ReadAhead, Route, routed};
+use crate::read_ahead::{ReadAhead, Route, Routes, routed};
 use crate::{Dataset, Error, Origin, Result};
 
 /// Datasets, usually traces, concatenated into one dataset: the reference's
@@ -104,8 +104,10 @@ impl<D: Dataset> Dataset for Concat<D> {
 
 /// Sample `i`'s reads: its trace's, at its index there.
 impl<D: Dataset> Route for Concat<D> {
-    fn route(&self, index: usize) -> Option<(&dyn ReadAhead, usize)> {
-        let (part, local) = self.locate(index).ok()?;
-        Some((self.parts[part].read_ahead()?, local))
+    fn route(&self, index: usize) -> Routes<'_> {
+        match self.locate(index) {
+            Ok((part, local)) => Routes::one(self.parts[part].read_ahead(), local),
+            Err(_) => Routes::None,
+        }
     }
 }

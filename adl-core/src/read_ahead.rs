@@ -7,14 +7,15 @@
 //! asks it once: where there is one, it runs a read stage (many reads in
 //! flight, bounded in bytes) ahead of its sample stage.
 //!
-//! A wrapper (a pipe, a mapped sensor, a recording, a concatenation)
-//! forwards it one way: where its sample `i` is its source's sample `i`,
-//! `read_ahead()` is its source's; where it moves samples (a shuffle, a
-//! skip, a concatenation), it implements [`Route`], saying where sample
-//! `i`'s reads are done, and every hook follows from that; where its
-//! sample is several of its source's (a batch, a window), its reads are
-//! theirs. A wrapper that did none of these would lose the read stage
-//! silently, which this module's tests check wrapper by wrapper.
+//! A wrapper (a pipe, a mapped sensor, a concatenation) forwards it one
+//! of two ways: where its sample `i` is its source's sample `i`,
+//! `read_ahead()` is its source's; otherwise it implements [`Route`],
+//! saying which source samples sample `i` is made of (one, for a shuffle,
+//! a skip, a concatenation; several, for a batch, a window, a pair), and
+//! every hook follows from that. A [`Recording`](crate::Recording) alone
+//! reads its own way: a part per sensor, named by the sensor. A wrapper
+//! that did none of these would lose the read stage silently, which this
+//! module's tests check wrapper by wrapper.
 
 use crate::Result;
 
@@ -53,59 +54,91 @@ pub trait ReadAhead {
     }
 }
 
-/// A wrapper that moves samples: where sample `index`'s reads are done (a
-/// source's [`ReadAhead`] and the sample's index there). Every hook of
-/// [`ReadAhead`] follows from it; `read_ahead()` of such a wrapper is
+/// A wrapper that moves samples, or makes one of several: where sample
+/// `index`'s reads are done ([`Routes`]: its source's reads ahead and the
+/// sample's index there, for each source sample it is made of). Every hook
+/// of [`ReadAhead`] follows from it; `read_ahead()` of such a wrapper is
 /// `Some(self)` where its sources read ahead (see [`routed`]).
 pub trait Route {
-    /// The reader of sample `index` and its index there; `None` where the
-    /// index is out of range or its source reads nothing ahead.
-    fn route(&self, index: usize) -> Option<(&dyn ReadAhead, usize)>;
+    /// Where sample `index`'s reads are done; [`Routes::None`] where the
+    /// index is out of range or its sources read nothing ahead.
+    fn route(&self, index: usize) -> Routes<'_>;
+}
+
+/// Where one sample's reads are done (see [`Route`]).
+pub enum Routes<'a> {
+    /// Nowhere: the index is out of range, or no source reads ahead.
+    None,
+    /// One source sample (a shuffle, a skip, a concatenation): its reads,
+    /// in its own parts.
+    One(&'a dyn ReadAhead, usize),
+    /// Several source samples (a batch, a window, a pair), one part each.
+    Many(Vec<(&'a dyn ReadAhead, usize)>),
+}
+
+impl<'a> Routes<'a> {
+    /// Sample `at` of `reader`, where there is a reader.
+    pub fn one(reader: Option<&'a dyn ReadAhead>, at: usize) -> Self {
+        match reader {
+            Some(reader) => Routes::One(reader, at),
+            None => Routes::None,
+        }
+    }
+
+    /// Each sample of `indices` of `reader`, where there is a reader.
+    pub fn each(
+        reader: Option<&'a dyn ReadAhead>,
+        indices: impl IntoIterator<Item = usize>,
+    ) -> Self {
+        match reader {
+            Some(reader) => Routes::Many(indices.into_iter().map(|i| (reader, i)).collect()),
+            None => Routes::None,
+        }
+    }
 }
 
 impl<R: Route + ?Sized> ReadAhead for R {
     fn fetch(&self, index: usize) -> Result<u64> {
         match self.route(index) {
-            Some((reader, at)) => reader.fetch(at),
-            None => Ok(0),
+            Routes::None => Ok(0),
+            Routes::One(reader, at) => reader.fetch(at),
+            Routes::Many(reads) => {
+                let mut bytes = 0;
+                for (reader, at) in reads {
+                    bytes += reader.fetch(at)?;
+                }
+                Ok(bytes)
+            }
         }
     }
 
     fn release(&self, index: usize) {
-        if let Some((reader, at)) = self.route(index) {
-            reader.release(at);
+        match self.route(index) {
+            Routes::None => {}
+            Routes::One(reader, at) => reader.release(at),
+            Routes::Many(reads) => reads
+                .into_iter()
+                .for_each(|(reader, at)| reader.release(at)),
         }
     }
 
     fn parts(&self, index: usize) -> usize {
-        self.route(index).map_or(1, |(reader, at)| reader.parts(at))
+        match self.route(index) {
+            Routes::None => 1,
+            Routes::One(reader, at) => reader.parts(at),
+            Routes::Many(reads) => reads.len().max(1),
+        }
     }
 
     fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
         match self.route(index) {
-            Some((reader, at)) => reader.fetch_part(at, part),
-            None => Ok(0),
+            Routes::None => Ok(0),
+            Routes::One(reader, at) => reader.fetch_part(at, part),
+            Routes::Many(reads) => match reads.get(part) {
+                Some(&(reader, at)) => reader.fetch(at),
+                None => Ok(0),
+            },
         }
-    }
-}
-
-/// Fetch every sample of `indices` from `reader` (a wrapper whose sample is
-/// several of its source's: a batch, a window); the bytes kept.
-pub(crate) fn fetch_each(
-    reader: &dyn ReadAhead,
-    indices: impl IntoIterator<Item = usize>,
-) -> Result<u64> {
-    let mut bytes = 0;
-    for i in indices {
-        bytes += reader.fetch(i)?;
-    }
-    Ok(bytes)
-}
-
-/// Release every sample of `indices` from `reader` (see [`fetch_each`]).
-pub(crate) fn release_each(reader: &dyn ReadAhead, indices: impl IntoIterator<Item = usize>) {
-    for i in indices {
-        reader.release(i);
     }
 }
 

@@ -1,7 +1,7 @@
 //! [`Batched`]: consecutive samples grouped into `Vec`s.
 
 use super::IterableDataset;
-use crate::read_ahead::{ReadAhead, fetch_each, release_each};
+use crate::read_ahead::{ReadAhead, Route, Routes, routed};
 use crate::{Dataset, Error, Result};
 
 /// Consecutive samples grouped into `Vec`s of `size`:
@@ -95,7 +95,7 @@ impl<S: Dataset> Dataset for Batched<S> {
     }
 
     fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        self.source.read_ahead().map(|_| self as &dyn ReadAhead)
+        routed(self, self.source.read_ahead().is_some())
     }
 }
 
@@ -109,20 +109,12 @@ impl<S: Dataset> Batched<S> {
 }
 
 /// A batch's reads are those of each of its samples.
-impl<S: Dataset> ReadAhead for Batched<S> {
-    fn fetch(&self, index: usize) -> Result<u64> {
-        match self.source.read_ahead() {
-            Some(reader) if index < self.len() => fetch_each(reader, self.members(index)),
-            _ => Ok(0),
+impl<S: Dataset> Route for Batched<S> {
+    fn route(&self, index: usize) -> Routes<'_> {
+        if index >= self.len() {
+            return Routes::None;
         }
-    }
-
-    fn release(&self, index: usize) {
-        if let Some(reader) = self.source.read_ahead()
-            && index < self.len()
-        {
-            release_each(reader, self.members(index));
-        }
+        Routes::each(self.source.read_ahead(), self.members(index))
     }
 }
 

@@ -1,7 +1,7 @@
 //! [`Chain`]: one dataset after another.
 
 use super::IterableDataset;
-use crate::read_ahead::{ReadAhead, Route, routed};
+use crate::read_ahead::{ReadAhead, Route, Routes, routed};
 use crate::{Dataset, Error, Origin, Result};
 
 /// The samples of one dataset, then those of another with the same sample
@@ -108,14 +108,14 @@ impl<A: Dataset, B: Dataset<Sample = A::Sample>> Dataset for Chain<A, B> {
 
 /// Sample `i`'s reads: the first's below its length, the second's after.
 impl<A: Dataset, B: Dataset<Sample = A::Sample>> Route for Chain<A, B> {
-    fn route(&self, index: usize) -> Option<(&dyn ReadAhead, usize)> {
+    fn route(&self, index: usize) -> Routes<'_> {
         let split = self.first.len();
         if index < split {
-            Some((self.first.read_ahead()?, index))
+            Routes::one(self.first.read_ahead(), index)
         } else if index < self.len() {
-            Some((self.second.read_ahead()?, index - split))
+            Routes::one(self.second.read_ahead(), index - split)
         } else {
-            None
+            Routes::None
         }
     }
 }

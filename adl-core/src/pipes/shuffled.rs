@@ -1,6 +1,6 @@
 //! [`Shuffled`]: a seeded random permutation keeping random access.
 
-use crate::read_ahead::{ReadAhead, Route, routed};
+use crate::read_ahead::{ReadAhead, Route, Routes, routed};
 use crate::rng::SplitMix64;
 use crate::{Dataset, Error, Origin, Result};
 
@@ -105,8 +105,10 @@ impl<S: Dataset> Dataset for Shuffled<S> {
 
 /// Sample `i`'s reads: the source's sample at place `i` of the permutation.
 impl<S: Dataset> Route for Shuffled<S> {
-    fn route(&self, index: usize) -> Option<(&dyn ReadAhead, usize)> {
-        let &at = self.permutation.get(index)?;
-        Some((self.source.read_ahead()?, at))
+    fn route(&self, index: usize) -> Routes<'_> {
+        match self.permutation.get(index) {
+            Some(&at) => Routes::one(self.source.read_ahead(), at),
+            None => Routes::None,
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! [`Skip`]: all samples but the first `n`.
 
 use super::IterableDataset;
-use crate::read_ahead::{ReadAhead, Route, routed};
+use crate::read_ahead::{ReadAhead, Route, Routes, routed};
 use crate::{Dataset, Error, Origin, Result};
 
 /// All samples but the first `n`: [`skip`](super::DatasetExt::skip). The
@@ -77,11 +77,11 @@ impl<S: Dataset> Dataset for Skip<S> {
 
 /// Sample `i`'s reads: the source's sample `i + n`.
 impl<S: Dataset> Route for Skip<S> {
-    fn route(&self, index: usize) -> Option<(&dyn ReadAhead, usize)> {
+    fn route(&self, index: usize) -> Routes<'_> {
         if index >= self.len() {
-            return None;
+            return Routes::None;
         }
-        Some((self.source.read_ahead()?, index + self.n))
+        Routes::one(self.source.read_ahead(), index + self.n)
     }
 }
 

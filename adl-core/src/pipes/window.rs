@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 
 use super::{IterableDataset, pipe_error};
-use crate::read_ahead::{ReadAhead, fetch_each, release_each};
+use crate::read_ahead::{ReadAhead, Route, Routes, routed};
 use crate::{Dataset, Error, Result};
 
 /// Sliding windows of `size` consecutive samples, one every `step`
@@ -101,7 +101,7 @@ impl<S: Dataset> Dataset for Windows<S> {
     }
 
     fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        self.source.read_ahead().map(|_| self as &dyn ReadAhead)
+        routed(self, self.source.read_ahead().is_some())
     }
 }
 
@@ -115,20 +115,12 @@ impl<S: Dataset> Windows<S> {
 }
 
 /// A window's reads are those of each of its samples.
-impl<S: Dataset> ReadAhead for Windows<S> {
-    fn fetch(&self, index: usize) -> Result<u64> {
-        match self.source.read_ahead() {
-            Some(reader) if index < self.len() => fetch_each(reader, self.members(index)),
-            _ => Ok(0),
+impl<S: Dataset> Route for Windows<S> {
+    fn route(&self, index: usize) -> Routes<'_> {
+        if index >= self.len() {
+            return Routes::None;
         }
-    }
-
-    fn release(&self, index: usize) {
-        if let Some(reader) = self.source.read_ahead()
-            && index < self.len()
-        {
-            release_each(reader, self.members(index));
-        }
+        Routes::each(self.source.read_ahead(), self.members(index))
     }
 }
 

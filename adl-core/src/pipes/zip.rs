@@ -1,7 +1,7 @@
 //! [`Zip`]: two datasets side by side.
 
 use super::IterableDataset;
-use crate::read_ahead::ReadAhead;
+use crate::read_ahead::{ReadAhead, Route, Routes, routed};
 use crate::{Dataset, Error, Result};
 
 /// Pairs of samples at the same index of two datasets:
@@ -68,42 +68,18 @@ impl<A: Dataset, B: Dataset> Dataset for Zip<A, B> {
 
     fn read_ahead(&self) -> Option<&dyn ReadAhead> {
         let any = self.first.read_ahead().is_some() || self.second.read_ahead().is_some();
-        any.then_some(self as &dyn ReadAhead)
+        routed(self, any)
     }
 }
 
 /// A pair's reads are both datasets' at the index, one part each.
-impl<A: Dataset, B: Dataset> ReadAhead for Zip<A, B> {
-    fn fetch(&self, index: usize) -> Result<u64> {
-        Ok(self.fetch_part(index, 0)? + self.fetch_part(index, 1)?)
-    }
-
-    fn release(&self, index: usize) {
+impl<A: Dataset, B: Dataset> Route for Zip<A, B> {
+    fn route(&self, index: usize) -> Routes<'_> {
         if index >= self.len() {
-            return;
+            return Routes::None;
         }
-        for reader in [self.first.read_ahead(), self.second.read_ahead()]
-            .into_iter()
-            .flatten()
-        {
-            reader.release(index);
-        }
-    }
-
-    fn parts(&self, _index: usize) -> usize {
-        2
-    }
-
-    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
-        let reader = match part {
-            0 => self.first.read_ahead(),
-            1 => self.second.read_ahead(),
-            _ => None,
-        };
-        match reader {
-            Some(reader) if index < self.len() => reader.fetch(index),
-            _ => Ok(0),
-        }
+        let reads = [self.first.read_ahead(), self.second.read_ahead()];
+        Routes::Many(reads.into_iter().flatten().map(|r| (r, index)).collect())
     }
 }
 

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::ld::{Amount, Seed, Step, sample_ld};
-use crate::read_ahead::{ReadAhead, Route, routed};
+use crate::read_ahead::{ReadAhead, Route, Routes, routed};
 use crate::rng::SplitMix64;
 use crate::{Dataset, Error, Origin, Result};
 
@@ -193,9 +193,11 @@ impl<D: Dataset> Dataset for Sampled<D> {
 
 /// Sample `i`'s reads: the dataset's sample it picked at `i`.
 impl<D: Dataset> Route for Sampled<D> {
-    fn route(&self, index: usize) -> Option<(&dyn ReadAhead, usize)> {
-        let &at = self.indices.get(index)?;
-        Some((self.dataset.read_ahead()?, at))
+    fn route(&self, index: usize) -> Routes<'_> {
+        match self.indices.get(index) {
+            Some(&at) => Routes::one(self.dataset.read_ahead(), at),
+            None => Routes::None,
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 use std::fmt;
 
 use crate::collate::{Reading, StackReadings, stack_readings};
-use crate::read_ahead::ReadAhead;
+use crate::read_ahead::{ReadAhead, Route, Routes, routed};
 use crate::{Error, Metadata, Result, Sensor, SensorOrigin, TryMapped};
 
 /// A sensor that returns, for each sample, the window of consecutive
@@ -357,28 +357,16 @@ impl<S: Sensor> Sensor for Window<S> {
     }
 
     fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        self.sensor.read_ahead().map(|_| self as &dyn ReadAhead)
+        routed(self, self.sensor.read_ahead().is_some())
     }
 }
 
 /// A window's reads are those of every inner sample in it.
-impl<S: Sensor> ReadAhead for Window<S> {
-    fn fetch(&self, index: usize) -> Result<u64> {
-        let (Some(inner), Ok(range)) = (self.sensor.read_ahead(), self.range(index)) else {
-            return Ok(0);
-        };
-        let mut bytes = 0;
-        for i in range {
-            bytes += inner.fetch(i)?;
-        }
-        Ok(bytes)
-    }
-
-    fn release(&self, index: usize) {
-        if let (Some(inner), Ok(range)) = (self.sensor.read_ahead(), self.range(index)) {
-            for i in range {
-                inner.release(i);
-            }
+impl<S: Sensor> Route for Window<S> {
+    fn route(&self, index: usize) -> Routes<'_> {
+        match self.range(index) {
+            Ok(range) => Routes::each(self.sensor.read_ahead(), range),
+            Err(_) => Routes::None,
         }
     }
 }
