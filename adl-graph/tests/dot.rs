@@ -9,11 +9,6 @@ mod common;
 
 use common::{Frame, FrameBatch, Raw, Tensor, batch, collate, sample};
 
-struct Radar;
-struct RadarBatch;
-struct Lidar;
-struct LidarBatch;
-
 fn dot(description: &Description) -> String {
     Planner
         .plan(description)
@@ -34,16 +29,7 @@ fn dot_on_gpu(description: &Description) -> String {
 
 #[test]
 fn linear() {
-    let description = GraphBuilder::new()
-        .sample(sample("decode").typed::<Raw, Frame>())
-        .sample(
-            sample("flip")
-                .typed::<Frame, Frame>()
-                .with_doc("Mirror the image left to right."),
-        )
-        .collate(collate("default").typed::<Frame, FrameBatch>())
-        .batch(batch("to_tensor").typed::<FrameBatch, Tensor>())
-        .build();
+    let description = common::linear();
     insta::assert_snapshot!(dot(&description));
 }
 
@@ -60,43 +46,13 @@ fn pre_and_post() {
 
 #[test]
 fn parallel_two_branches() {
-    let description = GraphBuilder::parallel()
-        .pre(sample("decode"))
-        .branch(
-            "radar",
-            GraphBuilder::new()
-                .sample(sample("crop").typed::<Radar, Radar>())
-                .collate(collate("default").typed::<Radar, RadarBatch>()),
-        )
-        .branch(
-            "lidar",
-            GraphBuilder::new()
-                .sample(sample("voxelize").typed::<Lidar, Lidar>())
-                .collate(collate("default").typed::<Lidar, LidarBatch>()),
-        )
-        .post(batch("log"))
-        .build();
+    let description = common::two_branches();
     insta::assert_snapshot!(dot(&description));
 }
 
 #[test]
 fn nested_branches() {
-    let leaf = |name: &'static str| {
-        GraphBuilder::new()
-            .sample(sample(name))
-            .collate(collate("default"))
-            .batch(batch("normalize"))
-    };
-    let description = GraphBuilder::parallel()
-        .branch("imu", leaf("integrate"))
-        .branch(
-            "camera",
-            GraphBuilder::parallel()
-                .pre(sample("debayer"))
-                .branch("left", leaf("undistort"))
-                .branch("right", leaf("undistort")),
-        )
-        .build();
+    let description = common::nested_branches();
     insta::assert_snapshot!(dot(&description));
 }
 

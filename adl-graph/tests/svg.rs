@@ -16,11 +16,6 @@ mod common;
 
 use common::{Frame, FrameBatch, Raw, Tensor, batch, collate, sample};
 
-struct Radar;
-struct RadarBatch;
-struct Lidar;
-struct LidarBatch;
-
 /// The SVG of `plan`, written to `ADL_SVG_OUT/name.svg` where that is set
 /// (to look at it), and checked to fit its canvas.
 fn svg(name: &str, plan: &Plan) -> String {
@@ -67,16 +62,7 @@ fn assert_fits(svg: &str) {
 
 #[test]
 fn linear() {
-    let description = GraphBuilder::new()
-        .sample(sample("decode").typed::<Raw, Frame>())
-        .sample(
-            sample("flip")
-                .typed::<Frame, Frame>()
-                .with_doc("Mirror the image left to right."),
-        )
-        .collate(collate("default").typed::<Frame, FrameBatch>())
-        .batch(batch("to_tensor").typed::<FrameBatch, Tensor>())
-        .build();
+    let description = common::linear();
     let svg = svg("linear", &Planner.plan(&description).unwrap());
     // The DOT's groups: the read stage, each stage with its pool, each
     // device; the batch type at the sink; the doc as a tooltip.
@@ -96,22 +82,7 @@ fn linear() {
 
 #[test]
 fn parallel_two_branches() {
-    let description = GraphBuilder::parallel()
-        .pre(sample("decode"))
-        .branch(
-            "radar",
-            GraphBuilder::new()
-                .sample(sample("crop").typed::<Radar, Radar>())
-                .collate(collate("default").typed::<Radar, RadarBatch>()),
-        )
-        .branch(
-            "lidar",
-            GraphBuilder::new()
-                .sample(sample("voxelize").typed::<Lidar, Lidar>())
-                .collate(collate("default").typed::<Lidar, LidarBatch>()),
-        )
-        .post(batch("log"))
-        .build();
+    let description = common::two_branches();
     let svg = svg("parallel", &Planner.plan(&description).unwrap());
     assert!(svg.contains(">branch radar<") && svg.contains(">branch lidar<"));
     assert!(svg.contains(">radar: Radar<") && svg.contains(">lidar: Lidar<"));
@@ -120,22 +91,7 @@ fn parallel_two_branches() {
 
 #[test]
 fn nested_branches_each_in_its_frame() {
-    let leaf = |name: &'static str| {
-        GraphBuilder::new()
-            .sample(sample(name))
-            .collate(collate("default"))
-            .batch(batch("normalize"))
-    };
-    let description = GraphBuilder::parallel()
-        .branch("imu", leaf("integrate"))
-        .branch(
-            "camera",
-            GraphBuilder::parallel()
-                .pre(sample("debayer"))
-                .branch("left", leaf("undistort"))
-                .branch("right", leaf("undistort")),
-        )
-        .build();
+    let description = common::nested_branches();
     let svg = svg("nested", &Planner.plan(&description).unwrap());
     for branch in ["imu", "camera", "left", "right"] {
         assert!(svg.contains(&format!(">branch {branch}<")), "{branch}");
