@@ -70,6 +70,11 @@ class Pipeline:
 
 def main():
     mode, workers = sys.argv[1], int(sys.argv[2])
+    # Ctrl-C as a terminal gives it: a process started in the background
+    # (`nohup`, `cmd &`) inherits SIGINT ignored, and Python then installs
+    # no handler for it, so the `interrupt` mode's Ctrl-C would be lost
+    # whatever adl does.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if "--no-exit-hook" in sys.argv:
         atexit.unregister(adl._native._at_exit)
     bad = 5 if mode in ("caught", "uncaught") else None
