@@ -1,13 +1,7 @@
 //! The graphs of the examples' pipelines, as the planner draws them
 //! (insta snapshots of the DOT), and a run of each on real data.
 
-#[path = "../../examples/shared/px4_pipeline.rs"]
-#[allow(dead_code, unreachable_pub)]
-mod px4_pipeline;
-
-#[path = "../../examples/shared/multimodal.rs"]
-#[allow(dead_code, unreachable_pub)]
-mod multimodal;
+use crate::{multimodal, px4_pipeline};
 
 use adl::files::px4::{Px4Log, TopicSensor};
 use adl::graph::Planner;

@@ -7,6 +7,14 @@
 //! (`tests/killed_job.rs`), the fault drills (`tests/faults.rs`) and the
 //! billion-sample epoch (`tests/billion_epoch.rs`).
 
+// The examples' pipelines, which example_graphs and plan_runs draw and run.
+#[path = "../../examples/shared/multimodal.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod multimodal;
+#[path = "../../examples/shared/px4_pipeline.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod px4_pipeline;
+
 mod architecture;
 mod collate;
 mod collate_properties;

@@ -4,13 +4,7 @@
 //! equals what [`Loader::plan`] scheduled, with and without a device, with
 //! fusion on and off, with 0 and 2 workers.
 
-#[path = "../../examples/shared/px4_pipeline.rs"]
-#[allow(dead_code, unreachable_pub)]
-mod px4_pipeline;
-
-#[path = "../../examples/shared/multimodal.rs"]
-#[allow(dead_code, unreachable_pub)]
-mod multimodal;
+use crate::{multimodal, px4_pipeline};
 
 use adl::InMemory;
 use adl::description::Device;
