@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::exec::timed_sensor;
 use crate::read_ahead::ReadAhead;
 use crate::{Error, Metadata, Record, Result, Sensor, SensorOrigin};
 
@@ -185,7 +186,8 @@ impl<S: Sensor> SensorSet for Vec<S> {
         let values = self
             .iter()
             .zip(rows)
-            .map(|(sensor, &row)| sensor.get(row))
+            .enumerate()
+            .map(|(k, (sensor, &row))| timed_sensor(k, || sensor.get(row)))
             .collect::<Result<Vec<_>>>()?;
         Record::new(Arc::clone(names), values)
     }
@@ -224,7 +226,7 @@ macro_rules! tuple_set {
 
             fn read(&self, rows: &[usize], _names: &Arc<[String]>) -> Result<Self::Sample> {
                 check_rows(rows, $count)?;
-                Ok(($(self.$i.get(rows[$i])?,)+))
+                Ok(($(timed_sensor($i, || self.$i.get(rows[$i]))?,)+))
             }
         }
     };

@@ -355,7 +355,9 @@ fn sensor_set_impl(
             ) -> #krate::Result<Self::Sample> {
                 #krate::__private::check_rows(rows, #count)?;
                 ::std::result::Result::Ok(#sample {
-                    #(#names: #krate::Sensor::get(&self.#names, rows[#rows])?,)*
+                    #(#names: #krate::exec::timed_sensor(#rows, || {
+                        #krate::Sensor::get(&self.#names, rows[#rows])
+                    })?,)*
                 })
             }
         }

@@ -514,3 +514,47 @@ fn statistics_split_the_reads_per_sensor_and_decoding_is_not_reading() {
     );
     assert!(text.contains("dataset     decode"), "{text}");
 }
+
+#[test]
+fn without_a_read_stage_each_sensors_share_of_the_read_is_said() {
+    // Sensors in memory (nothing read ahead): the workers' `get` reads
+    // them, and the statistics say which one takes the time.
+    let times = || Timestamps::new("t", (0..64).map(|i| f64::from(i) * 0.1).collect()).unwrap();
+    let lidar = adl::Series::new("lidar", times(), |i| {
+        std::thread::sleep(Duration::from_millis(3));
+        Ok(i as u64)
+    });
+    let imu = adl::Series::new("imu", times(), |i| Ok(i as u64));
+    let recording = Recording::aligned("drive", (lidar, imu)).unwrap();
+    let loader = Loader::new(
+        recording,
+        Stages::new()
+            .with_sample(|(a, b): (u64, u64)| a + b)
+            .with_collate(DefaultCollate),
+    )
+    .batch_size(8)
+    .workers(2)
+    .build()
+    .unwrap();
+    assert_eq!(loader.epoch(0).count(), 8);
+    let stats = loader.statistics();
+    let names: Vec<&str> = stats.sensors.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["lidar", "imu"]);
+    let (lidar, imu) = (&stats.sensors[0], &stats.sensors[1]);
+    assert!(
+        lidar.gets > 0 && lidar.gets == imu.gets,
+        "{lidar:?} {imu:?}"
+    );
+    assert_eq!((lidar.reads, imu.reads), (0, 0), "no read stage");
+    assert!(
+        lidar.get_time >= Duration::from_millis(3) * lidar.gets as u32,
+        "{lidar:?}"
+    );
+    assert!(
+        imu.get_time * 10 < lidar.get_time,
+        "{imu:?} against {lidar:?}"
+    );
+    let text = stats.to_string();
+    assert!(text.contains("the dataset's read per sensor"), "{text}");
+    assert!(text.contains("\n  lidar  "), "{text}");
+}

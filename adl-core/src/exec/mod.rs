@@ -51,6 +51,7 @@
 pub(crate) mod accelerator;
 mod context;
 mod sample_rng;
+mod sensor_times;
 mod sequential;
 mod services;
 mod tagged;
@@ -63,6 +64,7 @@ pub use adl_kernel::{
 pub(crate) use context::filled;
 pub use context::{Context, join_each, panic_message};
 pub use sample_rng::SampleRng;
+pub use sensor_times::{sensor_times, timed_sensor};
 pub use sequential::Sequential;
 pub use services::Services;
 pub use tagged::Tagged;

@@ -96,7 +96,16 @@ where
         }
         let read = shared.slot(Slot::Read);
         let entered = counters.enter(read);
-        let raw = shared.dataset.get(index);
+        let raw = if entered.is_some() {
+            // A timed read: each sensor's share of it too.
+            let (raw, times) = adl_core::exec::sensor_times(|| shared.dataset.get(index));
+            for (sensor, took) in times.into_iter().enumerate() {
+                shared.sensor_reads.count_get(sensor, took);
+            }
+            raw
+        } else {
+            shared.dataset.get(index)
+        };
         counters.leave(read, entered);
         let raw = match raw {
             Ok(raw) => raw,

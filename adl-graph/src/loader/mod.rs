@@ -293,10 +293,13 @@ where
             Measured::Read
         };
         rows.push(("dataset".to_owned(), get));
+        let first = plan.sources().and_then(|s| s.first.as_ref());
         let sensor_reads = Arc::new(PartCounters::new(if read_threads.is_some() {
-            sensor_reads::part_names(plan.sources().and_then(|s| s.first.as_ref()), parts)
+            sensor_reads::part_names(first, parts)
         } else {
-            Vec::new()
+            first
+                .map(|o| o.sensors.iter().map(|s| s.sensor.clone()).collect())
+                .unwrap_or_default()
         }));
         for stage in [Stage::Sample, Stage::Collate, Stage::Batch] {
             rows.push((stage.to_string(), Measured::Stage(stage)));

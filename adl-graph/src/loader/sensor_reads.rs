@@ -1,4 +1,6 @@
-//! The read stage's reads counted per part of a sample: per sensor of a
+//! The dataset's reads counted per sensor: the read stage's per part of a
+//! sample, and the workers' timed `get`s per sensor of the set they read
+//! (`adl::exec::sensor_times`), per sensor of a
 //! recording ([`ReadAhead::parts`](adl_core::read_ahead::ReadAhead::parts)),
 //! so that the statistics say which sensor's reads take the time.
 
@@ -24,6 +26,12 @@ pub struct SensorReads {
     pub bytes: u64,
     /// Time spent reading, summed over the readers.
     pub time: Duration,
+    /// The workers' timed `get`s of a sample (one in so many, as the
+    /// nodes' calls are timed) that read this sensor: its decode where the
+    /// read stage read ahead, its whole read otherwise.
+    pub gets: u64,
+    /// This sensor's time in those `get`s, summed.
+    pub get_time: Duration,
 }
 
 /// One part's counts.
@@ -33,6 +41,8 @@ struct PartCount {
     failed: AtomicU64,
     bytes: AtomicU64,
     nanos: AtomicU64,
+    gets: AtomicU64,
+    get_nanos: AtomicU64,
 }
 
 /// The read stage's counts per part, named.
@@ -62,6 +72,15 @@ impl PartCounters {
         }
     }
 
+    /// Count sensor `part`'s time, `took`, in a timed `get` of a sample.
+    pub(crate) fn count_get(&self, part: usize, took: Duration) {
+        if let Some(c) = self.counts.get(part) {
+            c.gets.fetch_add(1, Relaxed);
+            c.get_nanos
+                .fetch_add(u64::try_from(took.as_nanos()).unwrap_or(u64::MAX), Relaxed);
+        }
+    }
+
     /// Each part's counts so far.
     pub(crate) fn snapshot(&self) -> Vec<SensorReads> {
         self.names
@@ -73,6 +92,8 @@ impl PartCounters {
                 failed: c.failed.load(Relaxed),
                 bytes: c.bytes.load(Relaxed),
                 time: Duration::from_nanos(c.nanos.load(Relaxed)),
+                gets: c.gets.load(Relaxed),
+                get_time: Duration::from_nanos(c.get_nanos.load(Relaxed)),
             })
             .collect()
     }
@@ -80,7 +101,14 @@ impl PartCounters {
     /// Start afresh.
     pub(crate) fn reset(&self) {
         for c in &self.counts {
-            for n in [&c.reads, &c.failed, &c.bytes, &c.nanos] {
+            for n in [
+                &c.reads,
+                &c.failed,
+                &c.bytes,
+                &c.nanos,
+                &c.gets,
+                &c.get_nanos,
+            ] {
                 n.store(0, Relaxed);
             }
         }

@@ -155,9 +155,11 @@ pub struct Statistics {
     /// wait for reads, the most bytes held ahead (all zero without a read
     /// stage).
     pub reads: ReadStatistics,
-    /// What the read stage did per sensor (per part of a sample, as a
-    /// recording reads each sensor apart), in the sample's order: which
-    /// sensor's reads take the time (empty without a read stage).
+    /// Per sensor, in the sample's order: what the read stage did (per
+    /// part of a sample, as a recording reads each sensor apart) and each
+    /// sensor's share of the workers' timed `get`s (its decode, with a read
+    /// stage; its read, without): which sensor takes the time (empty where
+    /// the dataset names no sensors).
     pub sensors: Vec<SensorReads>,
 }
 
@@ -424,6 +426,22 @@ impl fmt::Display for Statistics {
                 )?;
             }
         }
+        let got: Duration = self.sensors.iter().map(|s| s.get_time).sum();
+        if !got.is_zero() {
+            let what = if r.threads > 0 { "decode" } else { "read" };
+            writeln!(f, "the dataset's {what} per sensor, of the timed gets:")?;
+            let width = self.sensors.iter().map(|s| s.name.len()).max().unwrap_or(0);
+            for s in self.sensors.iter().filter(|s| s.gets > 0) {
+                let per_get = s.get_time / s.gets.min(u64::from(u32::MAX)) as u32;
+                writeln!(
+                    f,
+                    "  {:<width$}  {} per get, {:.0}%",
+                    s.name,
+                    human(per_get),
+                    100.0 * s.get_time.as_secs_f64() / got.as_secs_f64(),
+                )?;
+            }
+        }
         let width = self
             .nodes
             .iter()
@@ -553,6 +571,8 @@ mod tests {
                 failed: 0,
                 bytes: 1000,
                 time: Duration::from_millis(40),
+                gets: 10,
+                get_time: Duration::from_millis(30),
             }],
         };
         s.nodes.retain(|n| !n.time.is_zero());
