@@ -63,16 +63,20 @@ impl<S: SensorSet> Recording<S> {
     pub fn new(name: impl Into<String>, sensors: S, sync: &impl Synchronization) -> Result<Self> {
         let names = unique_names(&sensors)?;
         let indices = sync.synchronize(&sensors.timestamps())?;
-        let mut recording = Self::checked(name.into(), names, sensors, Some(indices))?;
-        recording.sync = policy_name(sync);
-        Ok(recording)
+        Self::checked(name.into(), names, sensors, indices, policy_name(sync))
     }
 
     /// Use index arrays computed elsewhere: one per sensor, in the sensors'
     /// order, every index in range.
     pub fn with_indices(name: impl Into<String>, sensors: S, indices: Indices) -> Result<Self> {
         let names = unique_names(&sensors)?;
-        Self::checked(name.into(), names, sensors, Some(indices))
+        Self::checked(
+            name.into(),
+            names,
+            sensors,
+            indices,
+            "given indices".to_owned(),
+        )
     }
 
     /// Sensors already aligned sample by sample: global sample `i` reads
@@ -104,27 +108,22 @@ impl<S: SensorSet> Recording<S> {
         name: String,
         names: Arc<[String]>,
         sensors: S,
-        indices: Option<Indices>,
+        indices: Indices,
+        sync: String,
     ) -> Result<Self> {
-        if let Some(indices) = &indices {
-            let lens: Vec<(&str, usize)> = names
-                .iter()
-                .map(String::as_str)
-                .zip(sensors.lens())
-                .collect();
-            indices.check_fits(&lens)?;
-        }
-        let len = match &indices {
-            Some(indices) => indices.len(),
-            None => sensors.lens().first().copied().unwrap_or(0),
-        };
+        let lens: Vec<(&str, usize)> = names
+            .iter()
+            .map(String::as_str)
+            .zip(sensors.lens())
+            .collect();
+        indices.check_fits(&lens)?;
         Ok(Recording {
             name,
             names,
             sensors,
-            indices,
-            len,
-            sync: "given indices".to_owned(),
+            len: indices.len(),
+            indices: Some(indices),
+            sync,
         })
     }
 

@@ -99,11 +99,11 @@ impl Sources {
             Some(name) => vec![format!("trace `{name}`")],
             None => vec!["dataset".to_owned()],
         };
-        let sync = self.first.as_ref().and_then(|o| o.sync.as_deref());
-        match sync {
-            Some(policy) if sensors.len() > 1 => lines.push(format!("synchronized: {policy}")),
-            _ if sensors.len() > 1 => lines.push("synchronized".to_owned()),
-            _ => {}
+        if sensors.len() > 1 {
+            lines.push(match self.first.as_ref().and_then(|o| o.sync.as_deref()) {
+                Some(policy) => format!("synchronized: {policy}"),
+                None => "synchronized".to_owned(),
+            });
         }
         let s = if self.samples == 1 { "" } else { "s" };
         lines.push(format!("{} sample{s}", self.samples));
