@@ -19,7 +19,7 @@ use adl::ndarray::{Array1, Array2, Array3, Array4, Axis, Ix2};
 use adl::prelude::*;
 use adl::sync::Nearest;
 use adl::transform::{RandomFlip, RandomResizedCrop};
-use adl::{Concat, Window};
+use adl::{Concat, Origin, Window};
 
 /// The sensors of one drive.
 #[derive(SensorSet)]
@@ -103,7 +103,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (dataset, report) = Concat::open(drives, OnError::Skip, |drive| open(&root.join(drive)))?;
     println!("{report}");
     println!("{} synchronized samples", dataset.len());
-    let origin = dataset.origin(0)?;
+    let origin = Origin::of(&dataset, 0)?;
     println!("sample 0 comes from {origin}");
 
     let pipeline = pipeline! {

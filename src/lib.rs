@@ -98,8 +98,8 @@
 //! macros; by what it is: [`sync`], [`transform`](mod@transform),
 //! [`pipeline`](mod@pipeline), [`collate`], [`pipes`], [`sample`],
 //! [`description`] (what a pipeline looks like), [`exec`] (what it runs
-//! in), [`kernel`] (batch kernels), [`read_ahead`] (reads done ahead of a
-//! sample's `get`). [`graph`] is `adl-graph` (the planner, its plans, the
+//! in), [`kernel`] (batch kernels), [`storage`] (the engine's side of a
+//! dataset: origins, hints, reads ahead of a sample's `get`). [`graph`] is `adl-graph` (the planner, its plans, the
 //! [`Loader`](graph::loader::Loader), OpenCL), [`files`] is `adl-files`
 //! (sensors read from files, PX4 logs among them). [`prelude`] has what a
 //! loader program needs. `adl::ndarray` is the `ndarray` adl's arrays are
@@ -114,7 +114,7 @@
 // Everything adl-core holds, where it holds it: the specification's traits,
 // the errors and the data model (sensors, traces, datasets) at the root,
 // and the rest by module (`sync`, `transform`, `pipeline`, `collate`,
-// `pipes`, `sample`, `description`, `exec`, `kernel`, `read_ahead`,
+// `pipes`, `sample`, `description`, `exec`, `kernel`, `storage`,
 // `spec`, `error`). A glob, so that the facade cannot drift from it.
 pub use adl_core::*;
 

@@ -1,6 +1,6 @@
 //! [`Concat`]: datasets (traces) concatenated into one.
 
-use crate::read_ahead::{ReadAhead, Route, Routes, routed};
+use crate::storage::{self, Ahead, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// Datasets, usually traces, concatenated into one dataset: the reference's
@@ -90,24 +90,27 @@ impl<D: Dataset> Dataset for Concat<D> {
         self.parts[part].get(local)
     }
 
-    /// The part's origin of the sample (its trace and sensors), at the
-    /// global `index`.
-    fn origin(&self, index: usize) -> Result<Origin> {
-        let (part, local) = self.locate(index)?;
-        Ok(self.parts[part].origin(local)?.at(index))
-    }
-
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        routed(self, self.parts.iter().any(|p| p.read_ahead().is_some()))
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        Some(self)
     }
 }
 
 /// Sample `i`'s reads: its trace's, at its index there.
 impl<D: Dataset> Route for Concat<D> {
-    fn route(&self, index: usize) -> Routes<'_> {
+    type Origin = Origin;
+
+    fn route(&self, index: usize) -> Routes<'_, Origin> {
         match self.locate(index) {
-            Ok((part, local)) => Routes::one(self.parts[part].read_ahead(), local),
+            Ok((part, local)) => Routes::One(storage::of(&self.parts[part]), local),
             Err(_) => Routes::None,
         }
+    }
+
+    fn ahead(&self) -> Ahead {
+        self.parts
+            .iter()
+            .map(|p| Ahead::of(p.storage()))
+            .max()
+            .unwrap_or_default()
     }
 }

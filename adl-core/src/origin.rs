@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::{Dataset, Error, Result, Sensor};
+
 /// Where one sensor's sample is read from: the sensor, its own index, and
 /// for a file-backed sensor the file and the row (the place in the file:
 /// a row of an array, a line of a table; none for a file per sample).
@@ -35,6 +37,17 @@ pub struct SensorOrigin {
 }
 
 impl SensorOrigin {
+    /// Where sample `index` of `sensor` is read from: what its
+    /// [`storage`](Sensor::storage) knows (a file, a row), or else the
+    /// sensor's name and the index. Reads nothing; an index out of range is
+    /// reported as it is given.
+    pub fn of<S: Sensor + ?Sized>(sensor: &S, index: usize) -> SensorOrigin {
+        sensor
+            .storage()
+            .and_then(|storage| storage.origin(index))
+            .unwrap_or_else(|| SensorOrigin::new(sensor.name(), index))
+    }
+
     /// Sample `index` of sensor `sensor`, not read from a file.
     pub fn new(sensor: impl Into<String>, index: usize) -> Self {
         SensorOrigin {
@@ -78,7 +91,7 @@ impl fmt::Display for SensorOrigin {
 /// does not know gives only the index.
 ///
 /// ```
-/// use adl::{Dataset, Recording, Sensor, Series, Timestamps, sync::Nearest};
+/// use adl::{Origin, Recording, Sensor, Series, Timestamps, sync::Nearest};
 ///
 /// let s = |n: &str, t: Vec<f64>| Series::new(n, Timestamps::new(n, t).unwrap(), |i| Ok(i));
 /// let trace = Recording::new(
@@ -86,7 +99,7 @@ impl fmt::Display for SensorOrigin {
 ///     vec![s("camera", vec![0.0, 0.1, 0.2]), s("imu", vec![0.0, 0.05, 0.1, 0.15, 0.2])],
 ///     &Nearest::new("camera", 0.01)?,
 /// )?;
-/// let origin = trace.origin(2)?;
+/// let origin = Origin::of(&trace, 2)?;
 /// assert_eq!(origin.trace.as_deref(), Some("run-7"));
 /// assert_eq!(origin.sensors[1].index, 4);
 /// assert_eq!(
@@ -115,6 +128,21 @@ pub struct Origin {
 }
 
 impl Origin {
+    /// Where sample `index` of `dataset` comes from: what its
+    /// [`storage`](Dataset::storage) knows (its trace, each sensor's file
+    /// and row), or else the index alone. Reads no sample; an index out of
+    /// range is [`Error::IndexOutOfRange`].
+    pub fn of<D: Dataset + ?Sized>(dataset: &D, index: usize) -> Result<Origin> {
+        let len = dataset.len();
+        if index >= len {
+            return Err(Error::out_of_range("dataset", index, len));
+        }
+        Ok(dataset
+            .storage()
+            .and_then(|storage| storage.origin(index))
+            .unwrap_or_else(|| Origin::unknown(index)))
+    }
+
     /// Sample `index` of a dataset that knows nothing more about it.
     pub fn unknown(index: usize) -> Self {
         Origin {

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::read_ahead::ReadAhead;
+use crate::storage::{Ahead, Storage};
 use crate::{
     AsAnySensor, Dataset, Error, Indices, Origin, Result, SensorOrigin, SensorSet, Synchronization,
     Trace,
@@ -196,10 +196,20 @@ impl<S: SensorSet> Dataset for Recording<S> {
         self.sensors.read(&rows, &self.names)
     }
 
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        Some(self)
+    }
+}
+
+/// A recording is stored where its sensors' samples at their synchronized
+/// rows are, one part per sensor, so that a read stage reads them at once.
+impl<S: SensorSet> Storage for Recording<S> {
+    type Origin = Origin;
+
     /// The recording's name, `index`, and each sensor's sample (with its
     /// file and row, for a file-backed sensor).
-    fn origin(&self, index: usize) -> Result<Origin> {
-        let rows = self.sensor_indices(index)?;
+    fn origin(&self, index: usize) -> Option<Origin> {
+        let rows = self.sensor_indices(index).ok()?;
         let sensors = self
             .names
             .iter()
@@ -209,31 +219,36 @@ impl<S: SensorSet> Dataset for Recording<S> {
                 None => SensorOrigin::new(name.as_str(), row),
             })
             .collect();
-        Ok(
+        Some(
             Origin::in_trace(self.name.as_str(), index, sensors)
                 .synchronized_by(self.sync.as_str()),
         )
     }
 
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        let any = self.names.iter().any(|name| {
-            self.sensors
-                .sensor(name)
-                .is_some_and(|s| s.as_any_sensor().read_ahead().is_some())
-        });
-        any.then_some(self as &dyn ReadAhead)
+    /// The most any sensor does ahead.
+    fn ahead(&self) -> Ahead {
+        (self.names.iter())
+            .map(|name| Ahead::of(self.sensor_storage(name)))
+            .max()
+            .unwrap_or_default()
     }
-}
 
-/// A recording's reads are its sensors' at their synchronized rows, one
-/// part per sensor, so that a read stage reads them at once.
-impl<S: SensorSet> ReadAhead for Recording<S> {
+    /// Each sensor's sample, at its row.
+    fn prefetch(&self, index: usize) {
+        if let Ok(rows) = self.sensor_indices(index) {
+            for (name, row) in self.names.iter().zip(rows) {
+                if let Some(storage) = self.sensor_storage(name) {
+                    storage.prefetch(row);
+                }
+            }
+        }
+    }
     /// Each sensor's sample, at its row, one after another.
     fn fetch(&self, index: usize) -> Result<u64> {
         let rows = self.sensor_indices(index)?;
         let mut bytes = 0;
         for (name, row) in self.names.iter().zip(rows) {
-            if let Some(reader) = self.sensor_reads(name) {
+            if let Some(reader) = self.sensor_storage(name) {
                 bytes += reader.fetch(row)?;
             }
         }
@@ -243,7 +258,7 @@ impl<S: SensorSet> ReadAhead for Recording<S> {
     fn release(&self, index: usize) {
         if let Ok(rows) = self.sensor_indices(index) {
             for (name, row) in self.names.iter().zip(rows) {
-                if let Some(reader) = self.sensor_reads(name) {
+                if let Some(reader) = self.sensor_storage(name) {
                     reader.release(row);
                 }
             }
@@ -259,7 +274,7 @@ impl<S: SensorSet> ReadAhead for Recording<S> {
     fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
         let rows = self.sensor_indices(index)?;
         match (self.names.get(part), rows.get(part)) {
-            (Some(name), Some(&row)) => match self.sensor_reads(name) {
+            (Some(name), Some(&row)) => match self.sensor_storage(name) {
                 Some(reader) => reader.fetch(row),
                 None => Ok(0),
             },
@@ -269,9 +284,9 @@ impl<S: SensorSet> ReadAhead for Recording<S> {
 }
 
 impl<S: SensorSet> Recording<S> {
-    /// The reads ahead of sensor `name`, where it has any.
-    fn sensor_reads(&self, name: &str) -> Option<&dyn ReadAhead> {
-        self.sensors.sensor(name)?.as_any_sensor().read_ahead()
+    /// The storage of sensor `name`, where it has one.
+    fn sensor_storage(&self, name: &str) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+        self.sensors.sensor(name)?.as_any_sensor().storage()
     }
 }
 

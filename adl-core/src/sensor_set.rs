@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::exec::timed_sensor;
-use crate::read_ahead::ReadAhead;
+use crate::storage::Storage;
 use crate::{Error, Metadata, Record, Result, Sensor, SensorOrigin};
 
 /// A sensor seen without its sample type: its name and timestamps. A
@@ -24,9 +24,13 @@ pub trait AnySensor {
         self.len() == 0
     }
     /// Where sample `index` is read from ([`Sensor::origin`]).
-    fn origin(&self, index: usize) -> SensorOrigin;
+    fn origin(&self, index: usize) -> SensorOrigin {
+        self.storage()
+            .and_then(|storage| storage.origin(index))
+            .unwrap_or_else(|| SensorOrigin::new(self.name(), index))
+    }
     /// Its reads done ahead, where it has any ([`Sensor::read_ahead`]).
-    fn read_ahead(&self) -> Option<&dyn ReadAhead>;
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>>;
 }
 
 /// A sensor seen as an [`AnySensor`]: the same memory, another type (no
@@ -44,11 +48,8 @@ impl<S: Sensor + ?Sized> AnySensor for Described<S> {
     fn len(&self) -> usize {
         Sensor::len(&self.0)
     }
-    fn origin(&self, index: usize) -> SensorOrigin {
-        Sensor::origin(&self.0, index)
-    }
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        Sensor::read_ahead(&self.0)
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+        Sensor::storage(&self.0)
     }
 }
 

@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use adl_core::read_ahead::ReadAhead;
+use adl_core::storage::Storage;
 use adl_core::transform::ImageLayout;
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::Array3;
@@ -351,13 +351,9 @@ impl Sensor for Images {
             .map_err(|e| Error::internal("Images::get", e))
     }
 
-    /// The frame's file (a file per frame: no row).
-    fn origin(&self, index: usize) -> SensorOrigin {
-        self.frames.origin(index)
-    }
-
-    /// A file per sample, read whole ahead of the `get` that decodes it.
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+    /// A file per sample (its origin: the file, no row), read whole ahead
+    /// of the `get` that decodes it.
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
         Some(&self.frames)
     }
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use adl_core::read_ahead::ReadAhead;
+use adl_core::storage::{Ahead, Storage};
 use adl_core::{Result, Sensor, SensorOrigin};
 
 /// A sensor whose every read of a sample first waits `delay`, as a sensor
@@ -101,22 +101,28 @@ impl<S: Sensor> Sensor for Latency<S> {
         self.sensor.get(index)
     }
 
-    fn origin(&self, index: usize) -> SensorOrigin {
-        self.sensor.origin(index)
-    }
-
     /// Its reads, each waiting the delay first, whether or not the inner
-    /// sensor reads ahead.
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+    /// sensor reads ahead; the inner sensor's origins.
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
         Some(self)
     }
 }
 
-impl<S: Sensor> ReadAhead for Latency<S> {
+impl<S: Sensor> Storage for Latency<S> {
+    type Origin = SensorOrigin;
+
+    fn origin(&self, index: usize) -> Option<SensorOrigin> {
+        Some(SensorOrigin::of(&self.sensor, index))
+    }
+
+    fn ahead(&self) -> Ahead {
+        Ahead::Reads
+    }
+
     /// Wait the delay, then the inner sensor's fetch (where it reads ahead).
     fn fetch(&self, index: usize) -> Result<u64> {
         std::thread::sleep(self.delay);
-        let bytes = match self.sensor.read_ahead() {
+        let bytes = match self.sensor.storage() {
             Some(inner) => inner.fetch(index)?,
             None => 0,
         };
@@ -127,7 +133,7 @@ impl<S: Sensor> ReadAhead for Latency<S> {
 
     fn release(&self, index: usize) {
         if self.take_fetched(index)
-            && let Some(inner) = self.sensor.read_ahead()
+            && let Some(inner) = self.sensor.storage()
         {
             inner.release(index);
         }

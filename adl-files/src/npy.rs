@@ -1,5 +1,6 @@
 //! [`Npy`]: a sensor over a memory-mapped NumPy `.npy` array.
 
+use adl_core::storage::Storage;
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use memmap2::Mmap;
 use ndarray::{Array, ArrayViewD, Dimension, IxDyn};
@@ -331,9 +332,9 @@ impl<T, D: Dimension> Sensor for Npy<T, D> {
         &self.timestamps
     }
 
-    /// The file, and the row of its first axis.
-    fn origin(&self, index: usize) -> SensorOrigin {
-        SensorOrigin::new(self.name.as_str(), index).in_file(&self.location, Some(index))
+    /// Where its samples are: see its [`Storage`] impl.
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+        Some(self)
     }
 
     fn get(&self, index: usize) -> Result<Array<T, D>> {
@@ -378,6 +379,16 @@ impl<T, D: Dimension> Sensor for Npy<T, D> {
         };
         Array::from_shape_vec(self.sample_shape.clone(), values)
             .map_err(|e| Error::internal("Npy::get", e))
+    }
+}
+
+/// Its samples are rows of one file.
+impl<T, D: Dimension> Storage for Npy<T, D> {
+    type Origin = SensorOrigin;
+
+    /// The file, and the row of its first axis.
+    fn origin(&self, index: usize) -> Option<SensorOrigin> {
+        Some(SensorOrigin::new(self.name.as_str(), index).in_file(&self.location, Some(index)))
     }
 }
 

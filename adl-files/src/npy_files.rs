@@ -1,7 +1,7 @@
 //! [`NpyFiles`]: a sensor over a sequence of NumPy `.npy` files, a file
 //! per sample.
 
-use adl_core::read_ahead::ReadAhead;
+use adl_core::storage::Storage;
 use adl_core::{Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::{Array, Dimension, IxDyn};
 
@@ -221,13 +221,9 @@ impl<T, D: Dimension> Sensor for NpyFiles<T, D> {
         self.read(index, self.files.take(index))
     }
 
-    /// The sample's file (a file per sample: no row).
-    fn origin(&self, index: usize) -> SensorOrigin {
-        self.files.origin(index)
-    }
-
-    /// A file per sample, read whole ahead of the `get` that decodes it.
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+    /// A file per sample (its origin: the file, no row), read whole ahead
+    /// of the `get` that decodes it.
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
         Some(&self.files)
     }
 }

@@ -7,7 +7,7 @@ use std::ops::Deref;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use adl_core::read_ahead::ReadAhead;
+use adl_core::storage::{Ahead, Storage};
 use adl_core::{Error, Result, SensorOrigin};
 
 use crate::location::Location;
@@ -181,15 +181,6 @@ impl Files {
         self.fetched().remove(&index)
     }
 
-    /// The sample's file, its path or URL (a file per sample: no row).
-    pub(crate) fn origin(&self, index: usize) -> SensorOrigin {
-        let origin = SensorOrigin::new(self.sensor.as_str(), index);
-        match self.locations.get(index) {
-            Some(location) => origin.in_file(location, None),
-            None => origin,
-        }
-    }
-
     /// The bytes read ahead (a panic elsewhere while it was held leaves a
     /// map still good to use).
     fn fetched(&self) -> MutexGuard<'_, HashMap<usize, Contents>> {
@@ -198,7 +189,22 @@ impl Files {
 }
 
 /// A file per sample, read whole ahead of the `get` that parses it.
-impl ReadAhead for Files {
+impl Storage for Files {
+    type Origin = SensorOrigin;
+
+    /// The sample's file, its path or URL (a file per sample: no row).
+    fn origin(&self, index: usize) -> Option<SensorOrigin> {
+        let origin = SensorOrigin::new(self.sensor.as_str(), index);
+        Some(match self.locations.get(index) {
+            Some(location) => origin.in_file(location, None),
+            None => origin,
+        })
+    }
+
+    fn ahead(&self) -> Ahead {
+        Ahead::Reads
+    }
+
     /// Read sample `index`'s file, kept for the `get` that follows.
     fn fetch(&self, index: usize) -> Result<u64> {
         let contents = self.read(index)?;

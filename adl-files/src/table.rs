@@ -1,5 +1,6 @@
 //! [`Table`]: a sensor over a CSV table of timestamped rows.
 
+use adl_core::storage::Storage;
 use std::io::Read;
 use std::sync::Arc;
 
@@ -163,10 +164,9 @@ impl Sensor for Table {
         &self.name
     }
 
-    /// The file, and the row of the table (counting data rows from 0,
-    /// without the header or comments).
-    fn origin(&self, index: usize) -> SensorOrigin {
-        SensorOrigin::new(self.name.as_str(), index).in_file(&self.location, Some(index))
+    /// Where its samples are: see its [`Storage`] impl.
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+        Some(self)
     }
 
     fn metadata(&self) -> &Timestamps {
@@ -182,6 +182,17 @@ impl Sensor for Table {
             ));
         }
         Ok(self.values.row(index).to_owned())
+    }
+}
+
+/// Its samples are rows of one file.
+impl Storage for Table {
+    type Origin = SensorOrigin;
+
+    /// The file, and the row of the table (counting data rows from 0,
+    /// without the header or comments).
+    fn origin(&self, index: usize) -> Option<SensorOrigin> {
+        Some(SensorOrigin::new(self.name.as_str(), index).in_file(&self.location, Some(index)))
     }
 }
 

@@ -15,7 +15,7 @@ use adl::files::Images;
 use adl::graph::loader::Loader;
 use adl::ndarray::{Array2, Array3, Array4, Axis, s};
 use adl::transform::{ImageLayout, RandomFlip, RandomResizedCrop, Region, resized_crop};
-use adl::{Dataset, Error, Sensor, SensorDataset, Timestamps, Transform};
+use adl::{Error, Origin, Sensor, SensorDataset, Timestamps, Transform};
 use ndarray_npy::read_npy;
 
 fn data(name: &str) -> PathBuf {
@@ -543,7 +543,7 @@ fn a_camera_feeds_the_loader_through_crop_and_flip() {
         .sum();
     assert_eq!(stats.reads.bytes, on_disk);
     // A sample says which frame file it is.
-    let origin = loader.dataset().origin(2).unwrap();
+    let origin = Origin::of(loader.dataset(), 2).unwrap();
     assert_eq!(
         origin.sensors[0].file.as_deref(),
         Some(camera().frames()[2].to_string().as_str())

@@ -11,7 +11,7 @@ use common::source_error;
 use adl::files::NpyFiles;
 use adl::graph::loader::Loader;
 use adl::ndarray::{Array1, Array2, Array3, Ix2, IxDyn, ShapeBuilder};
-use adl::{Error, Sensor, SensorDataset, Timestamps};
+use adl::{Error, Sensor, SensorDataset, SensorOrigin, Timestamps};
 
 /// The lengths of the scans: ragged, one empty.
 const LENGTHS: [usize; 5] = [3, 7, 1, 0, 12];
@@ -80,7 +80,7 @@ fn each_file_is_a_sample_of_its_own_length() {
         "{err}"
     );
     // A sample says which file it is (a whole file: no row).
-    let origin = lidar.origin(4);
+    let origin = SensorOrigin::of(&lidar, 4);
     assert_eq!(
         origin.file.as_deref(),
         Some(lidar.files()[4].to_string().as_str())
@@ -198,7 +198,7 @@ fn a_bad_file_is_refused_naming_the_file_the_sensor_and_the_sample() {
     );
     // Read ahead, the same file is refused the same way when parsed.
     assert_eq!(
-        lidar.read_ahead().unwrap().fetch(2).unwrap(),
+        lidar.storage().unwrap().fetch(2).unwrap(),
         bytes.len() as u64 - 10
     );
     let message = scan_error(lidar.get(2), "000002.npy", 2);
@@ -206,7 +206,7 @@ fn a_bad_file_is_refused_naming_the_file_the_sensor_and_the_sample() {
     std::fs::remove_file(folder.join("000000.npy")).unwrap();
     let message = scan_error(lidar.get(0), "000000.npy", 0);
     assert!(message.contains("cannot read: "), "{message}");
-    let message = scan_error(lidar.read_ahead().unwrap().fetch(0), "000000.npy", 0);
+    let message = scan_error(lidar.storage().unwrap().fetch(0), "000000.npy", 0);
     assert!(message.contains("cannot read: "), "{message}");
     // Fortran order is refused, as for Npy.
     let fortran = Array2::<f32>::zeros((4, 3).f());

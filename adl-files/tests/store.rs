@@ -21,7 +21,7 @@ use adl::files::{
 use adl::graph::loader::Loader;
 use adl::ndarray::{Array, Array1, Array2, Array4, Axis, Ix1, Ix2, IxDyn};
 use adl::transform::ImageLayout;
-use adl::{Error, Sensor, SensorDataset};
+use adl::{Error, Sensor, SensorDataset, SensorOrigin};
 use ndarray_npy::WriteNpyExt;
 
 fn data(name: &str) -> PathBuf {
@@ -603,7 +603,7 @@ fn an_images_folder_in_s3_decodes_as_the_local_folder() {
     // Then a GET per frame.
     let read = store.stats();
     assert_eq!((read.requests, read.retries, read.failures), (8, 0, 0));
-    let origin = remote.origin(3);
+    let origin = SensorOrigin::of(&remote, 3);
     assert_eq!(origin.file.as_deref(), Some(expected[3].as_str()));
     assert_eq!(origin.row, None);
 
@@ -661,7 +661,7 @@ fn npy_files_in_s3_read_as_the_local_files() {
         assert_eq!(remote.get(k).unwrap(), scan(k), "scan {k}");
     }
     assert_eq!(
-        remote.origin(4).file.as_deref(),
+        SensorOrigin::of(&remote, 4).file.as_deref(),
         Some(url("drive/lidar/scan_11.NPY").as_str())
     );
     let listed = NpyFiles::<f32, IxDyn>::from_files(
@@ -692,23 +692,23 @@ fn a_file_fetched_ahead_is_read_with_one_request_and_parsed_by_its_get() {
     let camera = Images::in_folder(store.at("drive/camera")).unwrap();
     let lidar: NpyFiles<f32, Ix2> = NpyFiles::in_folder(store.at("drive/lidar")).unwrap();
     let opened = store.stats().requests;
-    assert!(camera.read_ahead().is_some() && lidar.read_ahead().is_some());
+    assert!(camera.storage().is_some() && lidar.storage().is_some());
 
     let size = std::fs::metadata(data("camera/frame_9.jpg")).unwrap().len();
-    assert_eq!(camera.read_ahead().unwrap().fetch(2).unwrap(), size);
+    assert_eq!(camera.storage().unwrap().fetch(2).unwrap(), size);
     assert_eq!(store.stats().requests, opened + 1);
     assert_eq!(camera.get(2).unwrap(), local.get(2).unwrap());
     assert_eq!(store.stats().requests, opened + 1);
     // Read ahead once: the next get reads it again, as does a get after
     // a release.
     assert_eq!(camera.get(2).unwrap(), local.get(2).unwrap());
-    camera.read_ahead().unwrap().fetch(1).unwrap();
-    camera.read_ahead().unwrap().release(1);
+    camera.storage().unwrap().fetch(1).unwrap();
+    camera.storage().unwrap().release(1);
     assert_eq!(camera.get(1).unwrap(), local.get(1).unwrap());
     assert_eq!(store.stats().requests, opened + 4);
 
     let size = npy_bytes(&scan(1)).len() as u64;
-    assert_eq!(lidar.read_ahead().unwrap().fetch(1).unwrap(), size);
+    assert_eq!(lidar.storage().unwrap().fetch(1).unwrap(), size);
     assert_eq!(lidar.get(1).unwrap(), scan(1));
     assert_eq!(store.stats().requests, opened + 5);
 }
@@ -725,7 +725,7 @@ fn a_missing_or_corrupt_object_is_named_with_the_sensor_and_the_sample() {
         "{message}"
     );
     // The same once read ahead: the object is there, its pixels are not.
-    camera.read_ahead().unwrap().fetch(1).unwrap();
+    camera.storage().unwrap().fetch(1).unwrap();
     assert_eq!(source_error(camera.get(1), &corrupt), message);
 
     let missing = url("bad/camera/frame_3.jpg");
@@ -737,7 +737,7 @@ fn a_missing_or_corrupt_object_is_named_with_the_sensor_and_the_sample() {
     .unwrap();
     let no_such = format!("{missing} (sensor `camera`, sample 1): no such object");
     for message in [
-        source_error(camera.read_ahead().unwrap().fetch(1), &missing),
+        source_error(camera.storage().unwrap().fetch(1), &missing),
         source_error(camera.get(1), &missing),
     ] {
         assert!(message.starts_with(&no_such), "{message}");

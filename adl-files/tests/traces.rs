@@ -98,7 +98,7 @@ fn a_sample_says_its_trace_sensors_files_and_rows() {
     })
     .unwrap();
     // Sample 6 is run-3's third frame (0.2 s), with the IMU row at 0.2 s.
-    let origin: Origin = dataset.origin(6).unwrap();
+    let origin: Origin = Origin::of(&dataset, 6).unwrap();
     assert_eq!(origin.index, 6);
     assert_eq!(origin.trace.as_deref(), Some("run-3"));
     assert_eq!(origin.trace_index, 2);
@@ -123,8 +123,8 @@ fn a_sample_says_its_trace_sensors_files_and_rows() {
     assert_eq!(frame.imu[0], 20.0);
     // Through a sampled view, the same origin at the view's index.
     let view = adl::sample::Sampled::from_indices(&dataset, vec![6, 0]).unwrap();
-    assert_eq!(view.origin(0).unwrap(), origin.clone().at(0));
-    assert!(dataset.origin(8).is_err());
+    assert_eq!(Origin::of(&view, 0).unwrap(), origin.clone().at(0));
+    assert!(Origin::of(&dataset, 8).is_err());
 }
 
 #[test]

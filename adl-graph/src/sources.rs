@@ -55,7 +55,7 @@ impl Sources {
         let first = if samples == 0 {
             None
         } else {
-            dataset.origin(0).ok()
+            Origin::of(dataset, 0).ok()
         };
         Sources { samples, first }
     }

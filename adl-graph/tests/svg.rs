@@ -174,8 +174,16 @@ impl Dataset for Drive {
         Ok(index as u64)
     }
 
-    fn origin(&self, index: usize) -> adl::Result<Origin> {
-        Ok(Origin::in_trace(
+    fn storage(&self) -> Option<&dyn adl::storage::Storage<Origin = Origin>> {
+        Some(self)
+    }
+}
+
+impl adl::storage::Storage for Drive {
+    type Origin = Origin;
+
+    fn origin(&self, index: usize) -> Option<Origin> {
+        Some(Origin::in_trace(
             "drive-07",
             index,
             vec![

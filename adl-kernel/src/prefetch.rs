@@ -1,7 +1,7 @@
 //! [`prefetch`]: a cache hint for data read soon.
 
 /// Ask the CPU to start loading `values` into its caches, without waiting
-/// for them: what the `Dataset::prefetch` of an in-memory dataset calls on
+/// for them: what the `Storage::prefetch` of an in-memory dataset calls on
 /// the sample's data. One hint per cache line; nothing on targets without a
 /// prefetch instruction.
 ///

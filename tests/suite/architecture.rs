@@ -156,3 +156,55 @@ fn the_facade_mirrors_the_crates() {
         assert!(facade.contains(line), "the facade lacks `{line}`");
     }
 }
+
+/// The methods of spec trait `name` in adl-core's `file`: those in its
+/// body (`fn name(`), in order.
+fn trait_methods(file: &str, name: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("adl-core/src/spec")
+        .join(file);
+    let text = std::fs::read_to_string(&path).expect("the spec file reads");
+    let start = text
+        .find(&format!("pub trait {name}"))
+        .unwrap_or_else(|| panic!("{} has no trait {name}", path.display()));
+    let body = &text[start..];
+    let body = &body[..body.find("\n}\n").expect("the trait ends")];
+    body.split("fn ")
+        .skip(1)
+        .filter_map(|rest| rest.split(['(', '<']).next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The spec traits are the specification, with one engine hook each,
+/// `storage()` (origins, hints, reads ahead: `adl::storage`): a wrapper
+/// forwards that one method or routes, and cannot forget one of several.
+#[test]
+fn the_spec_traits_carry_one_engine_hook() {
+    assert_eq!(
+        trait_methods("dataset.rs", "Dataset"),
+        ["len", "is_empty", "get", "storage"]
+    );
+    let sensor = trait_methods("sensor.rs", "Sensor");
+    let engine: Vec<&String> = sensor
+        .iter()
+        .filter(|m| {
+            ![
+                "name",
+                "metadata",
+                "get",
+                "len",
+                "is_empty",
+                "stream",
+                "stream_batches",
+                "duration",
+                "map",
+                "try_map",
+                "boxed",
+                "framerate",
+            ]
+            .contains(&m.as_str())
+        })
+        .collect();
+    assert_eq!(engine, ["storage"], "Sensor's methods: {sensor:?}");
+}

@@ -11,7 +11,7 @@ use adl::Record;
 use adl::graph::loader::Loader;
 use adl::pipeline::Stages;
 use adl::prelude::*;
-use adl::read_ahead::ReadAhead;
+use adl::storage::{Ahead, Storage};
 use adl::sync::Nearest;
 
 /// A dataset of files behind a slow store: `fetch` waits `latency` and
@@ -84,12 +84,18 @@ impl Dataset for SlowStore {
         Ok(bytes.iter().map(|&b| u64::from(b)).sum())
     }
 
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+    fn storage(&self) -> Option<&dyn Storage<Origin = adl::Origin>> {
         Some(self)
     }
 }
 
-impl ReadAhead for SlowStore {
+impl Storage for SlowStore {
+    type Origin = adl::Origin;
+
+    fn ahead(&self) -> Ahead {
+        Ahead::Reads
+    }
+
     fn fetch(&self, index: usize) -> adl::Result<u64> {
         let bytes = self.read(index)?;
         let n = bytes.len() as u64;
@@ -309,12 +315,18 @@ impl Sensor for MeetingSensor {
         }
     }
 
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+    fn storage(&self) -> Option<&dyn Storage<Origin = adl::SensorOrigin>> {
         Some(self)
     }
 }
 
-impl ReadAhead for MeetingSensor {
+impl Storage for MeetingSensor {
+    type Origin = adl::SensorOrigin;
+
+    fn ahead(&self) -> Ahead {
+        Ahead::Reads
+    }
+
     fn fetch(&self, index: usize) -> adl::Result<u64> {
         let meeting = &self.meeting;
         let mut begun = meeting.begun.lock().unwrap();
@@ -356,7 +368,7 @@ fn a_recordings_sensors_are_read_at_once() {
     let sensors = vec![sensor("camera"), sensor("radar"), sensor("lidar")];
     let recording =
         Recording::new("drive", sensors, &Nearest::new("camera", 0.01).unwrap()).unwrap();
-    assert_eq!(recording.read_ahead().map(|r| r.parts(5)), Some(3));
+    assert_eq!(recording.storage().map(|r| r.parts(5)), Some(3));
     // By default, a sample per core at once: a reader per sensor of each.
     let recording = std::sync::Arc::new(recording);
     let by_default = Loader::new(
@@ -451,12 +463,18 @@ impl Sensor for SlowSensor {
         }
     }
 
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+    fn storage(&self) -> Option<&dyn Storage<Origin = adl::SensorOrigin>> {
         Some(self)
     }
 }
 
-impl ReadAhead for SlowSensor {
+impl Storage for SlowSensor {
+    type Origin = adl::SensorOrigin;
+
+    fn ahead(&self) -> Ahead {
+        Ahead::Reads
+    }
+
     fn fetch(&self, index: usize) -> adl::Result<u64> {
         std::thread::sleep(self.latency);
         self.kept.lock().unwrap().insert(index, index as u64);

@@ -1,8 +1,8 @@
 //! [`Batched`]: consecutive samples grouped into `Vec`s.
 
 use super::IterableDataset;
-use crate::read_ahead::{ReadAhead, Route, Routes, routed};
-use crate::{Dataset, Error, Result};
+use crate::storage::{Ahead, Route, Routes, Storage};
+use crate::{Dataset, Error, Origin, Result};
 
 /// Consecutive samples grouped into `Vec`s of `size`:
 /// [`batch`](super::DatasetExt::batch). The last batch may be shorter (the
@@ -94,8 +94,8 @@ impl<S: Dataset> Dataset for Batched<S> {
         self.members(index).map(|i| self.source.get(i)).collect()
     }
 
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        routed(self, self.source.read_ahead().is_some())
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        Some(self)
     }
 }
 
@@ -110,11 +110,17 @@ impl<S: Dataset> Batched<S> {
 
 /// A batch's reads are those of each of its samples.
 impl<S: Dataset> Route for Batched<S> {
-    fn route(&self, index: usize) -> Routes<'_> {
+    type Origin = Origin;
+
+    fn route(&self, index: usize) -> Routes<'_, Origin> {
         if index >= self.len() {
             return Routes::None;
         }
-        Routes::each(self.source.read_ahead(), self.members(index))
+        Routes::each(self.source.storage(), self.members(index))
+    }
+
+    fn ahead(&self) -> Ahead {
+        Ahead::of(self.source.storage())
     }
 }
 

@@ -3,6 +3,7 @@
 use std::sync::OnceLock;
 
 use super::IterableDataset;
+use crate::storage::Storage;
 use crate::{Dataset, Error, Origin, Result};
 
 /// Samples kept in memory after their first successful read, then cloned
@@ -91,8 +92,18 @@ where
         Ok(cell.get_or_init(|| sample).clone())
     }
 
-    fn origin(&self, index: usize) -> Result<Origin> {
-        self.source.origin(index)
+    /// Its source's origins, and nothing ahead: a cached sample is not
+    /// read again.
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        Some(self)
+    }
+}
+
+impl<S: Dataset> Storage for Cache<S, S::Sample> {
+    type Origin = Origin;
+
+    fn origin(&self, index: usize) -> Option<Origin> {
+        self.source.storage()?.origin(index)
     }
 }
 

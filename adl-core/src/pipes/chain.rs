@@ -1,7 +1,7 @@
 //! [`Chain`]: one dataset after another.
 
 use super::IterableDataset;
-use crate::read_ahead::{ReadAhead, Route, Routes, routed};
+use crate::storage::{self, Ahead, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// The samples of one dataset, then those of another with the same sample
@@ -88,35 +88,28 @@ impl<A: Dataset, B: Dataset<Sample = A::Sample>> Dataset for Chain<A, B> {
         self.second.get(index - split)
     }
 
-    fn origin(&self, index: usize) -> Result<Origin> {
-        let split = self.first.len();
-        if index < split {
-            return self.first.origin(index);
-        }
-        let len = self.len();
-        if index >= len {
-            return Err(Error::out_of_range("chained dataset", index, len));
-        }
-        Ok(self.second.origin(index - split)?.at(index))
-    }
-
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        let any = self.first.read_ahead().is_some() || self.second.read_ahead().is_some();
-        routed(self, any)
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        Some(self)
     }
 }
 
 /// Sample `i`'s reads: the first's below its length, the second's after.
 impl<A: Dataset, B: Dataset<Sample = A::Sample>> Route for Chain<A, B> {
-    fn route(&self, index: usize) -> Routes<'_> {
+    type Origin = Origin;
+
+    fn route(&self, index: usize) -> Routes<'_, Origin> {
         let split = self.first.len();
         if index < split {
-            Routes::one(self.first.read_ahead(), index)
+            Routes::One(storage::of(&self.first), index)
         } else if index < self.len() {
-            Routes::one(self.second.read_ahead(), index - split)
+            Routes::One(storage::of(&self.second), index - split)
         } else {
             Routes::None
         }
+    }
+
+    fn ahead(&self) -> Ahead {
+        Ahead::of(self.first.storage()).max(Ahead::of(self.second.storage()))
     }
 }
 

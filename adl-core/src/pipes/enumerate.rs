@@ -52,7 +52,7 @@ impl<S: Dataset> Dataset for Enumerate<S> {
         Ok((index, self.source.get(index)?))
     }
 
-    same_indices!(origin, reads);
+    same_indices!();
 }
 
 impl<S: IterableDataset> IterableDataset for Enumerate<S> {

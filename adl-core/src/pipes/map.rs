@@ -74,7 +74,7 @@ impl<S: Dataset, T: Transform<S::Sample>> Dataset for Map<S, T> {
             .map_err(|e| pipe_error("map", index, e))
     }
 
-    same_indices!(origin, reads);
+    same_indices!();
 }
 
 impl<S: IterableDataset, T: Transform<S::Item>> IterableDataset for Map<S, T> {

@@ -123,7 +123,7 @@ where
         Ok(self.source.get(index)?.insert_meta(&self.meta))
     }
 
-    same_indices!(origin, reads);
+    same_indices!();
 }
 
 impl<S: IterableDataset, M> IterableDataset for DatasetMeta<S, M>

@@ -97,20 +97,12 @@
 //! the items they use.
 
 /// In a pipe's `Dataset` impl whose sample `i` is its source's sample `i`
-/// (`self.source`): where a sample comes from (`origin`) and its reads
-/// ahead (`reads`: [`read_ahead`](crate::Dataset::read_ahead)) are its
-/// source's.
+/// (`self.source`): its [`storage`](crate::Dataset::storage) (where a
+/// sample comes from, what is done ahead of it) is its source's.
 macro_rules! same_indices {
-    (origin, reads) => {
-        fn origin(&self, index: usize) -> $crate::Result<$crate::Origin> {
-            self.source.origin(index)
-        }
-
-        same_indices!(reads);
-    };
-    (reads) => {
-        fn read_ahead(&self) -> Option<&dyn $crate::read_ahead::ReadAhead> {
-            self.source.read_ahead()
+    () => {
+        fn storage(&self) -> Option<&dyn $crate::storage::Storage<Origin = $crate::Origin>> {
+            self.source.storage()
         }
     };
 }

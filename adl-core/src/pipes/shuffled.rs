@@ -1,7 +1,7 @@
 //! [`Shuffled`]: a seeded random permutation keeping random access.
 
-use crate::read_ahead::{ReadAhead, Route, Routes, routed};
 use crate::rng::SplitMix64;
+use crate::storage::{self, Ahead, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// A map-style dataset in a seeded random order:
@@ -87,28 +87,23 @@ impl<S: Dataset> Dataset for Shuffled<S> {
         }
     }
 
-    fn origin(&self, index: usize) -> Result<Origin> {
-        match self.permutation.get(index) {
-            Some(&at) => Ok(self.source.origin(at)?.at(index)),
-            None => Err(Error::out_of_range(
-                "shuffled dataset",
-                index,
-                self.permutation.len(),
-            )),
-        }
-    }
-
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        routed(self, self.source.read_ahead().is_some())
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        Some(self)
     }
 }
 
 /// Sample `i`'s reads: the source's sample at place `i` of the permutation.
 impl<S: Dataset> Route for Shuffled<S> {
-    fn route(&self, index: usize) -> Routes<'_> {
+    type Origin = Origin;
+
+    fn route(&self, index: usize) -> Routes<'_, Origin> {
         match self.permutation.get(index) {
-            Some(&at) => Routes::one(self.source.read_ahead(), at),
+            Some(&at) => Routes::One(storage::of(&self.source), at),
             None => Routes::None,
         }
+    }
+
+    fn ahead(&self) -> Ahead {
+        Ahead::of(self.source.storage())
     }
 }

@@ -1,7 +1,7 @@
 //! [`Skip`]: all samples but the first `n`.
 
 use super::IterableDataset;
-use crate::read_ahead::{ReadAhead, Route, Routes, routed};
+use crate::storage::{self, Ahead, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// All samples but the first `n`: [`skip`](super::DatasetExt::skip). The
@@ -62,26 +62,24 @@ impl<S: Dataset> Dataset for Skip<S> {
         self.source.get(index + self.n)
     }
 
-    fn origin(&self, index: usize) -> Result<Origin> {
-        let len = self.len();
-        if index >= len {
-            return Err(Error::out_of_range("skipped dataset", index, len));
-        }
-        Ok(self.source.origin(index + self.n)?.at(index))
-    }
-
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        routed(self, self.source.read_ahead().is_some())
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        Some(self)
     }
 }
 
 /// Sample `i`'s reads: the source's sample `i + n`.
 impl<S: Dataset> Route for Skip<S> {
-    fn route(&self, index: usize) -> Routes<'_> {
+    type Origin = Origin;
+
+    fn route(&self, index: usize) -> Routes<'_, Origin> {
         if index >= self.len() {
             return Routes::None;
         }
-        Routes::one(self.source.read_ahead(), index + self.n)
+        Routes::One(storage::of(&self.source), index + self.n)
+    }
+
+    fn ahead(&self) -> Ahead {
+        Ahead::of(self.source.storage())
     }
 }
 

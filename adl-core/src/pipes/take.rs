@@ -1,7 +1,7 @@
 //! [`Take`]: the first `n` samples.
 
 use super::IterableDataset;
-use crate::{Dataset, Error, Origin, Result};
+use crate::{Dataset, Error, Result};
 
 /// The first `n` samples (fewer if there are fewer):
 /// [`take`](super::DatasetExt::take). For a stream, `Err` items count as
@@ -59,15 +59,7 @@ impl<S: Dataset> Dataset for Take<S> {
         self.source.get(index)
     }
 
-    fn origin(&self, index: usize) -> Result<Origin> {
-        let len = self.len();
-        if index >= len {
-            return Err(Error::out_of_range("taken dataset", index, len));
-        }
-        self.source.origin(index)
-    }
-
-    same_indices!(reads);
+    same_indices!();
 }
 
 impl<S: IterableDataset> IterableDataset for Take<S> {

@@ -3,8 +3,8 @@
 use std::collections::VecDeque;
 
 use super::{IterableDataset, pipe_error};
-use crate::read_ahead::{ReadAhead, Route, Routes, routed};
-use crate::{Dataset, Error, Result};
+use crate::storage::{Ahead, Route, Routes, Storage};
+use crate::{Dataset, Error, Origin, Result};
 
 /// Sliding windows of `size` consecutive samples, one every `step`
 /// samples: [`window`](super::DatasetExt::window). Window `i` holds samples
@@ -100,8 +100,8 @@ impl<S: Dataset> Dataset for Windows<S> {
         self.members(index).map(|i| self.source.get(i)).collect()
     }
 
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        routed(self, self.source.read_ahead().is_some())
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        Some(self)
     }
 }
 
@@ -116,11 +116,17 @@ impl<S: Dataset> Windows<S> {
 
 /// A window's reads are those of each of its samples.
 impl<S: Dataset> Route for Windows<S> {
-    fn route(&self, index: usize) -> Routes<'_> {
+    type Origin = Origin;
+
+    fn route(&self, index: usize) -> Routes<'_, Origin> {
         if index >= self.len() {
             return Routes::None;
         }
-        Routes::each(self.source.read_ahead(), self.members(index))
+        Routes::each(self.source.storage(), self.members(index))
+    }
+
+    fn ahead(&self) -> Ahead {
+        Ahead::of(self.source.storage())
     }
 }
 

@@ -1,8 +1,8 @@
 //! [`Zip`]: two datasets side by side.
 
 use super::IterableDataset;
-use crate::read_ahead::{ReadAhead, Route, Routes, routed};
-use crate::{Dataset, Error, Result};
+use crate::storage::{Ahead, Route, Routes, Storage};
+use crate::{Dataset, Error, Origin, Result};
 
 /// Pairs of samples at the same index of two datasets:
 /// [`zip`](super::DatasetExt::zip).
@@ -66,20 +66,25 @@ impl<A: Dataset, B: Dataset> Dataset for Zip<A, B> {
         Ok((self.first.get(index)?, self.second.get(index)?))
     }
 
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        let any = self.first.read_ahead().is_some() || self.second.read_ahead().is_some();
-        routed(self, any)
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        Some(self)
     }
 }
 
 /// A pair's reads are both datasets' at the index, one part each.
 impl<A: Dataset, B: Dataset> Route for Zip<A, B> {
-    fn route(&self, index: usize) -> Routes<'_> {
+    type Origin = Origin;
+
+    fn route(&self, index: usize) -> Routes<'_, Origin> {
         if index >= self.len() {
             return Routes::None;
         }
-        let reads = [self.first.read_ahead(), self.second.read_ahead()];
-        Routes::Many(reads.into_iter().flatten().map(|r| (r, index)).collect())
+        let sources = [self.first.storage(), self.second.storage()];
+        Routes::Many(sources.into_iter().flatten().map(|s| (s, index)).collect())
+    }
+
+    fn ahead(&self) -> Ahead {
+        Ahead::of(self.first.storage()).max(Ahead::of(self.second.storage()))
     }
 }
 

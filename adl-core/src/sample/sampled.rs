@@ -3,8 +3,8 @@
 use std::fmt;
 
 use super::ld::{Amount, Seed, Step, sample_ld};
-use crate::read_ahead::{ReadAhead, Route, Routes, routed};
 use crate::rng::SplitMix64;
+use crate::storage::{self, Ahead, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// How a [`Sampled`] dataset picks its subset.
@@ -175,29 +175,24 @@ impl<D: Dataset> Dataset for Sampled<D> {
         }
     }
 
-    fn origin(&self, index: usize) -> Result<Origin> {
-        match self.indices.get(index) {
-            Some(&inner) => Ok(self.dataset.origin(inner)?.at(index)),
-            None => Err(Error::out_of_range(
-                "sampled dataset",
-                index,
-                self.indices.len(),
-            )),
-        }
-    }
-
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        routed(self, self.dataset.read_ahead().is_some())
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        Some(self)
     }
 }
 
 /// Sample `i`'s reads: the dataset's sample it picked at `i`.
 impl<D: Dataset> Route for Sampled<D> {
-    fn route(&self, index: usize) -> Routes<'_> {
+    type Origin = Origin;
+
+    fn route(&self, index: usize) -> Routes<'_, Origin> {
         match self.indices.get(index) {
-            Some(&at) => Routes::one(self.dataset.read_ahead(), at),
+            Some(&at) => Routes::One(storage::of(&self.dataset), at),
             None => Routes::None,
         }
+    }
+
+    fn ahead(&self) -> Ahead {
+        Ahead::of(self.dataset.storage())
     }
 }
 

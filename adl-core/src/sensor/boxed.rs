@@ -1,4 +1,4 @@
-use crate::read_ahead::ReadAhead;
+use crate::storage::Storage;
 use crate::{Metadata, Result, Sensor, SensorOrigin};
 
 /// What a [`BoxedSensor`] keeps of its sensor: everything but its types.
@@ -7,8 +7,7 @@ trait ErasedSensor<T>: Send + Sync {
     fn metadata(&self) -> &(dyn Metadata + Send + Sync + 'static);
     fn len(&self) -> usize;
     fn get(&self, index: usize) -> Result<T>;
-    fn origin(&self, index: usize) -> SensorOrigin;
-    fn read_ahead(&self) -> Option<&dyn ReadAhead>;
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>>;
 }
 
 /// A sensor and its metadata, erased together.
@@ -33,11 +32,8 @@ impl<S: Sensor + Send + Sync + 'static> ErasedSensor<S::Sample> for Erased<S> {
     fn get(&self, index: usize) -> Result<S::Sample> {
         self.0.get(index)
     }
-    fn origin(&self, index: usize) -> SensorOrigin {
-        self.0.origin(index)
-    }
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        self.0.read_ahead()
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+        self.0.storage()
     }
 }
 
@@ -96,12 +92,8 @@ impl<T> Sensor for BoxedSensor<T> {
         self.inner.get(index)
     }
 
-    fn origin(&self, index: usize) -> SensorOrigin {
-        self.inner.origin(index)
-    }
-
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        self.inner.read_ahead()
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+        self.inner.storage()
     }
 
     /// Already boxed: itself.

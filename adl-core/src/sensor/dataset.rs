@@ -1,4 +1,5 @@
-use crate::{Dataset, Error, Origin, Result, Sensor};
+use crate::storage::{Ahead, Storage};
+use crate::{Dataset, Origin, Result, Sensor, SensorOrigin};
 
 /// A sensor read as a [`Dataset`]: sample `i` of the dataset is sample `i`
 /// of the sensor.
@@ -51,24 +52,53 @@ impl<S: Sensor> Dataset for SensorDataset<S> {
         self.sensor.get(index)
     }
 
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        Some(self)
+    }
+}
+
+/// The sensor's storage, sample for sample.
+impl<S: Sensor> Storage for SensorDataset<S> {
+    type Origin = Origin;
+
     /// The sensor's sample `index`, with its file and row where the
     /// sensor reads files.
-    fn origin(&self, index: usize) -> Result<Origin> {
-        let len = self.sensor.len();
-        if index >= len {
-            return Err(Error::out_of_range(
-                format_args!("sensor `{}`", self.sensor.name()),
-                index,
-                len,
-            ));
-        }
-        let mut origin = Origin::unknown(index);
-        origin.sensors.push(self.sensor.origin(index));
-        Ok(origin)
+    fn origin(&self, index: usize) -> Option<Origin> {
+        (index < self.sensor.len()).then(|| {
+            let mut origin = Origin::unknown(index);
+            origin.sensors.push(SensorOrigin::of(&self.sensor, index));
+            origin
+        })
     }
 
-    fn read_ahead(&self) -> Option<&dyn crate::read_ahead::ReadAhead> {
-        self.sensor.read_ahead()
+    fn ahead(&self) -> Ahead {
+        Ahead::of(self.sensor.storage())
+    }
+
+    fn prefetch(&self, index: usize) {
+        if let Some(storage) = self.sensor.storage() {
+            storage.prefetch(index);
+        }
+    }
+
+    fn fetch(&self, index: usize) -> Result<u64> {
+        self.sensor.storage().map_or(Ok(0), |s| s.fetch(index))
+    }
+
+    fn release(&self, index: usize) {
+        if let Some(storage) = self.sensor.storage() {
+            storage.release(index);
+        }
+    }
+
+    fn parts(&self, index: usize) -> usize {
+        self.sensor.storage().map_or(1, |s| s.parts(index))
+    }
+
+    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
+        self.sensor
+            .storage()
+            .map_or(Ok(0), |s| s.fetch_part(index, part))
     }
 }
 

@@ -25,7 +25,7 @@ impl<S: std::fmt::Debug, F> std::fmt::Debug for Mapped<S, F> {
     }
 }
 
-/// The inner sensor's name, metadata, length, origins and reads ahead, in a mapped sensor's
+/// The inner sensor's name, metadata, length, and storage (origins, reads ahead), in a mapped sensor's
 /// `Sensor` impl.
 macro_rules! inner_sensor {
     () => {
@@ -43,12 +43,8 @@ macro_rules! inner_sensor {
             self.sensor.len()
         }
 
-        fn origin(&self, index: usize) -> $crate::SensorOrigin {
-            self.sensor.origin(index)
-        }
-
-        fn read_ahead(&self) -> Option<&dyn $crate::read_ahead::ReadAhead> {
-            self.sensor.read_ahead()
+        fn storage(&self) -> Option<&dyn $crate::storage::Storage<Origin = $crate::SensorOrigin>> {
+            self.sensor.storage()
         }
     };
 }

@@ -1,7 +1,7 @@
 use std::fmt;
 
 use crate::collate::{Reading, StackReadings, stack_readings};
-use crate::read_ahead::{ReadAhead, Route, Routes, routed};
+use crate::storage::{Ahead, Route, Routes, Storage};
 use crate::{Error, Metadata, Result, Sensor, SensorOrigin, TryMapped};
 
 /// A sensor that returns, for each sample, the window of consecutive
@@ -342,32 +342,38 @@ impl<S: Sensor> Sensor for Window<S> {
         self.range(index)?.map(|i| self.sensor.get(i)).collect()
     }
 
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+        Some(self)
+    }
+}
+
+/// A window is stored where each inner sample in it is.
+impl<S: Sensor> Route for Window<S> {
+    type Origin = SensorOrigin;
+
+    fn route(&self, index: usize) -> Routes<'_, SensorOrigin> {
+        match self.range(index) {
+            Ok(range) => Routes::each(self.sensor.storage(), range),
+            Err(_) => Routes::None,
+        }
+    }
+
+    fn ahead(&self) -> Ahead {
+        Ahead::of(self.sensor.storage())
+    }
+
     /// Window `index`'s own sample of the inner sensor (the one its
     /// window is around), as sample `index` of the window.
-    fn origin(&self, index: usize) -> SensorOrigin {
+    fn origin(&self, index: usize) -> Option<SensorOrigin> {
         let current = if self.crop && !self.clamp {
             index.saturating_add(self.past)
         } else {
             index
         };
-        let mut origin = self.sensor.origin(current);
+        let mut origin = SensorOrigin::of(&self.sensor, current);
         origin.index = index;
         origin.window = Some((self.past, self.future));
-        origin
-    }
-
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-        routed(self, self.sensor.read_ahead().is_some())
-    }
-}
-
-/// A window's reads are those of every inner sample in it.
-impl<S: Sensor> Route for Window<S> {
-    fn route(&self, index: usize) -> Routes<'_> {
-        match self.range(index) {
-            Ok(range) => Routes::each(self.sensor.read_ahead(), range),
-            Err(_) => Routes::None,
-        }
+        Some(origin)
     }
 }
 

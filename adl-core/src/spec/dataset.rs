@@ -1,4 +1,4 @@
-use crate::read_ahead::ReadAhead;
+use crate::storage::Storage;
 use crate::{Origin, Result};
 
 /// Random access to samples: the specification's `Dataset`.
@@ -26,35 +26,15 @@ pub trait Dataset {
     /// Read sample `index`.
     fn get(&self, index: usize) -> Result<Self::Sample>;
 
-    /// A hint that sample `index` is read soon: a dataset in memory can ask
-    /// the CPU to start fetching it (see [`prefetch`](crate::exec::prefetch)),
-    /// so that reads in a shuffled order do not each wait for memory. The
-    /// loader calls it a few samples ahead. The default does nothing; an
-    /// index out of range must be ignored.
-    fn prefetch(&self, index: usize) {
-        let _ = index;
-    }
-
-    /// Where sample `index` comes from: its trace and each sensor's file
-    /// and row, where the dataset knows them (see [`Origin`]). Reads no
-    /// sample. The default knows only the index; an index out of range is
-    /// [`Error::IndexOutOfRange`](crate::Error::IndexOutOfRange).
-    fn origin(&self, index: usize) -> Result<Origin> {
-        let len = self.len();
-        if index >= len {
-            return Err(crate::Error::out_of_range("dataset", index, len));
-        }
-        Ok(Origin::unknown(index))
-    }
-
-    /// Its reads done ahead of [`get`](Dataset::get), where it has any:
-    /// a dataset of files or objects gives its [`ReadAhead`], and a loader
-    /// then runs a read stage of its own (many reads in flight, bounded in
-    /// bytes) ahead of the sample stage. A wrapper whose sample `i` is its
-    /// source's sample `i` gives its source's; one that moves samples
-    /// implements [`Route`](crate::read_ahead::Route) (see
-    /// [`read_ahead`](crate::read_ahead)). The default: none.
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+    /// The engine's side of its samples, where it has one (see
+    /// [`storage`](crate::storage)): where each is stored (a trace, files,
+    /// rows: [`Origin::of`](crate::Origin::of) reads it), and what a loader
+    /// can do before each `get` (a cache hint, reads ahead on a read stage
+    /// of its own). A wrapper whose sample `i` is its source's sample `i`
+    /// gives its source's; one that moves samples implements
+    /// [`Route`](crate::storage::Route). The default: none (nothing known
+    /// but the index, nothing ahead).
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
         None
     }
 }
@@ -70,14 +50,8 @@ macro_rules! forward_dataset {
             fn get(&self, index: usize) -> Result<Self::Sample> {
                 (**self).get(index)
             }
-            fn prefetch(&self, index: usize) {
-                (**self).prefetch(index)
-            }
-            fn origin(&self, index: usize) -> Result<Origin> {
-                (**self).origin(index)
-            }
-            fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-                (**self).read_ahead()
+            fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+                (**self).storage()
             }
         }
     )*};

@@ -1,6 +1,6 @@
 use super::Metadata;
-use crate::read_ahead::ReadAhead;
 use crate::sensor::{BoxedSensor, Mapped, TryMapped};
+use crate::storage::Storage;
 use crate::{Error, Result, SensorOrigin};
 
 /// One modality of one recording: a synchronous time series of samples.
@@ -176,19 +176,13 @@ pub trait Sensor {
         (n >= 2 && duration > 0.0).then(|| (n - 1) as f64 / duration)
     }
 
-    /// Where sample `index` is read from: the sensor and the index, and
-    /// for a sensor that reads files, the file and the row in it. The
-    /// default knows only the first two; file-backed sensors say more.
-    /// Reads nothing; an index out of range is reported as it is given.
-    fn origin(&self, index: usize) -> SensorOrigin {
-        SensorOrigin::new(self.name(), index)
-    }
-
-    /// Its reads done ahead of [`get`](Sensor::get), where it has any (a
-    /// sensor of files or objects): see [`Dataset::read_ahead`](crate::Dataset::read_ahead).
+    /// The engine's side of its samples, where it has one (a sensor of
+    /// files or objects): where each is read from (its file and row:
+    /// [`SensorOrigin::of`](crate::SensorOrigin::of) reads it), and its reads
+    /// done ahead of [`get`](Sensor::get) (see [`Dataset::storage`](crate::Dataset::storage)).
     /// A wrapper over one sensor with the same indices gives its sensor's.
     /// The default: none.
-    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
         None
     }
 }
@@ -265,11 +259,8 @@ macro_rules! forward_sensor {
             fn get(&self, index: usize) -> Result<Self::Sample> {
                 (**self).get(index)
             }
-            fn origin(&self, index: usize) -> SensorOrigin {
-                (**self).origin(index)
-            }
-            fn read_ahead(&self) -> Option<&dyn ReadAhead> {
-                (**self).read_ahead()
+            fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+                (**self).storage()
             }
         }
     )*};

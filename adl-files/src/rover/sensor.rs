@@ -1,6 +1,7 @@
 //! [`RoverSensor`]: a roverd sensor folder (`meta.json`, its channels and
 //! `ts`) as an adl sensor whose sample is every chosen channel's frames.
 
+use adl_core::storage::Storage;
 use std::sync::Arc;
 
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
@@ -374,8 +375,18 @@ impl Sensor for RoverSensor {
         Ok(RoverSample { channels })
     }
 
+    /// Where its samples are: see its [`Storage`] impl.
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+        Some(self)
+    }
+}
+
+/// Its samples are frames in its folder.
+impl Storage for RoverSensor {
+    type Origin = SensorOrigin;
+
     /// The sensor's folder, and the sample's frame in it.
-    fn origin(&self, index: usize) -> SensorOrigin {
-        SensorOrigin::new(self.name.as_str(), index).in_file(&self.folder, Some(index))
+    fn origin(&self, index: usize) -> Option<SensorOrigin> {
+        Some(SensorOrigin::new(self.name.as_str(), index).in_file(&self.folder, Some(index)))
     }
 }

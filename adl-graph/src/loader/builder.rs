@@ -1,7 +1,8 @@
 use std::sync::Arc;
 
 use adl_core::kernel::Accelerator;
-use adl_core::{Dataset, Error, OnError, Pipeline, Result};
+use adl_core::storage::{Ahead, Storage};
+use adl_core::{Dataset, Error, OnError, Origin, Pipeline, Result};
 
 use super::{Loader, Sampler, Shard, ShardTail};
 
@@ -30,11 +31,17 @@ pub(crate) struct Config {
     pub(crate) read_bound: u64,
 }
 
+/// The storage of `dataset` where it reads ahead ([`Ahead::Reads`]): what
+/// a read stage fetches from.
+pub(crate) fn reads_of<D: Dataset + ?Sized>(dataset: &D) -> Option<&dyn Storage<Origin = Origin>> {
+    dataset.storage().filter(|s| s.ahead() == Ahead::Reads)
+}
+
 /// The reads a sample of `dataset` is made of that can run at once (its
-/// first sample's [`ReadAhead::parts`](adl_core::read_ahead::ReadAhead::parts): per sensor of a recording),
+/// first sample's [`Storage::parts`]: per sensor of a recording),
 /// where it reads ahead; none for a dataset that does not.
 pub(crate) fn read_parts<D: Dataset + ?Sized>(dataset: &D) -> Option<usize> {
-    let reads = dataset.read_ahead()?;
+    let reads = reads_of(dataset)?;
     Some(if dataset.is_empty() {
         1
     } else {
@@ -192,7 +199,7 @@ where
     /// themselves). By default, when the dataset [reads
     /// ahead](Dataset::read_ahead) (files, objects), the stage starts with as
     /// many threads as fit the machine, a sample per core at once with each
-    /// of its parts (a recording's sensors, [`ReadAhead::parts`](adl_core::read_ahead::ReadAhead::parts)) on a
+    /// of its parts (a recording's sensors, [`Storage::parts`]) on a
     /// thread ([`starting_readers`](super::starting_readers): 8 for 4
     /// sensors on 2 cores), and grows them (two or four times as many at a time), up to
     /// [`most_readers`](super::most_readers) (128 for 4 sensors), while the

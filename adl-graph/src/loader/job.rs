@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use adl_core::exec::{Buffers, panic_message};
+use adl_core::storage::Ahead;
 use adl_core::{Dataset, Error, Origin, Pipeline, Result};
 use rayon::prelude::*;
 
@@ -30,16 +31,15 @@ pub struct Skipped {
     /// The error, in words.
     pub reason: String,
     /// Where the sample comes from (its trace, each sensor's file and
-    /// row), as far as the dataset knows ([`Dataset::origin`]).
+    /// row), as far as the dataset knows ([`Origin::of`]: its
+    /// [`storage`](Dataset::storage)'s).
     pub origin: Origin,
 }
 
 /// Sample `index`'s origin, or just its index where the dataset cannot
 /// say more.
 fn origin_of<D: Dataset>(dataset: &D, index: usize) -> Origin {
-    dataset
-        .origin(index)
-        .unwrap_or_else(|_| Origin::unknown(index))
+    Origin::of(dataset, index).unwrap_or_else(|_| Origin::unknown(index))
 }
 
 /// What a job made of one batch.
@@ -169,16 +169,19 @@ where
     D: Dataset,
     P: Pipeline<D::Sample>,
 {
-    for &i in indices.iter().take(PREFETCH_AHEAD) {
-        shared.dataset.prefetch(i);
+    let hints = (shared.dataset.storage()).filter(|s| s.ahead() == Ahead::Hints);
+    if let Some(hints) = hints {
+        for &i in indices.iter().take(PREFETCH_AHEAD) {
+            hints.prefetch(i);
+        }
     }
     let mut piece = Piece {
         samples: Vec::with_capacity(indices.len()),
         failed: Vec::new(),
     };
     for (k, &i) in indices.iter().enumerate() {
-        if let Some(&ahead) = indices.get(k + PREFETCH_AHEAD) {
-            shared.dataset.prefetch(ahead);
+        if let (Some(hints), Some(&ahead)) = (hints, indices.get(k + PREFETCH_AHEAD)) {
+            hints.prefetch(ahead);
         }
         let at = reads.map(|(stage, start)| (stage, start + k));
         if let Err(e) = one_sample(shared, cx, i, at, &mut piece.samples) {

@@ -6,9 +6,9 @@
 //! as fit the machine, more while the reads wait on I/O and the workers
 //! wait for them (the [rule](super::starting_readers)). It knows the epoch's order, and walks it: each reader takes
 //! the next part of a position (a sample's fetch is made of
-//! [`parts`](adl_core::read_ahead::ReadAhead::parts) reads, one per sensor for a
+//! [`parts`](adl_core::storage::Storage::parts) reads, one per sensor for a
 //! recording, so that a slow store is waited on once per sample, not once
-//! per sensor), asks the dataset's reads ahead to [`fetch_part`](adl_core::read_ahead::ReadAhead::fetch_part)
+//! per sensor), asks the dataset's reads ahead to [`fetch_part`](adl_core::storage::Storage::fetch_part)
 //! it (its bytes kept in the dataset for the `get` that follows), and the
 //! position is done when its last part is. A worker, before its `get` of
 //! a sample, waits until the sample's position is done (counted as the
@@ -28,6 +28,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use adl_core::Dataset;
+
+use super::builder::reads_of;
 
 use super::readers::{self, Readers, Verdict, Window};
 use super::sensor_reads::PartCounters;
@@ -57,7 +59,7 @@ pub struct ReadStatistics {
     pub peak: u64,
 }
 
-/// A position that was started: its parts ([`ReadAhead::parts`](adl_core::read_ahead::ReadAhead::parts))
+/// A position that was started: its parts ([`ReadAhead::parts`](adl_core::storage::Storage::parts))
 /// not yet read, and the bytes its parts read so far kept.
 #[derive(Debug, Clone, Copy)]
 struct Started {
@@ -352,7 +354,7 @@ fn fetch_part<D: Dataset + ?Sized>(
     index: usize,
     part: usize,
 ) -> adl_core::Result<u64> {
-    match dataset.read_ahead() {
+    match reads_of(dataset) {
         Some(reads) => reads.fetch_part(index, part),
         None => Ok(0),
     }
@@ -360,16 +362,14 @@ fn fetch_part<D: Dataset + ?Sized>(
 
 /// Drop what was read ahead for sample `index`.
 fn release<D: Dataset + ?Sized>(dataset: &D, index: usize) {
-    if let Some(reads) = dataset.read_ahead() {
+    if let Some(reads) = reads_of(dataset) {
         reads.release(index);
     }
 }
 
 /// The parts of sample `index`'s reads (at least one).
 fn parts<D: Dataset + ?Sized>(dataset: &D, index: usize) -> usize {
-    dataset
-        .read_ahead()
-        .map_or(1, |reads| reads.parts(index).max(1))
+    reads_of(dataset).map_or(1, |reads| reads.parts(index).max(1))
 }
 
 #[cfg(test)]
@@ -382,8 +382,9 @@ mod tests {
         let order = EpochOrder::Listed(indices.into());
         Arc::new(ShardOrder::new(order, Shard::default(), 0))
     }
+    use adl_core::Origin;
     use adl_core::Result;
-    use adl_core::read_ahead::ReadAhead as DatasetReads;
+    use adl_core::storage::{Ahead, Storage};
     use std::sync::atomic::AtomicU64;
 
     /// `n` reader threads of `stage` over `data`.
@@ -417,12 +418,18 @@ mod tests {
         fn get(&self, index: usize) -> Result<usize> {
             Ok(index)
         }
-        fn read_ahead(&self) -> Option<&dyn DatasetReads> {
+        fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
             Some(self)
         }
     }
 
-    impl DatasetReads for Held {
+    impl Storage for Held {
+        type Origin = Origin;
+
+        fn ahead(&self) -> Ahead {
+            Ahead::Reads
+        }
+
         fn fetch(&self, _index: usize) -> Result<u64> {
             let now = self.held.fetch_add(self.size, Ordering::SeqCst) + self.size;
             self.most.fetch_max(now, Ordering::SeqCst);
@@ -455,7 +462,7 @@ mod tests {
         for position in 0..200 {
             stage.take(position);
             // The sample's get consumes what was kept.
-            DatasetReads::release(&*data, 0);
+            Storage::release(&*data, 0);
         }
         for r in readers {
             r.join().unwrap();
@@ -500,12 +507,18 @@ mod tests {
         fn get(&self, index: usize) -> Result<usize> {
             Ok(index)
         }
-        fn read_ahead(&self) -> Option<&dyn DatasetReads> {
+        fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
             Some(self)
         }
     }
 
-    impl DatasetReads for Meeting {
+    impl Storage for Meeting {
+        type Origin = Origin;
+
+        fn ahead(&self) -> Ahead {
+            Ahead::Reads
+        }
+
         fn fetch(&self, index: usize) -> Result<u64> {
             (0..self.parts).map(|p| self.fetch_part(index, p)).sum()
         }
@@ -620,7 +633,7 @@ mod tests {
             std::thread::spawn(move || stage.run_reader(&*data, &|_| {}))
         };
         stage.take(0);
-        DatasetReads::release(&*data, 0);
+        Storage::release(&*data, 0);
         stage.stop(&*data);
         reader.join().unwrap();
         // Nothing held: taken ones were consumed, the others released.

@@ -24,7 +24,7 @@ fn cores() -> usize {
 /// thread per read: `max(cores, 2) x parts`, at most [`MAX_READERS`].
 ///
 /// The rule, for samples of `k` reads at once
-/// ([`ReadAhead::parts`](adl_core::read_ahead::ReadAhead::parts): a
+/// ([`Storage::parts`](adl_core::storage::Storage::parts): a
 /// recording's sensors):
 ///
 /// - **Start** with one sample per core at once, each of its reads on a

@@ -1,7 +1,7 @@
 //! The dataset's reads counted per sensor: the read stage's per part of a
 //! sample, and the workers' timed `get`s per sensor of the set they read
 //! (`adl::exec::sensor_times`), per sensor of a
-//! recording ([`ReadAhead::parts`](adl_core::read_ahead::ReadAhead::parts)),
+//! recording ([`Storage::parts`](adl_core::storage::Storage::parts)),
 //! so that the statistics say which sensor's reads take the time.
 
 use std::sync::atomic::AtomicU64;

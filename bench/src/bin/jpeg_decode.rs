@@ -156,7 +156,7 @@ fn camera_folders(data: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// Read frame `i` of `camera` ahead, as a loader's read stage does.
 fn read_ahead(camera: &Images, i: usize) -> Result<u64, String> {
-    match camera.read_ahead() {
+    match camera.storage() {
         Some(reads) => reads.fetch(i).map_err(|e| format!("{e:#}")),
         None => Ok(0),
     }

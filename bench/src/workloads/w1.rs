@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use adl::collate::{Gather, InPlace};
 use adl::prelude::*;
+use adl::storage::{Ahead, Storage};
 use ndarray::{ArcArray, Array1, Ix1, Ix2};
 
 use super::par_fill;
@@ -100,6 +101,19 @@ impl Dataset for W1Data {
             x: Array1::from(row.to_vec()),
             y: self.0.ys()[index],
         })
+    }
+
+    /// In memory: it takes hints a few samples ahead.
+    fn storage(&self) -> Option<&dyn Storage<Origin = adl::Origin>> {
+        Some(self)
+    }
+}
+
+impl Storage for W1Data {
+    type Origin = adl::Origin;
+
+    fn ahead(&self) -> Ahead {
+        Ahead::Hints
     }
 
     fn prefetch(&self, index: usize) {

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use adl::collate::{Gather, InPlace};
 use adl::prelude::*;
+use adl::storage::{Ahead, Storage};
 use ndarray::{ArcArray, Array3, Ix1, Ix4};
 
 use super::par_fill;
@@ -87,6 +88,19 @@ impl Dataset for W2Data {
         let image = Array3::from_shape_vec((3, 64, 64), image.to_vec())
             .map_err(|e| adl::Error::invalid("image", e.to_string()))?;
         Ok((image, self.0.flags()[index]))
+    }
+
+    /// In memory: it takes hints a few samples ahead.
+    fn storage(&self) -> Option<&dyn Storage<Origin = adl::Origin>> {
+        Some(self)
+    }
+}
+
+impl Storage for W2Data {
+    type Origin = adl::Origin;
+
+    fn ahead(&self) -> Ahead {
+        Ahead::Hints
     }
 
     fn prefetch(&self, index: usize) {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use adl::collate::{Gather, RowWindows};
 use adl::prelude::*;
+use adl::storage::{Ahead, Storage};
 use adl::sync::Nearest;
 use adl::{Synchronization, Window};
 use ndarray::{ArcArray, Array1, Array2, Ix1, Ix2, Ix3};
@@ -250,6 +251,19 @@ impl Dataset for W3Data {
             imu: copied(&w.c.rows()[s * 6..(s + W3_WINDOW) * 6], [W3_WINDOW, 6])?,
             idx: Array1::from(vec![nb as i64, s as i64]),
         })
+    }
+
+    /// In memory: it takes hints a few samples ahead.
+    fn storage(&self) -> Option<&dyn Storage<Origin = adl::Origin>> {
+        Some(self)
+    }
+}
+
+impl Storage for W3Data {
+    type Origin = adl::Origin;
+
+    fn ahead(&self) -> Ahead {
+        Ahead::Hints
     }
 
     fn prefetch(&self, i: usize) {

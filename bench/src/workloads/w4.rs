@@ -300,12 +300,8 @@ impl<R: Reads> Dataset for W4Data<R> {
         })
     }
 
-    fn origin(&self, index: usize) -> adl::Result<Origin> {
-        self.traces.origin(index)
-    }
-
-    fn read_ahead(&self) -> Option<&dyn adl::read_ahead::ReadAhead> {
-        self.traces.read_ahead()
+    fn storage(&self) -> Option<&dyn adl::storage::Storage<Origin = Origin>> {
+        self.traces.storage()
     }
 }
 
