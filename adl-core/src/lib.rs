@@ -71,6 +71,7 @@ pub mod exec;
 mod in_memory;
 mod index_range;
 mod indices;
+pub mod interpolate;
 pub mod kernel;
 mod on_error;
 mod origin;
@@ -119,7 +120,10 @@ pub use on_error::OnError;
 pub use origin::{Origin, SensorOrigin};
 pub use record::Record;
 pub use recording::Recording;
-pub use sensor::{BoxedSensor, Mapped, SensorDataset, Series, TryMapped, Window, WindowMetadata};
+pub use sensor::{
+    BoxedSensor, Gaps, Interpolated, Mapped, SensorDataset, Series, TryMapped, Window,
+    WindowMetadata,
+};
 pub use sensor_set::{AnySensor, AsAnySensor, SensorSet};
 pub use spec::{
     Collate, Dataset, Metadata, Pipeline, Sensor, SensorBatches, SensorStream, Synchronization,

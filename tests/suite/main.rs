@@ -22,6 +22,7 @@ mod dataset_properties;
 mod example_graphs;
 mod flat_map;
 mod fused_lanes;
+mod interpolation;
 mod loader;
 mod opencl;
 mod pipeline;

@@ -24,8 +24,9 @@ use std::thread::JoinHandle;
 /// `adl.px4` is checked against; Lightning is what `adl.ext.lightning`
 /// is tested under (a model trained, a run resumed from a checkpoint);
 /// mypy checks the package's stub against its extension and its types
-/// under `--strict` (tests/test_typing.py).
-const REQUIREMENTS: [&str; 11] = [
+/// under `--strict` (tests/test_typing.py); SciPy's `Slerp` (with NumPy's
+/// `interp`) is what `tests/golden/interpolation.json` is recomputed by.
+const REQUIREMENTS: [&str; 12] = [
     "maturin>=1.9,<2",
     "numpy",
     "pytest",
@@ -37,6 +38,7 @@ const REQUIREMENTS: [&str; 11] = [
     "pyulog",
     "lightning",
     "mypy",
+    "scipy",
 ];
 
 const NEEDS: &str = "The Python package's tests make a virtual environment under the \

@@ -13,6 +13,7 @@
 //! | `Vec<T>` (equal lengths) | `Vec<T::Batch>`, transposed, as torch does for lists |
 //! | `HashMap<K, V>`, `BTreeMap<K, V>`, [`Record<T>`](crate::Record) (same keys) | the same map of batches |
 //! | `Option<T>` (all `Some` or all `None`) | `Option<T::Batch>` |
+//! | [`Masked<T>`] (an [`Interpolated`](crate::Interpolated) sensor's reading) | [`MaskedBatch`]: `T`'s batch, and the mask `Array1<bool>` beside it |
 //! | a struct with `#[derive(Collate)]` | its generated `…Batch` struct |
 //!
 //! **A deliberate difference from torch**: numbers keep their type. torch
@@ -86,6 +87,7 @@
 mod array;
 mod gather;
 mod map;
+mod masked;
 mod option;
 mod packed;
 mod reading;
@@ -99,6 +101,7 @@ mod tuple;
 pub use array::StackBuilder;
 pub use gather::{Gather, RowSource, RowWindows};
 pub use map::{BTreeMapBuilder, HashMapBuilder, RecordBuilder};
+pub use masked::{Masked, MaskedBatch, MaskedBuilder};
 pub use option::OptionBuilder;
 pub use packed::{Packed, PackedBuilder, PackedRows};
 pub use reading::{Reading, StackReadings, Stacked, stack_readings};

@@ -15,6 +15,11 @@
 //! Every policy checks its input timestamps and every index it returns is in
 //! range; the divergences from the reference are listed in
 //! `docs/divergences.md`.
+//!
+//! A policy picks samples; to evaluate a sensor *between* its samples, at
+//! the reference sensor's times (an IMU or a pose at each camera frame),
+//! wrap it in an [`Interpolated`](crate::Interpolated) sensor, whose
+//! timestamps are then the reference's own.
 
 mod decimate;
 mod empty;
