@@ -81,6 +81,8 @@ mod pixels;
 pub mod px4;
 #[cfg(feature = "_object-store")]
 mod retry;
+#[cfg(feature = "ros")]
+pub mod ros;
 pub mod rover;
 #[cfg(feature = "_object-store")]
 mod runtime;

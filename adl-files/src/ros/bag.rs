@@ -1,0 +1,385 @@
+//! [`Bag`]: a robot log opened as sensors, one per topic: a rosbag2
+//! folder (`metadata.yaml` and its MCAP files) or a standalone `.mcap`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use adl_core::{Error, Result};
+
+use super::bytes::Bytes;
+use super::definition::{Definitions, Dialect, Schema};
+use super::mcap::{self, McapFile, MessageBytes};
+use super::metadata::BagInfo;
+use super::sqlite::SqliteFile;
+use super::topic::Topic;
+
+/// One file of a bag, indexed; each of its messages compressed by zstd
+/// where the flag says (rosbag2's `MESSAGE` compression).
+pub(crate) enum Container {
+    Mcap(McapFile, bool),
+    Sqlite(SqliteFile, bool),
+}
+
+/// Where a message is in its file.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Place {
+    Mcap(mcap::Place),
+    /// A row of the `messages` table.
+    Row(i64),
+}
+
+impl Container {
+    /// The bytes of the message at `place`.
+    pub(crate) fn message(&self, place: Place) -> Result<MessageBytes> {
+        let (bytes, compressed) = match (self, place) {
+            (Container::Mcap(file, compressed), Place::Mcap(place)) => {
+                (file.message(place)?, *compressed)
+            }
+            (Container::Sqlite(file, compressed), Place::Row(id)) => {
+                (MessageBytes::Owned(file.message(id)?), *compressed)
+            }
+            _ => {
+                return Err(Error::internal(
+                    "Container::message",
+                    "a place of another file",
+                ));
+            }
+        };
+        if !compressed {
+            return Ok(bytes);
+        }
+        zstd::stream::decode_all(&*bytes)
+            .map(MessageBytes::Owned)
+            .map_err(|e| self.error(format!("a message does not decompress (zstd): {e}")))
+    }
+
+    fn error(&self, why: String) -> Error {
+        match self {
+            Container::Mcap(file, _) => file.error(why),
+            Container::Sqlite(file, _) => file.error(why),
+        }
+    }
+}
+
+/// A message of a topic: its file, its log time (ns) and its place there.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Located {
+    pub(crate) file: u32,
+    pub(crate) log_time: u64,
+    pub(crate) place: Place,
+}
+
+/// A topic as the bag lists it, before it is opened as a sensor.
+struct Listed {
+    type_name: String,
+    messages: Vec<Located>,
+    /// Its messages' definitions, or why there are none.
+    schema: std::result::Result<Arc<Schema>, String>,
+}
+
+/// A robot log: a ROS 2 bag (a rosbag2 folder, `metadata.yaml` beside
+/// its `.mcap` files) or a standalone `.mcap` file, each topic a
+/// [`Topic`] sensor.
+///
+/// Opening reads the bag's indexes (MCAP's summary), not its messages; a
+/// file without indexes (a recording cut off) is scanned, and one damaged
+/// part way keeps the messages before the damage ([`Bag::damage`] says
+/// where). Messages are decoded by the definitions the bag carries, or,
+/// where it carries none, by adl's built-in ones for the standard packages
+/// (std_msgs, builtin_interfaces, geometry_msgs, sensor_msgs, nav_msgs,
+/// tf2_msgs, stereo_msgs, diagnostic_msgs).
+///
+/// ```no_run
+/// use adl::Sensor;
+/// use adl::files::ros::Bag;
+///
+/// let bag = Bag::open("drive.mcap")?;
+/// for (topic, message_type) in bag.topics() {
+///     println!("{topic}: {message_type}");
+/// }
+/// let imu = bag.topic("/imu")?;
+/// let first = imu.get(0)?;
+/// println!("{:?}", first.at("angular_velocity.z")?);
+/// # Ok::<(), adl::Error>(())
+/// ```
+pub struct Bag {
+    path: PathBuf,
+    topics: BTreeMap<String, Listed>,
+    files: Arc<[Container]>,
+    paths: Arc<[PathBuf]>,
+    damage: Vec<String>,
+}
+
+impl Bag {
+    /// Open the bag at `path`: a rosbag2 folder (with its
+    /// `metadata.yaml`) or an `.mcap` file. A path that is neither, or a
+    /// file that is not what its name says, is an error naming it.
+    pub fn open(path: impl AsRef<Path>) -> Result<Bag> {
+        let path = path.as_ref();
+        if path.is_dir() {
+            return Bag::rosbag2(path);
+        }
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("mcap") => Bag::from_files(path, vec![open_mcap(path)?]),
+            _ => Err(Error::file(
+                path,
+                "not a bag adl reads: a rosbag2 folder (with metadata.yaml) or an .mcap file",
+            )),
+        }
+    }
+
+    /// A rosbag2 folder: its `metadata.yaml` says its files and storage.
+    fn rosbag2(folder: &Path) -> Result<Bag> {
+        let info = BagInfo::read(folder)?;
+        let mut files = Vec::new();
+        for name in &info.relative_file_paths {
+            let file = folder.join(name);
+            files.push(match info.storage_identifier.as_str() {
+                "mcap" => {
+                    let bytes = if info.files_compressed() {
+                        Bytes::owned(decompress_file(&file)?)
+                    } else {
+                        Bytes::mapped(crate::mapped::map(&file)?)
+                    };
+                    let mcap = McapFile::open(&file, bytes)?;
+                    (file, Container::Mcap(mcap, info.messages_compressed()))
+                }
+                "sqlite3" => {
+                    let db = if info.files_compressed() {
+                        SqliteFile::open(&file, Some(decompress_to_temporary(&file)?))?
+                    } else {
+                        SqliteFile::open(&file, None)?
+                    };
+                    (file, Container::Sqlite(db, info.messages_compressed()))
+                }
+                other => {
+                    return Err(Error::file(
+                        folder.join("metadata.yaml"),
+                        format!(
+                            "storage `{other}`: adl reads rosbag2's `mcap` and `sqlite3` storage"
+                        ),
+                    ));
+                }
+            });
+        }
+        Bag::from_files(folder, files)
+    }
+
+    /// A bag of these indexed files.
+    fn from_files(path: &Path, files: Vec<(PathBuf, Container)>) -> Result<Bag> {
+        let mut topics: BTreeMap<String, Listed> = BTreeMap::new();
+        let mut damage = Vec::new();
+        let mut paths = Vec::new();
+        let mut containers = Vec::new();
+        for (k, (file, container)) in files.into_iter().enumerate() {
+            match &container {
+                Container::Mcap(mcap, _) => {
+                    if let Some(d) = &mcap.damage {
+                        damage.push(format!("{}: {d}", file.display()));
+                    }
+                    for channel in &mcap.channels {
+                        let listed =
+                            topics
+                                .entry(channel.topic.clone())
+                                .or_insert_with(|| Listed {
+                                    type_name: channel.schema_name.clone(),
+                                    messages: Vec::new(),
+                                    schema: mcap_schema(channel).map(Arc::new),
+                                });
+                        if listed.type_name != channel.schema_name {
+                            listed.schema = Err(format!(
+                                "its messages are of two types, `{}` and `{}`",
+                                listed.type_name, channel.schema_name
+                            ));
+                        }
+                        listed
+                            .messages
+                            .extend(channel.entries.iter().map(|e| Located {
+                                file: k as u32,
+                                log_time: e.log_time,
+                                place: Place::Mcap(e.place),
+                            }));
+                    }
+                }
+                Container::Sqlite(db, _) => {
+                    for topic in &db.topics {
+                        let listed = topics.entry(topic.name.clone()).or_insert_with(|| Listed {
+                            type_name: topic.type_name.clone(),
+                            messages: Vec::new(),
+                            schema: sqlite_schema(db, topic).map(Arc::new),
+                        });
+                        listed
+                            .messages
+                            .extend(topic.messages.iter().map(|&(log_time, id)| Located {
+                                file: k as u32,
+                                log_time,
+                                place: Place::Row(id),
+                            }));
+                    }
+                }
+            }
+            paths.push(file);
+            containers.push(container);
+        }
+        for listed in topics.values_mut() {
+            listed.messages.sort_by_key(|m| m.log_time);
+        }
+        Ok(Bag {
+            path: path.to_owned(),
+            topics,
+            files: containers.into(),
+            paths: paths.into(),
+            damage,
+        })
+    }
+
+    /// The bag's path, as it was opened.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every topic and its message type (`{"/imu": "sensor_msgs/msg/Imu"}`).
+    pub fn topics(&self) -> BTreeMap<&str, &str> {
+        (self.topics.iter())
+            .map(|(name, t)| (name.as_str(), t.type_name.as_str()))
+            .collect()
+    }
+
+    /// How many messages topic `name` has (0 for a topic the bag lacks).
+    pub fn message_count(&self, name: &str) -> usize {
+        self.topics.get(name).map_or(0, |t| t.messages.len())
+    }
+
+    /// Topic `name` as a sensor. A topic the bag lacks, one whose type has
+    /// no definition (in the bag or built in), or one whose log times
+    /// cannot time a sensor (all equal) is an error naming it.
+    pub fn topic(&self, name: &str) -> Result<Topic> {
+        let listed = self.topics.get(name).ok_or_else(|| Error::UnknownSensor {
+            role: "requested",
+            name: name.to_owned(),
+            available: self.topics.keys().cloned().collect(),
+        })?;
+        let schema = listed.schema.clone().map_err(|why| {
+            Error::file(
+                &self.path,
+                format!("topic `{name}` of type `{}`: {why}", listed.type_name),
+            )
+        })?;
+        Topic::new(
+            name.to_owned(),
+            listed.type_name.clone(),
+            schema,
+            listed.messages.iter().copied().collect(),
+            Arc::clone(&self.files),
+            Arc::clone(&self.paths),
+        )
+    }
+
+    /// Where the bag is damaged (each damaged file, the byte and what is
+    /// kept), if it is.
+    pub fn damage(&self) -> &[String] {
+        &self.damage
+    }
+}
+
+impl std::fmt::Debug for Bag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Bag({}, {} topics)",
+            self.path.display(),
+            self.topics.len()
+        )
+    }
+}
+
+/// An MCAP file, mapped and indexed.
+fn open_mcap(path: &Path) -> Result<(PathBuf, Container)> {
+    let bytes = Bytes::mapped(crate::mapped::map(path)?);
+    Ok((
+        path.to_owned(),
+        Container::Mcap(McapFile::open(path, bytes)?, false),
+    ))
+}
+
+/// A file compressed whole by zstd (rosbag2's `FILE` compression),
+/// decompressed into memory.
+fn decompress_file(path: &Path) -> Result<Vec<u8>> {
+    let file =
+        std::fs::File::open(path).map_err(|e| Error::file(path, format!("cannot open: {e}")))?;
+    zstd::stream::decode_all(std::io::BufReader::new(file))
+        .map_err(|e| Error::file(path, format!("does not decompress (zstd): {e}")))
+}
+
+/// A file compressed whole by zstd, decompressed into a temporary file
+/// (removed when the bag is dropped).
+fn decompress_to_temporary(path: &Path) -> Result<tempfile::TempPath> {
+    let fail = |what: &str, e: &dyn std::fmt::Display| Error::file(path, format!("{what}: {e}"));
+    let file = std::fs::File::open(path).map_err(|e| fail("cannot open", &e))?;
+    let mut copy = tempfile::Builder::new()
+        .prefix("adl-rosbag2-")
+        .suffix(".db3")
+        .tempfile()
+        .map_err(|e| fail("cannot make a temporary file to decompress it into", &e))?;
+    zstd::stream::copy_decode(std::io::BufReader::new(file), copy.as_file_mut())
+        .map_err(|e| fail("does not decompress (zstd)", &e))?;
+    Ok(copy.into_temp_path())
+}
+
+/// The schema of a rosbag2 SQLite topic's messages: the bag's
+/// `message_definitions` where it has them, else the built-in ones.
+fn sqlite_schema(
+    db: &SqliteFile,
+    topic: &super::sqlite::SqliteTopic,
+) -> std::result::Result<Schema, String> {
+    if topic.serialization_format != "cdr" {
+        return Err(format!(
+            "serialization format `{}`: adl decodes `cdr`",
+            topic.serialization_format
+        ));
+    }
+    let mut definitions = Definitions::new(Dialect::Ros2);
+    if let Some(text) = db.definitions.get(&topic.type_name) {
+        definitions
+            .add_text(Some(&topic.type_name), text)
+            .map_err(|e| format!("{e:#}"))?;
+    }
+    definitions
+        .schema(&topic.type_name, Some(Definitions::builtin()))
+        .map_err(|e| format!("{e:#}"))
+}
+
+/// The schema of an MCAP channel's messages: its own definition where it
+/// has one, built-in definitions filling in what it lacks.
+fn mcap_schema(channel: &super::mcap::Channel) -> std::result::Result<Schema, String> {
+    let dialect = match channel.message_encoding.as_str() {
+        "cdr" => Dialect::Ros2,
+        "ros1" => Dialect::Ros1,
+        other => {
+            return Err(format!(
+                "message encoding `{other}`: adl decodes `cdr` (ROS 2) and `ros1`"
+            ));
+        }
+    };
+    let mut definitions = Definitions::new(dialect);
+    match channel.schema_encoding.as_str() {
+        "ros2msg" | "ros1msg" => {
+            let text = std::str::from_utf8(&channel.schema)
+                .map_err(|_| "its schema is not UTF-8 text".to_owned())?;
+            definitions
+                .add_text(Some(&channel.schema_name), text)
+                .map_err(|e| format!("{e:#}"))?;
+        }
+        "" => {}
+        other => {
+            return Err(format!(
+                "schema encoding `{other}`: adl reads `ros2msg` and `ros1msg` definitions"
+            ));
+        }
+    }
+    let fallback = (dialect == Dialect::Ros2).then(Definitions::builtin);
+    definitions
+        .schema(&channel.schema_name, fallback)
+        .map_err(|e| format!("{e:#}"))
+}

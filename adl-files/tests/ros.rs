@@ -1,0 +1,251 @@
+//! Robot logs read by adl equal the `rosbags` library's reading of them:
+//! the bags of `tests/data/ros` (written by `make_bags.py` from the PX4
+//! logs, photographs and point clouds), every message of every topic
+//! against `expected/<bag>.json`, rosbags' own decoding.
+
+use std::path::{Path, PathBuf};
+
+use adl::files::ros::{Bag, Message, Numbers, Value};
+use adl::{Metadata, Sensor};
+use serde_json::Value as Json;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/data/ros")
+        .join(name)
+}
+
+/// `value` as the plain data rosbags' message objects hold.
+fn plain(value: &Value) -> Json {
+    match value {
+        Value::Bool(b) => Json::Bool(*b),
+        Value::I8(x) => (*x).into(),
+        Value::U8(x) => (*x).into(),
+        Value::I16(x) => (*x).into(),
+        Value::U16(x) => (*x).into(),
+        Value::I32(x) => (*x).into(),
+        Value::U32(x) => (*x).into(),
+        Value::I64(x) => (*x).into(),
+        Value::U64(x) => (*x).into(),
+        Value::F32(x) => f64::from(*x).into(),
+        Value::F64(x) => (*x).into(),
+        Value::String(s) => s.clone().into(),
+        Value::Array(numbers) => numbers_json(numbers),
+        Value::List(items) => Json::Array(items.iter().map(plain).collect()),
+        Value::Message(m) => message_json(m),
+    }
+}
+
+fn numbers_json(numbers: &Numbers) -> Json {
+    fn all<T: Copy + Into<Json>>(v: &[T]) -> Json {
+        Json::Array(v.iter().map(|&x| x.into()).collect())
+    }
+    match numbers {
+        Numbers::Bool(v) => all(v),
+        Numbers::I8(v) => all(v),
+        Numbers::U8(v) => all(v),
+        Numbers::I16(v) => all(v),
+        Numbers::U16(v) => all(v),
+        Numbers::I32(v) => all(v),
+        Numbers::U32(v) => all(v),
+        Numbers::I64(v) => all(v),
+        Numbers::U64(v) => all(v),
+        Numbers::F32(v) => Json::Array(v.iter().map(|&x| f64::from(x).into()).collect()),
+        Numbers::F64(v) => all(v),
+    }
+}
+
+fn message_json(m: &Message) -> Json {
+    Json::Object(m.fields().map(|(k, v)| (k.to_owned(), plain(v))).collect())
+}
+
+/// Whether two plain values are equal, numbers by value (1 and 1.0 alike).
+fn same(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
+        (Json::Object(x), Json::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Every message of `bag` equals rosbags' reading, in `expected`.
+fn reads_as_rosbags(bag: &str, expected: &str) -> usize {
+    let bag = Bag::open(data(bag)).unwrap();
+    assert!(bag.damage().is_empty(), "{:?}", bag.damage());
+    let text = std::fs::read_to_string(data("expected").join(expected)).unwrap();
+    let expected: Json = serde_json::from_str(&text).unwrap();
+    let topics = expected["topics"].as_object().unwrap();
+    let mut compared = 0;
+    assert_eq!(
+        bag.topics().keys().copied().collect::<Vec<_>>(),
+        topics.keys().map(String::as_str).collect::<Vec<_>>()
+    );
+    for (name, want) in topics {
+        let topic = bag.topic(name).unwrap();
+        assert_eq!(
+            topic.message_type(),
+            want["type"].as_str().unwrap(),
+            "{name}"
+        );
+        let times: Vec<u64> = topic.log_times_ns().collect();
+        let want_times: Vec<u64> = (want["log_time_ns"].as_array().unwrap().iter())
+            .map(|t| t.as_u64().unwrap())
+            .collect();
+        assert_eq!(times, want_times, "{name}: log times");
+        let messages = want["messages"].as_array().unwrap();
+        assert_eq!(topic.len(), messages.len(), "{name}");
+        for (i, message) in messages.iter().enumerate() {
+            let got = message_json(&topic.get(i).unwrap());
+            assert!(
+                same(&got, message),
+                "{name}[{i}]:\n adl     {got}\n rosbags {message}"
+            );
+            compared += 1;
+        }
+    }
+    compared
+}
+
+#[test]
+fn a_standalone_mcap_reads_as_rosbags_reads_it() {
+    assert!(reads_as_rosbags("flight.mcap", "flight.mcap.json") > 300);
+}
+
+#[test]
+fn a_rosbag2_in_mcap_storage_reads_as_rosbags_reads_it() {
+    assert!(reads_as_rosbags("flight_mcap", "flight_mcap.json") > 300);
+}
+
+#[test]
+fn a_rosbag2_in_sqlite_storage_reads_as_rosbags_reads_it() {
+    assert!(reads_as_rosbags("flight_sqlite", "flight_sqlite.json") > 300);
+}
+
+#[test]
+fn a_rosbag2_compressed_by_file_reads_as_rosbags_reads_it() {
+    assert!(reads_as_rosbags("flight_zstd", "flight_zstd.json") > 300);
+}
+
+/// A rosbag2 SQLite file without `message_definitions` (rosbag2 before
+/// Iron) is decoded by the built-in definitions of the standard packages.
+#[test]
+fn a_bag_without_definitions_is_read_by_the_builtin_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = dir.path().join("old");
+    std::fs::create_dir(&bag).unwrap();
+    for name in ["metadata.yaml", "flight_sqlite.db3"] {
+        std::fs::copy(data("flight_sqlite").join(name), bag.join(name)).unwrap();
+    }
+    let db = bag.join("flight_sqlite.db3");
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("DROP TABLE message_definitions;")
+        .unwrap();
+    let old = Bag::open(&bag).unwrap();
+    let new = Bag::open(data("flight_sqlite")).unwrap();
+    for name in new.topics().keys() {
+        let (a, b) = (old.topic(name).unwrap(), new.topic(name).unwrap());
+        for i in 0..b.len() {
+            assert_eq!(a.get(i).unwrap(), b.get(i).unwrap(), "{name}[{i}]");
+        }
+    }
+}
+
+/// A bag cut short, as a recording that stopped: no summary, the last
+/// chunk incomplete. The messages before the cut are kept, each as
+/// rosbags reads it from the whole file, and the damage is named.
+#[test]
+fn a_cut_mcap_keeps_the_messages_before_the_cut() {
+    let whole = std::fs::read(data("flight.mcap")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.mcap");
+    std::fs::write(&cut, &whole[..whole.len() * 2 / 3]).unwrap();
+    let bag = Bag::open(&cut).unwrap();
+    let damage = bag.damage().join("; ");
+    assert!(
+        damage.contains("cut.mcap") && damage.contains("damaged at byte"),
+        "{damage}"
+    );
+    let full = Bag::open(data("flight.mcap")).unwrap();
+    let mut kept = 0;
+    for name in full.topics().keys() {
+        let n = bag.message_count(name);
+        kept += n;
+        if n == 0 {
+            continue;
+        }
+        let (part, whole) = (bag.topic(name).unwrap(), full.topic(name).unwrap());
+        for i in 0..n {
+            assert_eq!(part.get(i).unwrap(), whole.get(i).unwrap(), "{name}[{i}]");
+        }
+    }
+    assert!(kept > 50 && kept < 308, "{kept} kept");
+}
+
+/// Bytes changed anywhere in a bag give errors naming the file, never a
+/// panic: opening, listing and reading every message.
+#[test]
+fn a_damaged_mcap_never_panics() {
+    let whole = std::fs::read(data("flight.mcap")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged.mcap");
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for round in 0..60 {
+        let mut bytes = whole.clone();
+        for _ in 0..(1 + round % 8) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let at = (state % bytes.len() as u64) as usize;
+            bytes[at] = bytes[at].wrapping_add(1 + (state >> 32) as u8 % 255);
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let Ok(bag) = Bag::open(&path) else { continue };
+        for name in bag.topics().keys() {
+            if let Ok(topic) = bag.topic(name) {
+                for i in 0..topic.len() {
+                    if let Err(e) = topic.get(i) {
+                        assert!(format!("{e:#}").contains("damaged.mcap"), "{e:#}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_missing_topic_or_an_unknown_path_is_an_error_naming_it() {
+    let bag = Bag::open(data("flight.mcap")).unwrap();
+    let err = bag.topic("/nope").unwrap_err();
+    assert!(err.to_string().contains("/nope"), "{err}");
+    let err = Bag::open(data("make_bags.py")).unwrap_err();
+    assert!(err.to_string().contains("make_bags.py"), "{err}");
+    let err = Bag::open(data("absent.mcap")).unwrap_err();
+    assert!(err.to_string().contains("absent.mcap"), "{err}");
+}
+
+#[test]
+fn a_topic_is_a_sensor_timed_by_log_time_or_header_stamp() {
+    let bag = Bag::open(data("flight.mcap")).unwrap();
+    let imu = bag.topic("/imu").unwrap();
+    assert_eq!(imu.name(), "/imu");
+    let first = imu.metadata().timestamps()[0];
+    assert!(first > 1.7e9, "{first}");
+    let stamped = imu.clone().stamped_by_header().unwrap();
+    assert_eq!(stamped.len(), imu.len());
+    let message = imu.get(3).unwrap();
+    let sec = message.at("header.stamp.sec").unwrap().as_f64().unwrap();
+    let nanosec = message
+        .at("header.stamp.nanosec")
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    assert_eq!(stamped.metadata().timestamps()[3], sec + nanosec * 1e-9);
+    let err = message.at("header.nope").unwrap_err();
+    assert!(err.to_string().contains("`nope`"), "{err}");
+}
