@@ -131,6 +131,17 @@ fn a_rosbag2_compressed_by_file_reads_as_rosbags_reads_it() {
     assert!(reads_as_rosbags("flight_zstd", "flight_zstd.json") > 300);
 }
 
+#[test]
+fn a_ros1_bag_reads_as_rosbags_reads_it() {
+    for (bag, expected) in [
+        ("flight.bag", "flight.bag.json"),
+        ("flight_bz2.bag", "flight_bz2.bag.json"),
+        ("flight_plain.bag", "flight_plain.bag.json"),
+    ] {
+        assert!(reads_as_rosbags(bag, expected) > 300, "{bag}");
+    }
+}
+
 /// A rosbag2 SQLite file without `message_definitions` (rosbag2 before
 /// Iron) is decoded by the built-in definitions of the standard packages.
 #[test]
@@ -160,18 +171,29 @@ fn a_bag_without_definitions_is_read_by_the_builtin_ones() {
 /// chunk incomplete. The messages before the cut are kept, each as
 /// rosbags reads it from the whole file, and the damage is named.
 #[test]
-fn a_cut_mcap_keeps_the_messages_before_the_cut() {
-    let whole = std::fs::read(data("flight.mcap")).unwrap();
+fn a_cut_bag_keeps_the_messages_before_the_cut() {
+    for bag in [
+        "flight.mcap",
+        "flight.bag",
+        "flight_bz2.bag",
+        "flight_plain.bag",
+    ] {
+        cut_keeps_what_comes_before(bag);
+    }
+}
+
+fn cut_keeps_what_comes_before(file: &str) {
+    let whole = std::fs::read(data(file)).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let cut = dir.path().join("cut.mcap");
+    let cut = dir.path().join(format!("cut-{file}"));
     std::fs::write(&cut, &whole[..whole.len() * 2 / 3]).unwrap();
     let bag = Bag::open(&cut).unwrap();
     let damage = bag.damage().join("; ");
     assert!(
-        damage.contains("cut.mcap") && damage.contains("damaged at byte"),
-        "{damage}"
+        damage.contains("cut-") && damage.contains("damaged at byte"),
+        "{file}: {damage}"
     );
-    let full = Bag::open(data("flight.mcap")).unwrap();
+    let full = Bag::open(data(file)).unwrap();
     let mut kept = 0;
     for name in full.topics().keys() {
         let n = bag.message_count(name);
@@ -181,19 +203,34 @@ fn a_cut_mcap_keeps_the_messages_before_the_cut() {
         }
         let (part, whole) = (bag.topic(name).unwrap(), full.topic(name).unwrap());
         for i in 0..n {
-            assert_eq!(part.get(i).unwrap(), whole.get(i).unwrap(), "{name}[{i}]");
+            assert_eq!(
+                part.get(i).unwrap(),
+                whole.get(i).unwrap(),
+                "{file} {name}[{i}]"
+            );
         }
     }
-    assert!(kept > 50 && kept < 308, "{kept} kept");
+    assert!(kept > 50 && kept < 308, "{file}: {kept} kept");
 }
 
 /// Bytes changed anywhere in a bag give errors naming the file, never a
 /// panic: opening, listing and reading every message.
 #[test]
-fn a_damaged_mcap_never_panics() {
-    let whole = std::fs::read(data("flight.mcap")).unwrap();
+fn a_damaged_bag_never_panics() {
+    for bag in [
+        "flight.mcap",
+        "flight.bag",
+        "flight_bz2.bag",
+        "flight_plain.bag",
+    ] {
+        damage_never_panics(bag);
+    }
+}
+
+fn damage_never_panics(name: &str) {
+    let whole = std::fs::read(data(name)).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("damaged.mcap");
+    let path = dir.path().join(format!("damaged-{name}"));
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     for round in 0..60 {
         let mut bytes = whole.clone();
@@ -210,7 +247,7 @@ fn a_damaged_mcap_never_panics() {
             if let Ok(topic) = bag.topic(name) {
                 for i in 0..topic.len() {
                     if let Err(e) = topic.get(i) {
-                        assert!(format!("{e:#}").contains("damaged.mcap"), "{e:#}");
+                        assert!(format!("{e:#}").contains("damaged-"), "{e:#}");
                     }
                 }
             }

@@ -1,5 +1,6 @@
 //! [`Bag`]: a robot log opened as sensors, one per topic: a rosbag2
-//! folder (`metadata.yaml` and its MCAP files) or a standalone `.mcap`.
+//! folder (`metadata.yaml` and its MCAP or SQLite files), a standalone
+//! `.mcap` or a ROS 1 `.bag`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,8 +10,10 @@ use adl_core::{Error, Result};
 
 use super::bytes::Bytes;
 use super::definition::{Definitions, Dialect, Schema};
-use super::mcap::{self, McapFile, MessageBytes};
+use super::index;
+use super::mcap::{McapFile, MessageBytes};
 use super::metadata::BagInfo;
+use super::ros1::Ros1File;
 use super::sqlite::SqliteFile;
 use super::topic::Topic;
 
@@ -19,12 +22,13 @@ use super::topic::Topic;
 pub(crate) enum Container {
     Mcap(McapFile, bool),
     Sqlite(SqliteFile, bool),
+    Ros1(Ros1File),
 }
 
 /// Where a message is in its file.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Place {
-    Mcap(mcap::Place),
+    Mcap(index::Place),
     /// A row of the `messages` table.
     Row(i64),
 }
@@ -39,6 +43,7 @@ impl Container {
             (Container::Sqlite(file, compressed), Place::Row(id)) => {
                 (MessageBytes::Owned(file.message(id)?), *compressed)
             }
+            (Container::Ros1(file), Place::Mcap(place)) => (file.message(place)?, false),
             _ => {
                 return Err(Error::internal(
                     "Container::message",
@@ -58,6 +63,7 @@ impl Container {
         match self {
             Container::Mcap(file, _) => file.error(why),
             Container::Sqlite(file, _) => file.error(why),
+            Container::Ros1(file) => file.error(why),
         }
     }
 }
@@ -79,10 +85,11 @@ struct Listed {
 }
 
 /// A robot log: a ROS 2 bag (a rosbag2 folder, `metadata.yaml` beside
-/// its `.mcap` files) or a standalone `.mcap` file, each topic a
-/// [`Topic`] sensor.
+/// its `.mcap` or `.db3` files), a standalone `.mcap` file or a ROS 1
+/// `.bag`, each topic a [`Topic`] sensor.
 ///
-/// Opening reads the bag's indexes (MCAP's summary), not its messages; a
+/// Opening reads the bag's indexes (MCAP's summary, the SQLite table,
+/// ROS 1's index records), not its messages; a
 /// file without indexes (a recording cut off) is scanned, and one damaged
 /// part way keeps the messages before the damage ([`Bag::damage`] says
 /// where). Messages are decoded by the definitions the bag carries, or,
@@ -113,8 +120,9 @@ pub struct Bag {
 
 impl Bag {
     /// Open the bag at `path`: a rosbag2 folder (with its
-    /// `metadata.yaml`) or an `.mcap` file. A path that is neither, or a
-    /// file that is not what its name says, is an error naming it.
+    /// `metadata.yaml`), an `.mcap` file or a ROS 1 `.bag` file. A path
+    /// that is none of these, or a file that is not what its name says, is
+    /// an error naming it.
     pub fn open(path: impl AsRef<Path>) -> Result<Bag> {
         let path = path.as_ref();
         if path.is_dir() {
@@ -122,9 +130,14 @@ impl Bag {
         }
         match path.extension().and_then(|e| e.to_str()) {
             Some("mcap") => Bag::from_files(path, vec![open_mcap(path)?]),
+            Some("bag") => {
+                let bytes = Bytes::mapped(crate::mapped::map(path)?);
+                let file = Ros1File::open(path, bytes)?;
+                Bag::from_files(path, vec![(path.to_owned(), Container::Ros1(file))])
+            }
             _ => Err(Error::file(
                 path,
-                "not a bag adl reads: a rosbag2 folder (with metadata.yaml) or an .mcap file",
+                "not a bag adl reads: a rosbag2 folder (with metadata.yaml), an .mcap file or a ROS 1 .bag file",
             )),
         }
     }
@@ -174,11 +187,23 @@ impl Bag {
         let mut containers = Vec::new();
         for (k, (file, container)) in files.into_iter().enumerate() {
             match &container {
-                Container::Mcap(mcap, _) => {
-                    if let Some(d) = &mcap.damage {
+                Container::Mcap(
+                    McapFile {
+                        damage: d,
+                        channels,
+                        ..
+                    },
+                    _,
+                )
+                | Container::Ros1(Ros1File {
+                    damage: d,
+                    channels,
+                    ..
+                }) => {
+                    if let Some(d) = d {
                         damage.push(format!("{}: {d}", file.display()));
                     }
-                    for channel in &mcap.channels {
+                    for channel in channels {
                         let listed =
                             topics
                                 .entry(channel.topic.clone())
@@ -352,7 +377,7 @@ fn sqlite_schema(
 
 /// The schema of an MCAP channel's messages: its own definition where it
 /// has one, built-in definitions filling in what it lacks.
-fn mcap_schema(channel: &super::mcap::Channel) -> std::result::Result<Schema, String> {
+fn mcap_schema(channel: &index::Channel) -> std::result::Result<Schema, String> {
     let dialect = match channel.message_encoding.as_str() {
         "cdr" => Dialect::Ros2,
         "ros1" => Dialect::Ros1,

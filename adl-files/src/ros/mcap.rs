@@ -12,12 +12,14 @@
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use adl_core::{Error, Result};
 use mcap::records::{Record, op};
 
 use super::bytes::Bytes;
+use super::chunks::ChunkCache;
+use super::index::{Channel, Entry, Place};
 
 /// A chunk's place in the file and how its records are compressed.
 #[derive(Debug, Clone)]
@@ -36,36 +38,6 @@ enum Compression {
     Lz4,
 }
 
-/// Where one message record is: at a byte of the file, or at a byte of a
-/// chunk's decompressed records.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Place {
-    File(u64),
-    Chunk { chunk: u32, offset: u64 },
-}
-
-/// One message of a channel: its log time (ns) and its place.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Entry {
-    pub(crate) log_time: u64,
-    pub(crate) place: Place,
-}
-
-/// A channel: its topic and what its messages are.
-#[derive(Debug, Clone)]
-pub(crate) struct Channel {
-    pub(crate) topic: String,
-    /// `cdr` (ROS 2) or `ros1`.
-    pub(crate) message_encoding: String,
-    /// The message type, `pkg/msg/Type` or `pkg/Type`.
-    pub(crate) schema_name: String,
-    /// `ros2msg`, `ros1msg`, `ros2idl`, or empty where there is none.
-    pub(crate) schema_encoding: String,
-    pub(crate) schema: Vec<u8>,
-    /// Its messages, by log time.
-    pub(crate) entries: Vec<Entry>,
-}
-
 /// One MCAP file, indexed.
 pub(crate) struct McapFile {
     path: PathBuf,
@@ -74,11 +46,8 @@ pub(crate) struct McapFile {
     pub(crate) channels: Vec<Channel>,
     /// Where the file is damaged, in words, if it is.
     pub(crate) damage: Option<String>,
-    cache: Mutex<Vec<(u32, Arc<Vec<u8>>)>>,
+    cache: ChunkCache,
 }
-
-/// Decompressed chunks kept at once (the most recently used).
-const CACHED_CHUNKS: usize = 4;
 
 const MAGIC: &[u8] = b"\x89MCAP0\r\n";
 
@@ -97,7 +66,7 @@ impl McapFile {
             chunks: Vec::new(),
             channels: Vec::new(),
             damage: None,
-            cache: Mutex::new(Vec::new()),
+            cache: ChunkCache::default(),
         };
         if !file.index_from_summary() {
             file.chunks.clear();
@@ -316,22 +285,7 @@ impl McapFile {
 
     /// Chunk `k`'s records, decompressed (from the cache where they are).
     fn chunk(&self, k: u32) -> Result<Arc<Vec<u8>>> {
-        {
-            let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(at) = cache.iter().position(|(id, _)| *id == k) {
-                let hit = cache.remove(at);
-                let records = Arc::clone(&hit.1);
-                cache.push(hit);
-                return Ok(records);
-            }
-        }
-        let records = Arc::new(self.chunk_records(k)?);
-        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.len() >= CACHED_CHUNKS {
-            cache.remove(0);
-        }
-        cache.push((k, Arc::clone(&records)));
-        Ok(records)
+        self.cache.get(k, || self.chunk_records(k))
     }
 
     /// Decompress chunk `k`'s records.

@@ -21,9 +21,12 @@
 
 mod bag;
 mod bytes;
+mod chunks;
 mod definition;
+mod index;
 mod mcap;
 mod metadata;
+mod ros1;
 mod sqlite;
 mod topic;
 mod value;
