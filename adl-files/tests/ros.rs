@@ -286,3 +286,194 @@ fn a_topic_is_a_sensor_timed_by_log_time_or_header_stamp() {
     let err = message.at("header.nope").unwrap_err();
     assert!(err.to_string().contains("`nope`"), "{err}");
 }
+
+mod views {
+    use adl::Sensor;
+    use adl::files::ros::views::{Fix, Imu, Pose, Scan, point_columns};
+    use adl::files::ros::{Bag, Numbers, Value};
+    use adl::interpolate::Quaternion;
+    use adl::ndarray::{Array2, Array3, s};
+    use adl::{Interpolated, Metadata};
+
+    use super::data;
+
+    fn bytes(value: &Value) -> Vec<u8> {
+        match value {
+            Value::Array(Numbers::U8(v)) => v.clone(),
+            other => panic!("not bytes: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn images_are_hwc_arrays_by_encoding() {
+        let bag = Bag::open(data("flight.mcap")).unwrap();
+        let raw = bag.topic("/camera/image").unwrap();
+        let message = raw.get(2).unwrap();
+        let (h, w) = (24, 32);
+        let data = bytes(message.field("data").unwrap());
+        let rgb = raw.clone().view::<Array3<u8>>().unwrap().get(2).unwrap();
+        assert_eq!(rgb.shape(), &[h, w, 3]);
+        let step = message.number("step").unwrap() as usize;
+        for (y, x, c) in [(0, 0, 0), (5, 7, 1), (23, 31, 2)] {
+            assert_eq!(
+                rgb[[y, x, c]],
+                data[y * step + x * 3 + c],
+                "({y}, {x}, {c})"
+            );
+        }
+        let mono = bag
+            .topic("/camera/mono")
+            .unwrap()
+            .view::<Array3<u8>>()
+            .unwrap();
+        assert_eq!(mono.get(0).unwrap().shape(), &[h, w, 1]);
+        let depth = bag.topic("/camera/depth").unwrap();
+        let first = depth.get(1).unwrap();
+        let raw16 = bytes(first.field("data").unwrap());
+        let depth = depth.view::<Array3<u16>>().unwrap().get(1).unwrap();
+        assert_eq!(depth.shape(), &[h, w, 1]);
+        assert_eq!(
+            depth[[3, 4, 0]],
+            u16::from_le_bytes([raw16[(3 * w + 4) * 2], raw16[(3 * w + 4) * 2 + 1]])
+        );
+        let err = bag
+            .topic("/camera/depth")
+            .unwrap()
+            .view::<Array3<u8>>()
+            .unwrap()
+            .get(0)
+            .unwrap_err();
+        assert!(format!("{err:#}").contains("Array3<u16>"), "{err:#}");
+    }
+
+    /// The JPEG of a frame decodes to within JPEG's error of its raw
+    /// pixels.
+    #[test]
+    fn compressed_images_decode_to_their_raw_frames() {
+        let bag = Bag::open(data("flight.mcap")).unwrap();
+        let raw = bag
+            .topic("/camera/image")
+            .unwrap()
+            .view::<Array3<u8>>()
+            .unwrap();
+        let jpeg = bag
+            .topic("/camera/compressed")
+            .unwrap()
+            .view::<Array3<u8>>()
+            .unwrap();
+        assert_eq!(raw.len(), jpeg.len());
+        for i in 0..raw.len() {
+            let (a, b) = (raw.get(i).unwrap(), jpeg.get(i).unwrap());
+            assert_eq!(a.shape(), b.shape());
+            let diff: f64 = a
+                .iter()
+                .zip(b.iter())
+                .map(|(&x, &y)| f64::from(x.abs_diff(y)))
+                .sum();
+            let mean = diff / a.len() as f64;
+            assert!(mean < 8.0, "frame {i}: mean difference {mean}");
+        }
+    }
+
+    #[test]
+    fn point_clouds_are_n_by_c_arrays() {
+        let bag = Bag::open(data("flight.bag")).unwrap();
+        let topic = bag.topic("/lidar").unwrap();
+        let message = topic.get(0).unwrap();
+        let n = (message.number("width").unwrap() * message.number("height").unwrap()) as usize;
+        let data = bytes(message.field("data").unwrap());
+        let step = message.number("point_step").unwrap() as usize;
+        assert_eq!(
+            point_columns(&message).unwrap(),
+            ["x", "y", "z", "intensity"]
+        );
+        let points: Array2<f32> = topic.view::<Array2<f32>>().unwrap().get(0).unwrap();
+        assert_eq!(points.shape(), &[n, 4]);
+        for p in [0, n / 2, n - 1] {
+            let x = f32::from_le_bytes(data[p * step..p * step + 4].try_into().unwrap());
+            assert_eq!(points[[p, 0]], x);
+        }
+        assert!(points.slice(s![.., 3]).iter().all(|v| v.is_finite()));
+    }
+
+    #[test]
+    fn motion_messages_have_views_that_interpolate() {
+        let bag = Bag::open(data("flight_sqlite")).unwrap();
+        let imu = bag.topic("/imu").unwrap();
+        let message = imu.get(4).unwrap();
+        let view: Imu = imu.clone().view::<Imu>().unwrap().get(4).unwrap();
+        assert_eq!(
+            view.angular_velocity[2],
+            message.at("angular_velocity.z").unwrap().as_f64().unwrap()
+        );
+        let q = message.message("orientation").unwrap();
+        let want = Quaternion::new(
+            q.number("x").unwrap(),
+            q.number("y").unwrap(),
+            q.number("z").unwrap(),
+            q.number("w").unwrap(),
+        )
+        .unwrap();
+        assert_eq!(view.orientation, want);
+
+        let fix: Fix = bag
+            .topic("/gps")
+            .unwrap()
+            .view::<Fix>()
+            .unwrap()
+            .get(0)
+            .unwrap();
+        assert!(
+            fix.latitude.abs() > 1.0 && fix.latitude.abs() <= 90.0,
+            "{fix:?}"
+        );
+        let scan: Scan = bag
+            .topic("/scan")
+            .unwrap()
+            .view::<Scan>()
+            .unwrap()
+            .get(0)
+            .unwrap();
+        assert_eq!(scan.ranges.len(), 90);
+        for topic in ["/pose", "/odom", "/tf"] {
+            let pose: Pose = bag
+                .topic(topic)
+                .unwrap()
+                .view::<Pose>()
+                .unwrap()
+                .get(0)
+                .unwrap();
+            assert!(pose.position.iter().all(|v| v.is_finite()), "{topic}");
+        }
+        let err = bag.topic("/gps").unwrap().view::<Pose>().unwrap_err();
+        assert!(
+            err.to_string().contains("sensor_msgs/msg/NavSatFix"),
+            "{err}"
+        );
+
+        // The pose at each camera frame's stamp, interpolated.
+        let camera = bag.topic("/camera/image").unwrap();
+        let pose = bag.topic("/pose").unwrap().view::<Pose>().unwrap();
+        let at = Interpolated::new(pose.clone(), camera.metadata().timestamps(), 0.5).unwrap();
+        let times = pose.metadata().timestamps().to_vec();
+        for i in 0..camera.len() {
+            let t = camera.metadata().timestamps()[i];
+            let got = at.get(i).unwrap();
+            if !got.valid {
+                continue;
+            }
+            let k = times.partition_point(|&s| s <= t).saturating_sub(1);
+            let (a, b) = (
+                pose.get(k).unwrap(),
+                pose.get((k + 1).min(times.len() - 1)).unwrap(),
+            );
+            for d in 0..3 {
+                let (lo, hi) = (
+                    a.position[d].min(b.position[d]),
+                    a.position[d].max(b.position[d]),
+                );
+                assert!(got.value.position[d] >= lo - 1e-9 && got.value.position[d] <= hi + 1e-9);
+            }
+        }
+    }
+}

@@ -20,7 +20,9 @@
 //! - adl's file-backed sensors as `adl.files` (`files`: `Images`, `Npy`,
 //!   `Table`; `rover`: `RoverSensor`, roverd's sensor folders) and PX4
 //!   flight logs as `adl.px4` (`px4`), read and decoded with the GIL
-//!   released into NumPy arrays over adl's buffers;
+//!   released into NumPy arrays over adl's buffers, and robot logs
+//!   (rosbag2, MCAP, ROS 1 bags) as `adl.ros` (`ros`), each message a
+//!   dict of its fields;
 //! - `adl.default_collate`, PyTorch's with NumPy arrays out (`collate`);
 //! - `adl.Loader` and `adl.LoaderError`, adl's loader over a Python
 //!   dataset and pipeline (`loader`, calling Python through
@@ -49,6 +51,7 @@ mod margin;
 mod native;
 mod px4;
 mod python_data;
+mod ros;
 mod rover;
 mod rust_loader;
 mod states;
@@ -82,6 +85,8 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<rover::RoverSensor>()?;
     module.add_class::<px4::Log>()?;
     module.add_class::<px4::Topic>()?;
+    module.add_class::<ros::Bag>()?;
+    module.add_class::<ros::RosTopic>()?;
     module.add_function(wrap_pyfunction!(collate::default_collate, module)?)?;
     module.add_class::<RustLoader>()?;
     module.add_class::<RustLoaderEpoch>()?;

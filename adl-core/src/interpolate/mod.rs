@@ -17,7 +17,7 @@
 
 mod quaternion;
 
-pub use quaternion::Quaternion;
+pub use quaternion::{Quaternion, QuaternionBuilder};
 
 use ndarray::{Array, Dimension, Zip};
 

@@ -1,6 +1,10 @@
 //! [`Quaternion`]: an orientation, interpolated along the shorter arc.
 
+use adl_kernel::Buffers;
+use ndarray::Array2;
+
 use super::Interpolate;
+use crate::collate::{BatchBuilder, Collatable};
 use crate::{Error, Result};
 
 /// A unit quaternion `x i + y j + z k + w` (in ROS's order: `x, y, z, w`),
@@ -90,6 +94,43 @@ impl Interpolate for Quaternion {
     }
 }
 
+/// A batch of quaternions is one `[B, 4]` array, rows `[x, y, z, w]`.
+impl Collatable for Quaternion {
+    type Batch = Array2<f64>;
+    type Builder = QuaternionBuilder;
+
+    fn builder(first: &Self, len: usize) -> QuaternionBuilder {
+        Self::builder_in(first, len, Buffers::none())
+    }
+
+    fn builder_in(_first: &Self, len: usize, buffers: Buffers<'_>) -> QuaternionBuilder {
+        QuaternionBuilder {
+            values: buffers.take(4 * len),
+        }
+    }
+}
+
+/// Builds a batch of quaternions, `[B, 4]`.
+#[derive(Debug)]
+pub struct QuaternionBuilder {
+    values: Vec<f64>,
+}
+
+impl BatchBuilder<Quaternion> for QuaternionBuilder {
+    type Batch = Array2<f64>;
+
+    fn push(&mut self, item: Quaternion, _position: usize) -> Result<()> {
+        self.values.extend(item.to_array());
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Array2<f64>> {
+        let rows = self.values.len() / 4;
+        Array2::from_shape_vec((rows, 4), self.values)
+            .map_err(|e| Error::internal("QuaternionBuilder::finish", e))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,6 +156,16 @@ mod tests {
         let negated = Quaternion::new(-b.x, -b.y, -b.z, -b.w).unwrap();
         let q = Quaternion::interpolate(&Quaternion::IDENTITY, &negated, 0.5).unwrap();
         assert!(q.dot(about_z(0.2)).abs() > 1.0 - 1e-12, "{q:?}");
+    }
+
+    #[test]
+    fn quaternions_batch_as_rows() {
+        use crate::Collate;
+        let batch = crate::collate::DefaultCollate
+            .collate(vec![Quaternion::IDENTITY, about_z(1.0)])
+            .unwrap();
+        assert_eq!(batch.shape(), &[2, 4]);
+        assert_eq!(batch.row(0).to_vec(), [0.0, 0.0, 0.0, 1.0]);
     }
 
     #[test]

@@ -30,9 +30,11 @@ mod ros1;
 mod sqlite;
 mod topic;
 mod value;
+pub mod views;
 mod wire;
 
 pub use bag::Bag;
 pub use definition::Schema;
 pub use topic::Topic;
 pub use value::{Message, Numbers, Value};
+pub use views::{View, Viewed};

@@ -9,6 +9,7 @@ use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use super::bag::{Container, Located};
 use super::definition::Schema;
 use super::value::{Message, Value};
+use super::views::{View, Viewed};
 use super::wire;
 
 /// One topic of a [`Bag`](super::Bag) as a sensor: sample `i` is its
@@ -81,6 +82,14 @@ impl Topic {
         }
         self.times = Timestamps::new(&self.name, times)?;
         Ok(self)
+    }
+
+    /// This topic as a sensor of typed views of its messages
+    /// ([`views`](super::views): images as `[H, W, C]` arrays, point
+    /// clouds as `[N, C]`, [`Imu`](super::views::Imu), [`Pose`](super::views::Pose)...).
+    /// A topic of a type the view does not read is an error naming both.
+    pub fn view<V: View>(self) -> Result<Viewed<V>> {
+        Viewed::new(self)
     }
 
     /// The bytes of message `index`, undecoded.

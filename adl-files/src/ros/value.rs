@@ -187,6 +187,54 @@ impl Message {
         Ok(value)
     }
 
+    /// Field `name` as a number (see [`Value::as_f64`]); a field that is
+    /// missing or not a number is an error naming it.
+    pub fn number(&self, name: &str) -> Result<f64> {
+        let value = self.field(name)?;
+        value
+            .as_f64()
+            .ok_or_else(|| self.not_a(name, "number", value))
+    }
+
+    /// Field `name` as a string.
+    pub fn string(&self, name: &str) -> Result<&str> {
+        let value = self.field(name)?;
+        value
+            .as_str()
+            .ok_or_else(|| self.not_a(name, "string", value))
+    }
+
+    /// Field `name` as a nested message.
+    pub fn message(&self, name: &str) -> Result<&Message> {
+        let value = self.field(name)?;
+        value
+            .as_message()
+            .ok_or_else(|| self.not_a(name, "message", value))
+    }
+
+    /// Field `name` as a numeric array.
+    pub fn numbers(&self, name: &str) -> Result<&Numbers> {
+        let value = self.field(name)?;
+        value
+            .as_numbers()
+            .ok_or_else(|| self.not_a(name, "numeric array", value))
+    }
+
+    /// Field `name` as a list (of strings or messages).
+    pub fn list(&self, name: &str) -> Result<&[Value]> {
+        match self.field(name)? {
+            Value::List(items) => Ok(items),
+            other => Err(self.not_a(name, "list", other)),
+        }
+    }
+
+    fn not_a(&self, name: &str, wanted: &str, got: &Value) -> Error {
+        Error::invalid(
+            format_args!("field `{name}` of `{}`", self.type_name),
+            format!("a {wanted} was expected, it is a {}", got.kind()),
+        )
+    }
+
     /// The fields, `(name, value)`, in the definition's order.
     pub fn fields(&self) -> impl ExactSizeIterator<Item = (&str, &Value)> {
         self.names.iter().map(|n| &**n).zip(&self.values)

@@ -30,6 +30,9 @@ adl's own:
   arrays, CSV tables), read and decoded without the GIL.
 - ``adl.px4``: PX4 flight logs (ULog), each topic a sensor, read in Rust
   with the GIL released.
+- ``adl.ros``: robot logs (rosbag2 folders, ``.mcap`` files, ROS 1
+  ``.bag`` files), each topic a sensor whose messages are dicts of their
+  fields, read and decoded in Rust with the GIL released.
 - ``adl.torch``: batches as PyTorch tensors that share adl's buffers
   (``import adl.torch``; needs PyTorch).
 - ``adl.default_collate``: PyTorch's ``default_collate`` with NumPy arrays
@@ -43,7 +46,7 @@ adl's own:
   what it raises for a sample or batch it could not make.
 """
 
-from adl import abstract, ext, files, generic, px4, spec, transforms
+from adl import abstract, ext, files, generic, px4, ros, spec, transforms
 from adl._native import Dataset, Epoch, Loader, LoaderError, Pipeline, Trace, default_collate
 
 __all__ = [
@@ -59,6 +62,7 @@ __all__ = [
     "files",
     "generic",
     "px4",
+    "ros",
     "spec",
     "transforms",
 ]

@@ -9,7 +9,8 @@ modules that re-export them (``adl.Loader``, ``adl.files.Npy``,
 ``adl.transforms.Normalize``, ...).
 """
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, Protocol, SupportsIndex, TypedDict, final, overload, type_check_only
 
 import numpy as np
@@ -35,6 +36,8 @@ __all__ = [
     "RoverSensor",
     "Log",
     "Topic",
+    "Bag",
+    "RosTopic",
     "default_collate",
     "RustLoader",
     "RustLoaderEpoch",
@@ -510,6 +513,63 @@ class Topic:
     def __len__(self) -> int: ...
     def __getitem__(self, key: SupportsIndex, /) -> dict[str, NDArray[np.float64]]:
         """Sample ``key``: a dict of each field's values."""
+    def stream(self, batch: int | None = None) -> Stream:
+        """The samples one after another, or lists of ``batch`` of them."""
+    def __repr__(self) -> str: ...
+
+# adl.ros: robot logs (rosbag2 folders, MCAP files, ROS 1 bags).
+
+@final
+class Bag:
+    """A robot log (a rosbag2 folder, an ``.mcap`` file or a ROS 1
+    ``.bag``): ``topics`` is ``{topic: message type}``, ``bag[topic]`` one
+    topic as a sensor."""
+
+    def __new__(cls, path: str | os.PathLike[str]) -> Self: ...
+    @property
+    def path(self) -> str:
+        """The bag's path, as it was opened."""
+    @property
+    def topics(self) -> dict[str, str]:
+        """Every topic and its message type, as the bag names it."""
+    @property
+    def damage(self) -> list[str]:
+        """Where the bag is damaged; empty for a whole bag."""
+    def message_count(self, topic: str) -> int:
+        """How many messages topic ``topic`` has (0 for a topic the bag
+        lacks)."""
+    def __len__(self) -> int: ...
+    def __contains__(self, key: str, /) -> bool: ...
+    def __iter__(self) -> Iterator[str]:
+        """The topics' names, in order."""
+    def __getitem__(self, key: str, /) -> RosTopic:
+        """Topic ``key`` as a sensor; a ``KeyError`` naming the bag's topics
+        if there is none."""
+    def __repr__(self) -> str: ...
+
+@final
+class RosTopic:
+    """One topic of a ``Bag`` as a sensor (``adl.ros.Topic``): sample ``i``
+    is its ``i``-th message by log time, a dict of its fields."""
+
+    @property
+    def name(self) -> str:
+        """The topic's name (``/imu``)."""
+    @property
+    def message_type(self) -> str:
+        """The message type, as the bag names it."""
+    @property
+    def metadata(self) -> Metadata:
+        """The sensor's metadata (``metadata.timestamps``, seconds)."""
+    @property
+    def log_times_ns(self) -> NDArray[np.uint64]:
+        """Each message's log time, in nanoseconds."""
+    def stamped_by_header(self) -> RosTopic:
+        """The same topic timed by its messages' ``header.stamp``."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: SupportsIndex, /) -> dict[str, Any]:
+        """Message ``key``: a dict of its fields (numbers, 1-D arrays,
+        strings, dicts, lists)."""
     def stream(self, batch: int | None = None) -> Stream:
         """The samples one after another, or lists of ``batch`` of them."""
     def __repr__(self) -> str: ...

@@ -1,0 +1,96 @@
+//! [`Viewed`]: a topic as a sensor of one of its [`View`]s.
+
+use std::marker::PhantomData;
+
+use adl_core::storage::Storage;
+use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
+
+use super::{View, short_type};
+use crate::ros::Topic;
+
+/// A [`Topic`] read through a [`View`]: sample `i` is message `i` as a
+/// `V` (from [`Topic::view`]).
+pub struct Viewed<V> {
+    topic: Topic,
+    view: PhantomData<fn() -> V>,
+}
+
+impl<V: View> Viewed<V> {
+    /// `topic` as `V`s; a topic of a type `V` does not read is an error
+    /// naming both.
+    pub(crate) fn new(topic: Topic) -> Result<Self> {
+        let ty = short_type(topic.message_type());
+        if !V::TYPES.contains(&ty.as_str()) {
+            return Err(Error::invalid(
+                format_args!("view of topic `{}`", topic.name()),
+                format!(
+                    "its messages are `{}`; this view reads {}",
+                    topic.message_type(),
+                    V::TYPES.join(", ")
+                ),
+            ));
+        }
+        Ok(Viewed {
+            topic,
+            view: PhantomData,
+        })
+    }
+
+    /// The topic viewed.
+    pub fn topic(&self) -> &Topic {
+        &self.topic
+    }
+}
+
+impl<V: View> Sensor for Viewed<V> {
+    type Sample = V;
+    type Metadata = Timestamps;
+
+    fn name(&self) -> &str {
+        self.topic.name()
+    }
+
+    fn metadata(&self) -> &Timestamps {
+        self.topic.metadata()
+    }
+
+    fn len(&self) -> usize {
+        self.topic.len()
+    }
+
+    /// Message `index`, as a `V`; one its view cannot read is an error
+    /// naming the topic and the message.
+    fn get(&self, index: usize) -> Result<V> {
+        let message = self.topic.get(index)?;
+        V::from_message(&message).map_err(|e| {
+            Error::read(
+                format_args!(
+                    "topic `{}`, a `{}` message",
+                    self.topic.name(),
+                    message.type_name()
+                ),
+                index,
+                e,
+            )
+        })
+    }
+
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+        self.topic.storage()
+    }
+}
+
+impl<V> Clone for Viewed<V> {
+    fn clone(&self) -> Self {
+        Viewed {
+            topic: self.topic.clone(),
+            view: PhantomData,
+        }
+    }
+}
+
+impl<V> std::fmt::Debug for Viewed<V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?} as {}", self.topic, std::any::type_name::<V>())
+    }
+}

@@ -1,0 +1,289 @@
+//! `adl.ros`: robot logs (a rosbag2 folder, an `.mcap` file or a ROS 1
+//! `.bag`) read by adl-files' reader with the GIL released, each topic a
+//! Python sensor (a name, `metadata.timestamps`, `__getitem__`,
+//! `__len__`, `stream`) whose sample is its message as plain data: a dict
+//! keyed by field name, numbers as Python scalars, numeric arrays (fixed
+//! or variable in length) as 1-D NumPy arrays of the field's type, strings
+//! as `str`, nested messages as dicts and arrays of messages (or of
+//! strings) as lists.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use adl_core::Sensor;
+use adl_files::ros::{Bag as RustBag, Message, Numbers, Topic as RustTopic, Value};
+use numpy::PyArray1;
+use pyo3::IntoPyObjectExt;
+use pyo3::exceptions::{PyFileNotFoundError, PyKeyError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+
+use crate::errors::to_python;
+use crate::files::{Metadata, Stream, position};
+
+/// A robot log: `Bag(path)` reads a rosbag2 folder's, an `.mcap` file's
+/// or a ROS 1 `.bag`'s indexes (the GIL released), not its messages;
+/// `topics` is `{topic: message type}` and `bag[topic]` one topic as a
+/// sensor. A bag damaged part way keeps the messages before the damage
+/// (`damage` says where).
+#[pyclass(module = "adl.ros", frozen)]
+pub(crate) struct Bag {
+    bag: RustBag,
+    path: String,
+    /// The topics opened so far, each opened once.
+    opened: Mutex<BTreeMap<String, Py<RosTopic>>>,
+}
+
+impl Bag {
+    /// The topics' names, in order.
+    fn names(&self) -> Vec<String> {
+        self.bag
+            .topics()
+            .keys()
+            .map(|&name| name.to_owned())
+            .collect()
+    }
+}
+
+#[pymethods]
+impl Bag {
+    #[new]
+    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let shown = path.to_string_lossy().into_owned();
+        let bag = py.detach(|| RustBag::open(&path)).map_err(|error| {
+            if path.exists() {
+                to_python(error)
+            } else {
+                PyFileNotFoundError::new_err(format!("{error:#}"))
+            }
+        })?;
+        Ok(Bag {
+            bag,
+            path: shown,
+            opened: Mutex::new(BTreeMap::new()),
+        })
+    }
+
+    /// The bag's path, as it was opened.
+    #[getter]
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Every topic and its message type, as the bag names it
+    /// (`{"/imu": "sensor_msgs/msg/Imu"}`; a ROS 1 bag's
+    /// `sensor_msgs/Imu`).
+    #[getter]
+    fn topics(&self) -> BTreeMap<String, String> {
+        (self.bag.topics().into_iter())
+            .map(|(topic, kind)| (topic.to_owned(), kind.to_owned()))
+            .collect()
+    }
+
+    /// Where the bag is damaged (each damaged file, the byte and what is
+    /// kept); empty for a whole bag.
+    #[getter]
+    fn damage(&self) -> Vec<String> {
+        self.bag.damage().to_vec()
+    }
+
+    /// How many messages topic `topic` has (0 for a topic the bag lacks).
+    fn message_count(&self, topic: &str) -> usize {
+        self.bag.message_count(topic)
+    }
+
+    /// The number of topics.
+    fn __len__(&self) -> usize {
+        self.bag.topics().len()
+    }
+
+    fn __contains__(&self, topic: &str) -> bool {
+        self.bag.topics().contains_key(topic)
+    }
+
+    /// The topics' names, in order (as a dict's keys).
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(PyList::new(py, self.names())?.try_iter()?.into_any())
+    }
+
+    /// Topic `topic` as a sensor, timed by its messages' log times (the
+    /// same object each time). A `KeyError` naming the bag's topics where
+    /// it has no such topic; an `OSError` where its type has no
+    /// definition (in the bag or built in).
+    fn __getitem__(&self, py: Python<'_>, topic: &str) -> PyResult<Py<RosTopic>> {
+        if let Some(opened) = self
+            .opened
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(topic)
+        {
+            return Ok(opened.clone_ref(py));
+        }
+        if !self.bag.topics().contains_key(topic) {
+            return Err(PyKeyError::new_err(format!(
+                "topic `{topic}` is not in bag `{}`; its topics are [{}]",
+                self.path,
+                self.names().join(", ")
+            )));
+        }
+        // The lock is not held while the GIL is released.
+        let sensor = py.detach(|| self.bag.topic(topic)).map_err(to_python)?;
+        let made = RosTopic::made(py, sensor)?;
+        let mut opened = self.opened.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(opened.entry(topic.to_owned()).or_insert(made).clone_ref(py))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ros.Bag({:?}, {} topics{})",
+            self.path,
+            self.bag.topics().len(),
+            if self.bag.damage().is_empty() {
+                ""
+            } else {
+                ", damaged"
+            }
+        )
+    }
+}
+
+/// One topic of a [`Bag`] as a sensor: sample `i` is its `i`-th message
+/// by log time, decoded with the GIL released, as a dict of its fields.
+#[pyclass(name = "RosTopic", module = "adl.ros", frozen)]
+pub(crate) struct RosTopic {
+    sensor: RustTopic,
+    metadata: Py<Metadata>,
+}
+
+impl RosTopic {
+    fn made(py: Python<'_>, sensor: RustTopic) -> PyResult<Py<RosTopic>> {
+        let metadata = Metadata::of(py, sensor.metadata())?;
+        Py::new(py, RosTopic { sensor, metadata })
+    }
+}
+
+#[pymethods]
+impl RosTopic {
+    /// The topic's name (`/imu`).
+    #[getter]
+    fn name(&self) -> &str {
+        self.sensor.name()
+    }
+
+    /// The message type, as the bag names it (`sensor_msgs/msg/Imu`,
+    /// `sensor_msgs/Imu`).
+    #[getter]
+    fn message_type(&self) -> &str {
+        self.sensor.message_type()
+    }
+
+    /// The sensor's metadata (`metadata.timestamps`, seconds).
+    #[getter]
+    fn metadata(&self, py: Python<'_>) -> Py<Metadata> {
+        self.metadata.clone_ref(py)
+    }
+
+    /// Each message's log time, in nanoseconds (uint64).
+    #[getter]
+    fn log_times_ns<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        PyArray1::from_vec(py, self.sensor.log_times_ns().collect())
+    }
+
+    /// The same topic timed by each message's `header.stamp` (seconds)
+    /// instead of its log time: every message is decoded once, now, with
+    /// the GIL released. A message without a header, or stamps that go
+    /// backwards, is an error naming the topic.
+    fn stamped_by_header(&self, py: Python<'_>) -> PyResult<Py<RosTopic>> {
+        let sensor = self.sensor.clone();
+        let stamped = py
+            .detach(|| sensor.stamped_by_header())
+            .map_err(to_python)?;
+        RosTopic::made(py, stamped)
+    }
+
+    fn __len__(&self) -> usize {
+        self.sensor.len()
+    }
+
+    /// Message `index` (negative from the end), read and decoded without
+    /// the GIL: a dict of its fields.
+    fn __getitem__<'py>(&self, py: Python<'py>, index: isize) -> PyResult<Bound<'py, PyDict>> {
+        let at = position(index, self.sensor.len(), self.sensor.name())?;
+        let message = py.detach(|| self.sensor.get(at)).map_err(to_python)?;
+        message_to_python(py, message)
+    }
+
+    /// The samples one after another, or lists of `batch` of them.
+    #[pyo3(signature = (batch = None))]
+    fn stream(slf: &Bound<'_, Self>, batch: Option<usize>) -> PyResult<Stream> {
+        Stream::of(slf.as_any(), batch)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ros.Topic({:?}, {}, {} messages)",
+            self.sensor.name(),
+            self.sensor.message_type(),
+            self.sensor.len()
+        )
+    }
+}
+
+/// A message as a dict of its fields, in the definition's order; its
+/// arrays handed over without a copy.
+fn message_to_python(py: Python<'_>, message: Message) -> PyResult<Bound<'_, PyDict>> {
+    let dict = PyDict::new(py);
+    let names: Vec<Bound<'_, PyString>> = message
+        .fields()
+        .map(|(name, _)| PyString::intern(py, name))
+        .collect();
+    for (name, value) in names.into_iter().zip(message.into_values()) {
+        dict.set_item(name, value_to_python(py, value)?)?;
+    }
+    Ok(dict)
+}
+
+/// A field's value as plain Python data.
+fn value_to_python(py: Python<'_>, value: Value) -> PyResult<Bound<'_, PyAny>> {
+    match value {
+        Value::Bool(x) => x.into_bound_py_any(py),
+        Value::I8(x) => x.into_bound_py_any(py),
+        Value::U8(x) => x.into_bound_py_any(py),
+        Value::I16(x) => x.into_bound_py_any(py),
+        Value::U16(x) => x.into_bound_py_any(py),
+        Value::I32(x) => x.into_bound_py_any(py),
+        Value::U32(x) => x.into_bound_py_any(py),
+        Value::I64(x) => x.into_bound_py_any(py),
+        Value::U64(x) => x.into_bound_py_any(py),
+        Value::F32(x) => f64::from(x).into_bound_py_any(py),
+        Value::F64(x) => x.into_bound_py_any(py),
+        Value::String(x) => x.into_bound_py_any(py),
+        Value::Array(numbers) => Ok(numbers_to_python(py, numbers)),
+        Value::List(values) => {
+            let items = values
+                .into_iter()
+                .map(|v| value_to_python(py, v))
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok(PyList::new(py, items)?.into_any())
+        }
+        Value::Message(message) => Ok(message_to_python(py, message)?.into_any()),
+    }
+}
+
+/// A numeric array as a 1-D NumPy array of its type, over its own buffer.
+fn numbers_to_python(py: Python<'_>, numbers: Numbers) -> Bound<'_, PyAny> {
+    match numbers {
+        Numbers::Bool(v) => PyArray1::from_vec(py, v).into_any(),
+        Numbers::I8(v) => PyArray1::from_vec(py, v).into_any(),
+        Numbers::U8(v) => PyArray1::from_vec(py, v).into_any(),
+        Numbers::I16(v) => PyArray1::from_vec(py, v).into_any(),
+        Numbers::U16(v) => PyArray1::from_vec(py, v).into_any(),
+        Numbers::I32(v) => PyArray1::from_vec(py, v).into_any(),
+        Numbers::U32(v) => PyArray1::from_vec(py, v).into_any(),
+        Numbers::I64(v) => PyArray1::from_vec(py, v).into_any(),
+        Numbers::U64(v) => PyArray1::from_vec(py, v).into_any(),
+        Numbers::F32(v) => PyArray1::from_vec(py, v).into_any(),
+        Numbers::F64(v) => PyArray1::from_vec(py, v).into_any(),
+    }
+}
