@@ -14,6 +14,9 @@ mod multimodal;
 #[path = "../../examples/shared/px4_pipeline.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod px4_pipeline;
+#[path = "../../examples/shared/ros_flight.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod ros_flight;
 
 mod architecture;
 mod collate;

@@ -109,6 +109,21 @@ where
     }
 }
 
+/// The ROS bag example: a camera, an IMU and a pose interpolated at its
+/// stamps, a lidar padded, from the rosbag2 test bag.
+#[test]
+fn the_ros_bag_example_runs_as_planned() {
+    let path = format!("{}/tests/data/ros/flight_mcap", env!("CARGO_MANIFEST_DIR"));
+    let bag = adl::files::ros::Bag::open(&path).unwrap();
+    every_schedule(|| {
+        Loader::new(
+            crate::ros_flight::open(&bag).unwrap(),
+            crate::ros_flight::flight_pipeline(),
+        )
+        .batch_size(3)
+    });
+}
+
 #[test]
 fn the_px4_example_runs_as_planned() {
     let path = format!(

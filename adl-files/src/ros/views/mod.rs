@@ -24,8 +24,8 @@ mod motion;
 mod points;
 mod viewed;
 
-pub use motion::{Fix, Imu, Pose};
-pub use points::{Scan, point_columns};
+pub use motion::{Fix, FixBatch, Imu, ImuBatch, Pose, PoseBatch};
+pub use points::{Scan, ScanBatch, point_columns};
 pub use viewed::Viewed;
 
 use adl_core::Result;
@@ -53,10 +53,10 @@ pub(crate) fn short_type(name: &str) -> String {
 }
 
 /// `[x, y, z]` of a `geometry_msgs/Vector3` or `Point`.
-pub(crate) fn vector(message: &Message) -> Result<[f64; 3]> {
-    Ok([
+pub(crate) fn vector(message: &Message) -> Result<ndarray::Array1<f64>> {
+    Ok(ndarray::Array1::from(vec![
         message.number("x")?,
         message.number("y")?,
         message.number("z")?,
-    ])
+    ]))
 }

@@ -3,6 +3,7 @@
 
 use adl_core::interpolate::{Interpolate, Quaternion};
 use adl_core::{Error, Result};
+use ndarray::Array1;
 
 use super::{View, short_type, vector};
 use crate::ros::Message;
@@ -13,10 +14,10 @@ use crate::ros::Message;
 pub struct Imu {
     /// The orientation estimate.
     pub orientation: Quaternion,
-    /// rad/s, `[x, y, z]`.
-    pub angular_velocity: [f64; 3],
-    /// m/s², `[x, y, z]`.
-    pub linear_acceleration: [f64; 3],
+    /// rad/s, `[x, y, z]` (a batch: `[B, 3]`).
+    pub angular_velocity: Array1<f64>,
+    /// m/s², `[x, y, z]` (a batch: `[B, 3]`).
+    pub linear_acceleration: Array1<f64>,
 }
 
 /// A `geometry_msgs/Quaternion` as a [`Quaternion`]; an all-zero one (an
@@ -103,8 +104,8 @@ impl Interpolate for Fix {
 #[derive(Debug, Clone, PartialEq, adl_macros::Collate)]
 #[collate(crate = "adl_core", derive(Debug, Clone))]
 pub struct Pose {
-    /// Metres, `[x, y, z]`.
-    pub position: [f64; 3],
+    /// Metres, `[x, y, z]` (a batch: `[B, 3]`).
+    pub position: Array1<f64>,
     /// The orientation.
     pub orientation: Quaternion,
 }
