@@ -264,9 +264,21 @@ impl McapFile {
     /// The bytes of the message at `place`: its data, after the record's
     /// header.
     pub(crate) fn message(&self, place: Place) -> Result<MessageBytes> {
+        // An uncompressed chunk's records are read where they lie in the
+        // file, without a copy; a compressed one's from the cache.
         let (records, offset) = match place {
             Place::File(offset) => (None, offset as usize),
-            Place::Chunk { chunk, offset } => (Some(self.chunk(chunk)?), offset as usize),
+            Place::Chunk { chunk, offset } => match self.chunks.get(chunk as usize) {
+                Some(c) if c.compression == Compression::None => {
+                    if offset as usize >= c.end - c.start {
+                        return Err(self.error(format!(
+                            "a message at byte {offset} of chunk {chunk}, past its end"
+                        )));
+                    }
+                    (None, c.start + offset as usize)
+                }
+                _ => (Some(self.chunk(chunk)?), offset as usize),
+            },
         };
         let all: &[u8] = records.as_deref().map_or(&self.bytes, Vec::as_slice);
         let (opcode, body, _) = record_at(all, offset).map_err(|why| self.error(why))?;
@@ -290,7 +302,8 @@ impl McapFile {
 
     /// Decompress chunk `k`'s records.
     fn chunk_records(&self, k: u32) -> Result<Vec<u8>> {
-        let chunk = &self.chunks[k as usize];
+        let chunk = (self.chunks.get(k as usize))
+            .ok_or_else(|| self.error(format!("no chunk {k}, as an index says")))?;
         let data = &self.bytes[chunk.start..chunk.end];
         let records = match chunk.compression {
             Compression::None => data.to_vec(),

@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use adl_core::{Error, Result};
 
@@ -373,21 +372,37 @@ impl Ros1File {
                 "a ROS 1 message outside a chunk",
             ));
         };
-        let records = self.cache.get(chunk, || self.chunk_records(chunk))?;
-        let record = record_at(&records, offset as usize).map_err(|why| self.error(why))?;
+        // An uncompressed chunk's records are read where they lie in the
+        // file, without a copy; a compressed one's from the cache.
+        let plain = (self.chunks.get(chunk as usize))
+            .filter(|c| c.compression == Compression::None)
+            .map(|c| &self.bytes[c.start..c.end]);
+        let records = match plain {
+            Some(_) => None,
+            None => Some(self.cache.get(chunk, || self.chunk_records(chunk))?),
+        };
+        let all: &[u8] = plain.or(records.as_deref().map(Vec::as_slice)).unwrap_or(&[]);
+        let record = record_at(all, offset as usize).map_err(|why| self.error(why))?;
         if record.op() != Some(op::MESSAGE) {
             return Err(self.error(format!(
                 "no message record at byte {offset} of chunk {chunk}, as its index says"
             )));
         }
-        let start = record.data.as_ptr() as usize - records.as_ptr() as usize;
+        let start = record.data.as_ptr() as usize - all.as_ptr() as usize;
         let end = start + record.data.len();
-        Ok(MessageBytes::Chunk(Arc::clone(&records), start..end))
+        Ok(match records {
+            Some(records) => MessageBytes::Chunk(records, start..end),
+            None => {
+                let base = all.as_ptr() as usize - self.bytes.as_ptr() as usize;
+                MessageBytes::File(self.bytes.clone(), base + start..base + end)
+            }
+        })
     }
 
     /// Decompress chunk `k`'s records.
     fn chunk_records(&self, k: u32) -> Result<Vec<u8>> {
-        let chunk = &self.chunks[k as usize];
+        let chunk = (self.chunks.get(k as usize))
+            .ok_or_else(|| self.error(format!("no chunk {k}, as an index says")))?;
         let data = &self.bytes[chunk.start..chunk.end];
         // A damaged size is not allocated whole before it is checked.
         let mut out = Vec::with_capacity(chunk.uncompressed.min(data.len().saturating_mul(16)));
