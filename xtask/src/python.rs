@@ -25,8 +25,10 @@ use std::thread::JoinHandle;
 /// is tested under (a model trained, a run resumed from a checkpoint);
 /// mypy checks the package's stub against its extension and its types
 /// under `--strict` (tests/test_typing.py); SciPy's `Slerp` (with NumPy's
-/// `interp`) is what `tests/golden/interpolation.json` is recomputed by.
-const REQUIREMENTS: [&str; 12] = [
+/// `interp`) is what `tests/golden/interpolation.json` is recomputed by;
+/// rosbags is what `adl.ros` is checked against, message by message, and
+/// what adl's built-in ROS 2 definitions are generated from.
+const REQUIREMENTS: [&str; 13] = [
     "maturin>=1.9,<2",
     "numpy",
     "pytest",
@@ -39,6 +41,7 @@ const REQUIREMENTS: [&str; 12] = [
     "lightning",
     "mypy",
     "scipy",
+    "rosbags",
 ];
 
 const NEEDS: &str = "The Python package's tests make a virtual environment under the \
