@@ -18,7 +18,9 @@ use std::path::{Path, PathBuf};
 use adl::files::ros::Bag;
 use adl::prelude::*;
 
+// Shared with tests/suite/plan_runs.rs, hence `pub` items in a private module.
 #[path = "shared/ros_flight.rs"]
+#[allow(unreachable_pub)]
 mod ros_flight;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

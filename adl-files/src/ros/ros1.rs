@@ -291,10 +291,8 @@ impl Ros1File {
                 Err(why) => return self.damaged(pos, why),
             };
             match record.op() {
-                Some(op::CONNECTION) => {
-                    if !self.connection(&record, &mut ids) {
-                        return self.damaged(pos, "a connection record without its fields".into());
-                    }
+                Some(op::CONNECTION) if !self.connection(&record, &mut ids) => {
+                    return self.damaged(pos, "a connection record without its fields".into());
                 }
                 Some(op::CHUNK) => {
                     let Some(chunk) = self.chunk_of(&record, pos) else {
@@ -318,13 +316,9 @@ impl Ros1File {
                             );
                         };
                         match r.op() {
-                            Some(op::CONNECTION) => {
-                                if !self.connection(&r, &mut ids) {
-                                    return self.damaged(
-                                        pos,
-                                        "a connection record without its fields".into(),
-                                    );
-                                }
+                            Some(op::CONNECTION) if !self.connection(&r, &mut ids) => {
+                                return self
+                                    .damaged(pos, "a connection record without its fields".into());
                             }
                             Some(op::MESSAGE) => {
                                 let (Some(conn), Some(time)) = (r.u32(b"conn"), r.time(b"time"))
@@ -381,7 +375,9 @@ impl Ros1File {
             Some(_) => None,
             None => Some(self.cache.get(chunk, || self.chunk_records(chunk))?),
         };
-        let all: &[u8] = plain.or(records.as_deref().map(Vec::as_slice)).unwrap_or(&[]);
+        let all: &[u8] = plain
+            .or(records.as_deref().map(Vec::as_slice))
+            .unwrap_or(&[]);
         let record = record_at(all, offset as usize).map_err(|why| self.error(why))?;
         if record.op() != Some(op::MESSAGE) {
             return Err(self.error(format!(

@@ -39,7 +39,7 @@ impl SqliteFile {
             pool: Mutex::new(Vec::new()),
             topics: Vec::new(),
             definitions: HashMap::new(),
-            temporary: temporary,
+            temporary,
         };
         let connection = Connection::open_with_flags(
             file.open_path(),

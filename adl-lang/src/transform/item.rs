@@ -51,7 +51,7 @@ pub(crate) enum Form {
         docs: Vec<Attribute>,
     },
     /// `#[transform] impl Type { fn apply(&self, ..) }`.
-    Method { self_ty: Type },
+    Method { self_ty: Box<Type> },
 }
 
 /// `In -> Out` of a node, read from its signature.
@@ -183,7 +183,7 @@ fn impl_block(block: &ItemImpl, errors: &mut Errors) -> Option<NodeItem> {
     }
     Some(NodeItem {
         form: Form::Method {
-            self_ty: (*block.self_ty).clone(),
+            self_ty: block.self_ty.clone(),
         },
         default_name: snake_case(&type_name),
         signature,
