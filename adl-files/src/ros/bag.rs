@@ -9,20 +9,21 @@ use std::sync::Arc;
 use adl_core::{Error, Result};
 
 use super::bytes::Bytes;
+use super::chunks::{ChunkedFile, MessageBytes};
 use super::definition::{Definitions, Dialect, Schema};
 use super::index;
-use super::mcap::{McapFile, MessageBytes};
+use super::mcap;
 use super::metadata::BagInfo;
-use super::ros1::Ros1File;
+use super::ros1;
 use super::sqlite::SqliteFile;
 use super::topic::Topic;
 
 /// One file of a bag, indexed; each of its messages compressed by zstd
 /// where the flag says (rosbag2's `MESSAGE` compression).
 pub(crate) enum Container {
-    Mcap(McapFile, bool),
+    Mcap(ChunkedFile, bool),
     Sqlite(SqliteFile, bool),
-    Ros1(Ros1File),
+    Ros1(ChunkedFile),
 }
 
 /// Where a message is in its file.
@@ -38,12 +39,14 @@ impl Container {
     pub(crate) fn message(&self, place: Place) -> Result<MessageBytes> {
         let (bytes, compressed) = match (self, place) {
             (Container::Mcap(file, compressed), Place::Mcap(place)) => {
-                (file.message(place)?, *compressed)
+                (file.message(place, mcap::locate)?, *compressed)
             }
             (Container::Sqlite(file, compressed), Place::Row(id)) => {
                 (MessageBytes::Owned(file.message(id)?), *compressed)
             }
-            (Container::Ros1(file), Place::Mcap(place)) => (file.message(place)?, false),
+            (Container::Ros1(file), Place::Mcap(place)) => {
+                (file.message(place, ros1::locate)?, false)
+            }
             _ => {
                 return Err(Error::internal(
                     "Container::message",
@@ -132,7 +135,7 @@ impl Bag {
             Some("mcap") => Bag::from_files(path, vec![open_mcap(path)?]),
             Some("bag") => {
                 let bytes = Bytes::mapped(crate::mapped::map(path)?);
-                let file = Ros1File::open(path, bytes)?;
+                let file = ros1::open(path, bytes)?;
                 Bag::from_files(path, vec![(path.to_owned(), Container::Ros1(file))])
             }
             _ => Err(Error::file(
@@ -155,8 +158,8 @@ impl Bag {
                     } else {
                         Bytes::mapped(crate::mapped::map(&file)?)
                     };
-                    let mcap = McapFile::open(&file, bytes)?;
-                    (file, Container::Mcap(mcap, info.messages_compressed()))
+                    let indexed = mcap::open(&file, bytes)?;
+                    (file, Container::Mcap(indexed, info.messages_compressed()))
                 }
                 "sqlite3" => {
                     let db = if info.files_compressed() {
@@ -188,14 +191,14 @@ impl Bag {
         for (k, (file, container)) in files.into_iter().enumerate() {
             match &container {
                 Container::Mcap(
-                    McapFile {
+                    ChunkedFile {
                         damage: d,
                         channels,
                         ..
                     },
                     _,
                 )
-                | Container::Ros1(Ros1File {
+                | Container::Ros1(ChunkedFile {
                     damage: d,
                     channels,
                     ..
@@ -324,7 +327,7 @@ fn open_mcap(path: &Path) -> Result<(PathBuf, Container)> {
     let bytes = Bytes::mapped(crate::mapped::map(path)?);
     Ok((
         path.to_owned(),
-        Container::Mcap(McapFile::open(path, bytes)?, false),
+        Container::Mcap(mcap::open(path, bytes)?, false),
     ))
 }
 

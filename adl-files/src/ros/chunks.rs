@@ -1,10 +1,182 @@
-//! [`ChunkCache`]: a bag file's chunks, decompressed, the few most
-//! recently read kept, so that the messages of one chunk read one after
-//! another decompress it once.
+//! [`ChunkedFile`]: a bag file whose messages are in chunks (MCAP, ROS 1),
+//! indexed: its bytes, its chunks, its channels and where it is damaged;
+//! each chunk read in place where it is stored uncompressed, else
+//! decompressed (zstd, lz4, bz2) once while it is among the few most
+//! recently read ([`ChunkCache`]).
 
+use std::io::Read;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use adl_core::Result;
+use adl_core::{Error, Result};
+
+use super::bytes::Bytes;
+use super::index::{Channel, Place};
+
+/// How a chunk's records are compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Compression {
+    None,
+    Zstd,
+    Lz4,
+    Bz2,
+}
+
+/// A chunk: its stored records' place in the file, and how to read them.
+#[derive(Debug, Clone)]
+pub(crate) struct Chunk {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) compression: Compression,
+    pub(crate) uncompressed: usize,
+}
+
+/// A bag file of chunks, and what indexing it found.
+pub(crate) struct ChunkedFile {
+    pub(crate) path: PathBuf,
+    pub(crate) bytes: Bytes,
+    pub(crate) chunks: Vec<Chunk>,
+    pub(crate) channels: Vec<Channel>,
+    /// Where the file is damaged, in words, if it is.
+    pub(crate) damage: Option<String>,
+    cache: ChunkCache,
+}
+
+impl ChunkedFile {
+    /// `bytes`, read from `path`, indexed by `from_index` (the file's own
+    /// indexes), or where that finds them unusable (false), by `scan`
+    /// from the start; each channel's messages then by log time.
+    pub(crate) fn index(
+        path: &Path,
+        bytes: Bytes,
+        from_index: impl FnOnce(&mut ChunkedFile) -> bool,
+        scan: impl FnOnce(&mut ChunkedFile),
+    ) -> ChunkedFile {
+        let mut file = ChunkedFile {
+            path: path.to_owned(),
+            bytes,
+            chunks: Vec::new(),
+            channels: Vec::new(),
+            damage: None,
+            cache: ChunkCache::default(),
+        };
+        if !from_index(&mut file) {
+            file.chunks.clear();
+            file.channels.clear();
+            scan(&mut file);
+        }
+        for channel in &mut file.channels {
+            channel.entries.sort_by_key(|e| e.log_time);
+        }
+        file
+    }
+
+    /// Note that the file is damaged at byte `at`, and why; the messages
+    /// indexed so far are kept.
+    pub(crate) fn damaged(&mut self, at: usize, why: String) {
+        let kept: usize = self.channels.iter().map(|c| c.entries.len()).sum();
+        self.damage = Some(format!(
+            "damaged at byte {at} of {}: {why}; the {kept} messages before it are kept",
+            self.bytes.len()
+        ));
+    }
+
+    /// The bytes of the message at `place`: `locate` finds its data in the
+    /// records there (an offset into the file or into a chunk's records)
+    /// as a range of them, or says why it cannot.
+    pub(crate) fn message(
+        &self,
+        place: Place,
+        locate: impl Fn(&[u8], usize) -> std::result::Result<Range<usize>, String>,
+    ) -> Result<MessageBytes> {
+        // An uncompressed chunk's records are read where they lie in the
+        // file, without a copy; a compressed one's from the cache.
+        let (records, offset) = match place {
+            Place::File(offset) => (None, offset as usize),
+            Place::Chunk { chunk, offset } => match self.chunks.get(chunk as usize) {
+                Some(c) if c.compression == Compression::None => {
+                    if offset as usize >= c.end - c.start {
+                        return Err(self.error(format!(
+                            "a message at byte {offset} of chunk {chunk}, past its end"
+                        )));
+                    }
+                    (None, c.start + offset as usize)
+                }
+                _ => (
+                    Some(self.cache.get(chunk, || self.decompress(chunk))?),
+                    offset as usize,
+                ),
+            },
+        };
+        let all: &[u8] = records.as_deref().map_or(&self.bytes, Vec::as_slice);
+        let range = locate(all, offset).map_err(|why| self.error(why))?;
+        Ok(match records {
+            Some(records) => MessageBytes::Chunk(records, range),
+            None => MessageBytes::File(self.bytes.clone(), range),
+        })
+    }
+
+    /// Chunk `k`'s records, decompressed (or copied, where they are
+    /// stored as they are). A damaged size is not allocated before it is
+    /// checked.
+    pub(crate) fn decompress(&self, k: u32) -> Result<Vec<u8>> {
+        let chunk = (self.chunks.get(k as usize))
+            .ok_or_else(|| self.error(format!("no chunk {k}, as an index says")))?;
+        let data = &self.bytes[chunk.start..chunk.end];
+        let fail = |e: &dyn std::fmt::Display| {
+            self.error(format!(
+                "chunk {k} does not decompress ({:?}): {e}",
+                chunk.compression
+            ))
+        };
+        let mut out = Vec::with_capacity(chunk.uncompressed.min(data.len().saturating_mul(16)));
+        match chunk.compression {
+            Compression::None => out.extend_from_slice(data),
+            Compression::Zstd => {
+                // The frame says its size: a damaged header's claim is
+                // not allocated before it is checked.
+                match zstd::zstd_safe::get_frame_content_size(data) {
+                    Ok(Some(n)) if n == chunk.uncompressed as u64 => {
+                        out = zstd::bulk::decompress(data, chunk.uncompressed)
+                            .map_err(|e| fail(&e))?;
+                    }
+                    Ok(Some(n)) => {
+                        return Err(self.error(format!(
+                            "chunk {k}'s zstd frame holds {n} bytes, not the {} its header says",
+                            chunk.uncompressed
+                        )));
+                    }
+                    Ok(None) => out = zstd::stream::decode_all(data).map_err(|e| fail(&e))?,
+                    Err(e) => return Err(fail(&e)),
+                }
+            }
+            Compression::Lz4 => {
+                lz4_flex::frame::FrameDecoder::new(data)
+                    .read_to_end(&mut out)
+                    .map_err(|e| fail(&e))?;
+            }
+            Compression::Bz2 => {
+                bzip2::read::BzDecoder::new(data)
+                    .read_to_end(&mut out)
+                    .map_err(|e| fail(&e))?;
+            }
+        }
+        if out.len() != chunk.uncompressed {
+            return Err(self.error(format!(
+                "chunk {k} decompresses to {} bytes, not the {} its header says",
+                out.len(),
+                chunk.uncompressed
+            )));
+        }
+        Ok(out)
+    }
+
+    /// An error naming the file.
+    pub(crate) fn error(&self, why: impl std::fmt::Display) -> Error {
+        Error::file(&self.path, why)
+    }
+}
 
 /// Decompressed chunks kept at once (the most recently used).
 const CACHED_CHUNKS: usize = 4;
@@ -36,5 +208,25 @@ impl ChunkCache {
         }
         cache.push((k, Arc::clone(&records)));
         Ok(records)
+    }
+}
+
+/// A message's bytes: in the file, or in a decompressed chunk, kept alive
+/// as long as the message is being decoded.
+pub(crate) enum MessageBytes {
+    File(Bytes, std::ops::Range<usize>),
+    Chunk(Arc<Vec<u8>>, std::ops::Range<usize>),
+    /// Bytes of the message's own (a row read, a message decompressed).
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for MessageBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            MessageBytes::File(bytes, range) => &bytes[range.clone()],
+            MessageBytes::Chunk(records, range) => &records[range.clone()],
+            MessageBytes::Owned(bytes) => bytes,
+        }
     }
 }

@@ -7,15 +7,14 @@
 //! the messages before the damage, saying where.
 
 use std::collections::HashMap;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::ops::Range;
+use std::path::Path;
 
 use adl_core::{Error, Result};
 
 use super::bytes::Bytes;
-use super::chunks::ChunkCache;
+use super::chunks::{Chunk, ChunkedFile, Compression};
 use super::index::{Channel, Entry, Place};
-use super::mcap::MessageBytes;
 
 const MAGIC: &[u8] = b"#ROSBAG V2.0\n";
 
@@ -26,22 +25,6 @@ mod op {
     pub(super) const CHUNK: u8 = 0x05;
     pub(super) const CHUNK_INFO: u8 = 0x06;
     pub(super) const CONNECTION: u8 = 0x07;
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Compression {
-    None,
-    Bz2,
-    Lz4,
-}
-
-/// A chunk: its compressed data's place in the file.
-#[derive(Debug, Clone)]
-struct Chunk {
-    start: usize,
-    end: usize,
-    compression: Compression,
-    uncompressed: usize,
 }
 
 /// One record: its header fields and its data.
@@ -120,313 +103,211 @@ fn record_at(bytes: &[u8], pos: usize) -> std::result::Result<Record<'_>, String
     })
 }
 
-/// One ROS 1 bag file, indexed.
-pub(crate) struct Ros1File {
-    path: PathBuf,
-    bytes: Bytes,
-    chunks: Vec<Chunk>,
-    pub(crate) channels: Vec<Channel>,
-    pub(crate) damage: Option<String>,
-    cache: ChunkCache,
+/// Index the ROS 1 bag `bytes`, read from `path`.
+pub(crate) fn open(path: &Path, bytes: Bytes) -> Result<ChunkedFile> {
+    if !bytes.starts_with(MAGIC) {
+        let why = if bytes.starts_with(b"#ROSBAG V") {
+            "a ROS bag of another format version: adl reads version 2.0"
+        } else {
+            "not a ROS 1 bag: it does not start with `#ROSBAG V2.0`"
+        };
+        return Err(Error::file(path, why));
+    }
+    Ok(ChunkedFile::index(path, bytes, index_from_end, scan))
 }
 
-impl Ros1File {
-    /// Index the ROS 1 bag `bytes`, read from `path`.
-    pub(crate) fn open(path: &Path, bytes: Bytes) -> Result<Ros1File> {
-        if !bytes.starts_with(MAGIC) {
-            let why = if bytes.starts_with(b"#ROSBAG V") {
-                "a ROS bag of another format version: adl reads version 2.0"
-            } else {
-                "not a ROS 1 bag: it does not start with `#ROSBAG V2.0`"
-            };
-            return Err(Error::file(path, why));
-        }
-        let mut file = Ros1File {
-            path: path.to_owned(),
-            bytes,
-            chunks: Vec::new(),
-            channels: Vec::new(),
-            damage: None,
-            cache: ChunkCache::default(),
-        };
-        if !file.index_from_end() {
-            file.chunks.clear();
-            file.channels.clear();
-            file.scan();
-        }
-        for channel in &mut file.channels {
-            channel.entries.sort_by_key(|e| e.log_time);
-        }
-        Ok(file)
+/// Index from the connection and chunk-info records at the end, and the
+/// index records after each chunk. False where the bag has none usable.
+fn index_from_end(file: &mut ChunkedFile) -> bool {
+    let bytes = file.bytes.clone();
+    let Ok(header) = record_at(&bytes, MAGIC.len()) else {
+        return false;
+    };
+    let Some(index_pos) = header.u64(b"index_pos").map(|p| p as usize) else {
+        return false;
+    };
+    if header.op() != Some(op::BAG_HEADER) || index_pos == 0 || index_pos >= bytes.len() {
+        return false;
     }
-
-    /// Index from the connection and chunk-info records at the end, and
-    /// the index records after each chunk. False where the bag has none
-    /// usable.
-    fn index_from_end(&mut self) -> bool {
-        let bytes = self.bytes.clone();
-        let Ok(header) = record_at(&bytes, MAGIC.len()) else {
+    let mut ids: HashMap<u32, usize> = HashMap::new();
+    let mut chunk_positions = Vec::new();
+    let mut pos = index_pos;
+    while pos < bytes.len() {
+        let Ok(record) = record_at(&bytes, pos) else {
             return false;
         };
-        let Some(index_pos) = header.u64(b"index_pos").map(|p| p as usize) else {
-            return false;
-        };
-        if header.op() != Some(op::BAG_HEADER) || index_pos == 0 || index_pos >= bytes.len() {
-            return false;
-        }
-        let mut ids: HashMap<u32, usize> = HashMap::new();
-        let mut chunk_positions = Vec::new();
-        let mut pos = index_pos;
-        while pos < bytes.len() {
-            let Ok(record) = record_at(&bytes, pos) else {
-                return false;
-            };
-            match record.op() {
-                Some(op::CONNECTION) => {
-                    if !self.connection(&record, &mut ids) {
-                        return false;
-                    }
-                }
-                Some(op::CHUNK_INFO) => match record.u64(b"chunk_pos") {
-                    Some(p) => chunk_positions.push(p as usize),
-                    None => return false,
-                },
-                _ => return false,
-            }
-            pos = record.next;
-        }
-        for chunk_pos in chunk_positions {
-            let Ok(record) = record_at(&bytes, chunk_pos) else {
-                return false;
-            };
-            let Some(chunk) = self.chunk_of(&record, chunk_pos) else {
-                return false;
-            };
-            let k = self.chunks.len() as u32;
-            self.chunks.push(chunk);
-            // The chunk's index records follow it, one per connection.
-            let mut at = record.next;
-            while let Ok(index) = record_at(&bytes, at) {
-                if index.op() != Some(op::INDEX) {
-                    break;
-                }
-                let (Some(conn), Some(count)) = (index.u32(b"conn"), index.u32(b"count")) else {
+        match record.op() {
+            Some(op::CONNECTION) => {
+                if !connection(file, &record, &mut ids) {
                     return false;
-                };
-                let Some(&channel) = ids.get(&conn) else {
-                    return false;
-                };
-                for entry in index.data.chunks_exact(12).take(count as usize) {
-                    let secs = u32::from_le_bytes(entry[0..4].try_into().expect("4"));
-                    let nsecs = u32::from_le_bytes(entry[4..8].try_into().expect("4"));
-                    let offset = u32::from_le_bytes(entry[8..12].try_into().expect("4"));
-                    self.channels[channel].entries.push(Entry {
-                        log_time: u64::from(secs) * 1_000_000_000 + u64::from(nsecs),
-                        place: Place::Chunk {
-                            chunk: k,
-                            offset: u64::from(offset),
-                        },
-                    });
                 }
-                at = index.next;
             }
+            Some(op::CHUNK_INFO) => match record.u64(b"chunk_pos") {
+                Some(p) => chunk_positions.push(p as usize),
+                None => return false,
+            },
+            _ => return false,
         }
-        true
+        pos = record.next;
     }
-
-    /// Note a connection record (a topic, its type and definition); false
-    /// where it does not parse.
-    fn connection(&mut self, record: &Record<'_>, ids: &mut HashMap<u32, usize>) -> bool {
-        let (Some(conn), Some(topic)) = (record.u32(b"conn"), record.field(b"topic")) else {
+    for chunk_pos in chunk_positions {
+        let Ok(record) = record_at(&bytes, chunk_pos) else {
             return false;
         };
-        let info: HashMap<&[u8], &[u8]> = fields(record.data).collect();
-        let text = |name: &[u8]| {
-            String::from_utf8_lossy(info.get(name).copied().unwrap_or(b"")).into_owned()
+        let Some(chunk) = chunk_of(&bytes, &record) else {
+            return false;
         };
-        ids.entry(conn).or_insert_with(|| {
-            self.channels.push(Channel {
-                topic: String::from_utf8_lossy(topic).into_owned(),
-                message_encoding: "ros1".to_owned(),
-                schema_name: text(b"type"),
-                schema_encoding: "ros1msg".to_owned(),
-                schema: text(b"message_definition").into_bytes(),
-                entries: Vec::new(),
-            });
-            self.channels.len() - 1
+        let k = file.chunks.len() as u32;
+        file.chunks.push(chunk);
+        // The chunk's index records follow it, one per connection.
+        let mut at = record.next;
+        while let Ok(index) = record_at(&bytes, at) {
+            if index.op() != Some(op::INDEX) {
+                break;
+            }
+            let (Some(conn), Some(count)) = (index.u32(b"conn"), index.u32(b"count")) else {
+                return false;
+            };
+            let Some(&channel) = ids.get(&conn) else {
+                return false;
+            };
+            for entry in index.data.chunks_exact(12).take(count as usize) {
+                let secs = u32::from_le_bytes(entry[0..4].try_into().expect("4"));
+                let nsecs = u32::from_le_bytes(entry[4..8].try_into().expect("4"));
+                let offset = u32::from_le_bytes(entry[8..12].try_into().expect("4"));
+                file.channels[channel].entries.push(Entry {
+                    log_time: u64::from(secs) * 1_000_000_000 + u64::from(nsecs),
+                    place: Place::Chunk {
+                        chunk: k,
+                        offset: u64::from(offset),
+                    },
+                });
+            }
+            at = index.next;
+        }
+    }
+    true
+}
+
+/// Note a connection record (a topic, its type and definition); false
+/// where it does not parse.
+fn connection(file: &mut ChunkedFile, record: &Record<'_>, ids: &mut HashMap<u32, usize>) -> bool {
+    let (Some(conn), Some(topic)) = (record.u32(b"conn"), record.field(b"topic")) else {
+        return false;
+    };
+    let info: HashMap<&[u8], &[u8]> = fields(record.data).collect();
+    let text =
+        |name: &[u8]| String::from_utf8_lossy(info.get(name).copied().unwrap_or(b"")).into_owned();
+    ids.entry(conn).or_insert_with(|| {
+        file.channels.push(Channel {
+            topic: String::from_utf8_lossy(topic).into_owned(),
+            message_encoding: "ros1".to_owned(),
+            schema_name: text(b"type"),
+            schema_encoding: "ros1msg".to_owned(),
+            schema: text(b"message_definition").into_bytes(),
+            entries: Vec::new(),
         });
-        true
-    }
+        file.channels.len() - 1
+    });
+    true
+}
 
-    /// A chunk record's compressed data and how to decompress it.
-    fn chunk_of(&self, record: &Record<'_>, pos: usize) -> Option<Chunk> {
-        if record.op() != Some(op::CHUNK) {
-            return None;
-        }
-        let compression = match record.field(b"compression")? {
-            b"none" => Compression::None,
-            b"bz2" => Compression::Bz2,
-            b"lz4" => Compression::Lz4,
-            _ => return None,
+/// A chunk record's compressed data and how to decompress it.
+fn chunk_of(bytes: &[u8], record: &Record<'_>) -> Option<Chunk> {
+    if record.op() != Some(op::CHUNK) {
+        return None;
+    }
+    let compression = match record.field(b"compression")? {
+        b"none" => Compression::None,
+        b"bz2" => Compression::Bz2,
+        b"lz4" => Compression::Lz4,
+        _ => return None,
+    };
+    let start = record.data.as_ptr() as usize - bytes.as_ptr() as usize;
+    Some(Chunk {
+        start,
+        end: start + record.data.len(),
+        compression,
+        uncompressed: record.u32(b"size")? as usize,
+    })
+}
+
+/// Index by reading the bag's records from the start (and each chunk's),
+/// up to its end or to damage, which is noted.
+fn scan(file: &mut ChunkedFile) {
+    let bytes = file.bytes.clone();
+    let mut ids: HashMap<u32, usize> = HashMap::new();
+    let mut pos = MAGIC.len();
+    while pos < bytes.len() {
+        let record = match record_at(&bytes, pos) {
+            Ok(r) => r,
+            Err(why) => return file.damaged(pos, why),
         };
-        let start = record.data.as_ptr() as usize - self.bytes.as_ptr() as usize;
-        let _ = pos;
-        Some(Chunk {
-            start,
-            end: start + record.data.len(),
-            compression,
-            uncompressed: record.u32(b"size")? as usize,
-        })
-    }
-
-    /// Index by reading the bag's records from the start (and each
-    /// chunk's), up to its end or to damage, which is noted.
-    fn scan(&mut self) {
-        let bytes = self.bytes.clone();
-        let mut ids: HashMap<u32, usize> = HashMap::new();
-        let mut pos = MAGIC.len();
-        while pos < bytes.len() {
-            let record = match record_at(&bytes, pos) {
-                Ok(r) => r,
-                Err(why) => return self.damaged(pos, why),
-            };
-            match record.op() {
-                Some(op::CONNECTION) if !self.connection(&record, &mut ids) => {
-                    return self.damaged(pos, "a connection record without its fields".into());
-                }
-                Some(op::CHUNK) => {
-                    let Some(chunk) = self.chunk_of(&record, pos) else {
-                        return self.damaged(pos, "a chunk record that does not parse".into());
-                    };
-                    let k = self.chunks.len() as u32;
-                    self.chunks.push(chunk);
-                    let records = match self.chunk_records(k) {
-                        Ok(r) => r,
-                        Err(e) => {
-                            self.chunks.pop();
-                            return self.damaged(pos, format!("{e:#}"));
-                        }
-                    };
-                    let mut inner = 0;
-                    while inner < records.len() {
-                        let Ok(r) = record_at(&records, inner) else {
-                            return self.damaged(
-                                pos,
-                                format!("chunk {k}'s records are cut at byte {inner}"),
-                            );
-                        };
-                        match r.op() {
-                            Some(op::CONNECTION) if !self.connection(&r, &mut ids) => {
-                                return self
-                                    .damaged(pos, "a connection record without its fields".into());
-                            }
-                            Some(op::MESSAGE) => {
-                                let (Some(conn), Some(time)) = (r.u32(b"conn"), r.time(b"time"))
-                                else {
-                                    return self.damaged(
-                                        pos,
-                                        "a message record without its connection or time".into(),
-                                    );
-                                };
-                                let Some(&channel) = ids.get(&conn) else {
-                                    return self.damaged(pos, format!("a message on connection {conn}, which no connection record defines"));
-                                };
-                                self.channels[channel].entries.push(Entry {
-                                    log_time: time,
-                                    place: Place::Chunk {
-                                        chunk: k,
-                                        offset: inner as u64,
-                                    },
-                                });
-                            }
-                            _ => {}
-                        }
-                        inner = r.next;
-                    }
-                }
-                _ => {}
+        match record.op() {
+            Some(op::CONNECTION) if !connection(file, &record, &mut ids) => {
+                return file.damaged(pos, "a connection record without its fields".into());
             }
-            pos = record.next;
+            Some(op::CHUNK) => {
+                let Some(chunk) = chunk_of(&bytes, &record) else {
+                    return file.damaged(pos, "a chunk record that does not parse".into());
+                };
+                let k = file.chunks.len() as u32;
+                file.chunks.push(chunk);
+                let records = match file.decompress(k) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        file.chunks.pop();
+                        return file.damaged(pos, format!("{e:#}"));
+                    }
+                };
+                let mut inner = 0;
+                while inner < records.len() {
+                    let Ok(r) = record_at(&records, inner) else {
+                        return file
+                            .damaged(pos, format!("chunk {k}'s records are cut at byte {inner}"));
+                    };
+                    match r.op() {
+                        Some(op::CONNECTION) if !connection(file, &r, &mut ids) => {
+                            return file
+                                .damaged(pos, "a connection record without its fields".into());
+                        }
+                        Some(op::MESSAGE) => {
+                            let (Some(conn), Some(time)) = (r.u32(b"conn"), r.time(b"time")) else {
+                                return file.damaged(
+                                    pos,
+                                    "a message record without its connection or time".into(),
+                                );
+                            };
+                            let Some(&channel) = ids.get(&conn) else {
+                                return file.damaged(pos, format!("a message on connection {conn}, which no connection record defines"));
+                            };
+                            file.channels[channel].entries.push(Entry {
+                                log_time: time,
+                                place: Place::Chunk {
+                                    chunk: k,
+                                    offset: inner as u64,
+                                },
+                            });
+                        }
+                        _ => {}
+                    }
+                    inner = r.next;
+                }
+            }
+            _ => {}
         }
+        pos = record.next;
     }
+}
 
-    fn damaged(&mut self, at: usize, why: String) {
-        let kept: usize = self.channels.iter().map(|c| c.entries.len()).sum();
-        self.damage = Some(format!(
-            "damaged at byte {at} of {}: {why}; the {kept} messages before it are kept",
-            self.bytes.len()
+/// Where the data of the message record at `offset` of `records` is.
+pub(crate) fn locate(records: &[u8], offset: usize) -> std::result::Result<Range<usize>, String> {
+    let record = record_at(records, offset)?;
+    if record.op() != Some(op::MESSAGE) {
+        return Err(format!(
+            "no message record at byte {offset}, as its index says"
         ));
     }
-
-    /// The bytes of the message at `place`.
-    pub(crate) fn message(&self, place: Place) -> Result<MessageBytes> {
-        let Place::Chunk { chunk, offset } = place else {
-            return Err(Error::internal(
-                "Ros1File::message",
-                "a ROS 1 message outside a chunk",
-            ));
-        };
-        // An uncompressed chunk's records are read where they lie in the
-        // file, without a copy; a compressed one's from the cache.
-        let plain = (self.chunks.get(chunk as usize))
-            .filter(|c| c.compression == Compression::None)
-            .map(|c| &self.bytes[c.start..c.end]);
-        let records = match plain {
-            Some(_) => None,
-            None => Some(self.cache.get(chunk, || self.chunk_records(chunk))?),
-        };
-        let all: &[u8] = plain
-            .or(records.as_deref().map(Vec::as_slice))
-            .unwrap_or(&[]);
-        let record = record_at(all, offset as usize).map_err(|why| self.error(why))?;
-        if record.op() != Some(op::MESSAGE) {
-            return Err(self.error(format!(
-                "no message record at byte {offset} of chunk {chunk}, as its index says"
-            )));
-        }
-        let start = record.data.as_ptr() as usize - all.as_ptr() as usize;
-        let end = start + record.data.len();
-        Ok(match records {
-            Some(records) => MessageBytes::Chunk(records, start..end),
-            None => {
-                let base = all.as_ptr() as usize - self.bytes.as_ptr() as usize;
-                MessageBytes::File(self.bytes.clone(), base + start..base + end)
-            }
-        })
-    }
-
-    /// Decompress chunk `k`'s records.
-    fn chunk_records(&self, k: u32) -> Result<Vec<u8>> {
-        let chunk = (self.chunks.get(k as usize))
-            .ok_or_else(|| self.error(format!("no chunk {k}, as an index says")))?;
-        let data = &self.bytes[chunk.start..chunk.end];
-        // A damaged size is not allocated whole before it is checked.
-        let mut out = Vec::with_capacity(chunk.uncompressed.min(data.len().saturating_mul(16)));
-        let read = match chunk.compression {
-            Compression::None => {
-                out.extend_from_slice(data);
-                Ok(out.len())
-            }
-            Compression::Bz2 => bzip2::read::BzDecoder::new(data).read_to_end(&mut out),
-            Compression::Lz4 => lz4_flex::frame::FrameDecoder::new(data).read_to_end(&mut out),
-        };
-        if let Err(e) = read {
-            return Err(self.error(format!(
-                "chunk {k} does not decompress ({:?}): {e}",
-                chunk.compression
-            )));
-        }
-        if out.len() != chunk.uncompressed {
-            return Err(self.error(format!(
-                "chunk {k} decompresses to {} bytes, not the {} its header says",
-                out.len(),
-                chunk.uncompressed
-            )));
-        }
-        Ok(out)
-    }
-
-    pub(crate) fn error(&self, why: impl std::fmt::Display) -> Error {
-        Error::file(&self.path, why)
-    }
+    let start = record.data.as_ptr() as usize - records.as_ptr() as usize;
+    Ok(start..start + record.data.len())
 }

@@ -93,7 +93,7 @@ impl Topic {
     }
 
     /// The bytes of message `index`, undecoded.
-    fn bytes(&self, index: usize) -> Result<super::mcap::MessageBytes> {
+    fn bytes(&self, index: usize) -> Result<super::chunks::MessageBytes> {
         let Some(located) = self.messages.get(index) else {
             return Err(Error::out_of_range(
                 format_args!("topic `{}`", self.name),
