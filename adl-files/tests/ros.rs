@@ -142,6 +142,14 @@ fn a_ros1_bag_reads_as_rosbags_reads_it() {
     }
 }
 
+/// A ROS 1 bag written by Debian's own writer (python3-rosbag, the ROS 1
+/// library), bz2 chunks, reads as that library reads it back
+/// (`make_debian_bag.py`).
+#[test]
+fn a_ros1_bag_of_debians_writer_reads_as_rosbag_reads_it() {
+    assert!(reads_as_rosbags("flight_debian.bag", "flight_debian.bag.json") > 300);
+}
+
 /// A rosbag2 SQLite file without `message_definitions` (rosbag2 before
 /// Iron) is decoded by the built-in definitions of the standard packages.
 #[test]
