@@ -9,11 +9,23 @@
 //!
 //! One thread by default, as the Python readers have; `--threads N` reads
 //! the topics' messages on N threads (a loader's workers).
+//!
+//! `--pipeline N` instead loads the bench bag (`bench/ros/make_bag.py`)
+//! as a W4-like training input through the `Loader` with N workers: the
+//! JPEG camera decoded and cropped to 224 x 224, the IMU interpolated at
+//! each frame, the lidar's nearest scan padded; it prints samples per
+//! second and the loader's statistics (where the time goes: the bag's
+//! reads per sensor against the transforms).
 
 use std::time::Instant;
 
-use adl::Sensor;
-use adl::files::ros::{Bag, Message, Numbers, Value};
+use adl::files::ros::views::Imu;
+use adl::files::ros::{Bag, Message, Numbers, Value, Viewed};
+use adl::ndarray::{Array2, Array3, Array4};
+use adl::prelude::*;
+use adl::sync::Nearest;
+use adl::transform::RandomResizedCrop;
+use adl::{Interpolated, Metadata};
 
 /// The bytes a decoded message holds (its arrays' and strings').
 fn size(value: &Value) -> usize {
@@ -42,13 +54,76 @@ fn message_size(m: &Message) -> usize {
     m.fields().map(|(_, v)| size(v)).sum()
 }
 
+/// The bench bag's sensors, synchronized to the camera.
+#[derive(SensorSet)]
+#[sensor_set(sample = Frame, derive(Debug, Clone))]
+struct Rig<C, I, L> {
+    camera: C,
+    imu: I,
+    lidar: L,
+}
+
+#[transform]
+fn to_unit(frame: Array3<u8>) -> Array3<f32> {
+    frame.mapv(|v| f32::from(v) / 255.0)
+}
+
+/// A training batch of the bench bag.
+#[derive(adl::Recycle)]
+struct TrainBatch {
+    camera: Array4<f32>,
+    imu: adl::collate::MaskedBatch<adl::files::ros::views::ImuBatch>,
+    lidar: adl::collate::Padded<f32, adl::ndarray::Ix3>,
+}
+
+/// Load the bag through a W4-like pipeline on `workers` workers.
+fn pipeline(path: &str, workers: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let bag = Bag::open(path)?;
+    let camera: Viewed<Array3<u8>> = bag.topic("/camera/compressed")?.view()?;
+    let stamps = camera.metadata().timestamps().to_vec();
+    let imu = Interpolated::new(bag.topic("/imu")?.view::<Imu>()?, &stamps, 0.05)?;
+    let lidar: Viewed<Array2<f32>> = bag.topic("/lidar")?.view()?;
+    let rig = Rig { camera, imu, lidar };
+    let trace = Recording::new("bench", rig, &Nearest::new("/camera/compressed", 0.06)?)?;
+    let samples = trace.len();
+    let pipeline = pipeline! {
+        Frame<Array3<u8>, adl::collate::Masked<Imu>, Array2<f32>> {
+            camera: { sample: RandomResizedCrop::new(224) -> to_unit, collate: default },
+            imu: { collate: default },
+            lidar: { collate: pad },
+        },
+        post: |b| TrainBatch { camera: b.camera, imu: b.imu, lidar: b.lidar },
+    };
+    let loader = Loader::new(trace, pipeline)
+        .batch_size(16)
+        .shuffle(1)
+        .workers(workers)
+        .build()?;
+    let start = Instant::now();
+    let mut loaded = 0;
+    for batch in loader.epoch(0) {
+        let batch = batch?;
+        loaded += batch.camera.shape()[0];
+        let _ = (&batch.imu.valid, &batch.lidar.lengths);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    println!(
+        "{{\"reader\": \"adl\", \"pipeline\": true, \"workers\": {workers}, \"samples\": {loaded}, \"of\": {samples}, \"seconds\": {seconds:.4}, \"samples_per_s\": {:.1}}}",
+        loaded as f64 / seconds
+    );
+    eprintln!("{}", loader.statistics());
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let path = args.next().ok_or("usage: ros_read BAG [--threads N]")?;
+    let usage = "usage: ros_read BAG [--threads N | --pipeline WORKERS]";
+    let path = args.next().ok_or(usage)?;
     let threads = match (args.next().as_deref(), args.next()) {
         (Some("--threads"), Some(n)) => n.parse()?,
+        (Some("--pipeline"), Some(n)) => return pipeline(&path, n.parse()?),
         (None, _) => 1,
-        _ => return Err("usage: ros_read BAG [--threads N]".into()),
+        _ => return Err(usage.into()),
     };
     let start = Instant::now();
     let bag = Bag::open(&path)?;

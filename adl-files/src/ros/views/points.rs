@@ -25,27 +25,46 @@ fn field_size(datatype: u8) -> Option<usize> {
     })
 }
 
-/// One value of `datatype` from its bytes, as `f32`.
-fn value(bytes: &[u8], datatype: u8, big: bool) -> f32 {
+/// Column `column` of `out` (`points` rows of `columns`): each point's
+/// value of `datatype`, from the bytes `at(point)` gives. The datatype is
+/// matched once, not once a value.
+fn fill_column<'a>(
+    out: &mut [f32],
+    column: usize,
+    columns: usize,
+    points: usize,
+    at: impl Fn(usize) -> &'a [u8],
+    datatype: u8,
+    big: bool,
+) {
+    macro_rules! each {
+        ($convert:expr) => {
+            for p in 0..points {
+                out[p * columns + column] = $convert(at(p));
+            }
+        };
+    }
     macro_rules! num {
-        ($t:ty) => {{
-            let b = bytes.try_into().expect("the field's size");
-            (if big {
-                <$t>::from_be_bytes(b)
-            } else {
-                <$t>::from_le_bytes(b)
-            }) as f32
-        }};
+        ($t:ty) => {
+            |b: &[u8]| {
+                let b = b.try_into().expect("the field's size");
+                (if big {
+                    <$t>::from_be_bytes(b)
+                } else {
+                    <$t>::from_le_bytes(b)
+                }) as f32
+            }
+        };
     }
     match datatype {
-        1 => bytes[0] as i8 as f32,
-        2 => f32::from(bytes[0]),
-        3 => num!(i16),
-        4 => num!(u16),
-        5 => num!(i32),
-        6 => num!(u32),
-        7 => num!(f32),
-        _ => num!(f64),
+        1 => each!(|b: &[u8]| b[0] as i8 as f32),
+        2 => each!(|b: &[u8]| f32::from(b[0])),
+        3 => each!(num!(i16)),
+        4 => each!(num!(u16)),
+        5 => each!(num!(i32)),
+        6 => each!(num!(u32)),
+        7 => each!(num!(f32)),
+        _ => each!(num!(f64)),
     }
 }
 
@@ -100,24 +119,42 @@ impl View for Array2<f32> {
             return Err(Error::invalid("point cloud data", "it is not a uint8[]"));
         };
         let columns: usize = fields.iter().map(|f| f.count).sum();
-        let mut out = Vec::with_capacity(points * columns);
-        for p in 0..points {
-            let start = (p / width.max(1)) * row_step + (p % width.max(1)) * point_step;
-            for f in &fields {
-                let size = field_size(f.datatype).unwrap_or(1);
-                for k in 0..f.count {
-                    let at = start + f.offset + k * size;
-                    let bytes = data.get(at..at + size).ok_or_else(|| {
-                        Error::invalid(
-                            "point cloud",
-                            format!(
-                                "point {p}'s field at byte {at} is past its {} bytes of data",
-                                data.len()
-                            ),
-                        )
-                    })?;
-                    out.push(value(bytes, f.datatype, big));
+        let width = width.max(1);
+        let last = (points > 0)
+            .then(|| ((points - 1) / width) * row_step + ((points - 1) % width) * point_step);
+        let mut out = vec![0.0f32; points * columns];
+        let mut column = 0;
+        for f in &fields {
+            let size = field_size(f.datatype).unwrap_or(1);
+            for k in 0..f.count {
+                let at = f.offset + k * size;
+                // Every point's value lies in the data: checked once, at
+                // the last point, before the loop reads them.
+                if let Some(last) = last
+                    && last + at + size > data.len()
+                {
+                    return Err(Error::invalid(
+                        "point cloud",
+                        format!(
+                            "the last point's field at byte {} is past its {} bytes of data",
+                            last + at,
+                            data.len()
+                        ),
+                    ));
                 }
+                fill_column(
+                    &mut out,
+                    column,
+                    columns,
+                    points,
+                    |p| {
+                        let start = (p / width) * row_step + (p % width) * point_step + at;
+                        &data[start..start + size]
+                    },
+                    f.datatype,
+                    big,
+                );
+                column += 1;
             }
         }
         Array2::from_shape_vec((points, columns), out)
