@@ -101,6 +101,16 @@ def px4_seeds():
             seed("px4", f"{path.stem}-{size >> 10}k", data[:size])
 
 
+def ros_bag_seeds():
+    # The test bags, whole (they are small): the settings byte says the
+    # format, 0 an MCAP file, 1 a ROS 1 bag.
+    bags = ROOT / "tests" / "data" / "ros"
+    for path in sorted(bags.glob("*.mcap")):
+        seed("ros_bag", path.stem + "-mcap", b"\x00" + path.read_bytes())
+    for path in sorted(bags.glob("*.bag")):
+        seed("ros_bag", path.stem + "-bag", b"\x01" + path.read_bytes())
+
+
 def state_seeds():
     # States of the state target's loader, taken by the loader itself.
     subprocess.run(["cargo", "run", "-q", "-p", "adl-fuzz", "--example", "state_seeds"],
@@ -114,4 +124,5 @@ if __name__ == "__main__":
     table_seeds()
     timestamp_seeds()
     px4_seeds()
+    ros_bag_seeds()
     state_seeds()

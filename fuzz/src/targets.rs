@@ -7,6 +7,7 @@ use std::path::Path;
 
 use adl::Sensor;
 use adl::files::px4::Px4Log;
+use adl::files::ros::{Bag, Topic};
 use adl::files::{Images, Npy, NpyElement, NpyFiles, Table, read_timestamps};
 use adl::graph::loader::{Loader, LoaderState};
 use adl::ndarray::IxDyn;
@@ -86,6 +87,58 @@ pub fn px4(data: &[u8]) {
         }
         Err(e) => named(&e, &path),
     }
+}
+
+/// A robot log: byte 0 picks the format (even: an `.mcap`, odd: a ROS 1
+/// `.bag`); the rest is the file. Every topic is opened and every message
+/// read, and read again through the typed view of its type where adl has
+/// one (images, point clouds, IMU, fixes, scans, poses).
+pub fn ros_bag(data: &[u8]) {
+    let Some((format, file)) = settings(data) else {
+        return;
+    };
+    let name = if format % 2 == 0 {
+        "flight.mcap"
+    } else {
+        "flight.bag"
+    };
+    let path = Scratch::get().write(name, file);
+    let bag = match Bag::open(&path) {
+        Ok(bag) => bag,
+        Err(e) => return named(&e, &path),
+    };
+    for topic in bag.topics().keys() {
+        match bag.topic(topic) {
+            Ok(topic) => {
+                read_all(&topic, &path);
+                read_views(&topic, &path);
+            }
+            Err(e) => named(&e, &path),
+        }
+    }
+}
+
+/// Read every message of `topic` through each view that reads its type.
+fn read_views(topic: &Topic, path: &Path) {
+    use adl::files::ros::views::{Fix, Imu, Pose, Scan};
+    use adl::ndarray::{Array2, Array3};
+    macro_rules! through {
+        ($($view:ty),*) => {$(
+            if let Ok(view) = topic.clone().view::<$view>() {
+                read_all(&view, path);
+            }
+        )*};
+    }
+    through!(
+        Array3<u8>,
+        Array3<u16>,
+        Array3<f32>,
+        Array2<f32>,
+        Imu,
+        Fix,
+        Scan,
+        Pose
+    );
 }
 
 /// A `.npy` array read a row per sample (memory-mapped). Byte 0 picks the

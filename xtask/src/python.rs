@@ -95,6 +95,7 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
         .arg(root.join("examples").join("python_px4").join("test_px4.py"))
         .arg(root.join("bench").join("python").join("test_w2.py"))
         .arg(root.join("examples").join("python").join("test_train.py"))
+        .arg(root.join("examples").join("python").join("test_ros_bag.py"))
         .current_dir(root);
     run(&mut pytest, "the Python package's tests", "")
 }

@@ -302,6 +302,10 @@ impl Bag {
             Arc::clone(&self.files),
             Arc::clone(&self.paths),
         )
+        .map_err(|e| {
+            // Log times that cannot time a sensor: said of this bag.
+            Error::file(&self.path, format!("topic `{name}`: {e}")).in_sensor(name, None)
+        })
     }
 
     /// Where the bag is damaged (each damaged file, the byte and what is

@@ -63,15 +63,11 @@ impl<V: View> Sensor for Viewed<V> {
     fn get(&self, index: usize) -> Result<V> {
         let message = self.topic.get(index)?;
         V::from_message(&message).map_err(|e| {
-            Error::read(
-                format_args!(
-                    "topic `{}`, a `{}` message",
-                    self.topic.name(),
-                    message.type_name()
-                ),
-                index,
-                e,
-            )
+            let file = SensorOrigin::of(&self.topic, index)
+                .file
+                .unwrap_or_default();
+            Error::file(file, format!("a `{}` message: {e:#}", message.type_name()))
+                .in_sensor(self.topic.name(), Some(index))
         })
     }
 
