@@ -22,9 +22,11 @@ use std::process::Command;
 
 /// The targets, as `fuzz/libfuzzer/Cargo.toml` names its binaries (but
 /// `images_turbo`, the `images` binary built with libjpeg-turbo), with the
-/// largest input each is given (a PX4 log needs its definitions).
-const TARGETS: [(&str, usize); 9] = [
+/// largest input each is given (a PX4 log needs its definitions; a bag
+/// its chunks and indexes).
+const TARGETS: [(&str, usize); 10] = [
     ("px4", 65_536),
+    ("ros_bag", 131_072),
     ("npy_rows", 16_384),
     ("npy_files", 16_384),
     ("npz", 16_384),

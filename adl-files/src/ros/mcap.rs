@@ -3,24 +3,99 @@
 //! file (a byte offset, or a chunk and an offset in it), so that a message
 //! is read by index without reading the others.
 //!
-//! Foxglove's `mcap` crate parses the records and the summary (chunk and
-//! message indexes); chunks are decompressed here (zstd, lz4), each once
-//! while it is in a small cache. A file without a summary (a recording cut
-//! off) is scanned instead, and one damaged part way keeps the messages
-//! before the damage, saying where it is.
+//! The records are read here, each length checked against the record
+//! before anything is taken from it (Foxglove's `mcap` crate, tried first,
+//! allocates a string's length as the file says before reading it: a
+//! damaged file asked it for gigabytes, which the fuzzer found); chunks are
+//! decompressed each once while in a small cache. The summary (its
+//! schemas, channels and chunk indexes, then each chunk's message indexes)
+//! indexes a file without decompressing a chunk; a file without one (a
+//! recording cut off) is scanned instead, and one damaged part way keeps
+//! the messages before the damage, saying where it is.
 
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
 
 use adl_core::{Error, Result};
-use mcap::records::{Record, op};
 
 use super::bytes::Bytes;
 use super::chunks::{Chunk, ChunkedFile, Compression};
 use super::index::{Channel, Entry, Place};
 
 const MAGIC: &[u8] = b"\x89MCAP0\r\n";
+
+/// The record opcodes read here.
+mod op {
+    pub(super) const FOOTER: u8 = 0x02;
+    pub(super) const SCHEMA: u8 = 0x03;
+    pub(super) const CHANNEL: u8 = 0x04;
+    pub(super) const MESSAGE: u8 = 0x05;
+    pub(super) const CHUNK: u8 = 0x06;
+    pub(super) const MESSAGE_INDEX: u8 = 0x07;
+    pub(super) const CHUNK_INDEX: u8 = 0x08;
+    pub(super) const DATA_END: u8 = 0x0F;
+}
+
+/// A record's body read field by field, each length checked against what
+/// is left of the body.
+struct Fields<'a>(&'a [u8]);
+
+impl<'a> Fields<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = (self.0.len() >= n).then(|| self.0.split_at(n))?;
+        self.0 = rest;
+        Some(head)
+    }
+    fn u16(&mut self) -> Option<u16> {
+        Some(u16::from_le_bytes(self.take(2)?.try_into().ok()?))
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    /// A `u32`-prefixed byte array (a string, a schema's data, a map).
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+    fn string(&mut self) -> Option<String> {
+        Some(String::from_utf8_lossy(self.bytes()?).into_owned())
+    }
+}
+
+/// A schema: its name, encoding and definition.
+type Schema = (String, String, Vec<u8>);
+
+/// A schema record's id and schema.
+fn schema(body: &[u8]) -> Option<(u16, Schema)> {
+    let mut f = Fields(body);
+    let id = f.u16()?;
+    let (name, encoding) = (f.string()?, f.string()?);
+    Some((id, (name, encoding, f.bytes()?.to_vec())))
+}
+
+/// A channel record's id, schema id, topic and message encoding.
+fn channel(body: &[u8]) -> Option<(u16, u16, String, String)> {
+    let mut f = Fields(body);
+    let (id, schema) = (f.u16()?, f.u16()?);
+    Some((id, schema, f.string()?, f.string()?))
+}
+
+/// The channel of `schemas`' schema `schema_id` (none: no definition).
+fn new_channel(topic: String, message_encoding: String, schema: Option<&Schema>) -> Channel {
+    let (name, encoding, data) = schema.cloned().unwrap_or_default();
+    Channel {
+        topic,
+        message_encoding,
+        schema_name: name,
+        schema_encoding: encoding,
+        schema: data,
+        entries: Vec::new(),
+    }
+}
 
 /// Index the MCAP file `bytes`, read from `path`.
 pub(crate) fn open(path: &Path, bytes: Bytes) -> Result<ChunkedFile> {
@@ -36,63 +111,95 @@ pub(crate) fn open(path: &Path, bytes: Bytes) -> Result<ChunkedFile> {
 /// Index from the summary's chunk and message indexes, without
 /// decompressing a chunk. False where the file has no usable summary.
 fn index_from_summary(file: &mut ChunkedFile) -> bool {
-    let Ok(Some(summary)) = mcap::read::Summary::read(&file.bytes) else {
-        return false;
-    };
-    if summary.chunk_indexes.is_empty()
-        || summary
-            .chunk_indexes
-            .iter()
-            .any(|c| c.message_index_offsets.is_empty())
-    {
-        return false;
+    index_summary(file).is_some()
+}
+
+fn index_summary(file: &mut ChunkedFile) -> Option<()> {
+    let bytes = file.bytes.clone();
+    // The footer: the last record, before the closing magic.
+    let footer_at = bytes.len().checked_sub(MAGIC.len() + 9 + 20)?;
+    if !bytes.ends_with(MAGIC) {
+        return None;
+    }
+    let (opcode, body, _) = record_at(&bytes, footer_at).ok()?;
+    let summary_start = Fields(body).u64()? as usize;
+    if opcode != op::FOOTER || summary_start == 0 || summary_start > footer_at {
+        return None;
+    }
+    let mut schemas: HashMap<u16, Schema> = HashMap::new();
+    let mut channels: HashMap<u16, (String, String, u16)> = HashMap::new();
+    let mut chunk_indexes: Vec<(u64, Vec<(u16, u64)>)> = Vec::new();
+    let mut pos = summary_start;
+    while pos < footer_at {
+        let (opcode, body, next) = record_at(&bytes, pos).ok()?;
+        match opcode {
+            op::SCHEMA => {
+                let (id, s) = schema(body)?;
+                schemas.insert(id, s);
+            }
+            op::CHANNEL => {
+                let (id, schema_id, topic, encoding) = channel(body)?;
+                channels.insert(id, (topic, encoding, schema_id));
+            }
+            op::CHUNK_INDEX => {
+                let mut f = Fields(body);
+                let _times = (f.u64()?, f.u64()?);
+                let start = f.u64()?;
+                let _length = f.u64()?;
+                let mut map = Fields(f.bytes()?);
+                let mut offsets = Vec::new();
+                while !map.0.is_empty() {
+                    offsets.push((map.u16()?, map.u64()?));
+                }
+                chunk_indexes.push((start, offsets));
+            }
+            _ => {}
+        }
+        pos = next;
+    }
+    if chunk_indexes.is_empty() || chunk_indexes.iter().any(|(_, offsets)| offsets.is_empty()) {
+        return None;
     }
     let mut ids: HashMap<u16, usize> = HashMap::new();
-    for (k, index) in summary.chunk_indexes.iter().enumerate() {
-        let Some(chunk) = chunk_at(&file.bytes, index.chunk_start_offset as usize) else {
-            return false;
-        };
-        file.chunks.push(chunk);
-        let Ok(messages) = summary.read_message_indexes(&file.bytes, index) else {
-            return false;
-        };
-        for (channel, entries) in messages {
-            let at = *ids.entry(channel.id).or_insert_with(|| {
-                file.channels.push(Channel {
-                    topic: channel.topic.clone(),
-                    message_encoding: channel.message_encoding.clone(),
-                    schema_name: (channel.schema.as_ref())
-                        .map(|s| s.name.clone())
-                        .unwrap_or_default(),
-                    schema_encoding: (channel.schema.as_ref())
-                        .map(|s| s.encoding.clone())
-                        .unwrap_or_default(),
-                    schema: (channel.schema.as_ref())
-                        .map(|s| s.data.to_vec())
-                        .unwrap_or_default(),
-                    entries: Vec::new(),
-                });
-                file.channels.len() - 1
-            });
-            file.channels[at]
-                .entries
-                .extend(entries.iter().map(|e| Entry {
-                    log_time: e.log_time,
+    for (k, (start, offsets)) in chunk_indexes.into_iter().enumerate() {
+        file.chunks.push(chunk_at(&bytes, start as usize)?);
+        for (channel_id, offset) in offsets {
+            let (opcode, body, _) = record_at(&bytes, offset as usize).ok()?;
+            let mut f = Fields(body);
+            if opcode != op::MESSAGE_INDEX || f.u16()? != channel_id {
+                return None;
+            }
+            let at = match ids.get(&channel_id) {
+                Some(&at) => at,
+                None => {
+                    let (topic, encoding, schema_id) = channels.get(&channel_id)?.clone();
+                    file.channels
+                        .push(new_channel(topic, encoding, schemas.get(&schema_id)));
+                    ids.insert(channel_id, file.channels.len() - 1);
+                    file.channels.len() - 1
+                }
+            };
+            let mut entries = Fields(f.bytes()?);
+            while !entries.0.is_empty() {
+                let (log_time, offset) = (entries.u64()?, entries.u64()?);
+                file.channels[at].entries.push(Entry {
+                    log_time,
                     place: Place::Chunk {
                         chunk: k as u32,
-                        offset: e.offset,
+                        offset,
                     },
-                }));
+                });
+            }
         }
     }
-    true
+    Some(())
 }
 
 /// Index by reading the file's records from the start (and each chunk's),
 /// up to its end or to damage, which is noted.
 fn scan(file: &mut ChunkedFile) {
     let bytes = file.bytes.clone();
-    let mut schemas: HashMap<u16, (String, String, Vec<u8>)> = HashMap::new();
+    let mut schemas: HashMap<u16, Schema> = HashMap::new();
     let mut ids: HashMap<u16, usize> = HashMap::new();
     let mut pos = MAGIC.len();
     while pos < bytes.len() {
@@ -165,27 +272,20 @@ fn note(
     opcode: u8,
     body: &[u8],
     place: Place,
-    schemas: &mut HashMap<u16, (String, String, Vec<u8>)>,
+    schemas: &mut HashMap<u16, Schema>,
     ids: &mut HashMap<u16, usize>,
 ) -> std::result::Result<(), String> {
     match opcode {
         op::SCHEMA => {
-            if let Ok(Record::Schema { header, data }) = mcap::read::parse_record(opcode, body) {
-                schemas.insert(header.id, (header.name, header.encoding, data.into_owned()));
+            if let Some((id, s)) = schema(body) {
+                schemas.insert(id, s);
             }
         }
         op::CHANNEL => {
-            if let Ok(Record::Channel(c)) = mcap::read::parse_record(opcode, body) {
-                let (name, encoding, data) = schemas.get(&c.schema_id).cloned().unwrap_or_default();
-                ids.entry(c.id).or_insert_with(|| {
-                    file.channels.push(Channel {
-                        topic: c.topic,
-                        message_encoding: c.message_encoding,
-                        schema_name: name,
-                        schema_encoding: encoding,
-                        schema: data,
-                        entries: Vec::new(),
-                    });
+            if let Some((id, schema_id, topic, encoding)) = channel(body) {
+                ids.entry(id).or_insert_with(|| {
+                    file.channels
+                        .push(new_channel(topic, encoding, schemas.get(&schema_id)));
                     file.channels.len() - 1
                 });
             }
@@ -246,18 +346,18 @@ fn chunk_at(bytes: &[u8], pos: usize) -> Option<Chunk> {
     if opcode != op::CHUNK {
         return None;
     }
-    let uncompressed = u64::from_le_bytes(body.get(16..24)?.try_into().ok()?);
-    let name_len = u32::from_le_bytes(body.get(28..32)?.try_into().ok()?) as usize;
-    let name = body.get(32..32 + name_len)?;
-    let compression = match name {
+    let mut f = Fields(body);
+    let _times = (f.u64()?, f.u64()?);
+    let uncompressed = f.u64()?;
+    let _crc = f.u32()?;
+    let compression = match f.bytes()? {
         b"" => Compression::None,
         b"zstd" => Compression::Zstd,
         b"lz4" => Compression::Lz4,
         _ => return None,
     };
-    let at = 32 + name_len;
-    let len = u64::from_le_bytes(body.get(at..at + 8)?.try_into().ok()?) as usize;
-    let records = body.get(at + 8..(at + 8).checked_add(len)?)?;
+    let len = usize::try_from(f.u64()?).ok()?;
+    let records = f.take(len)?;
     let start = records.as_ptr() as usize - bytes.as_ptr() as usize;
     Some(Chunk {
         start,
@@ -265,4 +365,37 @@ fn chunk_at(bytes: &[u8], pos: usize) -> Option<Chunk> {
         compression,
         uncompressed: usize::try_from(uncompressed).ok()?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(name: &str) -> Bytes {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/data/ros")
+            .join(name);
+        Bytes::owned(std::fs::read(path).unwrap())
+    }
+
+    /// An intact file is indexed from its summary, no chunk decompressed.
+    #[test]
+    fn an_intact_file_is_indexed_from_its_summary() {
+        for name in ["flight.mcap", "flight_mcap/flight_mcap.mcap"] {
+            let file = ChunkedFile::index(Path::new(name), bytes(name), index_from_summary, |_| {
+                panic!("{name} was scanned, not indexed from its summary")
+            });
+            let messages: usize = file.channels.iter().map(|c| c.entries.len()).sum();
+            assert_eq!(messages, 308, "{name}");
+        }
+    }
+
+    /// A string length past its record is refused, not allocated.
+    #[test]
+    fn a_length_past_its_record_is_refused() {
+        let mut body = vec![1, 0];
+        body.extend(u32::MAX.to_le_bytes());
+        assert!(schema(&body).is_none());
+        assert!(channel(&body).is_none());
+    }
 }

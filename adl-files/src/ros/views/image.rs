@@ -43,7 +43,8 @@ struct Raw<'a> {
     depth: usize,
     big_endian: bool,
     swapped: bool,
-    rows: Vec<&'a [u8]>,
+    data: &'a [u8],
+    step: usize,
 }
 
 fn raw(message: &Message, depth_wanted: usize) -> Result<Raw<'_>> {
@@ -74,19 +75,24 @@ fn raw(message: &Message, depth_wanted: usize) -> Result<Raw<'_>> {
     let Numbers::U8(data) = message.numbers("data")? else {
         return Err(Error::invalid("image data", "it is not a uint8[]"));
     };
-    let row = width * channels * depth;
-    if step < row || data.len() < step * height.saturating_sub(1) + row * usize::from(height > 0) {
+    // The rows must fit the data, checked without overflow before any
+    // pixel is read or allocated (a damaged size asks for no memory).
+    let row = width.checked_mul(channels * depth);
+    let needed = row.and_then(|row| {
+        let before_last = step.checked_mul(height.saturating_sub(1))?;
+        before_last.checked_add(if height > 0 { row } else { 0 })
+    });
+    let fits =
+        matches!((row, needed), (Some(row), Some(needed)) if step >= row && needed <= data.len());
+    if !fits {
         return Err(Error::invalid(
             "image",
             format!(
-                "{width} x {height} {name} pixels need rows of {row} bytes {step} apart, but it has {} bytes",
+                "{width} x {height} {name} pixels in rows {step} bytes apart do not fit its {} bytes",
                 data.len()
             ),
         ));
     }
-    let rows = (0..height)
-        .map(|r| &data[r * step..r * step + row])
-        .collect();
     Ok(Raw {
         height,
         width,
@@ -94,15 +100,18 @@ fn raw(message: &Message, depth_wanted: usize) -> Result<Raw<'_>> {
         depth,
         big_endian: message.number("is_bigendian")? != 0.0,
         swapped,
-        rows,
+        data,
+        step,
     })
 }
 
 impl Raw<'_> {
     /// The pixels, each channel from its bytes.
     fn pixels<T>(&self, value: impl Fn(&[u8], bool) -> T) -> Result<Array3<T>> {
+        let row = self.width * self.channels * self.depth;
         let mut out = Vec::with_capacity(self.height * self.width * self.channels);
-        for row in &self.rows {
+        for r in 0..self.height {
+            let row = &self.data[r * self.step..r * self.step + row];
             for pixel in row.chunks_exact(self.channels * self.depth) {
                 let channel = |c: usize| {
                     value(

@@ -110,38 +110,60 @@ impl View for Array2<f32> {
                 count: field.number("count")? as usize,
             });
         }
-        let points = (message.number("height")? * message.number("width")?) as usize;
-        let point_step = message.number("point_step")? as usize;
-        let row_step = message.number("row_step")? as usize;
-        let width = message.number("width")? as usize;
+        let count = |name: &str| -> Result<usize> { Ok(message.number(name)? as usize) };
+        let (height, width) = (count("height")?, count("width")?);
+        let (point_step, row_step) = (count("point_step")?, count("row_step")?);
         let big = message.number("is_bigendian")? != 0.0;
         let Numbers::U8(data) = message.numbers("data")? else {
             return Err(Error::invalid("point cloud data", "it is not a uint8[]"));
         };
-        let columns: usize = fields.iter().map(|f| f.count).sum();
+        let bad = |why: String| Error::invalid("point cloud", why);
+        // Every field lies in a point, every point in its row and every
+        // row in the data, all checked before anything is allocated: a
+        // damaged size cannot ask for more values than the data holds.
+        let mut columns = 0usize;
+        for f in &fields {
+            let size = field_size(f.datatype).unwrap_or(1);
+            let end = f
+                .count
+                .checked_mul(size)
+                .and_then(|n| n.checked_add(f.offset));
+            match end {
+                Some(end) if end <= point_step => columns += f.count,
+                _ => {
+                    return Err(bad(format!(
+                        "a field of {} values at byte {} runs past its point of {point_step} bytes",
+                        f.count, f.offset
+                    )));
+                }
+            }
+        }
+        let points = height
+            .checked_mul(width)
+            .ok_or_else(|| bad(format!("{height} x {width} points cannot be")))?;
+        let row = width.checked_mul(point_step);
+        let needed = row.and_then(|row| {
+            let rows = row_step.checked_mul(height.saturating_sub(1))?;
+            rows.checked_add(if height > 0 { row } else { 0 })
+        });
+        match (row, needed) {
+            (Some(row), Some(needed))
+                if (height <= 1 || row <= row_step) && needed <= data.len() => {}
+            _ => {
+                return Err(bad(format!(
+                    "{height} rows of {width} points of {point_step} bytes, {row_step} bytes apart, \
+                     do not fit its {} bytes of data",
+                    data.len()
+                )));
+            }
+        }
         let width = width.max(1);
-        let last = (points > 0)
-            .then(|| ((points - 1) / width) * row_step + ((points - 1) % width) * point_step);
         let mut out = vec![0.0f32; points * columns];
         let mut column = 0;
         for f in &fields {
             let size = field_size(f.datatype).unwrap_or(1);
             for k in 0..f.count {
                 let at = f.offset + k * size;
-                // Every point's value lies in the data: checked once, at
-                // the last point, before the loop reads them.
-                if let Some(last) = last
-                    && last + at + size > data.len()
-                {
-                    return Err(Error::invalid(
-                        "point cloud",
-                        format!(
-                            "the last point's field at byte {} is past its {} bytes of data",
-                            last + at,
-                            data.len()
-                        ),
-                    ));
-                }
                 fill_column(
                     &mut out,
                     column,
