@@ -17,6 +17,7 @@ use super::metadata::BagInfo;
 use super::ros1;
 use super::sqlite::SqliteFile;
 use super::topic::Topic;
+use crate::location::Location;
 
 /// One file of a bag, indexed; each of its messages compressed by zstd
 /// where the flag says (rosbag2's `MESSAGE` compression).
@@ -122,14 +123,24 @@ pub struct Bag {
 }
 
 impl Bag {
-    /// Open the bag at `path`: a rosbag2 folder (with its
-    /// `metadata.yaml`), an `.mcap` file or a ROS 1 `.bag` file. A path
-    /// that is none of these, or a file that is not what its name says, is
-    /// an error naming it.
-    pub fn open(path: impl AsRef<Path>) -> Result<Bag> {
-        let path = path.as_ref();
+    /// Open the bag at `location`: a rosbag2 folder (with its
+    /// `metadata.yaml`), an `.mcap` file or a ROS 1 `.bag` file, on disk or
+    /// (with the feature `store`) in an object store (`s3://`, `gs://`,
+    /// `az://`, `http(s)://`). A location that is none of these, or a file
+    /// that is not what its name says, is an error naming it.
+    ///
+    /// In a store, an MCAP file is indexed from its summary and message
+    /// indexes by ranged reads and each chunk is read when a message of it
+    /// is (one request per chunk, kept in the chunk cache); a ROS 1 bag, an
+    /// MCAP file without a summary or one compressed whole is read whole
+    /// into memory, and a rosbag2 SQLite file into a temporary file.
+    pub fn open(location: impl Into<Location>) -> Result<Bag> {
+        let location = location.into();
+        let Some(path) = location.as_path() else {
+            return Bag::open_object(&location);
+        };
         if path.is_dir() {
-            return Bag::rosbag2(path);
+            return Bag::rosbag2(&location);
         }
         match path.extension().and_then(|e| e.to_str()) {
             Some("mcap") => Bag::from_files(path, vec![open_mcap(path)?]),
@@ -138,40 +149,91 @@ impl Bag {
                 let file = ros1::open(path, bytes)?;
                 Bag::from_files(path, vec![(path.to_owned(), Container::Ros1(file))])
             }
-            _ => Err(Error::file(
-                path,
-                "not a bag adl reads: a rosbag2 folder (with metadata.yaml), an .mcap file or a ROS 1 .bag file",
-            )),
+            _ => Err(not_a_bag(path)),
+        }
+    }
+
+    /// A bag in an object store: by its name, a file or a rosbag2 folder.
+    fn open_object(location: &Location) -> Result<Bag> {
+        let location = location.opened()?;
+        let shown = PathBuf::from(location.to_string());
+        let name = location.file_name().unwrap_or_default();
+        let extension = Path::new(name).extension().and_then(|e| e.to_str());
+        match extension {
+            Some("mcap") => {
+                let file = remote_mcap(&location, &shown)?;
+                Bag::from_files(&shown, vec![(shown.clone(), Container::Mcap(file, false))])
+            }
+            Some("bag") => {
+                let bytes = Bytes::owned(location.object()?.get()?.to_vec());
+                let file = ros1::open(&shown, bytes)?;
+                Bag::from_files(&shown, vec![(shown.clone(), Container::Ros1(file))])
+            }
+            Some(_) => Err(not_a_bag(&shown)),
+            None => Bag::rosbag2(&location),
         }
     }
 
     /// A rosbag2 folder: its `metadata.yaml` says its files and storage.
-    fn rosbag2(folder: &Path) -> Result<Bag> {
-        let info = BagInfo::read(folder)?;
+    fn rosbag2(folder: &Location) -> Result<Bag> {
+        let shown = |l: &Location| -> PathBuf {
+            l.as_path()
+                .map_or_else(|| PathBuf::from(l.to_string()), Path::to_owned)
+        };
+        let info = match folder.as_path() {
+            Some(path) => BagInfo::read(path)?,
+            None => {
+                let metadata = folder.join("metadata.yaml");
+                let text = metadata.object()?.get()?;
+                BagInfo::parse(&String::from_utf8_lossy(&text), &shown(&metadata))?
+            }
+        };
         let mut files = Vec::new();
         for name in &info.relative_file_paths {
-            let file = folder.join(name);
+            let location = folder.join(name);
+            let file = shown(&location);
+            let local = location.as_path();
             files.push(match info.storage_identifier.as_str() {
                 "mcap" => {
-                    let bytes = if info.files_compressed() {
-                        Bytes::owned(decompress_file(&file)?)
-                    } else {
-                        Bytes::mapped(crate::mapped::map(&file)?)
+                    let indexed = match (local, info.files_compressed()) {
+                        (Some(path), false) => {
+                            mcap::open(&file, Bytes::mapped(crate::mapped::map(path)?))?
+                        }
+                        (Some(path), true) => {
+                            let whole = std::fs::File::open(path)
+                                .map_err(|e| Error::file(path, format!("cannot open: {e}")))?;
+                            mcap::open(&file, Bytes::owned(decompress(whole, &file)?))?
+                        }
+                        (None, false) => remote_mcap(&location, &file)?,
+                        (None, true) => {
+                            let whole = location.object()?.get()?;
+                            mcap::open(&file, Bytes::owned(decompress(&whole[..], &file)?))?
+                        }
                     };
-                    let indexed = mcap::open(&file, bytes)?;
                     (file, Container::Mcap(indexed, info.messages_compressed()))
                 }
                 "sqlite3" => {
-                    let db = if info.files_compressed() {
-                        SqliteFile::open(&file, Some(decompress_to_temporary(&file)?))?
-                    } else {
-                        SqliteFile::open(&file, None)?
+                    let compressed = info.files_compressed();
+                    let db = match (local, compressed) {
+                        (Some(path), false) => SqliteFile::open(path, None)?,
+                        (Some(path), true) => {
+                            let whole = std::fs::File::open(path)
+                                .map_err(|e| Error::file(path, format!("cannot open: {e}")))?;
+                            SqliteFile::open(&file, Some(to_temporary(whole, true, &file)?))?
+                        }
+                        (None, _) => {
+                            let whole = location.object()?.get()?;
+                            SqliteFile::open(
+                                &file,
+                                Some(to_temporary(&whole[..], compressed, &file)?),
+                            )?
+                        }
                     };
                     (file, Container::Sqlite(db, info.messages_compressed()))
                 }
                 other => {
                     return Err(Error::file(
-                        folder.join("metadata.yaml"),
+                        shown(&folder.join("metadata.yaml")),
                         format!(
                             "storage `{other}`: adl reads rosbag2's `mcap` and `sqlite3` storage"
                         ),
@@ -179,7 +241,7 @@ impl Bag {
                 }
             });
         }
-        Bag::from_files(folder, files)
+        Bag::from_files(&shown(folder), files)
     }
 
     /// A bag of these indexed files.
@@ -335,28 +397,52 @@ fn open_mcap(path: &Path) -> Result<(PathBuf, Container)> {
     ))
 }
 
-/// A file compressed whole by zstd (rosbag2's `FILE` compression),
-/// decompressed into memory.
-fn decompress_file(path: &Path) -> Result<Vec<u8>> {
-    let file =
-        std::fs::File::open(path).map_err(|e| Error::file(path, format!("cannot open: {e}")))?;
-    zstd::stream::decode_all(std::io::BufReader::new(file))
-        .map_err(|e| Error::file(path, format!("does not decompress (zstd): {e}")))
+/// An MCAP object in a store, indexed by ranged reads from its summary
+/// (read whole and scanned where it has none).
+fn remote_mcap(location: &Location, shown: &Path) -> Result<ChunkedFile> {
+    match mcap::open_object(shown, location.object()?)? {
+        Some(file) => Ok(file),
+        None => mcap::open(shown, Bytes::owned(location.object()?.get()?.to_vec())),
+    }
 }
 
-/// A file compressed whole by zstd, decompressed into a temporary file
-/// (removed when the bag is dropped).
-fn decompress_to_temporary(path: &Path) -> Result<tempfile::TempPath> {
-    let fail = |what: &str, e: &dyn std::fmt::Display| Error::file(path, format!("{what}: {e}"));
-    let file = std::fs::File::open(path).map_err(|e| fail("cannot open", &e))?;
+/// A file compressed whole by zstd (rosbag2's `FILE` compression), read
+/// from `compressed` and decompressed into memory.
+fn decompress(compressed: impl std::io::Read, shown: &Path) -> Result<Vec<u8>> {
+    zstd::stream::decode_all(std::io::BufReader::new(compressed))
+        .map_err(|e| Error::file(shown, format!("does not decompress (zstd): {e}")))
+}
+
+/// A file read from `source` (decompressed by zstd where `compressed`)
+/// into a temporary file, removed when the bag is dropped: SQLite opens
+/// files.
+fn to_temporary(
+    source: impl std::io::Read,
+    compressed: bool,
+    shown: &Path,
+) -> Result<tempfile::TempPath> {
+    let fail = |what: &str, e: &dyn std::fmt::Display| Error::file(shown, format!("{what}: {e}"));
     let mut copy = tempfile::Builder::new()
         .prefix("adl-rosbag2-")
         .suffix(".db3")
         .tempfile()
-        .map_err(|e| fail("cannot make a temporary file to decompress it into", &e))?;
-    zstd::stream::copy_decode(std::io::BufReader::new(file), copy.as_file_mut())
-        .map_err(|e| fail("does not decompress (zstd)", &e))?;
+        .map_err(|e| fail("cannot make a temporary file to read it into", &e))?;
+    let mut source = std::io::BufReader::new(source);
+    if compressed {
+        zstd::stream::copy_decode(source, copy.as_file_mut())
+            .map_err(|e| fail("does not decompress (zstd)", &e))?;
+    } else {
+        std::io::copy(&mut source, copy.as_file_mut()).map_err(|e| fail("cannot copy it", &e))?;
+    }
     Ok(copy.into_temp_path())
+}
+
+/// The refusal of a path that is not a bag.
+fn not_a_bag(path: &Path) -> Error {
+    Error::file(
+        path,
+        "not a bag adl reads: a rosbag2 folder (with metadata.yaml), an .mcap file or a ROS 1 .bag file",
+    )
 }
 
 /// The schema of a rosbag2 SQLite topic's messages: the bag's

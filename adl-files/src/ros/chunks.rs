@@ -13,6 +13,7 @@ use adl_core::{Error, Result};
 
 use super::bytes::Bytes;
 use super::index::{Channel, Place};
+use crate::object::Object;
 
 /// How a chunk's records are compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +41,9 @@ pub(crate) struct ChunkedFile {
     pub(crate) channels: Vec<Channel>,
     /// Where the file is damaged, in words, if it is.
     pub(crate) damage: Option<String>,
+    /// The object in a store the file is, where it is one: its chunks are
+    /// read by range (`bytes` is then empty).
+    pub(crate) remote: Option<Object>,
     cache: ChunkCache,
 }
 
@@ -53,23 +57,35 @@ impl ChunkedFile {
         from_index: impl FnOnce(&mut ChunkedFile) -> bool,
         scan: impl FnOnce(&mut ChunkedFile),
     ) -> ChunkedFile {
-        let mut file = ChunkedFile {
-            path: path.to_owned(),
-            bytes,
-            chunks: Vec::new(),
-            channels: Vec::new(),
-            damage: None,
-            cache: ChunkCache::default(),
-        };
+        let mut file = ChunkedFile::empty(path);
+        file.bytes = bytes;
         if !from_index(&mut file) {
             file.chunks.clear();
             file.channels.clear();
             scan(&mut file);
         }
-        for channel in &mut file.channels {
+        file.sorted()
+    }
+
+    /// Nothing indexed yet, of the file at `path`.
+    pub(crate) fn empty(path: &Path) -> ChunkedFile {
+        ChunkedFile {
+            path: path.to_owned(),
+            bytes: Bytes::owned(Vec::new()),
+            chunks: Vec::new(),
+            channels: Vec::new(),
+            damage: None,
+            remote: None,
+            cache: ChunkCache::default(),
+        }
+    }
+
+    /// Each channel's messages by log time.
+    pub(crate) fn sorted(mut self) -> ChunkedFile {
+        for channel in &mut self.channels {
             channel.entries.sort_by_key(|e| e.log_time);
         }
-        file
+        self
     }
 
     /// Note that the file is damaged at byte `at`, and why; the messages
@@ -95,7 +111,7 @@ impl ChunkedFile {
         let (records, offset) = match place {
             Place::File(offset) => (None, offset as usize),
             Place::Chunk { chunk, offset } => match self.chunks.get(chunk as usize) {
-                Some(c) if c.compression == Compression::None => {
+                Some(c) if c.compression == Compression::None && self.remote.is_none() => {
                     if offset as usize >= c.end - c.start {
                         return Err(self.error(format!(
                             "a message at byte {offset} of chunk {chunk}, past its end"
@@ -124,7 +140,14 @@ impl ChunkedFile {
     pub(crate) fn decompress(&self, k: u32) -> Result<Vec<u8>> {
         let chunk = (self.chunks.get(k as usize))
             .ok_or_else(|| self.error(format!("no chunk {k}, as an index says")))?;
-        let data = &self.bytes[chunk.start..chunk.end];
+        let fetched;
+        let data: &[u8] = match &self.remote {
+            Some(object) => {
+                fetched = object.get_range(chunk.start as u64..chunk.end as u64)?;
+                &fetched
+            }
+            None => &self.bytes[chunk.start..chunk.end],
+        };
         let fail = |e: &dyn std::fmt::Display| {
             self.error(format!(
                 "chunk {k} does not decompress ({:?}): {e}",

@@ -13,6 +13,7 @@
 //! recording cut off) is scanned instead, and one damaged part way keeps
 //! the messages before the damage, saying where it is.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
@@ -22,6 +23,7 @@ use adl_core::{Error, Result};
 use super::bytes::Bytes;
 use super::chunks::{Chunk, ChunkedFile, Compression};
 use super::index::{Channel, Entry, Place};
+use crate::object::Object;
 
 const MAGIC: &[u8] = b"\x89MCAP0\r\n";
 
@@ -111,27 +113,87 @@ pub(crate) fn open(path: &Path, bytes: Bytes) -> Result<ChunkedFile> {
 /// Index from the summary's chunk and message indexes, without
 /// decompressing a chunk. False where the file has no usable summary.
 fn index_from_summary(file: &mut ChunkedFile) -> bool {
-    index_summary(file).is_some()
+    let bytes = file.bytes.clone();
+    let read = |start: u64, end: u64| -> Option<Cow<'_, [u8]>> {
+        bytes
+            .get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
+            .map(Cow::Borrowed)
+    };
+    index_summary(file, bytes.len() as u64, &read).is_some()
 }
 
-fn index_summary(file: &mut ChunkedFile) -> Option<()> {
-    let bytes = file.bytes.clone();
+/// Index the MCAP object `object` from its summary, reading only its
+/// first bytes, its footer, its summary and each chunk's message indexes,
+/// by ranges; `None` where it has no usable summary.
+#[cfg_attr(not(feature = "_object-store"), allow(dead_code))]
+pub(crate) fn open_object(path: &Path, object: Object) -> Result<Option<ChunkedFile>> {
+    let (head, size) = object.get_start(MAGIC.len() as u64)?;
+    if !head.starts_with(MAGIC) {
+        return Err(Error::file(
+            path,
+            "not an MCAP file: it does not start with MCAP's magic",
+        ));
+    }
+    let failed = std::cell::RefCell::new(None);
+    let read = |start: u64, end: u64| -> Option<Cow<'static, [u8]>> {
+        match object.get_range(start..end) {
+            Ok(data) => Some(Cow::Owned(data.to_vec())),
+            Err(e) => {
+                failed.borrow_mut().get_or_insert(e);
+                None
+            }
+        }
+    };
+    let mut file = ChunkedFile::empty(path);
+    let indexed = index_summary(&mut file, size, &read).is_some();
+    if let Some(e) = failed.into_inner() {
+        return Err(e);
+    }
+    if !indexed {
+        return Ok(None);
+    }
+    file.remote = Some(object);
+    Ok(Some(file.sorted()))
+}
+
+/// A chunk index, as the summary gives it.
+struct ChunkIndex {
+    /// The chunk record's byte in the file.
+    start: u64,
+    /// Each channel's message index record, by channel.
+    offsets: Vec<(u16, u64)>,
+    /// The bytes of the chunk's message index records, together.
+    index_length: u64,
+    compression: Vec<u8>,
+    compressed: u64,
+    uncompressed: u64,
+}
+
+/// Index `file` (of `size` bytes, its ranges given by `read`) from its
+/// footer, its summary and its message indexes.
+fn index_summary<'a>(
+    file: &mut ChunkedFile,
+    size: u64,
+    read: &dyn Fn(u64, u64) -> Option<Cow<'a, [u8]>>,
+) -> Option<()> {
     // The footer: the last record, before the closing magic.
-    let footer_at = bytes.len().checked_sub(MAGIC.len() + 9 + 20)?;
-    if !bytes.ends_with(MAGIC) {
+    let footer_at = size.checked_sub((MAGIC.len() + 9 + 20) as u64)?;
+    let tail = read(footer_at, size)?;
+    if !tail.ends_with(MAGIC) {
         return None;
     }
-    let (opcode, body, _) = record_at(&bytes, footer_at).ok()?;
-    let summary_start = Fields(body).u64()? as usize;
+    let (opcode, body, _) = record_at(&tail, 0).ok()?;
+    let summary_start = Fields(body).u64()?;
     if opcode != op::FOOTER || summary_start == 0 || summary_start > footer_at {
         return None;
     }
+    let summary = read(summary_start, footer_at)?;
     let mut schemas: HashMap<u16, Schema> = HashMap::new();
     let mut channels: HashMap<u16, (String, String, u16)> = HashMap::new();
-    let mut chunk_indexes: Vec<(u64, Vec<(u16, u64)>)> = Vec::new();
-    let mut pos = summary_start;
-    while pos < footer_at {
-        let (opcode, body, next) = record_at(&bytes, pos).ok()?;
+    let mut chunk_indexes: Vec<ChunkIndex> = Vec::new();
+    let mut pos = 0;
+    while pos < summary.len() {
+        let (opcode, body, next) = record_at(&summary, pos).ok()?;
         match opcode {
             op::SCHEMA => {
                 let (id, s) = schema(body)?;
@@ -151,20 +213,49 @@ fn index_summary(file: &mut ChunkedFile) -> Option<()> {
                 while !map.0.is_empty() {
                     offsets.push((map.u16()?, map.u64()?));
                 }
-                chunk_indexes.push((start, offsets));
+                chunk_indexes.push(ChunkIndex {
+                    start,
+                    offsets,
+                    index_length: f.u64()?,
+                    compression: f.bytes()?.to_vec(),
+                    compressed: f.u64()?,
+                    uncompressed: f.u64()?,
+                });
             }
             _ => {}
         }
         pos = next;
     }
-    if chunk_indexes.is_empty() || chunk_indexes.iter().any(|(_, offsets)| offsets.is_empty()) {
+    if chunk_indexes.is_empty() || chunk_indexes.iter().any(|c| c.offsets.is_empty()) {
         return None;
     }
     let mut ids: HashMap<u16, usize> = HashMap::new();
-    for (k, (start, offsets)) in chunk_indexes.into_iter().enumerate() {
-        file.chunks.push(chunk_at(&bytes, start as usize)?);
-        for (channel_id, offset) in offsets {
-            let (opcode, body, _) = record_at(&bytes, offset as usize).ok()?;
+    for (k, index) in chunk_indexes.into_iter().enumerate() {
+        // The chunk's records follow its header: opcode and length (9),
+        // two times, its size and CRC (28), its compression (4 + n) and
+        // the records' length (8).
+        let records = index
+            .start
+            .checked_add(49 + index.compression.len() as u64)?;
+        let end = records
+            .checked_add(index.compressed)
+            .filter(|&end| end <= size)?;
+        file.chunks.push(Chunk {
+            start: usize::try_from(records).ok()?,
+            end: usize::try_from(end).ok()?,
+            compression: match index.compression.as_slice() {
+                b"" => Compression::None,
+                b"zstd" => Compression::Zstd,
+                b"lz4" => Compression::Lz4,
+                _ => return None,
+            },
+            uncompressed: usize::try_from(index.uncompressed).ok()?,
+        });
+        // The chunk's message indexes, read at once.
+        let base = index.offsets.iter().map(|&(_, o)| o).min()?;
+        let block = read(base, base.checked_add(index.index_length)?.min(size))?;
+        for (channel_id, offset) in index.offsets {
+            let (opcode, body, _) = record_at(&block, usize::try_from(offset - base).ok()?).ok()?;
             let mut f = Fields(body);
             if opcode != op::MESSAGE_INDEX || f.u16()? != channel_id {
                 return None;

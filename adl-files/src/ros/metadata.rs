@@ -37,8 +37,13 @@ impl BagInfo {
                 format!("cannot read it ({e}): a rosbag2 folder has its metadata.yaml"),
             )
         })?;
-        let document: Document = serde_yaml_ng::from_str(&text)
-            .map_err(|e| Error::file(&path, format!("not rosbag2 metadata: {e}")))?;
+        BagInfo::parse(&text, &path)
+    }
+
+    /// Parse `text`, the metadata file at `path`.
+    pub(crate) fn parse(text: &str, path: &Path) -> Result<BagInfo> {
+        let document: Document = serde_yaml_ng::from_str(text)
+            .map_err(|e| Error::file(path, format!("not rosbag2 metadata: {e}")))?;
         let info = document.rosbag2_bagfile_information;
         match (
             info.compression_format.as_str(),
@@ -46,7 +51,7 @@ impl BagInfo {
         ) {
             ("", _) | (_, "" | "NONE") | ("zstd", "FILE" | "MESSAGE") => Ok(info),
             (format, mode) => Err(Error::file(
-                &path,
+                path,
                 format!("{mode} compression `{format}`: adl reads zstd, by file or by message"),
             )),
         }
