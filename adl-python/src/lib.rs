@@ -87,6 +87,7 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<px4::Topic>()?;
     module.add_class::<ros::Bag>()?;
     module.add_class::<ros::RosTopic>()?;
+    module.add_class::<ros::RosView>()?;
     module.add_function(wrap_pyfunction!(collate::default_collate, module)?)?;
     module.add_class::<RustLoader>()?;
     module.add_class::<RustLoaderEpoch>()?;

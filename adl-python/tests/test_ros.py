@@ -224,3 +224,195 @@ def test_topics_in_a_trace_through_the_loader():
     index = epoch.indices()[0]
     np.testing.assert_array_equal(batch["imu"]["linear_acceleration"]["z"][0],
                                   trace[index]["imu"]["linear_acceleration"]["z"])
+
+
+# Typed views: topic.view(kind) as NumPy arrays and dicts of them.
+
+VIEW_BAGS = ["flight.mcap", "flight.bag", "flight_sqlite"]
+
+
+def write_image_bag(path, rows):
+    """A rosbag2 folder (MCAP storage) of ``sensor_msgs/msg/Image`` topics
+    written by rosbags: each row ``(topic, seconds, encoding, [H, W, C]
+    pixels)``, the pixels' bytes as they are in memory (little-endian)."""
+    from rosbags.rosbag2 import Writer
+    from rosbags.rosbag2.enums import StoragePlugin
+
+    store = get_typestore(Stores.ROS2_HUMBLE)
+    time, header, image = (store.types[t] for t in (
+        "builtin_interfaces/msg/Time", "std_msgs/msg/Header", "sensor_msgs/msg/Image"))
+    with Writer(path, version=8, storage_plugin=StoragePlugin.MCAP) as writer:
+        connections = {}
+        for topic, seconds, encoding, pixels in rows:
+            if topic not in connections:
+                connections[topic] = writer.add_connection(topic, image.__msgtype__, typestore=store)
+            height, width = pixels.shape[:2]
+            data = np.ascontiguousarray(pixels).view(np.uint8).reshape(-1)
+            message = image(header=header(stamp=time(sec=seconds, nanosec=0), frame_id="camera"),
+                            height=height, width=width, encoding=encoding, is_bigendian=0,
+                            step=data.size // height, data=data)
+            writer.write(connections[topic], seconds * 10**9,
+                         store.serialize_cdr(message, image.__msgtype__))
+
+
+def quaternion(q):
+    """A message's quaternion as [x, y, z, w], normalized as adl's views
+    normalize it (the bags' were float32, unit to about 1e-7)."""
+    parts = np.array([q["x"], q["y"], q["z"], q["w"]])
+    assert abs(np.linalg.norm(parts) - 1) < 1e-6
+    return parts / np.linalg.norm(parts)
+
+
+def vector(v):
+    return [v["x"], v["y"], v["z"]]
+
+
+@pytest.mark.parametrize("name", VIEW_BAGS)
+def test_image_views_are_the_messages_pixels(name):
+    bag = ros.Bag(bag_path(name))
+    image, mono, depth = bag["/camera/image"], bag["/camera/mono"], bag["/camera/depth"]
+    view = image.view("image")
+    assert len(view) == len(image) == 6
+    for i, message in enumerate(image.stream()):
+        assert message["encoding"] == "rgb8"
+        pixels = view[i]
+        assert isinstance(pixels, np.ndarray) and pixels.dtype == np.uint8
+        np.testing.assert_array_equal(pixels, message["data"].reshape(message["height"], message["width"], 3))
+    assert view[-1].shape == (24, 32, 3)
+    for i, message in enumerate(mono.stream()):
+        pixels = mono.view("image")[i]
+        assert pixels.shape == (24, 32, 1)
+        np.testing.assert_array_equal(pixels, message["data"].reshape(24, 32, 1))
+    for i, message in enumerate(depth.stream()):
+        assert message["encoding"] == "mono16"
+        pixels = depth.view("image16")[i]
+        assert pixels.dtype == np.uint16 and pixels.shape == (24, 32, 1)
+        np.testing.assert_array_equal(pixels, np.frombuffer(message["data"], "<u2").reshape(24, 32, 1))
+    compressed = bag["/camera/compressed"].view("image")
+    assert len(compressed) == len(view)
+    for i in range(len(view)):
+        decoded = compressed[i]
+        assert decoded.dtype == np.uint8 and decoded.shape == view[i].shape
+        assert np.abs(decoded.astype(np.int16) - view[i]).mean() < 8, i
+
+
+@pytest.mark.parametrize("name", VIEW_BAGS)
+def test_points_view_is_the_clouds_floats(name):
+    lidar = ros.Bag(bag_path(name))["/lidar"]
+    assert lidar.point_columns == ["x", "y", "z", "intensity"]
+    points = lidar.view("points")
+    for i, message in enumerate(lidar.stream()):
+        assert message["point_step"] == 16 and [f["name"] for f in message["fields"]] == lidar.point_columns
+        cloud = points[i]
+        assert cloud.dtype == np.float32 and cloud.shape == (message["width"] * message["height"], 4)
+        np.testing.assert_array_equal(cloud, np.frombuffer(message["data"], "<f4").reshape(-1, 4))
+
+
+@pytest.mark.parametrize("name", VIEW_BAGS)
+def test_motion_views_are_the_messages_fields(name):
+    bag = ros.Bag(bag_path(name))
+    imu = bag["/imu"].view("imu")
+    for i, message in enumerate(bag["/imu"].stream()):
+        sample = imu[i]
+        assert list(sample) == ["orientation", "angular_velocity", "linear_acceleration"]
+        assert all(v.dtype == np.float64 for v in sample.values())
+        np.testing.assert_allclose(sample["orientation"], quaternion(message["orientation"]), rtol=0, atol=1e-15)
+        np.testing.assert_array_equal(sample["angular_velocity"], vector(message["angular_velocity"]))
+        np.testing.assert_array_equal(sample["linear_acceleration"], vector(message["linear_acceleration"]))
+    for topic in ("/pose", "/odom"):
+        pose = bag[topic].view("pose")
+        for i, message in enumerate(bag[topic].stream()):
+            expected = message["pose"]["pose"] if topic == "/odom" else message["pose"]
+            sample = pose[i]
+            assert list(sample) == ["position", "orientation"]
+            assert sample["position"].dtype == np.float64 and sample["orientation"].shape == (4,)
+            np.testing.assert_array_equal(sample["position"], vector(expected["position"]))
+            np.testing.assert_allclose(sample["orientation"], quaternion(expected["orientation"]), rtol=0, atol=1e-15)
+    fix = bag["/gps"].view("fix")
+    for i, message in enumerate(bag["/gps"].stream()):
+        sample = fix[i]
+        assert sample == {"latitude": message["latitude"], "longitude": message["longitude"],
+                          "altitude": message["altitude"], "status": message["status"]["status"]}
+        assert type(sample["latitude"]) is float and type(sample["status"]) is int
+    scan = bag["/scan"].view("scan")
+    for i, message in enumerate(bag["/scan"].stream()):
+        sample = scan[i]
+        assert list(sample) == ["ranges", "intensities", "angle_min", "angle_increment"]
+        assert sample["ranges"].dtype == sample["intensities"].dtype == np.float32
+        np.testing.assert_array_equal(sample["ranges"], message["ranges"])
+        np.testing.assert_array_equal(sample["intensities"], message["intensities"])
+        assert sample["angle_min"] == message["angle_min"]
+        assert sample["angle_increment"] == message["angle_increment"]
+        assert type(sample["angle_min"]) is float
+
+
+def test_depth_and_bgr_views(tmp_path):
+    rng = np.random.default_rng(7)
+    depth = [rng.random((3, 4, 1), dtype=np.float32) * 10 for _ in range(2)]
+    bgr = rng.integers(0, 256, (3, 4, 3), dtype=np.uint8)
+    bgra = rng.integers(0, 256, (2, 5, 4), dtype=np.uint8)
+    wide = rng.integers(0, 2**16, (2, 2, 3), dtype=np.uint16)
+    write_image_bag(tmp_path / "made", [
+        ("/depth", 1, "32FC1", depth[0]), ("/bgr", 1, "bgr8", bgr), ("/bgra", 1, "bgra8", bgra),
+        ("/wide", 1, "16UC3", wide), ("/depth", 2, "32FC1", depth[1]),
+    ])
+    bag = ros.Bag(tmp_path / "made")
+    view = bag["/depth"].view("depth")
+    assert len(view) == 2
+    for i in range(2):
+        assert view[i].dtype == np.float32 and view[i].shape == (3, 4, 1)
+        np.testing.assert_array_equal(view[i], depth[i])
+    np.testing.assert_array_equal(bag["/bgr"].view("image")[0], bgr[:, :, ::-1])  # RGB
+    np.testing.assert_array_equal(bag["/bgra"].view("image")[0], bgra[:, :, [2, 1, 0, 3]])
+    np.testing.assert_array_equal(bag["/wide"].view("image16")[0], wide)
+    with pytest.raises(OSError, match="/depth") as wrong:
+        bag["/depth"].view("image")[0]  # a 32-bit encoding: "depth" reads it
+    assert "32FC1" in str(wrong.value)
+
+
+def test_a_view_is_a_sensor():
+    bag = ros.Bag(bag_path("flight.mcap"))
+    topic = bag["/imu"]
+    view = topic.view("imu")
+    assert isinstance(view, ros.View) and view.kind == "imu" and view.name == "/imu"
+    assert view.message_type == "sensor_msgs/msg/Imu"
+    assert "/imu" in repr(view) and "imu" in repr(view) and "100 messages" in repr(view)
+    assert isinstance(view, spec.Sensor) and is_bearable(view, spec.Sensor)
+    np.testing.assert_array_equal(view.metadata.timestamps, topic.metadata.timestamps)
+    stamped = topic.stamped_by_header().view("imu")
+    np.testing.assert_array_equal(stamped.metadata.timestamps, topic.stamped_by_header().metadata.timestamps)
+    streamed = list(view.stream())
+    assert len(streamed) == len(view) == 100
+    np.testing.assert_array_equal(streamed[-1]["angular_velocity"], view[-1]["angular_velocity"])
+    np.testing.assert_array_equal(view[np.int64(3)]["orientation"], view[3]["orientation"])
+    assert [len(b) for b in view.stream(batch=40)] == [40, 40]
+    images = bag["/camera/image"].view("image")
+    trace = adl.Trace({"camera": images, "imu": view}, sync=generic.Nearest("camera", tol=0.5), name="flight")
+    loader = adl.Loader(adl.Dataset([trace]), batch_size=2, workers=2, drop_last=True)
+    batch = next(iter(loader.epoch(0)))
+    assert batch["camera"].shape == (2, 24, 32, 3) and batch["camera"].dtype == np.uint8
+    assert batch["imu"]["orientation"].shape == (2, 4)
+
+
+def test_view_errors_name_the_topic_and_its_type():
+    bag = ros.Bag(bag_path("flight.mcap"))
+    with pytest.raises(ValueError, match="image, image16, depth, points, imu, fix, scan, pose"):
+        bag["/imu"].view("picture")
+    for topic, kind in [("/imu", "image"), ("/camera/image", "imu"), ("/gps", "points"),
+                        ("/count", "pose"), ("/lidar", "scan"), ("/scan", "fix")]:
+        with pytest.raises(ValueError, match=topic) as wrong:
+            bag[topic].view(kind)
+        assert bag.topics[topic] in str(wrong.value), (topic, kind)
+    with pytest.raises(ValueError, match="/imu"):
+        bag["/imu"].point_columns
+    with pytest.raises(OSError, match="/camera/image") as wrong:
+        bag["/camera/image"].view("image16")[0]  # rgb8 is 8-bit
+    assert "rgb8" in str(wrong.value)
+    with pytest.raises(OSError, match="/camera/depth"):
+        bag["/camera/depth"].view("image")[0]  # mono16 is 16-bit
+    with pytest.raises(OSError, match="/camera/depth"):
+        bag["/camera/depth"].view("depth")[0]
+    with pytest.raises(IndexError, match="/gps"):
+        bag["/gps"].view("fix")[8]
+    with pytest.raises(IndexError, match="/gps"):
+        bag["/gps"].view("fix")[-9]

@@ -38,6 +38,7 @@ __all__ = [
     "Topic",
     "Bag",
     "RosTopic",
+    "RosView",
     "default_collate",
     "RustLoader",
     "RustLoaderEpoch",
@@ -95,6 +96,9 @@ _Layout: TypeAlias = Literal["hwc", "chw"]
 
 # The element types an Npy reads.
 _NpyDtype: TypeAlias = Literal["float32", "float64", "uint8", "int16", "uint16", "int32", "int64"]
+
+# The kinds of RosTopic.view.
+_RosViewKind: TypeAlias = Literal["image", "image16", "depth", "points", "imu", "fix", "scan", "pose"]
 
 # A node of an adl.Pipeline: one of adl's transforms, or a Python callable
 # (given and giving dicts of NumPy arrays).
@@ -566,10 +570,48 @@ class RosTopic:
         """Each message's log time, in nanoseconds."""
     def stamped_by_header(self) -> RosTopic:
         """The same topic timed by its messages' ``header.stamp``."""
+    def view(self, kind: _RosViewKind) -> RosView:
+        """The topic as a sensor of typed views of its messages (``image``,
+        ``image16``, ``depth``, ``points``: NumPy arrays; ``imu``, ``fix``,
+        ``scan``, ``pose``: dicts); a ``ValueError`` for an unknown kind or
+        one that does not read the topic's message type."""
+    @property
+    def point_columns(self) -> list[str]:
+        """A ``PointCloud2`` topic's column names in its ``view("points")``,
+        from its first message."""
     def __len__(self) -> int: ...
     def __getitem__(self, key: SupportsIndex, /) -> dict[str, Any]:
         """Message ``key``: a dict of its fields (numbers, 1-D arrays,
         strings, dicts, lists)."""
+    def stream(self, batch: int | None = None) -> Stream:
+        """The samples one after another, or lists of ``batch`` of them."""
+    def __repr__(self) -> str: ...
+
+@final
+class RosView:
+    """A topic as a sensor of typed views of its messages
+    (``topic.view(kind)``, ``adl.ros.View``), each read and decoded without
+    the GIL: ``image`` a uint8 ``[H, W, C]`` array (BGR as RGB; JPEG and
+    PNG decoded), ``image16`` uint16, ``depth`` float32 ``[H, W, C]``,
+    ``points`` float32 ``[N, C]``; ``imu``, ``fix``, ``scan`` and ``pose``
+    dicts of arrays and floats."""
+
+    @property
+    def name(self) -> str:
+        """The topic's name."""
+    @property
+    def kind(self) -> _RosViewKind:
+        """The view's kind."""
+    @property
+    def message_type(self) -> str:
+        """The topic's message type, as the bag names it."""
+    @property
+    def metadata(self) -> Metadata:
+        """The sensor's metadata (``metadata.timestamps``, seconds)."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: SupportsIndex, /) -> Any:
+        """Message ``key`` as the view's sample: a NumPy array (image,
+        image16, depth, points) or a dict (imu, fix, scan, pose)."""
     def stream(self, batch: int | None = None) -> Stream:
         """The samples one after another, or lists of ``batch`` of them."""
     def __repr__(self) -> str: ...
