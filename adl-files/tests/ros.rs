@@ -150,6 +150,14 @@ fn a_ros1_bag_of_debians_writer_reads_as_rosbag_reads_it() {
     assert!(reads_as_rosbags("flight_debian.bag", "flight_debian.bag.json") > 300);
 }
 
+/// A standalone MCAP in ROS 1 encoding (ros1msg schemas, lz4 chunks),
+/// written by Foxglove's mcap-ros1-support, reads as its reader reads it
+/// (`make_ros1_mcap.py`).
+#[test]
+fn an_mcap_of_ros1_messages_reads_as_its_writers_reader_reads_it() {
+    assert!(reads_as_rosbags("flight_ros1.mcap", "flight_ros1.mcap.json") > 300);
+}
+
 /// A rosbag2 SQLite file without `message_definitions` (rosbag2 before
 /// Iron) is decoded by the built-in definitions of the standard packages.
 #[test]

@@ -792,6 +792,12 @@ message packages): the messages of `flight.bag` (from its expected JSON)
 written by the library ROS 1 users record with, bz2 chunks of 16 KiB;
 `expected/flight_debian.bag.json` is that library's reading of it.
 
+`flight_ros1.mcap` is written by `make_ros1_mcap.py` (a venv over
+Debian's Python with its ROS 1 packages, and mcap-ros1-support from
+PyPI): the messages of `flight_debian.bag` in a standalone MCAP in ROS 1
+encoding (ros1msg schemas, lz4 chunks of 16 KiB), by Foxglove's own
+writer for it; `expected/flight_ros1.mcap.json` is its reader's reading.
+
 ## Files
 
 | file | format | expected contents |
@@ -844,9 +850,11 @@ def check() -> int:
         generate(Path(tmp))
         fresh = Path(tmp) / "expected"
         names = sorted(p.name for p in fresh.glob("*.json"))
-        # make_debian_bag.py's expected file is that script's to check.
+        # make_debian_bag.py's and make_ros1_mcap.py's expected files are
+        # those scripts' to check.
+        theirs = ("flight_debian.bag.json", "flight_ros1.mcap.json")
         have = (
-            sorted(p.name for p in committed.glob("*.json") if p.name != "flight_debian.bag.json")
+            sorted(p.name for p in committed.glob("*.json") if p.name not in theirs)
             if committed.is_dir()
             else []
         )
