@@ -30,7 +30,8 @@ pub(crate) enum Container {
 /// Where a message is in its file.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Place {
-    Mcap(index::Place),
+    /// In an MCAP or ROS 1 file (in a chunk, or at a byte of the file).
+    Chunked(index::Place),
     /// A row of the `messages` table.
     Row(i64),
 }
@@ -39,13 +40,13 @@ impl Container {
     /// The bytes of the message at `place`.
     pub(crate) fn message(&self, place: Place) -> Result<MessageBytes> {
         let (bytes, compressed) = match (self, place) {
-            (Container::Mcap(file, compressed), Place::Mcap(place)) => {
+            (Container::Mcap(file, compressed), Place::Chunked(place)) => {
                 (file.message(place, mcap::locate)?, *compressed)
             }
             (Container::Sqlite(file, compressed), Place::Row(id)) => {
                 (MessageBytes::Owned(file.message(id)?), *compressed)
             }
-            (Container::Ros1(file), Place::Mcap(place)) => {
+            (Container::Ros1(file), Place::Chunked(place)) => {
                 (file.message(place, ros1::locate)?, false)
             }
             _ => {
@@ -269,43 +270,30 @@ impl Bag {
                         damage.push(format!("{}: {d}", file.display()));
                     }
                     for channel in channels {
-                        let listed =
-                            topics
-                                .entry(channel.topic.clone())
-                                .or_insert_with(|| Listed {
-                                    type_name: channel.schema_name.clone(),
-                                    messages: Vec::new(),
-                                    schema: mcap_schema(channel).map(Arc::new),
-                                });
-                        if listed.type_name != channel.schema_name {
-                            listed.schema = Err(format!(
-                                "its messages are of two types, `{}` and `{}`",
-                                listed.type_name, channel.schema_name
-                            ));
-                        }
-                        listed
-                            .messages
-                            .extend(channel.entries.iter().map(|e| Located {
-                                file: k as u32,
-                                log_time: e.log_time,
-                                place: Place::Mcap(e.place),
-                            }));
+                        let messages = channel.entries.iter().map(|e| Located {
+                            file: k as u32,
+                            log_time: e.log_time,
+                            place: Place::Chunked(e.place),
+                        });
+                        let schema = || mcap_schema(channel);
+                        list(
+                            &mut topics,
+                            &channel.topic,
+                            &channel.schema_name,
+                            schema,
+                            messages,
+                        );
                     }
                 }
                 Container::Sqlite(db, _) => {
                     for topic in &db.topics {
-                        let listed = topics.entry(topic.name.clone()).or_insert_with(|| Listed {
-                            type_name: topic.type_name.clone(),
-                            messages: Vec::new(),
-                            schema: sqlite_schema(db, topic).map(Arc::new),
+                        let messages = topic.messages.iter().map(|&(log_time, id)| Located {
+                            file: k as u32,
+                            log_time,
+                            place: Place::Row(id),
                         });
-                        listed
-                            .messages
-                            .extend(topic.messages.iter().map(|&(log_time, id)| Located {
-                                file: k as u32,
-                                log_time,
-                                place: Place::Row(id),
-                            }));
+                        let schema = || sqlite_schema(db, topic);
+                        list(&mut topics, &topic.name, &topic.type_name, schema, messages);
                     }
                 }
             }
@@ -395,6 +383,30 @@ fn open_mcap(path: &Path) -> Result<(PathBuf, Container)> {
         path.to_owned(),
         Container::Mcap(mcap::open(path, bytes)?, false),
     ))
+}
+
+/// Add topic `name`'s `messages` (of `type_name`, decoded by `schema`,
+/// made where the topic is first seen) to `topics`: one topic across a
+/// bag's files, its messages of one type.
+fn list(
+    topics: &mut BTreeMap<String, Listed>,
+    name: &str,
+    type_name: &str,
+    schema: impl FnOnce() -> std::result::Result<Schema, String>,
+    messages: impl Iterator<Item = Located>,
+) {
+    let listed = topics.entry(name.to_owned()).or_insert_with(|| Listed {
+        type_name: type_name.to_owned(),
+        messages: Vec::new(),
+        schema: schema().map(Arc::new),
+    });
+    if listed.type_name != type_name {
+        listed.schema = Err(format!(
+            "its messages are of two types, `{}` and `{type_name}`",
+            listed.type_name
+        ));
+    }
+    listed.messages.extend(messages);
 }
 
 /// An MCAP object in a store, indexed by ranged reads from its summary

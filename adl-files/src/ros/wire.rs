@@ -223,20 +223,21 @@ impl<'a> Reader<'a> {
             Count::Fixed(n) => n,
             Count::Sequence => self.length()?,
         };
-        match element {
-            Element::Primitive(p) => self.primitives(p, n),
-            Element::Message(ty) => {
-                let mut items = Vec::with_capacity(n.min(1 << 16));
-                for i in 0..n {
-                    let item = self.message(schema, ty).map_err(|mut e| {
-                        e.path.push(Arc::from(format!("[{i}]")));
-                        e
-                    })?;
-                    items.push(Value::Message(item));
-                }
-                Ok(Value::List(items))
-            }
+        if let Element::Primitive(p) = element
+            && let Some(numbers) = self.numbers(p, n)?
+        {
+            return Ok(Value::Array(numbers));
         }
+        // Strings, times and messages: a list of them, each read as one.
+        let mut items = Vec::with_capacity(n.min(1 << 16));
+        for i in 0..n {
+            let item = self.one(schema, element).map_err(|mut e| {
+                e.path.push(Arc::from(format!("[{i}]")));
+                e
+            })?;
+            items.push(item);
+        }
+        Ok(Value::List(items))
     }
 
     fn one(&mut self, schema: &Schema, element: Element) -> Wire<Value> {
@@ -271,8 +272,10 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn primitives(&mut self, p: Primitive, n: usize) -> Wire<Value> {
-        Ok(Value::Array(match p {
+    /// `n` numbers (or bools) of `p` in one array; `None` where `p` is
+    /// not a number (a string, a time), read one by one.
+    fn numbers(&mut self, p: Primitive, n: usize) -> Wire<Option<Numbers>> {
+        Ok(Some(match p {
             Primitive::Bool => {
                 Numbers::Bool(self.take_many(n, 1)?.iter().map(|&b| b != 0).collect())
             }
@@ -287,28 +290,9 @@ impl<'a> Reader<'a> {
             Primitive::F32 => Numbers::F32(read_numbers!(self, f32, n)),
             Primitive::F64 => Numbers::F64(read_numbers!(self, f64, n)),
             Primitive::String | Primitive::WString | Primitive::Time | Primitive::Duration => {
-                let mut items = Vec::with_capacity(n.min(1 << 16));
-                for _ in 0..n {
-                    items.push(self.one_primitive(p)?);
-                }
-                return Ok(Value::List(items));
+                return Ok(None);
             }
         }))
-    }
-
-    fn one_primitive(&mut self, p: Primitive) -> Wire<Value> {
-        match p {
-            Primitive::String => Ok(Value::String(self.string()?)),
-            Primitive::Time => {
-                let (secs, nsecs) = (read_number!(self, u32), read_number!(self, u32));
-                Ok(time("time", Value::U32(secs), Value::U32(nsecs)))
-            }
-            Primitive::Duration => {
-                let (secs, nsecs) = (read_number!(self, i32), read_number!(self, i32));
-                Ok(time("duration", Value::I32(secs), Value::I32(nsecs)))
-            }
-            _ => Err(error(self.pos, "wstring fields are not supported")),
-        }
     }
 }
 

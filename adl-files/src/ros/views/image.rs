@@ -6,7 +6,7 @@ use adl_core::transform::ImageLayout;
 use adl_core::{Error, Result};
 use ndarray::Array3;
 
-use super::{View, short_type};
+use super::View;
 use crate::decode::Decoding;
 use crate::ros::{Message, Numbers};
 
@@ -141,7 +141,7 @@ impl View for Array3<u8> {
     /// `[H, W, C]`: an 8-bit `Image` (BGR reordered to RGB), or a
     /// `CompressedImage` decoded to RGB.
     fn from_message(message: &Message) -> Result<Array3<u8>> {
-        if short_type(message.type_name()) == "sensor_msgs/CompressedImage" {
+        if message.type_name() == "sensor_msgs/CompressedImage" {
             return compressed(message);
         }
         raw(message, 1)?.pixels(|b, _| b[0])

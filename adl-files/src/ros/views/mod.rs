@@ -43,15 +43,6 @@ pub trait View: Sized {
     fn from_message(message: &Message) -> Result<Self>;
 }
 
-/// `pkg/msg/Type` as `pkg/Type`.
-pub(crate) fn short_type(name: &str) -> String {
-    let parts: Vec<&str> = name.split('/').collect();
-    match parts.as_slice() {
-        [pkg, "msg", ty] => format!("{pkg}/{ty}"),
-        _ => name.to_owned(),
-    }
-}
-
 /// `[x, y, z]` of a `geometry_msgs/Vector3` or `Point`.
 pub(crate) fn vector(message: &Message) -> Result<ndarray::Array1<f64>> {
     Ok(ndarray::Array1::from(vec![

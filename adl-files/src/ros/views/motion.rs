@@ -5,7 +5,7 @@ use adl_core::interpolate::{Interpolate, Quaternion};
 use adl_core::{Error, Result};
 use ndarray::Array1;
 
-use super::{View, short_type, vector};
+use super::{View, vector};
 use crate::ros::Message;
 
 /// A `sensor_msgs/Imu` reading.
@@ -139,7 +139,8 @@ impl View for Pose {
     ];
 
     fn from_message(message: &Message) -> Result<Pose> {
-        match short_type(message.type_name()).as_str() {
+        // A decoded message's type is `pkg/Type` (see `definition`).
+        match message.type_name() {
             "geometry_msgs/Pose" => Pose::of_pose(message),
             "geometry_msgs/PoseStamped" => Pose::of_pose(message.message("pose")?),
             "geometry_msgs/PoseWithCovarianceStamped" | "nav_msgs/Odometry" => {

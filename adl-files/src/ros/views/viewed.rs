@@ -5,8 +5,9 @@ use std::marker::PhantomData;
 use adl_core::storage::Storage;
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 
-use super::{View, short_type};
+use super::View;
 use crate::ros::Topic;
+use crate::ros::definition::{Dialect, normalize};
 
 /// A [`Topic`] read through a [`View`]: sample `i` is message `i` as a
 /// `V` (from [`Topic::view`]).
@@ -19,7 +20,8 @@ impl<V: View> Viewed<V> {
     /// `topic` as `V`s; a topic of a type `V` does not read is an error
     /// naming both.
     pub(crate) fn new(topic: Topic) -> Result<Self> {
-        let ty = short_type(topic.message_type());
+        // `pkg/msg/Type` (ROS 2) and `pkg/Type` (ROS 1) alike, as `pkg/Type`.
+        let ty = normalize(topic.message_type(), "", Dialect::Ros2);
         if !V::TYPES.contains(&ty.as_str()) {
             return Err(Error::invalid(
                 format_args!("view of topic `{}`", topic.name()),
