@@ -876,8 +876,9 @@ fn same_bag(remote: &adl::files::ros::Bag, local: &adl::files::ros::Bag) -> usiz
 
 /// Robot logs in S3 read as the local files: an MCAP file indexed by
 /// ranged reads (its footer, summary and message indexes, not its
-/// chunks), each chunk then read once; a ROS 1 bag and rosbag2 folders in
-/// both storages (a SQLite file compressed whole among them).
+/// chunks), each chunk then read once; a ROS 1 bag indexed by ranged reads
+/// too, and one cut off read whole; rosbag2 folders in both storages (a
+/// SQLite file compressed whole among them).
 #[test]
 fn bags_in_s3_read_as_the_local_files() {
     use adl::files::ros::Bag;
@@ -913,11 +914,41 @@ fn bags_in_s3_read_as_the_local_files() {
     assert!(read.bytes <= opened.bytes + size, "{read:?}");
     assert_eq!(read.failures, 0);
 
+    // A ROS 1 bag is indexed by ranges too: its bag header, its
+    // connection and chunk-info records, each chunk's header and index
+    // records; its chunks are read as their messages are.
+    let store = server.store();
+    let size = std::fs::metadata(ros_data("flight.bag")).unwrap().len();
+    let remote = Bag::open(store.at("ros/flight.bag")).unwrap();
+    let opened = store.stats();
+    assert!(
+        opened.bytes < size / 4,
+        "opening read {} of {size} bytes",
+        opened.bytes
+    );
+    let local = Bag::open(ros_data("flight.bag")).unwrap();
+    assert_eq!(same_bag(&remote, &local), 308);
+    let read = store.stats();
+    assert!(read.bytes <= opened.bytes + size, "{read:?}");
+    assert_eq!(read.failures, 0);
+
     for name in ["flight.bag", "flight_mcap", "flight_sqlite", "flight_zstd"] {
         let remote = Bag::open(url(&format!("ros/{name}"))).unwrap();
         let local = Bag::open(ros_data(name)).unwrap();
         assert_eq!(same_bag(&remote, &local), 308, "{name}");
     }
+
+    // A ROS 1 bag cut off before its index records is read whole and
+    // scanned, as the same bytes on disk are.
+    let whole = std::fs::read(ros_data("flight.bag")).unwrap();
+    let cut = &whole[..whole.len() * 3 / 5];
+    server.put("ros/cut.bag", cut);
+    let scratch = tempfile::tempdir().unwrap();
+    std::fs::write(scratch.path().join("cut.bag"), cut).unwrap();
+    let remote = Bag::open(url("ros/cut.bag")).unwrap();
+    let local = Bag::open(scratch.path().join("cut.bag")).unwrap();
+    assert!(same_bag(&remote, &local) > 0);
+    assert_eq!(remote.damage().len(), 1, "{:?}", remote.damage());
 
     let err = Bag::open(url("ros/absent.mcap")).unwrap_err();
     assert!(err.to_string().contains("ros/absent.mcap"), "{err}");

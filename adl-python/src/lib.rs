@@ -46,6 +46,7 @@ mod errors;
 mod exit;
 mod files;
 mod gil;
+mod interpolated;
 mod loader;
 mod margin;
 mod native;
@@ -74,6 +75,7 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<sync::Next>()?;
     module.add_class::<sync::Nearest>()?;
     module.add_class::<trace::Trace>()?;
+    module.add_class::<interpolated::Interpolated>()?;
     module.add_class::<dataset::Dataset>()?;
     module.add_class::<loader::Loader>()?;
     module.add_class::<loader::Epoch>()?;

@@ -1,5 +1,7 @@
-"""A ROS 2 bag from Python: each topic a sensor (`adl.ros.Bag`), two of
-them synchronized in an `adl.Trace` and batched by `adl.Loader`'s workers.
+"""A ROS 2 bag from Python: each topic a sensor (`adl.ros.Bag`); the
+camera's images as the reference, the IMU and the pose interpolated to
+its stamps (`adl.Interpolated`: linear, slerp for the orientations, a gap
+masked), in an `adl.Trace` batched by `adl.Loader`'s workers.
 
     python examples/python/ros_bag.py [BAG]
 
@@ -31,15 +33,21 @@ def main() -> None:
           {k: round(v, 4) for k, v in first["angular_velocity"].items()},
           "covariance", first["angular_velocity_covariance"].dtype)
 
-    trace = adl.Trace({"imu": imu, "pose": pose},
-                      sync=generic.Nearest("imu", tol=0.1), name="flight")
-    loader = adl.Loader(adl.Dataset([trace]), batch_size=8, shuffle=1, workers=2)
+    camera = bag["/camera/image"].view("image")
+    imu = adl.Interpolated(imu.view("imu"), camera, max_gap=0.1, slerp=["orientation"])
+    pose = adl.Interpolated(pose, camera, max_gap=0.5, slerp=["pose.orientation"])
+    print(f"IMU interpolated at {imu.valid} of {len(imu)} camera stamps "
+          f"(the rest in gaps over {imu.max_gap} s, masked)")
+    trace = adl.Trace({"camera": camera, "imu": imu, "pose": pose},
+                      sync=generic.Nearest("camera"), name="flight")
+    loader = adl.Loader(adl.Dataset([trace]), batch_size=2, shuffle=1, workers=2)
     for k, batch in enumerate(loader.epoch(0)):
         if k == 0:
-            print("batch 0: imu z acceleration", batch["imu"]["linear_acceleration"]["z"].shape,
-                  "pose x", batch["pose"]["pose"]["position"]["x"].shape)
+            print("batch 0: camera", batch["camera"].shape,
+                  "imu angular velocity", batch["imu"]["value"]["angular_velocity"].shape,
+                  "valid", batch["imu"]["valid"].shape,
+                  "pose x", batch["pose"]["value"]["pose"]["position"]["x"].shape)
     print(f"{len(trace)} synchronized samples loaded")
-
 
 if __name__ == "__main__":
     main()

@@ -1,6 +1,6 @@
 """The ROS bag example runs: it lists the bag's topics, reads a message
-as a dict of NumPy arrays and scalars, and loads the synchronized IMU and
-pose in batches."""
+as a dict of NumPy arrays and scalars, and loads camera images with the
+IMU and pose interpolated to them, in batches with their masks."""
 
 import os
 import subprocess
@@ -15,5 +15,7 @@ def test_the_ros_bag_example_lists_reads_and_loads():
     assert out.returncode == 0, out.stderr
     assert "/imu" in out.stdout and "sensor_msgs/msg/Imu" in out.stdout
     assert "covariance float64" in out.stdout
-    assert "batch 0: imu z acceleration (8,) pose x (8,)" in out.stdout
+    assert "IMU interpolated at 3 of 6 camera stamps" in out.stdout
+    assert ("batch 0: camera (2, 24, 32, 3) imu angular velocity (2, 3) valid (2,) pose x (2,)"
+            in out.stdout), out.stdout
     assert "synchronized samples loaded" in out.stdout

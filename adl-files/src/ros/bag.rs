@@ -131,10 +131,12 @@ impl Bag {
     /// that is not what its name says, is an error naming it.
     ///
     /// In a store, an MCAP file is indexed from its summary and message
-    /// indexes by ranged reads and each chunk is read when a message of it
-    /// is (one request per chunk, kept in the chunk cache); a ROS 1 bag, an
-    /// MCAP file without a summary or one compressed whole is read whole
-    /// into memory, and a rosbag2 SQLite file into a temporary file.
+    /// indexes, a ROS 1 bag from its connection, chunk-info and index
+    /// records, by ranged reads, and each chunk is read when a message of
+    /// it is (one request per chunk, kept in the chunk cache); an MCAP file
+    /// without a summary, one compressed whole or a ROS 1 bag without index
+    /// records (never reindexed) is read whole into memory, and a rosbag2
+    /// SQLite file (SQLite reads files) into a temporary file.
     pub fn open(location: impl Into<Location>) -> Result<Bag> {
         let location = location.into();
         let Some(path) = location.as_path() else {
@@ -166,8 +168,10 @@ impl Bag {
                 Bag::from_files(&shown, vec![(shown.clone(), Container::Mcap(file, false))])
             }
             Some("bag") => {
-                let bytes = Bytes::owned(location.object()?.get()?.to_vec());
-                let file = ros1::open(&shown, bytes)?;
+                let file = match ros1::open_object(&shown, location.object()?)? {
+                    Some(file) => file,
+                    None => ros1::open(&shown, Bytes::owned(location.object()?.get()?.to_vec()))?,
+                };
                 Bag::from_files(&shown, vec![(shown.clone(), Container::Ros1(file))])
             }
             Some(_) => Err(not_a_bag(&shown)),

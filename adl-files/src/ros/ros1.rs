@@ -2,10 +2,12 @@
 //! in chunks (uncompressed, bz2 or lz4), each chunk followed by index
 //! records giving its messages' offsets, and at the end of the file the
 //! connections and a record per chunk. Indexed from those end records
-//! without decompressing a chunk; a bag without them (a recording cut off,
+//! without decompressing a chunk (in an object store, by ranged reads of
+//! them and of each chunk's header and index records); a bag without them (a recording cut off,
 //! `rosbag reindex` never run) is scanned, and one damaged part way keeps
 //! the messages before the damage, saying where.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
@@ -15,6 +17,7 @@ use adl_core::{Error, Result};
 use super::bytes::Bytes;
 use super::chunks::{Chunk, ChunkedFile, Compression};
 use super::index::{Channel, Entry, Place};
+use crate::object::Object;
 
 const MAGIC: &[u8] = b"#ROSBAG V2.0\n";
 
@@ -78,8 +81,9 @@ fn fields(mut bytes: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
     })
 }
 
-/// The record at `pos` of `bytes`.
-fn record_at(bytes: &[u8], pos: usize) -> std::result::Result<Record<'_>, String> {
+/// The header of the record at `pos` of `bytes`, and the range of its
+/// data (relative to `bytes`, which need not hold it).
+fn header_at(bytes: &[u8], pos: usize) -> std::result::Result<(&[u8], Range<usize>), String> {
     let cut = || format!("a record at byte {pos} runs past the end of the data");
     let len = |at: usize| -> std::result::Result<usize, String> {
         Ok(u32::from_le_bytes(
@@ -95,82 +99,158 @@ fn record_at(bytes: &[u8], pos: usize) -> std::result::Result<Record<'_>, String
     let header = bytes.get(pos + 4..header_end).ok_or_else(cut)?;
     let data_len = len(header_end)?;
     let data_end = (header_end + 4).checked_add(data_len).ok_or_else(cut)?;
-    let data = bytes.get(header_end + 4..data_end).ok_or_else(cut)?;
-    Ok(Record {
-        header,
-        data,
-        next: data_end,
-    })
+    Ok((header, header_end + 4..data_end))
+}
+
+/// The record at `pos` of `bytes`.
+fn record_at(bytes: &[u8], pos: usize) -> std::result::Result<Record<'_>, String> {
+    let (header, data) = header_at(bytes, pos)?;
+    let next = data.end;
+    let data = bytes
+        .get(data)
+        .ok_or_else(|| format!("a record at byte {pos} runs past the end of the data"))?;
+    Ok(Record { header, data, next })
 }
 
 /// Index the ROS 1 bag `bytes`, read from `path`.
 pub(crate) fn open(path: &Path, bytes: Bytes) -> Result<ChunkedFile> {
-    if !bytes.starts_with(MAGIC) {
-        let why = if bytes.starts_with(b"#ROSBAG V") {
-            "a ROS bag of another format version: adl reads version 2.0"
-        } else {
-            "not a ROS 1 bag: it does not start with `#ROSBAG V2.0`"
-        };
-        return Err(Error::file(path, why));
-    }
+    check_magic(path, &bytes)?;
     Ok(ChunkedFile::index(path, bytes, index_from_end, scan))
+}
+
+/// Refuse a file that does not start as a ROS 1 bag of version 2.0.
+fn check_magic(path: &Path, head: &[u8]) -> Result<()> {
+    if head.starts_with(MAGIC) {
+        return Ok(());
+    }
+    let why = if head.starts_with(b"#ROSBAG V") {
+        "a ROS bag of another format version: adl reads version 2.0"
+    } else {
+        "not a ROS 1 bag: it does not start with `#ROSBAG V2.0`"
+    };
+    Err(Error::file(path, why))
 }
 
 /// Index from the connection and chunk-info records at the end, and the
 /// index records after each chunk. False where the bag has none usable.
 fn index_from_end(file: &mut ChunkedFile) -> bool {
     let bytes = file.bytes.clone();
-    let Ok(header) = record_at(&bytes, MAGIC.len()) else {
-        return false;
+    let read = |start: u64, end: u64| -> Option<Cow<'_, [u8]>> {
+        bytes
+            .get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
+            .map(Cow::Borrowed)
     };
-    let Some(index_pos) = header.u64(b"index_pos").map(|p| p as usize) else {
-        return false;
+    index_records(file, bytes.len() as u64, &read).is_some()
+}
+
+/// Index the ROS 1 bag `object` from its index records, reading only its
+/// bag header, its connection and chunk-info records at the end, and each
+/// chunk's header and index records, by ranges; `None` where it has no
+/// usable index records (it is then read whole and scanned).
+#[cfg_attr(not(feature = "_object-store"), allow(dead_code))]
+pub(crate) fn open_object(path: &Path, object: Object) -> Result<Option<ChunkedFile>> {
+    let (head, size) = object.get_start(MAGIC.len() as u64)?;
+    check_magic(path, &head)?;
+    let failed = std::cell::RefCell::new(None);
+    let read = |start: u64, end: u64| -> Option<Cow<'static, [u8]>> {
+        match object.get_range(start..end) {
+            Ok(data) => Some(Cow::Owned(data.to_vec())),
+            Err(e) => {
+                failed.borrow_mut().get_or_insert(e);
+                None
+            }
+        }
     };
-    if header.op() != Some(op::BAG_HEADER) || index_pos == 0 || index_pos >= bytes.len() {
-        return false;
+    let mut file = ChunkedFile::empty(path);
+    let indexed = index_records(&mut file, size, &read).is_some();
+    if let Some(e) = failed.into_inner() {
+        return Err(e);
     }
+    if !indexed {
+        return Ok(None);
+    }
+    file.remote = Some(object);
+    Ok(Some(file.sorted()))
+}
+
+/// The bytes read for a record's header where its length is not known
+/// yet (a chunk's header is some 60 bytes; a longer one is read again).
+const HEAD_READ: u64 = 128;
+
+/// Index `file` (of `size` bytes, its ranges given by `read`) from its bag
+/// header's index position, the connection and chunk-info records there,
+/// and each chunk's header and the index records after it.
+fn index_records<'a>(
+    file: &mut ChunkedFile,
+    size: u64,
+    read: &dyn Fn(u64, u64) -> Option<Cow<'a, [u8]>>,
+) -> Option<()> {
+    // A record's header and data range (absolute), read from its start.
+    let head_at = |pos: u64| -> Option<(Vec<u8>, Range<u64>)> {
+        let first = read(pos, size.min(pos.checked_add(HEAD_READ)?))?;
+        let header_end = 4 + u64::from(u32::from_le_bytes(first.get(..4)?.try_into().ok()?));
+        let head = match first.len() as u64 >= header_end + 4 {
+            true => first,
+            false => read(pos, size.min(pos.checked_add(header_end + 4)?))?,
+        };
+        let (header, data) = header_at(&head, 0).ok()?;
+        let data = pos.checked_add(data.start as u64)?..pos.checked_add(data.end as u64)?;
+        Some((header.to_vec(), data))
+    };
+    let (header, _) = head_at(MAGIC.len() as u64)?;
+    let header = Record {
+        header: &header,
+        data: &[],
+        next: 0,
+    };
+    let index_pos = header.u64(b"index_pos")?;
+    if header.op() != Some(op::BAG_HEADER) || index_pos == 0 || index_pos >= size {
+        return None;
+    }
+    let tail = read(index_pos, size)?;
     let mut ids: HashMap<u32, usize> = HashMap::new();
     let mut chunk_positions = Vec::new();
-    let mut pos = index_pos;
-    while pos < bytes.len() {
-        let Ok(record) = record_at(&bytes, pos) else {
-            return false;
-        };
+    let mut pos = 0;
+    while pos < tail.len() {
+        let record = record_at(&tail, pos).ok()?;
         match record.op() {
             Some(op::CONNECTION) => {
                 if !connection(file, &record, &mut ids) {
-                    return false;
+                    return None;
                 }
             }
-            Some(op::CHUNK_INFO) => match record.u64(b"chunk_pos") {
-                Some(p) => chunk_positions.push(p as usize),
-                None => return false,
-            },
-            _ => return false,
+            Some(op::CHUNK_INFO) => chunk_positions.push(record.u64(b"chunk_pos")?),
+            _ => return None,
         }
         pos = record.next;
     }
+    // A chunk's index records lie between its data and the next chunk
+    // (or, after the last, the connection and chunk-info records).
+    let mut boundaries = chunk_positions.clone();
+    boundaries.push(index_pos);
+    boundaries.sort_unstable();
     for chunk_pos in chunk_positions {
-        let Ok(record) = record_at(&bytes, chunk_pos) else {
-            return false;
+        let (header, data) = head_at(chunk_pos)?;
+        let record = Record {
+            header: &header,
+            data: &[],
+            next: 0,
         };
-        let Some(chunk) = chunk_of(&bytes, &record) else {
-            return false;
-        };
+        let chunk = chunk_of(&record, data.clone())?;
+        let next = *boundaries.iter().find(|&&b| b > chunk_pos)?;
+        if data.end > next {
+            return None;
+        }
         let k = file.chunks.len() as u32;
         file.chunks.push(chunk);
-        // The chunk's index records follow it, one per connection.
-        let mut at = record.next;
-        while let Ok(index) = record_at(&bytes, at) {
+        let indexes = read(data.end, next)?;
+        let mut at = 0;
+        while let Ok(index) = record_at(&indexes, at) {
             if index.op() != Some(op::INDEX) {
                 break;
             }
-            let (Some(conn), Some(count)) = (index.u32(b"conn"), index.u32(b"count")) else {
-                return false;
-            };
-            let Some(&channel) = ids.get(&conn) else {
-                return false;
-            };
+            let (conn, count) = (index.u32(b"conn")?, index.u32(b"count")?);
+            let channel = *ids.get(&conn)?;
             for entry in index.data.chunks_exact(12).take(count as usize) {
                 let secs = u32::from_le_bytes(entry[0..4].try_into().expect("4"));
                 let nsecs = u32::from_le_bytes(entry[4..8].try_into().expect("4"));
@@ -186,7 +266,7 @@ fn index_from_end(file: &mut ChunkedFile) -> bool {
             at = index.next;
         }
     }
-    true
+    Some(())
 }
 
 /// Note a connection record (a topic, its type and definition); false
@@ -212,8 +292,9 @@ fn connection(file: &mut ChunkedFile, record: &Record<'_>, ids: &mut HashMap<u32
     true
 }
 
-/// A chunk record's compressed data and how to decompress it.
-fn chunk_of(bytes: &[u8], record: &Record<'_>) -> Option<Chunk> {
+/// A chunk record's compressed data (at `data` of the file) and how to
+/// decompress it.
+fn chunk_of(record: &Record<'_>, data: Range<u64>) -> Option<Chunk> {
     if record.op() != Some(op::CHUNK) {
         return None;
     }
@@ -223,10 +304,9 @@ fn chunk_of(bytes: &[u8], record: &Record<'_>) -> Option<Chunk> {
         b"lz4" => Compression::Lz4,
         _ => return None,
     };
-    let start = record.data.as_ptr() as usize - bytes.as_ptr() as usize;
     Some(Chunk {
-        start,
-        end: start + record.data.len(),
+        start: usize::try_from(data.start).ok()?,
+        end: usize::try_from(data.end).ok()?,
         compression,
         uncompressed: record.u32(b"size")? as usize,
     })
@@ -248,7 +328,9 @@ fn scan(file: &mut ChunkedFile) {
                 return file.damaged(pos, "a connection record without its fields".into());
             }
             Some(op::CHUNK) => {
-                let Some(chunk) = chunk_of(&bytes, &record) else {
+                let start = (record.data.as_ptr() as usize - bytes.as_ptr() as usize) as u64;
+                let data = start..start + record.data.len() as u64;
+                let Some(chunk) = chunk_of(&record, data) else {
                     return file.damaged(pos, "a chunk record that does not parse".into());
                 };
                 let k = file.chunks.len() as u32;
@@ -310,4 +392,64 @@ pub(crate) fn locate(records: &[u8], offset: usize) -> std::result::Result<Range
     }
     let start = record.data.as_ptr() as usize - records.as_ptr() as usize;
     Ok(start..start + record.data.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(name: &str) -> Bytes {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/data/ros")
+            .join(name);
+        Bytes::owned(std::fs::read(path).unwrap())
+    }
+
+    /// An intact bag is indexed from its index records, no chunk
+    /// decompressed, whichever writer made it and however compressed.
+    #[test]
+    fn an_intact_bag_is_indexed_from_its_index_records() {
+        for (name, messages) in [
+            ("flight.bag", 308),
+            ("flight_bz2.bag", 308),
+            ("flight_plain.bag", 308),
+            ("flight_debian.bag", 0),
+        ] {
+            let file = ChunkedFile::index(Path::new(name), bytes(name), index_from_end, |_| {
+                panic!("{name} was scanned, not indexed from its index records")
+            });
+            let indexed: usize = file.channels.iter().map(|c| c.entries.len()).sum();
+            assert!(indexed > 0, "{name}");
+            if messages > 0 {
+                assert_eq!(indexed, messages, "{name}");
+            }
+            assert_eq!(
+                file.chunks.len(),
+                9 + usize::from(name == "flight_debian.bag")
+            );
+        }
+    }
+
+    /// Index records that point past the file are not trusted: the bag is
+    /// scanned instead, and keeps its messages.
+    #[test]
+    fn an_index_past_the_file_is_scanned_instead() {
+        let mut damaged = bytes("flight.bag").to_vec();
+        // The bag header's index_pos, its first field after `op`.
+        let at = (damaged.windows(10).position(|w| w == b"index_pos=")).unwrap() + 10;
+        damaged[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        let mut scanned = false;
+        let file = ChunkedFile::index(
+            Path::new("flight.bag"),
+            Bytes::owned(damaged),
+            index_from_end,
+            |file| {
+                scanned = true;
+                scan(file);
+            },
+        );
+        assert!(scanned);
+        let indexed: usize = file.channels.iter().map(|c| c.entries.len()).sum();
+        assert_eq!(indexed, 308);
+    }
 }

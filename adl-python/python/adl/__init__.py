@@ -26,6 +26,9 @@ adl's own:
 - ``adl.Trace`` and ``adl.Dataset``: ``abstract.Trace`` and
   ``abstract.Dataset`` written in Rust, which ``adl.Loader`` reads without
   the GIL.
+- ``adl.Interpolated``: a sensor evaluated at another's timestamps,
+  linearly and by slerp for quaternions, never extrapolated, a gap masked
+  or refused (with ``generic.Nearest`` on the reference in one trace).
 - ``adl.files``: adl's file-backed sensors (JPEG/PNG frames, NumPy
   arrays, CSV tables), read and decoded without the GIL.
 - ``adl.px4``: PX4 flight logs (ULog), each topic a sensor, read in Rust
@@ -47,11 +50,21 @@ adl's own:
 """
 
 from adl import abstract, ext, files, generic, px4, ros, spec, transforms
-from adl._native import Dataset, Epoch, Loader, LoaderError, Pipeline, Trace, default_collate
+from adl._native import (
+    Dataset,
+    Epoch,
+    Interpolated,
+    Loader,
+    LoaderError,
+    Pipeline,
+    Trace,
+    default_collate,
+)
 
 __all__ = [
     "Dataset",
     "Epoch",
+    "Interpolated",
     "Loader",
     "LoaderError",
     "Pipeline",

@@ -30,6 +30,7 @@ __all__ = [
     "Epoch",
     "Metadata",
     "Images",
+    "Interpolated",
     "Npy",
     "Table",
     "Stream",
@@ -100,6 +101,10 @@ _NpyDtype: TypeAlias = Literal["float32", "float64", "uint8", "int16", "uint16",
 # The kinds of RosTopic.view.
 _RosViewKind: TypeAlias = Literal["image", "image16", "depth", "points", "imu", "fix", "scan", "pose"]
 
+# A sensor of the specification (``metadata.timestamps``, ``__getitem__``,
+# ``__len__``): any object that has them.
+_Sensor: TypeAlias = Any
+
 # A node of an adl.Pipeline: one of adl's transforms, or a Python callable
 # (given and giving dicts of NumPy arrays).
 _Node: TypeAlias = Transform | Callable[[Any], Any]
@@ -149,6 +154,57 @@ class Nearest:
         """The margin, as it was given (``{}`` when none was)."""
     def __call__(self, timestamps: Mapping[str, ArrayLike]) -> dict[str, NDArray[np.uint32]]:
         """The indices of every sensor of ``timestamps``."""
+    def __repr__(self) -> str: ...
+
+# Interpolated synchronization.
+
+@final
+class Interpolated:
+    """A sensor evaluated at other times, typically another sensor's:
+    sample ``i`` is ``{"value": ..., "valid": bool}``, the sensor
+    interpolated at ``times[i]``. Numbers and numeric arrays linearly (as
+    NumPy's ``interp``), the quaternions at the key paths named by
+    ``slerp`` by spherical linear interpolation (as SciPy's ``Slerp``),
+    dicts, lists and tuples part by part, anything else the nearer
+    sample's. Never extrapolated: a time outside the sensor's samples, or
+    in a gap longer than ``max_gap`` seconds, is masked (``gaps="mask"``)
+    or refused (``gaps="refuse"``, a ``ValueError``)."""
+
+    def __new__(
+        cls,
+        sensor: _Sensor,
+        times: ArrayLike | _Sensor,
+        max_gap: float = ...,
+        gaps: Literal["mask", "refuse"] = "mask",
+        slerp: Sequence[str] = ...,
+        name: str | None = None,
+    ) -> Self: ...
+    @property
+    def metadata(self) -> Metadata:
+        """The times it is evaluated at (``metadata.timestamps``, seconds)."""
+    @property
+    def sensor(self) -> _Sensor:
+        """The sensor interpolated."""
+    @property
+    def name(self) -> str:
+        """The sensor's name, as errors give it."""
+    @property
+    def max_gap(self) -> float:
+        """The longest gap interpolated across, in seconds."""
+    @property
+    def gaps(self) -> Literal["mask", "refuse"]:
+        """What a time it cannot interpolate at gives."""
+    @property
+    def slerp(self) -> list[str]:
+        """The key paths interpolated as quaternions."""
+    @property
+    def valid(self) -> int:
+        """How many of its times have a valid interpolation."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: SupportsIndex, /) -> dict[str, Any]:
+        """The sensor at time ``key``: ``{"value": ..., "valid": bool}``."""
+    def stream(self, batch: int | None = None) -> Stream:
+        """The samples one after another, or lists of ``batch`` of them."""
     def __repr__(self) -> str: ...
 
 # Traces and datasets.
