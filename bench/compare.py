@@ -7,6 +7,7 @@ only figures taken together compare).
     python3 bench/compare.py --workloads w4 [--rounds 3] [--w4-data DIR] [--latency-readers N]
     python3 bench/compare.py --workloads w2-python [--rounds 5]
     python3 bench/compare.py --workloads rover [--rounds 2]
+    python3 bench/compare.py --peers [--workloads w2,w4,w6] [--rounds 3]
 
 Each round runs, for every workload, adl (2 workers), the PyTorch peer (0
 and 2 workers) and, for W1 and W2, the C limit (2 threads), each in a fresh
@@ -38,6 +39,23 @@ Python / PyTorch's best, and the memory peaks.
 
 roverd's format (issue 30; not in the default list): bench/rover/
 compare_rover.py says what it runs.
+
+The peers (issue 33): `python3 bench/compare.py --peers [--workloads
+w2,w4,w6] [--rounds 3]` runs, per workload, adl and every peer at each of
+its settings of 0, 2 and 4 workers (threads or processes, where a peer has
+both: bench/peer/peers.py says what each runs), each a fresh process after
+the machine is quiet, alternating round by round, its memory watched from
+outside; first, once, each peer's digest of W2 and W6 against the plain
+loop's. adl runs W2 through Python (bench_w2.py: its Rust loader iterated
+from Python), W4 from Rust (adl-bench) and W6 through `adl.Loader` (0
+workers, and 2 and 4 worker processes). PyTorch's DataLoader, Grain,
+SPDL and torchdata run in target/peers-venv (PEERS_PYTHON names another);
+dataloader-rs, whose wheels need Python 3.13 or later, in
+target/peers-venv-313 made from a `python3.13` on the PATH or pyenv's
+(DLRS_PYTHON names another; without one it is left out, saying so). The
+table gives each run's median warm samples/s and peak PSS; the last lines,
+one per workload, `ratio WORKLOAD adl/best-peer R PEER` and adl / PyTorch's
+best.
 
 Needs gcc and python3; PyTorch and numpy are installed with pip into
 target/peer-venv the first time (about 600 MB), unless PEER_PYTHON names a
@@ -225,6 +243,154 @@ def w2_python(rounds):
         print(f"| {k}{' (best)' if k == best else ''} | {med[k] / 1e3:.0f} k ({', '.join(f'{x / 1e3:.0f}' for x in v)}) "
               f"| {against} | {statistics.median(rss[k]):.0f} | {statistics.median(pss[k]):.0f} |")
 
+# ---------------------------------------------------------------- the peers (issue 33)
+PEERS_PACKAGES = ["torch", "torchvision", "numpy", "pillow", "scikit-image", "spdl", "grain", "torchdata"]
+
+
+def venv_python(name, packages, check, base=sys.executable):
+    """A venv under target/ (made once) with `packages`; `check` imports them."""
+    venv = os.path.join(TARGET, name)
+    python = os.path.join(venv, "bin", "python")
+    ok = os.path.exists(python) and subprocess.run([python, "-c", check], capture_output=True).returncode == 0
+    if not ok:
+        print(f"compare: installing {', '.join(packages)} into target/{name} (once)", file=sys.stderr)
+        subprocess.run([base, "-m", "venv", venv], check=True)
+        subprocess.run([python, "-m", "pip", "install", "-q", *packages], check=True)
+    return python
+
+
+def python313():
+    """A Python 3.13 or later to make dataloader-rs's venv from, or None."""
+    import glob
+    import shutil
+
+    found = [shutil.which(f"python3.{m}") for m in (15, 14, 13)]
+    found += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[3-9]*/bin/python3")), reverse=True)
+    for python in filter(None, found):
+        if subprocess.run([python, "-c", "import sys; assert sys.version_info >= (3, 13)"],
+                          capture_output=True).returncode == 0:
+            return python
+    return None
+
+
+def adl_python():
+    """The python with adl and adl_bench installed: ADL_PYTHON, else
+    target/python-venv (`cargo xtask python`), adl_bench installed there."""
+    python = os.environ.get("ADL_PYTHON") or os.path.join(TARGET, "python-venv", "bin", "python")
+    if not os.path.exists(python):
+        sys.exit("compare: run `cargo xtask python` first (it makes target/python-venv), or set ADL_PYTHON")
+    has = subprocess.run([python, "-c", "import adl_bench"], capture_output=True).returncode == 0
+    if not has:
+        env = {**os.environ, "PATH": os.path.dirname(python) + os.pathsep + os.environ["PATH"]}
+        subprocess.run([python, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps",
+                        os.path.join(ROOT, "bench", "python")], check=True, env=env)
+    return python
+
+
+def peer_runs(workload, data, pythons, bench):
+    """(name, command) of every run of `workload`: adl's and each peer's
+    settings."""
+    peers = os.path.join(PEER, "peers.py")
+    adl, main, dlrs = pythons["adl"], pythons["peers"], pythons.get("dataloader-rs")
+    runs = []
+    if workload == "w2":
+        runs += [(f"adl, {w} threads", [adl, os.path.join(ROOT, "bench", "python", "bench_w2.py"), "--workers", str(w)])
+                 for w in (2, 4)]
+    elif workload == "w4":
+        runs += [(f"adl, {w} threads", [bench, "--workload", "w4", "--data", data, "--workers", str(w)]) for w in (2, 4)]
+    else:
+        runs.append(("adl, 0 workers", [adl, peers, "--peer", "adl", "--workload", "w6", "--workers", "0"]))
+        runs += [(f"adl, {w} processes", [adl, peers, "--peer", "adl", "--workload", "w6", "--workers", str(w),
+                                          "--mode", "process"]) for w in (2, 4)]
+    settings = [("torch", "process", (0, 2, 4)), ("grain", "process", (0, 2, 4)),
+                ("spdl", "thread", (0, 2, 4)), ("spdl", "process", (2, 4)),
+                ("torchdata", "thread", (0, 2, 4)), ("torchdata", "process", (2, 4))]
+    if dlrs:
+        settings.append(("dataloader-rs", "thread", (0, 2, 4)))
+    for peer, mode, counts in settings:
+        python = dlrs if peer == "dataloader-rs" else main
+        for w in counts:
+            kind = "workers" if w == 0 else f"{mode}{'es' if mode == 'process' else 's'}"
+            runs.append((f"{peer}, {w} {kind}", [python, peers, "--peer", peer, "--workload", workload,
+                                                 "--workers", str(w), "--mode", mode, "--data", data]))
+    return runs
+
+
+def peers_verify(workload, pythons):
+    """Each loader's digest of `workload` (2 workers) against the plain
+    loop's: {peer: True/False}."""
+    peers = os.path.join(PEER, "peers.py")
+    out = {}
+    for peer in ("adl", "torch", "grain", "spdl", "torchdata", "dataloader-rs"):
+        python = pythons["dataloader-rs" if peer == "dataloader-rs" else ("adl" if peer == "adl" else "peers")]
+        if python is None:
+            continue
+        mode = ["--mode", "process"] if peer == "adl" else []
+        for row in sh([python, peers, "--peer", peer, "--workload", workload, "--workers", "2", "--verify", *mode]):
+            out[peer] = row["digest"] == row["reference"]
+    return out
+
+
+def peers(workloads, rounds, data):
+    """Every peer beside adl, alternating, per workload; the table and the
+    ratio lines."""
+    pythons = {"adl": adl_python(),
+               "peers": os.environ.get("PEERS_PYTHON") or venv_python(
+                   "peers-venv", PEERS_PACKAGES, "import torch, torchvision, numpy, PIL, spdl, grain, torchdata")}
+    base = os.environ.get("DLRS_PYTHON") or python313()
+    if base is None:
+        print("compare: dataloader-rs left out: its wheels need Python 3.13 or later, and none is on the PATH "
+              "(set DLRS_PYTHON)", file=sys.stderr)
+    elif os.environ.get("DLRS_PYTHON"):
+        pythons["dataloader-rs"] = base
+    else:
+        pythons["dataloader-rs"] = venv_python("peers-venv-313", ["dataloader-rs", "numpy", "pillow"],
+                                               "import dataloader_rs, numpy, PIL", base=base)
+    subprocess.run(["cargo", "build", "--release", "-p", "adl-bench"], cwd=ROOT, check=True)
+    bench = os.path.join(TARGET, "release", "adl-bench")
+    if "w4" in workloads and not os.path.exists(os.path.join(data, "manifest.json")):
+        print(f"compare: writing W4's dataset into {data} (once)", file=sys.stderr)
+        subprocess.run([pythons["peers"], os.path.join(PEER, "w4", "generate.py"), data, "--force"], check=True)
+    verified = {w: peers_verify(w, pythons) for w in workloads if w in ("w2", "w6")}
+    runs, pss = {}, {}
+    for r in range(rounds):
+        for w in workloads:
+            print(f"compare: peers, {w}, round {r + 1} of {rounds}", file=sys.stderr)
+            for name, cmd in peer_runs(w, data, pythons, bench):
+                wait_quiet()
+                for row in monitored(cmd, {"ADL_QUIET": "1"}):
+                    warm = row.get("warm_samples_per_s", row.get("samples_per_s"))
+                    if warm is not None:
+                        runs.setdefault((w, name), []).append(warm)
+                        pss.setdefault((w, name), []).append(row["peak_pss_tree_mb"])
+    med = statistics.median
+    lines = []
+    for w in workloads:
+        keys = [k for k in runs if k[0] == w]
+        print(f"\n| {w} | warm samples/s (runs) | peak PSS, summed (MiB) | digest |")
+        print("|---|---|---|---|")
+        for k in keys:
+            peer = k[1].split(",")[0]
+            digest = {True: "same", False: "DIFFERS"}.get(verified.get(w, {}).get(peer), "-")
+            print(f"| {k[1]} | {med(runs[k]):.0f} ({', '.join(f'{x:.0f}' for x in runs[k])}) "
+                  f"| {med(pss[k]):.0f} | {digest} |")
+        best = {}
+        for k in keys:
+            peer = k[1].split(",")[0]
+            if med(runs[k]) > best.get(peer, (0, ""))[0]:
+                best[peer] = (med(runs[k]), k[1])
+        adl_best = best.pop("adl", (0, "-"))
+        if best:
+            peer, (value, setting) = max(best.items(), key=lambda kv: kv[1][0])
+            torch_best = best.get("torch", (float("nan"), "-"))
+            lines.append(f"ratio {w} adl/best-peer {adl_best[0] / value:.2f} {peer} "
+                         f"(adl: {adl_best[1]}, {adl_best[0]:.0f}/s; {setting}, {value:.0f}/s; "
+                         f"adl/torch-best {adl_best[0] / torch_best[0]:.2f})")
+    print()
+    for line in lines:
+        print(line)
+
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -233,7 +399,14 @@ def main():
     ap.add_argument("--w4-data", default=os.path.join(TARGET, "w4-data"), help="W4's dataset (target/w4-data)")
     ap.add_argument("--latency-readers", type=int, default=0,
                     help="W4 with 20 ms of latency: the read stage's threads (the loader's default)")
+    ap.add_argument("--peers", action="store_true",
+                    help="adl beside PyTorch, Grain, SPDL, torchdata and dataloader-rs (W2, W4, W6)")
     args = ap.parse_args()
+    if args.peers:
+        given = [a for a in sys.argv if a.startswith("--workloads")]
+        workloads = args.workloads.split(",") if given else ["w2", "w4", "w6"]
+        peers(workloads, args.rounds, args.w4_data)
+        return
     workloads = args.workloads.split(",")
     if "w2-python" in workloads:
         w2_python(args.rounds)

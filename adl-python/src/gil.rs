@@ -2,6 +2,7 @@
 //! calls, the time spent waiting for the GIL, and the time spent in
 //! Python once it was held (shown by `adl.Loader.statistics()`).
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -15,6 +16,10 @@ pub(crate) struct GilTime {
     waiting: AtomicU64,
     /// Nanoseconds spent holding it.
     running: AtomicU64,
+    /// When the first call began, and the nanoseconds from then to the
+    /// end of the latest.
+    first: OnceLock<Instant>,
+    span: AtomicU64,
 }
 
 impl GilTime {
@@ -27,6 +32,7 @@ impl GilTime {
     ) -> adl_core::Result<T> {
         let _inside = crate::exit::enter()?;
         let asked = Instant::now();
+        let first = *self.first.get_or_init(|| asked);
         Python::attach(|py| {
             let held = Instant::now();
             let out = f(py);
@@ -35,8 +41,24 @@ impl GilTime {
                 .fetch_add(nanos(held - asked), Ordering::Relaxed);
             self.running
                 .fetch_add(nanos(held.elapsed()), Ordering::Relaxed);
+            self.span
+                .fetch_max(nanos(first.elapsed()), Ordering::Relaxed);
             out
         })
+    }
+
+    /// The time in Python and the time from the first call to the end of
+    /// the latest, where there were enough calls to tell and Python held
+    /// the GIL from half to all of that span: the calls ran one at a
+    /// time, and the GIL is what the loader waits on. (Calls that release
+    /// the GIL for their work, NumPy's on large arrays, adl's sensors',
+    /// overlap: their time in Python adds up to more than the span.)
+    pub(crate) fn held_back(&self) -> Option<(Duration, Duration)> {
+        let calls = self.calls.load(Ordering::Relaxed);
+        let running = Duration::from_nanos(self.running.load(Ordering::Relaxed));
+        let span = Duration::from_nanos(self.span.load(Ordering::Relaxed));
+        let busy = running.as_secs_f64() / span.as_secs_f64().max(1e-9);
+        (calls >= 64 && (0.5..=1.1).contains(&busy)).then_some((running, span))
     }
 
     /// A line for the statistics: the calls and their times (none: no

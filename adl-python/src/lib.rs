@@ -50,6 +50,7 @@ mod interpolated;
 mod loader;
 mod margin;
 mod native;
+mod processes;
 mod px4;
 mod python_data;
 mod ros;
@@ -68,7 +69,10 @@ pub use to_python::ToPython;
 
 /// The module `adl._native`.
 #[cfg(feature = "module")]
-#[pymodule]
+// No state of the module's relies on the GIL to be safe (its locks are
+// Rust's, its counters atomic, its classes frozen or borrow-checked): on a
+// free-threaded CPython it runs without one.
+#[pymodule(gil_used = false)]
 #[pyo3(name = "_native")]
 fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<sync::Empty>()?;

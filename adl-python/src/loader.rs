@@ -13,6 +13,7 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::gil::GilTime;
 use crate::native::{Pipeline as NativePipelineClass, Source};
+use crate::processes::Processes;
 use crate::python_data::{PyDataset, PyPipeline};
 use crate::rust_loader::RustLoader;
 use crate::states::{Last, States, locked};
@@ -55,8 +56,17 @@ self_cell::self_cell!(
 /// loop holds it, which measured 30x slower for a dataset and pipeline of
 /// Python code. Workers pay where the calls release the GIL for their
 /// work (`adl.files` sensors, NumPy or PyTorch on large arrays).
+///
+/// `processes=True` runs the Python code that holds the GIL in `workers`
+/// worker processes instead (multiprocessing's `spawn`: the dataset and
+/// the pipeline go to them by pickle): each makes samples, the dataset's
+/// `__getitem__` then the pipeline's `sample`, in its own interpreter, and
+/// sends them back pickled; the loader's threads wait for them without
+/// the GIL, and the collate and batch steps run in this process. The
+/// order, sharding, `on_error` and resume are the loader's, as with
+/// threads. A worker process that dies is an error naming it.
 /// `statistics()` says what the calls cost: their number, the wait for the
-/// GIL and the time in Python.
+/// GIL and the time in Python (and, with processes, the wait for them).
 #[pyclass(module = "adl", frozen)]
 pub(crate) struct Loader {
     engine: Engine,
@@ -70,8 +80,8 @@ pub(crate) struct Loader {
 /// What makes a [`Loader`]'s batches.
 enum Engine {
     /// A Python pipeline (or none): each call into the dataset and the
-    /// pipeline with the GIL.
-    Python(Arc<Inner>),
+    /// pipeline with the GIL, on threads or in worker processes.
+    Python(PythonEngine),
     /// An `adl.Pipeline`: its nodes in Rust, the samples read in Rust
     /// where the dataset is adl's (else with the GIL, and copied).
     Native {
@@ -83,6 +93,7 @@ enum Engine {
 }
 
 /// A loader's settings from Python, for either engine.
+#[derive(Clone, Copy)]
 struct Settings<'a> {
     batch_size: usize,
     shuffle: Option<u64>,
@@ -134,12 +145,136 @@ impl Settings<'_> {
     }
 }
 
+/// The engine of a Python dataset and pipeline: the loader (rebuilt once
+/// where the choice of processes is left to measurement), and that choice.
+struct PythonEngine {
+    inner: Mutex<Arc<Inner>>,
+    /// Set while processes are to be chosen by measurement.
+    auto: Mutex<Option<Auto>>,
+    /// What the measurement chose, in words, for the statistics.
+    chosen: Mutex<Option<String>>,
+}
+
+/// What a loader whose `processes` was not given is rebuilt from: where
+/// its calls into Python held the GIL for most of the time they took, one
+/// at a time (the Python code holds the GIL, and threads cannot run it in
+/// parallel: [`GilTime::held_back`]), the next epoch runs in worker
+/// processes, if the dataset and pipeline pickle and are small enough to
+/// send to each.
+struct Auto {
+    dataset: Py<PyAny>,
+    pipeline: Option<Py<PyAny>>,
+    on_error: String,
+    batch_size: usize,
+    shuffle: Option<u64>,
+    workers: usize,
+    batches_ahead: usize,
+    drop_last: bool,
+    rank: Option<usize>,
+    world: Option<usize>,
+}
+
+/// The most the dataset and pipeline may weigh, pickled, to be sent to
+/// worker processes unasked (each gets a copy; PyTorch's forked workers
+/// share theirs until written, spawned ones cannot).
+const AUTO_LIMIT: usize = 64 << 20;
+
+impl PythonEngine {
+    /// The loader now.
+    fn current(&self) -> Arc<Inner> {
+        Arc::clone(&locked(&self.inner))
+    }
+
+    /// Where the choice is open and the threads waited longer for the
+    /// GIL than they ran Python, switch to worker processes (or note why
+    /// not); once.
+    fn choose(&self, py: Python<'_>, gil: &Arc<GilTime>) {
+        let mut auto = locked(&self.auto);
+        let Some((ran, span)) = (auto.is_some()).then(|| gil.held_back()).flatten() else {
+            return;
+        };
+        let Some(parts) = auto.take() else { return };
+        let settings = Settings {
+            batch_size: parts.batch_size,
+            shuffle: parts.shuffle,
+            workers: parts.workers,
+            batches_ahead: parts.batches_ahead,
+            drop_last: parts.drop_last,
+            on_error: &parts.on_error,
+            rank: parts.rank,
+            world: parts.world,
+        };
+        let why = format!(
+            "the calls into Python held the GIL {:.0} ms of {:.0} ms, one at a time",
+            ran.as_secs_f64() * 1e3,
+            span.as_secs_f64() * 1e3
+        );
+        let built = python_inner(
+            py,
+            parts.dataset.bind(py),
+            parts.pipeline.as_ref().map(|p| p.bind(py)),
+            settings,
+            true,
+            gil,
+            Some(AUTO_LIMIT),
+        );
+        let chosen = match built {
+            Ok(inner) => {
+                *locked(&self.inner) = Arc::new(inner);
+                format!(
+                    "Chosen: {} worker processes from this epoch on ({why}: the Python code holds the GIL; processes=False keeps threads)",
+                    parts.workers
+                )
+            }
+            Err(e) => {
+                format!("Chosen: threads kept ({why}, but worker processes cannot be used: {e})")
+            }
+        };
+        *locked(&self.chosen) = Some(chosen);
+    }
+}
+
+/// The engine's loader of a Python `dataset` and `pipeline`, on threads
+/// or in worker processes (each sent the two pickled, refused over
+/// `limit` bytes where there is one).
+fn python_inner(
+    py: Python<'_>,
+    dataset: &Bound<'_, PyAny>,
+    pipeline: Option<&Bound<'_, PyAny>>,
+    settings: Settings<'_>,
+    processes: bool,
+    gil: &Arc<GilTime>,
+    limit: Option<usize>,
+) -> PyResult<Inner> {
+    let mut source = PyDataset::new(dataset, Arc::clone(gil))?;
+    let mut steps = PyPipeline::new(pipeline, Arc::clone(gil))?;
+    let settings = match processes {
+        true => {
+            let started = Processes::start(py, dataset, pipeline, settings.workers, limit)?;
+            source = source.in_processes();
+            steps = steps.in_processes(Arc::new(started), settings.on_error == "skip");
+            // Two batches asked of each process at once (one made, one
+            // queued), so that none waits between its batches: twice the
+            // threads, and as many batches ahead.
+            Settings {
+                workers: 2 * settings.workers,
+                batches_ahead: settings.batches_ahead.max(2 * settings.workers),
+                ..settings
+            }
+        }
+        false => settings,
+    };
+    let builder = settings.apply(adl_graph::loader::Loader::new(source, steps))?;
+    builder.build().map_err(crate::errors::to_python)
+}
+
 #[pymethods]
 impl Loader {
     #[new]
-    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, workers = 0, batches_ahead = 2, drop_last = false, on_error = "raise", rank = None, world = None))]
+    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, workers = 0, batches_ahead = 2, drop_last = false, on_error = "raise", rank = None, world = None, processes = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         dataset: &Bound<'_, PyAny>,
         pipeline: Option<&Bound<'_, PyAny>>,
         batch_size: usize,
@@ -150,6 +285,7 @@ impl Loader {
         on_error: &str,
         rank: Option<usize>,
         world: Option<usize>,
+        processes: Option<bool>,
     ) -> PyResult<Self> {
         let settings = Settings {
             batch_size,
@@ -162,6 +298,11 @@ impl Loader {
             world,
         };
         if let Some(native) = pipeline.and_then(|p| p.cast::<NativePipelineClass>().ok()) {
+            if processes == Some(true) {
+                return Err(PyValueError::new_err(
+                    "processes=True runs Python code in worker processes; an adl.Pipeline runs in Rust on the loader's threads, without the GIL: leave processes off",
+                ));
+            }
             let (pipeline, gil) = native.get().parts();
             let source = Source::new(dataset, Arc::clone(&gil))?;
             let gil_free = source.is_native() && pipeline.is_native();
@@ -179,13 +320,39 @@ impl Loader {
             });
         }
         let gil = Arc::new(GilTime::default());
-        let builder = settings.apply(adl_graph::loader::Loader::new(
-            PyDataset::new(dataset, Arc::clone(&gil))?,
-            PyPipeline::new(pipeline, Arc::clone(&gil))?,
-        ))?;
-        let inner = builder.build().map_err(crate::errors::to_python)?;
+        if processes == Some(true) && workers == 0 {
+            return Err(PyValueError::new_err(
+                "processes=True makes the samples in `workers` worker processes: give workers=1 or more",
+            ));
+        }
+        let inner = python_inner(
+            py,
+            dataset,
+            pipeline,
+            settings,
+            processes == Some(true),
+            &gil,
+            None,
+        )?;
+        // Unsaid, with workers: chosen by measurement (see `Auto`).
+        let auto = (processes.is_none() && workers > 0).then(|| Auto {
+            dataset: dataset.clone().unbind(),
+            pipeline: pipeline.map(|p| p.clone().unbind()),
+            on_error: on_error.to_owned(),
+            batch_size,
+            shuffle,
+            workers,
+            batches_ahead,
+            drop_last,
+            rank,
+            world,
+        });
         Ok(Loader {
-            engine: Engine::Python(Arc::new(inner)),
+            engine: Engine::Python(PythonEngine {
+                inner: Mutex::new(Arc::new(inner)),
+                auto: Mutex::new(auto),
+                chosen: Mutex::new(None),
+            }),
             gil,
             process: std::process::id(),
             states: States::default(),
@@ -197,11 +364,15 @@ impl Loader {
     fn epoch(&self, py: Python<'_>, epoch: u64) -> PyResult<Py<PyAny>> {
         same_process(self.process)?;
         let inner = match &self.engine {
-            Engine::Python(inner) => inner,
+            Engine::Python(engine) => {
+                engine.choose(py, &self.gil);
+                engine.current()
+            }
             Engine::Native { loader, .. } => {
                 return Ok(Py::new(py, loader.epoch(epoch)?)?.into_any());
             }
         };
+        let inner = &inner;
         let state = self.states.take_for(epoch);
         let running = match state {
             Some(state) => Running::try_new(Arc::clone(inner), |loader| loader.resume(&state)),
@@ -211,10 +382,14 @@ impl Loader {
         }
         .map_err(crate::errors::to_python)?;
         let last = self.states.started(running.borrow_dependent().state());
+        let processes = inner.pipeline().processes_shared();
+        let skip_from = processes.as_ref().map_or(0, |p| p.skipped_count());
         let epoch = Epoch {
             running: Mutex::new(running),
             last,
             process: self.process,
+            processes,
+            skip_from,
         };
         Ok(Py::new(py, epoch)?.into_any())
     }
@@ -242,7 +417,8 @@ impl Loader {
     /// workers or another world size too.
     fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         match &self.engine {
-            Engine::Python(inner) => {
+            Engine::Python(engine) => {
+                let inner = engine.current();
                 let state = self.states.last_or(|| inner.epoch(0).state());
                 to_dict(py, &state)
             }
@@ -266,9 +442,22 @@ impl Loader {
     /// Python), as text.
     fn statistics(&self) -> String {
         let mut text = match &self.engine {
-            Engine::Python(inner) => inner.statistics().to_string(),
+            Engine::Python(engine) => engine.current().statistics().to_string(),
             Engine::Native { loader, .. } => loader.statistics(),
         };
+        if let Engine::Python(engine) = &self.engine {
+            let inner = engine.current();
+            let lines = (inner.pipeline().processes().map(Processes::report))
+                .into_iter()
+                .chain(locked(&engine.chosen).clone());
+            for line in lines {
+                if !text.is_empty() && !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str(&line);
+                text.push('\n');
+            }
+        }
         if let Some(line) = self.gil.report() {
             if !text.is_empty() && !text.ends_with('\n') {
                 text.push('\n');
@@ -282,7 +471,7 @@ impl Loader {
     /// The loader's plan (its stages, pools and nodes) as Graphviz DOT.
     fn plan(&self) -> String {
         match &self.engine {
-            Engine::Python(inner) => inner.plan().to_dot(),
+            Engine::Python(engine) => engine.current().plan().to_dot(),
             Engine::Native { loader, .. } => loader.plan(),
         }
     }
@@ -291,7 +480,7 @@ impl Loader {
     #[getter]
     fn dataset(&self, py: Python<'_>) -> Py<PyAny> {
         match &self.engine {
-            Engine::Python(inner) => inner.dataset().object().clone_ref(py),
+            Engine::Python(engine) => engine.current().dataset().object().clone_ref(py),
             Engine::Native { dataset, .. } => dataset.clone_ref(py),
         }
     }
@@ -312,6 +501,10 @@ pub(crate) struct Epoch {
     last: Last,
     /// The process that made the loader.
     process: u32,
+    /// The loader's worker processes, if it has them, and how many
+    /// samples they had left out before this epoch began.
+    processes: Option<Arc<Processes>>,
+    skip_from: usize,
 }
 
 #[pymethods]
@@ -353,12 +546,17 @@ impl Epoch {
 
     /// The samples left out so far (`on_error="skip"`): `(index, reason)`.
     fn skipped(&self) -> Vec<(usize, String)> {
-        locked(&self.running)
+        let mut skipped: Vec<(usize, String)> = locked(&self.running)
             .borrow_dependent()
             .skipped()
             .iter()
             .map(|s| (s.index, s.reason.clone()))
-            .collect()
+            .collect();
+        // Left out by the worker processes, which make whole batches.
+        if let Some(processes) = &self.processes {
+            skipped.extend(processes.skipped_from(self.skip_from));
+        }
+        skipped
     }
 
     /// Where this epoch stands, as `Loader.state_dict` gives it.

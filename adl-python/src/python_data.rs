@@ -12,6 +12,7 @@ use pyo3::types::PyList;
 
 use crate::errors::PythonError;
 use crate::gil::GilTime;
+use crate::processes::Processes;
 
 /// A Python object with `__getitem__` and `__len__` (an `adl.Dataset`,
 /// the reference's, a list): sample `i` is `dataset[i]`.
@@ -19,6 +20,17 @@ pub(crate) struct PyDataset {
     object: Py<PyAny>,
     len: usize,
     gil: Arc<GilTime>,
+    /// Whether its samples are made by worker processes: then `get` gives
+    /// the index alone, and the pipeline's collate hands the batch's
+    /// indices to a process.
+    in_processes: bool,
+}
+
+/// A sample as the loader's threads hold it: the object the dataset gave,
+/// or, where worker processes make the samples, its index.
+pub(crate) enum Raw {
+    Object(Py<PyAny>),
+    Index(usize),
 }
 
 impl PyDataset {
@@ -28,7 +40,14 @@ impl PyDataset {
             len: object.len()?,
             object: object.clone().unbind(),
             gil,
+            in_processes: false,
         })
+    }
+
+    /// The same dataset, its samples made by worker processes.
+    pub(crate) fn in_processes(mut self) -> Self {
+        self.in_processes = true;
+        self
     }
 
     /// The Python object.
@@ -38,19 +57,23 @@ impl PyDataset {
 }
 
 impl Dataset for PyDataset {
-    type Sample = Py<PyAny>;
+    type Sample = Raw;
 
     fn len(&self) -> usize {
         self.len
     }
 
-    /// `dataset[index]`; its exception is the error's cause.
-    fn get(&self, index: usize) -> Result<Py<PyAny>> {
+    /// `dataset[index]`, its exception the error's cause (the index
+    /// alone where worker processes make the samples).
+    fn get(&self, index: usize) -> Result<Raw> {
+        if self.in_processes {
+            return Ok(Raw::Index(index));
+        }
         self.gil.attach(|py| {
             self.object
                 .bind(py)
                 .get_item(index)
-                .map(Bound::unbind)
+                .map(|o| Raw::Object(o.unbind()))
                 .map_err(|e| Error::read("the dataset", index, PythonError::new(py, e)))
         })
     }
@@ -63,6 +86,9 @@ impl Dataset for PyDataset {
 pub(crate) struct PyPipeline {
     object: Option<Py<PyAny>>,
     gil: Arc<GilTime>,
+    /// The worker processes that make the samples and collate them, and
+    /// whether they leave failed samples out.
+    processes: Option<(Arc<Processes>, bool)>,
 }
 
 impl PyPipeline {
@@ -82,7 +108,25 @@ impl PyPipeline {
         Ok(PyPipeline {
             object: object.map(|o| o.clone().unbind()),
             gil,
+            processes: None,
         })
+    }
+
+    /// The same pipeline, its `sample` and `collate` run by `processes`
+    /// (which leave failed samples out where `skip`).
+    pub(crate) fn in_processes(mut self, processes: Arc<Processes>, skip: bool) -> Self {
+        self.processes = Some((processes, skip));
+        self
+    }
+
+    /// Its worker processes, if it has them.
+    pub(crate) fn processes(&self) -> Option<&Processes> {
+        self.processes.as_ref().map(|(p, _)| &**p)
+    }
+
+    /// Its worker processes, shared, if it has them.
+    pub(crate) fn processes_shared(&self) -> Option<Arc<Processes>> {
+        self.processes.as_ref().map(|(p, _)| Arc::clone(p))
     }
 
     /// `pipeline.<method>(value)`, its exception the cause of an error of
@@ -110,22 +154,38 @@ pub(crate) struct PyBatch(pub(crate) Py<PyAny>);
 
 impl Recycle for PyBatch {}
 
-impl Pipeline<Py<PyAny>> for PyPipeline {
-    type Transformed = Py<PyAny>;
+impl Pipeline<Raw> for PyPipeline {
+    type Transformed = Raw;
     type Collated = Py<PyAny>;
     type Processed = PyBatch;
 
-    fn sample(&self, raw: Py<PyAny>) -> Result<Py<PyAny>> {
-        self.call("sample", raw)
+    fn sample(&self, raw: Raw) -> Result<Raw> {
+        match raw {
+            Raw::Object(object) => self.call("sample", object).map(Raw::Object),
+            index @ Raw::Index(_) => Ok(index),
+        }
     }
 
-    fn collate(&self, samples: Vec<Py<PyAny>>) -> Result<Py<PyAny>> {
+    fn collate(&self, samples: Vec<Raw>) -> Result<Py<PyAny>> {
+        if let Some((processes, skip)) = &self.processes {
+            let indices: Vec<usize> = (samples.iter())
+                .filter_map(|s| match s {
+                    Raw::Index(i) => Some(*i),
+                    Raw::Object(_) => None,
+                })
+                .collect();
+            return processes.batch(&indices, *skip, &self.gil);
+        }
         let failed = |py: Python<'_>, e: PyErr| Error::Transform {
             node: "collate".into(),
             cause: Box::new(PythonError::new(py, e)),
         };
+        let objects = samples.into_iter().filter_map(|s| match s {
+            Raw::Object(o) => Some(o),
+            Raw::Index(_) => None,
+        });
         let list = self.gil.attach(|py| {
-            PyList::new(py, samples)
+            PyList::new(py, objects)
                 .map(|l| l.into_any().unbind())
                 .map_err(|e| failed(py, e))
         })?;

@@ -34,6 +34,8 @@ EXPECTED = {
     "exit": 7,
     "native": 0,
     "skip": 0,
+    "processes": 0,
+    "processes-uncaught": 1,
 }
 
 

@@ -274,7 +274,11 @@ class Loader:
     """adl's loader over ``dataset`` (anything with ``__getitem__`` and
     ``__len__``) and ``pipeline`` (an ``adl.Pipeline``, a
     ``spec.Pipeline``, or none: the samples collated by
-    ``default_collate``)."""
+    ``default_collate``). ``processes=True`` runs the Python code (the
+    dataset's ``__getitem__``, the pipeline's ``sample`` and ``collate``)
+    in ``workers`` worker processes, each making whole batches; ``None``
+    (the default, with workers) chooses them after an epoch whose calls
+    into Python held the GIL one at a time."""
 
     def __new__(
         cls,
@@ -289,6 +293,7 @@ class Loader:
         on_error: Literal["raise", "skip"] = "raise",
         rank: int | None = None,
         world: int | None = None,
+        processes: bool | None = None,
     ) -> Self: ...
     def epoch(self, epoch: int) -> Epoch | RustLoaderEpoch:
         """Epoch ``epoch``: an iterator of this rank's batches, in order

@@ -18,6 +18,10 @@ MODE:
   raises (the workers record each reason), a ``break``; exit 0.
 - ``native``: a ``break`` under an ``adl.Pipeline`` (adl's engine in Rust)
   over the Python dataset, read through the GIL by the workers; exit 0.
+- ``processes``: a ``break`` with ``processes=True`` (the Python code in
+  worker processes, started by spawn from this script); exit 0.
+- ``processes-uncaught``: with ``processes=True``, a sample raises in a
+  worker process and the ``LoaderError`` is not caught (status 1).
 
 ``--no-exit-hook`` unregisters adl's ``atexit`` hook first: the ending
 without it (how the abort is reproduced by hand; not used by the tests).
@@ -77,12 +81,13 @@ def main():
     signal.signal(signal.SIGINT, signal.default_int_handler)
     if "--no-exit-hook" in sys.argv:
         atexit.unregister(adl._native._at_exit)
-    bad = 5 if mode in ("caught", "uncaught") else None
+    bad = 5 if mode in ("caught", "uncaught", "processes-uncaught") else None
     pipeline = adl.Pipeline() if mode == "native" else Pipeline()
     every = 3 if mode == "skip" else None
     loader = adl.Loader(Samples(4096, bad, every), pipeline, batch_size=4,
                         workers=workers, batches_ahead=8,
-                        on_error="skip" if mode == "skip" else "raise")
+                        on_error="skip" if mode == "skip" else "raise",
+                        processes=mode.startswith("processes"))
     epoch = loader.epoch(0)
     if mode == "global":
         global KEPT, ITERATOR
@@ -94,7 +99,7 @@ def main():
         return 0
     try:
         for step, _ in enumerate(epoch):
-            if step == 1 and mode in ("break", "native", "skip"):
+            if step == 1 and mode in ("break", "native", "skip", "processes"):
                 break
             if step == 1 and mode == "interrupt":
                 os.kill(os.getpid(), signal.SIGINT)

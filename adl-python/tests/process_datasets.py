@@ -1,0 +1,61 @@
+"""Datasets and pipelines for tests/test_loader_processes.py, in a module
+of their own so that the loader's worker processes (multiprocessing's
+spawn) import them by name."""
+
+import os
+
+import numpy as np
+
+
+class Records:
+    """Python code that holds the GIL: each sample parsed from a string."""
+
+    def __init__(self, n, bad=(), die_at=None):
+        self.lines = [f"id={i};label={i % 7};text=" + " ".join(f"w{(i * j) % 97}" for j in range(12))
+                      for i in range(n)]
+        self.bad = set(bad)
+        self.die_at = die_at
+
+    def __len__(self):
+        return len(self.lines)
+
+    def __getitem__(self, index):
+        if index == self.die_at:
+            os._exit(3)
+        if index in self.bad:
+            raise KeyError(f"record {index} is missing")
+        fields = dict(part.split("=", 1) for part in self.lines[index].split(";"))
+        tokens = [int(w[1:]) for w in fields["text"].split()]
+        return {"index": int(fields["id"]), "tokens": np.array(tokens, dtype=np.int64),
+                "label": int(fields["label"]), "pid": os.getpid()}
+
+
+class Doubling:
+    """A pipeline of Python steps: sample doubles the tokens, collate
+    stacks them, batch adds one."""
+
+    def sample(self, data):
+        return {**data, "tokens": data["tokens"] * 2}
+
+    def collate(self, samples):
+        return {"index": np.array([s["index"] for s in samples]),
+                "tokens": np.stack([s["tokens"] for s in samples]),
+                "label": np.array([s["label"] for s in samples]),
+                "pid": np.array([s["pid"] for s in samples])}
+
+    def batch(self, data):
+        return {**data, "tokens": data["tokens"] + 1}
+
+
+class Busy(Records):
+    """Records whose parsing takes a while in pure Python (a checksum loop
+    over every character): threads take turns at the GIL for it."""
+
+    def __getitem__(self, index):
+        sample = super().__getitem__(index)
+        check = 0
+        for _ in range(20):
+            for ch in self.lines[index]:
+                check = (check * 31 + ord(ch)) & 0xFFFF
+        sample["check"] = check
+        return sample

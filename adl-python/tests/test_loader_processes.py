@@ -1,0 +1,150 @@
+"""adl.Loader(..., processes=True): the Python code that holds the GIL
+(the dataset's __getitem__, the pipeline's sample and collate) runs in
+worker processes, and the loader gives what its threads give: the same
+batches in the same order, shards, skips and resumes; an exception keeps
+its type and says where it was raised; a worker process that dies is an
+error naming it, never a wait; what cannot go to a process is refused
+saying why."""
+
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+import adl
+from process_datasets import Busy, Doubling, Records
+
+
+def batches(loader, epoch=0):
+    return list(loader.epoch(epoch))
+
+
+def same(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert x.keys() == y.keys()
+        for key in x:
+            if key != "pid":
+                np.testing.assert_array_equal(x[key], y[key], err_msg=key)
+
+
+@pytest.mark.parametrize("pipeline", [None, Doubling()], ids=["default-collate", "pipeline"])
+def test_processes_give_the_batches_threads_give(pipeline):
+    data = Records(203)
+    options = dict(batch_size=16, shuffle=7)
+    threads = adl.Loader(data, pipeline, workers=2, **options)
+    processes = adl.Loader(data, pipeline, workers=2, processes=True, **options)
+    for epoch in (0, 1):
+        got = batches(processes, epoch)
+        same(got, batches(threads, epoch))
+    # Made in other processes.
+    pids = {int(p) for b in got for p in b["pid"]}
+    assert os.getpid() not in pids and len(pids) >= 1
+    assert "Processes: 2 worker processes made" in processes.statistics()
+
+
+def test_shards_split_an_epoch_as_with_threads():
+    data = Records(100)
+    seen = []
+    for rank in range(3):
+        loader = adl.Loader(data, batch_size=8, shuffle=3, rank=rank, world=3, workers=2, processes=True)
+        threads = adl.Loader(data, batch_size=8, shuffle=3, rank=rank, world=3, workers=2)
+        got = batches(loader)
+        same(got, batches(threads))
+        seen += [int(i) for b in got for i in b["index"]]
+    # Every index in a shard (the shards evened out as with threads).
+    assert set(seen) == set(range(100))
+
+
+def test_an_epoch_resumes_where_it_stood():
+    data = Records(120)
+    loader = adl.Loader(data, batch_size=10, shuffle=1, workers=2, processes=True)
+    whole = batches(loader, 0)
+    epoch = loader.epoch(0)
+    first = [next(iter(epoch)) for _ in range(4)]
+    state = epoch.state_dict()
+    resumed = adl.Loader(data, batch_size=10, shuffle=1, workers=3, processes=True)
+    resumed.load_state_dict(state)
+    rest = batches(resumed, 0)
+    same(first + rest, whole)
+
+
+def test_failed_samples_are_skipped_as_with_threads():
+    data = Records(64, bad=(3, 17, 40))
+    threads = adl.Loader(data, batch_size=8, workers=2, on_error="skip")
+    processes = adl.Loader(data, batch_size=8, workers=2, on_error="skip", processes=True)
+    got_epoch = processes.epoch(0)
+    got = list(got_epoch)
+    want_epoch = threads.epoch(0)
+    same(got, list(want_epoch))
+    assert sorted(got_epoch.skipped()) == sorted(want_epoch.skipped())
+    assert [i for i, _ in sorted(got_epoch.skipped())] == [3, 17, 40]
+    assert "KeyError" in got_epoch.skipped()[0][1]
+
+
+def test_an_exception_keeps_its_type_and_says_where():
+    loader = adl.Loader(Records(40, bad=(21,)), batch_size=8, workers=2, processes=True)
+    with pytest.raises(adl.LoaderError, match="sample 21") as raised:
+        batches(loader)
+    cause = raised.value.__cause__
+    assert isinstance(cause, KeyError)
+    assert "record 21 is missing" in str(cause)
+    notes = "\n".join(getattr(cause, "__notes__", []))
+    assert "worker process" in notes and "Traceback" in notes
+
+
+def test_a_worker_that_dies_is_an_error_naming_it_not_a_wait():
+    loader = adl.Loader(Records(40, die_at=13), batch_size=8, workers=2, processes=True)
+    with pytest.raises(adl.LoaderError, match=r"worker process \d \(pid \d+\).*exited with code 3"):
+        batches(loader)
+
+
+def test_what_cannot_go_to_a_process_is_refused():
+    class Local:  # defined in a function: it does not pickle
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return i
+
+    with pytest.raises(TypeError, match="does not pickle"):
+        adl.Loader(Local(), workers=2, processes=True)
+    with pytest.raises(ValueError, match="workers=1 or more"):
+        adl.Loader(Records(4), workers=0, processes=True)
+    with pytest.raises(ValueError, match="adl.Pipeline"):
+        adl.Loader(Records(4), adl.Pipeline(), workers=2, processes=True)
+    # The dataset pickles; the check did not change it.
+    assert pickle.loads(pickle.dumps(Records(3))).lines == Records(3).lines
+
+
+def test_unsaid_processes_are_chosen_where_threads_wait_for_the_gil():
+    data = Busy(256)
+    threads = adl.Loader(data, batch_size=16, workers=2, processes=False)
+    chosen = adl.Loader(data, batch_size=16, workers=2)
+    first = batches(chosen, 0)
+    assert "Chosen" not in chosen.statistics()
+    same(first, batches(threads, 0))
+    # Epoch 0 ran on threads, which waited longer for the GIL than they
+    # ran Python: epoch 1 runs in worker processes, with the same batches.
+    second = batches(chosen, 1)
+    stats = chosen.statistics()
+    assert "Chosen: 2 worker processes from this epoch on" in stats, stats
+    assert "Processes: 2 worker processes made" in stats, stats
+    same(second, batches(threads, 1))
+    assert os.getpid() not in {int(p) for b in second for p in b["pid"]}
+    # Asked for threads: threads, whatever they wait.
+    batches(threads, 2)
+    assert "Chosen" not in threads.statistics()
+
+
+def test_unsaid_processes_stay_threads_where_the_dataset_cannot_go():
+    class Local(Busy):  # defined in a function: it does not pickle
+        pass
+
+    loader = adl.Loader(Local(256), batch_size=16, workers=2)
+    batches(loader, 0)
+    got = batches(loader, 1)
+    assert "Chosen: threads kept" in loader.statistics()
+    assert "does not pickle" in loader.statistics()
+    assert {int(p) for b in got for p in b["pid"]} == {os.getpid()}
