@@ -64,7 +64,11 @@ self_cell::self_cell!(
 /// sends them back pickled; the loader's threads wait for them without
 /// the GIL, and the collate and batch steps run in this process. The
 /// order, sharding, `on_error` and resume are the loader's, as with
-/// threads. A worker process that dies is an error naming it.
+/// threads. A worker process that dies is an error naming it. Unsaid
+/// (`processes=None`) with workers, the loader starts on threads and
+/// switches to processes after an epoch whose calls into Python held the
+/// GIL one at a time (`statistics()` says so), where the dataset and the
+/// pipeline pickle in at most 64 MiB.
 /// `statistics()` says what the calls cost: their number, the wait for the
 /// GIL and the time in Python (and, with processes, the wait for them).
 #[pyclass(module = "adl", frozen)]
