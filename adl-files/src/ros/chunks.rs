@@ -4,6 +4,7 @@
 //! decompressed (zstd, lz4, bz2) once while it is among the few most
 //! recently read ([`ChunkCache`]).
 
+use std::borrow::Cow;
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,11 @@ use adl_core::{Error, Result};
 use super::bytes::Bytes;
 use super::index::{Channel, Place};
 use crate::object::Object;
+
+/// Bytes `start..end` of a file being indexed (`None` where they cannot
+/// be read): bytes borrowed for `'a` (of a mapped file) or owned, from a
+/// reader that lives for `'f`.
+pub(crate) type Ranges<'a, 'f> = dyn Fn(u64, u64) -> Option<Cow<'a, [u8]>> + 'f;
 
 /// How a chunk's records are compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +84,39 @@ impl ChunkedFile {
             remote: None,
             cache: ChunkCache::default(),
         }
+    }
+
+    /// The file `object` of `size` bytes in a store, indexed by `index`
+    /// through ranged reads of it; `None` where `index` finds no usable
+    /// index in it (a read that fails is the error, whatever `index` then
+    /// says).
+    #[cfg_attr(not(feature = "_object-store"), allow(dead_code))]
+    pub(crate) fn index_object(
+        path: &Path,
+        object: Object,
+        size: u64,
+        index: impl for<'f> FnOnce(&mut ChunkedFile, u64, &'f Ranges<'static, 'f>) -> Option<()>,
+    ) -> Result<Option<ChunkedFile>> {
+        let failed = std::cell::RefCell::new(None);
+        let read = |start: u64, end: u64| -> Option<Cow<'static, [u8]>> {
+            match object.get_range(start..end) {
+                Ok(data) => Some(Cow::Owned(data.to_vec())),
+                Err(e) => {
+                    failed.borrow_mut().get_or_insert(e);
+                    None
+                }
+            }
+        };
+        let mut file = ChunkedFile::empty(path);
+        let indexed = index(&mut file, size, &read).is_some();
+        if let Some(e) = failed.into_inner() {
+            return Err(e);
+        }
+        if !indexed {
+            return Ok(None);
+        }
+        file.remote = Some(object);
+        Ok(Some(file.sorted()))
     }
 
     /// Each channel's messages by log time.

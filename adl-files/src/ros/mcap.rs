@@ -21,7 +21,7 @@ use std::path::Path;
 use adl_core::{Error, Result};
 
 use super::bytes::Bytes;
-use super::chunks::{Chunk, ChunkedFile, Compression};
+use super::chunks::{Chunk, ChunkedFile, Compression, Ranges};
 use super::index::{Channel, Entry, Place};
 use crate::object::Object;
 
@@ -134,26 +134,7 @@ pub(crate) fn open_object(path: &Path, object: Object) -> Result<Option<ChunkedF
             "not an MCAP file: it does not start with MCAP's magic",
         ));
     }
-    let failed = std::cell::RefCell::new(None);
-    let read = |start: u64, end: u64| -> Option<Cow<'static, [u8]>> {
-        match object.get_range(start..end) {
-            Ok(data) => Some(Cow::Owned(data.to_vec())),
-            Err(e) => {
-                failed.borrow_mut().get_or_insert(e);
-                None
-            }
-        }
-    };
-    let mut file = ChunkedFile::empty(path);
-    let indexed = index_summary(&mut file, size, &read).is_some();
-    if let Some(e) = failed.into_inner() {
-        return Err(e);
-    }
-    if !indexed {
-        return Ok(None);
-    }
-    file.remote = Some(object);
-    Ok(Some(file.sorted()))
+    ChunkedFile::index_object(path, object, size, index_summary)
 }
 
 /// A chunk index, as the summary gives it.
@@ -171,11 +152,7 @@ struct ChunkIndex {
 
 /// Index `file` (of `size` bytes, its ranges given by `read`) from its
 /// footer, its summary and its message indexes.
-fn index_summary<'a>(
-    file: &mut ChunkedFile,
-    size: u64,
-    read: &dyn Fn(u64, u64) -> Option<Cow<'a, [u8]>>,
-) -> Option<()> {
+fn index_summary<'a>(file: &mut ChunkedFile, size: u64, read: &Ranges<'a, '_>) -> Option<()> {
     // The footer: the last record, before the closing magic.
     let footer_at = size.checked_sub((MAGIC.len() + 9 + 20) as u64)?;
     let tail = read(footer_at, size)?;

@@ -15,7 +15,7 @@ use std::path::Path;
 use adl_core::{Error, Result};
 
 use super::bytes::Bytes;
-use super::chunks::{Chunk, ChunkedFile, Compression};
+use super::chunks::{Chunk, ChunkedFile, Compression, Ranges};
 use super::index::{Channel, Entry, Place};
 use crate::object::Object;
 
@@ -151,26 +151,7 @@ fn index_from_end(file: &mut ChunkedFile) -> bool {
 pub(crate) fn open_object(path: &Path, object: Object) -> Result<Option<ChunkedFile>> {
     let (head, size) = object.get_start(MAGIC.len() as u64)?;
     check_magic(path, &head)?;
-    let failed = std::cell::RefCell::new(None);
-    let read = |start: u64, end: u64| -> Option<Cow<'static, [u8]>> {
-        match object.get_range(start..end) {
-            Ok(data) => Some(Cow::Owned(data.to_vec())),
-            Err(e) => {
-                failed.borrow_mut().get_or_insert(e);
-                None
-            }
-        }
-    };
-    let mut file = ChunkedFile::empty(path);
-    let indexed = index_records(&mut file, size, &read).is_some();
-    if let Some(e) = failed.into_inner() {
-        return Err(e);
-    }
-    if !indexed {
-        return Ok(None);
-    }
-    file.remote = Some(object);
-    Ok(Some(file.sorted()))
+    ChunkedFile::index_object(path, object, size, index_records)
 }
 
 /// The bytes read for a record's header where its length is not known
@@ -180,11 +161,7 @@ const HEAD_READ: u64 = 128;
 /// Index `file` (of `size` bytes, its ranges given by `read`) from its bag
 /// header's index position, the connection and chunk-info records there,
 /// and each chunk's header and the index records after it.
-fn index_records<'a>(
-    file: &mut ChunkedFile,
-    size: u64,
-    read: &dyn Fn(u64, u64) -> Option<Cow<'a, [u8]>>,
-) -> Option<()> {
+fn index_records<'a>(file: &mut ChunkedFile, size: u64, read: &Ranges<'a, '_>) -> Option<()> {
     // A record's header and data range (absolute), read from its start.
     let head_at = |pos: u64| -> Option<(Vec<u8>, Range<u64>)> {
         let first = read(pos, size.min(pos.checked_add(HEAD_READ)?))?;
