@@ -215,13 +215,18 @@ def torch_batches(name, data, workers, mode, times):
 
 def grain_batches(name, data, workers, mode, times):
     """Grain: a MapDataset over the samples, batched by the workload's
-    collate, as an IterDataset prefetched by `workers` processes
-    (mp_prefetch) or, with none, by its read threads."""
+    collate, as an IterDataset (its 16 read threads) prefetched by
+    `workers` processes (mp_prefetch), or with none in this process. Its
+    read-ahead is 32 batches: its default, 500 elements, is 500 batches
+    here (9.6 GB of W4's), and a measured rate that was its buffer
+    draining, not its workers working (and batched after
+    `to_iter_dataset`, mp_prefetch deals samples, not batches, to its
+    workers: other batches, 6x slower)."""
     import grain
 
     dataset, collate, size = workload(name, data)
     ds = grain.MapDataset.source(Repeated(dataset, times)).batch(size, drop_remainder=True, batch_fn=collate)
-    it = ds.to_iter_dataset()
+    it = ds.to_iter_dataset(grain.ReadOptions(prefetch_buffer_size=32))
     if workers:
         it = it.mp_prefetch(grain.MultiprocessingOptions(num_workers=workers))
     return it, None
