@@ -86,6 +86,21 @@ impl ChunkedFile {
         }
     }
 
+    /// Whether `index` finds a usable index in this file's bytes (mapped
+    /// or in memory), given ranges of them.
+    pub(crate) fn index_bytes(
+        &mut self,
+        index: impl for<'a, 'f> FnOnce(&mut ChunkedFile, u64, &'f Ranges<'a, 'f>) -> Option<()>,
+    ) -> bool {
+        let bytes = self.bytes.clone();
+        let read = |start: u64, end: u64| -> Option<Cow<'_, [u8]>> {
+            bytes
+                .get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
+                .map(Cow::Borrowed)
+        };
+        index(self, bytes.len() as u64, &read).is_some()
+    }
+
     /// The file `object` of `size` bytes in a store, indexed by `index`
     /// through ranged reads of it; `None` where `index` finds no usable
     /// index in it (a read that fails is the error, whatever `index` then

@@ -13,7 +13,6 @@
 //! recording cut off) is scanned instead, and one damaged part way keeps
 //! the messages before the damage, saying where it is.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
@@ -113,13 +112,7 @@ pub(crate) fn open(path: &Path, bytes: Bytes) -> Result<ChunkedFile> {
 /// Index from the summary's chunk and message indexes, without
 /// decompressing a chunk. False where the file has no usable summary.
 fn index_from_summary(file: &mut ChunkedFile) -> bool {
-    let bytes = file.bytes.clone();
-    let read = |start: u64, end: u64| -> Option<Cow<'_, [u8]>> {
-        bytes
-            .get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
-            .map(Cow::Borrowed)
-    };
-    index_summary(file, bytes.len() as u64, &read).is_some()
+    file.index_bytes(index_summary)
 }
 
 /// Index the MCAP object `object` from its summary, reading only its

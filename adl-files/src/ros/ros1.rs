@@ -7,7 +7,6 @@
 //! `rosbag reindex` never run) is scanned, and one damaged part way keeps
 //! the messages before the damage, saying where.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
@@ -134,13 +133,7 @@ fn check_magic(path: &Path, head: &[u8]) -> Result<()> {
 /// Index from the connection and chunk-info records at the end, and the
 /// index records after each chunk. False where the bag has none usable.
 fn index_from_end(file: &mut ChunkedFile) -> bool {
-    let bytes = file.bytes.clone();
-    let read = |start: u64, end: u64| -> Option<Cow<'_, [u8]>> {
-        bytes
-            .get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
-            .map(Cow::Borrowed)
-    };
-    index_records(file, bytes.len() as u64, &read).is_some()
+    file.index_bytes(index_records)
 }
 
 /// Index the ROS 1 bag `object` from its index records, reading only its
