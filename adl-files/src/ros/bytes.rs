@@ -25,6 +25,15 @@ impl Bytes {
     pub(crate) fn owned(bytes: Vec<u8>) -> Self {
         Bytes(Arc::new(Held::Owned(bytes)))
     }
+
+    /// The test bag `name` of `tests/data/ros`, in memory.
+    #[cfg(test)]
+    pub(crate) fn test_bag(name: &str) -> Self {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/data/ros")
+            .join(name);
+        Bytes::owned(std::fs::read(path).unwrap())
+    }
 }
 
 impl std::ops::Deref for Bytes {

@@ -432,20 +432,16 @@ fn chunk_at(bytes: &[u8], pos: usize) -> Option<Chunk> {
 mod tests {
     use super::*;
 
-    fn bytes(name: &str) -> Bytes {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/data/ros")
-            .join(name);
-        Bytes::owned(std::fs::read(path).unwrap())
-    }
-
     /// An intact file is indexed from its summary, no chunk decompressed.
     #[test]
     fn an_intact_file_is_indexed_from_its_summary() {
         for name in ["flight.mcap", "flight_mcap/flight_mcap.mcap"] {
-            let file = ChunkedFile::index(Path::new(name), bytes(name), index_from_summary, |_| {
-                panic!("{name} was scanned, not indexed from its summary")
-            });
+            let file = ChunkedFile::index(
+                Path::new(name),
+                Bytes::test_bag(name),
+                index_from_summary,
+                |_| panic!("{name} was scanned, not indexed from its summary"),
+            );
             let messages: usize = file.channels.iter().map(|c| c.entries.len()).sum();
             assert_eq!(messages, 308, "{name}");
         }

@@ -368,13 +368,6 @@ pub(crate) fn locate(records: &[u8], offset: usize) -> std::result::Result<Range
 mod tests {
     use super::*;
 
-    fn bytes(name: &str) -> Bytes {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/data/ros")
-            .join(name);
-        Bytes::owned(std::fs::read(path).unwrap())
-    }
-
     /// An intact bag is indexed from its index records, no chunk
     /// decompressed, whichever writer made it and however compressed.
     #[test]
@@ -385,9 +378,12 @@ mod tests {
             ("flight_plain.bag", 308),
             ("flight_debian.bag", 0),
         ] {
-            let file = ChunkedFile::index(Path::new(name), bytes(name), index_from_end, |_| {
-                panic!("{name} was scanned, not indexed from its index records")
-            });
+            let file = ChunkedFile::index(
+                Path::new(name),
+                Bytes::test_bag(name),
+                index_from_end,
+                |_| panic!("{name} was scanned, not indexed from its index records"),
+            );
             let indexed: usize = file.channels.iter().map(|c| c.entries.len()).sum();
             assert!(indexed > 0, "{name}");
             if messages > 0 {
@@ -404,7 +400,7 @@ mod tests {
     /// scanned instead, and keeps its messages.
     #[test]
     fn an_index_past_the_file_is_scanned_instead() {
-        let mut damaged = bytes("flight.bag").to_vec();
+        let mut damaged = Bytes::test_bag("flight.bag").to_vec();
         // The bag header's index_pos, its first field after `op`.
         let at = (damaged.windows(10).position(|w| w == b"index_pos=")).unwrap() + 10;
         damaged[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
