@@ -59,10 +59,11 @@ self_cell::self_cell!(
 ///
 /// `processes=True` runs the Python code that holds the GIL in `workers`
 /// worker processes instead (multiprocessing's `spawn`: the dataset and
-/// the pipeline go to them by pickle): each makes samples, the dataset's
-/// `__getitem__` then the pipeline's `sample`, in its own interpreter, and
-/// sends them back pickled; the loader's threads wait for them without
-/// the GIL, and the collate and batch steps run in this process. The
+/// the pipeline go to them by pickle): each makes whole batches, for each
+/// index the dataset's `__getitem__` then the pipeline's `sample`, then
+/// the pipeline's `collate`, in its own interpreter, and sends them back
+/// pickled; the loader's threads wait for them without the GIL, and the
+/// pipeline's `batch` runs in this process. The
 /// order, sharding, `on_error` and resume are the loader's, as with
 /// threads. A worker process that dies is an error naming it. Unsaid
 /// (`processes=None`) with workers, the loader starts on threads and
@@ -98,18 +99,29 @@ enum Engine {
 
 /// A loader's settings from Python, for either engine.
 #[derive(Clone, Copy)]
-struct Settings<'a> {
+struct Settings {
     batch_size: usize,
     shuffle: Option<u64>,
     workers: usize,
     batches_ahead: usize,
     drop_last: bool,
-    on_error: &'a str,
+    on_error: OnError,
     rank: Option<usize>,
     world: Option<usize>,
 }
 
-impl Settings<'_> {
+/// The policy `on_error` names: `"raise"` or `"skip"`.
+fn on_error_of(on_error: &str) -> PyResult<OnError> {
+    match on_error {
+        "raise" => Ok(OnError::Fail),
+        "skip" => Ok(OnError::Skip),
+        other => Err(PyValueError::new_err(format!(
+            "on_error is \"raise\" or \"skip\", not {other:?}"
+        ))),
+    }
+}
+
+impl Settings {
     /// `builder` with these settings.
     fn apply<D, P>(&self, builder: LoaderBuilder<D, P>) -> PyResult<LoaderBuilder<D, P>>
     where
@@ -119,21 +131,12 @@ impl Settings<'_> {
         P::Transformed: Send,
         P::Processed: Send + 'static,
     {
-        let on_error = match self.on_error {
-            "raise" => OnError::Fail,
-            "skip" => OnError::Skip,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "on_error is \"raise\" or \"skip\", not {other:?}"
-                )));
-            }
-        };
         let mut builder = builder
             .batch_size(self.batch_size)
             .workers(self.workers)
             .batches_ahead(self.batches_ahead)
             .drop_last(self.drop_last)
-            .on_error(on_error);
+            .on_error(self.on_error);
         if let Some(seed) = self.shuffle {
             builder = builder.shuffle(seed);
         }
@@ -168,14 +171,7 @@ struct PythonEngine {
 struct Auto {
     dataset: Py<PyAny>,
     pipeline: Option<Py<PyAny>>,
-    on_error: String,
-    batch_size: usize,
-    shuffle: Option<u64>,
-    workers: usize,
-    batches_ahead: usize,
-    drop_last: bool,
-    rank: Option<usize>,
-    world: Option<usize>,
+    settings: Settings,
 }
 
 /// The most the dataset and pipeline may weigh, pickled, to be sent to
@@ -189,25 +185,15 @@ impl PythonEngine {
         Arc::clone(&locked(&self.inner))
     }
 
-    /// Where the choice is open and the threads waited longer for the
-    /// GIL than they ran Python, switch to worker processes (or note why
-    /// not); once.
+    /// Where the choice is open and the calls into Python held the GIL
+    /// one at a time ([`GilTime::held_back`]), switch to worker processes
+    /// (or note why not); once.
     fn choose(&self, py: Python<'_>, gil: &Arc<GilTime>) {
         let mut auto = locked(&self.auto);
         let Some((ran, span)) = (auto.is_some()).then(|| gil.held_back()).flatten() else {
             return;
         };
         let Some(parts) = auto.take() else { return };
-        let settings = Settings {
-            batch_size: parts.batch_size,
-            shuffle: parts.shuffle,
-            workers: parts.workers,
-            batches_ahead: parts.batches_ahead,
-            drop_last: parts.drop_last,
-            on_error: &parts.on_error,
-            rank: parts.rank,
-            world: parts.world,
-        };
         let why = format!(
             "the calls into Python held the GIL {:.0} ms of {:.0} ms, one at a time",
             ran.as_secs_f64() * 1e3,
@@ -217,7 +203,7 @@ impl PythonEngine {
             py,
             parts.dataset.bind(py),
             parts.pipeline.as_ref().map(|p| p.bind(py)),
-            settings,
+            parts.settings,
             true,
             gil,
             Some(AUTO_LIMIT),
@@ -227,7 +213,7 @@ impl PythonEngine {
                 *locked(&self.inner) = Arc::new(inner);
                 format!(
                     "Chosen: {} worker processes from this epoch on ({why}: the Python code holds the GIL; processes=False keeps threads)",
-                    parts.workers
+                    parts.settings.workers
                 )
             }
             Err(e) => {
@@ -245,7 +231,7 @@ fn python_inner(
     py: Python<'_>,
     dataset: &Bound<'_, PyAny>,
     pipeline: Option<&Bound<'_, PyAny>>,
-    settings: Settings<'_>,
+    settings: Settings,
     processes: bool,
     gil: &Arc<GilTime>,
     limit: Option<usize>,
@@ -256,7 +242,7 @@ fn python_inner(
         true => {
             let started = Processes::start(py, dataset, pipeline, settings.workers, limit)?;
             source = source.in_processes();
-            steps = steps.in_processes(Arc::new(started), settings.on_error == "skip");
+            steps = steps.in_processes(Arc::new(started), settings.on_error == OnError::Skip);
             // Two batches asked of each process at once (one made, one
             // queued), so that none waits between its batches: twice the
             // threads, and as many batches ahead.
@@ -297,7 +283,7 @@ impl Loader {
             workers,
             batches_ahead,
             drop_last,
-            on_error,
+            on_error: on_error_of(on_error)?,
             rank,
             world,
         };
@@ -342,14 +328,7 @@ impl Loader {
         let auto = (processes.is_none() && workers > 0).then(|| Auto {
             dataset: dataset.clone().unbind(),
             pipeline: pipeline.map(|p| p.clone().unbind()),
-            on_error: on_error.to_owned(),
-            batch_size,
-            shuffle,
-            workers,
-            batches_ahead,
-            drop_last,
-            rank,
-            world,
+            settings,
         });
         Ok(Loader {
             engine: Engine::Python(PythonEngine {
@@ -386,7 +365,7 @@ impl Loader {
         }
         .map_err(crate::errors::to_python)?;
         let last = self.states.started(running.borrow_dependent().state());
-        let processes = inner.pipeline().processes_shared();
+        let processes = inner.pipeline().processes();
         let skip_from = processes.as_ref().map_or(0, |p| p.skipped_count());
         let epoch = Epoch {
             running: Mutex::new(running),
@@ -449,20 +428,16 @@ impl Loader {
             Engine::Python(engine) => engine.current().statistics().to_string(),
             Engine::Native { loader, .. } => loader.statistics(),
         };
-        if let Engine::Python(engine) = &self.engine {
-            let inner = engine.current();
-            let lines = (inner.pipeline().processes().map(Processes::report))
-                .into_iter()
-                .chain(locked(&engine.chosen).clone());
-            for line in lines {
-                if !text.is_empty() && !text.ends_with('\n') {
-                    text.push('\n');
-                }
-                text.push_str(&line);
-                text.push('\n');
-            }
-        }
-        if let Some(line) = self.gil.report() {
+        // With worker processes, what they did; where the choice was
+        // measured, what it chose; then the calls into Python.
+        let (processes, chosen) = match &self.engine {
+            Engine::Python(engine) => (
+                (engine.current().pipeline().processes()).map(|p| p.report()),
+                locked(&engine.chosen).clone(),
+            ),
+            Engine::Native { .. } => (None, None),
+        };
+        for line in [processes, chosen, self.gil.report()].into_iter().flatten() {
             if !text.is_empty() && !text.ends_with('\n') {
                 text.push('\n');
             }

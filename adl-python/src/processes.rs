@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
-use adl_core::{Error, Result};
+use adl_core::{BoxError, Error, Result};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
@@ -116,17 +116,14 @@ impl Processes {
             let end = gil
                 .attach(|py| Ok(worker.end(py)))
                 .unwrap_or_else(|_| "the interpreter is exiting".into());
-            Error::Transform {
-                node: "collate".into(),
-                cause: Box::new(Error::read(
-                    format_args!(
-                        "the loader's worker process {} (pid {})",
-                        worker.number, worker.pid
-                    ),
-                    None,
-                    format!("{why}: {end}"),
-                )),
-            }
+            collate_failed(Error::read(
+                format_args!(
+                    "the loader's worker process {} (pid {})",
+                    worker.number, worker.pid
+                ),
+                None,
+                format!("{why}: {end}"),
+            ))
         })?;
         gil.attach(|py| {
             let unpickled = py
@@ -142,28 +139,15 @@ impl Processes {
                 let skipped: Vec<(usize, String)> =
                     about.extract().map_err(|e| collate_error(py, e))?;
                 // Said as the loader says a sample its threads left out.
-                let said = skipped.into_iter().map(|(index, text)| {
-                    let error = Error::Sample {
-                        index,
-                        node: "dataset".into(),
-                        cause: Box::new(Error::read("the dataset", index, text)),
-                    };
-                    (index, format!("{error:#}"))
-                });
+                let said = (skipped.into_iter())
+                    .map(|(index, text)| (index, format!("{:#}", sample_failed(index, text))));
                 lock(&self.skipped).extend(said);
                 return Ok(value.unbind());
             }
             let error = PythonError::new(py, PyErr::from_value(value));
             Err(match about.extract::<Option<usize>>().ok().flatten() {
-                Some(index) => Error::Sample {
-                    index,
-                    node: "dataset".into(),
-                    cause: Box::new(Error::read("the dataset", index, error)),
-                },
-                None => Error::Transform {
-                    node: "collate".into(),
-                    cause: Box::new(error),
-                },
+                Some(index) => sample_failed(index, error),
+                None => collate_failed(error),
             })
         })
     }
@@ -218,12 +202,28 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// A reply that cannot be read as one, as the collate's error.
-fn collate_error(py: Python<'_>, error: PyErr) -> Error {
+/// Sample `index` failed in a worker process: the error the loader's
+/// threads give for a dataset's read that fails.
+fn sample_failed(index: usize, cause: impl Into<BoxError>) -> Error {
+    Error::Sample {
+        index,
+        node: "dataset".into(),
+        cause: Box::new(Error::read("the dataset", index, cause)),
+    }
+}
+
+/// A batch's collate failed: in its worker process, or its reply could
+/// not be read.
+fn collate_failed(cause: impl Into<BoxError>) -> Error {
     Error::Transform {
         node: "collate".into(),
-        cause: Box::new(PythonError::new(py, error)),
+        cause: cause.into(),
     }
+}
+
+/// A reply that cannot be read as one, as the collate's error.
+fn collate_error(py: Python<'_>, error: PyErr) -> Error {
+    collate_failed(PythonError::new(py, error))
 }
 
 impl Worker {

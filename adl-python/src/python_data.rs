@@ -120,12 +120,7 @@ impl PyPipeline {
     }
 
     /// Its worker processes, if it has them.
-    pub(crate) fn processes(&self) -> Option<&Processes> {
-        self.processes.as_ref().map(|(p, _)| &**p)
-    }
-
-    /// Its worker processes, shared, if it has them.
-    pub(crate) fn processes_shared(&self) -> Option<Arc<Processes>> {
+    pub(crate) fn processes(&self) -> Option<Arc<Processes>> {
         self.processes.as_ref().map(|(p, _)| Arc::clone(p))
     }
 

@@ -29,6 +29,7 @@ import os
 import pickle
 import struct
 import traceback
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 REQUEST = struct.Struct("<BI")
@@ -41,16 +42,19 @@ def start(dataset: Any, pipeline: Any, count: int, context: str,
     each ``(process, fd)``, ``fd`` a duplicate of the parent's end of its
     socket pair, which the caller owns. The two must pickle, and weigh at
     most ``limit`` bytes pickled where there is a limit."""
-    weight = 0
+    # Pickled once here (as multiprocessing pickles what it sends, with its
+    # reductions), then sent to every process as bytes.
+    pickled = []
     for what, value in (("dataset", dataset), ("pipeline", pipeline)):
         try:
-            weight += len(pickle.dumps(value, protocol=5))
+            pickled.append(bytes(ForkingPickler.dumps(value, protocol=5)))
         except Exception as e:  # noqa: BLE001 (any pickling failure is the user's to see)
             raise TypeError(
                 f"processes=True sends the {what} to its worker processes by pickle, and this "
                 f"{type(value).__qualname__} does not pickle: {type(e).__name__}: {e}. Make it picklable "
                 f"(define its class at a module's top level, keep no open files or locks in it), or "
                 f"leave processes off") from e
+    weight = sum(len(p) for p in pickled)
     if limit is not None and weight > limit:
         raise ValueError(
             f"the dataset and pipeline weigh {weight / 2**20:.0f} MiB pickled, over the {limit / 2**20:.0f} MiB "
@@ -59,7 +63,7 @@ def start(dataset: Any, pipeline: Any, count: int, context: str,
     out = []
     for k in range(count):
         parent, child = ctx.Pipe(duplex=True)
-        process = ctx.Process(target=serve, args=(child, dataset, pipeline, k), daemon=True,
+        process = ctx.Process(target=serve, args=(child, *pickled, k), daemon=True,
                               name=f"adl-loader-worker-{k}")
         process.start()
         child.close()
@@ -94,11 +98,12 @@ def _noted(error: BaseException, note: str) -> BaseException:
     return error
 
 
-def serve(conn: Any, dataset: Any, pipeline: Any, number: int) -> None:
-    """A worker process: a batch for each request read, until its socket
-    closes."""
+def serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: int) -> None:
+    """A worker process: the dataset and pipeline unpickled, then a batch
+    for each request read, until its socket closes."""
     from adl import default_collate
 
+    dataset, pipeline = pickle.loads(pickled_dataset), pickle.loads(pickled_pipeline)
     fd = conn.fileno()
     sample = None if pipeline is None else pipeline.sample
     collate = default_collate if pipeline is None else pipeline.collate
