@@ -223,6 +223,19 @@ impl Decoding {
     }
 }
 
+/// Whether the JPEG `bytes` may be decoded in part (a region of it, by
+/// libjpeg-turbo): a JPEG whose markers a whole decode would not refuse
+/// (strict: one that reaches its end-of-image marker; either way, one of
+/// one frame). The rest go to a whole decode, whose verdict stands.
+#[cfg(feature = "libjpeg-turbo")]
+pub(crate) fn decodes_in_part(bytes: &[u8], strict: bool) -> bool {
+    if sniff(bytes) != Ok(Format::Jpeg) {
+        return false;
+    }
+    let layout = Layout::of(bytes);
+    (layout.end_of_image || !strict) && layout.second_frame.is_none() && layout.scan
+}
+
 /// `scratch` as `len` zeroed bytes, its capacity grown to exactly that
 /// where it must grow: a decoder's scratch buffer lives as long as its
 /// thread, and `resize`'s doubling would leave one that once held a

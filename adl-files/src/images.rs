@@ -10,6 +10,7 @@ use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::Array3;
 
 use crate::decode::Decoding;
+use crate::encoded::EncodedImages;
 use crate::location::Location;
 use crate::per_file::{Contents, Files};
 use crate::timestamps::sensor_folder;
@@ -265,6 +266,18 @@ impl Images {
             },
             ..self
         }
+    }
+
+    /// The same camera, its samples the frames' files read but not
+    /// decoded ([`EncodedImages`]), for a decoder that decodes only the
+    /// part it keeps ([`CropDecoder`](crate::CropDecoder)).
+    pub fn encoded(self) -> EncodedImages {
+        EncodedImages::new(self)
+    }
+
+    /// Frame `index`'s files, its location and how it is decoded.
+    pub(crate) fn files(&self, index: usize) -> Result<(&Files, &Location, Decoding)> {
+        Ok((&self.frames, self.frames.location(index)?, self.decoding))
     }
 
     /// The frames' files, a sample's in its place: paths, or objects in a

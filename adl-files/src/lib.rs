@@ -62,8 +62,12 @@
 //! # Ok::<(), adl::Error>(())
 //! ```
 
+mod crop_decoder;
 mod decode;
+mod encoded;
 mod images;
+#[cfg(feature = "libjpeg-turbo")]
+mod jpeg_region;
 mod latency;
 #[cfg(feature = "libjpeg-turbo")]
 mod libjpeg_turbo;
@@ -91,6 +95,8 @@ mod store;
 mod table;
 mod timestamps;
 
+pub use crop_decoder::CropDecoder;
+pub use encoded::{EncodedImage, EncodedImages};
 pub use images::{IMAGE_EXTENSIONS, Images};
 pub use latency::Latency;
 pub use location::Location;

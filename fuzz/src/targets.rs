@@ -8,11 +8,11 @@ use std::path::Path;
 use adl::Sensor;
 use adl::files::px4::Px4Log;
 use adl::files::ros::{Bag, Topic};
-use adl::files::{Images, Npy, NpyElement, NpyFiles, Table, read_timestamps};
+use adl::files::{CropDecoder, Images, Npy, NpyElement, NpyFiles, Table, read_timestamps};
 use adl::graph::loader::{Loader, LoaderState};
 use adl::ndarray::IxDyn;
 use adl::pipeline::Stages;
-use adl::transform::ImageLayout;
+use adl::transform::{ImageLayout, RandomResizedCrop, Region};
 
 use crate::{Scratch, named};
 
@@ -189,7 +189,9 @@ fn member<T: NpyElement>(path: &Path, count: usize) {
 
 /// A JPEG or PNG frame. Byte 0 picks the settings: bit 0 the layout (HWC
 /// or CHW), bit 1 strict decoding, bits 2-3 the downscale factor (1, 2, 4
-/// or 8); the rest is the file.
+/// or 8), bit 4 whether its crop (the middle half) is decoded exactly or
+/// scaled by [`CropDecoder`] (with libjpeg-turbo: in part, by
+/// `csrc/jpeg_region.c`); the rest is the file.
 pub fn images(data: &[u8]) {
     let Some((options, file)) = settings(data) else {
         return;
@@ -213,6 +215,31 @@ pub fn images(data: &[u8]) {
             .downscale(factor)
     });
     read_or_named(opened, &path);
+    let strict = options & 2 != 0;
+    let Ok(camera) = Images::from_files("camera", [&path], times("camera", 1)) else {
+        return;
+    };
+    let (height, width) = camera.frame_size();
+    let middle = Region {
+        top: height / 4,
+        left: width / 4,
+        height: height / 2,
+        width: width / 2,
+    };
+    let decoder = CropDecoder::new(RandomResizedCrop::with_size(16, 12).layout(layout));
+    let decoder = if options & 16 == 0 {
+        decoder
+    } else {
+        decoder.exact()
+    };
+    let cropped = camera
+        .strict(strict)
+        .encoded()
+        .get(0)
+        .and_then(|frame| decoder.decode(&frame, middle));
+    if let Err(e) = cropped {
+        named(&e, &path);
+    }
 }
 
 /// A CSV table whose time column is `t`: the whole input is the file.

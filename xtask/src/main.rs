@@ -21,8 +21,9 @@
 //! Each first makes sure the system packages adl needs are installed: the
 //! OpenCL ICD loader and headers (`ocl-icd-opencl-dev`), the POCL CPU
 //! OpenCL device (`pocl-opencl-icd`), and libjpeg-turbo's TurboJPEG library
-//! with `pkg-config` to find it (`libturbojpeg0-dev`: the benchmarks decode
-//! JPEG with it, feature `libjpeg-turbo`). As root it installs missing ones with
+//! and its libjpeg API with `pkg-config` to find them (`libturbojpeg0-dev`,
+//! `libjpeg62-turbo-dev`: the benchmarks decode JPEG with them, whole or
+//! only a crop, feature `libjpeg-turbo`). As root it installs missing ones with
 //! apt-get; otherwise it prints the exact command to run and stops. Set
 //! `ADL_SKIP_SETUP=1` to skip the check (for systems that provide OpenCL in
 //! another way).
@@ -34,10 +35,11 @@ mod fuzz;
 mod python;
 
 /// Debian packages needed by the build and the tests.
-const PACKAGES: [&str; 4] = [
+const PACKAGES: [&str; 5] = [
     "ocl-icd-opencl-dev",
     "pocl-opencl-icd",
     "libturbojpeg0-dev",
+    "libjpeg62-turbo-dev",
     "pkg-config",
 ];
 

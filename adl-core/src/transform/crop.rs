@@ -177,9 +177,15 @@ impl RandomResizedCrop {
         }
     }
 
+    /// The layout of the images it takes and makes.
+    pub fn image_layout(&self) -> ImageLayout {
+        self.layout
+    }
+
     /// The parameters checked: an output size, and ranges with a positive
-    /// minimum not above their maximum.
-    fn check(&self) -> Result<()> {
+    /// minimum not above their maximum. An [`Error::InvalidParameter`]
+    /// otherwise (as applying it gives).
+    pub fn check(&self) -> Result<()> {
         if self.height == 0 || self.width == 0 {
             return Err(Error::invalid(
                 "random_resized_crop size",

@@ -17,7 +17,8 @@
 //! And built-in image nodes, for `Array3<u8>` images in an
 //! [`ImageLayout`] (`[H, W, C]` or `[C, H, W]`), drawing from the
 //! per-sample generator: [`RandomResizedCrop`] (torchvision's, with
-//! [`resized_crop`] for a given [`Region`]) and [`RandomFlip`].
+//! [`resized_crop`] for a given [`Region`], [`resized_area`] for an
+//! [`Area`] of fractional pixels) and [`RandomFlip`].
 //!
 //! # Parallel composition
 //!
@@ -77,7 +78,7 @@ pub use keyed::{Keyed, MissingKey};
 pub use named::{Named, named};
 pub use parallel::ParallelTransforms;
 pub use random::{Random, random};
-pub use resize::{Region, resized_crop};
+pub use resize::{Area, Region, resized_area, resized_crop};
 pub use then::{Then, TransformExt};
 
 pub(crate) use named::label;

@@ -1,5 +1,10 @@
-//! [`resized_crop`]: a region of an image, resized (bilinear, antialiased).
+//! [`resized_crop`]: a region of an image, resized (bilinear, antialiased);
+//! [`resized_area`]: the same for a rectangle of fractional pixels.
 
+use std::cell::RefCell;
+
+use fast_image_resize::images::{CroppedImage, Image, ImageRef};
+use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
 use ndarray::{Array3, ArrayView3};
 
 use super::ImageLayout;
@@ -45,17 +50,70 @@ impl Region {
     }
 }
 
+/// A rectangle of an image in fractional pixels: its top-left corner and
+/// its size (a pixel `(y, x)` covers `[y, y + 1) x [x, x + 1)`). What a
+/// [`Region`] of a larger image covers in a copy of it scaled down, for
+/// one ([`Area::scaled`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Area {
+    /// Where its first row starts.
+    pub top: f64,
+    /// Where its first column starts.
+    pub left: f64,
+    /// How many rows it spans.
+    pub height: f64,
+    /// How many columns it spans.
+    pub width: f64,
+}
+
+impl Area {
+    /// What `region` covers in the image scaled down by `factor` (each
+    /// coordinate divided by it).
+    pub fn scaled(region: Region, factor: f64) -> Self {
+        Area {
+            top: region.top as f64 / factor,
+            left: region.left as f64 / factor,
+            height: region.height as f64 / factor,
+            width: region.width as f64 / factor,
+        }
+    }
+
+    /// The whole pixels the area touches: from the one its corner is in
+    /// to the one its far edge ends in.
+    pub fn pixels(&self) -> Region {
+        let (top, left) = (self.top.floor(), self.left.floor());
+        Region {
+            top: top as usize,
+            left: left as usize,
+            height: ((self.top + self.height).ceil() - top) as usize,
+            width: ((self.left + self.width).ceil() - left) as usize,
+        }
+    }
+
+    /// Whether the area is not empty, all its numbers finite, and lies
+    /// within an image of `height` x `width` pixels.
+    pub fn fits(&self, height: usize, width: usize) -> bool {
+        [self.top, self.left, self.height, self.width]
+            .iter()
+            .all(|v| v.is_finite() && *v >= 0.0)
+            && self.height > 0.0
+            && self.width > 0.0
+            && self.top + self.height <= height as f64
+            && self.left + self.width <= width as f64
+    }
+}
+
 /// The `region` of `image` (an RGB or any `u8` image in `layout`),
 /// resized to `height` x `width` pixels: torchvision's
 /// `F.resized_crop(image, top, left, h, w, size, BILINEAR,
 /// antialias=True)`, the crop taken first (no pixel outside it is read).
 ///
 /// The filter is Pillow's `BILINEAR`: a triangle, widened by the
-/// reduction factor when shrinking (antialiased) and separable, rows then
-/// columns, rounded to `u8` between the two passes as Pillow does. Its
-/// weights are computed and summed in `f32` where Pillow uses fixed
-/// point: a pixel may differ from Pillow's by one. A side whose size does
-/// not change is copied.
+/// reduction factor when shrinking (antialiased) and separable, its
+/// weights Pillow's, summed in fixed point by
+/// [fast_image_resize](https://docs.rs/fast_image_resize) (SIMD chosen at
+/// run time): a pixel may differ from Pillow's by one (its fixed point's
+/// rounding is its own). A side whose size does not change is copied.
 ///
 /// Any number of channels in `[C, H, W]`; 1 to 4 in `[H, W, C]`. A region
 /// outside the image, an empty region or output, or other channel counts
@@ -85,7 +143,6 @@ pub fn resized_crop(
     let (rows, columns) = layout
         .height_width(shape)
         .ok_or_else(|| Error::internal("resized_crop", "an Array3 with three axes"))?;
-    let channels = shape[layout.channel_axis()];
     if !region.fits(rows, columns) {
         return Err(Error::invalid(
             "resized_crop region",
@@ -95,6 +152,62 @@ pub fn resized_crop(
             ),
         ));
     }
+    resized_area(image, layout, Area::scaled(region, 1.0), height, width)
+}
+
+/// The `area` of `image` (fractional pixels; an RGB or any `u8` image in
+/// `layout`), resized to `height` x `width` pixels with the filter of
+/// [`resized_crop`]: Pillow's `resize((width, height), BILINEAR,
+/// box=(left, top, left + width, top + height))`, but for its edges: the
+/// filter reads only the pixels the area touches ([`Area::pixels`]),
+/// where Pillow's reads on into the rest of the image. For an area of
+/// whole pixels it is [`resized_crop`] of that region.
+///
+/// What it is for: a region of a large image, decoded at a reduced scale
+/// (a JPEG's DCT-domain scaling), resized from the scaled copy with the
+/// region's exact edges ([`Area::scaled`]).
+///
+/// An area not [`fits`](Area::fits) in the image, an empty output, or
+/// the channel counts [`resized_crop`] refuses are an
+/// [`Error::InvalidParameter`].
+///
+/// ```
+/// use adl::ndarray::{Array3, array, s};
+/// use adl::transform::{Area, ImageLayout, Region, resized_area, resized_crop};
+///
+/// let image = Array3::<u8>::from_shape_fn((8, 8, 1), |(y, x, _)| (y * 8 + x) as u8);
+/// // A region of whole pixels: the same as resized_crop.
+/// let region = Region { top: 2, left: 1, height: 6, width: 6 };
+/// let whole = resized_area(image.view(), ImageLayout::Hwc, Area::scaled(region, 1.0), 3, 3)?;
+/// assert_eq!(whole, resized_crop(image.view(), ImageLayout::Hwc, region, 3, 3)?);
+/// // Half a pixel in from each side.
+/// let inner = Area { top: 0.5, left: 0.5, height: 7.0, width: 7.0 };
+/// let out = resized_area(image.view(), ImageLayout::Hwc, inner, 7, 7)?;
+/// assert_eq!(out.shape(), &[7, 7, 1]);
+/// # Ok::<(), adl::Error>(())
+/// ```
+pub fn resized_area(
+    image: ArrayView3<'_, u8>,
+    layout: ImageLayout,
+    area: Area,
+    height: usize,
+    width: usize,
+) -> Result<Array3<u8>> {
+    let shape = image.shape();
+    let (rows, columns) = layout
+        .height_width(shape)
+        .ok_or_else(|| Error::internal("resized_area", "an Array3 with three axes"))?;
+    let channels = shape[layout.channel_axis()];
+    if !area.fits(rows, columns) {
+        return Err(Error::invalid(
+            "resized_area area",
+            format!(
+                "{area:?} is empty or outside the {rows} x {columns} image (shape {shape:?}, {})",
+                layout.describe()
+            ),
+        ));
+    }
+    let region = area.pixels();
     if height == 0 || width == 0 || channels == 0 {
         return Err(Error::invalid(
             "resized_crop size",
@@ -103,182 +216,75 @@ pub fn resized_crop(
             ),
         ));
     }
+    let pixel = match (layout, channels) {
+        (ImageLayout::Chw, _) | (ImageLayout::Hwc, 1) => PixelType::U8,
+        (ImageLayout::Hwc, 2) => PixelType::U8x2,
+        (ImageLayout::Hwc, 3) => PixelType::U8x3,
+        (ImageLayout::Hwc, 4) => PixelType::U8x4,
+        _ => {
+            return Err(Error::invalid(
+                "resized_crop image",
+                format!(
+                    "an [H, W, C] image of {channels} channels (shape {shape:?}); [H, W, C] images of 1 to 4 channels are resized, [C, H, W] images of any"
+                ),
+            ));
+        }
+    };
     let image = image.as_standard_layout();
     let values = image
         .as_slice()
         .ok_or_else(|| Error::internal("resized_crop", "a standard-layout view is a slice"))?;
-    let xs = Coeffs::new(region.width, width);
-    let ys = Coeffs::new(region.height, height);
-    let out = match layout {
-        ImageLayout::Hwc => match channels {
-            1 => resample::<1>(values, columns, region, &xs, &ys),
-            2 => resample::<2>(values, columns, region, &xs, &ys),
-            3 => resample::<3>(values, columns, region, &xs, &ys),
-            4 => resample::<4>(values, columns, region, &xs, &ys),
-            _ => {
-                return Err(Error::invalid(
-                    "resized_crop image",
-                    format!(
-                        "an [H, W, C] image of {channels} channels (shape {shape:?}); [H, W, C] images of 1 to 4 channels are resized, [C, H, W] images of any"
-                    ),
-                ));
-            }
-        },
-        ImageLayout::Chw => {
-            let plane = rows * columns;
-            let mut out = Vec::with_capacity(channels * height * width);
-            for values in values.chunks_exact(plane) {
-                out.extend(resample::<1>(values, columns, region, &xs, &ys));
-            }
-            out
-        }
+    let side = |v: usize, what: &str| {
+        u32::try_from(v).map_err(|_| {
+            Error::invalid(
+                "resized_crop size",
+                format!("{what} {v} is past the resizer's 2^32 - 1"),
+            )
+        })
     };
+    let (rows, columns) = (side(rows, "a side of")?, side(columns, "a side of")?);
+    let (out_rows, out_columns) = (side(height, "an output of")?, side(width, "an output of")?);
+    let planes = if layout == ImageLayout::Chw {
+        channels
+    } else {
+        1
+    };
+    let plane = values.len() / planes;
+    let options = ResizeOptions::new()
+        .resize_alg(ResizeAlg::Convolution(FilterType::Bilinear))
+        .crop(
+            area.left - region.left as f64,
+            area.top - region.top as f64,
+            area.width,
+            area.height,
+        );
+    let mut out = Vec::with_capacity(channels * height * width);
+    RESIZER.with_borrow_mut(|resizer| {
+        for values in values.chunks_exact(plane) {
+            let source = ImageRef::new(columns, rows, values, pixel)
+                .map_err(|e| Error::internal("resized_crop", e))?;
+            // The touched pixels as the whole source: none outside is read.
+            let source = CroppedImage::new(
+                &source,
+                region.left as u32,
+                region.top as u32,
+                region.width as u32,
+                region.height as u32,
+            )
+            .map_err(|e| Error::internal("resized_crop", e))?;
+            let mut resized = Image::new(out_columns, out_rows, pixel);
+            resizer
+                .resize(&source, &mut resized, &options)
+                .map_err(|e| Error::internal("resized_crop", e))?;
+            out.extend_from_slice(resized.buffer());
+        }
+        Ok::<_, Error>(())
+    })?;
     Array3::from_shape_vec(layout.shape(height, width, channels), out)
         .map_err(|e| Error::internal("resized_crop", e))
 }
 
-/// The weights of one pass: for each output pixel, the first input pixel
-/// it reads and the weights of it and the ones after it.
-struct Coeffs {
-    /// Input size equals output size: the pass is a copy.
-    identity: bool,
-    /// Weights per output pixel, at most (the stride of `weights`).
-    taps: usize,
-    first: Vec<usize>,
-    count: Vec<usize>,
-    weights: Vec<f32>,
-}
-
-impl Coeffs {
-    /// Pillow's `precompute_coeffs` for the bilinear (triangle) filter,
-    /// from `input` pixels to `output`, both at least 1.
-    fn new(input: usize, output: usize) -> Self {
-        let scale = input as f64 / output as f64;
-        let filter_scale = scale.max(1.0);
-        let support = filter_scale; // the triangle's support is 1
-        let taps = support.ceil() as usize * 2 + 1;
-        let mut first = Vec::with_capacity(output);
-        let mut count = Vec::with_capacity(output);
-        let mut weights = vec![0f32; output * taps];
-        for (x, row) in weights.chunks_exact_mut(taps).enumerate() {
-            let center = (x as f64 + 0.5) * scale;
-            // C's `(int)`, truncation toward zero, then clamped as in Pillow.
-            let min = ((center - support + 0.5) as i64).max(0) as usize;
-            let max = ((center + support + 0.5) as i64).clamp(0, input as i64) as usize;
-            let n = max.saturating_sub(min).clamp(1, taps);
-            let min = min.min(input - n);
-            let weight = |i: usize| {
-                let d = ((min + i) as f64 - center + 0.5) / filter_scale;
-                (1.0 - d.abs()).max(0.0)
-            };
-            let total: f64 = (0..n).map(weight).sum();
-            if total > 0.0 {
-                for (i, w) in row[..n].iter_mut().enumerate() {
-                    *w = (weight(i) / total) as f32;
-                }
-            }
-            first.push(min);
-            count.push(n);
-        }
-        Coeffs {
-            identity: input == output,
-            taps,
-            first,
-            count,
-            weights,
-        }
-    }
-
-    /// For each output pixel: its first input pixel and its weights.
-    fn iter(&self) -> impl Iterator<Item = (usize, &[f32])> {
-        self.weights
-            .chunks_exact(self.taps)
-            .zip(self.first.iter().zip(&self.count))
-            .map(|(w, (&first, &n))| (first, &w[..n]))
-    }
-}
-
-/// A weighted sum as a pixel value: rounded half up, clamped to `u8`.
-#[inline]
-fn to_u8(value: f32) -> u8 {
-    // `as` saturates: below 0 is 0, above 255 is 255.
-    (value + 0.5) as u8
-}
-
-/// `region` of the image `values` (rows of `columns` pixels of `C`
-/// interleaved values), resized by `xs` and `ys`: rows, then columns.
-fn resample<const C: usize>(
-    values: &[u8],
-    columns: usize,
-    region: Region,
-    xs: &Coeffs,
-    ys: &Coeffs,
-) -> Vec<u8> {
-    let out_width = xs.first.len();
-    let row_len = out_width * C;
-    let mut rows = vec![0u8; region.height * row_len];
-    let input_rows = values
-        .chunks_exact(columns * C)
-        .skip(region.top)
-        .take(region.height);
-    for (row, out) in input_rows.zip(rows.chunks_exact_mut(row_len)) {
-        let row = &row[region.left * C..(region.left + region.width) * C];
-        if xs.identity {
-            out.copy_from_slice(row);
-            continue;
-        }
-        let (out, _) = out.as_chunks_mut::<C>();
-        for (o, (first, weights)) in out.iter_mut().zip(xs.iter()) {
-            let (pixels, _) = row[first * C..].as_chunks::<C>();
-            let mut sum = [0f32; C];
-            for (pixel, &w) in pixels.iter().zip(weights) {
-                for (s, &v) in sum.iter_mut().zip(pixel) {
-                    *s += w * f32::from(v);
-                }
-            }
-            *o = sum.map(to_u8);
-        }
-    }
-    if ys.identity {
-        return rows;
-    }
-    let mut out = vec![0u8; ys.first.len() * row_len];
-    let mut sum = vec![0f32; row_len];
-    for ((first, weights), out) in ys.iter().zip(out.chunks_exact_mut(row_len)) {
-        sum.fill(0.0);
-        for (row, &w) in rows.chunks_exact(row_len).skip(first).zip(weights) {
-            for (s, &v) in sum.iter_mut().zip(row) {
-                *s += w * f32::from(v);
-            }
-        }
-        for (o, &s) in out.iter_mut().zip(&sum) {
-            *o = to_u8(s);
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn weights_sum_to_one_and_stay_inside() {
-        for (input, output) in [
-            (1, 1),
-            (7, 3),
-            (3, 7),
-            (100, 1),
-            (1, 9),
-            (224, 224),
-            (37, 224),
-        ] {
-            let c = Coeffs::new(input, output);
-            for (first, weights) in c.iter() {
-                assert!(first + weights.len() <= input, "{input} -> {output}");
-                let total: f32 = weights.iter().sum();
-                assert!((total - 1.0).abs() < 1e-5, "{input} -> {output}: {total}");
-            }
-        }
-    }
+thread_local! {
+    /// This thread's resizer, its buffers kept between images.
+    static RESIZER: RefCell<Resizer> = RefCell::new(Resizer::new());
 }

@@ -17,11 +17,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use adl::exec::SampleRng;
-use adl::files::{Images, Latency, Npy, NpyFiles, Table};
+use adl::files::{CropDecoder, EncodedImage, EncodedImages, Images, Latency, Npy, NpyFiles, Table};
 use adl::ndarray::{Array1, Array2, Array3, Ix2};
 use adl::prelude::*;
 use adl::sync::Nearest;
-use adl::transform::{ImageLayout, RandomResizedCrop, Region, resized_crop};
+use adl::transform::{ImageLayout, RandomResizedCrop, Region};
 use adl::{Concat, Metadata, Origin, Window};
 
 use super::{W2_MEAN, W2_STD};
@@ -79,7 +79,8 @@ impl Reads for Remote {
 #[derive(SensorSet)]
 #[sensor_set(sample = W4Frame)]
 pub struct W4Rig<C, R, I, L> {
-    /// The camera: RGB frames of `u8`, in [`W4_LAYOUT`].
+    /// The camera: its JPEG files, decoded by the transform (only the
+    /// crop, [`CropDecoder`]) into RGB `u8` in [`W4_LAYOUT`].
     pub camera: C,
     /// The radar: `f32 [64, 256]` frames.
     pub radar: R,
@@ -91,7 +92,7 @@ pub struct W4Rig<C, R, I, L> {
 
 /// The sensors of a trace read as `R` says.
 pub type W4Sensors<R> = W4Rig<
-    <R as Reads>::Of<Images>,
+    <R as Reads>::Of<EncodedImages>,
     <R as Reads>::Of<Npy<f32, Ix2>>,
     <R as Reads>::Of<Window<Table>>,
     <R as Reads>::Of<NpyFiles<f32, Ix2>>,
@@ -103,8 +104,8 @@ pub type W4Trace<R> = Recording<W4Sensors<R>>;
 /// A synchronized sample as read, before the transform.
 #[derive(Debug, Clone)]
 pub struct W4Raw {
-    /// The camera frame, RGB `u8` in [`W4_LAYOUT`].
-    pub camera: Array3<u8>,
+    /// The camera frame's file, read, not decoded.
+    pub camera: EncodedImage,
     /// The radar frame, `f32 [64, 256]`.
     pub radar: Array2<f32>,
     /// The IMU window, 20 rows of 6 values, oldest first.
@@ -168,7 +169,9 @@ pub fn open_trace<R: Reads>(folder: &Path, reads: &R) -> adl::Result<W4Trace<R>>
     let name = folder
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let camera = Images::in_folder(folder.join("camera"))?.layout(W4_LAYOUT);
+    let camera = Images::in_folder(folder.join("camera"))?
+        .layout(W4_LAYOUT)
+        .encoded();
     let radar: Npy<f32, Ix2> = Npy::in_folder(folder.join("radar"))?;
     if radar.sample_shape() != W4_RADAR {
         return Err(adl::Error::file(
@@ -434,18 +437,40 @@ fn normalise(pixels: &[u8], flip: bool) -> Vec<f32> {
 }
 
 impl W4Transform {
-    /// The 224 x 224 image of `frame` (both in [`W4_LAYOUT`]), and whether
-    /// to flip it.
-    fn image_u8(&self, frame: &Array3<u8>, rng: &mut SampleRng) -> adl::Result<(Array3<u8>, bool)> {
+    /// The 224 x 224 image of `frame` (in [`W4_LAYOUT`]), and whether to
+    /// flip it: decoded in part ([`CropDecoder`]), the crop only. Verify
+    /// mode decodes the central 448 x 448 exactly (the same pixels as the
+    /// whole frame's), then averages its 2x2 blocks.
+    fn image_u8(
+        &self,
+        frame: &EncodedImage,
+        rng: &mut SampleRng,
+    ) -> adl::Result<(Array3<u8>, bool)> {
+        let (h, w) = frame.size();
         if self.verify {
-            return Ok((center_u8(frame)?, false));
+            let side = 2 * W4_CROP;
+            if h < side || w < side {
+                return Err(adl::Error::invalid(
+                    "W4 verify image",
+                    format!(
+                        "{} is {h} x {w} pixels; the central {side} x {side} is taken",
+                        frame.location()
+                    ),
+                ));
+            }
+            let center = Region {
+                top: (h - side) / 2,
+                left: (w - side) / 2,
+                height: side,
+                width: side,
+            };
+            let whole = RandomResizedCrop::new(side).layout(W4_LAYOUT);
+            let pixels = CropDecoder::new(whole).exact().decode(frame, center)?;
+            return Ok((center_u8(&pixels)?, false));
         }
         let crop = RandomResizedCrop::new(W4_CROP).layout(W4_LAYOUT);
-        let (h, w) = W4_LAYOUT
-            .height_width(frame.shape())
-            .ok_or_else(|| adl::Error::internal("W4Transform", "an image of three axes"))?;
-        let region: Region = crop.draw(h, w, rng);
-        let image = resized_crop(frame.view(), W4_LAYOUT, region, W4_CROP, W4_CROP)?;
+        let region = crop.draw(h, w, rng);
+        let image = CropDecoder::new(crop).decode(frame, region)?;
         Ok((image, rng.chance(0.5)))
     }
 

@@ -1,0 +1,143 @@
+/*
+ * A region of a JPEG decoded by libjpeg (libjpeg-turbo's libjpeg API),
+ * optionally at a decode-time (DCT-domain) scale: the rows above the region
+ * are skipped (jpeg_skip_scanlines: entropy-decoded, not reconstructed), the
+ * columns outside it are not reconstructed (jpeg_crop_scanline), and the
+ * rows below it are not decoded at all.
+ *
+ * libjpeg reports a fatal error by calling error_exit, which by default
+ * ends the process: here it long-jumps back into adl_jpeg_region (no Rust
+ * frame lies between the setjmp and the longjmp; every buffer is libjpeg's
+ * own pool, freed by jpeg_destroy_decompress). A warning (corrupt entropy
+ * data, a truncated scan) is an error too where `strict` is set.
+ */
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jpeglib.h>
+
+/* Columns decoded beyond the region on each side (see adl_jpeg_region). */
+#define MARGIN 2
+
+struct adl_error_mgr {
+  struct jpeg_error_mgr pub;
+  jmp_buf jump;
+  int strict;
+  char *message;
+  size_t message_len;
+};
+
+static void adl_keep_message(j_common_ptr cinfo) {
+  struct adl_error_mgr *err = (struct adl_error_mgr *)cinfo->err;
+  char buffer[JMSG_LENGTH_MAX];
+  (*cinfo->err->format_message)(cinfo, buffer);
+  snprintf(err->message, err->message_len, "%s", buffer);
+}
+
+static void adl_error_exit(j_common_ptr cinfo) {
+  adl_keep_message(cinfo);
+  longjmp(((struct adl_error_mgr *)cinfo->err)->jump, 1);
+}
+
+static void adl_emit_message(j_common_ptr cinfo, int level) {
+  struct adl_error_mgr *err = (struct adl_error_mgr *)cinfo->err;
+  if (level < 0) {
+    cinfo->err->num_warnings++;
+    if (err->strict) {
+      adl_keep_message(cinfo);
+      longjmp(err->jump, 1);
+    }
+  }
+}
+
+/*
+ * Rows [top, top + height) and columns [left, left + width) of the JPEG
+ * `data` decoded at the scale 1/`denom` (1, 2, 4 or 8; the region is in
+ * the scaled image's pixels) as RGB into `out`, `height` rows of `width`
+ * pixels of 3 bytes (`out_len` must be that). The full image's size at that
+ * scale is written to `*image_height` and `*image_width`.
+ *
+ * Returns 0; or -1 with libjpeg's reason in `message` (a fatal error, or
+ * with `strict` a warning); or -2 where the region is empty or does not lie
+ * within the scaled image (its size written all the same) or `out_len` is
+ * not the region's; or -3 where the image is not `expect_height` x
+ * `expect_width` pixels (checked before any pixel memory is taken).
+ */
+int adl_jpeg_region(const unsigned char *data, unsigned long len,
+                    unsigned expect_height, unsigned expect_width,
+                    unsigned denom, unsigned top, unsigned left,
+                    unsigned height, unsigned width, unsigned char *out,
+                    size_t out_len, int strict, unsigned *image_height,
+                    unsigned *image_width, char *message, size_t message_len) {
+  struct jpeg_decompress_struct cinfo;
+  struct adl_error_mgr err;
+  JDIMENSION xoffset, cropped_width, row;
+  JSAMPARRAY line;
+  cinfo.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = adl_error_exit;
+  err.pub.emit_message = adl_emit_message;
+  err.strict = strict;
+  err.message = message;
+  err.message_len = message_len;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    return -1;
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, data, len);
+  jpeg_read_header(&cinfo, TRUE);
+  if (cinfo.image_height != expect_height || cinfo.image_width != expect_width) {
+    *image_height = cinfo.image_height;
+    *image_width = cinfo.image_width;
+    jpeg_destroy_decompress(&cinfo);
+    return -3;
+  }
+  cinfo.out_color_space = JCS_RGB;
+  cinfo.scale_num = 1;
+  cinfo.scale_denom = denom;
+  jpeg_calc_output_dimensions(&cinfo);
+  *image_height = cinfo.output_height;
+  *image_width = cinfo.output_width;
+  if (height == 0 || width == 0 || top > cinfo.output_height ||
+      height > cinfo.output_height - top || left > cinfo.output_width ||
+      width > cinfo.output_width - left ||
+      out_len != (size_t)height * width * 3) {
+    jpeg_destroy_decompress(&cinfo);
+    return -2;
+  }
+  jpeg_start_decompress(&cinfo);
+  /* The columns decoded: the region and MARGIN more on each side (where
+   * the image has them), from the iMCU column boundary at or before that.
+   * libjpeg's chroma upsampling treats the decoded columns' edges as the
+   * image's, which changes the pixel next to each: the margin keeps those
+   * out of the region, so that its pixels are the whole decode's. */
+  xoffset = left > MARGIN ? left - MARGIN : 0;
+  cropped_width = left + width + MARGIN < cinfo.output_width
+                      ? left + width + MARGIN - xoffset
+                      : cinfo.output_width - xoffset;
+  if (cropped_width < cinfo.output_width)
+    jpeg_crop_scanline(&cinfo, &xoffset, &cropped_width);
+  line = (*cinfo.mem->alloc_sarray)((j_common_ptr)&cinfo, JPOOL_IMAGE,
+                                    cinfo.output_width * 3, 1);
+  if (top > 0 && jpeg_skip_scanlines(&cinfo, top) != top) {
+    snprintf(message, message_len, "the file ends before row %u", top);
+    jpeg_destroy_decompress(&cinfo);
+    return -1;
+  }
+  for (row = 0; row < height; row++) {
+    if (jpeg_read_scanlines(&cinfo, line, 1) != 1) {
+      snprintf(message, message_len, "the file ends before row %u",
+               top + row);
+      jpeg_destroy_decompress(&cinfo);
+      return -1;
+    }
+    memcpy(out + (size_t)row * width * 3, line[0] + (size_t)(left - xoffset) * 3,
+           (size_t)width * 3);
+  }
+  /* The rows below the region are not decoded. */
+  jpeg_abort_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  return 0;
+}

@@ -1,0 +1,104 @@
+//! A region of a JPEG decoded by libjpeg-turbo (feature `libjpeg-turbo`),
+//! at a decode-time scale: `csrc/jpeg_region.c`, through libjpeg's
+//! partial decoding (`jpeg_skip_scanlines`, `jpeg_crop_scanline`).
+
+use std::ffi::{CStr, c_char, c_int, c_uint, c_ulong};
+
+use adl_core::transform::Region;
+
+unsafe extern "C" {
+    /// See `csrc/jpeg_region.c`.
+    fn adl_jpeg_region(
+        data: *const u8,
+        len: c_ulong,
+        expect_height: c_uint,
+        expect_width: c_uint,
+        denom: c_uint,
+        top: c_uint,
+        left: c_uint,
+        height: c_uint,
+        width: c_uint,
+        out: *mut u8,
+        out_len: usize,
+        strict: c_int,
+        image_height: *mut c_uint,
+        image_width: *mut c_uint,
+        message: *mut c_char,
+        message_len: usize,
+    ) -> c_int;
+}
+
+/// libjpeg's longest message (`JMSG_LENGTH_MAX`), with room to spare.
+const MESSAGE_LEN: usize = 256;
+
+/// The RGB pixels (`[height, width, 3]`) of `region` of the JPEG `bytes`,
+/// which must be `size` (height, width) pixels large (checked before any
+/// pixel memory is taken), decoded at the scale `1 / denom` (1, 2, 4 or
+/// 8), the region in the scaled image's pixels (libjpeg's scaled size:
+/// `ceil(side / denom)`).
+/// Unscaled, they are the pixels of the whole image decoded by
+/// libjpeg-turbo, in the region. `strict`: a warning of libjpeg's (corrupt
+/// data, a truncated scan) is an error, as a fatal one is; the message is
+/// libjpeg's.
+pub(crate) fn decode_region(
+    bytes: &[u8],
+    size: (usize, usize),
+    denom: usize,
+    region: Region,
+    strict: bool,
+) -> Result<Vec<u8>, String> {
+    let int = |v: usize, what: &str| {
+        c_uint::try_from(v).map_err(|_| format!("{what} {v} is too large for libjpeg"))
+    };
+    let len = c_ulong::try_from(bytes.len())
+        .map_err(|_| format!("a file of {} bytes is too large", bytes.len()))?;
+    let out_len = region
+        .height
+        .checked_mul(region.width)
+        .and_then(|n| n.checked_mul(3))
+        .ok_or_else(|| format!("{region:?} is too large"))?;
+    let mut out = vec![0u8; out_len];
+    let (mut image_height, mut image_width): (c_uint, c_uint) = (0, 0);
+    let mut message = [0u8; MESSAGE_LEN];
+    // SAFETY: `bytes` and `out` are live slices of the lengths passed;
+    // the C function writes at most `out_len` bytes to `out` (it checks
+    // the region against it), at most `MESSAGE_LEN` (NUL-terminated) to
+    // `message`, and one value to each size. It keeps no pointer after it
+    // returns, and libjpeg's error exit long-jumps only within C frames.
+    let status = unsafe {
+        adl_jpeg_region(
+            bytes.as_ptr(),
+            len,
+            int(size.0, "frame height")?,
+            int(size.1, "frame width")?,
+            int(denom, "the scale")?,
+            int(region.top, "the region's top")?,
+            int(region.left, "the region's left")?,
+            int(region.height, "the region's height")?,
+            int(region.width, "the region's width")?,
+            out.as_mut_ptr(),
+            out_len,
+            c_int::from(strict),
+            &mut image_height,
+            &mut image_width,
+            message.as_mut_ptr().cast::<c_char>(),
+            MESSAGE_LEN,
+        )
+    };
+    match status {
+        0 => Ok(out),
+        -2 => Err(format!(
+            "{region:?} is empty or outside the image ({image_height} x {image_width} pixels at the scale 1/{denom})"
+        )),
+        -3 => Err(format!(
+            "it is {image_height} x {image_width} pixels, not {} x {}",
+            size.0, size.1
+        )),
+        _ => {
+            // snprintf ends what it writes with a NUL; `message` was zeroed.
+            let reason = CStr::from_bytes_until_nul(&message)
+                .map_or_else(|_| "(no message)".into(), CStr::to_string_lossy);
+            Err(format!("libjpeg-turbo cannot decode it: {reason}"))
+        }
+    }
+}
