@@ -53,16 +53,21 @@ static void adl_emit_message(j_common_ptr cinfo, int level) {
 }
 
 /*
- * Rows [top, top + height) and columns [left, left + width) of the JPEG
- * `data` decoded at the scale 1/`denom` (1, 2, 4 or 8; the region is in
- * the scaled image's pixels) as RGB into `out`, `height` rows of `width`
- * pixels of 3 bytes (`out_len` must be that). The full image's size at that
- * scale is written to `*image_height` and `*image_width`.
+ * Rows [top, top + height) of the JPEG `data` decoded at the scale
+ * 1/`denom` (1, 2, 4 or 8; the region is in the scaled image's pixels) as
+ * RGB into `out`, the columns [*out_left, *out_left + *out_width): those of
+ * [left, left + width) and a few more on each side (see MARGIN, and the
+ * iMCU column boundary libjpeg starts at), `height` rows of `*out_width`
+ * pixels of 3 bytes, straight from libjpeg (no copy). `out_len` must hold
+ * them: `height` rows of `width + 2 * MARGIN + 32` pixels (an iMCU column
+ * is at most 32 pixels wide) where the image is that wide, else of the
+ * image's scaled width. The full image's size at that scale is written to
+ * `*image_height` and `*image_width`.
  *
  * Returns 0; or -1 with libjpeg's reason in `message` (a fatal error, or
  * with `strict` a warning); or -2 where the region is empty or does not lie
- * within the scaled image (its size written all the same) or `out_len` is
- * not the region's; or -3 where the image is not `expect_height` x
+ * within the scaled image (its size written all the same) or `out_len`
+ * cannot hold the rows; or -3 where the image is not `expect_height` x
  * `expect_width` pixels (checked before any pixel memory is taken).
  */
 int adl_jpeg_region(const unsigned char *data, unsigned long len,
@@ -70,11 +75,12 @@ int adl_jpeg_region(const unsigned char *data, unsigned long len,
                     unsigned denom, unsigned top, unsigned left,
                     unsigned height, unsigned width, unsigned char *out,
                     size_t out_len, int strict, unsigned *image_height,
-                    unsigned *image_width, char *message, size_t message_len) {
+                    unsigned *image_width, unsigned *out_left,
+                    unsigned *out_width, char *message, size_t message_len) {
   struct jpeg_decompress_struct cinfo;
   struct adl_error_mgr err;
   JDIMENSION xoffset, cropped_width, row;
-  JSAMPARRAY line;
+  JSAMPROW line[1];
   cinfo.err = jpeg_std_error(&err.pub);
   err.pub.error_exit = adl_error_exit;
   err.pub.emit_message = adl_emit_message;
@@ -102,12 +108,10 @@ int adl_jpeg_region(const unsigned char *data, unsigned long len,
   *image_width = cinfo.output_width;
   if (height == 0 || width == 0 || top > cinfo.output_height ||
       height > cinfo.output_height - top || left > cinfo.output_width ||
-      width > cinfo.output_width - left ||
-      out_len != (size_t)height * width * 3) {
+      width > cinfo.output_width - left) {
     jpeg_destroy_decompress(&cinfo);
     return -2;
   }
-  jpeg_start_decompress(&cinfo);
   /* The columns decoded: the region and MARGIN more on each side (where
    * the image has them), from the iMCU column boundary at or before that.
    * libjpeg's chroma upsampling treats the decoded columns' edges as the
@@ -117,24 +121,28 @@ int adl_jpeg_region(const unsigned char *data, unsigned long len,
   cropped_width = left + width + MARGIN < cinfo.output_width
                       ? left + width + MARGIN - xoffset
                       : cinfo.output_width - xoffset;
+  jpeg_start_decompress(&cinfo);
   if (cropped_width < cinfo.output_width)
     jpeg_crop_scanline(&cinfo, &xoffset, &cropped_width);
-  line = (*cinfo.mem->alloc_sarray)((j_common_ptr)&cinfo, JPOOL_IMAGE,
-                                    cinfo.output_width * 3, 1);
+  if ((size_t)height * cropped_width * 3 > out_len) {
+    jpeg_destroy_decompress(&cinfo);
+    return -2;
+  }
+  *out_left = xoffset;
+  *out_width = cropped_width;
   if (top > 0 && jpeg_skip_scanlines(&cinfo, top) != top) {
     snprintf(message, message_len, "the file ends before row %u", top);
     jpeg_destroy_decompress(&cinfo);
     return -1;
   }
   for (row = 0; row < height; row++) {
+    line[0] = out + (size_t)row * cropped_width * 3;
     if (jpeg_read_scanlines(&cinfo, line, 1) != 1) {
       snprintf(message, message_len, "the file ends before row %u",
                top + row);
       jpeg_destroy_decompress(&cinfo);
       return -1;
     }
-    memcpy(out + (size_t)row * width * 3, line[0] + (size_t)(left - xoffset) * 3,
-           (size_t)width * 3);
   }
   /* The rows below the region are not decoded. */
   jpeg_abort_decompress(&cinfo);

@@ -4,7 +4,7 @@
 use adl_core::description::{Node, NodeInfo, SampleNode, Stage, Takes};
 use adl_core::exec::{Context, NodeId, Sequential};
 use adl_core::transform::{ImageLayout, RandomResizedCrop, Region, resized_crop};
-use adl_core::{Error, Result, Transform};
+use adl_core::{Result, Transform};
 use ndarray::Array3;
 
 use crate::encoded::EncodedImage;
@@ -41,7 +41,7 @@ use crate::encoded::EncodedImage;
 /// decoded whole; damage in the entropy data below the crop is not seen,
 /// as it is not decoded.
 ///
-/// A frame that does not decode is an [`Error::Source`] naming its file,
+/// A frame that does not decode is an [`Error::Source`](adl_core::Error::Source) naming its file,
 /// the sensor and the sample.
 ///
 /// ```
@@ -149,26 +149,28 @@ impl CropDecoder {
         // The scaled frame's pixels the area touches (libjpeg's scaled
         // size is ceil(side / factor), so they lie within it).
         let pixels = area.pixels();
-        let values = match crate::jpeg_region::decode_region(
+        let decoded = match crate::jpeg_region::decode_region(
             frame.bytes(),
             frame.size(),
             factor,
             pixels,
             frame.strict(),
         ) {
-            Ok(values) => values,
+            Ok(decoded) => decoded,
             // A frame libjpeg-turbo cannot decode (cleanly) in part, or
             // of another size than its sensor's, is decoded whole, whose
             // verdict stands.
             Err(_) => return Ok(None),
         };
-        let decoded = Array3::from_shape_vec((pixels.height, pixels.width, 3), values)
-            .map_err(|e| Error::internal("CropDecoder", e))?;
+        // The area within what was decoded: the region's rows, and the
+        // columns around its own.
         let within = Area {
             top: area.top - pixels.top as f64,
-            left: area.left - pixels.left as f64,
+            left: area.left - decoded.left as f64,
             ..area
         };
+        let decoded = Array3::from_shape_vec((pixels.height, decoded.width, 3), decoded.pixels)
+            .map_err(|e| adl_core::Error::internal("CropDecoder", e))?;
         resized_area(decoded.view(), ImageLayout::Hwc, within, height, width).map(Some)
     }
 

@@ -358,7 +358,7 @@ fn markers(bytes: &[u8]) -> impl Iterator<Item = (u8, usize, &[u8])> + '_ {
 /// past it and past its segment (and a scan's data).
 fn next_marker<'a>(bytes: &'a [u8], at: &mut usize) -> Option<(u8, usize, &'a [u8])> {
     // The next marker, past any fill bytes.
-    *at += bytes.get(*at..)?.iter().position(|&b| b == 0xFF)?;
+    *at += memchr::memchr(0xFF, bytes.get(*at..)?)?;
     while bytes.get(*at + 1) == Some(&0xFF) {
         *at += 1;
     }
@@ -380,9 +380,7 @@ fn next_marker<'a>(bytes: &'a [u8], at: &mut usize) -> Option<(u8, usize, &'a [u
                 // A scan's entropy-coded data: to the next real marker, or
                 // to the end of the bytes (the scan is there all the same).
                 loop {
-                    let Some(ff) = bytes
-                        .get(*at..)
-                        .and_then(|rest| rest.iter().position(|&b| b == 0xFF))
+                    let Some(ff) = bytes.get(*at..).and_then(|rest| memchr::memchr(0xFF, rest))
                     else {
                         *at = bytes.len();
                         break;

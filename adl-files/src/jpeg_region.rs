@@ -23,6 +23,8 @@ unsafe extern "C" {
         strict: c_int,
         image_height: *mut c_uint,
         image_width: *mut c_uint,
+        out_left: *mut c_uint,
+        out_width: *mut c_uint,
         message: *mut c_char,
         message_len: usize,
     ) -> c_int;
@@ -31,13 +33,30 @@ unsafe extern "C" {
 /// libjpeg's longest message (`JMSG_LENGTH_MAX`), with room to spare.
 const MESSAGE_LEN: usize = 256;
 
-/// The RGB pixels (`[height, width, 3]`) of `region` of the JPEG `bytes`,
-/// which must be `size` (height, width) pixels large (checked before any
-/// pixel memory is taken), decoded at the scale `1 / denom` (1, 2, 4 or
-/// 8), the region in the scaled image's pixels (libjpeg's scaled size:
-/// `ceil(side / denom)`).
-/// Unscaled, they are the pixels of the whole image decoded by
-/// libjpeg-turbo, in the region. `strict`: a warning of libjpeg's (corrupt
+/// The columns decoded past the region on each side at most: `MARGIN`
+/// in `csrc/jpeg_region.c` (2), and up to 31 more to the left, where
+/// libjpeg starts at an iMCU column's boundary (at most 32 pixels wide),
+/// rounded up.
+const EXTRA_COLUMNS: usize = 2 * 2 + 32;
+
+/// Rows of a JPEG decoded in part: the region's, and the columns around
+/// it that libjpeg decoded with it.
+pub(crate) struct Decoded {
+    /// RGB, `[rows, width, 3]`.
+    pub(crate) pixels: Vec<u8>,
+    /// The first column decoded (at or left of the region's).
+    pub(crate) left: usize,
+    /// The columns decoded (the region's among them).
+    pub(crate) width: usize,
+}
+
+/// The rows of `region` of the JPEG `bytes`, which must be `size`
+/// (height, width) pixels large (checked before any pixel memory is
+/// taken), decoded at the scale `1 / denom` (1, 2, 4 or 8), the region in
+/// the scaled image's pixels (libjpeg's scaled size: `ceil(side /
+/// denom)`): its columns and a few around them ([`Decoded`]), written by
+/// libjpeg in place. Unscaled, the region's pixels are those of the whole
+/// image decoded by libjpeg-turbo. `strict`: a warning of libjpeg's (corrupt
 /// data, a truncated scan) is an error, as a fatal one is; the message is
 /// libjpeg's.
 pub(crate) fn decode_region(
@@ -46,25 +65,30 @@ pub(crate) fn decode_region(
     denom: usize,
     region: Region,
     strict: bool,
-) -> Result<Vec<u8>, String> {
+) -> Result<Decoded, String> {
     let int = |v: usize, what: &str| {
         c_uint::try_from(v).map_err(|_| format!("{what} {v} is too large for libjpeg"))
     };
     let len = c_ulong::try_from(bytes.len())
         .map_err(|_| format!("a file of {} bytes is too large", bytes.len()))?;
+    let scaled_width = size.1.div_ceil(denom.max(1));
     let out_len = region
-        .height
-        .checked_mul(region.width)
+        .width
+        .saturating_add(EXTRA_COLUMNS)
+        .min(scaled_width)
+        .checked_mul(region.height)
         .and_then(|n| n.checked_mul(3))
         .ok_or_else(|| format!("{region:?} is too large"))?;
     let mut out = vec![0u8; out_len];
     let (mut image_height, mut image_width): (c_uint, c_uint) = (0, 0);
+    let (mut out_left, mut out_width): (c_uint, c_uint) = (0, 0);
     let mut message = [0u8; MESSAGE_LEN];
     // SAFETY: `bytes` and `out` are live slices of the lengths passed;
     // the C function writes at most `out_len` bytes to `out` (it checks
-    // the region against it), at most `MESSAGE_LEN` (NUL-terminated) to
-    // `message`, and one value to each size. It keeps no pointer after it
-    // returns, and libjpeg's error exit long-jumps only within C frames.
+    // the rows it decodes against it), at most `MESSAGE_LEN`
+    // (NUL-terminated) to `message`, and one value to each size. It keeps
+    // no pointer after it returns, and libjpeg's error exit long-jumps
+    // only within C frames.
     let status = unsafe {
         adl_jpeg_region(
             bytes.as_ptr(),
@@ -81,12 +105,22 @@ pub(crate) fn decode_region(
             c_int::from(strict),
             &mut image_height,
             &mut image_width,
+            &mut out_left,
+            &mut out_width,
             message.as_mut_ptr().cast::<c_char>(),
             MESSAGE_LEN,
         )
     };
     match status {
-        0 => Ok(out),
+        0 => {
+            let (left, width) = (out_left as usize, out_width as usize);
+            out.truncate(region.height * width * 3);
+            Ok(Decoded {
+                pixels: out,
+                left,
+                width,
+            })
+        }
         -2 => Err(format!(
             "{region:?} is empty or outside the image ({image_height} x {image_width} pixels at the scale 1/{denom})"
         )),

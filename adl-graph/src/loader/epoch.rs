@@ -37,7 +37,7 @@ where
                 // there keep reading either way.
                 spawn_reader(&stage, &shared, id);
             };
-            stage.run_reader(&shared.dataset, &more);
+            stage.run_reader(id, &shared.dataset, &more);
         })
         .is_ok()
 }

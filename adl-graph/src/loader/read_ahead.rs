@@ -115,7 +115,7 @@ impl ReadAhead {
         readers: Arc<Readers>,
         parts: Arc<PartCounters>,
     ) -> Self {
-        let window = readers.grows().then(|| {
+        let window = readers.adapts().then(|| {
             let waited = stats.lock().unwrap_or_else(|p| p.into_inner()).wait;
             Mutex::new(Window::new(waited))
         });
@@ -152,14 +152,18 @@ impl ReadAhead {
     /// sensors) go to whichever readers are free, so they are read at once.
     /// Where the readers may grow ([`Readers`]), it watches its reads and
     /// calls `spawn` with a new reader's number for each reader to add.
-    pub(crate) fn run_reader<D: Dataset>(&self, dataset: &D, spawn: &dyn Fn(usize)) {
+    pub(crate) fn run_reader<D: Dataset>(&self, id: usize, dataset: &D, spawn: &dyn Fn(usize)) {
         let mut done = 0u64;
-        while let Some((position, part)) = self.start_next(dataset) {
+        // A reader past the count (the readers shrank) ends here.
+        while !self.readers.retired(id) {
+            let Some((position, part)) = self.start_next(dataset) else {
+                break;
+            };
             let index = self.index(position);
-            // CPU time on one read in eight: enough to tell reads that
-            // wait from reads that work.
+            // Busy time (running, or waiting for a core) on one read in
+            // eight: enough to tell reads that block from reads that work.
             let before = (self.window.is_some() && done.is_multiple_of(8))
-                .then(readers::thread_cpu)
+                .then(readers::thread_busy)
                 .flatten();
             done += 1;
             let began = Instant::now();
@@ -172,8 +176,8 @@ impl ReadAhead {
                 Ok(Err(_)) | Err(_) => Err(()),
             };
             let took = began.elapsed();
-            let cpu = before.and_then(|b| Some(readers::thread_cpu()?.saturating_sub(b)));
-            self.watch(took, cpu, spawn);
+            let busy = before.and_then(|b| Some(readers::thread_busy()?.saturating_sub(b)));
+            self.watch(took, busy, spawn);
             let bytes = *fetched.as_ref().unwrap_or(&0);
             self.parts.count(part, took, bytes, fetched.is_err());
             self.stats().time += took;
@@ -213,30 +217,38 @@ impl ReadAhead {
         }
     }
 
-    /// Count a read that took `took` (`cpu` of it on its thread, where
-    /// measured) in the window; at the window's end, grow the readers if
+    /// Count a read that took `took` (`busy` of it on its thread, running
+    /// or waiting for a core, where measured) in the window; at the window's end, grow the readers if
     /// the [rule](super::starting_readers) says so, calling `spawn` for each one added.
-    fn watch(&self, took: Duration, cpu: Option<Duration>, spawn: &dyn Fn(usize)) {
+    fn watch(&self, took: Duration, busy: Option<Duration>, spawn: &dyn Fn(usize)) {
         let Some(window) = &self.window else {
             return;
         };
         let mut window = window.lock().unwrap_or_else(|p| p.into_inner());
-        window.count(took, cpu);
+        window.count(took, busy);
         let waited = self.stats().wait;
         let threads = self.readers.now();
-        let verdict = readers::verdict(&window.seen(waited), threads);
+        let verdict = readers::verdict(&window.seen(waited), threads, self.readers.start());
         if verdict == Verdict::NotYet {
             return;
         }
         *window = window.next(waited);
         drop(window);
-        if let Verdict::Grow(factor) = verdict
-            && let Some(to) = self.readers.grow(threads, factor)
-        {
-            self.stats().threads = to;
-            for id in threads..to {
-                spawn(id);
+        match verdict {
+            Verdict::Grow(factor) => {
+                if let Some(to) = self.readers.grow(threads, factor) {
+                    self.stats().threads = to;
+                    for id in threads..to {
+                        spawn(id);
+                    }
+                }
             }
+            Verdict::Shrink(factor) => {
+                if let Some(to) = self.readers.shrink(threads, factor) {
+                    self.stats().threads = to;
+                }
+            }
+            Verdict::NotYet | Verdict::Keep => {}
         }
     }
 
@@ -396,7 +408,7 @@ mod tests {
         (0..n)
             .map(|_| {
                 let (stage, data) = (Arc::clone(stage), Arc::clone(data));
-                std::thread::spawn(move || stage.run_reader(&*data, &|_| {}))
+                std::thread::spawn(move || stage.run_reader(0, &*data, &|_| {}))
             })
             .collect()
     }
@@ -630,7 +642,7 @@ mod tests {
         ));
         let reader = {
             let (stage, data) = (Arc::clone(&stage), Arc::clone(&data));
-            std::thread::spawn(move || stage.run_reader(&*data, &|_| {}))
+            std::thread::spawn(move || stage.run_reader(0, &*data, &|_| {}))
         };
         stage.take(0);
         Storage::release(&*data, 0);

@@ -34,11 +34,15 @@ fn cores() -> usize {
 /// - **Grow**, doubling (or fourfold while the workers wait as long as
 ///   the reads take), up to [`READERS`] samples at once (`32 x k`,
 ///   [`most_readers`]), while the workers wait for reads and the reads
-///   block: a read whose thread ran for less than half of its time (its
-///   CPU time, on Linux, measured on one read in eight) waits on a disk or
-///   a store, and more reads in flight hide that latency (behind a store
+///   block: a read whose thread ran, or waited for a core, for less than
+///   half of its time (on Linux, measured on one read in eight) waits on a
+///   disk or a store, and more reads in flight hide that latency (behind a store
 ///   of latency `L`, `n` readers give at most `n / (k L)` samples/s). The
 ///   readers a loader grew to are kept for its next epochs.
+/// - **Shrink**, by half, down to the start, while the reads do not block
+///   (a disk read cold in one epoch is in the page cache the next): more
+///   threads then only take turns on the cores. A reader past the count
+///   ends before its next read.
 /// - A count the program sets ([`LoaderBuilder::readers`](super::LoaderBuilder::readers))
 ///   is kept as it is: no growth.
 ///
@@ -72,6 +76,7 @@ pub fn most_readers(parts: usize) -> usize {
 #[derive(Debug)]
 pub(crate) struct Readers {
     now: AtomicUsize,
+    start: usize,
     most: usize,
 }
 
@@ -80,14 +85,16 @@ impl Readers {
     pub(crate) fn fixed(threads: usize) -> Self {
         Readers {
             now: AtomicUsize::new(threads),
+            start: threads,
             most: threads,
         }
     }
 
-    /// `start`, growing up to `most`.
+    /// `start`, growing up to `most` (and shrinking back to `start`).
     pub(crate) fn growing(start: usize, most: usize) -> Self {
         Readers {
             now: AtomicUsize::new(start),
+            start,
             most: most.max(start),
         }
     }
@@ -97,9 +104,20 @@ impl Readers {
         self.now.load(Ordering::Acquire)
     }
 
-    /// Whether they may grow at all.
-    pub(crate) fn grows(&self) -> bool {
-        self.most > self.now()
+    /// Whether the count may change at all (not one the program set).
+    pub(crate) fn adapts(&self) -> bool {
+        self.most > self.start
+    }
+
+    /// The count they start with and never shrink below.
+    pub(crate) fn start(&self) -> usize {
+        self.start
+    }
+
+    /// Whether reader `id` (numbered from 0) is past the count now: it
+    /// ends before its next read.
+    pub(crate) fn retired(&self, id: usize) -> bool {
+        id >= self.now()
     }
 
     /// Grow `factor` times from `from` (up to the most), unless another
@@ -107,6 +125,21 @@ impl Readers {
     pub(crate) fn grow(&self, from: usize, factor: usize) -> Option<usize> {
         let to = from.saturating_mul(factor).min(self.most);
         (to > from)
+            .then(|| {
+                self.now
+                    .compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire)
+                    .ok()
+                    .map(|_| to)
+            })
+            .flatten()
+    }
+
+    /// Shrink `factor` times from `from` (down to the start), unless
+    /// another reader did already: the new count, when this call shrank
+    /// it. The readers past it end before their next read.
+    pub(crate) fn shrink(&self, from: usize, factor: usize) -> Option<usize> {
+        let to = (from / factor.max(1)).max(self.start);
+        (to < from)
             .then(|| {
                 self.now
                     .compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire)
@@ -126,11 +159,12 @@ pub(crate) struct Seen {
     pub(crate) reads: u64,
     /// The workers' wait for reads in it, summed.
     pub(crate) waited: Duration,
-    /// Of the reads whose CPU time was measured (in this window and the
+    /// Of the reads whose busy time ([`thread_busy`]) was measured (in
+    /// this window and the
     /// ones before): their time...
     pub(crate) wall: Duration,
-    /// ...and their CPU time (none where none could be measured).
-    pub(crate) cpu: Option<Duration>,
+    /// ...and their busy time (none where none could be measured).
+    pub(crate) busy: Option<Duration>,
 }
 
 /// What to do after a window.
@@ -142,29 +176,35 @@ pub(crate) enum Verdict {
     Keep,
     /// Grow the readers this many times (start a new window).
     Grow(usize),
+    /// Shrink the readers this many times, down to the start (start a new
+    /// window).
+    Shrink(usize),
 }
 
 /// The shortest window decided on.
 const SHORTEST: Duration = Duration::from_millis(5);
 
-/// What to do after a window that saw `seen` on `threads` readers: decide
-/// once there were as many reads as readers (and at least [`SHORTEST`]
-/// passed); grow when the workers waited for reads a tenth of the window
-/// or more, and the reads block (their CPU time is under half their time,
-/// or cannot be measured): twice as many readers, four times as many when
-/// the workers together waited as long as the window (one idle
-/// throughout).
-pub(crate) fn verdict(seen: &Seen, threads: usize) -> Verdict {
+/// What to do after a window that saw `seen` on `threads` readers
+/// (`start` at the start): decide once there were as many reads as
+/// readers (and at least [`SHORTEST`] passed); grow when the workers
+/// waited for reads a tenth of the window or more, and the reads block
+/// (their busy time is under half their time, or cannot be measured):
+/// twice as many readers, four times as many when the workers together
+/// waited as long as the window (one idle throughout). Shrink by half,
+/// down to `start`, when the reads are measured not to block (a store or
+/// a disk that was slow is now fast, as files read once are in the page
+/// cache the next epoch): more threads than that only take turns on the
+/// cores.
+pub(crate) fn verdict(seen: &Seen, threads: usize, start: usize) -> Verdict {
     if seen.reads < threads.max(1) as u64 || seen.elapsed < SHORTEST {
         return Verdict::NotYet;
     }
     let starved = seen.waited * 10 >= seen.elapsed;
-    let blocking = match seen.cpu {
-        Some(cpu) => cpu * 2 < seen.wall,
-        None => true,
-    };
-    if starved && blocking {
+    let blocking = seen.busy.map(|busy| busy * 2 < seen.wall);
+    if starved && blocking != Some(false) {
         Verdict::Grow(if seen.waited >= seen.elapsed { 4 } else { 2 })
+    } else if blocking == Some(false) && threads > start {
+        Verdict::Shrink(2)
     } else {
         Verdict::Keep
     }
@@ -178,7 +218,7 @@ pub(crate) struct Window {
     /// The workers' summed wait for reads when it began.
     waited_before: Duration,
     wall: Duration,
-    cpu: Option<Duration>,
+    busy: Option<Duration>,
 }
 
 impl Window {
@@ -189,29 +229,29 @@ impl Window {
             reads: 0,
             waited_before: waited,
             wall: Duration::ZERO,
-            cpu: None,
+            busy: None,
         }
     }
 
-    /// Count a read that took `took`, of which `cpu` on its thread where
+    /// Count a read that took `took`, of which `busy` on its thread where
     /// it was measured.
-    pub(crate) fn count(&mut self, took: Duration, cpu: Option<Duration>) {
+    pub(crate) fn count(&mut self, took: Duration, busy: Option<Duration>) {
         self.reads += 1;
-        if let Some(cpu) = cpu {
+        if let Some(busy) = busy {
             self.wall += took;
-            self.cpu = Some(self.cpu.unwrap_or_default() + cpu);
+            self.busy = Some(self.busy.unwrap_or_default() + busy);
         }
     }
 
     /// The window after this one, beginning now, the workers having
     /// waited `waited` in all by now: it counts reads and waits afresh,
-    /// and keeps the CPU times measured so far (whether reads block does
+    /// and keeps the busy times measured so far (whether reads block does
     /// not change from one window to the next, and few reads of a window
     /// are measured).
     pub(crate) fn next(&self, waited: Duration) -> Self {
         Window {
             wall: self.wall,
-            cpu: self.cpu,
+            busy: self.busy,
             ..Window::new(waited)
         }
     }
@@ -223,19 +263,25 @@ impl Window {
             reads: self.reads,
             waited: waited.saturating_sub(self.waited_before),
             wall: self.wall,
-            cpu: self.cpu,
+            busy: self.busy,
         }
     }
 }
 
-/// The CPU time of the calling thread so far, where the system says it
-/// (Linux: `/proc/thread-self/schedstat`).
-pub(crate) fn thread_cpu() -> Option<Duration> {
+/// The time the calling thread has run so far, or been ready to run and
+/// waited for a core, where the system says it (Linux:
+/// `/proc/thread-self/schedstat`, its first two fields): all of its time
+/// but what it spent blocked (on a disk, a socket, a lock). A read on a
+/// machine whose cores are all busy waits for a core, not for I/O, and
+/// more readers would not make it faster.
+pub(crate) fn thread_busy() -> Option<Duration> {
     #[cfg(target_os = "linux")]
     {
         let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-        let nanos = text.split_whitespace().next()?.parse::<u64>().ok()?;
-        Some(Duration::from_nanos(nanos))
+        let mut fields = text.split_whitespace();
+        let mut next = || fields.next()?.parse::<u64>().ok();
+        let (ran, waited) = (next()?, next()?);
+        Some(Duration::from_nanos(ran.saturating_add(waited)))
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -247,52 +293,83 @@ pub(crate) fn thread_cpu() -> Option<Duration> {
 mod tests {
     use super::*;
 
-    fn seen(reads: u64, waited_ms: u64, wall_ms: u64, cpu_ms: Option<u64>) -> Seen {
+    fn seen(reads: u64, waited_ms: u64, wall_ms: u64, busy_ms: Option<u64>) -> Seen {
         Seen {
             elapsed: Duration::from_millis(100),
             reads,
             waited: Duration::from_millis(waited_ms),
             wall: Duration::from_millis(wall_ms),
-            cpu: cpu_ms.map(Duration::from_millis),
+            busy: busy_ms.map(Duration::from_millis),
         }
     }
 
     #[test]
     fn readers_grow_only_while_workers_wait_for_reads_that_block() {
         // As many reads as the 8 readers: decide.
-        assert_eq!(verdict(&seen(7, 50, 80, Some(1)), 8), Verdict::NotYet);
+        assert_eq!(verdict(&seen(7, 50, 80, Some(1)), 8, 8), Verdict::NotYet);
         // A store's latency, workers waiting: grow.
-        assert_eq!(verdict(&seen(8, 50, 80, Some(1)), 8), Verdict::Grow(2));
+        assert_eq!(verdict(&seen(8, 50, 80, Some(1)), 8, 8), Verdict::Grow(2));
         // Workers waiting all along: faster.
-        assert_eq!(verdict(&seen(8, 100, 80, Some(1)), 8), Verdict::Grow(4));
+        assert_eq!(verdict(&seen(8, 100, 80, Some(1)), 8, 8), Verdict::Grow(4));
         // Reads that take the CPU (the page cache): more threads would
         // take turns on the cores.
-        assert_eq!(verdict(&seen(16, 50, 80, Some(70)), 8), Verdict::Keep);
+        assert_eq!(verdict(&seen(16, 50, 80, Some(70)), 8, 8), Verdict::Keep);
         // The workers hardly waited: the readers keep up.
-        assert_eq!(verdict(&seen(16, 9, 80, Some(1)), 8), Verdict::Keep);
-        // Where CPU time cannot be measured, waiting workers decide.
-        assert_eq!(verdict(&seen(16, 10, 80, None), 8), Verdict::Grow(2));
+        assert_eq!(verdict(&seen(16, 9, 80, Some(1)), 8, 8), Verdict::Keep);
+        // Where busy time cannot be measured, waiting workers decide.
+        assert_eq!(verdict(&seen(16, 10, 80, None), 8, 8), Verdict::Grow(2));
         // Too short a window.
         let short = Seen {
             elapsed: Duration::from_millis(2),
             ..seen(64, 50, 80, Some(1))
         };
-        assert_eq!(verdict(&short, 8), Verdict::NotYet);
+        assert_eq!(verdict(&short, 8, 8), Verdict::NotYet);
+    }
+
+    #[test]
+    fn readers_shrink_to_the_start_once_reads_stop_blocking() {
+        // Reads that take the CPU, on more readers than the start: halve.
+        assert_eq!(
+            verdict(&seen(64, 50, 80, Some(70)), 64, 8),
+            Verdict::Shrink(2)
+        );
+        assert_eq!(
+            verdict(&seen(64, 0, 80, Some(70)), 64, 8),
+            Verdict::Shrink(2)
+        );
+        // At the start: keep.
+        assert_eq!(verdict(&seen(64, 50, 80, Some(70)), 8, 8), Verdict::Keep);
+        // Reads that block still, or cannot be measured: never shrink.
+        assert_eq!(verdict(&seen(64, 0, 80, Some(1)), 64, 8), Verdict::Keep);
+        assert_eq!(verdict(&seen(64, 0, 80, None), 64, 8), Verdict::Keep);
+        let readers = Readers::growing(8, 128);
+        assert_eq!(readers.grow(8, 4), Some(32));
+        assert!(!readers.retired(31) && readers.retired(32));
+        assert_eq!(readers.shrink(32, 2), Some(16));
+        assert!(readers.retired(16) && !readers.retired(15));
+        // Another reader shrank it already.
+        assert_eq!(readers.shrink(32, 2), None);
+        assert_eq!(readers.shrink(16, 4), Some(8));
+        assert_eq!(readers.shrink(8, 2), None);
+        assert_eq!(readers.now(), 8);
+        // A count the program set neither grows nor shrinks.
+        let fixed = Readers::fixed(3);
+        assert!(!fixed.adapts());
+        assert_eq!(fixed.shrink(3, 2), None);
     }
 
     #[test]
     fn growth_multiplies_up_to_the_most_once_per_count() {
         let readers = Readers::growing(8, 20);
-        assert!(readers.grows());
+        assert!(readers.adapts());
         assert_eq!(readers.grow(8, 2), Some(16));
         // Another reader saw 8 too: grown already.
         assert_eq!(readers.grow(8, 2), None);
         assert_eq!(readers.grow(16, 4), Some(20));
         assert_eq!(readers.grow(20, 2), None);
-        assert!(!readers.grows());
         assert_eq!(readers.now(), 20);
         let fixed = Readers::fixed(3);
-        assert!(!fixed.grows());
+        assert!(!fixed.adapts());
         assert_eq!(fixed.grow(3, 4), None);
     }
 
@@ -315,28 +392,28 @@ mod tests {
         assert_eq!(seen.reads, 2);
         assert_eq!(seen.waited, Duration::from_millis(7));
         assert_eq!(seen.wall, Duration::from_millis(20));
-        assert_eq!(seen.cpu, Some(Duration::from_millis(1)));
-        // The next window counts afresh, and keeps the CPU times.
+        assert_eq!(seen.busy, Some(Duration::from_millis(1)));
+        // The next window counts afresh, and keeps the busy times.
         let next = window
             .next(Duration::from_millis(12))
             .seen(Duration::from_millis(15));
         assert_eq!((next.reads, next.waited), (0, Duration::from_millis(3)));
-        assert_eq!(next.cpu, Some(Duration::from_millis(1)));
+        assert_eq!(next.busy, Some(Duration::from_millis(1)));
     }
 
     #[cfg(target_os = "linux")]
     #[test]
-    fn a_threads_cpu_time_grows_while_it_runs_and_not_while_it_sleeps() {
-        let before = thread_cpu().expect("Linux says a thread's CPU time");
+    fn a_threads_busy_time_grows_while_it_runs_and_not_while_it_sleeps() {
+        let before = thread_busy().expect("Linux says a thread's run and run-queue times");
         let spin = Instant::now();
         let mut x = 0u64;
         while spin.elapsed() < Duration::from_millis(30) {
             x = x.wrapping_mul(31).wrapping_add(1);
         }
         std::hint::black_box(x);
-        let spun = thread_cpu().unwrap() - before;
+        let spun = thread_busy().unwrap() - before;
         std::thread::sleep(Duration::from_millis(30));
-        let slept = thread_cpu().unwrap() - before - spun;
+        let slept = thread_busy().unwrap() - before - spun;
         assert!(spun > slept, "spun {spun:?}, slept {slept:?}");
     }
 }
