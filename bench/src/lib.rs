@@ -45,6 +45,7 @@
 mod args;
 mod batch_stage;
 pub mod digest;
+pub mod frames;
 mod process;
 mod protocol;
 mod runs;

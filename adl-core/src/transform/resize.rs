@@ -139,18 +139,9 @@ pub fn resized_crop(
     height: usize,
     width: usize,
 ) -> Result<Array3<u8>> {
-    let shape = image.shape();
-    let (rows, columns) = layout
-        .height_width(shape)
-        .ok_or_else(|| Error::internal("resized_crop", "an Array3 with three axes"))?;
+    let (rows, columns) = rows_columns(&image, layout)?;
     if !region.fits(rows, columns) {
-        return Err(Error::invalid(
-            "resized_crop region",
-            format!(
-                "{region:?} is empty or outside the {rows} x {columns} image (shape {shape:?}, {})",
-                layout.describe()
-            ),
-        ));
+        return Err(outside("resized_crop region", region, &image, layout));
     }
     resized_area(image, layout, Area::scaled(region, 1.0), height, width)
 }
@@ -193,19 +184,11 @@ pub fn resized_area(
     height: usize,
     width: usize,
 ) -> Result<Array3<u8>> {
+    let (rows, columns) = rows_columns(&image, layout)?;
     let shape = image.shape();
-    let (rows, columns) = layout
-        .height_width(shape)
-        .ok_or_else(|| Error::internal("resized_area", "an Array3 with three axes"))?;
     let channels = shape[layout.channel_axis()];
     if !area.fits(rows, columns) {
-        return Err(Error::invalid(
-            "resized_area area",
-            format!(
-                "{area:?} is empty or outside the {rows} x {columns} image (shape {shape:?}, {})",
-                layout.describe()
-            ),
-        ));
+        return Err(outside("resized_area area", area, &image, layout));
     }
     let region = area.pixels();
     if height == 0 || width == 0 || channels == 0 {
@@ -282,6 +265,32 @@ pub fn resized_area(
     })?;
     Array3::from_shape_vec(layout.shape(height, width, channels), out)
         .map_err(|e| Error::internal("resized_crop", e))
+}
+
+/// The rows and columns of `image` in `layout`.
+fn rows_columns(image: &ArrayView3<'_, u8>, layout: ImageLayout) -> Result<(usize, usize)> {
+    layout
+        .height_width(image.shape())
+        .ok_or_else(|| Error::internal("resized_crop", "an Array3 with three axes"))
+}
+
+/// The error of `what` (a region or an area) that is empty or outside
+/// `image`.
+fn outside(
+    name: &str,
+    what: impl std::fmt::Debug,
+    image: &ArrayView3<'_, u8>,
+    layout: ImageLayout,
+) -> Error {
+    let shape = image.shape();
+    let (rows, columns) = layout.height_width(shape).unwrap_or_default();
+    Error::invalid(
+        name,
+        format!(
+            "{what:?} is empty or outside the {rows} x {columns} image (shape {shape:?}, {})",
+            layout.describe()
+        ),
+    )
 }
 
 thread_local! {

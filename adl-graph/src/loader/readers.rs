@@ -124,14 +124,7 @@ impl Readers {
     /// reader did already: the new count, when this call grew it.
     pub(crate) fn grow(&self, from: usize, factor: usize) -> Option<usize> {
         let to = from.saturating_mul(factor).min(self.most);
-        (to > from)
-            .then(|| {
-                self.now
-                    .compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire)
-                    .ok()
-                    .map(|_| to)
-            })
-            .flatten()
+        (to > from).then(|| self.change(from, to)).flatten()
     }
 
     /// Shrink `factor` times from `from` (down to the start), unless
@@ -139,14 +132,16 @@ impl Readers {
     /// it. The readers past it end before their next read.
     pub(crate) fn shrink(&self, from: usize, factor: usize) -> Option<usize> {
         let to = (from / factor.max(1)).max(self.start);
-        (to < from)
-            .then(|| {
-                self.now
-                    .compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire)
-                    .ok()
-                    .map(|_| to)
-            })
-            .flatten()
+        (to < from).then(|| self.change(from, to)).flatten()
+    }
+
+    /// The count from `from` to `to`, unless another reader changed it
+    /// first: `to` when this call changed it.
+    fn change(&self, from: usize, to: usize) -> Option<usize> {
+        self.now
+            .compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+            .map(|_| to)
     }
 }
 

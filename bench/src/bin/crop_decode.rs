@@ -5,6 +5,8 @@
 //! taskset -c 1 cargo run --release -p adl-bench --bin crop_decode -- DATA_DIR [--frames N] [--reps 3]
 //! ```
 //!
+//! (`--frames 0`: every frame; 600 by default.)
+//!
 //! Each frame's crop is W4's (`RandomResizedCrop(224)`, drawn from the
 //! generator of seed 0, epoch 0, the frame's number), taken three ways:
 //!
@@ -22,7 +24,6 @@
 //! their 224 x 224 images against the exact ones (min, median, mean), in
 //! dB.
 
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -31,6 +32,7 @@ use adl::exec::{NodeId, SampleRng};
 use adl::files::{CropDecoder, EncodedImage, Images};
 use adl::ndarray::Array3;
 use adl::transform::{ImageLayout, RandomResizedCrop, Region, resized_crop};
+use adl_bench::frames::{FrameArgs, camera_folders};
 
 const USAGE: &str = "usage: crop_decode DATA_DIR [--frames N] [--reps N]";
 
@@ -56,25 +58,8 @@ fn psnr(a: &Array3<u8>, b: &Array3<u8>) -> f64 {
 }
 
 fn run(args: Vec<String>) -> Result<(), String> {
-    let mut data = None;
-    let mut frames = 600usize;
-    let mut reps = 3usize;
-    let mut it = args.into_iter();
-    while let Some(arg) = it.next() {
-        let mut number = |flag: &str| -> Result<usize, String> {
-            let text = it.next().ok_or(format!("{flag} needs a value\n{USAGE}"))?;
-            text.parse()
-                .map_err(|_| format!("{flag} takes a number, got {text:?}"))
-        };
-        match arg.as_str() {
-            "--frames" => frames = number("--frames")?.max(1),
-            "--reps" => reps = number("--reps")?.max(1),
-            "--help" | "-h" => return Err(USAGE.into()),
-            _ if data.is_none() && !arg.starts_with("--") => data = Some(PathBuf::from(arg)),
-            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
-        }
-    }
-    let data = data.ok_or(USAGE)?;
+    let FrameArgs { data, frames, reps } = FrameArgs::parse(args, USAGE, 600)?;
+    let frames = if frames == 0 { usize::MAX } else { frames };
     let err = |e: adl::Error| format!("{e:#}");
     // The frames, read into memory, and their crops.
     let crop = RandomResizedCrop::new(224);
@@ -153,17 +138,4 @@ fn run(args: Vec<String>) -> Result<(), String> {
         db.len()
     );
     Ok(())
-}
-
-/// The camera folders of a W4 dataset: `DATA_DIR/<trace>/camera`, traces
-/// in name order.
-fn camera_folders(data: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut traces: Vec<PathBuf> = std::fs::read_dir(data)
-        .map_err(|e| format!("{}: cannot list: {e}", data.display()))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.join("camera").is_dir())
-        .map(|path| path.join("camera"))
-        .collect();
-    traces.sort();
-    Ok(traces)
 }

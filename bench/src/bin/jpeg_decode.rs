@@ -23,12 +23,12 @@
 //! "reps", "frames_per_s" (median), "frames_per_s_all", "in_mb_per_s",
 //! "out_mb_per_s", "mpix_per_s", "mean_jpeg_kb"}`.
 
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use adl::Sensor;
 use adl::files::Images;
+use adl_bench::frames::{FrameArgs, camera_folders};
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1).collect()) {
@@ -43,25 +43,7 @@ fn main() -> ExitCode {
 const USAGE: &str = "usage: jpeg_decode DATA_DIR [--frames N] [--reps N]";
 
 fn run(args: Vec<String>) -> Result<(), String> {
-    let mut data = None;
-    let mut frames = 0usize;
-    let mut reps = 3usize;
-    let mut it = args.into_iter();
-    while let Some(arg) = it.next() {
-        let mut number = |flag: &str| -> Result<usize, String> {
-            let text = it.next().ok_or(format!("{flag} needs a value\n{USAGE}"))?;
-            text.parse()
-                .map_err(|_| format!("{flag} takes a number, got {text:?}"))
-        };
-        match arg.as_str() {
-            "--frames" => frames = number("--frames")?,
-            "--reps" => reps = number("--reps")?.max(1),
-            "--help" | "-h" => return Err(USAGE.into()),
-            _ if data.is_none() && !arg.starts_with("--") => data = Some(PathBuf::from(arg)),
-            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
-        }
-    }
-    let data = data.ok_or(USAGE)?;
+    let FrameArgs { data, frames, reps } = FrameArgs::parse(args, USAGE, 0)?;
     let cameras = camera_folders(&data)?;
     for (mode, factor) in [("decode_to_array", 1), ("downscale_half", 2)] {
         // Each trace's camera, its frames read ahead into memory.
@@ -133,25 +115,6 @@ fn run(args: Vec<String>) -> Result<(), String> {
         );
     }
     Ok(())
-}
-
-/// The camera folders of a W4 dataset: `DATA_DIR/<trace>/camera`, traces
-/// in name order.
-fn camera_folders(data: &Path) -> Result<Vec<PathBuf>, String> {
-    let entries = std::fs::read_dir(data)
-        .map_err(|e| format!("{}: cannot list the dataset: {e}", data.display()))?;
-    let mut cameras: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path().join("camera")))
-        .filter(|camera| camera.is_dir())
-        .collect();
-    cameras.sort();
-    if cameras.is_empty() {
-        return Err(format!(
-            "{}: no <trace>/camera folders (write a W4 dataset with bench/peer/w4/generate.py)",
-            data.display()
-        ));
-    }
-    Ok(cameras)
 }
 
 /// Read frame `i` of `camera` ahead, as a loader's read stage does.
