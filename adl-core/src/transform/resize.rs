@@ -241,9 +241,13 @@ pub fn resized_area(
             area.width,
             area.height,
         );
-    let mut out = Vec::with_capacity(channels * height * width);
+    let mut out = vec![0u8; channels * height * width];
+    let out_plane = out.len() / planes;
     RESIZER.with_borrow_mut(|resizer| {
-        for values in values.chunks_exact(plane) {
+        for (values, out) in values
+            .chunks_exact(plane)
+            .zip(out.chunks_exact_mut(out_plane))
+        {
             let source = ImageRef::new(columns, rows, values, pixel)
                 .map_err(|e| Error::internal("resized_crop", e))?;
             // The touched pixels as the whole source: none outside is read.
@@ -255,11 +259,12 @@ pub fn resized_area(
                 region.height as u32,
             )
             .map_err(|e| Error::internal("resized_crop", e))?;
-            let mut resized = Image::new(out_columns, out_rows, pixel);
+            // Resized straight into the output's plane.
+            let mut resized = Image::from_slice_u8(out_columns, out_rows, out, pixel)
+                .map_err(|e| Error::internal("resized_crop", e))?;
             resizer
                 .resize(&source, &mut resized, &options)
                 .map_err(|e| Error::internal("resized_crop", e))?;
-            out.extend_from_slice(resized.buffer());
         }
         Ok::<_, Error>(())
     })?;
