@@ -18,9 +18,6 @@
 
 #include <jpeglib.h>
 
-/* Columns decoded beyond the region on each side (see adl_jpeg_region). */
-#define MARGIN 2
-
 struct adl_error_mgr {
   struct jpeg_error_mgr pub;
   jmp_buf jump;
@@ -56,12 +53,12 @@ static void adl_emit_message(j_common_ptr cinfo, int level) {
  * Rows [top, top + height) of the JPEG `data` decoded at the scale
  * 1/`denom` (1, 2, 4 or 8; the region is in the scaled image's pixels) as
  * RGB into `out`, the columns [*out_left, *out_left + *out_width): those of
- * [left, left + width) and a few more on each side (see MARGIN, and the
- * iMCU column boundary libjpeg starts at), `height` rows of `*out_width`
- * pixels of 3 bytes, straight from libjpeg (no copy). `out_len` must hold
- * them: `height` rows of `width + 2 * MARGIN + 32` pixels (an iMCU column
- * is at most 32 pixels wide) where the image is that wide, else of the
- * image's scaled width. The full image's size at that scale is written to
+ * [left, left + width) and `margin` more on each side where the image has
+ * them (and more to the left, from the iMCU column boundary libjpeg starts
+ * at), `height` rows of `*out_width` pixels of 3 bytes, straight from
+ * libjpeg (no copy). `out_len` must hold them: `height` rows of `width + 2
+ * * margin + 32` pixels (an iMCU column is at most 32 pixels wide) where
+ * the image is that wide, else of the image's scaled width. The full image's size at that scale is written to
  * `*image_height` and `*image_width`.
  *
  * Returns 0; or -1 with libjpeg's reason in `message` (a fatal error, or
@@ -73,7 +70,8 @@ static void adl_emit_message(j_common_ptr cinfo, int level) {
 int adl_jpeg_region(const unsigned char *data, unsigned long len,
                     unsigned expect_height, unsigned expect_width,
                     unsigned denom, unsigned top, unsigned left,
-                    unsigned height, unsigned width, unsigned char *out,
+                    unsigned height, unsigned width, unsigned margin,
+                    unsigned char *out,
                     size_t out_len, int strict, unsigned *image_height,
                     unsigned *image_width, unsigned *out_left,
                     unsigned *out_width, char *message, size_t message_len) {
@@ -112,14 +110,11 @@ int adl_jpeg_region(const unsigned char *data, unsigned long len,
     jpeg_destroy_decompress(&cinfo);
     return -2;
   }
-  /* The columns decoded: the region and MARGIN more on each side (where
-   * the image has them), from the iMCU column boundary at or before that.
-   * libjpeg's chroma upsampling treats the decoded columns' edges as the
-   * image's, which changes the pixel next to each: the margin keeps those
-   * out of the region, so that its pixels are the whole decode's. */
-  xoffset = left > MARGIN ? left - MARGIN : 0;
-  cropped_width = left + width + MARGIN < cinfo.output_width
-                      ? left + width + MARGIN - xoffset
+  /* The columns decoded: the region and `margin` more on each side (where
+   * the image has them), from the iMCU column boundary at or before that. */
+  xoffset = left > margin ? left - margin : 0;
+  cropped_width = left + width + margin < cinfo.output_width
+                      ? left + width + margin - xoffset
                       : cinfo.output_width - xoffset;
   jpeg_start_decompress(&cinfo);
   if (cropped_width < cinfo.output_width)

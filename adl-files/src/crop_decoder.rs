@@ -109,6 +109,12 @@ impl CropDecoder {
     /// it can be) and resized to the crop's size, in its layout.
     pub fn decode(&self, frame: &EncodedImage, region: Region) -> Result<Array3<u8>> {
         self.crop.check()?;
+        self.decode_checked(frame, region)
+    }
+
+    /// [`decode`](CropDecoder::decode), the crop's parameters checked
+    /// already.
+    fn decode_checked(&self, frame: &EncodedImage, region: Region) -> Result<Array3<u8>> {
         let (rows, columns) = frame.size();
         if !region.fits(rows, columns) {
             return Err(frame.error(format!(
@@ -196,7 +202,7 @@ impl Transform<EncodedImage> for CropDecoder {
             return Err(input.error("an empty frame (0 pixels)"));
         }
         let region = self.crop.draw(height, width, &mut cx.rng(NodeId(0)));
-        self.decode(&input, region)
+        self.decode_checked(&input, region)
     }
 }
 

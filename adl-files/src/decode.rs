@@ -193,6 +193,26 @@ impl Decoding {
 }
 
 impl Decoding {
+    /// [`decode`](Decoding::decode), a decoder's panic caught as the
+    /// reason the frame does not decode.
+    pub(crate) fn decode_caught(
+        &self,
+        bytes: &[u8],
+        size: (usize, usize),
+        first: &dyn std::fmt::Display,
+        scratch: &mut Vec<u8>,
+    ) -> Result<Vec<u8>, String> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.decode(bytes, size, first, scratch)
+        }))
+        .unwrap_or_else(|panic| {
+            Err(format!(
+                "the decoder panicked on it: {}",
+                adl_core::exec::panic_message(panic.as_ref())
+            ))
+        })
+    }
+
     /// The values of the JPEG `bytes` (`size` pixels) decoded by
     /// libjpeg-turbo, scaled by the factor at decode time, straight into
     /// the sample's buffer in `[H, W, 3]` (through `scratch` for `[3, H,

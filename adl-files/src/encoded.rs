@@ -10,7 +10,7 @@ use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::Array3;
 
 use crate::decode::Decoding;
-use crate::images::Images;
+use crate::images::{Images, decode_in_thread};
 use crate::location::Location;
 use crate::per_file::Contents;
 
@@ -103,17 +103,8 @@ impl EncodedImage {
     }
 
     fn decoded_with(&self, decoding: Decoding) -> Result<Vec<u8>> {
-        let mut scratch = Vec::new();
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            decoding.decode(&self.bytes, self.size, &*self.first, &mut scratch)
-        }))
-        .unwrap_or_else(|panic| {
-            Err(format!(
-                "the decoder panicked on it: {}",
-                adl_core::exec::panic_message(panic.as_ref())
-            ))
-        })
-        .map_err(|reason| self.error(reason))
+        decode_in_thread(decoding, &self.bytes, self.size, &*self.first)
+            .map_err(|reason| self.error(reason))
     }
 
     /// The error `reason` of this frame: naming its file, its sensor and
@@ -187,12 +178,8 @@ impl Sensor for EncodedImages {
     /// file, the sensor and the sample).
     fn get(&self, index: usize) -> Result<EncodedImage> {
         let (files, location, decoding) = self.images.files(index)?;
-        let bytes = match files.take(index) {
-            Some(bytes) => bytes,
-            None => files.read(index)?,
-        };
         Ok(EncodedImage {
-            bytes: Arc::new(bytes),
+            bytes: Arc::new(files.contents(index)?),
             location: location.clone(),
             sensor: Arc::clone(&self.name),
             index,

@@ -2,7 +2,6 @@
 
 use std::cell::RefCell;
 use std::io::Read;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use adl_core::storage::Storage;
 use adl_core::transform::ImageLayout;
@@ -156,6 +155,20 @@ struct Scratch {
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// The frame `bytes` (`size` pixels; `first` the sensor's first frame)
+/// decoded as `decoding` says, with this thread's scratch buffer, a
+/// decoder's panic caught: for a frame whose bytes are in hand
+/// ([`EncodedImage`](crate::EncodedImage)).
+pub(crate) fn decode_in_thread(
+    decoding: Decoding,
+    bytes: &[u8],
+    size: (usize, usize),
+    first: &dyn std::fmt::Display,
+) -> std::result::Result<Vec<u8>, String> {
+    SCRATCH
+        .with_borrow_mut(|scratch| decoding.decode_caught(bytes, size, first, &mut scratch.pixels))
 }
 
 impl Images {
@@ -331,17 +344,9 @@ impl Images {
                     &read
                 }
             };
-            catch_unwind(AssertUnwindSafe(|| {
-                self.decoding
-                    .decode(bytes, self.size, &self.frames.locations()[0], pixels)
-            }))
-            .unwrap_or_else(|panic| {
-                Err(format!(
-                    "the decoder panicked on it: {}",
-                    adl_core::exec::panic_message(panic.as_ref())
-                ))
-            })
-            .map_err(|reason| location.error(reason).in_sensor(&self.name, Some(index)))
+            self.decoding
+                .decode_caught(bytes, self.size, &self.frames.locations()[0], pixels)
+                .map_err(|reason| location.error(reason).in_sensor(&self.name, Some(index)))
         })
     }
 }

@@ -18,6 +18,7 @@ unsafe extern "C" {
         left: c_uint,
         height: c_uint,
         width: c_uint,
+        margin: c_uint,
         out: *mut u8,
         out_len: usize,
         strict: c_int,
@@ -33,11 +34,16 @@ unsafe extern "C" {
 /// libjpeg's longest message (`JMSG_LENGTH_MAX`), with room to spare.
 const MESSAGE_LEN: usize = 256;
 
-/// The columns decoded past the region on each side at most: `MARGIN`
-/// in `csrc/jpeg_region.c` (2), and up to 31 more to the left, where
-/// libjpeg starts at an iMCU column's boundary (at most 32 pixels wide),
-/// rounded up.
-const EXTRA_COLUMNS: usize = 2 * 2 + 32;
+/// Columns decoded beyond the region on each side, where the image has
+/// them: libjpeg's chroma upsampling treats the decoded columns' edges as
+/// the image's, which changes the pixel next to each; the margin keeps
+/// those out of the region, so that its pixels are the whole decode's.
+const MARGIN: usize = 2;
+
+/// The columns decoded past the region at most: [`MARGIN`] on each side,
+/// and up to 31 more to the left, where libjpeg starts at an iMCU column's
+/// boundary (at most 32 pixels wide), rounded up.
+const EXTRA_COLUMNS: usize = 2 * MARGIN + 32;
 
 /// Rows of a JPEG decoded in part: the region's, and the columns around
 /// it that libjpeg decoded with it.
@@ -100,6 +106,7 @@ pub(crate) fn decode_region(
             int(region.left, "the region's left")?,
             int(region.height, "the region's height")?,
             int(region.width, "the region's width")?,
+            int(MARGIN, "the margin")?,
             out.as_mut_ptr(),
             out_len,
             c_int::from(strict),
@@ -133,6 +140,44 @@ pub(crate) fn decode_region(
             let reason = CStr::from_bytes_until_nul(&message)
                 .map_or_else(|_| "(no message)".into(), CStr::to_string_lossy);
             Err(format!("libjpeg-turbo cannot decode it: {reason}"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A crop is decoded in part (not refused, which would send it to a
+    /// whole decode): its rows, and its columns with those around them.
+    #[test]
+    fn a_region_is_decoded_with_the_columns_around_it() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/crops");
+        for name in ["s420.jpg", "s444.jpg", "gray.jpg", "progressive.jpg"] {
+            let bytes = std::fs::read(path.join(name)).unwrap();
+            for denom in [1, 2, 4, 8] {
+                let region = Region {
+                    top: 3,
+                    left: 17 / denom,
+                    height: 20 / denom,
+                    width: 90 / denom,
+                };
+                let decoded = decode_region(&bytes, (237, 317), denom, region, true)
+                    .unwrap_or_else(|e| panic!("{name} at 1/{denom}: {e}"));
+                assert!(decoded.left + MARGIN <= region.left, "{name} at 1/{denom}");
+                assert!(
+                    decoded.left + decoded.width >= region.left + region.width + MARGIN,
+                    "{name} at 1/{denom}"
+                );
+                assert!(
+                    decoded.width <= region.width + EXTRA_COLUMNS,
+                    "{name} at 1/{denom}"
+                );
+                assert_eq!(decoded.pixels.len(), region.height * decoded.width * 3);
+            }
+            // Another size than the frame's is refused before decoding.
+            let other = decode_region(&bytes, (240, 320), 1, Region::whole(8, 8), true);
+            assert!(other.is_err_and(|e| e.contains("237 x 317")), "{name}");
         }
     }
 }

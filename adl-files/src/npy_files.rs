@@ -8,7 +8,7 @@ use ndarray::{Array, Dimension, IxDyn};
 use crate::location::Location;
 use crate::npy::{NpyElement, refusal};
 use crate::npy_header::read_layout;
-use crate::per_file::{Contents, Files};
+use crate::per_file::Files;
 use crate::timestamps::sensor_folder;
 
 /// A sensor whose samples are whole NumPy `.npy` files, one per timestamp:
@@ -154,7 +154,7 @@ impl<T: NpyElement, D: Dimension> NpyFiles<T, D> {
             timestamps,
             parse: parse::<T, D>,
         };
-        sensor.read(0, None)?;
+        sensor.read(0)?;
         Ok(sensor)
     }
 }
@@ -165,14 +165,11 @@ impl<T, D: Dimension> NpyFiles<T, D> {
         self.files.locations()
     }
 
-    /// Sample `index`'s array, from its file's bytes read ahead
-    /// (`fetched`) or read now.
-    fn read(&self, index: usize, fetched: Option<Contents>) -> Result<Array<T, D>> {
+    /// Sample `index`'s array, from its file's bytes read ahead or read
+    /// now.
+    fn read(&self, index: usize) -> Result<Array<T, D>> {
         let location = self.files.location(index)?;
-        let bytes = match fetched {
-            Some(bytes) => bytes,
-            None => self.files.read(index)?,
-        };
+        let bytes = self.files.contents(index)?;
         (self.parse)(&bytes)
             .map_err(|reason| location.error(reason).in_sensor(&self.name, Some(index)))
     }
@@ -218,7 +215,7 @@ impl<T, D: Dimension> Sensor for NpyFiles<T, D> {
     }
 
     fn get(&self, index: usize) -> Result<Array<T, D>> {
-        self.read(index, self.files.take(index))
+        self.read(index)
     }
 
     /// A file per sample (its origin: the file, no row), read whole ahead

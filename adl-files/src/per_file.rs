@@ -176,6 +176,15 @@ impl Files {
         contents.map_err(|e| e.in_sensor(&self.sensor, Some(index)))
     }
 
+    /// Sample `index`'s file: the bytes read ahead for it, taken, or else
+    /// read now ([`read`](Files::read)).
+    pub(crate) fn contents(&self, index: usize) -> Result<Contents> {
+        match self.take(index) {
+            Some(bytes) => Ok(bytes),
+            None => self.read(index),
+        }
+    }
+
     /// The bytes read ahead for `index`, taken (none if it was not).
     pub(crate) fn take(&self, index: usize) -> Option<Contents> {
         self.fetched().remove(&index)

@@ -151,7 +151,9 @@ impl ReadAhead {
     /// the order ends or the epoch stops. A sample's parts (a recording's
     /// sensors) go to whichever readers are free, so they are read at once.
     /// Where the readers may grow ([`Readers`]), it watches its reads and
-    /// calls `spawn` with a new reader's number for each reader to add.
+    /// calls `spawn` with a new reader's number for each reader to add;
+    /// reader `id` ends before its next read once the readers shrink below
+    /// it.
     pub(crate) fn run_reader<D: Dataset>(&self, id: usize, dataset: &D, spawn: &dyn Fn(usize)) {
         let mut done = 0u64;
         // A reader past the count (the readers shrank) ends here.
@@ -218,8 +220,10 @@ impl ReadAhead {
     }
 
     /// Count a read that took `took` (`busy` of it on its thread, running
-    /// or waiting for a core, where measured) in the window; at the window's end, grow the readers if
-    /// the [rule](super::starting_readers) says so, calling `spawn` for each one added.
+    /// or waiting for a core, where measured) in the window; at the
+    /// window's end, grow or shrink the readers if the
+    /// [rule](super::starting_readers) says so, calling `spawn` for each
+    /// one added.
     fn watch(&self, took: Duration, busy: Option<Duration>, spawn: &dyn Fn(usize)) {
         let Some(window) = &self.window else {
             return;

@@ -155,8 +155,7 @@ pub(crate) struct Seen {
     /// The workers' wait for reads in it, summed.
     pub(crate) waited: Duration,
     /// Of the reads whose busy time ([`thread_busy`]) was measured (in
-    /// this window and the
-    /// ones before): their time...
+    /// this window and the ones before): their time...
     pub(crate) wall: Duration,
     /// ...and their busy time (none where none could be measured).
     pub(crate) busy: Option<Duration>,
