@@ -3,7 +3,7 @@
 //! allocator trims).
 
 use std::mem::{needs_drop, size_of};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard};
 
 use super::Recycle;
@@ -23,6 +23,13 @@ pub struct BufferStatistics {
     pub held_bytes: usize,
     /// The most bytes it may hold now.
     pub limit_bytes: usize,
+    /// Bytes asked of it ([`take`](BufferPool::take)), reused or allocated:
+    /// the memory of the batches built in it, intermediate arrays a node
+    /// gave back ([`Buffers::release`](super::Buffers::release)) included.
+    pub taken_bytes: u64,
+    /// The largest batch given back so far ([`recycle`](BufferPool::recycle)),
+    /// in bytes of its pooled buffers.
+    pub largest_batch_bytes: usize,
 }
 
 #[derive(Default)]
@@ -64,17 +71,18 @@ struct Held {
 /// assert_eq!(pool.statistics().reused, 1);
 /// ```
 pub struct BufferPool {
-    batches: usize,
+    batches: AtomicUsize,
     held: Mutex<Held>,
     reused: AtomicU64,
     allocated: AtomicU64,
     released: AtomicU64,
+    taken: AtomicU64,
 }
 
 impl std::fmt::Debug for BufferPool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BufferPool")
-            .field("batches", &self.batches)
+            .field("batches", &self.batches.load(Relaxed))
             .field("statistics", &self.statistics())
             .finish()
     }
@@ -85,12 +93,20 @@ impl BufferPool {
     /// one).
     pub fn new(batches: usize) -> Self {
         BufferPool {
-            batches: batches.max(1),
+            batches: AtomicUsize::new(batches.max(1)),
             held: Mutex::new(Held::default()),
             reused: AtomicU64::new(0),
             allocated: AtomicU64::new(0),
             released: AtomicU64::new(0),
+            taken: AtomicU64::new(0),
         }
+    }
+
+    /// Keep the buffers of at most `batches` batches (at least one) from
+    /// now on: what a loader under a memory budget holds. Buffers past the
+    /// new limit are released as the next batch is given back.
+    pub fn set_batches(&self, batches: usize) {
+        self.batches.store(batches.max(1), Relaxed);
     }
 
     fn held(&self) -> MutexGuard<'_, Held> {
@@ -107,6 +123,8 @@ impl BufferPool {
         if capacity == 0 || needs_drop::<A>() || size_of::<A>() == 0 {
             return Vec::with_capacity(capacity);
         }
+        self.taken
+            .fetch_add(capacity.saturating_mul(size_of::<A>()) as u64, Relaxed);
         let found = {
             let mut held = self.held();
             let best = held
@@ -153,7 +171,10 @@ impl BufferPool {
             held.bytes += buffer.layout.size();
             held.buffers.push(buffer);
         }
-        let limit = self.batches.saturating_mul(held.largest_batch);
+        let limit = self
+            .batches
+            .load(Relaxed)
+            .saturating_mul(held.largest_batch);
         let mut released = 0;
         while held.bytes > limit {
             let Some(oldest) = held
@@ -184,13 +205,18 @@ impl BufferPool {
             allocated: self.allocated.load(Relaxed),
             released: self.released.load(Relaxed),
             held_bytes: held.bytes,
-            limit_bytes: self.batches.saturating_mul(held.largest_batch),
+            limit_bytes: self
+                .batches
+                .load(Relaxed)
+                .saturating_mul(held.largest_batch),
+            taken_bytes: self.taken.load(Relaxed),
+            largest_batch_bytes: held.largest_batch,
         }
     }
 
     /// Count afresh from zero (the buffers held stay).
     pub fn reset_statistics(&self) {
-        for counter in [&self.reused, &self.allocated, &self.released] {
+        for counter in [&self.reused, &self.allocated, &self.released, &self.taken] {
             counter.store(0, Relaxed);
         }
     }
@@ -260,6 +286,22 @@ mod tests {
         assert_eq!(stats.held_bytes, 2 * 8192 * 4);
         assert_eq!(stats.limit_bytes, 2 * 8192 * 4);
         assert_eq!(stats.released, 3);
+        // A smaller limit releases down to it as the next batch comes back.
+        pool.set_batches(1);
+        pool.recycle(Array1::<f32>::zeros(8192));
+        assert_eq!(pool.statistics().held_bytes, 8192 * 4);
+    }
+
+    #[test]
+    fn the_bytes_asked_of_the_pool_are_counted() {
+        let pool = BufferPool::new(2);
+        let a: Vec<f32> = pool.take(10_000);
+        pool.recycle(Array1::from(a));
+        let _b: Vec<f64> = pool.take(3_000);
+        let _s: Vec<String> = pool.take(3_000);
+        assert_eq!(pool.statistics().taken_bytes, 40_000 + 24_000);
+        pool.reset_statistics();
+        assert_eq!(pool.statistics().taken_bytes, 0);
     }
 
     #[test]

@@ -43,7 +43,7 @@ self_cell::self_cell!(
 /// by `workers` threads, each sample through `pipeline.sample`, `batch_size`
 /// of them through `pipeline.collate` and `pipeline.batch` (an
 /// `abstract_dataloader.spec.Pipeline`; none: the samples as they are,
-/// collated by `adl.default_collate`, PyTorch's default with NumPy arrays), `batches_ahead` batches built ahead, in an order that is sequential or
+/// collated by `adl.default_collate`, PyTorch's default with NumPy arrays), `batches_ahead` batches built ahead (2 by default), in an order that is sequential or
 /// shuffled by `shuffle` (a seed; the same order for the same seed and
 /// epoch), split over `world` ranks (by default torchrun's `RANK` and
 /// `WORLD_SIZE`; every index of an epoch in exactly one rank).
@@ -72,6 +72,13 @@ self_cell::self_cell!(
 /// pipeline pickle in at most 64 MiB.
 /// `statistics()` says what the calls cost: their number, the wait for the
 /// GIL and the time in Python (and, with processes, the wait for them).
+///
+/// `memory_budget` (bytes) sizes the batches ahead and the read stage of
+/// `adl.files` sensors from what the loader measures, within the budget
+/// (`batches_ahead`, where given too, is kept); `statistics()` says what
+/// it chose and why. It counts the arrays an `adl.Pipeline` builds its
+/// batches in and the bytes read ahead; batches a Python pipeline makes are
+/// Python's objects, not counted.
 #[pyclass(module = "adl", frozen)]
 pub(crate) struct Loader {
     engine: Engine,
@@ -103,7 +110,9 @@ struct Settings {
     batch_size: usize,
     shuffle: Option<u64>,
     workers: usize,
-    batches_ahead: usize,
+    /// As given; `None`: 2, or as the memory budget chooses.
+    batches_ahead: Option<usize>,
+    memory_budget: Option<u64>,
     drop_last: bool,
     on_error: OnError,
     rank: Option<usize>,
@@ -134,9 +143,16 @@ impl Settings {
         let mut builder = builder
             .batch_size(self.batch_size)
             .workers(self.workers)
-            .batches_ahead(self.batches_ahead)
             .drop_last(self.drop_last)
             .on_error(self.on_error);
+        builder = match (self.batches_ahead, self.memory_budget) {
+            (Some(batches), _) => builder.batches_ahead(batches),
+            (None, None) => builder.batches_ahead(2),
+            (None, Some(_)) => builder,
+        };
+        if let Some(bytes) = self.memory_budget {
+            builder = builder.memory_budget(bytes);
+        }
         if let Some(seed) = self.shuffle {
             builder = builder.shuffle(seed);
         }
@@ -248,7 +264,12 @@ fn python_inner(
             // threads, and as many batches ahead.
             Settings {
                 workers: 2 * settings.workers,
-                batches_ahead: settings.batches_ahead.max(2 * settings.workers),
+                batches_ahead: Some(
+                    settings
+                        .batches_ahead
+                        .unwrap_or(2)
+                        .max(2 * settings.workers),
+                ),
                 ..settings
             }
         }
@@ -261,7 +282,7 @@ fn python_inner(
 #[pymethods]
 impl Loader {
     #[new]
-    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, workers = 0, batches_ahead = 2, drop_last = false, on_error = "raise", rank = None, world = None, processes = None))]
+    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, workers = 0, batches_ahead = None, memory_budget = None, drop_last = false, on_error = "raise", rank = None, world = None, processes = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -270,7 +291,8 @@ impl Loader {
         batch_size: usize,
         shuffle: Option<u64>,
         workers: usize,
-        batches_ahead: usize,
+        batches_ahead: Option<usize>,
+        memory_budget: Option<u64>,
         drop_last: bool,
         on_error: &str,
         rank: Option<usize>,
@@ -282,6 +304,7 @@ impl Loader {
             shuffle,
             workers,
             batches_ahead,
+            memory_budget,
             drop_last,
             on_error: on_error_of(on_error)?,
             rank,

@@ -209,3 +209,30 @@ def test_transform_arguments_are_checked():
     crop = T.RandomResizedCrop(8)
     assert isinstance(crop, T.Transform) and crop.stage == "sample" and crop.name == "random_resized_crop"
     assert T.ToFloat().stage == "batch"
+
+
+def test_a_memory_budget_sizes_the_loader_and_says_why():
+    dataset = recording()
+    pipeline = adl.Pipeline(batch={"camera": T.ToFloat()})
+
+    def epoch(**budget):
+        loader = adl.Loader(dataset, pipeline, batch_size=4, shuffle=2, workers=2, **budget)
+        return loader, [b["camera"].copy() for b in loader.epoch(0)]
+
+    _, plain = epoch()
+    loader, budgeted = epoch(memory_budget=64 << 20)
+    assert len(plain) == len(budgeted)
+    for a, b in zip(plain, budgeted):
+        np.testing.assert_array_equal(a, b)
+    text = loader.statistics()
+    line = next(l for l in text.splitlines() if l.startswith("memory budget 67.1 MB: "))
+    assert "planned" in line and "over budget" not in line, text
+    with pytest.raises(ValueError, match="memory_budget"):
+        adl.Loader(dataset, pipeline, memory_budget=0)
+
+
+def test_a_python_pipelines_batches_are_not_counted_in_the_budget():
+    samples = [np.full(3, i) for i in range(8)]
+    loader = adl.Loader(samples, batch_size=2, memory_budget=1 << 20)
+    assert [b[0, 0] for b in loader.epoch(0)] == [0, 2, 4, 6]
+    assert "not counted" in loader.statistics()

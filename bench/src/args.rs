@@ -44,6 +44,10 @@ pub(crate) struct Args {
     pub(crate) read_latency_ms: u64,
     /// `--readers`: the loader's read-stage threads (its default).
     pub(crate) readers: Option<usize>,
+    /// `--memory-budget`: bytes the loader sizes its batches ahead and
+    /// reads ahead under (none: 2 batches ahead per worker, the default
+    /// read stage).
+    pub(crate) memory_budget: Option<u64>,
     /// `--verify-out`: with `--verify`, W4 writes its image checks here.
     pub(crate) verify_out: Option<std::path::PathBuf>,
     /// `--ranks`: the ranks of `--workload order` (8).
@@ -54,8 +58,8 @@ pub(crate) struct Args {
 }
 
 /// The flags, for `--help` and the errors.
-const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N] [--soak N]
-       adl-bench --workload w4 --data DIR [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--verify [--verify-out DIR]] [--stats]
+const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N] [--soak N] [--memory-budget BYTES]
+       adl-bench --workload w4 --data DIR [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--memory-budget BYTES] [--verify [--verify-out DIR]] [--stats]
        adl-bench --workload order [--samples N] [--ranks N] [--sampler shuffle|sorted-keys] [--workers N]";
 
 /// The arguments (without the program's name), checked; the defaults
@@ -79,6 +83,7 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
         cold: "fadvise".into(),
         read_latency_ms: 0,
         readers: None,
+        memory_budget: None,
         verify_out: None,
         ranks: 8,
         sampler: "shuffle".into(),
@@ -129,6 +134,13 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
                     number(value("--read-latency-ms")?, "--read-latency-ms")? as u64;
             }
             "--readers" => args.readers = Some(number(value("--readers")?, "--readers")?),
+            "--memory-budget" => {
+                let bytes = number(value("--memory-budget")?, "--memory-budget")?;
+                if bytes == 0 {
+                    return Err("--memory-budget takes at least 1 byte".into());
+                }
+                args.memory_budget = Some(bytes as u64);
+            }
             "--verify-out" => args.verify_out = Some(value("--verify-out")?.into()),
             "--ranks" => args.ranks = number(value("--ranks")?, "--ranks")?,
             "--sampler" => args.sampler = value("--sampler")?,

@@ -90,15 +90,18 @@ where
     P::Transformed: Send,
     P::Processed: Send + 'static,
 {
-    Loader::new(dataset, pipeline)
+    let builder = Loader::new(dataset, pipeline)
         .batch_size(batch)
         // The spec's epoch permutation (WORKLOADS.md), whose digests the
         // runs verify.
         .sampler(Sampler::SortedKeys { seed: SEED })
         .seed(SEED)
         .workers(args.workers)
-        .batches_ahead(2 * args.workers.max(1))
-        .build_while_waiting(args.build_while_waiting)
+        .build_while_waiting(args.build_while_waiting);
+    match args.memory_budget {
+        Some(bytes) => builder.memory_budget(bytes),
+        None => builder.batches_ahead(2 * args.workers.max(1)),
+    }
 }
 
 /// `epochs` more epochs (1, 2, ...: each its own order), resident memory

@@ -27,6 +27,7 @@ mod flat_map;
 mod fused_lanes;
 mod interpolation;
 mod loader;
+mod memory_budget;
 mod opencl;
 mod pipeline;
 mod pipeline_dsl;

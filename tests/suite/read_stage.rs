@@ -576,3 +576,52 @@ fn without_a_read_stage_each_sensors_share_of_the_read_is_said() {
     assert!(text.contains("the dataset's read per sensor"), "{text}");
     assert!(text.contains("\n  lidar  "), "{text}");
 }
+
+#[test]
+fn a_memory_budget_bounds_the_reads_held_ahead() {
+    // 240 samples of 100 kB behind 1 ms, and a consumer that takes 2 ms a
+    // batch: the reads are done long before the consumer takes them, so
+    // without a budget they pile up (the default bound is 256 MiB).
+    let run = |budget: Option<u64>| {
+        let store = SlowStore::new(240, 100_000, Duration::from_millis(1));
+        let mut builder = Loader::new(store, sums!()).batch_size(4).workers(2);
+        if let Some(budget) = budget {
+            builder = builder.memory_budget(budget);
+        }
+        let loader = builder.build().unwrap();
+        let epoch = loader.epoch(0);
+        let order = epoch.indices().to_vec();
+        let mut seen = Vec::new();
+        for batch in epoch {
+            seen.extend(batch.unwrap().to_vec());
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        assert_eq!(
+            seen,
+            order
+                .iter()
+                .map(|&i| expected(i, 100_000))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(loader.dataset().held(), 0);
+        loader.statistics()
+    };
+    let free = run(None);
+    assert!(free.tuning.is_none());
+    assert!(free.reads.peak > 3_000_000, "{:?}", free.reads);
+    let budgeted = run(Some(3_000_000));
+    let tuning = budgeted.tuning.clone().expect("a budget was set");
+    assert!(
+        !tuning.over_budget && tuning.planned <= 3_000_000,
+        "{tuning}"
+    );
+    // Batches of 4 numbers are under the pool's 16 KiB: not counted.
+    assert_eq!(tuning.batch_bytes, Some(0), "{tuning}");
+    // The consumer's 2 ms a batch is measured, and weighed.
+    assert!(tuning.why[0].contains("ms of its own"), "{tuning}");
+    assert!(tuning.read_bound >= 400_000, "{tuning}");
+    assert!(budgeted.reads.peak <= 3_000_000, "{:?}", budgeted.reads);
+    assert_eq!(budgeted.reads.bound, tuning.read_bound);
+    let text = budgeted.to_string();
+    assert!(text.contains("memory budget 3.0 MB: "), "{text}");
+}

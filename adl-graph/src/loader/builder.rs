@@ -29,6 +29,12 @@ pub(crate) struct Config {
     pub(crate) readers: Option<usize>,
     /// The bound on bytes read ahead and not yet taken.
     pub(crate) read_bound: u64,
+    /// The memory budget the loader sizes itself under, if any.
+    pub(crate) memory_budget: Option<u64>,
+    /// Whether the program set `batches_ahead` (a budget keeps it).
+    pub(crate) batches_ahead_set: bool,
+    /// Whether the program set `read_bound` (a budget keeps it).
+    pub(crate) read_bound_set: bool,
 }
 
 /// The storage of `dataset` where it reads ahead ([`Ahead::Reads`]): what
@@ -119,6 +125,9 @@ where
                 batch_indices: false,
                 readers: None,
                 read_bound: READ_BOUND,
+                memory_budget: None,
+                batches_ahead_set: false,
+                read_bound_set: false,
             },
             errors: Vec::new(),
         }
@@ -242,6 +251,7 @@ where
             ));
         }
         self.config.read_bound = bytes;
+        self.config.read_bound_set = true;
         self
     }
 
@@ -257,6 +267,57 @@ where
             ));
         }
         self.config.batches_ahead = batches;
+        self.config.batches_ahead_set = true;
+        self
+    }
+
+    /// Size the loader under a memory budget of `bytes` (its batches and
+    /// its reads ahead): batches ahead, the batches built at once, the read
+    /// stage's bound and its readers are chosen from what the loader
+    /// measures (a batch's bytes, the workers' and the consumer's time per
+    /// batch, a read's bytes and time, samples per second), at the start
+    /// of each epoch and as the measurements grow. What it chose and why
+    /// is [`Statistics::tuning`](super::Statistics::tuning), whose type
+    /// [`Tuning`](super::Tuning) gives the rule. `batches_ahead` or
+    /// `read_bound`, where set too, are kept. At least 1 byte.
+    ///
+    /// What it counts: the arrays the loader builds batches in (its
+    /// [`BufferPool`](adl_core::exec::BufferPool); arrays under 16 KiB and
+    /// memory a pipeline allocates itself are not counted) and the bytes
+    /// read ahead. Until the first batch is measured it builds one batch
+    /// ahead.
+    ///
+    /// ```
+    /// use adl::graph::loader::Loader;
+    /// use adl::pipeline::Stages;
+    /// use adl::{InMemory, collate::DefaultCollate};
+    /// use ndarray::Array1;
+    ///
+    /// // 64 samples of 64 KiB, batches of 8: 512 KiB a batch.
+    /// let dataset: InMemory<Array1<f32>> = (0..64).map(|_| Array1::zeros(16 << 10)).collect();
+    /// let pipeline = Stages::new().with_sample(|x: Array1<f32>| x).with_collate(DefaultCollate);
+    /// let loader = Loader::new(dataset, pipeline)
+    ///     .batch_size(8)
+    ///     .workers(4)
+    ///     .memory_budget(3 << 20)
+    ///     .build()?;
+    /// for batch in loader.epoch(0) {
+    ///     batch?;
+    /// }
+    /// let tuning = loader.statistics().tuning.expect("a budget was set");
+    /// // 3 MiB hold 6 batches: 4 ahead, the consumer's and one given back.
+    /// assert_eq!(tuning.batches_ahead, 4);
+    /// assert!(tuning.planned <= 3 << 20);
+    /// # Ok::<(), adl::Error>(())
+    /// ```
+    pub fn memory_budget(mut self, bytes: u64) -> Self {
+        if bytes == 0 {
+            self.errors.push(Error::invalid(
+                "memory_budget",
+                "must be at least 1 byte, got 0",
+            ));
+        }
+        self.config.memory_budget = Some(bytes);
         self
     }
 

@@ -5,7 +5,7 @@
 //! and a record of how each kernel node ran ([`Runs`]).
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use adl_core::description::Device;
 use adl_core::exec::{Buffers, Context, NodeId, SampleRng, Services};
@@ -114,6 +114,19 @@ impl Counters {
         } else {
             None
         }
+    }
+
+    /// The calls of `slot`, how many were timed, and their time: measured
+    /// for the timed ones, estimated from their mean for the others.
+    pub(crate) fn estimate(&self, slot: usize) -> (u64, u64, Duration) {
+        let load = |v: &Vec<AtomicU64>| v.get(slot).map_or(0, |c| c.load(Relaxed));
+        let (calls, timed, nanos) = (load(&self.calls), load(&self.timed), load(&self.nanos));
+        let estimate = if timed == 0 {
+            0
+        } else {
+            (u128::from(nanos) * u128::from(calls) / u128::from(timed)) as u64
+        };
+        (calls, timed, Duration::from_nanos(estimate))
     }
 
     /// Record the time of a timed call of `slot`.

@@ -18,7 +18,7 @@ use super::order::EpochOrder;
 use super::read_ahead::ReadAhead;
 use super::shard_order::ShardOrder;
 use super::state::STATE_VERSION;
-use super::{Batch, Loader, LoaderState, Shared};
+use super::{Batch, Loader, LoaderState, Shared, Slot, tuning};
 
 /// Start reader `id` of `stage` on a thread of its own, reading
 /// `shared`'s dataset until the epoch's order ends or it stops; it starts
@@ -77,6 +77,111 @@ where
     started: Option<Instant>,
     /// The read stage, where the loader has one.
     reads: Option<Arc<ReadAhead>>,
+    /// What this epoch measured of its consumer, for a memory budget.
+    pace: Pace,
+}
+
+/// What an epoch measures of its consumer: its own time between batches,
+/// and the samples it was given.
+#[derive(Debug, Default)]
+struct Pace {
+    /// When the last batch was handed over.
+    handed: Option<Instant>,
+    /// The consumer's time between batches, summed.
+    consumer: Duration,
+    /// Intervals in `consumer`.
+    intervals: u64,
+    /// Samples delivered.
+    samples: u64,
+}
+
+/// Choose again what `loader` runs with under its memory budget (if it
+/// has one), from what it measured and what the epoch measured of its
+/// consumer (`pace`, since `started`), and apply it: batches ahead, the
+/// pool's batches, the read stage's bound (`reads`, where it started)
+/// and its readers.
+fn retune<D, P>(
+    loader: &Loader<D, P>,
+    reads: Option<&ReadAhead>,
+    pace: &Pace,
+    started: Option<Instant>,
+) where
+    D: Dataset,
+{
+    let shared = &loader.shared;
+    let Some(tuner) = &shared.tuner else { return };
+    let config = &shared.config;
+    let buffers = shared.buffers.statistics();
+    let (built, collate) = {
+        let (calls, _, time) = shared.counters.estimate(shared.slot(Slot::Collate));
+        (calls, time)
+    };
+    let batch_bytes = if buffers.largest_batch_bytes > 0 {
+        Some(buffers.largest_batch_bytes as u64)
+    } else {
+        (built > 0).then(|| buffers.taken_bytes / built)
+    };
+    let build = (built > 0).then(|| {
+        let time = [Slot::Read, Slot::Sample, Slot::Batch]
+            .into_iter()
+            .map(|slot| shared.counters.estimate(shared.slot(slot)).2)
+            .sum::<Duration>()
+            + collate;
+        time / u32::try_from(built).unwrap_or(u32::MAX)
+    });
+    let consumer = (pace.intervals > 0)
+        .then(|| pace.consumer / u32::try_from(pace.intervals).unwrap_or(u32::MAX));
+    let read = loader.readers.as_ref().map(|readers| {
+        let stats = *shared.reads.lock().unwrap_or_else(|p| p.into_inner());
+        let per_read = |total: u64| (stats.reads > 0).then(|| total / stats.reads);
+        let rate = started
+            .map(|s| s.elapsed().as_secs_f64())
+            .filter(|&s| s > 0.0 && pace.samples > 0)
+            .map(|s| pace.samples as f64 / s);
+        // A reader's read: the largest sensor's, on average (a sample's
+        // where the dataset names no sensors).
+        let read_bytes = shared
+            .sensor_reads
+            .snapshot()
+            .iter()
+            .filter(|s| s.reads > 0)
+            .map(|s| s.bytes / s.reads)
+            .max();
+        tuning::ReadMeasures {
+            start: readers.start(),
+            most: readers.ceiling(),
+            sample_bytes: per_read(stats.bytes),
+            read_bytes: read_bytes.or_else(|| per_read(stats.bytes)),
+            latency: (stats.reads > 0)
+                .then(|| stats.time / u32::try_from(stats.reads).unwrap_or(u32::MAX)),
+            rate,
+        }
+    });
+    let chosen = tuner.choose(tuning::Measures {
+        budget: tuner.budget,
+        workers: loader.pool.as_ref().map_or(0, |p| p.current_num_threads()),
+        batch_size: config.batch_size,
+        fixed_window: config.batches_ahead_set.then_some(config.batches_ahead),
+        fixed_bound: config.read_bound_set.then_some(config.read_bound),
+        batch_bytes,
+        build,
+        consumer,
+        read,
+    });
+    shared.buffers.set_batches(chosen.batches_ahead + 2);
+    if let Some(readers) = &loader.readers {
+        readers.cap(chosen.readers);
+        shared
+            .reads
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .threads = readers.now();
+    }
+    if let Some(stage) = reads {
+        stage.set_bound(chosen.read_bound);
+    } else if loader.readers.is_some() {
+        shared.reads.lock().unwrap_or_else(|p| p.into_inner()).bound = chosen.read_bound;
+    }
 }
 
 impl<'a, D, P> Epoch<'a, D, P>
@@ -102,12 +207,18 @@ where
             local.len().div_ceil(b)
         };
         let (sender, receiver) = channel();
+        // Under a memory budget, what earlier epochs measured sizes this
+        // one from its start.
+        retune(loader, None, &Pace::default(), None);
         let reads = loader.readers.as_ref().map(|readers| {
-            let bound = shared
-                .plan
-                .schedule()
-                .readers()
-                .map_or(1, |(_, bound)| bound);
+            let bound = match shared.tuner.as_ref().and_then(|t| t.last()) {
+                Some(tuning) => tuning.read_bound,
+                None => shared
+                    .plan
+                    .schedule()
+                    .readers()
+                    .map_or(1, |(_, bound)| bound),
+            };
             let stage = Arc::new(ReadAhead::new(
                 Arc::clone(&local),
                 bound,
@@ -143,6 +254,7 @@ where
             skipped: Vec::new(),
             started: None,
             reads,
+            pace: Pace::default(),
         }
     }
 
@@ -190,7 +302,7 @@ where
     /// with one job on the pool for each batch it lets in (a job builds
     /// the lowest batch not yet taken, if any is left).
     fn top_up(&mut self, pool: &rayon::ThreadPool) {
-        let prefetch = self.loader.shared.config.batches_ahead.max(1);
+        let prefetch = self.loader.shared.batches_ahead();
         while self.submitted < self.batches && self.submitted - self.delivered < prefetch {
             self.submitted += 1;
             self.claims.limit.store(self.submitted, Ordering::Release);
@@ -352,6 +464,10 @@ where
             self.close();
             return Some(Err(e));
         }
+        if let Some(handed) = self.pace.handed.take() {
+            self.pace.consumer += handed.elapsed();
+            self.pace.intervals += 1;
+        }
         loop {
             if self.finished || self.delivered >= self.batches {
                 self.close();
@@ -378,6 +494,12 @@ where
                     totals.skipped += skipped.len() as u64;
                     drop(totals);
                     self.skipped.extend(skipped);
+                    self.pace.samples += samples as u64;
+                    if tuning::retunes_after(self.delivered) {
+                        retune(self.loader, self.reads.as_deref(), &self.pace, self.started);
+                    }
+                    let shared = &self.loader.shared;
+                    self.pace.handed = Some(Instant::now());
                     return Some(Ok(Batch::new(batch, Arc::clone(&shared.buffers), indices)));
                 }
                 Outcome::Empty { skipped } => {

@@ -94,6 +94,7 @@ mod sensor_reads;
 mod shard_order;
 mod state;
 mod stats;
+mod tuning;
 
 use std::sync::{Arc, Mutex};
 
@@ -120,6 +121,7 @@ pub use sensor_reads::SensorReads;
 pub use shard_order::ShardOrder;
 pub use state::LoaderState;
 pub use stats::{BOTTLENECK_MARGIN, KernelRun, Measured, NodeStatistics, Statistics};
+pub use tuning::Tuning;
 
 use context::Counters;
 use order::Fnv;
@@ -167,6 +169,8 @@ pub(crate) struct Shared<D, P> {
     pub(crate) buffers: Arc<BufferPool>,
     /// The device of the batch kernels, if any.
     pub(crate) accelerator: Option<Arc<dyn Accelerator>>,
+    /// The memory budget and what was chosen under it, if there is one.
+    pub(crate) tuner: Option<tuning::Tuner>,
 }
 
 /// A batch whose samples take longer than this (read and sample stage,
@@ -185,6 +189,15 @@ pub(crate) enum Slot {
 impl<D, P> Shared<D, P> {
     pub(crate) fn slot(&self, slot: Slot) -> usize {
         self.nodes + slot as usize
+    }
+
+    /// Batches built ahead of the consumer: as set, or as chosen under the
+    /// memory budget.
+    pub(crate) fn batches_ahead(&self) -> usize {
+        match &self.tuner {
+            Some(tuner) => tuner.window(),
+            None => self.config.batches_ahead.max(1),
+        }
     }
 
     /// Whether the samples of a batch of `len` are worth splitting across
@@ -309,6 +322,7 @@ where
         let counters = Counters::new(rows.len());
         let runs = context::Runs::new(nodes);
         let config_bound = config.read_bound;
+        let config_budget = config.memory_budget;
         let totals = Mutex::new(Totals {
             workers: config.workers,
             ..Totals::default()
@@ -328,6 +342,7 @@ where
                 sampler,
                 buffers,
                 accelerator,
+                tuner: config_budget.map(tuning::Tuner::new),
                 sensor_reads,
                 reads: Arc::new(Mutex::new(ReadStatistics {
                     threads: readers,
@@ -397,7 +412,7 @@ where
     /// The statistics since the loader was built (or last reset).
     pub fn statistics(&self) -> Statistics {
         let totals = *self.shared.totals();
-        Statistics::from_counters(
+        let mut statistics = Statistics::from_counters(
             &self.shared.rows,
             &self.shared.counters,
             &self.shared.runs,
@@ -405,7 +420,9 @@ where
             self.shared.buffers.statistics(),
             *self.shared.reads.lock().unwrap_or_else(|p| p.into_inner()),
             self.shared.sensor_reads.snapshot(),
-        )
+        );
+        statistics.tuning = self.shared.tuner.as_ref().and_then(tuning::Tuner::last);
+        statistics
     }
 
     /// Start the statistics afresh (say, after a warm-up epoch).

@@ -23,7 +23,7 @@
 //! reads again and reports the error where it belongs, on its sample).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -91,7 +91,9 @@ struct State {
 pub(crate) struct ReadAhead {
     /// The epoch's dataset indices (this rank's), in order.
     order: Arc<ShardOrder>,
-    bound: u64,
+    /// The bound on bytes held (a memory budget may change it while the
+    /// epoch runs).
+    bound: AtomicU64,
     state: Mutex<State>,
     changed: Condvar,
     stop: AtomicBool,
@@ -121,7 +123,7 @@ impl ReadAhead {
         });
         ReadAhead {
             order,
-            bound,
+            bound: AtomicU64::new(bound.max(1)),
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
@@ -141,6 +143,18 @@ impl ReadAhead {
 
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Hold at most `bytes` read ahead from now on (at least 1); readers
+    /// waiting for room look again.
+    pub(crate) fn set_bound(&self, bytes: u64) {
+        self.bound.store(bytes.max(1), Ordering::Relaxed);
+        self.stats().bound = bytes.max(1);
+        // Under the state's lock, so that a reader between its check and
+        // its wait does not miss the change.
+        let state = self.state();
+        drop(state);
+        self.changed.notify_all();
     }
 
     fn stats(&self) -> MutexGuard<'_, ReadStatistics> {
@@ -265,7 +279,7 @@ impl ReadAhead {
             if self.stop.load(Ordering::Acquire) || state.next >= self.order.len() {
                 return None;
             }
-            if state.held < self.bound || state.held == 0 {
+            if state.held < self.bound.load(Ordering::Relaxed) || state.held == 0 {
                 let position = state.next;
                 if state.next_part == 0 {
                     let parts = parts(dataset, self.index(position));

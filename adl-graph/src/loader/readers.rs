@@ -77,7 +77,10 @@ pub fn most_readers(parts: usize) -> usize {
 pub(crate) struct Readers {
     now: AtomicUsize,
     start: usize,
-    most: usize,
+    /// The most they may grow to now (a memory budget may lower it).
+    most: AtomicUsize,
+    /// The most they may ever grow to.
+    ceiling: usize,
 }
 
 impl Readers {
@@ -86,7 +89,8 @@ impl Readers {
         Readers {
             now: AtomicUsize::new(threads),
             start: threads,
-            most: threads,
+            most: AtomicUsize::new(threads),
+            ceiling: threads,
         }
     }
 
@@ -95,8 +99,28 @@ impl Readers {
         Readers {
             now: AtomicUsize::new(start),
             start,
-            most: most.max(start),
+            most: AtomicUsize::new(most.max(start)),
+            ceiling: most.max(start),
         }
+    }
+
+    /// Grow to at most `most` from now on, within the start and the most
+    /// they were built with (a count above it shrinks to it: its readers
+    /// end before their next read).
+    pub(crate) fn cap(&self, most: usize) {
+        let most = most.clamp(self.start, self.ceiling);
+        self.most.store(most, Ordering::Release);
+        self.now.fetch_min(most, Ordering::AcqRel);
+    }
+
+    /// The most they may ever grow to.
+    pub(crate) fn ceiling(&self) -> usize {
+        self.ceiling
+    }
+
+    /// The most they may grow to now.
+    pub(crate) fn most(&self) -> usize {
+        self.most.load(Ordering::Acquire)
     }
 
     /// Threads now: what an epoch starts.
@@ -106,7 +130,7 @@ impl Readers {
 
     /// Whether the count may change at all (not one the program set).
     pub(crate) fn adapts(&self) -> bool {
-        self.most > self.start
+        self.ceiling > self.start
     }
 
     /// The count they start with and never shrink below.
@@ -123,7 +147,7 @@ impl Readers {
     /// Grow `factor` times from `from` (up to the most), unless another
     /// reader did already: the new count, when this call grew it.
     pub(crate) fn grow(&self, from: usize, factor: usize) -> Option<usize> {
-        let to = from.saturating_mul(factor).min(self.most);
+        let to = from.saturating_mul(factor).min(self.most());
         (to > from).then(|| self.change(from, to)).flatten()
     }
 

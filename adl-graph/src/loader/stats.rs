@@ -3,7 +3,6 @@
 
 use adl_core::exec::BufferStatistics;
 use std::fmt;
-use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use super::context::{Counters, Runs, TIME_EVERY};
@@ -161,6 +160,10 @@ pub struct Statistics {
     /// stage; its read, without): which sensor takes the time (empty where
     /// the dataset names no sensors).
     pub sensors: Vec<SensorReads>,
+    /// What a loader under a [memory
+    /// budget](super::LoaderBuilder::memory_budget) chose last, and why
+    /// (`None` without a budget, or before its first epoch).
+    pub tuning: Option<super::Tuning>,
 }
 
 impl Statistics {
@@ -234,14 +237,7 @@ impl Statistics {
             .iter()
             .enumerate()
             .map(|(slot, (name, measured))| {
-                let calls = counters.calls[slot].load(Relaxed);
-                let timed_calls = counters.timed[slot].load(Relaxed);
-                let nanos = counters.nanos[slot].load(Relaxed);
-                let estimate = if timed_calls == 0 {
-                    0
-                } else {
-                    (u128::from(nanos) * u128::from(calls) / u128::from(timed_calls)) as u64
-                };
+                let (calls, timed_calls, time) = counters.estimate(slot);
                 let kernel = runs.get(slot).map(|ran| {
                     let (first, len) = ran.group;
                     KernelRun {
@@ -263,7 +259,7 @@ impl Statistics {
                     measured: *measured,
                     calls,
                     timed_calls,
-                    time: Duration::from_nanos(estimate),
+                    time,
                     kernel,
                 }
             })
@@ -300,6 +296,7 @@ impl Statistics {
             buffers,
             reads,
             sensors,
+            tuning: None,
         }
     }
 }
@@ -318,7 +315,7 @@ pub(crate) struct Totals {
 }
 
 /// `1.23 s`, `45.6 ms`, `7.8 us`.
-fn human(d: Duration) -> String {
+pub(super) fn human(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s >= 1.0 {
         format!("{s:.2} s")
@@ -330,7 +327,7 @@ fn human(d: Duration) -> String {
 }
 
 /// `12.3 MB`, `4.0 kB`.
-fn bytes(n: usize) -> String {
+pub(super) fn bytes(n: usize) -> String {
     let x = n as f64;
     if x >= 1e9 {
         format!("{:.2} GB", x / 1e9)
@@ -396,6 +393,9 @@ impl fmt::Display for Statistics {
                 bytes(b.held_bytes),
                 bytes(b.limit_bytes),
             )?;
+        }
+        if let Some(tuning) = &self.tuning {
+            writeln!(f, "{tuning}")?;
         }
         let r = &self.reads;
         if r.threads > 0 {
@@ -574,6 +574,7 @@ mod tests {
                 gets: 10,
                 get_time: Duration::from_millis(30),
             }],
+            tuning: None,
         };
         s.nodes.retain(|n| !n.time.is_zero());
         s

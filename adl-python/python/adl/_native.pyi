@@ -278,7 +278,10 @@ class Loader:
     dataset's ``__getitem__``, the pipeline's ``sample`` and ``collate``)
     in ``workers`` worker processes, each making whole batches; ``None``
     (the default, with workers) chooses them after an epoch whose calls
-    into Python held the GIL one at a time."""
+    into Python held the GIL one at a time. ``batches_ahead`` is 2 unless
+    ``memory_budget`` (bytes) is given: the loader then sizes the batches
+    ahead and the read stage from what it measures, within the budget,
+    and ``statistics()`` says what it chose and why."""
 
     def __new__(
         cls,
@@ -288,7 +291,8 @@ class Loader:
         batch_size: int = 32,
         shuffle: int | None = None,
         workers: int = 0,
-        batches_ahead: int = 2,
+        batches_ahead: int | None = None,
+        memory_budget: int | None = None,
         drop_last: bool = False,
         on_error: Literal["raise", "skip"] = "raise",
         rank: int | None = None,
