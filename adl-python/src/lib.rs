@@ -56,6 +56,7 @@ mod python_data;
 mod ros;
 mod rover;
 mod rust_loader;
+mod shared_blocks;
 mod states;
 mod sync;
 mod timestamps;

@@ -62,7 +62,9 @@ self_cell::self_cell!(
 /// the pipeline go to them by pickle): each makes whole batches, for each
 /// index the dataset's `__getitem__` then the pipeline's `sample`, then
 /// the pipeline's `collate`, in its own interpreter, and sends them back
-/// pickled; the loader's threads wait for them without the GIL, and the
+/// pickled, their arrays in blocks of shared memory the loader lends and
+/// pools (the batch's NumPy arrays view them: no copy); the loader's
+/// threads wait for them without the GIL, and the
 /// pipeline's `batch` runs in this process. The
 /// order, sharding, `on_error` and resume are the loader's, as with
 /// threads. A worker process that dies is an error naming it. Unsaid

@@ -8,6 +8,8 @@
 //! batch `k` hands the indices to an idle process (`adl._processes` says
 //! the protocol): it writes them on the process's socket and reads the
 //! pickled batch back without the GIL, taking the GIL only to unpickle it.
+//! The batch's arrays come through shared memory ([`Blocks`]): NumPy
+//! arrays over a block the process wrote them into, not copies.
 //! A process that dies is an error naming it (its number, pid and exit
 //! code) for the batch it owed and each later one it is given, never a
 //! wait.
@@ -16,7 +18,7 @@ use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
 use adl_core::{BoxError, Error, Result};
@@ -25,6 +27,7 @@ use pyo3::types::{PyBytes, PyTuple};
 
 use crate::errors::PythonError;
 use crate::gil::GilTime;
+use crate::shared_blocks::{self, Blocks, Lease, NO_BLOCK};
 
 /// One worker process, the loader's end of its socket, and the turns of
 /// the batches asked of it: a process makes its batches in the order they
@@ -41,6 +44,17 @@ struct Worker {
     turn: Condvar,
     /// Batches asked and not yet read.
     queued: std::sync::atomic::AtomicUsize,
+    /// The shared memory its batches' arrays come in.
+    blocks: Arc<Blocks>,
+}
+
+/// A reply: its status, payload, the bytes its buffers needed where they
+/// did not fit the block lent, and that block.
+struct Reply {
+    status: u8,
+    payload: Vec<u8>,
+    needed: u64,
+    lease: Option<Lease>,
 }
 
 /// The worker processes of one loader.
@@ -52,6 +66,8 @@ pub(crate) struct Processes {
     /// Batches made, and nanoseconds the loader's threads waited for them.
     made: AtomicU64,
     waited: AtomicU64,
+    /// Of the batches made, those whose arrays came in shared memory.
+    shared: AtomicU64,
 }
 
 impl Processes {
@@ -89,6 +105,7 @@ impl Processes {
                 reading: Mutex::new((reading, 0)),
                 turn: Condvar::new(),
                 queued: std::sync::atomic::AtomicUsize::new(0),
+                blocks: Blocks::new(number),
             });
         }
         Ok(Processes {
@@ -96,6 +113,7 @@ impl Processes {
             skipped: Mutex::new(Vec::new()),
             made: AtomicU64::new(0),
             waited: AtomicU64::new(0),
+            shared: AtomicU64::new(0),
         })
     }
 
@@ -112,7 +130,12 @@ impl Processes {
         let waited = u64::try_from(asked.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.waited.fetch_add(waited, Ordering::Relaxed);
         self.made.fetch_add(1, Ordering::Relaxed);
-        let (status, payload) = reply.map_err(|why| {
+        let Reply {
+            status,
+            payload,
+            needed,
+            lease,
+        } = reply.map_err(|why| {
             let end = gil
                 .attach(|py| Ok(worker.end(py)))
                 .unwrap_or_else(|_| "the interpreter is exiting".into());
@@ -125,17 +148,30 @@ impl Processes {
                 format!("{why}: {end}"),
             ))
         })?;
+        if needed > 0 {
+            worker.blocks.needed(needed);
+        }
+        // The block, where the batch's arrays are in it; else free again.
+        let block = match lease {
+            Some(lease) if status == 2 => Some(lease.block),
+            Some(lease) => {
+                worker.blocks.give_back(lease.block);
+                None
+            }
+            None => None,
+        };
+        if status == 2 {
+            self.shared.fetch_add(1, Ordering::Relaxed);
+        }
         gil.attach(|py| {
-            let unpickled = py
-                .import("pickle")
-                .and_then(|pickle| pickle.call_method1("loads", (PyBytes::new(py, &payload),)))
+            let unpickled = unpickle(py, status, &payload, block, &worker.blocks)
                 .and_then(|v| Ok(v.cast_into::<PyTuple>()?))
                 .map_err(|e| collate_error(py, e))?;
             let (value, about) = (unpickled.get_item(0), unpickled.get_item(1));
             let (value, about) = value
                 .and_then(|v| Ok((v, about?)))
                 .map_err(|e| collate_error(py, e))?;
-            if status == 0 {
+            if status != 1 {
                 let skipped: Vec<(usize, String)> =
                     about.extract().map_err(|e| collate_error(py, e))?;
                 // Said as the loader says a sample its threads left out.
@@ -167,9 +203,18 @@ impl Processes {
     pub(crate) fn report(&self) -> String {
         let made = self.made.load(Ordering::Relaxed);
         let waited = self.waited.load(Ordering::Relaxed) as f64 / 1e9;
+        let (blocks, bytes) = (self.workers.iter())
+            .map(|w| w.blocks.made())
+            .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
+        let failed = (self.workers.iter())
+            .find_map(|w| w.blocks.failed())
+            .map(|why| format!(" ({why})"))
+            .unwrap_or_default();
         format!(
-            "Processes: {} worker processes made {made} batches; the loader's threads waited {:.1} ms for them ({:.2} ms a batch)",
+            "Processes: {} worker processes made {made} batches, {} with their arrays in shared memory ({blocks} blocks made, {:.1} MB){failed}; the loader's threads waited {:.1} ms for them ({:.2} ms a batch)",
             self.workers.len(),
+            self.shared.load(Ordering::Relaxed),
+            bytes as f64 / 1e6,
             waited * 1e3,
             if made == 0 {
                 0.0
@@ -180,9 +225,55 @@ impl Processes {
     }
 }
 
-/// One reply from `socket`: its status and payload.
-fn read_reply(socket: &mut UnixStream) -> std::result::Result<(u8, Vec<u8>), String> {
-    let mut head = [0u8; 9];
+/// A reply's batch (or exception) unpickled: a status 2 payload's buffers
+/// are NumPy arrays over `block` (see [`shared_blocks::buffers`]).
+fn unpickle<'py>(
+    py: Python<'py>,
+    status: u8,
+    payload: &[u8],
+    block: Option<shared_blocks::Block>,
+    home: &Arc<Blocks>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let loads = py.import("pickle")?.getattr("loads")?;
+    if status != 2 {
+        return loads.call1((PyBytes::new(py, payload),));
+    }
+    let bad = || pyo3::exceptions::PyValueError::new_err("a reply's table of buffers is cut short");
+    let count = payload
+        .get(..4)
+        .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
+        .ok_or_else(bad)?;
+    let end = count
+        .checked_mul(16)
+        .and_then(|n| n.checked_add(4))
+        .ok_or_else(bad)?;
+    let table: Vec<(u64, u64)> = payload
+        .get(4..end)
+        .ok_or_else(bad)?
+        .chunks_exact(16)
+        .map(|c| {
+            let word = |i: usize| u64::from_le_bytes(c[i..i + 8].try_into().expect("8 bytes"));
+            (word(0), word(8))
+        })
+        .collect();
+    let block = block.ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err(
+            "a reply names buffers in shared memory, but no block was lent",
+        )
+    })?;
+    let buffers =
+        shared_blocks::buffers(py, block, Arc::clone(home), &table)?.ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err("a reply names a buffer outside its block")
+        })?;
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("buffers", buffers)?;
+    loads.call((PyBytes::new(py, &payload[end..]),), Some(&kwargs))
+}
+
+/// One reply from `socket`: its status, payload and the bytes its buffers
+/// needed.
+fn read_reply(socket: &mut UnixStream) -> std::result::Result<(u8, Vec<u8>, u64), String> {
+    let mut head = [0u8; 17];
     socket.read_exact(&mut head).map_err(|e| match e.kind() {
         std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset => {
             "it ended before it sent its batch".to_string()
@@ -190,12 +281,13 @@ fn read_reply(socket: &mut UnixStream) -> std::result::Result<(u8, Vec<u8>), Str
         _ => format!("its reply cannot be read ({e})"),
     })?;
     let len = u64::from_le_bytes(head[1..9].try_into().expect("8 bytes"));
+    let needed = u64::from_le_bytes(head[9..17].try_into().expect("8 bytes"));
     let len = usize::try_from(len).map_err(|_| format!("a reply of {len} bytes"))?;
     let mut payload = vec![0; len];
     socket
         .read_exact(&mut payload)
         .map_err(|e| format!("its reply is cut short ({e})"))?;
-    Ok((head[0], payload))
+    Ok((head[0], payload, needed))
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -227,13 +319,28 @@ fn collate_error(py: Python<'_>, error: PyErr) -> Error {
 }
 
 impl Worker {
-    /// Ask for the batch of `indices`, then read its reply in its turn:
-    /// the reply's status and payload, or why there is none.
-    fn ask(&self, indices: &[usize], skip: bool) -> std::result::Result<(u8, Vec<u8>), String> {
-        let mut request = Vec::with_capacity(5 + 8 * indices.len());
+    /// Ask for the batch of `indices`, lending a block of shared memory
+    /// for its arrays, then read its reply in its turn: the reply, or why
+    /// there is none.
+    fn ask(&self, indices: &[usize], skip: bool) -> std::result::Result<Reply, String> {
+        let mut lease = self.blocks.lend();
+        let name = lease
+            .as_ref()
+            .and_then(|l| l.name.as_ref())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name_len = u16::try_from(name.len()).map_err(|_| "a block's name over 64 KiB")?;
+        let mut request = Vec::with_capacity(19 + name.len() + 8 * indices.len());
         request.push(u8::from(skip));
         let count = u32::try_from(indices.len()).map_err(|_| "a batch of over 2^32 samples")?;
         request.extend(count.to_le_bytes());
+        let (number, size) = lease
+            .as_ref()
+            .map_or((NO_BLOCK, 0), |l| (l.block.number(), l.block.len() as u64));
+        request.extend(number.to_le_bytes());
+        request.extend(size.to_le_bytes());
+        request.extend(name_len.to_le_bytes());
+        request.extend(name.as_bytes());
         for &index in indices {
             request.extend((index as u64).to_le_bytes());
         }
@@ -264,7 +371,25 @@ impl Worker {
         drop(reading);
         self.turn.notify_all();
         self.queued.fetch_sub(1, Ordering::Relaxed);
-        reply
+        // Answered, or never will be: the process has mapped the block by
+        // its name, or is gone. A block of a failed reply is free again.
+        if let Some(lease) = lease.as_mut() {
+            lease.unlink();
+        }
+        match reply {
+            Ok((status, payload, needed)) => Ok(Reply {
+                status,
+                payload,
+                needed,
+                lease,
+            }),
+            Err(why) => {
+                if let Some(lease) = lease.take() {
+                    self.blocks.give_back(lease.block);
+                }
+                Err(why)
+            }
+        }
     }
 
     /// How the process ended, in words (waiting up to a second for its

@@ -59,3 +59,18 @@ class Busy(Records):
                 check = (check * 31 + ord(ch)) & 0xFFFF
         sample["check"] = check
         return sample
+
+
+class Frames:
+    """Camera-like samples: a `side` x `side` x 3 float32 frame (its
+    values from the index) and the index."""
+
+    def __init__(self, n, side):
+        self.n, self.side = n, side
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, index):
+        frame = np.arange(self.side * self.side * 3, dtype=np.float32).reshape(self.side, self.side, 3)
+        return {"frame": frame + np.float32(index), "index": index}

@@ -8,12 +8,13 @@ saying why."""
 
 import os
 import pickle
+import re
 
 import numpy as np
 import pytest
 
 import adl
-from process_datasets import Busy, Doubling, Records
+from process_datasets import Busy, Doubling, Frames, Records
 
 
 def batches(loader, epoch=0):
@@ -148,3 +149,86 @@ def test_unsaid_processes_stay_threads_where_the_dataset_cannot_go():
     assert "Chosen: threads kept" in loader.statistics()
     assert "does not pickle" in loader.statistics()
     assert {int(p) for b in got for p in b["pid"]} == {os.getpid()}
+
+
+def block_of(array):
+    """What owns an array's memory, down its chain of bases."""
+    base = array
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    return base
+
+
+def shared(loader):
+    text = loader.statistics()
+    found = re.search(r"made (\d+) batches, (\d+) with their arrays in shared memory \((\d+) blocks made", text)
+    assert found, text
+    return tuple(int(g) for g in found.groups())
+
+
+def leftover_blocks():
+    return [f for f in os.listdir("/dev/shm") if f.startswith(f"adl-{os.getpid()}-")]
+
+
+def test_a_batchs_arrays_come_in_shared_memory_and_its_blocks_are_reused():
+    data = Frames(128, side=32)
+    threads = adl.Loader(data, batch_size=8, shuffle=1, workers=2, processes=False)
+    loader = adl.Loader(data, batch_size=8, shuffle=1, workers=2, processes=True)
+    for epoch in range(3):
+        for mine, theirs in zip(loader.epoch(epoch), threads.epoch(epoch)):
+            same([mine], [theirs])
+            frame = mine["frame"]
+            # Not a copy: a view of a block of shared memory, which the
+            # consumer may write to.
+            assert type(block_of(frame)).__name__ == "SharedBlock"
+            assert frame.flags.writeable and frame.flags.aligned
+            frame += 1
+    made, in_shared, blocks = shared(loader)
+    assert made == in_shared == 48
+    # Each batch's block went back to the pool once the batch was freed.
+    assert blocks <= 16, loader.statistics()
+    # Names unlinked once the process mapped them.
+    assert leftover_blocks() == []
+
+
+def test_a_batch_too_large_for_its_block_comes_pickled_and_the_next_blocks_fit():
+    data = Frames(64, side=160)  # 300 kB a sample: 2.4 MB a batch
+    loader = adl.Loader(data, batch_size=8, workers=2, processes=True)
+    threads = adl.Loader(data, batch_size=8, workers=2, processes=False)
+    got = batches(loader)
+    same(got, batches(threads))
+    made, in_shared, blocks = shared(loader)
+    # The first blocks lent (1 MiB) were too small: those batches came
+    # pickled whole, and said how much they needed.
+    assert made == 8 and 4 <= in_shared < 8, loader.statistics()
+    assert type(block_of(got[-1]["frame"])).__name__ == "SharedBlock"
+    del got
+    assert leftover_blocks() == []
+
+
+@pytest.mark.parametrize("after", [0, 1, 3])
+def test_a_loader_killed_while_blocks_are_lent_leaves_no_name_in_dev_shm(after):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = os.path.join(os.path.dirname(__file__), "exits", "killed_with_blocks_lent.py")
+    child = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, text=True)
+    try:
+        for line in child.stdout:
+            if int(line) >= after:
+                break
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.wait(timeout=60)
+    assert child.returncode == -signal.SIGKILL
+    # Its worker processes see their sockets close, unlink what they were
+    # lent and end.
+    prefix = f"adl-{child.pid}-"
+    deadline = time.monotonic() + 20
+    left = [f for f in os.listdir("/dev/shm") if f.startswith(prefix)]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = [f for f in os.listdir("/dev/shm") if f.startswith(prefix)]
+    assert left == []

@@ -10,10 +10,31 @@ without a pipeline), and sends back the batch pickled (protocol 5) with
 the samples it left out (``on_error="skip"``), or the exception a sample
 raised, with a note naming the process, the sample and its traceback.
 
-Request: a flag byte (1: leave failed samples out), the number of
-indices (4 bytes), the indices (8 bytes each), little-endian. Reply: a
-status byte (0: ``(batch, [(index, reason), ...])``; 1: ``(exception,
-index)``), the payload's length (8 bytes), the payload.
+The batch's arrays come back through shared memory: with each request
+the loader lends the process a block of it (a file in ``/dev/shm`` that
+the loader made and maps, named the first time the process gets it, and
+unlinked by the process once it has mapped it, and by the loader once
+that request is answered, whichever comes first; a process whose loader
+is gone unlinks the names in the requests it had not read). The process
+pickles the batch with protocol 5, its arrays' buffers out of band
+(``buffer_callback``), writes the buffers into the block, and sends the
+rest of the pickle and where each buffer lies; the loader unpickles it
+with the block's memory as the buffers, so that the batch's arrays are
+NumPy arrays over the block, not copies. The block goes back to the
+loader's pool when the last of them is freed. A batch whose buffers do
+not fit the block comes pickled whole, with the bytes they needed (the
+next block lent is that large).
+
+Request, little-endian: a flag byte (1: leave failed samples out), the
+number of indices (4 bytes), the block's number (4 bytes; 2**32 - 1:
+none lent), its size (8 bytes), the length of its name (2 bytes; 0 where
+the process has it already), the name, the indices (8 bytes each).
+Reply: a status byte (0: ``(batch, [(index, reason), ...])`` pickled
+whole; 1: ``(exception, index)``; 2: as 0, its buffers in the block),
+the payload's length (8 bytes), the bytes the buffers needed (8 bytes; 0
+where they fit or there are none), the payload. A status 2 payload is
+the number of buffers (4 bytes), each one's offset and length in the
+block (8 bytes each), then the pickle.
 
 The processes are started by ``multiprocessing``'s ``spawn`` context (a
 fresh interpreter: no thread of the parent's is copied, and the main
@@ -24,6 +45,7 @@ its socket closes (the loader is gone) or when the interpreter exits.
 
 from __future__ import annotations
 
+import mmap
 import multiprocessing
 import os
 import pickle
@@ -32,8 +54,12 @@ import traceback
 from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
-REQUEST = struct.Struct("<BI")
-REPLY = struct.Struct("<BQ")
+REQUEST = struct.Struct("<BIIQH")
+REPLY = struct.Struct("<BQQ")
+NO_BLOCK = 2**32 - 1
+# Each buffer starts at a multiple of this in its block: the arrays over
+# it are aligned for any dtype and SIMD load.
+ALIGN = 64
 
 
 def start(dataset: Any, pipeline: Any, count: int, context: str,
@@ -98,6 +124,71 @@ def _noted(error: BaseException, note: str) -> BaseException:
     return error
 
 
+def _aligned(n: int) -> int:
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def _pickled(value: Any, block: mmap.mmap | None) -> tuple[int, bytes, int]:
+    """``value`` pickled: ``(2, payload, 0)`` with its buffers written
+    into ``block``, where they fit; else ``(0, the whole pickle, bytes the
+    buffers needed)``."""
+    if block is not None:
+        buffers: list[pickle.PickleBuffer] = []
+        head = pickle.dumps(value, protocol=5, buffer_callback=buffers.append)
+        try:
+            raws = [b.raw() for b in buffers]
+        except BufferError:  # a buffer that is not contiguous: pickled whole
+            raws = None
+        if raws is not None:
+            needed = sum(_aligned(r.nbytes) for r in raws)
+            if needed <= len(block):
+                table, offset = [], 0
+                for raw in raws:
+                    block[offset:offset + raw.nbytes] = raw
+                    table.append((offset, raw.nbytes))
+                    offset += _aligned(raw.nbytes)
+                where = struct.pack(f"<I{2 * len(table)}Q", len(table), *(x for t in table for x in t))
+                return 2, where + head, 0
+            return 0, pickle.dumps(value, protocol=5), needed
+    return 0, pickle.dumps(value, protocol=5), 0
+
+
+def _mapped(path: str, size: int) -> mmap.mmap | None:
+    """The block at ``path`` mapped, its name unlinked (the loader's
+    mapping and this one keep it); ``None`` where it cannot be opened (the
+    loader unlinked it already: it is gone)."""
+    try:
+        block_fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return None
+    try:
+        return mmap.mmap(block_fd, size)
+    finally:
+        os.close(block_fd)
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _drain(fd: int) -> None:
+    """Read the requests left on ``fd`` until it closes, unlinking the
+    names of the blocks they lend."""
+    while True:
+        head = _read_exact(fd, REQUEST.size)
+        if head is None:
+            return
+        _, count, block_number, _, name_len = REQUEST.unpack(head)
+        body = _read_exact(fd, name_len + 8 * count)
+        if body is None:
+            return
+        if block_number != NO_BLOCK and name_len:
+            try:
+                os.unlink(body[:name_len].decode())
+            except OSError:
+                pass
+
+
 def serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: int) -> None:
     """A worker process: the dataset and pipeline unpickled, then a batch
     for each request read, until its socket closes."""
@@ -107,15 +198,22 @@ def serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: in
     fd = conn.fileno()
     sample = None if pipeline is None else pipeline.sample
     collate = default_collate if pipeline is None else pipeline.collate
+    # The blocks of shared memory lent so far, by number.
+    blocks: dict[int, mmap.mmap] = {}
     while True:
         head = _read_exact(fd, REQUEST.size)
         if head is None:
             return
-        skip, count = REQUEST.unpack(head)
-        body = _read_exact(fd, 8 * count)
+        skip, count, block_number, block_size, name_len = REQUEST.unpack(head)
+        body = _read_exact(fd, name_len + 8 * count)
         if body is None:
             return
-        indices = struct.unpack(f"<{count}Q", body)
+        block = None
+        if block_number != NO_BLOCK:
+            if name_len:
+                blocks[block_number] = _mapped(body[:name_len].decode(), block_size)
+            block = blocks.get(block_number)
+        indices = struct.unpack(f"<{count}Q", body[name_len:])
         samples, skipped, failed = [], [], None
         for index in indices:
             try:
@@ -129,12 +227,12 @@ def serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: in
                     continue
                 failed = (e, index)
                 break
-        status, payload = 0, b""
+        status, payload, needed = 0, b"", 0
         if failed is None:
             try:
                 if not samples:
                     raise RuntimeError(f"every sample of the batch failed: {skipped}")
-                payload = pickle.dumps((collate(samples), skipped), protocol=5)
+                status, payload, needed = _pickled((collate(samples), skipped), block)
             except Exception as e:  # noqa: BLE001
                 failed = (e, None)
         if failed is not None:
@@ -148,5 +246,12 @@ def serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: in
             except Exception:  # noqa: BLE001 (an exception that does not pickle)
                 stand_in = RuntimeError(f"{type(error).__qualname__}: {error}\n{note}")
                 payload = pickle.dumps((stand_in, index), protocol=5)
-            status = 1
-        _write_all(fd, REPLY.pack(status, len(payload)) + payload)
+            status, needed = 1, 0
+        try:
+            _write_all(fd, REPLY.pack(status, len(payload), needed) + payload)
+        except OSError:
+            # The loader is gone (killed, say): the names of the blocks it
+            # lent in requests still unread are unlinked, so that none is
+            # left in /dev/shm.
+            _drain(fd)
+            return
