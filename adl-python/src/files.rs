@@ -7,14 +7,16 @@
 
 use adl_core::transform::ImageLayout;
 use adl_core::{Sensor, Timestamps};
-use adl_files::{Images as RustImages, Npy as RustNpy, Table as RustTable};
+use adl_files::{
+    EncodedImages as RustEncodedImages, Images as RustImages, Npy as RustNpy, Table as RustTable,
+};
 use ndarray::IxDyn;
 use numpy::{PyArray1, PyArrayDyn, ToPyArray};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::errors::to_python;
-use crate::native::{AnyArray, Value};
+use crate::native::{AnyArray, Encoded, Value};
 
 /// A sensor's metadata: its timestamps (float64 seconds), as the
 /// reference's `generic.Metadata`.
@@ -212,12 +214,95 @@ impl Images {
         Stream::of(slf.as_any(), batch)
     }
 
+    /// The same camera, its samples the frames' files read but not
+    /// decoded (`EncodedImages`): under an `adl.Pipeline`,
+    /// `adl.transforms.RandomResizedCrop` then decodes only the crop, and
+    /// `adl.transforms.Decode` the whole frame.
+    fn encoded(&self, py: Python<'_>) -> EncodedImages {
+        EncodedImages {
+            sensor: self.sensor.clone().encoded(),
+            metadata: self.metadata.clone_ref(py),
+        }
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Images({}, {} frames of {:?})",
             self.sensor.name(),
             self.sensor.len(),
             self.sensor.sample_shape()
+        )
+    }
+}
+
+/// A camera whose samples are its frames' files, read but not decoded
+/// (`Images(...).encoded()`): in Python each sample is the file's bytes;
+/// under an `adl.Pipeline`, a frame that `adl.transforms.RandomResizedCrop`
+/// decodes only the crop of (where the decoder allows) and
+/// `adl.transforms.Decode` decodes whole, as the `Images` it came from
+/// would, with its layout and downscale.
+#[pyclass(module = "adl.files", frozen)]
+pub(crate) struct EncodedImages {
+    sensor: RustEncodedImages,
+    metadata: Py<Metadata>,
+}
+
+impl EncodedImages {
+    /// Frame `index` as an `adl.Pipeline`'s value, read without Python.
+    pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
+        Ok(Value::Encoded(Encoded(self.sensor.get(index)?)))
+    }
+
+    /// The number of frames.
+    pub(crate) fn samples(&self) -> usize {
+        self.sensor.len()
+    }
+}
+
+#[pymethods]
+impl EncodedImages {
+    /// The sensor's name (its folder's).
+    #[getter]
+    fn name(&self) -> &str {
+        self.sensor.images().name()
+    }
+
+    /// The sensor's metadata (`metadata.timestamps`).
+    #[getter]
+    fn metadata(&self, py: Python<'_>) -> Py<Metadata> {
+        self.metadata.clone_ref(py)
+    }
+
+    /// The frames' files (paths or URLs), a sample's in its place.
+    #[getter]
+    fn frames(&self) -> Vec<String> {
+        (self.sensor.images().frames().iter())
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn __len__(&self) -> usize {
+        self.sensor.len()
+    }
+
+    /// Frame `index`'s file, its bytes (read without the GIL).
+    fn __getitem__<'py>(&self, py: Python<'py>, index: isize) -> PyResult<Bound<'py, PyAny>> {
+        let at = position(index, self.sensor.len(), self.name())?;
+        let frame = py.detach(|| self.sensor.get(at)).map_err(to_python)?;
+        Ok(pyo3::types::PyBytes::new(py, frame.bytes()).into_any())
+    }
+
+    /// The samples one after another, or lists of `batch` of them.
+    #[pyo3(signature = (batch = None))]
+    fn stream(slf: &Bound<'_, Self>, batch: Option<usize>) -> PyResult<Stream> {
+        Stream::of(slf.as_any(), batch)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "EncodedImages({}, {} frames)",
+            self.name(),
+            self.sensor.len()
         )
     }
 }

@@ -86,6 +86,7 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<loader::Epoch>()?;
     module.add_class::<files::Metadata>()?;
     module.add_class::<files::Images>()?;
+    module.add_class::<files::EncodedImages>()?;
     module.add_class::<files::Npy>()?;
     module.add_class::<files::Table>()?;
     module.add_class::<files::Stream>()?;
@@ -102,6 +103,7 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<native::Pipeline>()?;
     module.add_class::<native::Transform>()?;
     module.add_class::<native::RandomResizedCrop>()?;
+    module.add_class::<native::Decode>()?;
     module.add_class::<native::RandomFlip>()?;
     module.add_class::<native::ToFloat>()?;
     module.add_class::<native::Normalize>()?;

@@ -236,3 +236,63 @@ def test_a_python_pipelines_batches_are_not_counted_in_the_budget():
     loader = adl.Loader(samples, batch_size=2, memory_budget=1 << 20)
     assert [b[0, 0] for b in loader.epoch(0)] == [0, 2, 4, 6]
     assert "not counted" in loader.statistics()
+
+
+def encoded_recording(layout="hwc"):
+    """``recording`` with its camera's frames read but not decoded."""
+    traces = []
+    for drive in ("drive-1", "drive-2"):
+        folder = os.path.join(RECORDING, drive)
+        sensors = {
+            "camera": files.Images(os.path.join(folder, "camera"), layout=layout).encoded(),
+            "radar": files.Npy.in_folder(os.path.join(folder, "radar")),
+            "imu": files.Table(os.path.join(folder, "imu.csv"), "t"),
+        }
+        traces.append(adl.Trace(sensors, generic.Nearest("camera", tol=0.05), name=drive))
+    return adl.Dataset(traces)
+
+
+@pytest.mark.parametrize("layout", ["hwc", "chw"])
+def test_a_crop_of_a_frame_in_its_file_decodes_only_the_crop_and_equals_the_decoded_frames(layout):
+    def loader(dataset, **crop):
+        pipeline = adl.Pipeline(sample={"camera": T.RandomResizedCrop((8, 12), layout=layout, **crop)})
+        loader = adl.Loader(dataset, pipeline, batch_size=3, shuffle=5, workers=2)
+        assert loader.gil_free
+        return [b for b in loader.epoch(1)]
+
+    decoded = loader(recording(layout))
+    exact = loader(encoded_recording(layout), scaled_decode=False)
+    scaled = loader(encoded_recording(layout))
+    assert len(decoded) == len(exact) == len(scaled) > 0
+    for a, b, c in zip(decoded, exact, scaled):
+        # The same region drawn; unscaled, the same pixels.
+        np.testing.assert_array_equal(a["camera"], b["camera"])
+        np.testing.assert_array_equal(a["radar"], b["radar"])
+        # Scaled (the 64 x 48 frames' crops are mostly twice 8 x 12): a
+        # few values off.
+        assert c["camera"].shape == a["camera"].shape and c["camera"].dtype == np.uint8
+        error = np.mean((a["camera"].astype(np.float64) - c["camera"]) ** 2)
+        assert error == 0 or 10 * np.log10(255**2 / error) > 25, error
+
+
+def test_a_frame_in_its_file_decodes_whole_as_its_sensor_would():
+    whole = adl.Loader(encoded_recording(), adl.Pipeline(sample={"camera": T.Decode()}), batch_size=4)
+    plain = adl.Loader(recording("hwc"), adl.Pipeline(), batch_size=4)
+    for a, b in zip(whole.epoch(0), plain.epoch(0)):
+        np.testing.assert_array_equal(a["camera"], b["camera"])
+    camera = files.Images(os.path.join(RECORDING, "drive-1", "camera")).encoded()
+    with open(camera.frames[2], "rb") as f:
+        assert camera[2] == f.read()
+    assert len(camera) == len(files.Images(os.path.join(RECORDING, "drive-1", "camera")))
+
+
+def test_a_frame_left_in_its_file_is_an_error_naming_the_key_and_what_to_do():
+    loader = adl.Loader(encoded_recording(), adl.Pipeline(), batch_size=2)
+    with pytest.raises(adl.LoaderError, match=r'\["camera"\].*encoded frame.*RandomResizedCrop'):
+        next(iter(loader.epoch(0)))
+    flipped = adl.Loader(encoded_recording(), adl.Pipeline(sample={"camera": T.RandomFlip()}), batch_size=2)
+    with pytest.raises(adl.LoaderError, match=r"flip.*camera.*encoded frame"):
+        next(iter(flipped.epoch(0)))
+    decode_array = adl.Loader(recording(), adl.Pipeline(sample={"camera": T.Decode()}), batch_size=2)
+    with pytest.raises(adl.LoaderError, match=r"decode.*takes an encoded frame"):
+        next(iter(decode_array.epoch(0)))

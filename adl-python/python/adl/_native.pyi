@@ -30,6 +30,7 @@ __all__ = [
     "Epoch",
     "Metadata",
     "Images",
+    "EncodedImages",
     "Interpolated",
     "Npy",
     "Table",
@@ -47,6 +48,7 @@ __all__ = [
     "Pipeline",
     "Transform",
     "RandomResizedCrop",
+    "Decode",
     "RandomFlip",
     "ToFloat",
     "Normalize",
@@ -432,6 +434,33 @@ class Images:
         """Frame ``key``, decoded without the GIL."""
     def stream(self, batch: int | None = None) -> Stream:
         """The samples one after another, or lists of ``batch`` of them."""
+    def encoded(self) -> EncodedImages:
+        """The same camera, its samples the frames' files read but not
+        decoded: under an ``adl.Pipeline``, ``RandomResizedCrop`` decodes
+        only the crop, ``Decode`` the whole frame."""
+    def __repr__(self) -> str: ...
+
+@final
+class EncodedImages:
+    """A camera whose samples are its frames' files, read but not decoded
+    (``Images(...).encoded()``): in Python each sample is the file's
+    bytes; under an ``adl.Pipeline`` a frame that ``RandomResizedCrop``
+    decodes only the crop of and ``Decode`` decodes whole."""
+
+    @property
+    def name(self) -> str:
+        """The sensor's name (its folder's)."""
+    @property
+    def metadata(self) -> Metadata:
+        """The sensor's metadata (``metadata.timestamps``)."""
+    @property
+    def frames(self) -> list[str]:
+        """The frames' files (paths or URLs), a sample's in its place."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: SupportsIndex, /) -> bytes:
+        """Frame ``key``'s file, its bytes."""
+    def stream(self, batch: int | None = None) -> Stream:
+        """The samples one after another, or lists of ``batch`` of them."""
     def __repr__(self) -> str: ...
 
 @final
@@ -721,8 +750,10 @@ class Transform:
 @final
 class RandomResizedCrop(Transform):
     """torchvision's ``RandomResizedCrop`` on uint8 images: a random
-    region, resized to ``size`` (an int, or ``(height, width)``). A sample
-    transform."""
+    region, resized to ``size`` (an int, or ``(height, width)``). On a
+    frame still in its file (``files.Images(...).encoded()``) it decodes
+    only the crop, at a reduced scale where the crop is twice ``size``
+    unless ``scaled_decode=False``. A sample transform."""
 
     def __new__(
         cls,
@@ -731,7 +762,15 @@ class RandomResizedCrop(Transform):
         scale: tuple[float, float] = (0.08, 1.0),
         ratio: tuple[float, float] = (0.75, 4.0 / 3.0),
         layout: _Layout = "hwc",
+        scaled_decode: bool = True,
     ) -> Self: ...
+
+@final
+class Decode(Transform):
+    """A frame still in its file (``files.Images(...).encoded()``)
+    decoded whole, as its sensor decodes it. A sample transform."""
+
+    def __new__(cls) -> Self: ...
 
 @final
 class RandomFlip(Transform):

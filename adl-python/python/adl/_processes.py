@@ -199,7 +199,7 @@ def serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: in
     sample = None if pipeline is None else pipeline.sample
     collate = default_collate if pipeline is None else pipeline.collate
     # The blocks of shared memory lent so far, by number.
-    blocks: dict[int, mmap.mmap] = {}
+    blocks: dict[int, mmap.mmap | None] = {}
     while True:
         head = _read_exact(fd, REQUEST.size)
         if head is None:

@@ -4,7 +4,10 @@ and decoded in Rust with the GIL released, and handed over as a NumPy
 array that owns adl's buffer (no copy).
 
 - ``Images(folder, *, layout="hwc", downscale=1, strict=True)``: JPEG or
-  PNG frames, ``uint8`` ``[H, W, 3]`` or ``[3, H, W]``.
+  PNG frames, ``uint8`` ``[H, W, 3]`` or ``[3, H, W]``;
+  ``Images(...).encoded()``, an ``EncodedImages``: the same frames read
+  but not decoded (each sample the file's bytes), for an ``adl.Pipeline``
+  whose ``transforms.RandomResizedCrop`` then decodes only the crop.
 - ``Npy(path, timestamps, *, name=None, dtype="float32")`` and
   ``Npy.in_folder(folder, *, dtype="float32")``: a NumPy array, a sample
   per row, memory-mapped.
@@ -24,6 +27,6 @@ cannot be read, or is not what it should be, is an ``OSError`` naming the
 file, the sensor and the sample.
 """
 
-from adl._native import Images, Metadata, Npy, RoverSensor, Table
+from adl._native import EncodedImages, Images, Metadata, Npy, RoverSensor, Table
 
-__all__ = ["Images", "Metadata", "Npy", "RoverSensor", "Table"]
+__all__ = ["EncodedImages", "Images", "Metadata", "Npy", "RoverSensor", "Table"]

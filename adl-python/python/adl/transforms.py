@@ -4,8 +4,15 @@ Rust, without the GIL, on the arrays of the keys it is listed under.
 Sample transforms (on each sample's image):
 
 - ``RandomResizedCrop(size, *, scale=(0.08, 1.0), ratio=(3/4, 4/3),
-  layout="hwc")``: torchvision's, on ``uint8`` images, its draws a
-  function of (the loader's seed, the epoch, the sample, the node).
+  layout="hwc", scaled_decode=True)``: torchvision's, on ``uint8``
+  images, its draws a function of (the loader's seed, the epoch, the
+  sample, the node). On a frame still in its file
+  (``files.Images(...).encoded()``) it decodes only the crop (a JPEG, in
+  a build with libjpeg-turbo), at 1/2, 1/4 or 1/8 scale where the crop is
+  at least twice ``size`` (``scaled_decode=False``: never, the pixels
+  those of the whole decode's crop).
+- ``Decode()``: a frame still in its file, decoded whole as its sensor
+  decodes it.
 - ``RandomFlip(p=0.5, *, layout="hwc")``: a horizontal mirror image with
   probability ``p``, on images of any dtype.
 
@@ -26,6 +33,7 @@ dict) fails its sample or batch with a message naming the key.
 from adl._native import (
     Affine,
     Clamp,
+    Decode,
     Normalize,
     RandomFlip,
     RandomResizedCrop,
@@ -36,6 +44,7 @@ from adl._native import (
 __all__ = [
     "Affine",
     "Clamp",
+    "Decode",
     "Normalize",
     "RandomFlip",
     "RandomResizedCrop",

@@ -11,6 +11,6 @@ mod value;
 pub(crate) use pipeline::Pipeline;
 pub(crate) use source::Source;
 pub(crate) use transforms::{
-    Affine, Clamp, Normalize, RandomFlip, RandomResizedCrop, ToFloat, Transform,
+    Affine, Clamp, Decode, Normalize, RandomFlip, RandomResizedCrop, ToFloat, Transform,
 };
-pub(crate) use value::{AnyArray, Value};
+pub(crate) use value::{AnyArray, Encoded, Value};

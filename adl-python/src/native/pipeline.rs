@@ -75,6 +75,7 @@ pub(crate) fn into_python(py: Python<'_>, value: Value) -> PyResult<Bound<'_, Py
             }
             Ok(dict.into_any())
         }
+        Value::Encoded(frame) => Ok(pyo3::types::PyBytes::new(py, frame.0.bytes()).into_any()),
     }
 }
 

@@ -14,7 +14,7 @@ use pyo3::types::PyMapping;
 use super::value::{Path, Value};
 use crate::dataset::Dataset as PyDatasetClass;
 use crate::errors::PythonError;
-use crate::files::{Images, Npy, Table};
+use crate::files::{EncodedImages, Images, Npy, Table};
 use crate::gil::GilTime;
 use crate::px4::Topic;
 use crate::rover::RoverSensor;
@@ -23,6 +23,7 @@ use crate::trace::Trace;
 /// One of adl's sensors, read without the GIL.
 enum Sensor {
     Images(Py<Images>),
+    Encoded(Py<EncodedImages>),
     Npy(Py<Npy>),
     Table(Py<Table>),
     Topic(Py<Topic>),
@@ -34,6 +35,9 @@ impl Sensor {
     fn of(object: &Bound<'_, PyAny>) -> Option<Sensor> {
         if let Ok(s) = object.cast_exact::<Images>() {
             return Some(Sensor::Images(s.clone().unbind()));
+        }
+        if let Ok(s) = object.cast_exact::<EncodedImages>() {
+            return Some(Sensor::Encoded(s.clone().unbind()));
         }
         if let Ok(s) = object.cast_exact::<Npy>() {
             return Some(Sensor::Npy(s.clone().unbind()));
@@ -56,6 +60,7 @@ impl Sensor {
     fn len(&self) -> usize {
         match self {
             Sensor::Images(s) => s.get().samples(),
+            Sensor::Encoded(s) => s.get().samples(),
             Sensor::Npy(s) => s.get().samples(),
             Sensor::Table(s) => s.get().samples(),
             Sensor::Topic(s) => s.get().samples(),
@@ -66,6 +71,7 @@ impl Sensor {
     fn value(&self, index: usize) -> Result<Value> {
         match self {
             Sensor::Images(s) => s.get().value(index),
+            Sensor::Encoded(s) => s.get().value(index),
             Sensor::Npy(s) => s.get().value(index),
             Sensor::Table(s) => s.get().value(index),
             Sensor::Topic(s) => s.get().value(index),

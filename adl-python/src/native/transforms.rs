@@ -1,6 +1,8 @@
 //! `adl.transforms`: adl's own transforms and batch kernels as Python
 //! objects, to compose into an `adl.Pipeline` whose nodes run in Rust
-//! without the GIL: a random resized crop and a random flip for samples;
+//! without the GIL: a random resized crop (of an array, or of a frame
+//! still in its file, decoding only the crop), a whole decode and a
+//! random flip for samples;
 //! a uint8-to-float conversion, a per-channel normalisation, an affine map
 //! and a clamp for batches. Each applies to the arrays of the sample's or
 //! batch's keys it is listed under, and says which array it could not take.
@@ -15,17 +17,21 @@ use adl_core::kernel::{
 };
 use adl_core::transform::{ImageLayout, RandomFlip as RustFlip, RandomResizedCrop as RustCrop};
 use adl_core::{Error, Result};
+use adl_files::CropDecoder;
 use ndarray::{Array3, ArrayD, Ix3, IxDyn};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::value::{AnyArray, Dtype, Path, Value, each_array};
+use super::value::{AnyArray, Dtype, Encoded, Path, Value, each_array};
 
 /// One of adl's transforms, as an `adl.Pipeline` runs it.
 #[derive(Debug, Clone)]
 pub(crate) enum Step {
-    /// A random region of an image, resized.
-    Crop(RustCrop),
+    /// A random region of an image, resized; of a frame still in its
+    /// file, decoded only there.
+    Crop(CropDecoder),
+    /// A frame still in its file, decoded whole.
+    Decode,
     /// A mirror image with probability `p`.
     Flip {
         /// The chance of a flip.
@@ -48,7 +54,10 @@ impl Step {
     /// Rust node's own.
     pub(crate) fn info(&self) -> NodeInfo {
         match self {
-            Step::Crop(crop) => crop.info(),
+            Step::Crop(decoder) => decoder.crop().info(),
+            Step::Decode => NodeInfo::new("decode", Stage::Sample).with_doc(
+                "Decode a frame still in its file, whole, as its sensor decodes it (built-in).",
+            ),
             Step::Flip { p, layout } => RustFlip::<u8>::horizontal()
                 .probability(*p)
                 .layout(*layout)
@@ -63,9 +72,17 @@ impl Step {
     /// `value` (at `path` of the sample or batch) transformed in `cx`.
     pub(crate) fn apply(&self, cx: &dyn Context, value: Value, path: &Path) -> Result<Value> {
         let name = || self.info().name.to_string();
-        let array = match value {
-            Value::Array(array) => array,
-            other => return Err(refused(&name(), self.takes(), path, &other.kind())),
+        let array = match (self, value) {
+            (Step::Crop(decoder), Value::Encoded(Encoded(frame))) => {
+                return Ok(Value::Array(AnyArray::U8(
+                    decoder.apply_in(cx, frame)?.into_dyn(),
+                )));
+            }
+            (Step::Decode, Value::Encoded(Encoded(frame))) => {
+                return Ok(Value::Array(AnyArray::U8(frame.decode()?.into_dyn())));
+            }
+            (_, Value::Array(array)) => array,
+            (_, other) => return Err(refused(&name(), self.takes(), path, &other.kind())),
         };
         let refuse = |array: &AnyArray| {
             refused(
@@ -76,9 +93,9 @@ impl Step {
             )
         };
         let out = match (self, array) {
-            (Step::Crop(crop), AnyArray::U8(image)) if image.ndim() == 3 => {
+            (Step::Crop(decoder), AnyArray::U8(image)) if image.ndim() == 3 => {
                 let image = into_3d(image)?;
-                AnyArray::U8(crop.apply_in(cx, image)?.into_dyn())
+                AnyArray::U8(decoder.crop().apply_in(cx, image)?.into_dyn())
             }
             (Step::Flip { p, layout }, array) if array.shape().len() == 3 => {
                 each_array!(array, a => flip(cx, *p, *layout, a)?)
@@ -95,7 +112,8 @@ impl Step {
     /// What the step takes, for messages.
     fn takes(&self) -> &'static str {
         match self {
-            Step::Crop(_) => "a uint8 image of 3 axes",
+            Step::Crop(_) => "a uint8 image of 3 axes, or an encoded frame",
+            Step::Decode => "an encoded frame (files.Images(...).encoded())",
             Step::Flip { .. } => "an image of 3 axes",
             Step::ToFloat(_) => "a uint8 array",
             Step::Normalize(_) | Step::Affine(_) | Step::Clamp(_) => "a float32 array",
@@ -191,6 +209,14 @@ impl Transform {
 /// resized to `size` (an int, or `(height, width)`) with antialiasing. Its
 /// draws depend on (the loader's seed, the epoch, the sample, the node)
 /// only. A sample transform.
+///
+/// On a frame still in its file (`files.Images(...).encoded()`) it decodes
+/// only the crop, where the decoder allows (a JPEG, in a build with
+/// libjpeg-turbo): the same region, the rows above it skipped, the rows
+/// below and the columns beside it not decoded; and, where the region is
+/// at least twice `size` on both sides, at 1/2, 1/4 or 1/8 scale (a few
+/// values off the whole decode's crop; `scaled_decode=False` keeps the
+/// pixels equal to it).
 #[pyclass(module = "adl.transforms", extends = Transform, frozen)]
 pub(crate) struct RandomResizedCrop;
 
@@ -201,14 +227,15 @@ impl RandomResizedCrop {
     // as `...`, and Python's signature parser takes literals only (4/3 as
     // the float it is).
     #[pyo3(
-        signature = (size, *, scale = (0.08, 1.0), ratio = (0.75, 4.0 / 3.0), layout = "hwc"),
-        text_signature = "(size, *, scale=(0.08, 1.0), ratio=(0.75, 1.3333333333333333), layout=\"hwc\")"
+        signature = (size, *, scale = (0.08, 1.0), ratio = (0.75, 4.0 / 3.0), layout = "hwc", scaled_decode = true),
+        text_signature = "(size, *, scale=(0.08, 1.0), ratio=(0.75, 1.3333333333333333), layout=\"hwc\", scaled_decode=True)"
     )]
     fn new(
         size: &Bound<'_, PyAny>,
         scale: (f64, f64),
         ratio: (f64, f64),
         layout: &str,
+        scaled_decode: bool,
     ) -> PyResult<PyClassInitializer<Self>> {
         let (height, width) = match size.extract::<usize>() {
             Ok(side) => (side, side),
@@ -235,7 +262,25 @@ impl RandomResizedCrop {
             .scale(scale.0, scale.1)
             .ratio(ratio.0, ratio.1)
             .layout(self::layout(layout)?);
-        Ok(Transform::of(Step::Crop(crop)).add_subclass(RandomResizedCrop))
+        let decoder = match scaled_decode {
+            true => CropDecoder::new(crop),
+            false => CropDecoder::new(crop).exact(),
+        };
+        Ok(Transform::of(Step::Crop(decoder)).add_subclass(RandomResizedCrop))
+    }
+}
+
+/// A camera frame still in its file (`files.Images(...).encoded()`)
+/// decoded whole, as its sensor decodes it (its layout and downscale). A
+/// sample transform.
+#[pyclass(module = "adl.transforms", extends = Transform, frozen)]
+pub(crate) struct Decode;
+
+#[pymethods]
+impl Decode {
+    #[new]
+    fn new() -> PyClassInitializer<Self> {
+        Transform::of(Step::Decode).add_subclass(Decode)
     }
 }
 

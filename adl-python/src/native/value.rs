@@ -8,11 +8,12 @@ use std::sync::Arc;
 
 use adl_core::exec::{Buffers, Recycle, Recycler};
 use adl_core::{Error, Result};
+use adl_files::EncodedImage;
 use ndarray::{ArrayD, IxDyn};
 use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt};
 
 use crate::ToPython;
 
@@ -117,13 +118,31 @@ impl AnyArray {
     }
 }
 
-/// A sample or a batch: an array, or named values in order (a dict).
+/// A camera frame still in its file (`files.Images(...).encoded()`): a
+/// sample transform decodes it (`T.RandomResizedCrop` only the crop,
+/// `T.Decode` whole). Two are equal when their files' bytes are.
+#[derive(Debug, Clone)]
+pub(crate) struct Encoded(pub(crate) EncodedImage);
+
+impl PartialEq for Encoded {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.bytes() == other.0.bytes()
+    }
+}
+
+/// What collating a frame still in its file says: where to decode it.
+const DECODE_FIRST: &str = "an encoded frame (files.Images(...).encoded()): decode it in the sample stage, with adl.transforms.RandomResizedCrop (only the crop) or adl.transforms.Decode (whole)";
+
+/// A sample or a batch: an array, or named values in order (a dict); in a
+/// sample, also a frame still in its file.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Value {
     /// An array (a Python number is a 0-d one).
     Array(AnyArray),
     /// A dict's items, in its order.
     Map(Vec<(Arc<str>, Value)>),
+    /// A camera frame, read and not decoded.
+    Encoded(Encoded),
 }
 
 impl Value {
@@ -185,6 +204,7 @@ impl Value {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            Value::Encoded(frame) => format!("encoded frame ({})", frame.0.location()),
         }
     }
 
@@ -220,6 +240,7 @@ impl ToPython for Value {
                 }
                 Ok(dict.into_any())
             }
+            Value::Encoded(frame) => Ok(PyBytes::new(owner.py(), frame.0.bytes()).into_any()),
         }
     }
 }
@@ -233,6 +254,7 @@ impl Recycle for Value {
                     value.recycle(recycler);
                 }
             }
+            Value::Encoded(_) => {}
         }
     }
 }
@@ -328,6 +350,7 @@ pub(crate) fn stack(samples: Vec<Value>, buffers: Buffers<'_>) -> Result<Value> 
             let stacker = each_array!(first, a => stacker_of(a));
             stacker(samples, buffers).map(Value::Array)
         }
+        Value::Encoded(_) => Err(Error::collate(0, DECODE_FIRST)),
     }
 }
 
