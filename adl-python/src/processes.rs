@@ -330,7 +330,9 @@ impl Worker {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let name_len = u16::try_from(name.len()).map_err(|_| "a block's name over 64 KiB")?;
-        let mut request = Vec::with_capacity(19 + name.len() + 8 * indices.len());
+        let forgotten = self.blocks.take_forgotten(usize::from(u16::MAX));
+        let mut request =
+            Vec::with_capacity(21 + name.len() + 4 * forgotten.len() + 8 * indices.len());
         request.push(u8::from(skip));
         let count = u32::try_from(indices.len()).map_err(|_| "a batch of over 2^32 samples")?;
         request.extend(count.to_le_bytes());
@@ -340,7 +342,12 @@ impl Worker {
         request.extend(number.to_le_bytes());
         request.extend(size.to_le_bytes());
         request.extend(name_len.to_le_bytes());
+        // At most u16::MAX, as taken.
+        request.extend((forgotten.len() as u16).to_le_bytes());
         request.extend(name.as_bytes());
+        for number in forgotten {
+            request.extend(number.to_le_bytes());
+        }
         for &index in indices {
             request.extend((index as u64).to_le_bytes());
         }

@@ -70,6 +70,9 @@ pub(crate) struct Blocks {
     dir: PathBuf,
     prefix: String,
     free: Mutex<Vec<Block>>,
+    /// The numbers of the blocks unmapped here that the process still
+    /// maps: the next request tells it to unmap them too.
+    forgotten: Mutex<Vec<u32>>,
     next: AtomicU32,
     /// The bytes a batch's buffers needed, the most so far (0: none
     /// measured).
@@ -102,6 +105,7 @@ impl Blocks {
             dir,
             prefix: format!("adl-{}-{loader}-{worker}-", std::process::id()),
             free: Mutex::new(Vec::new()),
+            forgotten: Mutex::new(Vec::new()),
             next: AtomicU32::new(0),
             wanted: AtomicUsize::new(0),
             made: AtomicU64::new(0),
@@ -117,7 +121,10 @@ impl Blocks {
         {
             let mut free = lock(&self.free);
             // Blocks too small for the batches now are unmapped.
-            free.retain(|b| b.len() >= wanted);
+            let (keep, small): (Vec<Block>, Vec<Block>) =
+                free.drain(..).partition(|b| b.len() >= wanted);
+            *free = keep;
+            self.forget(small);
             if let Some(block) = free.pop() {
                 return Some(Lease { block, name: None });
             }
@@ -156,7 +163,27 @@ impl Blocks {
         let mut free = lock(&self.free);
         if free.len() < KEPT && block.len() >= self.wanted.load(Ordering::Relaxed) {
             free.push(block);
+        } else {
+            drop(free);
+            self.forget([block]);
         }
+    }
+
+    /// Unmap `blocks` here, and have the process unmap them with its next
+    /// request: a block's memory is freed once neither maps it.
+    fn forget(&self, blocks: impl IntoIterator<Item = Block>) {
+        let mut forgotten = lock(&self.forgotten);
+        for block in blocks {
+            forgotten.push(block.number);
+        }
+    }
+
+    /// The blocks to tell the process to unmap, taken (at most `most`; the
+    /// rest with a later request).
+    pub(crate) fn take_forgotten(&self, most: usize) -> Vec<u32> {
+        let mut forgotten = lock(&self.forgotten);
+        let n = forgotten.len().min(most);
+        forgotten.drain(..n).collect()
     }
 
     /// A batch's buffers needed `bytes`: the next blocks lent are that

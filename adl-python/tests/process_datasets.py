@@ -63,7 +63,8 @@ class Busy(Records):
 
 class Frames:
     """Camera-like samples: a `side` x `side` x 3 float32 frame (its
-    values from the index) and the index."""
+    values from the index), the index, and the pid of the process that
+    made it."""
 
     def __init__(self, n, side):
         self.n, self.side = n, side
@@ -73,4 +74,4 @@ class Frames:
 
     def __getitem__(self, index):
         frame = np.arange(self.side * self.side * 3, dtype=np.float32).reshape(self.side, self.side, 3)
-        return {"frame": frame + np.float32(index), "index": index}
+        return {"frame": frame + np.float32(index), "index": index, "pid": os.getpid()}

@@ -202,8 +202,25 @@ def test_a_batch_too_large_for_its_block_comes_pickled_and_the_next_blocks_fit()
     # pickled whole, and said how much they needed.
     assert made == 8 and 4 <= in_shared < 8, loader.statistics()
     assert type(block_of(got[-1]["frame"])).__name__ == "SharedBlock"
+    pids = {int(p) for b in got for p in b["pid"]}
     del got
     assert leftover_blocks() == []
+    # The blocks too small were unmapped by the loader, and by the
+    # processes once told (with their next batches): none maps one now.
+    batches(loader, 1)
+
+    def mapped_sizes(pid):
+        sizes = []
+        with open(f"/proc/{pid}/maps") as maps:
+            for line in maps:
+                if f"/dev/shm/adl-{os.getpid()}-" in line:
+                    start, end = (int(x, 16) for x in line.split()[0].split("-"))
+                    sizes.append(end - start)
+        return sizes
+
+    for pid in pids:
+        sizes = mapped_sizes(pid)
+        assert sizes and all(size > 2_000_000 for size in sizes), (pid, sizes)
 
 
 @pytest.mark.parametrize("after", [0, 1, 3])

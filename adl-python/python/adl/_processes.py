@@ -28,7 +28,10 @@ next block lent is that large).
 Request, little-endian: a flag byte (1: leave failed samples out), the
 number of indices (4 bytes), the block's number (4 bytes; 2**32 - 1:
 none lent), its size (8 bytes), the length of its name (2 bytes; 0 where
-the process has it already), the name, the indices (8 bytes each).
+the process has it already), the number of blocks the loader unmapped
+(2 bytes), the name, those blocks' numbers (4 bytes each: the process
+unmaps them too, so that their memory is freed), the indices (8 bytes
+each).
 Reply: a status byte (0: ``(batch, [(index, reason), ...])`` pickled
 whole; 1: ``(exception, index)``; 2: as 0, its buffers in the block),
 the payload's length (8 bytes), the bytes the buffers needed (8 bytes; 0
@@ -54,7 +57,7 @@ import traceback
 from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
-REQUEST = struct.Struct("<BIIQH")
+REQUEST = struct.Struct("<BIIQHH")
 REPLY = struct.Struct("<BQQ")
 NO_BLOCK = 2**32 - 1
 # Each buffer starts at a multiple of this in its block: the arrays over
@@ -178,8 +181,8 @@ def _drain(fd: int) -> None:
         head = _read_exact(fd, REQUEST.size)
         if head is None:
             return
-        _, count, block_number, _, name_len = REQUEST.unpack(head)
-        body = _read_exact(fd, name_len + 8 * count)
+        _, count, block_number, _, name_len, forgotten = REQUEST.unpack(head)
+        body = _read_exact(fd, name_len + 4 * forgotten + 8 * count)
         if body is None:
             return
         if block_number != NO_BLOCK and name_len:
@@ -204,16 +207,20 @@ def serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: in
         head = _read_exact(fd, REQUEST.size)
         if head is None:
             return
-        skip, count, block_number, block_size, name_len = REQUEST.unpack(head)
-        body = _read_exact(fd, name_len + 8 * count)
+        skip, count, block_number, block_size, name_len, forgotten = REQUEST.unpack(head)
+        body = _read_exact(fd, name_len + 4 * forgotten + 8 * count)
         if body is None:
             return
+        for gone in struct.unpack_from(f"<{forgotten}I", body, name_len):
+            mapped = blocks.pop(gone, None)
+            if mapped is not None:
+                mapped.close()
         block = None
         if block_number != NO_BLOCK:
             if name_len:
                 blocks[block_number] = _mapped(body[:name_len].decode(), block_size)
             block = blocks.get(block_number)
-        indices = struct.unpack(f"<{count}Q", body[name_len:])
+        indices = struct.unpack_from(f"<{count}Q", body, name_len + 4 * forgotten)
         samples, skipped, failed = [], [], None
         for index in indices:
             try:
