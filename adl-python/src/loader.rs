@@ -263,14 +263,18 @@ fn python_inner(
             steps = steps.in_processes(Arc::new(started), settings.on_error == OnError::Skip);
             // Two batches asked of each process at once (one made, one
             // queued), so that none waits between its batches: twice the
-            // threads, and as many batches ahead.
+            // threads. Twice as many batches ahead again: the batches come
+            // back in order, and a process that is slower on one would
+            // otherwise leave the other idle once its own were done and
+            // waiting (W6, 2 processes: about 35,000 samples/s against
+            // 30,000 with a batch ahead per thread).
             Settings {
                 workers: 2 * settings.workers,
                 batches_ahead: Some(
                     settings
                         .batches_ahead
                         .unwrap_or(2)
-                        .max(2 * settings.workers),
+                        .max(4 * settings.workers),
                 ),
                 ..settings
             }
