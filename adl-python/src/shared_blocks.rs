@@ -26,7 +26,11 @@ pub(crate) const NO_BLOCK: u32 = u32::MAX;
 const SMALLEST: usize = 1 << 20;
 
 /// Free blocks a pool keeps; past that, blocks given back are unmapped.
-const KEPT: usize = 4;
+/// A process has at most 2 batches asked and 2 more waiting in the
+/// loader's window ahead of the consumer (4 per process), and the
+/// consumer holds one or two: 6 serve an epoch, and the next, with no
+/// block made again.
+const KEPT: usize = 6;
 
 /// A block of shared memory, mapped.
 pub(crate) struct Block {
