@@ -80,10 +80,14 @@ impl Processes {
         count: usize,
         limit: Option<usize>,
     ) -> PyResult<Processes> {
+        // Each process's pool of shared memory first: the process is told
+        // its blocks' names, to unlink any left once its loader is gone.
+        let pools: Vec<Arc<Blocks>> = (0..count).map(Blocks::new).collect();
+        let names: Vec<String> = pools.iter().map(|b| b.names()).collect();
         let started = py
             .import("adl._processes")?
             .getattr("start")?
-            .call1((dataset, pipeline, count, "spawn", limit))?;
+            .call1((dataset, pipeline, count, "spawn", limit, names))?;
         let mut workers = Vec::with_capacity(count);
         for (number, item) in started.try_iter()?.enumerate() {
             let (process, fd): (Bound<'_, PyAny>, RawFd) = item?.extract()?;
@@ -105,7 +109,7 @@ impl Processes {
                 reading: Mutex::new((reading, 0)),
                 turn: Condvar::new(),
                 queued: std::sync::atomic::AtomicUsize::new(0),
-                blocks: Blocks::new(number),
+                blocks: Arc::clone(&pools[number]),
             });
         }
         Ok(Processes {

@@ -118,6 +118,12 @@ impl Blocks {
         })
     }
 
+    /// The start of every name this pool gives its blocks (a path): the
+    /// process unlinks whatever names start so once its loader is gone.
+    pub(crate) fn names(&self) -> String {
+        self.dir.join(&self.prefix).to_string_lossy().into_owned()
+    }
+
     /// A block for the next batch: a free one large enough, else a new
     /// one; none where blocks cannot be made.
     pub(crate) fn lend(&self) -> Option<Lease> {

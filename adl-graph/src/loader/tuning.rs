@@ -137,9 +137,11 @@ pub(crate) fn retunes_after(delivered: usize) -> bool {
 /// measured so far.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Measures {
+    /// The budget, in bytes.
     pub(crate) budget: u64,
     /// Worker threads (0: the consumer builds every batch).
     pub(crate) workers: usize,
+    /// Samples per batch.
     pub(crate) batch_size: usize,
     /// Batches ahead the program set: kept.
     pub(crate) fixed_window: Option<usize>,

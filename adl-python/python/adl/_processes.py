@@ -15,7 +15,8 @@ the loader lends the process a block of it (a file in ``/dev/shm`` that
 the loader made and maps, named the first time the process gets it, and
 unlinked by the process once it has mapped it, and by the loader once
 that request is answered, whichever comes first; a process whose loader
-is gone unlinks the names in the requests it had not read). The process
+is gone unlinks every name its loader's pool for it could have made: they
+all start with the ``names`` it is started with). The process
 pickles the batch with protocol 5, its arrays' buffers out of band
 (``buffer_callback``), writes the buffers into the block, and sends the
 rest of the pickle and where each buffer lies; the loader unpickles it
@@ -55,7 +56,7 @@ import pickle
 import struct
 import traceback
 from multiprocessing.reduction import ForkingPickler
-from typing import Any
+from typing import Any, NamedTuple
 
 REQUEST = struct.Struct("<BIIQHH")
 REPLY = struct.Struct("<BQQ")
@@ -66,7 +67,7 @@ ALIGN = 64
 
 
 def start(dataset: Any, pipeline: Any, count: int, context: str,
-          limit: int | None = None) -> list[tuple[Any, int]]:
+          limit: int | None = None, names: list[str] | None = None) -> list[tuple[Any, int]]:
     """Start ``count`` worker processes of ``dataset`` and ``pipeline``:
     each ``(process, fd)``, ``fd`` a duplicate of the parent's end of its
     socket pair, which the caller owns. The two must pickle, and weigh at
@@ -92,7 +93,8 @@ def start(dataset: Any, pipeline: Any, count: int, context: str,
     out = []
     for k in range(count):
         parent, child = ctx.Pipe(duplex=True)
-        process = ctx.Process(target=serve, args=(child, *pickled, k), daemon=True,
+        lent = names[k] if names is not None else None
+        process = ctx.Process(target=serve, args=(child, *pickled, k, lent), daemon=True,
                               name=f"adl-loader-worker-{k}")
         process.start()
         child.close()
@@ -105,7 +107,10 @@ def start(dataset: Any, pipeline: Any, count: int, context: str,
 def _read_exact(fd: int, n: int) -> bytes | None:
     parts, left = [], n
     while left:
-        part = os.read(fd, left)
+        try:
+            part = os.read(fd, left)
+        except ConnectionResetError:  # the loader died with replies unread
+            return None
         if not part:
             return None
         parts.append(part)
@@ -174,27 +179,69 @@ def _mapped(path: str, size: int) -> mmap.mmap | None:
             pass
 
 
-def _drain(fd: int) -> None:
-    """Read the requests left on ``fd`` until it closes, unlinking the
-    names of the blocks they lend."""
-    while True:
-        head = _read_exact(fd, REQUEST.size)
-        if head is None:
-            return
-        _, count, block_number, _, name_len, forgotten = REQUEST.unpack(head)
-        body = _read_exact(fd, name_len + 4 * forgotten + 8 * count)
-        if body is None:
-            return
-        if block_number != NO_BLOCK and name_len:
-            try:
-                os.unlink(body[:name_len].decode())
-            except OSError:
-                pass
+class _Request(NamedTuple):
+    """A request, read (see the module's docs)."""
+
+    skip: bool
+    indices: tuple[int, ...]
+    block_number: int
+    block_size: int
+    name: str | None
+    forgotten: tuple[int, ...]
 
 
-def serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: int) -> None:
+def _next_request(fd: int) -> _Request | None:
+    """The next request on ``fd``; ``None`` once it is closed."""
+    head = _read_exact(fd, REQUEST.size)
+    if head is None:
+        return None
+    skip, count, number, size, name_len, forgotten = REQUEST.unpack(head)
+    body = _read_exact(fd, name_len + 4 * forgotten + 8 * count)
+    if body is None:
+        return None
+    return _Request(
+        skip=bool(skip),
+        indices=struct.unpack_from(f"<{count}Q", body, name_len + 4 * forgotten),
+        block_number=number,
+        block_size=size,
+        name=body[:name_len].decode() if name_len else None,
+        forgotten=struct.unpack_from(f"<{forgotten}I", body, name_len),
+    )
+
+
+def _unlink_lent(names: str | None) -> None:
+    """Unlink every block name that starts with ``names``: the loader that
+    lends them is gone (its last requests may never be read: a socket
+    whose peer died with replies unread is reset, and what was in it is
+    lost)."""
+    if names is None:
+        return
+    folder, start = os.path.split(names)
+    try:
+        found = [f for f in os.listdir(folder) if f.startswith(start)]
+    except OSError:
+        return
+    for name in found:
+        try:
+            os.unlink(os.path.join(folder, name))
+        except OSError:
+            pass
+
+
+def serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: int,
+          names: str | None = None) -> None:
     """A worker process: the dataset and pipeline unpickled, then a batch
-    for each request read, until its socket closes."""
+    for each request read, until its socket closes; then the names of the
+    blocks of shared memory lent to it (which start with ``names``) that
+    are left are unlinked."""
+    try:
+        _serve(conn, pickled_dataset, pickled_pipeline, number)
+    finally:
+        _unlink_lent(names)
+
+
+def _serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: int) -> None:
+    """``serve``'s loop."""
     from adl import default_collate
 
     dataset, pipeline = pickle.loads(pickled_dataset), pickle.loads(pickled_pipeline)
@@ -203,25 +250,20 @@ def serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: in
     collate = default_collate if pipeline is None else pipeline.collate
     # The blocks of shared memory lent so far, by number.
     blocks: dict[int, mmap.mmap | None] = {}
-    while True:
-        head = _read_exact(fd, REQUEST.size)
-        if head is None:
-            return
-        skip, count, block_number, block_size, name_len, forgotten = REQUEST.unpack(head)
-        body = _read_exact(fd, name_len + 4 * forgotten + 8 * count)
-        if body is None:
-            return
-        for gone in struct.unpack_from(f"<{forgotten}I", body, name_len):
+    while (request := _next_request(fd)) is not None:
+        for gone in request.forgotten:
             mapped = blocks.pop(gone, None)
             if mapped is not None:
                 mapped.close()
         block = None
-        if block_number != NO_BLOCK:
-            if name_len:
-                blocks[block_number] = _mapped(body[:name_len].decode(), block_size)
-            block = blocks.get(block_number)
-        indices = struct.unpack_from(f"<{count}Q", body, name_len + 4 * forgotten)
-        samples, skipped, failed = [], [], None
+        if request.block_number != NO_BLOCK:
+            if request.name:
+                blocks[request.block_number] = _mapped(request.name, request.block_size)
+            block = blocks.get(request.block_number)
+        skip, indices = request.skip, request.indices
+        samples: list[Any] = []
+        skipped: list[tuple[int, str]] = []
+        failed: tuple[BaseException, int | None] | None = None
         for index in indices:
             try:
                 value = dataset[index]
@@ -243,22 +285,20 @@ def serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: in
             except Exception as e:  # noqa: BLE001
                 failed = (e, None)
         if failed is not None:
-            error, index = failed
-            where = f"sample {index}" if index is not None else "the batch's collate"
+            error, at = failed
+            where = f"sample {at}" if at is not None else "the batch's collate"
             trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
             note = (f"adl: raised in the loader's worker process {number} (pid {os.getpid()}) making "
                     f"{where}:\n{trace}")
             try:
-                payload = pickle.dumps((_noted(error, note), index), protocol=5)
+                payload = pickle.dumps((_noted(error, note), at), protocol=5)
             except Exception:  # noqa: BLE001 (an exception that does not pickle)
                 stand_in = RuntimeError(f"{type(error).__qualname__}: {error}\n{note}")
-                payload = pickle.dumps((stand_in, index), protocol=5)
+                payload = pickle.dumps((stand_in, at), protocol=5)
             status, needed = 1, 0
         try:
             _write_all(fd, REPLY.pack(status, len(payload), needed) + payload)
         except OSError:
-            # The loader is gone (killed, say): the names of the blocks it
-            # lent in requests still unread are unlinked, so that none is
-            # left in /dev/shm.
-            _drain(fd)
+            # The loader is gone (killed, say): `serve` unlinks what names
+            # it had lent.
             return
