@@ -27,7 +27,7 @@ use pyo3::types::{PyBytes, PyTuple};
 
 use crate::errors::PythonError;
 use crate::gil::GilTime;
-use crate::shared_blocks::{self, Blocks, Lease, NO_BLOCK};
+use crate::shared_blocks::{self, Blocks, NO_BLOCK};
 
 /// One worker process, the loader's end of its socket, and the turns of
 /// the batches asked of it: a process makes its batches in the order they
@@ -48,13 +48,18 @@ struct Worker {
     blocks: Arc<Blocks>,
 }
 
-/// A reply: its status, payload, the bytes its buffers needed where they
-/// did not fit the block lent, and that block.
+/// A reply's status (0: a batch pickled whole): the exception a sample or
+/// the collate raised.
+const RAISED: u8 = 1;
+/// A reply's status: a batch whose arrays are in the block lent.
+const IN_BLOCK: u8 = 2;
+
+/// A reply: its status, payload, and the block lent where the batch's
+/// arrays are in it.
 struct Reply {
     status: u8,
     payload: Vec<u8>,
-    needed: u64,
-    lease: Option<Lease>,
+    block: Option<shared_blocks::Block>,
 }
 
 /// The worker processes of one loader.
@@ -137,8 +142,7 @@ impl Processes {
         let Reply {
             status,
             payload,
-            needed,
-            lease,
+            block,
         } = reply.map_err(|why| {
             let end = gil
                 .attach(|py| Ok(worker.end(py)))
@@ -152,19 +156,7 @@ impl Processes {
                 format!("{why}: {end}"),
             ))
         })?;
-        if needed > 0 {
-            worker.blocks.needed(needed);
-        }
-        // The block, where the batch's arrays are in it; else free again.
-        let block = match lease {
-            Some(lease) if status == 2 => Some(lease.block),
-            Some(lease) => {
-                worker.blocks.give_back(lease.block);
-                None
-            }
-            None => None,
-        };
-        if status == 2 {
+        if status == IN_BLOCK {
             self.shared.fetch_add(1, Ordering::Relaxed);
         }
         gil.attach(|py| {
@@ -175,7 +167,7 @@ impl Processes {
             let (value, about) = value
                 .and_then(|v| Ok((v, about?)))
                 .map_err(|e| collate_error(py, e))?;
-            if status != 1 {
+            if status != RAISED {
                 let skipped: Vec<(usize, String)> =
                     about.extract().map_err(|e| collate_error(py, e))?;
                 // Said as the loader says a sample its threads left out.
@@ -229,8 +221,8 @@ impl Processes {
     }
 }
 
-/// A reply's batch (or exception) unpickled: a status 2 payload's buffers
-/// are NumPy arrays over `block` (see [`shared_blocks::buffers`]).
+/// A reply's batch (or exception) unpickled: an [`IN_BLOCK`] payload's
+/// buffers are NumPy arrays over `block` (see [`shared_blocks::buffers`]).
 fn unpickle<'py>(
     py: Python<'py>,
     status: u8,
@@ -239,7 +231,7 @@ fn unpickle<'py>(
     home: &Arc<Blocks>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let loads = py.import("pickle")?.getattr("loads")?;
-    if status != 2 {
+    if status != IN_BLOCK {
         return loads.call1((PyBytes::new(py, payload),));
     }
     let bad = || pyo3::exceptions::PyValueError::new_err("a reply's table of buffers is cut short");
@@ -383,24 +375,32 @@ impl Worker {
         self.turn.notify_all();
         self.queued.fetch_sub(1, Ordering::Relaxed);
         // Answered, or never will be: the process has mapped the block by
-        // its name, or is gone. A block of a failed reply is free again.
+        // its name, or is gone.
         if let Some(lease) = lease.as_mut() {
             lease.unlink();
         }
-        match reply {
-            Ok((status, payload, needed)) => Ok(Reply {
-                status,
-                payload,
-                needed,
-                lease,
-            }),
-            Err(why) => {
-                if let Some(lease) = lease.take() {
-                    self.blocks.give_back(lease.block);
-                }
-                Err(why)
+        let reply = reply.map(|(status, payload, needed)| {
+            if needed > 0 {
+                self.blocks.needed(needed);
             }
-        }
+            (status, payload)
+        });
+        // The block goes with a batch whose arrays are in it; else (a
+        // batch pickled whole, an exception, no reply) it is free again.
+        let block = lease.map(|lease| lease.block);
+        let block = match (&reply, block) {
+            (Ok((IN_BLOCK, _)), block) => block,
+            (_, Some(block)) => {
+                self.blocks.give_back(block);
+                None
+            }
+            (_, None) => None,
+        };
+        reply.map(|(status, payload)| Reply {
+            status,
+            payload,
+            block,
+        })
     }
 
     /// How the process ended, in words (waiting up to a second for its

@@ -98,7 +98,7 @@ struct Pace {
 /// Choose again what `loader` runs with under its memory budget (if it
 /// has one), from what it measured and what the epoch measured of its
 /// consumer (`pace`, since `started`), and apply it: batches ahead, the
-/// pool's batches, the read stage's bound (`reads`, where it started)
+/// pool's batches, the read stage's bound (`reads`, the epoch's stage)
 /// and its readers.
 fn retune<D, P>(
     loader: &Loader<D, P>,
@@ -179,8 +179,6 @@ fn retune<D, P>(
     }
     if let Some(stage) = reads {
         stage.set_bound(chosen.read_bound);
-    } else if loader.readers.is_some() {
-        shared.reads.lock().unwrap_or_else(|p| p.into_inner()).bound = chosen.read_bound;
     }
 }
 
@@ -207,25 +205,20 @@ where
             local.len().div_ceil(b)
         };
         let (sender, receiver) = channel();
-        // Under a memory budget, what earlier epochs measured sizes this
-        // one from its start.
-        retune(loader, None, &Pace::default(), None);
-        let reads = loader.readers.as_ref().map(|readers| {
-            let bound = match shared.tuner.as_ref().and_then(|t| t.last()) {
-                Some(tuning) => tuning.read_bound,
-                None => shared
-                    .plan
-                    .schedule()
-                    .readers()
-                    .map_or(1, |(_, bound)| bound),
-            };
-            let stage = Arc::new(ReadAhead::new(
+        let stage = loader.readers.as_ref().map(|readers| {
+            let bound = (shared.plan.schedule().readers()).map_or(1, |(_, bound)| bound);
+            Arc::new(ReadAhead::new(
                 Arc::clone(&local),
                 bound,
                 Arc::clone(&shared.reads),
                 Arc::clone(readers),
                 Arc::clone(&shared.sensor_reads),
-            ));
+            ))
+        });
+        // Under a memory budget, what earlier epochs measured sizes this
+        // one from its start, before its readers start.
+        retune(loader, stage.as_deref(), &Pace::default(), None);
+        let reads = stage.zip(loader.readers.as_ref()).map(|(stage, readers)| {
             let started = (0..readers.now())
                 .filter(|&id| spawn_reader(&stage, shared, id))
                 .count();

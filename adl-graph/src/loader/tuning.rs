@@ -200,6 +200,18 @@ pub(crate) struct ReadMeasures {
     pub(crate) rate: Option<f64>,
 }
 
+/// What the rule wants of the read stage: its measures, a sample's bytes
+/// (where measured), the bound wanted, without headroom, and the least,
+/// and why, in words.
+struct ReadWants {
+    measures: ReadMeasures,
+    sample: Option<u64>,
+    wanted: u64,
+    lean: u64,
+    least: u64,
+    why: String,
+}
+
 /// The memory of `window` batches ahead of `batch` bytes: with the
 /// consumer's and one given back.
 fn batches_memory(window: usize, batch: u64) -> u64 {
@@ -280,15 +292,23 @@ pub(crate) fn choose(m: &Measures) -> Tuning {
             }
         };
         let least = sample.map_or(1, |b| b * batch_size);
-        (r, sample, wanted.max(1), lean.max(least), least, why_reads)
+        ReadWants {
+            measures: r,
+            sample,
+            wanted: wanted.max(1),
+            lean: lean.max(least),
+            least,
+            why: why_reads,
+        }
     });
     // The reads' memory at `bound`: the bound, and a read per reader,
     // the readers capped at as many reads as the bound holds.
     let readers_for = |bound: u64| -> (usize, u64) {
         match &read {
             None => (0, 0),
-            Some((r, sample, ..)) => {
-                let part = r.read_bytes.or(*sample).filter(|&b| b > 0);
+            Some(wants) => {
+                let r = &wants.measures;
+                let part = r.read_bytes.or(wants.sample).filter(|&b| b > 0);
                 let readers = match part {
                     Some(part) => {
                         ((bound / part.max(1)) as usize).clamp(r.start, r.most.max(r.start))
@@ -303,22 +323,19 @@ pub(crate) fn choose(m: &Measures) -> Tuning {
     let fixed_bound = m.fixed_bound.filter(|_| read.is_some());
     let bound_of = |choice: u64| fixed_bound.unwrap_or(choice);
     let (read_wanted, read_lean, read_least) = match &read {
-        Some((_, _, wanted, lean, least, _)) => (*wanted, *lean, *least),
+        Some(wants) => (wants.wanted, wants.lean, wants.least),
         None => (0, 0, 0),
     };
     let fits = |window: usize, bound: u64| -> bool {
         let batch = m.batch_bytes.unwrap_or(0);
         batches_memory(window, batch) + readers_for(bound).1 <= m.budget
     };
-    // The candidates, most wanted first.
+    // The batches ahead the program set, else `choice`.
     let window_of = |choice: usize| m.fixed_window.unwrap_or(choice).max(1);
-    let mut chosen = None;
-    let mut gave_up = Vec::new();
-    match m.batch_bytes {
+    let (window, bound) = match m.batch_bytes {
         None => {
             why.push("1 batch ahead until the first batch is measured".to_owned());
-            let bound = bound_of(read_wanted.min(m.budget / 2).max(1));
-            chosen = Some((window_of(1), bound));
+            (window_of(1), bound_of(read_wanted.min(m.budget / 2).max(1)))
         }
         Some(batch) => {
             // The largest bound in `low..=high` that fits beside `window`
@@ -349,34 +366,40 @@ pub(crate) fn choose(m: &Measures) -> Tuning {
                 window_of(building + 1)
             };
             let full = window_of(wanted_window);
-            if fits(full, bound_of(read_wanted)) {
-                chosen = Some((full, bound_of(read_wanted)));
-            } else if lean_window < full && fits(lean_window, bound_of(read_wanted)) {
-                gave_up = vec!["the spare batch ahead"];
-                chosen = Some((lean_window, bound_of(read_wanted)));
-            } else if let Some(bound) = largest(lean_window, read_lean, read_wanted) {
-                gave_up = vec!["part of the reads' headroom"];
-                if lean_window < full {
-                    gave_up.insert(0, "the spare batch ahead");
-                }
-                chosen = Some((lean_window, bound));
-            } else if m.fixed_window.is_none() && batch > 0 {
-                // As many batches ahead as fit beside the lean reads; else
-                // one, and the most reads that fit beside it.
+            // As many batches ahead as fit beside the lean reads (not
+            // more than the lean window), where batches count and their
+            // number is the loader's to choose.
+            let fitting = || {
                 let room = m.budget.saturating_sub(readers_for(bound_of(read_lean)).1);
-                let window = ((room / batch).saturating_sub(2) as usize).min(building + 1);
-                if window >= 1 {
-                    gave_up = vec!["the reads' headroom", "batches ahead"];
-                    chosen = Some((window, bound_of(read_lean)));
-                }
-            }
-            if chosen.is_none() {
-                let window = window_of(1);
-                gave_up = vec!["batches ahead", "reads ahead"];
-                let bound =
-                    largest(window, read_least, read_lean).unwrap_or_else(|| bound_of(read_least));
-                chosen = Some((window, bound.max(1)));
-            }
+                let window = ((room / batch.max(1)).saturating_sub(2) as usize).min(building + 1);
+                (m.fixed_window.is_none() && batch > 0 && window >= 1).then_some(window)
+            };
+            const SPARE: &str = "the spare batch ahead";
+            let (window, bound, gave_up): (usize, u64, &[&str]) =
+                if fits(full, bound_of(read_wanted)) {
+                    (full, bound_of(read_wanted), &[])
+                } else if lean_window < full && fits(lean_window, bound_of(read_wanted)) {
+                    (lean_window, bound_of(read_wanted), &[SPARE])
+                } else if let Some(bound) = largest(lean_window, read_lean, read_wanted) {
+                    let gave: &[&str] = if lean_window < full {
+                        &[SPARE, "part of the reads' headroom"]
+                    } else {
+                        &["part of the reads' headroom"]
+                    };
+                    (lean_window, bound, gave)
+                } else if let Some(window) = fitting() {
+                    (
+                        window,
+                        bound_of(read_lean),
+                        &["the reads' headroom", "batches ahead"],
+                    )
+                } else {
+                    // One batch ahead, and the most reads that fit beside it.
+                    let window = window_of(1);
+                    let bound = largest(window, read_least, read_lean)
+                        .unwrap_or_else(|| bound_of(read_least));
+                    (window, bound.max(1), &["batches ahead", "reads ahead"])
+                };
             if let Some((last, rest)) = gave_up.split_last() {
                 why.push(if rest.is_empty() {
                     format!("the budget gave up {last}")
@@ -384,13 +407,13 @@ pub(crate) fn choose(m: &Measures) -> Tuning {
                     format!("the budget gave up {} and {last}", rest.join(", "))
                 });
             }
+            (window, bound)
         }
-    }
-    let (window, bound) = chosen.unwrap_or((1, 1));
+    };
     let (readers, read_memory) = readers_for(bound);
     let planned = batches_memory(window, m.batch_bytes.unwrap_or(0)) + read_memory;
-    if let Some((.., why_reads)) = &read {
-        why.push(why_reads.clone());
+    if let Some(wants) = &read {
+        why.push(wants.why.clone());
     }
     if let Some(window) = m.fixed_window {
         why.push(format!("{window} batches ahead, as set"));

@@ -61,6 +61,9 @@ from typing import Any, NamedTuple
 REQUEST = struct.Struct("<BIIQHH")
 REPLY = struct.Struct("<BQQ")
 NO_BLOCK = 2**32 - 1
+# A reply's status: a batch pickled whole, an exception, a batch whose
+# buffers are in the block lent.
+WHOLE, RAISED, IN_BLOCK = 0, 1, 2
 # Each buffer starts at a multiple of this in its block: the arrays over
 # it are aligned for any dtype and SIMD load.
 ALIGN = 64
@@ -137,9 +140,9 @@ def _aligned(n: int) -> int:
 
 
 def _pickled(value: Any, block: mmap.mmap | None) -> tuple[int, bytes, int]:
-    """``value`` pickled: ``(2, payload, 0)`` with its buffers written
-    into ``block``, where they fit; else ``(0, the whole pickle, bytes the
-    buffers needed)``."""
+    """``value`` pickled: ``(IN_BLOCK, payload, 0)`` with its buffers
+    written into ``block``, where they fit; else ``(WHOLE, the whole
+    pickle, bytes the buffers needed)``."""
     if block is not None:
         buffers: list[pickle.PickleBuffer] = []
         head = pickle.dumps(value, protocol=5, buffer_callback=buffers.append)
@@ -156,9 +159,9 @@ def _pickled(value: Any, block: mmap.mmap | None) -> tuple[int, bytes, int]:
                     table.append((offset, raw.nbytes))
                     offset += _aligned(raw.nbytes)
                 where = struct.pack(f"<I{2 * len(table)}Q", len(table), *(x for t in table for x in t))
-                return 2, where + head, 0
-            return 0, pickle.dumps(value, protocol=5), needed
-    return 0, pickle.dumps(value, protocol=5), 0
+                return IN_BLOCK, where + head, 0
+            return WHOLE, pickle.dumps(value, protocol=5), needed
+    return WHOLE, pickle.dumps(value, protocol=5), 0
 
 
 def _mapped(path: str, size: int) -> mmap.mmap | None:
@@ -276,7 +279,7 @@ def _serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: i
                     continue
                 failed = (e, index)
                 break
-        status, payload, needed = 0, b"", 0
+        status, payload, needed = WHOLE, b"", 0
         if failed is None:
             try:
                 if not samples:
@@ -295,7 +298,7 @@ def _serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: i
             except Exception:  # noqa: BLE001 (an exception that does not pickle)
                 stand_in = RuntimeError(f"{type(error).__qualname__}: {error}\n{note}")
                 payload = pickle.dumps((stand_in, at), protocol=5)
-            status, needed = 1, 0
+            status, needed = RAISED, 0
         try:
             _write_all(fd, REPLY.pack(status, len(payload), needed) + payload)
         except OSError:
