@@ -28,8 +28,13 @@ pub struct BufferStatistics {
     /// gave back ([`Buffers::release`](super::Buffers::release)) included.
     pub taken_bytes: u64,
     /// The largest batch given back so far ([`recycle`](BufferPool::recycle)),
-    /// in bytes of its pooled buffers.
+    /// in bytes of all its buffers: those kept, and those too small to
+    /// pool.
     pub largest_batch_bytes: usize,
+    /// The largest batch's memory outside the pool, as its type reported
+    /// it ([`note_unpooled`](BufferPool::note_unpooled): a Python batch's
+    /// arrays, say), in bytes.
+    pub largest_unpooled_bytes: usize,
 }
 
 #[derive(Default)]
@@ -37,8 +42,11 @@ struct Held {
     buffers: Vec<RawBuffer>,
     bytes: usize,
     clock: u64,
-    /// The largest batch recycled so far, in bytes.
+    /// The largest batch recycled so far, in bytes of the buffers kept:
+    /// what the limit is in.
     largest_batch: usize,
+    /// The largest batch recycled so far, in bytes of all its buffers.
+    largest_whole: usize,
 }
 
 /// A pool of batch buffers, bounded by a number of batches.
@@ -77,6 +85,7 @@ pub struct BufferPool {
     allocated: AtomicU64,
     released: AtomicU64,
     taken: AtomicU64,
+    unpooled: AtomicUsize,
 }
 
 impl std::fmt::Debug for BufferPool {
@@ -99,6 +108,7 @@ impl BufferPool {
             allocated: AtomicU64::new(0),
             released: AtomicU64::new(0),
             taken: AtomicU64::new(0),
+            unpooled: AtomicUsize::new(0),
         }
     }
 
@@ -159,11 +169,16 @@ impl BufferPool {
     pub fn recycle<B: Recycle>(&self, batch: B) {
         let mut recycler = Recycler::default();
         batch.recycle(&mut recycler);
-        let Recycler { buffers, bytes } = recycler;
+        let Recycler {
+            buffers,
+            bytes,
+            whole,
+        } = recycler;
+        let mut held = self.held();
+        held.largest_whole = held.largest_whole.max(whole);
         if buffers.is_empty() {
             return;
         }
-        let mut held = self.held();
         held.largest_batch = held.largest_batch.max(bytes);
         for mut buffer in buffers {
             held.clock += 1;
@@ -197,6 +212,13 @@ impl BufferPool {
         }
     }
 
+    /// Note a batch's memory outside the pool (bytes its type reports,
+    /// [`Recycle::unpooled_bytes`]): a loader under a memory budget counts
+    /// the largest with the batches' pooled memory.
+    pub fn note_unpooled(&self, bytes: usize) {
+        self.unpooled.fetch_max(bytes, Relaxed);
+    }
+
     /// What the pool has served and holds.
     pub fn statistics(&self) -> BufferStatistics {
         let held = self.held();
@@ -210,7 +232,8 @@ impl BufferPool {
                 .load(Relaxed)
                 .saturating_mul(held.largest_batch),
             taken_bytes: self.taken.load(Relaxed),
-            largest_batch_bytes: held.largest_batch,
+            largest_batch_bytes: held.largest_whole,
+            largest_unpooled_bytes: self.unpooled.load(Relaxed),
         }
     }
 

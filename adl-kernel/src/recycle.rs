@@ -52,6 +52,15 @@ pub trait Recycle {
     {
         let _ = recycler;
     }
+
+    /// The bytes of memory `self` holds that it does not give back through
+    /// [`recycle`](Recycle::recycle), as far as it knows (a batch of Python
+    /// objects, say): a loader under a memory budget
+    /// (`LoaderBuilder::memory_budget`) counts them with the batch. The default: none, every buffer of the
+    /// batch is given back and counted there.
+    fn unpooled_bytes(&self) -> usize {
+        0
+    }
 }
 
 impl<A, D: Dimension> Recycle for Array<A, D> {

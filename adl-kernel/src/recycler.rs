@@ -11,6 +11,8 @@ use super::raw_buffer::RawBuffer;
 pub struct Recycler {
     pub(crate) buffers: Vec<RawBuffer>,
     pub(crate) bytes: usize,
+    /// The bytes of every buffer given, kept or not (too small to pool).
+    pub(crate) whole: usize,
 }
 
 impl std::fmt::Debug for Recycler {
@@ -18,6 +20,7 @@ impl std::fmt::Debug for Recycler {
         f.debug_struct("Recycler")
             .field("buffers", &self.buffers.len())
             .field("bytes", &self.bytes)
+            .field("whole", &self.whole)
             .finish()
     }
 }
@@ -27,6 +30,9 @@ impl Recycler {
     /// element types that need a drop is freed instead).
     pub fn vec<A>(&mut self, mut v: Vec<A>) {
         v.clear();
+        self.whole = self
+            .whole
+            .saturating_add(v.capacity().saturating_mul(size_of::<A>()));
         // Small blocks are never taken from the pool (see `Buffers::take`).
         if v.capacity().saturating_mul(size_of::<A>()) < POOLED_BYTES {
             return;
@@ -37,9 +43,17 @@ impl Recycler {
         }
     }
 
-    /// The bytes collected so far.
+    /// The bytes collected so far (the buffers kept).
     #[inline]
     pub fn bytes(&self) -> usize {
         self.bytes
+    }
+
+    /// The bytes of every buffer given so far, those too small to keep
+    /// included: the batch's memory as a loader under a memory budget
+    /// counts it.
+    #[inline]
+    pub fn whole_bytes(&self) -> usize {
+        self.whole
     }
 }

@@ -16,6 +16,7 @@ use crate::native::{Pipeline as NativePipelineClass, Source};
 use crate::processes::Processes;
 use crate::python_data::{PyDataset, PyPipeline};
 use crate::rust_loader::RustLoader;
+use crate::shared_blocks;
 use crate::states::{Last, States, locked};
 
 pyo3::create_exception!(
@@ -75,12 +76,14 @@ self_cell::self_cell!(
 /// `statistics()` says what the calls cost: their number, the wait for the
 /// GIL and the time in Python (and, with processes, the wait for them).
 ///
-/// `memory_budget` (bytes) sizes the batches ahead and the read stage of
-/// `adl.files` sensors from what the loader measures, within the budget
-/// (`batches_ahead`, where given too, is kept); `statistics()` says what
-/// it chose and why. It counts the arrays an `adl.Pipeline` builds its
-/// batches in and the bytes read ahead; batches a Python pipeline makes are
-/// Python's objects, not counted.
+/// `memory_budget` (bytes) sizes the batches ahead, the batches built at
+/// once and the read stage of `adl.files` sensors from what the loader
+/// measures, within the budget (`batches_ahead`, where given too, is
+/// kept); `statistics()` says what it chose and why. It counts a batch's
+/// arrays (those an `adl.Pipeline` builds, and those in a Python batch:
+/// each array's `nbytes`, in dicts, lists and tuples) and the bytes read
+/// ahead. With worker processes the budget chooses their batches ahead
+/// too, and each process keeps one free block of shared memory (not six).
 #[pyclass(module = "adl", frozen)]
 pub(crate) struct Loader {
     engine: Engine,
@@ -254,11 +257,20 @@ fn python_inner(
     gil: &Arc<GilTime>,
     limit: Option<usize>,
 ) -> PyResult<Inner> {
+    let budget = settings.memory_budget.is_some();
     let mut source = PyDataset::new(dataset, Arc::clone(gil))?;
-    let mut steps = PyPipeline::new(pipeline, Arc::clone(gil))?;
+    // Under a memory budget each batch is weighed: its arrays are
+    // Python's, not the loader's pool's.
+    let mut steps = PyPipeline::new(pipeline, Arc::clone(gil))?.weighing(budget);
     let settings = match processes {
         true => {
-            let started = Processes::start(py, dataset, pipeline, settings.workers, limit)?;
+            // Under a budget the processes keep one free block of shared
+            // memory each; the blocks lent hold the batches it counts.
+            let kept = match budget {
+                true => shared_blocks::KEPT_UNDER_BUDGET,
+                false => shared_blocks::KEPT,
+            };
+            let started = Processes::start(py, dataset, pipeline, settings.workers, limit, kept)?;
             source = source.in_processes();
             steps = steps.in_processes(Arc::new(started), settings.on_error == OnError::Skip);
             // Two batches asked of each process at once (one made, one
@@ -267,15 +279,15 @@ fn python_inner(
             // back in order, and a process that is slower on one would
             // otherwise leave the other idle once its own were done and
             // waiting (W6, 2 processes: about 35,000 samples/s against
-            // 30,000 with a batch ahead per thread).
+            // 30,000 with a batch ahead per thread). Under a budget the
+            // loader chooses its batches ahead, unless they were given.
+            let batches_ahead = match (settings.batches_ahead, budget) {
+                (None, true) => None,
+                (given, _) => Some(given.unwrap_or(2).max(4 * settings.workers)),
+            };
             Settings {
                 workers: 2 * settings.workers,
-                batches_ahead: Some(
-                    settings
-                        .batches_ahead
-                        .unwrap_or(2)
-                        .max(4 * settings.workers),
-                ),
+                batches_ahead,
                 ..settings
             }
         }

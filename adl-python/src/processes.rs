@@ -77,17 +77,19 @@ pub(crate) struct Processes {
 
 impl Processes {
     /// Start `count` processes of `dataset` and `pipeline` (refused where
-    /// the two weigh over `limit` bytes pickled, where there is a limit).
+    /// the two weigh over `limit` bytes pickled, where there is a limit),
+    /// each keeping at most `kept` free blocks of shared memory.
     pub(crate) fn start(
         py: Python<'_>,
         dataset: &Bound<'_, PyAny>,
         pipeline: Option<&Bound<'_, PyAny>>,
         count: usize,
         limit: Option<usize>,
+        kept: usize,
     ) -> PyResult<Processes> {
         // Each process's pool of shared memory first: the process is told
         // its blocks' names, to unlink any left once its loader is gone.
-        let pools: Vec<Arc<Blocks>> = (0..count).map(Blocks::new).collect();
+        let pools: Vec<Arc<Blocks>> = (0..count).map(|w| Blocks::new(w, kept)).collect();
         let names: Vec<String> = pools.iter().map(|b| b.names()).collect();
         let started = py
             .import("adl._processes")?

@@ -89,6 +89,9 @@ pub(crate) struct PyPipeline {
     /// The worker processes that make the samples and collate them, and
     /// whether they leave failed samples out.
     processes: Option<(Arc<Processes>, bool)>,
+    /// Whether each batch is weighed ([`bytes_of`]), for a loader under a
+    /// memory budget.
+    weighing: bool,
 }
 
 impl PyPipeline {
@@ -109,7 +112,15 @@ impl PyPipeline {
             object: object.map(|o| o.clone().unbind()),
             gil,
             processes: None,
+            weighing: false,
         })
+    }
+
+    /// The same pipeline, weighing each batch it makes where `weighing`
+    /// (the loader has a memory budget).
+    pub(crate) fn weighing(mut self, weighing: bool) -> Self {
+        self.weighing = weighing;
+        self
     }
 
     /// The same pipeline, its `sample` and `collate` run by `processes`
@@ -144,10 +155,47 @@ impl PyPipeline {
 }
 
 /// A batch as Python gets it (its memory is Python's: nothing to
-/// recycle).
-pub(crate) struct PyBatch(pub(crate) Py<PyAny>);
+/// recycle), and its bytes where it was weighed ([`bytes_of`]).
+pub(crate) struct PyBatch(pub(crate) Py<PyAny>, pub(crate) usize);
 
-impl Recycle for PyBatch {}
+impl Recycle for PyBatch {
+    fn unpooled_bytes(&self) -> usize {
+        self.1
+    }
+}
+
+/// How deep [`bytes_of`] looks into nested containers.
+const WEIGHED_DEPTH: usize = 8;
+
+/// The bytes of the arrays in `value`, a batch as collated: the `nbytes`
+/// of each NumPy array or PyTorch tensor (anything with an integer
+/// `nbytes`), the length of `bytes`, in dicts, lists and tuples nested up
+/// to [`WEIGHED_DEPTH`] deep. Other objects weigh nothing: this is what a
+/// memory budget counts of a Python batch, its arrays.
+pub(crate) fn bytes_of(value: &Bound<'_, PyAny>) -> usize {
+    fn weigh(value: &Bound<'_, PyAny>, depth: usize) -> usize {
+        if let Ok(bytes) = value.cast::<pyo3::types::PyBytes>() {
+            return bytes.as_bytes().len();
+        }
+        if depth == 0 {
+            return 0;
+        }
+        if let Ok(dict) = value.cast::<pyo3::types::PyDict>() {
+            return dict.values().iter().map(|v| weigh(&v, depth - 1)).sum();
+        }
+        if let Ok(list) = value.cast::<PyList>() {
+            return list.iter().map(|v| weigh(&v, depth - 1)).sum();
+        }
+        if let Ok(tuple) = value.cast::<pyo3::types::PyTuple>() {
+            return tuple.iter().map(|v| weigh(&v, depth - 1)).sum();
+        }
+        value
+            .getattr(pyo3::intern!(value.py(), "nbytes"))
+            .and_then(|n| n.extract::<usize>())
+            .unwrap_or(0)
+    }
+    weigh(value, WEIGHED_DEPTH)
+}
 
 impl Pipeline<Raw> for PyPipeline {
     type Transformed = Raw;
@@ -195,6 +243,11 @@ impl Pipeline<Raw> for PyPipeline {
     }
 
     fn batch(&self, collated: Py<PyAny>) -> Result<PyBatch> {
-        self.call("batch", collated).map(PyBatch)
+        let batch = self.call("batch", collated)?;
+        let bytes = match self.weighing {
+            true => self.gil.attach(|py| Ok(bytes_of(batch.bind(py))))?,
+            false => 0,
+        };
+        Ok(PyBatch(batch, bytes))
     }
 }

@@ -30,7 +30,12 @@ const SMALLEST: usize = 1 << 20;
 /// loader's window ahead of the consumer (4 per process), and the
 /// consumer holds one or two: 6 serve an epoch, and the next, with no
 /// block made again.
-const KEPT: usize = 6;
+pub(crate) const KEPT: usize = 6;
+
+/// Free blocks a pool keeps under a memory budget: the loader counts the
+/// blocks lent (they hold the batches it counts), and of those given back
+/// one per process, for its next batch.
+pub(crate) const KEPT_UNDER_BUDGET: usize = 1;
 
 /// A block of shared memory, mapped.
 pub(crate) struct Block {
@@ -74,6 +79,8 @@ pub(crate) struct Blocks {
     dir: PathBuf,
     prefix: String,
     free: Mutex<Vec<Block>>,
+    /// The most free blocks kept.
+    kept: usize,
     /// The numbers of the blocks unmapped here that the process still
     /// maps: the next request tells it to unmap them too.
     forgotten: Mutex<Vec<u32>>,
@@ -94,8 +101,9 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Blocks {
-    /// The pool of worker process `worker`.
-    pub(crate) fn new(worker: usize) -> Arc<Blocks> {
+    /// The pool of worker process `worker`, which keeps at most `kept`
+    /// free blocks.
+    pub(crate) fn new(worker: usize, kept: usize) -> Arc<Blocks> {
         let shm = PathBuf::from("/dev/shm");
         let dir = if shm.is_dir() {
             shm
@@ -109,6 +117,7 @@ impl Blocks {
             dir,
             prefix: format!("adl-{}-{loader}-{worker}-", std::process::id()),
             free: Mutex::new(Vec::new()),
+            kept,
             forgotten: Mutex::new(Vec::new()),
             next: AtomicU32::new(0),
             wanted: AtomicUsize::new(0),
@@ -171,7 +180,7 @@ impl Blocks {
     /// `block` is free again: kept for the next batches, or unmapped.
     pub(crate) fn give_back(&self, block: Block) {
         let mut free = lock(&self.free);
-        if free.len() < KEPT && block.len() >= self.wanted.load(Ordering::Relaxed) {
+        if free.len() < self.kept && block.len() >= self.wanted.load(Ordering::Relaxed) {
             free.push(block);
         } else {
             drop(free);

@@ -191,6 +191,22 @@ def test_a_batchs_arrays_come_in_shared_memory_and_its_blocks_are_reused():
     assert leftover_blocks() == []
 
 
+def test_under_a_memory_budget_the_processes_batches_are_counted_and_few_blocks_kept():
+    data = Frames(96, side=64)  # 49 kB a sample: 393 kB a batch of 8
+    threads = adl.Loader(data, batch_size=8, shuffle=1, workers=2, processes=False)
+    loader = adl.Loader(data, batch_size=8, shuffle=1, workers=2, processes=True,
+                        memory_budget=2_000_000)
+    for epoch in range(2):
+        same(batches(loader, epoch), batches(threads, epoch))
+    text = loader.statistics()
+    # The batches' arrays, in shared memory, are weighed: 2 MB holds 3
+    # batches ahead (not the 8 the two processes get unbudgeted).
+    assert "memory budget 2.0 MB: 3 batches ahead of 393.3 kB" in text, text
+    made, in_shared, blocks = shared(loader)
+    assert made == in_shared == 24, text
+    assert leftover_blocks() == []
+
+
 def test_a_batch_too_large_for_its_block_comes_pickled_and_the_next_blocks_fit():
     data = Frames(64, side=160)  # 300 kB a sample: 2.4 MB a batch
     loader = adl.Loader(data, batch_size=8, workers=2, processes=True)

@@ -231,11 +231,16 @@ def test_a_memory_budget_sizes_the_loader_and_says_why():
         adl.Loader(dataset, pipeline, memory_budget=0)
 
 
-def test_a_python_pipelines_batches_are_not_counted_in_the_budget():
-    samples = [np.full(3, i) for i in range(8)]
-    loader = adl.Loader(samples, batch_size=2, memory_budget=1 << 20)
-    assert [b[0, 0] for b in loader.epoch(0)] == [0, 2, 4, 6]
-    assert "not counted" in loader.statistics()
+def test_a_python_pipelines_batches_count_against_the_budget():
+    # Batches of two 100 kB arrays, Python's memory: a MB holds 5 of them,
+    # 3 ahead, the consumer's and one given back.
+    samples = [np.full(25_000, i, dtype=np.float32) for i in range(16)]
+    loader = adl.Loader(samples, batch_size=2, memory_budget=1_000_000)
+    for _ in range(2):
+        assert [b[0, 0] for b in loader.epoch(0)] == list(range(0, 16, 2))
+    text = loader.statistics()
+    assert "memory budget 1.0 MB: 3 batches ahead of 200.0 kB" in text, text
+    assert "not counted" not in text, text
 
 
 def encoded_recording(layout="hwc"):

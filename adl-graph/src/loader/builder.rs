@@ -281,11 +281,15 @@ where
     /// [`Tuning`](super::Tuning) gives the rule. `batches_ahead` or
     /// `read_bound`, where set too, are kept. At least 1 byte.
     ///
-    /// What it counts: the arrays the loader builds batches in (its
-    /// [`BufferPool`](adl_core::exec::BufferPool); arrays under 16 KiB and
-    /// memory a pipeline allocates itself are not counted) and the bytes
-    /// read ahead. Until the first batch is measured it builds one batch
-    /// ahead.
+    /// What it counts: a batch's arrays as it gives them back to the
+    /// loader's [`BufferPool`](adl_core::exec::BufferPool) (those too
+    /// small to pool too), what a batch type reports it holds outside the
+    /// pool ([`Recycle::unpooled_bytes`](adl_core::exec::Recycle::unpooled_bytes):
+    /// Python's batches), and the bytes read ahead. Memory a node holds
+    /// while it works (a sample being decoded) is not counted; the loader
+    /// bounds it by giving its workers no more batch jobs at once than
+    /// keep up with the consumer ([`Tuning::building`](super::Tuning::building)).
+    /// Until the first batch is measured it builds one batch ahead.
     ///
     /// ```
     /// use adl::graph::loader::Loader;

@@ -66,6 +66,9 @@ where
     batches: usize,
     delivered: usize,
     submitted: usize,
+    /// Jobs given to the pool (each builds the lowest batch of the window
+    /// no one has taken, if any is left).
+    spawned: usize,
     ready: BTreeMap<usize, Outcome<P::Processed>>,
     claims: Arc<Claims>,
     sender: Sender<(usize, Outcome<P::Processed>)>,
@@ -116,10 +119,19 @@ fn retune<D, P>(
         let (calls, _, time) = shared.counters.estimate(shared.slot(Slot::Collate));
         (calls, time)
     };
-    let batch_bytes = if buffers.largest_batch_bytes > 0 {
+    // A batch's memory: its buffers (kept or too small to pool) as the
+    // largest given back, or, before one is, what the batches took of the
+    // pool; and what its type holds outside the pool (Python's arrays).
+    let pooled = if buffers.largest_batch_bytes > 0 {
         Some(buffers.largest_batch_bytes as u64)
     } else {
         (built > 0).then(|| buffers.taken_bytes / built)
+    };
+    let unpooled =
+        (buffers.largest_unpooled_bytes > 0).then_some(buffers.largest_unpooled_bytes as u64);
+    let batch_bytes = match (pooled, unpooled) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
     };
     let build = (built > 0).then(|| {
         let time = [Slot::Read, Slot::Sample, Slot::Batch]
@@ -237,6 +249,7 @@ where
             batches,
             delivered: 0,
             submitted: 0,
+            spawned: 0,
             ready: BTreeMap::new(),
             claims: Arc::new(Claims::default()),
             sender,
@@ -292,18 +305,25 @@ where
     }
 
     /// Open the window to `prefetch` batches past the last delivered one,
-    /// with one job on the pool for each batch it lets in (a job builds
-    /// the lowest batch not yet taken, if any is left).
+    /// and give the pool a job for each batch it let in, as many at once
+    /// as the loader builds at once ([`Shared::building`]: every worker,
+    /// but under a memory budget as many as keep up with the consumer);
+    /// a job builds the lowest batch not yet taken, if any is left.
     fn top_up(&mut self, pool: &rayon::ThreadPool) {
-        let prefetch = self.loader.shared.batches_ahead();
+        let shared = &self.loader.shared;
+        let prefetch = shared.batches_ahead();
         while self.submitted < self.batches && self.submitted - self.delivered < prefetch {
             self.submitted += 1;
-            self.claims.limit.store(self.submitted, Ordering::Release);
+        }
+        self.claims.limit.store(self.submitted, Ordering::Release);
+        let building = shared.building();
+        while self.spawned < self.submitted && self.claims.jobs() < building {
+            self.spawned += 1;
+            let job = self.claims.job();
             let shared = Arc::clone(&self.loader.shared);
             let local = Arc::clone(&self.local);
             let sender = self.sender.clone();
             let cancel = Arc::clone(&self.cancel);
-            let claims = Arc::clone(&self.claims);
             let stage = self.reads.clone();
             let epoch = self.epoch;
             pool.spawn(move || {
@@ -311,10 +331,15 @@ where
                     return;
                 }
                 // The consumer's thread may have taken this job's batch.
-                let Some(k) = claims.claim() else { return };
+                let Some(k) = job.claims().claim() else {
+                    return;
+                };
                 let range = batch_range(&shared, &local, k);
                 let reads = stage.as_deref().map(|s| (s, range.start));
                 let outcome = build(&shared, true, epoch, k, &local.slice(range), reads);
+                // Ended before the batch is sent: the consumer that
+                // receives it may give the pool the next job.
+                drop(job);
                 // The receiver is gone when the epoch was dropped: nothing
                 // waits for this batch any more.
                 let _ = sender.send((k, outcome));
@@ -382,11 +407,14 @@ where
                 self.ready.insert(j, out);
                 continue;
             }
-            // Every batch of the window is being built: wait for one.
+            // Every batch of the window is being built, or waits for a
+            // job: wait for one.
             match self.receive() {
                 Ok((j, out)) if j == k => break out,
                 Ok((j, out)) => {
                     self.ready.insert(j, out);
+                    // A job ended: the next may start.
+                    self.top_up(&pool);
                 }
                 // Unreachable while `self.sender` lives; kept as an error,
                 // not a hang or a panic.
@@ -488,6 +516,9 @@ where
                     drop(totals);
                     self.skipped.extend(skipped);
                     self.pace.samples += samples as u64;
+                    if shared.tuner.is_some() {
+                        shared.buffers.note_unpooled(batch.unpooled_bytes());
+                    }
                     if tuning::retunes_after(self.delivered) {
                         retune(self.loader, self.reads.as_deref(), &self.pace, self.started);
                     }

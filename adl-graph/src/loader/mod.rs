@@ -200,6 +200,16 @@ impl<D, P> Shared<D, P> {
         }
     }
 
+    /// The batch jobs the workers may run at once: as many as there are
+    /// workers, or, under the memory budget, the batches the loader chose
+    /// to build at once (the other workers stay idle).
+    pub(crate) fn building(&self) -> usize {
+        match &self.tuner {
+            Some(tuner) => tuner.building(),
+            None => usize::MAX,
+        }
+    }
+
     /// Whether the samples of a batch of `len` are worth splitting across
     /// the workers: when their reading and sample stage take more than
     /// [`SPLIT_ABOVE`] by the timed calls so far (and until there are

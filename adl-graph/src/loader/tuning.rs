@@ -21,8 +21,12 @@ use super::builder::READ_BOUND;
 ///
 /// - **batches**: the window of batches built or waiting (`batches_ahead`),
 ///   the consumer's batch, and one given back and not yet reused: two
-///   more than the window, each of the bytes its batch stage takes from
-///   the loader's [`BufferPool`](adl_core::exec::BufferPool) (measured);
+///   more than the window, each of a batch's bytes as measured: the
+///   largest batch given back to the loader's
+///   [`BufferPool`](adl_core::exec::BufferPool) (its arrays, pooled or too
+///   small to pool), and what its type holds outside the pool
+///   ([`Recycle::unpooled_bytes`](adl_core::exec::Recycle::unpooled_bytes):
+///   a Python batch's arrays);
 /// - **reads ahead**: the read stage's bound, plus one read per reader in
 ///   progress (the readers may grow only to as many reads as the bound
 ///   holds).
@@ -32,7 +36,9 @@ use super::builder::READ_BOUND;
 /// - **batches built at once**: as many as keep up with the consumer, a
 ///   batch's worker time over the consumer's time per batch (every worker
 ///   until the consumer's time is measured, and when the consumer takes
-///   no time of its own, as in a benchmark loop);
+///   no time of its own, as in a benchmark loop). The loader gives its
+///   workers no more batch jobs at once than that: the other workers
+///   stay idle, and hold no samples in progress;
 /// - **batches ahead**: those, plus two (the consumer's next, and one
 ///   against jitter);
 /// - **reads ahead**: twice the samples that keep the readers busy and the
@@ -51,7 +57,8 @@ pub struct Tuning {
     /// Batches built or waiting ahead of the consumer.
     pub batches_ahead: usize,
     /// The workers needed to keep up with the consumer, as measured: the
-    /// window holds a batch for each to build, and two more.
+    /// loader runs at most this many batch jobs at once, and the window
+    /// holds a batch for each to build, and two more.
     pub building: usize,
     /// The read stage's bound on bytes read ahead (0: no read stage).
     pub read_bound: u64,
@@ -75,6 +82,9 @@ pub struct Tuning {
 pub(crate) struct Tuner {
     pub(crate) budget: u64,
     window: AtomicUsize,
+    /// The batches built at once chosen last (`usize::MAX` before the
+    /// first choice: no limit).
+    building: AtomicUsize,
     last: Mutex<Option<Tuning>>,
     /// What was measured so far, kept across epochs and statistics
     /// resets.
@@ -87,6 +97,7 @@ impl Tuner {
         Tuner {
             budget,
             window: AtomicUsize::new(1),
+            building: AtomicUsize::new(usize::MAX),
             last: Mutex::new(None),
             measured: Mutex::new(None),
         }
@@ -115,9 +126,16 @@ impl Tuner {
         self.window.load(Ordering::Relaxed).max(1)
     }
 
+    /// The batch jobs the workers may run at once, as chosen last (no
+    /// limit before the first choice).
+    pub(crate) fn building(&self) -> usize {
+        self.building.load(Ordering::Relaxed).max(1)
+    }
+
     /// Take `tuning` as the choice from now on.
     fn set(&self, tuning: Tuning) {
         self.window.store(tuning.batches_ahead, Ordering::Relaxed);
+        self.building.store(tuning.building, Ordering::Relaxed);
         *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(tuning);
     }
 

@@ -282,8 +282,9 @@ class Loader:
     (the default, with workers) chooses them after an epoch whose calls
     into Python held the GIL one at a time. ``batches_ahead`` is 2 unless
     ``memory_budget`` (bytes) is given: the loader then sizes the batches
-    ahead and the read stage from what it measures, within the budget,
-    and ``statistics()`` says what it chose and why."""
+    ahead, the batches built at once and the read stage from what it
+    measures (a batch's arrays counted by their ``nbytes``), within the
+    budget, and ``statistics()`` says what it chose and why."""
 
     def __new__(
         cls,
