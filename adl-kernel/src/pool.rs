@@ -45,8 +45,6 @@ struct Held {
     /// The largest batch recycled so far, in bytes of the buffers kept:
     /// what the limit is in.
     largest_batch: usize,
-    /// The largest batch recycled so far, in bytes of all its buffers.
-    largest_whole: usize,
 }
 
 /// A pool of batch buffers, bounded by a number of batches.
@@ -85,6 +83,8 @@ pub struct BufferPool {
     allocated: AtomicU64,
     released: AtomicU64,
     taken: AtomicU64,
+    /// The largest batch recycled so far, in bytes of all its buffers.
+    whole: AtomicUsize,
     unpooled: AtomicUsize,
 }
 
@@ -108,6 +108,7 @@ impl BufferPool {
             allocated: AtomicU64::new(0),
             released: AtomicU64::new(0),
             taken: AtomicU64::new(0),
+            whole: AtomicUsize::new(0),
             unpooled: AtomicUsize::new(0),
         }
     }
@@ -174,11 +175,11 @@ impl BufferPool {
             bytes,
             whole,
         } = recycler;
-        let mut held = self.held();
-        held.largest_whole = held.largest_whole.max(whole);
+        self.whole.fetch_max(whole, Relaxed);
         if buffers.is_empty() {
             return;
         }
+        let mut held = self.held();
         held.largest_batch = held.largest_batch.max(bytes);
         for mut buffer in buffers {
             held.clock += 1;
@@ -232,7 +233,7 @@ impl BufferPool {
                 .load(Relaxed)
                 .saturating_mul(held.largest_batch),
             taken_bytes: self.taken.load(Relaxed),
-            largest_batch_bytes: held.largest_whole,
+            largest_batch_bytes: self.whole.load(Relaxed),
             largest_unpooled_bytes: self.unpooled.load(Relaxed),
         }
     }

@@ -203,7 +203,7 @@ macro_rules! rule_table {
         id: "transform_signature",
         message: "{problem}",
         label: "here",
-        help: "a transform node is `fn name(input: In) -> Out` (or `-> Result<Out, E>`); a sample node may also take its per-sample generator after the input, `fn name(input: In, rng: &mut SampleRng) -> Out`; on an impl block, `fn apply(&self, input: In) -> Out`, or `fn apply(&self, input: In, rng: &mut SampleRng) -> Out`",
+        help: "a transform node is `fn name(input: In) -> Out` (or `-> Result<Out, E>`); a sample node may also take its per-sample generator after the input, `fn name(input: In, rng: &mut SampleRng) -> Out`; any node may take the loader's buffers last, `fn name(input: In, buffers: Buffers<'_>) -> Out`; on an impl block, `fn apply(&self, input: In) -> Out`, with the same optional generator and buffers after the input",
     }
     /// `#[derive(Collate)]` on something that is not a struct with fields.
     CollateDeriveShape {

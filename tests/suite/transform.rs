@@ -236,3 +236,67 @@ fn node_names_do_not_clash_with_generated_names() {
     assert_eq!(error {}.apply(3).unwrap(), 3);
     assert!(format!("{:#}", error {}.apply(-1).unwrap_err()).contains("-1 is negative"));
 }
+
+/// A batch node that makes a new batch array: its memory from the
+/// loader's pool, and its input's memory given back to it.
+#[adl::transform(batch)]
+fn doubled(batch: Array2<f32>, buffers: adl::exec::Buffers<'_>) -> Array2<f32> {
+    let mut values: Vec<f32> = buffers.take(batch.len());
+    values.extend(batch.iter().map(|v| 2.0 * v));
+    let out = Array2::from_shape_vec(batch.raw_dim(), values).expect("the input's shape");
+    buffers.release(batch);
+    out
+}
+
+/// The same, allocating.
+#[adl::transform(batch)]
+fn doubled_fresh(batch: Array2<f32>) -> Array2<f32> {
+    batch.mapv(|v| 2.0 * v)
+}
+
+/// What the pool of a loader of 64 samples of 4096 floats (batches of 8:
+/// 128 KiB) through `node` served in 3 epochs (24 batches), its batches
+/// checked.
+fn served<N>(node: N) -> adl::exec::BufferStatistics
+where
+    N: adl::Transform<Array2<f32>, Output = Array2<f32>> + Send + Sync + 'static,
+{
+    use adl::collate::DefaultCollate;
+    use adl::graph::loader::Loader;
+    use adl::pipeline::Stages;
+
+    let dataset: adl::InMemory<Array1<f32>> =
+        (0..64).map(|i| Array1::from_elem(4096, i as f32)).collect();
+    let stages = Stages::new()
+        .with_sample(|x: Array1<f32>| x)
+        .with_collate(DefaultCollate)
+        .with_batch(node);
+    let loader = Loader::new(dataset, stages)
+        .batch_size(8)
+        .shuffle(3)
+        .build()
+        .unwrap();
+    for epoch in 0..3 {
+        for (k, batch) in loader.epoch(epoch).enumerate() {
+            let batch = batch.unwrap();
+            assert_eq!(batch.nrows(), 8, "batch {k}");
+            assert!(batch.iter().all(|&v| v % 2.0 == 0.0));
+        }
+    }
+    loader.statistics().buffers
+}
+
+#[test]
+fn a_node_taking_the_buffers_builds_in_the_loaders_pool() {
+    // 24 batches: the collate takes each batch's memory from the pool, and
+    // the node taking the buffers its output's too, reused after the
+    // first few; the node that allocates takes none of the pool.
+    let pooled = served(doubled {});
+    assert_eq!(pooled.reused + pooled.allocated, 48, "{pooled:?}");
+    assert!(pooled.allocated <= 8, "{pooled:?}");
+    let fresh = served(doubled_fresh {});
+    assert_eq!(fresh.reused + fresh.allocated, 24, "{fresh:?}");
+    // Outside a loader the node allocates.
+    let out = doubled {}.apply(Array2::from_elem((2, 3), 1.5)).unwrap();
+    assert_eq!(out, Array2::from_elem((2, 3), 3.0));
+}

@@ -97,6 +97,7 @@ fn transform_impl(
         input,
         output,
         rng,
+        buffers,
         fallible,
         return_span,
     } = signature;
@@ -105,11 +106,15 @@ fn transform_impl(
     let input_arg = Ident::new("input", Span::mixed_site());
     let error_arg = Ident::new("error", Span::mixed_site());
     let rng_arg = Ident::new("rng", Span::mixed_site());
+    let buffers_arg = Ident::new("buffers", Span::mixed_site());
     let cx = Ident::new("cx", Span::mixed_site());
-    let args = match rng {
-        Some(_) => quote!(#input_arg, &mut #rng_arg),
-        None => quote!(#input_arg),
-    };
+    let mut args = quote!(#input_arg);
+    if rng.is_some() {
+        args.extend(quote!(, &mut #rng_arg));
+    }
+    if buffers.is_some() {
+        args.extend(quote!(, #buffers_arg));
+    }
     let call = match &item.form {
         Form::Function { ident, .. } => quote!(#ident(#args)),
         Form::Method { self_ty } => quote!(<#self_ty>::apply(self, #args)),
@@ -128,11 +133,20 @@ fn transform_impl(
         quote!(::core::result::Result::Ok(#call))
     };
     let exec = quote!(#krate::exec);
-    let (body, apply_in) = match rng {
-        None => (body, kernel_apply_in),
-        Some(_) => {
+    let (body, apply_in) = match (rng, buffers) {
+        (None, None) => (body, kernel_apply_in),
+        _ => {
+            // What the node takes of its context: the generator, the
+            // buffers.
+            let drawn = rng
+                .as_ref()
+                .map(|_| quote!(let mut #rng_arg = #exec::Context::rng(#cx, #exec::NodeId(0));));
+            let pooled = buffers
+                .as_ref()
+                .map(|_| quote!(let #buffers_arg = <dyn #exec::Context>::buffers(#cx);));
             let drawn_body = quote! {
-                let mut #rng_arg = #exec::Context::rng(#cx, #exec::NodeId(0));
+                #drawn
+                #pooled
                 #body
             };
             // A batch node with the generator (already an error) may have

@@ -61,6 +61,10 @@ pub(crate) struct NodeSignature {
     /// The parameter after the input, `rng: &mut SampleRng`, where the node
     /// draws from its per-sample generator.
     pub(crate) rng: Option<PatType>,
+    /// The last parameter, `buffers: Buffers<'_>`, where the node takes
+    /// the memory of the arrays it makes from its context (in a loader,
+    /// the loader's pool).
+    pub(crate) buffers: Option<PatType>,
     /// `-> Result<Out, E>`: errors become `adl::Error::Transform`.
     pub(crate) fallible: bool,
     /// The written return type, where a bad error type is reported.
@@ -210,13 +214,16 @@ fn signature(
     if method.is_some() {
         check.receiver(inputs.next());
     }
-    let (input, rng) = check.parameters(&inputs.collect::<Vec<_>>());
+    let params: Vec<&FnArg> = inputs.collect();
+    let (params, buffers) = check.buffers(&params);
+    let (input, rng) = check.parameters(&params);
     let output = check.output();
     match (check.ok, input, output) {
         (true, Some(input), Some((output, fallible, return_span))) => Some(NodeSignature {
             input,
             output,
             rng,
+            buffers,
             fallible,
             return_span,
         }),
@@ -236,6 +243,25 @@ fn names_generator(ty: &Type) -> bool {
                     .segments
                     .last()
                     .is_some_and(|last| last.ident == "SampleRng" && last.arguments.is_none())
+        }
+        _ => false,
+    }
+}
+
+/// Whether `ty` is the buffers' type, `Buffers` (a path whose last
+/// segment it is, such as `adl::exec::Buffers<'_>`), behind references or
+/// not.
+fn names_buffers(ty: &Type) -> bool {
+    match ty {
+        Type::Paren(p) => names_buffers(&p.elem),
+        Type::Group(g) => names_buffers(&g.elem),
+        Type::Reference(r) => names_buffers(&r.elem),
+        Type::Path(p) => {
+            p.qself.is_none()
+                && p.path
+                    .segments
+                    .last()
+                    .is_some_and(|last| last.ident == "Buffers")
         }
         _ => false,
     }
@@ -341,6 +367,46 @@ impl SignatureCheck<'_> {
                     .to_owned(),
             ),
         }
+    }
+
+    /// The buffers, `buffers: Buffers<'_>` by value, where they are the
+    /// last of `params`, and the other parameters. Buffers taken
+    /// elsewhere or by reference are reported (once), and left out of the
+    /// parameters checked next.
+    fn buffers<'p>(&mut self, params: &[&'p FnArg]) -> (Vec<&'p FnArg>, Option<PatType>) {
+        let fn_name = self.fn_name.clone();
+        let (others, taken): (Vec<&'p FnArg>, Vec<&'p FnArg>) = params
+            .iter()
+            .partition(|param| !matches!(param, FnArg::Typed(arg) if names_buffers(&arg.ty)));
+        let [FnArg::Typed(arg)] = taken.as_slice() else {
+            if let Some(second) = taken.get(1) {
+                self.fail_parameters(
+                    *second,
+                    format!("`{fn_name}` takes the buffers twice; take `buffers: Buffers<'_>` once, last"),
+                );
+            }
+            return (others, None);
+        };
+        let last = params.last().is_some_and(|p| std::ptr::eq(*p, taken[0]));
+        if !last {
+            self.fail_parameters(
+                taken[0],
+                format!(
+                    "`{fn_name}` takes the buffers before its other parameters; a node takes its input, then the generator if it draws, then `buffers: Buffers<'_>`"
+                ),
+            );
+            return (others, None);
+        }
+        if matches!(&*arg.ty, Type::Reference(_)) {
+            self.fail_parameters(
+                &arg.ty,
+                format!(
+                    "`{fn_name}` takes the buffers by reference; take `Buffers<'_>` by value (it is a copy of a reference)"
+                ),
+            );
+            return (others, None);
+        }
+        (others, Some(arg.clone()))
     }
 
     /// The input and the generator, from the parameters after `&self`:

@@ -254,3 +254,72 @@ fn the_generator_comes_after_the_input_as_a_mutable_reference() {
         assert_eq!(errors(item.clone()), expected, "{item}");
     }
 }
+
+#[test]
+fn function_taking_the_buffers_and_the_generator() {
+    insta::assert_snapshot!(expand(
+        quote!(),
+        quote! {
+            /// A noisy copy, its memory from the context's pool.
+            fn noisy(x: Vec<f32>, rng: &mut SampleRng, buffers: Buffers<'_>) -> Vec<f32> {
+                let mut out = buffers.take(x.len());
+                out.extend(x.iter().map(|v| v + rng.unit_f32()));
+                buffers.release(ndarray::Array1::from(x));
+                out
+            }
+        }
+    ));
+}
+
+#[test]
+fn the_buffers_come_last_by_value() {
+    for (item, error) in [
+        (
+            quote!(
+                fn f(x: f32, buffers: Buffers<'_>) -> f32 {
+                    x
+                }
+            ),
+            None,
+        ),
+        (
+            quote!(
+                fn f(x: f32, rng: &mut SampleRng, buffers: adl::exec::Buffers<'_>) -> f32 {
+                    x
+                }
+            ),
+            None,
+        ),
+        (
+            quote!(
+                fn f(x: f32, buffers: Buffers<'_>, rng: &mut SampleRng) -> f32 {
+                    x
+                }
+            ),
+            Some(
+                "`f` takes the buffers before its other parameters; a node takes its input, then the generator if it draws, then `buffers: Buffers<'_>`",
+            ),
+        ),
+        (
+            quote!(
+                fn f(x: f32, buffers: &Buffers<'_>) -> f32 {
+                    x
+                }
+            ),
+            Some(
+                "`f` takes the buffers by reference; take `Buffers<'_>` by value (it is a copy of a reference)",
+            ),
+        ),
+        (
+            quote!(
+                fn f(buffers: Buffers<'_>) -> f32 {
+                    0.0
+                }
+            ),
+            Some("a transform node takes exactly one input, but `f` takes none"),
+        ),
+    ] {
+        let expected: Vec<String> = error.into_iter().map(str::to_owned).collect();
+        assert_eq!(errors(item.clone()), expected, "{item}");
+    }
+}
