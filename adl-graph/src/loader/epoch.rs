@@ -115,10 +115,8 @@ fn retune<D, P>(
     let Some(tuner) = &shared.tuner else { return };
     let config = &shared.config;
     let buffers = shared.buffers.statistics();
-    let (built, collate) = {
-        let (calls, _, time) = shared.counters.estimate(shared.slot(Slot::Collate));
-        (calls, time)
-    };
+    // Batches built: the collate's calls.
+    let built = shared.counters.estimate(shared.slot(Slot::Collate)).0;
     // A batch's memory: its buffers (kept or too small to pool) as the
     // largest given back, or, before one is, what the batches took of the
     // pool; and what its type holds outside the pool (Python's arrays).
@@ -134,11 +132,10 @@ fn retune<D, P>(
         (a, b) => a.or(b),
     };
     let build = (built > 0).then(|| {
-        let time = [Slot::Read, Slot::Sample, Slot::Batch]
+        let time = [Slot::Read, Slot::Sample, Slot::Collate, Slot::Batch]
             .into_iter()
             .map(|slot| shared.counters.estimate(shared.slot(slot)).2)
-            .sum::<Duration>()
-            + collate;
+            .sum::<Duration>();
         time / u32::try_from(built).unwrap_or(u32::MAX)
     });
     let consumer = (pace.intervals > 0)
@@ -522,7 +519,6 @@ where
                     if tuning::retunes_after(self.delivered) {
                         retune(self.loader, self.reads.as_deref(), &self.pace, self.started);
                     }
-                    let shared = &self.loader.shared;
                     self.pace.handed = Some(Instant::now());
                     return Some(Ok(Batch::new(batch, Arc::clone(&shared.buffers), indices)));
                 }

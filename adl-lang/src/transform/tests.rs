@@ -318,6 +318,14 @@ fn the_buffers_come_last_by_value() {
             ),
             Some("a transform node takes exactly one input, but `f` takes none"),
         ),
+        (
+            quote!(
+                fn f(x: f32, a: Buffers<'_>, b: Buffers<'_>) -> f32 {
+                    x
+                }
+            ),
+            Some("`f` takes the buffers twice; take `buffers: Buffers<'_>` once, last"),
+        ),
     ] {
         let expected: Vec<String> = error.into_iter().map(str::to_owned).collect();
         assert_eq!(errors(item.clone()), expected, "{item}");
