@@ -79,6 +79,14 @@ def image_seeds():
         seed("images", f"{path.parent.name}-{path.stem}", bytes([options]) + path.read_bytes())
 
 
+def video_seeds():
+    # The test videos, whole (a few kB each): settings vary across them.
+    videos = sorted((TESTS / "video").glob("*.mp4"))
+    for i, path in enumerate(videos):
+        options = [0b0000, 0b0101, 0b1010, 0b1100, 0b1111][i % 5]
+        seed("video", path.stem, bytes([options]) + path.read_bytes())
+
+
 def table_seeds():
     for path in sorted(RECORDING.glob("*/imu.csv")):
         seed("table", path.parent.name, path.read_bytes())
@@ -121,6 +129,7 @@ if __name__ == "__main__":
     npy_seeds()
     npz_seeds()
     image_seeds()
+    video_seeds()
     table_seeds()
     timestamp_seeds()
     px4_seeds()

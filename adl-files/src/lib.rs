@@ -31,6 +31,9 @@
 //!   [`RoverSensor`](rover::RoverSensor).
 //! - `px4` (feature `px4`): PX4 flight logs (ULog), one sensor per logged
 //!   topic, read by adl's own bounded ULog reader.
+//! - `Video` (feature `video`): a camera recorded as an MP4 video (H.264,
+//!   HEVC, AV1, VP9), its frames decoded by FFmpeg's libraries, a group of
+//!   pictures at a time.
 //!
 //! Reached from the facade as `adl::files` (feature `files`, on by
 //! default; object storage with the facade's feature `store`).
@@ -83,6 +86,7 @@ mod per_file;
 mod pixels;
 #[cfg(feature = "px4")]
 pub mod px4;
+mod ranged;
 #[cfg(feature = "_object-store")]
 mod retry;
 #[cfg(feature = "ros")]
@@ -94,6 +98,8 @@ mod runtime;
 mod store;
 mod table;
 mod timestamps;
+#[cfg(feature = "video")]
+pub mod video;
 
 pub use crop_decoder::CropDecoder;
 pub use encoded::{EncodedImage, EncodedImages};
@@ -108,3 +114,5 @@ pub use retry::RetryPolicy;
 pub use store::{Store, StoreOptions, StoreStats};
 pub use table::Table;
 pub use timestamps::{TIMESTAMP_FILES, read_timestamps};
+#[cfg(feature = "video")]
+pub use video::Video;

@@ -13,7 +13,8 @@
 //!
 //! The targets, by the parser they drive ([`TARGETS`]): the PX4 ULog
 //! reader, robot logs (MCAP and ROS 1 bags), `.npy` arrays (rows memory-mapped, and whole files), `.npz`
-//! archives, JPEG and PNG frames, CSV tables, timestamp files, and the
+//! archives, JPEG and PNG frames, MP4 videos (adl's reader of their index,
+//! FFmpeg's decoders), CSV tables, timestamp files, and the
 //! loader's saved states (a checkpoint's `state.json`, loaded and resumed). The
 //! coverage-guided fuzzer (`fuzz/libfuzzer`, `cargo fuzz`) runs them; the
 //! test `replay` runs each over its corpus and its regression cases on
@@ -26,20 +27,21 @@ mod targets;
 pub use limit::{ALLOCATION_LIMIT, LimitedAllocator};
 pub use scratch::Scratch;
 pub use targets::{
-    images, npy_files, npy_rows, npz, px4, ros_bag, state, state_loader, table, timestamps,
+    images, npy_files, npy_rows, npz, px4, ros_bag, state, state_loader, table, timestamps, video,
 };
 
 /// A target's body: bytes in, a panic for a finding.
 pub type Target = fn(&[u8]);
 
 /// Every target, by the name of its fuzzer binary and corpus folder.
-pub const TARGETS: [(&str, Target); 9] = [
+pub const TARGETS: [(&str, Target); 10] = [
     ("px4", px4),
     ("ros_bag", ros_bag),
     ("npy_rows", npy_rows),
     ("npy_files", npy_files),
     ("npz", npz),
     ("images", images),
+    ("video", video),
     ("table", table),
     ("timestamps", timestamps),
     ("state", state),

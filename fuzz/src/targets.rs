@@ -8,7 +8,8 @@ use std::path::Path;
 use adl::Sensor;
 use adl::files::px4::Px4Log;
 use adl::files::ros::{Bag, Topic};
-use adl::files::{CropDecoder, Images, Npy, NpyElement, NpyFiles, Table, read_timestamps};
+use adl::files::video::Frames;
+use adl::files::{CropDecoder, Images, Npy, NpyElement, NpyFiles, Table, Video, read_timestamps};
 use adl::graph::loader::{Loader, LoaderState};
 use adl::ndarray::IxDyn;
 use adl::pipeline::Stages;
@@ -239,6 +240,52 @@ pub fn images(data: &[u8]) {
         .and_then(|frame| decoder.decode(&frame, middle));
     if let Err(e) = cropped {
         named(&e, &path);
+    }
+}
+
+/// An MP4 video, through adl's reader of its index and FFmpeg's
+/// decoders. Byte 0 picks the settings: bit 0 the layout (HWC or CHW),
+/// bit 1 a resize to half the size, bit 2 whether every frame is read
+/// alone or all in one read (grouped by group of pictures), bit 3 a batch
+/// of windows of two frames through the collate; the rest is the file.
+pub fn video(data: &[u8]) {
+    let Some((options, file)) = settings(data) else {
+        return;
+    };
+    let path = Scratch::get().write("clip.mp4", file);
+    let layout = if options & 1 == 0 {
+        ImageLayout::Hwc
+    } else {
+        ImageLayout::Chw
+    };
+    let opened = Video::open(&path).map(|video| video.layout(layout));
+    let opened = match opened {
+        Ok(video) if options & 2 != 0 => {
+            let (height, width) = video.frame_size();
+            video.resize(height.div_ceil(2), width.div_ceil(2))
+        }
+        other => other,
+    };
+    let video = match opened {
+        Ok(video) => video,
+        Err(e) => return named(&e, &path),
+    };
+    if options & 4 == 0 {
+        read_all(&video, &path);
+    } else {
+        let all: Vec<usize> = (0..video.len()).rev().collect();
+        if let Err(e) = video.read(&all) {
+            named(&e, &path);
+        }
+    }
+    if options & 8 != 0 && video.len() >= 2 {
+        use adl::Collate;
+        let windows: adl::Result<Vec<Frames>> = (1..video.len())
+            .map(|i| Frames::window(&video, &[i - 1, i]))
+            .collect();
+        if let Err(e) = windows.and_then(|w| adl::collate::DefaultCollate.collate(w)) {
+            named(&e, &path);
+        }
     }
 }
 

@@ -24,7 +24,7 @@ use std::process::Command;
 /// `images_turbo`, the `images` binary built with libjpeg-turbo), with the
 /// largest input each is given (a PX4 log needs its definitions; a bag
 /// its chunks and indexes).
-const TARGETS: [(&str, usize); 10] = [
+const TARGETS: [(&str, usize); 11] = [
     ("px4", 65_536),
     ("ros_bag", 131_072),
     ("npy_rows", 16_384),
@@ -32,6 +32,8 @@ const TARGETS: [(&str, usize); 10] = [
     ("npz", 16_384),
     ("images", 16_384),
     ("images_turbo", 16_384),
+    // Small videos: their index and a few groups of pictures.
+    ("video", 32_768),
     ("table", 8_192),
     ("timestamps", 8_192),
     ("state", 4_096),

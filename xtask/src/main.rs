@@ -20,10 +20,12 @@
 //!
 //! Each first makes sure the system packages adl needs are installed: the
 //! OpenCL ICD loader and headers (`ocl-icd-opencl-dev`), the POCL CPU
-//! OpenCL device (`pocl-opencl-icd`), and libjpeg-turbo's TurboJPEG library
+//! OpenCL device (`pocl-opencl-icd`), libjpeg-turbo's TurboJPEG library
 //! and its libjpeg API with `pkg-config` to find them (`libturbojpeg0-dev`,
 //! `libjpeg62-turbo-dev`: the benchmarks decode JPEG with them, whole or
-//! only a crop, feature `libjpeg-turbo`). As root it installs missing ones with
+//! only a crop, feature `libjpeg-turbo`), and FFmpeg's libraries with
+//! libclang for their binding (`libavcodec-dev`, `libavformat-dev`,
+//! `libswscale-dev`, `libclang-dev`: MP4 video, feature `video`). As root it installs missing ones with
 //! apt-get; otherwise it prints the exact command to run and stops. Set
 //! `ADL_SKIP_SETUP=1` to skip the check (for systems that provide OpenCL in
 //! another way).
@@ -35,12 +37,19 @@ mod fuzz;
 mod python;
 
 /// Debian packages needed by the build and the tests.
-const PACKAGES: [&str; 5] = [
+const PACKAGES: [&str; 9] = [
     "ocl-icd-opencl-dev",
     "pocl-opencl-icd",
     "libturbojpeg0-dev",
     "libjpeg62-turbo-dev",
     "pkg-config",
+    // MP4 video (adl-files' feature `video`): FFmpeg's decoders and
+    // scaler, and libclang, with which the binding's build generates its
+    // declarations from their headers.
+    "libavcodec-dev",
+    "libavformat-dev",
+    "libswscale-dev",
+    "libclang-dev",
 ];
 
 const USAGE: &str = "usage: cargo xtask <example [ARGS...] | test [CARGO TEST ARGS...] | python | fuzz [--seconds N] [--merge] [TARGET...] | setup>";
@@ -60,7 +69,7 @@ fn main() -> ExitCode {
             .collect(),
         // Object storage's tests (adl-files' `store`) in the same build: a
         // run of their own built adl-files and its dependents once more.
-        "test" => ["test", "--workspace", "--features", "adl-files/store"]
+        "test" => ["test", "--workspace", "--features", "adl-files/store,adl-files/video"]
             .into_iter()
             .map(String::from)
             .chain(rest.iter().cloned())

@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use super::bytes::ChannelFile;
+use crate::ranged::RangedFile;
 
 /// The largest `hdrl` list read whole (its stream headers; ffmpeg's and
 /// OpenCV's are a few KiB).
@@ -16,7 +16,7 @@ const MAX_HEADER: u64 = 1 << 20;
 /// is not an AVI, without a video stream or a `movi` list, or whose index
 /// or chunks run past its end, is refused, the reason saying at which
 /// byte.
-pub(crate) fn frames(file: &ChannelFile) -> Result<Vec<Range<u64>>, String> {
+pub(crate) fn frames(file: &RangedFile) -> Result<Vec<Range<u64>>, String> {
     let len = file.len();
     let head = bytes(file, 0..12.min(len))?;
     if head.len() < 12 || &head[0..4] != b"RIFF" || &head[8..12] != b"AVI " {
@@ -96,7 +96,7 @@ struct Chunk {
 /// list's chunks are not entered). A chunk that runs past `end` is an
 /// error naming where it starts.
 fn chunks(
-    file: &ChannelFile,
+    file: &RangedFile,
     start: u64,
     end: u64,
 ) -> Result<impl Iterator<Item = Result<Chunk, String>> + '_, String> {
@@ -173,7 +173,7 @@ fn video_stream(header: &[u8], offset: u64) -> Result<usize, String> {
 /// start, as some writers put them (told by where the first entry's chunk
 /// id is).
 fn from_index(
-    file: &ChannelFile,
+    file: &RangedFile,
     index: Range<u64>,
     movi_base: u64,
     wanted: &impl Fn(&[u8; 4]) -> bool,
@@ -226,7 +226,7 @@ fn from_index(
 /// The wanted chunks in the `movi` list data `start..end`, walked chunk
 /// by chunk (entering `rec ` lists), in order.
 fn walk(
-    file: &ChannelFile,
+    file: &RangedFile,
     start: u64,
     end: u64,
     wanted: &impl Fn(&[u8; 4]) -> bool,
@@ -246,7 +246,7 @@ fn walk(
 }
 
 /// The bytes `range` of `file`, or the reason they cannot be read.
-fn bytes(file: &ChannelFile, range: Range<u64>) -> Result<Vec<u8>, String> {
+fn bytes(file: &RangedFile, range: Range<u64>) -> Result<Vec<u8>, String> {
     file.read(range, "the AVI structure")
         .map(|piece| piece.to_vec())
         .map_err(|e| match e {

@@ -8,8 +8,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use adl_core::Result;
 use liblzma::stream::{Action, CONCATENATED, Status, Stream};
 
-use super::bytes::ChannelFile;
 use crate::location::Location;
+use crate::ranged::RangedFile;
 
 /// A `lzma` channel's frames, decompressed whole when it is opened (roverd
 /// writes such a channel as one stream, which cannot be read from the
@@ -30,7 +30,7 @@ impl LzmaChannel {
         frame_bytes: usize,
         needed: usize,
     ) -> Result<LzmaChannel> {
-        let file = ChannelFile::open(location)?;
+        let file = RangedFile::open(location)?;
         let compressed = file.read_all("the channel")?;
         let limit = frame_bytes.checked_mul(needed).ok_or_else(|| {
             location.error(format!(

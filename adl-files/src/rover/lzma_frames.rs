@@ -3,16 +3,16 @@
 
 use adl_core::Result;
 
-use super::bytes::ChannelFile;
 use super::lzma::decompress_into;
 use crate::location::Location;
+use crate::ranged::RangedFile;
 
 /// A `lzmaf` channel: the compressed frames one after another in the
 /// channel's file, and in `<name>_i` the little-endian `uint64` offset
 /// where each starts, then the end of the last (`n + 1` offsets for `n`
 /// frames, the first 0). A frame's read decompresses its bytes alone.
 pub(crate) struct LzmaFrameChannel {
-    data: ChannelFile,
+    data: RangedFile,
     offsets_location: Location,
     offsets: Vec<u64>,
 }
@@ -24,7 +24,7 @@ impl LzmaFrameChannel {
     /// the frame and the bytes.
     pub(crate) fn open(location: &Location, name: &str) -> Result<LzmaFrameChannel> {
         let offsets_location = location.parent().join(&format!("{name}_i"));
-        let index = ChannelFile::open(&offsets_location)?;
+        let index = RangedFile::open(&offsets_location)?;
         let raw = index.read_all("the offsets")?;
         if raw.len() % 8 != 0 {
             return Err(offsets_location.error(format!(
@@ -42,7 +42,7 @@ impl LzmaFrameChannel {
                 "is empty: it holds the start of every frame and the end of the last (at least a 0)",
             ));
         }
-        let data = ChannelFile::open(location)?;
+        let data = RangedFile::open(location)?;
         for (frame, pair) in offsets.windows(2).enumerate() {
             if pair[1] < pair[0] {
                 return Err(offsets_location.error(format!(

@@ -21,7 +21,6 @@
 mod array;
 mod avi;
 mod blobs;
-mod bytes;
 mod channel;
 mod element;
 mod jpeg;

@@ -2,13 +2,13 @@
 
 use adl_core::Result;
 
-use super::bytes::ChannelFile;
 use crate::location::Location;
+use crate::ranged::RangedFile;
 
 /// A `raw` channel: frame `i` is the bytes `i * frame .. (i + 1) * frame`
 /// of its file (mapped, or read with a ranged request from a store).
 pub(crate) struct RawChannel {
-    file: ChannelFile,
+    file: RangedFile,
     frame_bytes: usize,
 }
 
@@ -16,7 +16,7 @@ impl RawChannel {
     /// The channel file at `location`, frames of `frame_bytes` bytes.
     pub(crate) fn open(location: &Location, frame_bytes: usize) -> Result<RawChannel> {
         Ok(RawChannel {
-            file: ChannelFile::open(location)?,
+            file: RangedFile::open(location)?,
             frame_bytes,
         })
     }

@@ -310,7 +310,7 @@ impl RoverSensor {
 /// The timestamps of sensor `name` in its `ts` file at `location`: raw
 /// little-endian float64 seconds, checked as [`Timestamps::new`] checks.
 fn read_timestamps(name: &str, location: &Location) -> Result<Timestamps> {
-    let file = super::bytes::ChannelFile::open(location)?;
+    let file = crate::ranged::RangedFile::open(location)?;
     let bytes = file.read_all("the timestamps")?;
     if bytes.len() % 8 != 0 {
         return Err(location.error(format!(

@@ -7,14 +7,14 @@ use std::ops::Range;
 use adl_core::Result;
 
 use super::avi;
-use super::bytes::ChannelFile;
 use super::jpeg::JpegFrames;
 use crate::location::Location;
+use crate::ranged::RangedFile;
 
 /// An `mjpg` channel: the AVI file, where each frame's JPEG is in it, and
 /// how frames are decoded.
 pub(crate) struct VideoChannel {
-    file: ChannelFile,
+    file: RangedFile,
     frames: Vec<Range<u64>>,
     jpeg: JpegFrames,
     first: String,
@@ -25,7 +25,7 @@ impl VideoChannel {
     /// header checked against the declared `shape` (`[H, W, 3]`), frames
     /// shrunk by `factor`.
     pub(crate) fn open(location: &Location, shape: &[usize], factor: usize) -> Result<Self> {
-        let file = ChannelFile::open(location)?;
+        let file = RangedFile::open(location)?;
         let frames = avi::frames(&file).map_err(|reason| location.error(reason))?;
         let Some(first) = frames.first() else {
             return Err(location.error("holds no video frame"));

@@ -1,6 +1,6 @@
-//! [`ChannelFile`]: a roverd channel's file, read by byte ranges: a local
-//! file mapped into memory, or an object in a store read with ranged
-//! requests.
+//! [`RangedFile`]: a file read by byte ranges (a roverd channel's, an
+//! MP4 video's): a local file mapped into memory, or an object in a store
+//! read with ranged requests.
 
 use std::ops::{Deref, Range};
 
@@ -11,14 +11,14 @@ use crate::location::Location;
 use crate::mapped::map;
 use crate::object::{Data, Object};
 
-/// A channel's file, open for reads of byte ranges.
-pub(crate) struct ChannelFile {
+/// A file, open for reads of byte ranges.
+pub(crate) struct RangedFile {
     location: Location,
     bytes: Bytes,
     len: u64,
 }
 
-/// Where a channel file's bytes are read from.
+/// Where a file's bytes are read from.
 enum Bytes {
     /// A local file, mapped.
     Mapped(Mmap),
@@ -28,7 +28,7 @@ enum Bytes {
     Remote(Object),
 }
 
-/// Bytes read from a channel file: borrowed from the mapped file, or an
+/// Bytes read from a file: borrowed from the mapped file, or an
 /// object's answer.
 pub(crate) enum Piece<'a> {
     Borrowed(&'a [u8]),
@@ -46,11 +46,11 @@ impl Deref for Piece<'_> {
     }
 }
 
-impl ChannelFile {
+impl RangedFile {
     /// The file at `location`, opened (a local file mapped, an object asked
     /// its size). A file that is not there or cannot be read is refused
     /// naming it; an empty file is opened, with no bytes.
-    pub(crate) fn open(location: &Location) -> Result<ChannelFile> {
+    pub(crate) fn open(location: &Location) -> Result<RangedFile> {
         let (bytes, len) = match location.as_path() {
             Some(path) => {
                 let len = std::fs::metadata(path)
@@ -70,7 +70,7 @@ impl ChannelFile {
                 (Bytes::Remote(object), len)
             }
         };
-        Ok(ChannelFile {
+        Ok(RangedFile {
             location: location.clone(),
             bytes,
             len,
