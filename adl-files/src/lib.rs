@@ -34,6 +34,8 @@
 //! - `Video` (feature `video`): a camera recorded as an MP4 video (H.264,
 //!   HEVC, AV1, VP9), its frames decoded by FFmpeg's libraries, a group of
 //!   pictures at a time.
+//! - `lerobot` (feature `lerobot`): LeRobot datasets (v3.0 and v2.1), their
+//!   Parquet tables and videos, as lerobot's `LeRobotDataset` reads them.
 //!
 //! Reached from the facade as `adl::files` (feature `files`, on by
 //! default; object storage with the facade's feature `store`).
@@ -72,6 +74,8 @@ mod images;
 #[cfg(feature = "libjpeg-turbo")]
 mod jpeg_region;
 mod latency;
+#[cfg(feature = "lerobot")]
+pub mod lerobot;
 #[cfg(feature = "libjpeg-turbo")]
 mod libjpeg_turbo;
 mod location;

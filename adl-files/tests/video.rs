@@ -3,7 +3,6 @@
 //! (expected.npz): every frame's time, and its pixels. PyAV bundles a
 //! newer FFmpeg than the system's that adl links; their pixels were found
 //! equal, and are held within 1.
-#![cfg(feature = "video")]
 
 use std::path::{Path, PathBuf};
 

@@ -69,11 +69,16 @@ fn main() -> ExitCode {
             .collect(),
         // Object storage's tests (adl-files' `store`) in the same build: a
         // run of their own built adl-files and its dependents once more.
-        "test" => ["test", "--workspace", "--features", "adl-files/store,adl-files/video"]
-            .into_iter()
-            .map(String::from)
-            .chain(rest.iter().cloned())
-            .collect(),
+        "test" => [
+            "test",
+            "--workspace",
+            "--features",
+            "adl-files/store,adl-files/video",
+        ]
+        .into_iter()
+        .map(String::from)
+        .chain(rest.iter().cloned())
+        .collect(),
         "setup" | "python" | "fuzz" => Vec::new(),
         other => {
             eprintln!("xtask: unknown task `{other}`\n{USAGE}");

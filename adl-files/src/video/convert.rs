@@ -91,7 +91,8 @@ pub(crate) fn convert(
     }
     let (matrix, full_range) = colour_of(frame, fallback);
     SCALER.with_borrow_mut(|scaler| {
-        let direct = output.layout == ImageLayout::Hwc && output.width.is_multiple_of(IN_PLACE_WIDTHS);
+        let direct =
+            output.layout == ImageLayout::Hwc && output.width.is_multiple_of(IN_PLACE_WIDTHS);
         if direct {
             return scale(scaler, frame, matrix, full_range, output, Target::Out(out));
         }
