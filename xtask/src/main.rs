@@ -67,13 +67,14 @@ fn main() -> ExitCode {
             .map(String::from)
             .chain(rest.iter().cloned())
             .collect(),
-        // Object storage's tests (adl-files' `store`) in the same build: a
-        // run of their own built adl-files and its dependents once more.
+        // Object storage's tests (adl-files' `store`) and LeRobot's (with
+        // video) in the same build: a run of their own built adl-files and
+        // its dependents once more.
         "test" => [
             "test",
             "--workspace",
             "--features",
-            "adl-files/store,adl-files/video",
+            "adl-files/store,adl-files/lerobot",
         ]
         .into_iter()
         .map(String::from)
