@@ -1,6 +1,8 @@
 //! `adl.default_collate`: PyTorch's `default_collate` with NumPy arrays
 //! out (a tensor of the same dtype and shape is `torch.from_numpy` of it,
-//! no copy): arrays stacked by adl under the GIL, numbers into
+//! no copy) where the samples hold NumPy arrays and numbers, and tensors
+//! where they hold tensors (stacked by `torch.stack`, as PyTorch's own):
+//! arrays stacked by adl under the GIL, numbers into
 //! arrays, strings into lists, and the structure kept (dicts by key,
 //! tuples and lists transposed, named tuples by field, dataclasses by
 //! field into an instance of their class, as `abstract_dataloader`'s
@@ -57,6 +59,11 @@ fn collate<'py>(samples: &Bound<'py, PyAny>, path: &Path<'_, 'py>) -> PyResult<B
     let Some(first) = samples.first() else {
         return Err(PyIndexError::new_err("list index out of range"));
     };
+    if let Some(torch) = torch_of(first)? {
+        // As PyTorch's own: the tensors stacked by `torch.stack`, its
+        // errors (another shape, a sample that is no tensor) its own.
+        return torch.call_method1("stack", (PyList::new(py, &samples)?, 0));
+    }
     let numpy = py.import("numpy")?;
     if let Ok(array) = first.cast::<PyUntypedArray>() {
         let kind = array.dtype().kind();
@@ -122,6 +129,20 @@ fn collate<'py>(samples: &Bound<'py, PyAny>, path: &Path<'_, 'py>) -> PyResult<B
         return Ok(PyList::new(py, fields)?.into_any());
     }
     Err(unsupported(&first.get_type().repr()?.to_string()))
+}
+
+/// The `torch` module, where `value` is one of its tensors: looked up in
+/// the modules already imported (a tensor's module is), so that a batch
+/// without tensors never imports PyTorch.
+fn torch_of<'py>(value: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let modules = value.py().import("sys")?.getattr("modules")?;
+    let Ok(torch) = modules.get_item("torch") else {
+        return Ok(None);
+    };
+    let Ok(tensor) = torch.getattr("Tensor") else {
+        return Ok(None);
+    };
+    Ok(value.is_instance(&tensor)?.then_some(torch))
 }
 
 /// Whether `value` is an instance of a dataclass (not the class itself),

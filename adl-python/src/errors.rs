@@ -15,7 +15,13 @@ use pyo3::types::PyList;
 /// is adl's, which names the sensor and the value.
 pub fn to_python(error: Error) -> PyErr {
     let message = format!("{error:#}");
-    match &error {
+    // A trace that could not be opened raises what its cause raises, with
+    // the whole message (the trace named first).
+    let mut kind = &error;
+    while let Error::Trace { cause, .. } = kind {
+        kind = cause;
+    }
+    match kind {
         Error::UnknownSensor { .. } => PyKeyError::new_err(message),
         Error::EmptySensor { .. } | Error::IndexOutOfRange { .. } => PyIndexError::new_err(message),
         // The margin checks (adl-core's `sync::margin`) name the margin.

@@ -18,7 +18,9 @@
 //!   `adl.Dataset`, over Python sensors and adl's own (`trace`,
 //!   `dataset`);
 //! - adl's file-backed sensors as `adl.files` (`files`: `Images`, `Npy`,
-//!   `Table`; `rover`: `RoverSensor`, roverd's sensor folders) and PX4
+//!   `Table`; `video`: `Video`, MP4 videos; `rover`: `RoverSensor`,
+//!   roverd's sensor folders), LeRobot datasets as `adl.lerobot`
+//!   (`lerobot`, read, decoded and collated in Rust), and PX4
 //!   flight logs as `adl.px4` (`px4`), read and decoded with the GIL
 //!   released into NumPy arrays over adl's buffers, and robot logs
 //!   (rosbag2, MCAP, ROS 1 bags) as `adl.ros` (`ros`), each message a
@@ -47,6 +49,7 @@ mod exit;
 mod files;
 mod gil;
 mod interpolated;
+mod lerobot;
 mod loader;
 mod margin;
 mod native;
@@ -62,6 +65,7 @@ mod sync;
 mod timestamps;
 mod to_python;
 mod trace;
+mod video;
 
 pub use errors::to_python as python_error;
 pub use loader::LoaderError;
@@ -90,6 +94,8 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<files::Npy>()?;
     module.add_class::<files::Table>()?;
     module.add_class::<files::Stream>()?;
+    module.add_class::<video::Video>()?;
+    module.add_class::<lerobot::LeRobot>()?;
     module.add_class::<rover::RoverSensor>()?;
     module.add_class::<px4::Log>()?;
     module.add_class::<px4::Topic>()?;

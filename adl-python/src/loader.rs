@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::gil::GilTime;
+use crate::lerobot::native_of;
 use crate::native::{Pipeline as NativePipelineClass, Source};
 use crate::processes::Processes;
 use crate::python_data::{PyDataset, PyPipeline};
@@ -328,6 +329,28 @@ impl Loader {
             rank,
             world,
         };
+        // A LeRobot dataset without Python transforms: read, decoded and
+        // collated in Rust.
+        if let Some(lerobot) = pipeline.is_none().then(|| native_of(dataset)).flatten() {
+            if processes == Some(true) {
+                return Err(PyValueError::new_err(
+                    "processes=True runs Python code in worker processes; an adl.lerobot.LeRobotDataset without image_transforms is read in Rust on the loader's threads, without the GIL: leave processes off",
+                ));
+            }
+            let loader = lerobot
+                .get()
+                .loader(|builder| settings.apply(builder), true)?;
+            return Ok(Loader {
+                engine: Engine::Native {
+                    loader,
+                    dataset: dataset.clone().unbind(),
+                    gil_free: true,
+                },
+                gil: Arc::new(GilTime::default()),
+                process: std::process::id(),
+                states: States::default(),
+            });
+        }
         if let Some(native) = pipeline.and_then(|p| p.cast::<NativePipelineClass>().ok()) {
             if processes == Some(true) {
                 return Err(PyValueError::new_err(

@@ -1,7 +1,8 @@
 """adl.default_collate against PyTorch's default_collate, as recorded in
 tests/golden/torch_collate.json (PyTorch's own outputs and errors): the
 same structure, dtypes, shapes and values, NumPy arrays where PyTorch
-gives tensors; the same exception classes."""
+gives tensors from NumPy arrays and numbers, tensors where the samples
+hold tensors; the same exception classes."""
 
 import collections
 import json
@@ -38,13 +39,21 @@ def decode(value):
     if "__bytes__" in value:
         return bytes.fromhex(value["__bytes__"])
     if "__tensor__" in value:
-        return None  # PyTorch's own tensors: not adl's input
+        import torch
+
+        spec = value["__tensor__"]
+        return torch.tensor(spec["values"], dtype=getattr(torch, spec["dtype"])).reshape(spec["shape"])
     return {k: decode(v) for k, v in value.items()}
 
 
-def check(ours, expected):
+def check(ours, expected, tensors=False):
     if isinstance(expected, dict) and "__tensor__" in expected:
         spec = expected["__tensor__"]
+        if tensors:
+            import torch
+
+            assert isinstance(ours, torch.Tensor), ours
+            ours = ours.numpy()
         assert isinstance(ours, np.ndarray), ours
         assert str(ours.dtype) == spec["dtype"] and list(ours.shape) == spec["shape"]
         np.testing.assert_array_equal(ours, np.array(spec["values"], dtype=spec["dtype"]))
@@ -69,6 +78,22 @@ def check(ours, expected):
 
 def uses_torch(value):
     return "__tensor__" in json.dumps(value)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if uses_torch(c["input"])], ids=lambda c: c["id"])
+def test_tensors_are_collated_as_pytorch_collates_them(case):
+    pytest.importorskip("torch")
+    samples = decode(case["input"])
+    check(adl.default_collate(samples), case["expected"]["output"], tensors=True)
+
+
+def test_tensors_of_another_shape_are_pytorchs_error():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size"):
+        adl.default_collate([torch.zeros(2), torch.zeros(3)])
+    batch = adl.default_collate([{"x": torch.ones(2, 3), "n": 1}, {"x": torch.zeros(2, 3), "n": 2}])
+    assert isinstance(batch["x"], torch.Tensor) and batch["x"].shape == (2, 2, 3)
+    assert isinstance(batch["n"], np.ndarray)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if not uses_torch(c["input"])], ids=lambda c: c["id"])

@@ -26,6 +26,8 @@ mod example_graphs;
 mod flat_map;
 mod fused_lanes;
 mod interpolation;
+#[cfg(feature = "lerobot")]
+mod lerobot;
 mod loader;
 mod memory_budget;
 mod opencl;

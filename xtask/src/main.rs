@@ -37,7 +37,7 @@ mod fuzz;
 mod python;
 
 /// Debian packages needed by the build and the tests.
-const PACKAGES: [&str; 9] = [
+const PACKAGES: [&str; 11] = [
     "ocl-icd-opencl-dev",
     "pocl-opencl-icd",
     "libturbojpeg0-dev",
@@ -50,6 +50,10 @@ const PACKAGES: [&str; 9] = [
     "libavformat-dev",
     "libswscale-dev",
     "libclang-dev",
+    // FFmpeg's other libraries, which torchcodec (lerobot's decoder, that
+    // adl.lerobot is tested against) loads beside those.
+    "libavdevice59",
+    "libavfilter8",
 ];
 
 const USAGE: &str = "usage: cargo xtask <example [ARGS...] | test [CARGO TEST ARGS...] | python | fuzz [--seconds N] [--merge] [TARGET...] | setup>";
@@ -74,7 +78,7 @@ fn main() -> ExitCode {
             "test",
             "--workspace",
             "--features",
-            "adl-files/store,adl-files/lerobot",
+            "adl-files/store,adl/lerobot",
         ]
         .into_iter()
         .map(String::from)

@@ -27,8 +27,11 @@ use std::thread::JoinHandle;
 /// under `--strict` (tests/test_typing.py); SciPy's `Slerp` (with NumPy's
 /// `interp`) is what `tests/golden/interpolation.json` is recomputed by;
 /// rosbags is what `adl.ros` is checked against, message by message, and
-/// what adl's built-in ROS 2 definitions are generated from.
-const REQUIREMENTS: [&str; 13] = [
+/// what adl's built-in ROS 2 definitions are generated from; lerobot (its
+/// release the test datasets were written with) is what `adl.lerobot` is
+/// checked against, item by item, with its own decoders (torchcodec, which
+/// loads the system's FFmpeg, and PyAV).
+const REQUIREMENTS: [&str; 14] = [
     "maturin>=1.9,<2",
     "numpy",
     "pytest",
@@ -42,6 +45,7 @@ const REQUIREMENTS: [&str; 13] = [
     "mypy",
     "scipy",
     "rosbags",
+    "lerobot==0.4.4",
 ];
 
 const NEEDS: &str = "The Python package's tests make a virtual environment under the \

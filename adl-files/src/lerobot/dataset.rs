@@ -341,6 +341,11 @@ impl LeRobot {
         self.episodes.iter().map(|e| e.meta.index).collect()
     }
 
+    /// The episodes read, in order, as their metadata describes them.
+    pub fn episode_metas(&self) -> impl Iterator<Item = &EpisodeMeta> {
+        self.episodes.iter().map(|e| &e.meta)
+    }
+
     /// The episodes left out (with [`OnError::Skip`]): each one's
     /// `episode_index` and why.
     pub fn skipped(&self) -> &[(i64, String)] {

@@ -465,6 +465,100 @@ class EncodedImages:
     def __repr__(self) -> str: ...
 
 @final
+class Video:
+    """A camera recorded as an MP4 video (H.264, HEVC, AV1, VP9): its frames
+    in presentation order, each at its time in the file, decoded into
+    ``uint8`` arrays ``[H, W, 3]`` (``layout="hwc"``) or ``[3, H, W]``
+    (``"chw"``), scaled to ``size=(height, width)`` where given."""
+
+    def __new__(
+        cls,
+        path: str,
+        *,
+        name: str | None = None,
+        layout: _Layout = "hwc",
+        size: tuple[int, int] | None = None,
+    ) -> Self: ...
+    @property
+    def name(self) -> str:
+        """The sensor's name (the file's, without its extension, unless given)."""
+    @property
+    def metadata(self) -> Metadata:
+        """The sensor's metadata (``metadata.timestamps``: each frame's time)."""
+    @property
+    def codec(self) -> str:
+        """The coding format: "H.264", "HEVC", "AV1" or "VP9"."""
+    @property
+    def frame_size(self) -> tuple[int, int]:
+        """The size of the file's pictures, ``(height, width)``."""
+    @property
+    def sample_shape(self) -> list[int]:
+        """The shape of a sample."""
+    @property
+    def path(self) -> str:
+        """The file (a path or a URL)."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: SupportsIndex, /) -> NDArray[np.uint8]:
+        """Frame ``key``, decoded without the GIL."""
+    def frames(self, indices: Sequence[int]) -> NDArray[np.uint8]:
+        """Frames ``indices`` as one array ``[N, ...]``, each group of
+        pictures decoded once."""
+    def frame_at(self, time: float, tolerance: float = 1e-4) -> int:
+        """The index of the frame nearest ``time`` seconds, within
+        ``tolerance``."""
+    def stream(self, batch: int | None = None) -> Stream:
+        """The samples one after another, or lists of ``batch`` of them."""
+    def __repr__(self) -> str: ...
+
+@final
+class NativeLeRobot:
+    """A LeRobot dataset read natively (``adl.lerobot.LeRobotDataset``
+    holds one): its items in lerobot's types, read and decoded without the
+    GIL."""
+
+    def __new__(
+        cls,
+        root: str,
+        *,
+        episodes: Sequence[int] | None = None,
+        delta_timestamps: Sequence[tuple[str, Sequence[float]]] | None = None,
+        tolerance_s: float = 1e-4,
+        uint8: bool = False,
+        layout: _Layout = "chw",
+    ) -> Self: ...
+    def __len__(self) -> int: ...
+    def item(self, index: int, tensors: bool = True) -> dict[str, Any]:
+        """Item ``index`` as a dict in lerobot's order and types."""
+    @property
+    def fps(self) -> float:
+        """Frames per second."""
+    @property
+    def episode_indices(self) -> list[int]:
+        """The ``episode_index`` of each episode read, in order."""
+    @property
+    def episodes(self) -> list[dict[str, Any]]:
+        """The episodes read, in order, as their metadata describes them."""
+    @property
+    def keys(self) -> list[str]:
+        """The keys of every item, in order."""
+    @property
+    def camera_keys(self) -> list[str]:
+        """The cameras (features stored as videos)."""
+    @property
+    def tasks(self) -> list[str]:
+        """The tasks, by ``task_index``."""
+    @property
+    def version(self) -> str:
+        """The format's version ("v3.0" or "v2.1")."""
+    @property
+    def skipped(self) -> list[tuple[int, str]]:
+        """The episodes left out, each ``(episode_index, reason)``."""
+    @property
+    def uint8(self) -> bool:
+        """Whether cameras stay ``uint8``."""
+    def __repr__(self) -> str: ...
+
+@final
 class Npy:
     """A NumPy array on disk: sample ``i`` is ``array[i]``, read from the
     memory-mapped file without the GIL; ``dtype`` is the file's element

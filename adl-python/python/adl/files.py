@@ -21,12 +21,19 @@ array that owns adl's buffer (no copy).
   ``DynamicSensor`` gives it, image channels RGB ``uint8`` ``[H, W, 3]``
   shrunk by ``downscale`` (1, 2, 4, 8).
 
+- ``Video(path, *, name=None, layout="hwc", size=None)``: an MP4 video
+  (H.264, HEVC, AV1, VP9), a sample per frame in presentation order at its
+  time in the file, decoded by FFmpeg into ``uint8`` ``[H, W, 3]`` or
+  ``[3, H, W]``, scaled to ``size=(height, width)`` where given;
+  ``frames(indices)`` decodes many at once (each group of pictures once),
+  ``frame_at(time, tolerance)`` finds a frame by its time.
+
 A folder holds its timestamps as ``ts.npy`` or ``ts.txt`` (a roverd
 sensor's, as its raw ``ts`` channel). A file that
 cannot be read, or is not what it should be, is an ``OSError`` naming the
 file, the sensor and the sample.
 """
 
-from adl._native import EncodedImages, Images, Metadata, Npy, RoverSensor, Table
+from adl._native import EncodedImages, Images, Metadata, Npy, RoverSensor, Table, Video
 
-__all__ = ["EncodedImages", "Images", "Metadata", "Npy", "RoverSensor", "Table"]
+__all__ = ["EncodedImages", "Images", "Metadata", "Npy", "RoverSensor", "Table", "Video"]

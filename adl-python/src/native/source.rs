@@ -19,6 +19,7 @@ use crate::gil::GilTime;
 use crate::px4::Topic;
 use crate::rover::RoverSensor;
 use crate::trace::Trace;
+use crate::video::Video;
 
 /// One of adl's sensors, read without the GIL.
 enum Sensor {
@@ -28,6 +29,7 @@ enum Sensor {
     Table(Py<Table>),
     Topic(Py<Topic>),
     Rover(Py<RoverSensor>),
+    Video(Py<Video>),
 }
 
 impl Sensor {
@@ -48,6 +50,9 @@ impl Sensor {
         if let Ok(s) = object.cast_exact::<Topic>() {
             return Some(Sensor::Topic(s.clone().unbind()));
         }
+        if let Ok(s) = object.cast_exact::<Video>() {
+            return Some(Sensor::Video(s.clone().unbind()));
+        }
         // A roverd sensor whose channels' dtypes an adl.Pipeline takes.
         if let Ok(s) = object.cast_exact::<RoverSensor>()
             && s.get().is_native()
@@ -65,6 +70,7 @@ impl Sensor {
             Sensor::Table(s) => s.get().samples(),
             Sensor::Topic(s) => s.get().samples(),
             Sensor::Rover(s) => s.get().samples(),
+            Sensor::Video(s) => s.get().samples(),
         }
     }
 
@@ -76,6 +82,7 @@ impl Sensor {
             Sensor::Table(s) => s.get().value(index),
             Sensor::Topic(s) => s.get().value(index),
             Sensor::Rover(s) => s.get().value(index),
+            Sensor::Video(s) => s.get().value(index),
         }
     }
 }
