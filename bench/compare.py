@@ -38,7 +38,9 @@ threads). The table gives the median warm samples/s, Python / Rust,
 Python / PyTorch's best, and the memory peaks.
 
 roverd's format (issue 30; not in the default list): bench/rover/
-compare_rover.py says what it runs.
+compare_rover.py says what it runs. LeRobot datasets (issue 41, `--workloads
+lerobot`, not in the default list): bench/lerobot/compare_lerobot.py says
+what it runs.
 
 The peers (issue 33): `python3 bench/compare.py --peers [--workloads
 w2,w4,w6] [--rounds 3]` runs, per workload, adl and every peer at each of
@@ -419,6 +421,14 @@ def main():
         import compare_rover
         compare_rover.run(args.rounds, monitored, wait_quiet)
         workloads.remove("rover")
+        if not workloads:
+            return
+    if "lerobot" in workloads:
+        # LeRobot datasets (issue 41): bench/lerobot/compare_lerobot.py.
+        sys.path.insert(0, os.path.join(ROOT, "bench", "lerobot"))
+        import compare_lerobot
+        compare_lerobot.run(args.rounds, monitored, wait_quiet)
+        workloads.remove("lerobot")
         if not workloads:
             return
     if "w4" in workloads:

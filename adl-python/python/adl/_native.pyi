@@ -35,6 +35,8 @@ __all__ = [
     "Npy",
     "Table",
     "Stream",
+    "Video",
+    "NativeLeRobot",
     "RoverSensor",
     "Log",
     "Topic",

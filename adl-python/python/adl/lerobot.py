@@ -43,6 +43,7 @@ made (lerobot raises it when the item is read).
 
 from __future__ import annotations
 
+import importlib
 import json
 import operator
 import os
@@ -166,10 +167,10 @@ class LeRobotDatasetMetadata:
         if self.version == "v2.1":
             return dict(enumerate(tasks))
         try:
-            import pandas as pd
+            pandas = importlib.import_module("pandas")
         except ImportError:
             return {task: index for index, task in enumerate(tasks)}
-        return pd.DataFrame({"task_index": range(len(tasks))}, index=tasks)
+        return pandas.DataFrame({"task_index": range(len(tasks))}, index=tasks)
 
     @property
     def episodes(self) -> list[dict[str, Any]]:
@@ -242,7 +243,7 @@ except ImportError:  # pragma: no cover - without PyTorch
     _Base = object  # type: ignore[assignment,misc]
 
 
-class LeRobotDataset(_Base):  # type: ignore[misc,valid-type]
+class LeRobotDataset(_Base):
     """A local LeRobot dataset read by adl, as lerobot's ``LeRobotDataset``
     reads it (see the module's docs)."""
 
