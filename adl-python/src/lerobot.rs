@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use adl_core::collate::DefaultCollate;
-use adl_core::exec::{Recycle, Recycler};
+use adl_core::exec::{Buffers, Context, Recycle, Recycler};
 use adl_core::pipeline::Stages;
 use adl_core::{Dataset, Record, Result, Transform};
 use adl_files::lerobot::{Field, FieldBatch, LeRobot as RustLeRobot, LeRobotOptions};
@@ -46,24 +46,27 @@ pub(crate) struct Typing {
 }
 
 impl Typing {
-    /// `value` (of key `key`) as lerobot types it.
-    fn typed(&self, key: &str, value: FieldBatch) -> Typed {
-        match value {
+    /// `value` (of key `key`) as lerobot types it, new arrays' memory from
+    /// `buffers` and the memory of those converted from given back there.
+    fn typed(&self, key: &str, value: FieldBatch, buffers: Buffers<'_>) -> Result<Typed> {
+        Ok(match value {
             FieldBatch::F32(a) => Typed::F32(a),
-            FieldBatch::F64(a) => Typed::F32(a.mapv(|x| x as f32)),
+            FieldBatch::F64(a) => Typed::F32(converted(a, buffers, |x| x as f32)?),
             FieldBatch::I64(a) => Typed::I64(a),
-            FieldBatch::I32(a) => Typed::I64(a.mapv(i64::from)),
-            FieldBatch::I16(a) => Typed::I64(a.mapv(i64::from)),
-            FieldBatch::I8(a) => Typed::I64(a.mapv(i64::from)),
+            FieldBatch::I32(a) => Typed::I64(converted(a, buffers, i64::from)?),
+            FieldBatch::I16(a) => Typed::I64(converted(a, buffers, i64::from)?),
+            FieldBatch::I8(a) => Typed::I64(converted(a, buffers, i64::from)?),
             FieldBatch::U8(a) if self.cameras.iter().any(|c| c == key) => match self.uint8 {
                 true => Typed::U8(a),
-                // As lerobot's decoders: `frames / 255` in float32.
-                false => Typed::F32(a.mapv(|x| f32::from(x) / 255.0)),
+                // As lerobot's decoders: `frames / 255` in float32 (a
+                // division, not a product by 1/255, which rounds some
+                // values otherwise).
+                false => Typed::F32(converted(a, buffers, |x| f32::from(x) / 255.0)?),
             },
-            FieldBatch::U8(a) => Typed::I64(a.mapv(i64::from)),
+            FieldBatch::U8(a) => Typed::I64(converted(a, buffers, i64::from)?),
             FieldBatch::Bool(a) => Typed::Bool(a),
             FieldBatch::Text(t) => Typed::Texts(t),
-        }
+        })
     }
 
     /// An item's `field`, its frames decoded, as lerobot types it.
@@ -80,8 +83,29 @@ impl Typing {
             Field::Frames(frames) => FieldBatch::U8(frames.decode()?),
             Field::Text(text) => return Ok(Typed::Text(text)),
         };
-        Ok(self.typed(key, batch))
+        self.typed(key, batch, Buffers::none())
     }
+}
+
+/// `array` with `convert` applied to each value, in one pass over its
+/// values in memory order (a loop the compiler vectorizes), into memory
+/// from `buffers`; `array`'s memory goes back to them.
+fn converted<A: Copy, B>(
+    array: ArrayD<A>,
+    buffers: Buffers<'_>,
+    convert: impl Fn(A) -> B,
+) -> Result<ArrayD<B>> {
+    let shape = array.shape().to_vec();
+    let standard = array.as_standard_layout();
+    let values = standard
+        .as_slice()
+        .ok_or_else(|| adl_core::Error::internal("lerobot::converted", "an array not in order"))?;
+    let mut out: Vec<B> = buffers.take(values.len());
+    out.extend(values.iter().map(|&x| convert(x)));
+    drop(standard);
+    buffers.release(array);
+    ArrayD::from_shape_vec(shape, out)
+        .map_err(|e| adl_core::Error::internal("lerobot::converted", e))
 }
 
 /// An array as PyTorch takes it: through `torch.from_numpy` (no copy)
@@ -154,21 +178,34 @@ pub(crate) struct LerobotTypes {
     tensors: bool,
 }
 
-impl Transform<Record<FieldBatch>> for LerobotTypes {
-    type Output = LeRobotBatch;
-
-    fn apply(&self, batch: Record<FieldBatch>) -> Result<LeRobotBatch> {
-        let names: Arc<[String]> = batch.names().to_vec().into();
+impl LerobotTypes {
+    /// `batch` typed, new arrays' memory from `buffers`.
+    fn typed(&self, batch: Record<FieldBatch>, buffers: Buffers<'_>) -> Result<LeRobotBatch> {
+        let names = batch.shared_names();
         let values = names
             .iter()
             .zip(batch.into_values())
-            .map(|(name, value)| self.typing.typed(name, value))
-            .collect();
+            .map(|(name, value)| self.typing.typed(name, value, buffers))
+            .collect::<Result<_>>()?;
         Ok(LeRobotBatch {
             names,
             values,
             tensors: self.tensors,
         })
+    }
+}
+
+impl Transform<Record<FieldBatch>> for LerobotTypes {
+    type Output = LeRobotBatch;
+
+    fn apply(&self, batch: Record<FieldBatch>) -> Result<LeRobotBatch> {
+        self.typed(batch, Buffers::none())
+    }
+
+    /// In a loader: the float frames in the pool's memory, and the frames'
+    /// `uint8` memory given back to it.
+    fn apply_in(&self, cx: &dyn Context, batch: Record<FieldBatch>) -> Result<LeRobotBatch> {
+        self.typed(batch, cx.buffers())
     }
 }
 

@@ -100,6 +100,11 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
         .arg(root.join("bench").join("python").join("test_w2.py"))
         .arg(root.join("examples").join("python").join("test_train.py"))
         .arg(root.join("examples").join("python").join("test_ros_bag.py"))
+        .arg(
+            root.join("examples")
+                .join("python")
+                .join("test_lerobot_policy.py"),
+        )
         .current_dir(root);
     run(&mut pytest, "the Python package's tests", "")
 }

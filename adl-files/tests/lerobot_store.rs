@@ -1,0 +1,107 @@
+//! `LeRobot` over object storage, against a real S3 API server (moto's,
+//! started by `s3::S3Server`): the LeRobot datasets of tests/data/lerobot
+//! put in a bucket read as the local folders do, item by item, frame by
+//! frame (the tables read whole, each video's index with ranged reads,
+//! then its pictures a group at a time), and a missing video is named by
+//! its URL.
+
+mod common;
+mod s3;
+
+use std::path::{Path, PathBuf};
+
+use adl::Dataset;
+use adl::files::lerobot::{Field, LeRobot};
+use s3::{BUCKET, S3Server};
+
+fn root(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/data/lerobot")
+        .join(name)
+}
+
+/// Every file under `dir`, with its path relative to `root`.
+fn files(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files(root, &path, out);
+        } else {
+            let key = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            out.push((key, path));
+        }
+    }
+}
+
+/// `field` as an array to compare: frames decoded.
+fn decoded(field: &Field) -> String {
+    match field {
+        Field::Frames(frames) => format!("{:?}", frames.decode().unwrap()),
+        other => format!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_lerobot_dataset_in_s3_reads_as_the_local_one() {
+    let server = S3Server::shared();
+    for name in ["v30_h264", "v21"] {
+        let mut all = Vec::new();
+        files(&root(name), &root(name), &mut all);
+        for (key, path) in &all {
+            server.put(
+                &format!("lerobot/{name}/{key}"),
+                &std::fs::read(path).unwrap(),
+            );
+        }
+    }
+    // A dataset whose video is missing.
+    let mut all = Vec::new();
+    files(&root("v30_av1"), &root("v30_av1"), &mut all);
+    for (key, path) in &all {
+        if !key.contains("observation.images.wrist") {
+            server.put(
+                &format!("lerobot/broken/{key}"),
+                &std::fs::read(path).unwrap(),
+            );
+        }
+    }
+    server.store().share();
+
+    for name in ["v30_h264", "v21"] {
+        let url = format!("s3://{BUCKET}/lerobot/{name}");
+        let remote = LeRobot::options()
+            .delta_timestamps([("observation.images.front", vec![-0.1, 0.0])])
+            .open(url.as_str())
+            .unwrap();
+        let local = LeRobot::options()
+            .delta_timestamps([("observation.images.front", vec![-0.1, 0.0])])
+            .open(root(name))
+            .unwrap();
+        assert_eq!(remote.len(), local.len());
+        assert_eq!(remote.keys(), local.keys());
+        for i in 0..local.len() {
+            let (a, b) = (remote.get(i).unwrap(), local.get(i).unwrap());
+            for ((key, a), b) in a.names().iter().zip(a.values()).zip(b.values()) {
+                assert_eq!(decoded(a), decoded(b), "{name} item {i} `{key}`");
+            }
+        }
+    }
+
+    let err = format!(
+        "{:#}",
+        LeRobot::open(format!("s3://{BUCKET}/lerobot/broken").as_str()).unwrap_err()
+    );
+    assert!(
+        err.starts_with(&format!(
+            "trace `episode 0 of s3://{BUCKET}/lerobot/broken`: "
+        )) && err.contains(&format!(
+            "s3://{BUCKET}/lerobot/broken/videos/observation.images.wrist/chunk-000/file-000.mp4 \
+                 (sensor `observation.images.wrist`)"
+        )),
+        "{err}"
+    );
+}
