@@ -71,7 +71,7 @@ fn a_lerobot_dataset_in_s3_reads_as_the_local_one() {
     }
     server.store().share();
 
-    for name in ["v30_h264", "v21"] {
+    for name in ["v21", "v30_h264"] {
         let url = format!("s3://{BUCKET}/lerobot/{name}");
         let remote = LeRobot::options()
             .delta_timestamps([("observation.images.front", vec![-0.1, 0.0])])

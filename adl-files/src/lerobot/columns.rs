@@ -209,6 +209,7 @@ impl ChunkReader for Source {
         Ok(Tail {
             file: self.0.clone(),
             at: start,
+            buffer: Bytes::new(),
         })
     }
 
@@ -222,28 +223,38 @@ impl ChunkReader for Source {
     }
 }
 
-/// The file from a byte on, read 64 KiB at a time.
+/// The file from a byte on, read 64 KiB at a time: the Parquet reader
+/// reads a page's header a few bytes at a time, which must not each be a
+/// request to a store.
 struct Tail {
     file: Arc<RangedFile>,
+    /// The file's offset of the byte after `buffer`.
     at: u64,
+    /// Bytes read and not yet given.
+    buffer: Bytes,
 }
+
+/// How much a [`Tail`] reads at once.
+const TAIL_READ: u64 = 64 << 10;
 
 impl Read for Tail {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let end = self
-            .at
-            .saturating_add(buf.len().min(64 << 10) as u64)
-            .min(self.file.len());
-        if end <= self.at {
-            return Ok(0);
+        if self.buffer.is_empty() {
+            let end = self.at.saturating_add(TAIL_READ).min(self.file.len());
+            if end <= self.at {
+                return Ok(0);
+            }
+            let piece = self
+                .file
+                .read(self.at..end, "a part of the table")
+                .map_err(std::io::Error::other)?;
+            self.buffer = Bytes::copy_from_slice(&piece);
+            self.at = end;
         }
-        let piece = self
-            .file
-            .read(self.at..end, "a part of the table")
-            .map_err(std::io::Error::other)?;
-        buf[..piece.len()].copy_from_slice(&piece);
-        self.at = end;
-        Ok(piece.len())
+        let n = buf.len().min(self.buffer.len());
+        buf[..n].copy_from_slice(&self.buffer[..n]);
+        self.buffer = self.buffer.slice(n..);
+        Ok(n)
     }
 }
 

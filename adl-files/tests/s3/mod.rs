@@ -88,6 +88,12 @@ impl S3Server {
             }
             panic!("moto's server did not start (it printed `{line}`):\n{stderr}");
         };
+        // The server logs each request on its stderr: read and dropped, so
+        // that the pipe never fills (after some 400 requests it did, and
+        // the server stopped answering, blocked on its log).
+        if let Some(mut err) = child.stderr.take() {
+            std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+        }
         let server = S3Server {
             child,
             stdin,
