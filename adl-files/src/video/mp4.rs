@@ -18,9 +18,18 @@
 
 use std::ops::Range;
 
-/// The most bytes a `moov` box may have (its sample tables): 256 MiB, some
-/// 20 million samples; a larger one is refused rather than read.
+/// The most bytes a `moov` box may have (its sample tables): 256 MiB; a
+/// larger one is refused rather than read.
 const MOST_MOOV_BYTES: u64 = 256 << 20;
+
+/// The most samples a track may have: 2^24, over six days at 30 frames a
+/// second; a table of more is refused before anything is allocated for it
+/// (its samples' table would take over half a gigabyte).
+const MOST_SAMPLES: usize = 1 << 24;
+
+/// The largest sample read: 256 MiB (a picture of 8K video at the
+/// highest bit rates is a few megabytes).
+pub(crate) const MOST_SAMPLE_BYTES: u32 = 256 << 20;
 
 /// A coding format adl decodes, from the sample entry's four-character
 /// code.
@@ -586,24 +595,27 @@ fn colour(colr: &[u8]) -> Result<Option<Colour>, String> {
     Ok(Some(Colour { matrix, full_range }))
 }
 
+/// `count` samples, or the error of a table of more than adl reads.
+fn sample_count(count: usize, box_name: &str) -> Result<usize, String> {
+    if count > MOST_SAMPLES {
+        return Err(format!(
+            "its {box_name} says {count} samples, more than the {MOST_SAMPLES} adl reads in a track"
+        ));
+    }
+    Ok(count)
+}
+
 /// Every sample's size, from a `stsz` box.
 fn sample_sizes(stsz: &[u8]) -> Result<Vec<u32>, String> {
     let mut c = Cursor::new(stsz);
     c.version()?;
     let size = c.u32()?;
     if size != 0 {
-        // One size for all: the count is bounded by nothing in the box,
-        // so by the bytes it would cover (each sample at least one byte,
-        // and no file of more than 2^40 bytes is read).
-        let count = c.u32()? as usize;
-        if (count as u64).saturating_mul(u64::from(size)) > 1 << 40 {
-            return Err(format!(
-                "its stsz says {count} samples of {size} bytes, more than a file holds"
-            ));
-        }
+        // One size for all: the count is bounded by nothing in the box.
+        let count = sample_count(c.u32()? as usize, "stsz")?;
         return Ok(vec![size; count]);
     }
-    let count = c.count(4, "its stsz")?;
+    let count = sample_count(c.count(4, "its stsz")?, "stsz")?;
     (0..count).map(|_| c.u32()).collect()
 }
 
@@ -613,7 +625,7 @@ fn compact_sample_sizes(stz2: &[u8]) -> Result<Vec<u32>, String> {
     c.version()?;
     c.skip(3)?;
     let bits = c.u8()?;
-    let count = c.u32()? as usize;
+    let count = sample_count(c.u32()? as usize, "stz2")?;
     let bytes = match bits {
         4 => count.div_ceil(2),
         8 => count,
@@ -1005,6 +1017,21 @@ mod tests {
         assert_eq!(
             reason(&no_video),
             "it has no video track (its tracks: soun)"
+        );
+    }
+
+    #[test]
+    fn a_table_of_too_many_samples_is_refused_before_it_is_allocated() {
+        // One size for all samples, and a count of 369 million: what the
+        // fuzzer found allocated over a gigabyte.
+        let mut huge = file();
+        let at = huge.windows(4).position(|w| w == b"stsz").unwrap();
+        huge[at + 8..at + 12].copy_from_slice(&10u32.to_be_bytes());
+        huge[at + 12..at + 16].copy_from_slice(&369_098_752u32.to_be_bytes());
+        assert_eq!(
+            reason(&huge),
+            "its video track: its stsz says 369098752 samples, more than the 16777216 adl reads \
+             in a track"
         );
     }
 
