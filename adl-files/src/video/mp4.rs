@@ -27,6 +27,10 @@ const MOST_MOOV_BYTES: u64 = 256 << 20;
 /// (its samples' table would take over half a gigabyte).
 const MOST_SAMPLES: usize = 1 << 24;
 
+/// The most pixels of a picture: 2^26 (an 8192 x 8192 picture; 8K video
+/// has half as many). A frame of RGB is then at most 192 MiB.
+pub(crate) const MOST_PIXELS: usize = 1 << 26;
+
 /// The largest sample read: 256 MiB (a picture of 8K video at the
 /// highest bit rates is a few megabytes).
 pub(crate) const MOST_SAMPLE_BYTES: u32 = 256 << 20;
@@ -572,6 +576,12 @@ fn sample_entry(stsd: &[u8]) -> Result<Entry, String> {
             "its sample entry gives a size of {width} x {height} pixels"
         ));
     }
+    if width as usize * height as usize > MOST_PIXELS {
+        return Err(format!(
+            "its pictures are {width} x {height} pixels, more than the {MOST_PIXELS} adl decodes \
+             (8K video is 33,177,600)"
+        ));
+    }
     Ok(Entry {
         codec,
         config,
@@ -1032,6 +1042,24 @@ mod tests {
             reason(&huge),
             "its video track: its stsz says 369098752 samples, more than the 16777216 adl reads \
              in a track"
+        );
+    }
+
+    #[test]
+    fn pictures_larger_than_8192_x_8192_are_refused() {
+        // 49083 x 45495: a frame of 6.7 GB, which the fuzzer's second
+        // finding allocated.
+        let mut huge = file();
+        let at = huge.windows(4).position(|w| w == b"avc1").unwrap();
+        huge[at + 28..at + 30].copy_from_slice(&49083u16.to_be_bytes());
+        huge[at + 30..at + 32].copy_from_slice(&45495u16.to_be_bytes());
+        let reason = reason(&huge);
+        assert!(
+            reason.ends_with(
+                "its pictures are 49083 x 45495 pixels, more than the 67108864 adl decodes (8K \
+                 video is 33,177,600)"
+            ),
+            "{reason}"
         );
     }
 

@@ -12,6 +12,7 @@ use crate::location::Location;
 use super::convert::{Output, convert};
 use super::decoder::decode;
 use super::file::VideoFile;
+use super::mp4::MOST_PIXELS;
 
 /// A camera recorded as video: a sensor whose samples are frames of an
 /// MP4 file (H.264, HEVC, AV1 or VP9), decoded by FFmpeg's libavcodec into
@@ -236,13 +237,15 @@ impl Video {
 
     /// Samples of `height` x `width` pixels, scaled from the decoded
     /// pictures as they are converted to RGB (libswscale's area filter
-    /// where smaller, bilinear where larger). A side of 0 or over 32,768
-    /// is an [`Error::InvalidParameter`].
+    /// where smaller, bilinear where larger). A side of 0, or more than
+    /// 2^26 pixels (8192 x 8192), is an [`Error::InvalidParameter`].
     pub fn resize(self, height: usize, width: usize) -> Result<Self> {
-        if height == 0 || width == 0 || height > 1 << 15 || width > 1 << 15 {
+        if height == 0 || width == 0 || height.saturating_mul(width) > MOST_PIXELS {
             return Err(Error::invalid(
                 format_args!("size of sensor `{}`", self.name),
-                format!("{height} x {width}; each side from 1 to 32768"),
+                format!(
+                    "{height} x {width}; each side at least 1, and at most {MOST_PIXELS} pixels in all"
+                ),
             ));
         }
         Ok(Video {
