@@ -1,6 +1,6 @@
 //! [`RangedFile`]: a file read by byte ranges (a roverd channel's, an
-//! MP4 video's): a local file mapped into memory, or an object in a store
-//! read with ranged requests.
+//! MP4 video's): a local file mapped into memory or read a range at a
+//! time, or an object in a store read with ranged requests.
 
 use std::ops::{Deref, Range};
 
@@ -22,6 +22,9 @@ pub(crate) struct RangedFile {
 enum Bytes {
     /// A local file, mapped.
     Mapped(Mmap),
+    /// A local file, opened and read at each read: no mapping and no file
+    /// descriptor held between reads (see [`RangedFile::open_unmapped`]).
+    Unmapped(std::path::PathBuf),
     /// A local file that is empty (which cannot be mapped).
     Empty,
     /// An object in a store, read a range at a time.
@@ -77,6 +80,27 @@ impl RangedFile {
         })
     }
 
+    /// The file at `location`, as [`open`](RangedFile::open) opens it, but
+    /// a local file read at each read, not mapped: for readers that keep
+    /// thousands of files open (a dataset's videos), whose mappings would
+    /// count every page read in the process's resident memory and whose
+    /// file descriptors would run out.
+    pub(crate) fn open_unmapped(location: &Location) -> Result<RangedFile> {
+        match location.as_path() {
+            Some(path) => {
+                let len = std::fs::metadata(path)
+                    .map_err(|e| location.error(format!("cannot open: {e}")))?
+                    .len();
+                Ok(RangedFile {
+                    location: location.clone(),
+                    bytes: Bytes::Unmapped(path.to_path_buf()),
+                    len,
+                })
+            }
+            None => RangedFile::open(location),
+        }
+    }
+
     /// Where the file is.
     pub(crate) fn location(&self) -> &Location {
         &self.location
@@ -105,6 +129,24 @@ impl RangedFile {
                 &mapped[range.start as usize..range.end as usize],
             )),
             Bytes::Empty => Ok(Piece::Borrowed(&[])),
+            Bytes::Unmapped(path) => {
+                use std::io::{Read, Seek, SeekFrom};
+                let want = (range.end - range.start) as usize;
+                let mut got = vec![0u8; want];
+                std::fs::File::open(path)
+                    .and_then(|mut file| {
+                        file.seek(SeekFrom::Start(range.start))?;
+                        file.read_exact(&mut got)
+                    })
+                    .map_err(|e| {
+                        self.location.error(format!(
+                            "{what}: bytes {}..{} cannot be read: {e} (the file changed since it \
+                             was opened?)",
+                            range.start, range.end
+                        ))
+                    })?;
+                Ok(Piece::Owned(Data::from(got)))
+            }
             Bytes::Remote(object) => {
                 let want = range.end - range.start;
                 let got = object.get_range(range.clone())?;

@@ -208,3 +208,35 @@ fn a_frame_out_of_range_is_an_error() {
     let mut out = vec![0u8; 10];
     assert!(video.read_into(&[0], &mut out).is_err());
 }
+
+/// This process's resident memory, in kB.
+fn resident_kb() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.split_whitespace().next())
+        .and_then(|kb| kb.parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn resident_memory_stays_flat_over_thousands_of_files() {
+    // 3,000 videos opened apart (each its own file to the decoders), a
+    // frame read from each on one thread: the thread's decoders stay
+    // within their bound, and no file stays mapped or open.
+    let videos: Vec<Video> = (0..3_000).map(|_| open("av1")).collect();
+    let mut after = Vec::new();
+    for (k, video) in videos.iter().enumerate() {
+        video.get(k % 16).unwrap();
+        if (k + 1) % 1_000 == 0 {
+            after.push(resident_kb());
+        }
+    }
+    // After the first thousand: the decoders at their bound; the next two
+    // thousand files may not add to it (allocator noise aside).
+    assert!(
+        after[2] <= after[0] + 16 * 1024,
+        "resident memory after 1,000, 2,000 and 3,000 files: {after:?} kB"
+    );
+}

@@ -41,7 +41,10 @@ impl VideoFile {
     /// without a video track adl decodes is refused, naming it.
     pub(crate) fn open(location: &Location) -> Result<Arc<VideoFile>> {
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
-        let bytes = RangedFile::open(location)?;
+        // Read a range at a time, not mapped: a dataset keeps thousands of
+        // videos open, and the pages a mapping reads stay in the process's
+        // resident memory.
+        let bytes = RangedFile::open_unmapped(location)?;
         let track = Track::read(bytes.len(), |range| {
             bytes.read(range, "its index").map(|piece| piece.to_vec())
         })
