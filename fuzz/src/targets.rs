@@ -246,8 +246,9 @@ pub fn images(data: &[u8]) {
 /// An MP4 video, through adl's reader of its index and FFmpeg's
 /// decoders. Byte 0 picks the settings: bit 0 the layout (HWC or CHW),
 /// bit 1 a resize to half the size, bit 2 whether every frame is read
-/// alone or all in one read (grouped by group of pictures), bit 3 a batch
-/// of windows of two frames through the collate; the rest is the file.
+/// alone or four at a time in one read (grouped by group of pictures),
+/// bit 3 batches of two windows of two frames through the collate (at
+/// the start and at the end); the rest is the file.
 pub fn video(data: &[u8]) {
     let Some((options, file)) = settings(data) else {
         return;
@@ -270,21 +271,31 @@ pub fn video(data: &[u8]) {
         Ok(video) => video,
         Err(e) => return named(&e, &path),
     };
+    // Four frames at most in one array: a frame may have 2^26 pixels
+    // (192 MiB), and the allocation limit is 1 GiB.
     if options & 4 == 0 {
         read_all(&video, &path);
     } else {
         let all: Vec<usize> = (0..video.len()).rev().collect();
-        if let Err(e) = video.read(&all) {
-            named(&e, &path);
+        for four in all.chunks(4) {
+            if let Err(e) = video.read(four) {
+                named(&e, &path);
+            }
         }
     }
     if options & 8 != 0 && video.len() >= 2 {
         use adl::Collate;
-        let windows: adl::Result<Vec<Frames>> = (1..video.len())
-            .map(|i| Frames::window(&video, &[i - 1, i]))
-            .collect();
-        if let Err(e) = windows.and_then(|w| adl::collate::DefaultCollate.collate(w)) {
-            named(&e, &path);
+        // A batch of two windows of two frames, through the collate,
+        // from each end of the video.
+        for last in [1, video.len() - 1] {
+            let first = last.saturating_sub(2).max(1);
+            let windows: adl::Result<Vec<Frames>> = (first..=last)
+                .take(2)
+                .map(|i| Frames::window(&video, &[i - 1, i]))
+                .collect();
+            if let Err(e) = windows.and_then(|w| adl::collate::DefaultCollate.collate(w)) {
+                named(&e, &path);
+            }
         }
     }
 }
