@@ -233,6 +233,12 @@ fn each_episode_is_a_trace() {
     );
     let front = trace.any_sensor("observation.images.front").unwrap();
     assert_eq!(front.timestamps()[3], 0.30000001192092896);
+    // The camera as a sensor of decoded frames: [3, H, W] by default.
+    use adl::Sensor;
+    let camera = dataset.camera(1, "observation.images.wrist").unwrap();
+    assert_eq!(camera.len(), 22);
+    assert_eq!(camera.get(3).unwrap().shape(), &[3, 30, 40]);
+    assert!(dataset.camera(1, "observation.images.side").is_err());
     let sample = trace.get(3).unwrap();
     let item = dataset.get(16 + 3).unwrap();
     for ((name, a), b) in sample

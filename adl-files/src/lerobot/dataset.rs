@@ -142,7 +142,8 @@ struct Delta {
 ///
 /// **Episodes as traces.** Each episode is also a trace: [`episode`]
 /// gives it as a [`Recording`] of one sensor per column and per camera, at
-/// the table's timestamps.
+/// the table's timestamps; [`camera`](LeRobot::camera) gives a camera of
+/// an episode as its [`Video`] sensor, of decoded frames.
 ///
 /// **Reading.** The tables' columns are read with arrow-rs' Parquet
 /// reader when the dataset is opened (the columns the items have, no
@@ -418,6 +419,26 @@ impl LeRobot {
             );
         }
         Recording::aligned(format!("episode {}", episode.meta.index), sensors)
+    }
+
+    /// Camera `key` of episode `k` (of those read, in order): its video
+    /// as a sensor of decoded frames (`Array3<u8>`, in the options'
+    /// layout), its samples the episode's frames at the table's timestamps.
+    pub fn camera(&self, k: usize, key: &str) -> Result<&Video> {
+        let episode = self
+            .episodes
+            .get(k)
+            .ok_or_else(|| Error::out_of_range("episodes", k, self.episodes.len()))?;
+        let at = self
+            .camera_keys
+            .iter()
+            .position(|c| c == key)
+            .ok_or_else(|| Error::UnknownSensor {
+                role: "camera",
+                name: key.to_string(),
+                available: self.camera_keys.clone(),
+            })?;
+        Ok(&episode.cameras[at])
     }
 
     /// An episode's timestamps, from the table.
