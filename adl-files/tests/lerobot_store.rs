@@ -5,7 +5,6 @@
 //! then its pictures a group at a time), and a missing video is named by
 //! its URL.
 
-mod common;
 mod s3;
 
 use std::path::{Path, PathBuf};
