@@ -24,6 +24,7 @@ enum Bytes {
     Mapped(Mmap),
     /// A local file, opened and read at each read: no mapping and no file
     /// descriptor held between reads (see [`RangedFile::open_unmapped`]).
+    #[cfg_attr(not(feature = "video"), allow(dead_code))]
     Unmapped(std::path::PathBuf),
     /// A local file that is empty (which cannot be mapped).
     Empty,
@@ -85,6 +86,7 @@ impl RangedFile {
     /// thousands of files open (a dataset's videos), whose mappings would
     /// count every page read in the process's resident memory and whose
     /// file descriptors would run out.
+    #[cfg_attr(not(feature = "video"), allow(dead_code))]
     pub(crate) fn open_unmapped(location: &Location) -> Result<RangedFile> {
         match location.as_path() {
             Some(path) => {

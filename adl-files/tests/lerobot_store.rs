@@ -19,23 +19,6 @@ fn root(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Every file under `dir`, with its path relative to `root`.
-fn files(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files(root, &path, out);
-        } else {
-            let key = path
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            out.push((key, path));
-        }
-    }
-}
-
 /// `field` as an array to compare: frames decoded.
 fn decoded(field: &Field) -> String {
     match field {
@@ -48,26 +31,12 @@ fn decoded(field: &Field) -> String {
 fn a_lerobot_dataset_in_s3_reads_as_the_local_one() {
     let server = S3Server::shared();
     for name in ["v30_h264", "v21"] {
-        let mut all = Vec::new();
-        files(&root(name), &root(name), &mut all);
-        for (key, path) in &all {
-            server.put(
-                &format!("lerobot/{name}/{key}"),
-                &std::fs::read(path).unwrap(),
-            );
-        }
+        server.put_tree(&format!("lerobot/{name}"), &root(name), |_| false);
     }
-    // A dataset whose video is missing.
-    let mut all = Vec::new();
-    files(&root("v30_av1"), &root("v30_av1"), &mut all);
-    for (key, path) in &all {
-        if !key.contains("observation.images.wrist") {
-            server.put(
-                &format!("lerobot/broken/{key}"),
-                &std::fs::read(path).unwrap(),
-            );
-        }
-    }
+    // A dataset whose wrist camera's video is missing.
+    server.put_tree("lerobot/broken", &root("v30_av1"), |key| {
+        key.contains("observation.images.wrist")
+    });
     server.store().share();
 
     for name in ["v21", "v30_h264"] {

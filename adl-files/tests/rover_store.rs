@@ -17,31 +17,10 @@ fn trace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/rover/trace")
 }
 
-/// Every file under `dir`, with its path relative to `root`.
-fn files(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files(root, &path, out);
-        } else {
-            let key = path
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            out.push((key, path));
-        }
-    }
-}
-
 #[test]
 fn a_rover_trace_in_s3_reads_as_the_local_one() {
     let server = S3Server::shared();
-    let mut all = Vec::new();
-    files(&trace(), &trace(), &mut all);
-    for (key, path) in &all {
-        server.put(&format!("rover/{key}"), &std::fs::read(path).unwrap());
-    }
+    server.put_tree("rover", &trace(), |_| false);
     server.store().share();
 
     for (sensor, options) in [

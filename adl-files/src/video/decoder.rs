@@ -12,7 +12,7 @@ use std::sync::Once;
 use adl_core::{Error, Result};
 use ffmpeg_next as ff;
 
-use super::file::VideoFile;
+use super::file::{VideoFile, byte_span};
 use super::mp4::{Codec, MOST_SAMPLE_BYTES, Track};
 
 /// The most bytes of decoders a thread keeps open (as estimated by
@@ -260,8 +260,8 @@ fn decode_group(
                 let group_end = (sample + 1..track.samples.len())
                     .find(|&i| track.samples[i].sync)
                     .unwrap_or(track.samples.len());
-                let spread = span_bytes(&track.samples[sample..group_end]);
-                let end = if spread <= MOST_SPAN_BYTES {
+                let spread = byte_span(&track.samples[sample..group_end]);
+                let end = if spread.end - spread.start <= MOST_SPAN_BYTES {
                     group_end
                 } else {
                     sample + 1
@@ -314,18 +314,6 @@ fn decode_group(
 /// The most bytes read at once for a group of pictures: 64 MiB; a group
 /// whose samples lie further apart is read a sample at a time.
 const MOST_SPAN_BYTES: u64 = 64 << 20;
-
-/// The bytes from the first of `samples` to the end of the last, in the
-/// file.
-fn span_bytes(samples: &[super::mp4::Sample]) -> u64 {
-    let start = samples.iter().map(|s| s.offset).min().unwrap_or(0);
-    let end = samples
-        .iter()
-        .map(|s| s.offset.saturating_add(u64::from(s.size)))
-        .max()
-        .unwrap_or(start);
-    end - start
-}
 
 /// "frame 7 (0.7 s)", for the frame that sample `sample` is.
 fn frame_name(file: &VideoFile, sample: usize) -> String {

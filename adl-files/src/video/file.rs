@@ -10,7 +10,7 @@ use adl_core::{Error, Result};
 use crate::location::Location;
 use crate::ranged::{Piece, RangedFile};
 
-use super::mp4::{Failure, Track};
+use super::mp4::{Failure, Sample, Track};
 
 /// An MP4 file whose video track adl decodes: where it is, its bytes, and
 /// its sample table.
@@ -90,22 +90,29 @@ impl VideoFile {
     /// read of the span they cover, and the offset in the file of the
     /// span's first byte.
     pub(crate) fn read_samples(&self, samples: Range<usize>) -> Result<(Piece<'_>, u64)> {
-        let table = &self.track.samples[samples.clone()];
-        let start = table.iter().map(|s| s.offset).min().unwrap_or(0);
-        let end = table
-            .iter()
-            .map(|s| s.offset.saturating_add(u64::from(s.size)))
-            .max()
-            .unwrap_or(start);
+        let span = byte_span(&self.track.samples[samples.clone()]);
         let what = match samples.len() {
             1 => format!("sample {}", samples.start),
             _ => format!("samples {}..{}", samples.start, samples.end),
         };
-        Ok((self.bytes.read(start..end, &what)?, start))
+        let start = span.start;
+        Ok((self.bytes.read(span, &what)?, start))
     }
 
     /// An error naming the file, for `reason`.
     pub(crate) fn error(&self, reason: impl std::fmt::Display) -> Error {
         self.location().error(reason)
     }
+}
+
+/// The bytes of the file that `samples` span: from the first byte of the
+/// first to the last of the last, wherever they lie.
+pub(crate) fn byte_span(samples: &[Sample]) -> Range<u64> {
+    let start = samples.iter().map(|s| s.offset).min().unwrap_or(0);
+    let end = samples
+        .iter()
+        .map(|s| s.offset.saturating_add(u64::from(s.size)))
+        .max()
+        .unwrap_or(start);
+    start..end
 }

@@ -155,6 +155,30 @@ impl S3Server {
         put(&self.endpoint(), key, bytes);
     }
 
+    /// Every file under the folder `root`, as `prefix/` and its path from
+    /// `root`, except those whose path `skip` says to leave out.
+    #[allow(dead_code)]
+    pub fn put_tree(&self, prefix: &str, root: &Path, skip: impl Fn(&str) -> bool) {
+        let mut folders = vec![root.to_path_buf()];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                    continue;
+                }
+                let key = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                if !skip(&key) {
+                    self.put(&format!("{prefix}/{key}"), &std::fs::read(&path).unwrap());
+                }
+            }
+        }
+    }
+
     /// One HTTP/1.1 request without signature, with `headers` (each line
     /// ending in CRLF); the status and the whole answer.
     fn send(
