@@ -413,7 +413,7 @@ impl LeRobot {
             let (column, start) = (column.clone(), episode.start);
             sensors.push(
                 Series::new(name.clone(), times.clone(), move |i| {
-                    Ok(row(&column, start + i))
+                    row(&column, start + i)
                 })
                 .boxed(),
             );
@@ -493,9 +493,9 @@ impl Dataset for LeRobot {
             let value = match window(name) {
                 Some((frames, _)) => {
                     let rows: Vec<usize> = frames.iter().map(|f| episode.start + f).collect();
-                    stacked(column, &rows)
+                    stacked(column, &rows)?
                 }
-                None => row(column, episode.start + frame),
+                None => row(column, episode.start + frame)?,
             };
             if name == "task_index"
                 && let Field::I64(index) = &value
@@ -530,25 +530,25 @@ impl Dataset for LeRobot {
 
 /// Row `row` of `column` as a field: a 0-d array for a number, an array
 /// of the column's shape otherwise, text as text.
-fn row(column: &Column, row: usize) -> Field {
+fn row(column: &Column, row: usize) -> Result<Field> {
+    let shaped = |e| Error::internal("LeRobot::get", e);
     macro_rules! one {
         ($($variant:ident),*) => {
             match column {
                 $(Column::$variant(v) => Field::$variant(
-                    ArrayD::from_shape_vec(IxDyn(&v.shape), v.row(row).to_vec())
-                        .expect("a row has its column's shape"),
+                    ArrayD::from_shape_vec(IxDyn(&v.shape), v.row(row).to_vec()).map_err(shaped)?,
                 ),)*
                 Column::Text(t) => Field::Text(t[row].clone()),
                 Column::TextLists(t) => Field::Text(t[row].join("\n")),
             }
         };
     }
-    one!(F32, F64, I64, I32, I16, I8, U8, Bool)
+    Ok(one!(F32, F64, I64, I32, I16, I8, U8, Bool))
 }
 
 /// Rows `rows` of `column` stacked: `[rows, ...shape]`.
-fn stacked(column: &Column, rows: &[usize]) -> Field {
-    fn stack<T: Clone>(v: &Values<T>, rows: &[usize]) -> ArrayD<T> {
+fn stacked(column: &Column, rows: &[usize]) -> Result<Field> {
+    fn stack<T: Clone>(v: &Values<T>, rows: &[usize]) -> Result<ArrayD<T>> {
         let shape: Vec<usize> = std::iter::once(rows.len())
             .chain(v.shape.iter().copied())
             .collect();
@@ -556,18 +556,19 @@ fn stacked(column: &Column, rows: &[usize]) -> Field {
             .iter()
             .flat_map(|&r| v.row(r).iter().cloned())
             .collect();
-        ArrayD::from_shape_vec(IxDyn(&shape), values).expect("rows stacked have their shape")
+        ArrayD::from_shape_vec(IxDyn(&shape), values)
+            .map_err(|e| Error::internal("LeRobot::get", e))
     }
     macro_rules! many {
         ($($variant:ident),*) => {
             match column {
-                $(Column::$variant(v) => Field::$variant(stack(v, rows)),)*
+                $(Column::$variant(v) => Field::$variant(stack(v, rows)?),)*
                 Column::Text(t) => Field::Text(rows.iter().map(|&r| t[r].as_str()).collect::<Vec<_>>().join("\n")),
                 Column::TextLists(t) => Field::Text(t[rows[0]].join("\n")),
             }
         };
     }
-    many!(F32, F64, I64, I32, I16, I8, U8, Bool)
+    Ok(many!(F32, F64, I64, I32, I16, I8, U8, Bool))
 }
 
 /// The episodes chosen, in the order lerobot reads them: every one, or
