@@ -10,7 +10,8 @@ use crate::{Dataset, Error, Result, Sensor};
 /// for a file-backed sensor the file and the row (the place in the file:
 /// a row of an array, a line of a table; none for a file per sample).
 ///
-/// A sensor tells it through [`Sensor::origin`](crate::Sensor::origin).
+/// [`SensorOrigin::of`] reads it through the sensor's
+/// [`storage`](crate::Sensor::storage).
 ///
 /// ```
 /// use adl::SensorOrigin;
@@ -83,7 +84,8 @@ impl fmt::Display for SensorOrigin {
 /// trace that holds it and its index there, and each sensor's part
 /// ([`SensorOrigin`]).
 ///
-/// [`Dataset::origin`](crate::Dataset::origin) gives it: a
+/// [`Origin::of`] reads it through the dataset's
+/// [`storage`](crate::Dataset::storage): a
 /// [`Recording`](crate::Recording) knows its name and its sensors' rows, a
 /// [`Concat`](crate::Concat) of traces says which trace, and the
 /// adaptors that keep samples whole ([`Sampled`](crate::sample::Sampled),

@@ -23,13 +23,14 @@ pub trait AnySensor {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// Where sample `index` is read from ([`Sensor::origin`]).
+    /// Where sample `index` is read from ([`SensorOrigin::of`]).
     fn origin(&self, index: usize) -> SensorOrigin {
         self.storage()
             .and_then(|storage| storage.origin(index))
             .unwrap_or_else(|| SensorOrigin::new(self.name(), index))
     }
-    /// Its reads done ahead, where it has any ([`Sensor::read_ahead`]).
+    /// The engine's side of its samples, where it has one
+    /// ([`Sensor::storage`]).
     fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>>;
 }
 

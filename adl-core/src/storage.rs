@@ -53,12 +53,12 @@ impl Ahead {
 
 /// The engine's side of a dataset's or a sensor's samples: where each is
 /// stored, and what can be done before its `get`. `Origin` is
-/// [`Origin`](Origin) for a dataset and
+/// [`Origin`] for a dataset and
 /// [`SensorOrigin`](crate::SensorOrigin) for a sensor. Every method has a
 /// default (nothing known, nothing ahead), so a storage says only what it
 /// has.
 pub trait Storage {
-    /// What [`origin`](Storage::origin) gives: [`Origin`](Origin)
+    /// What [`origin`](Storage::origin) gives: [`Origin`]
     /// or [`SensorOrigin`](crate::SensorOrigin).
     type Origin;
 

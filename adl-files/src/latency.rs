@@ -13,11 +13,12 @@ use adl_core::{Result, Sensor, SensorOrigin};
 /// system) does: for tests and benchmarks of what latency does to a
 /// pipeline, and of how well a loader's read stage hides it.
 ///
-/// The wait is part of the read: a [`fetch`](ReadAhead::fetch) (the read
+/// The wait is part of the read: a [`fetch`](adl_core::storage::Storage::fetch) (the read
 /// stage's) waits, then fetches from the inner sensor; a
 /// [`get`](Sensor::get) of a sample fetched before waits no more, a `get`
 /// without a fetch waits itself. A `Latency` always reads ahead
-/// ([`read_ahead`](Sensor::read_ahead)), so a loader over it runs a read stage.
+/// (its [`storage`](Sensor::storage) does
+/// [`Ahead::Reads`](adl_core::storage::Ahead::Reads)), so a loader over it runs a read stage.
 ///
 /// ```
 /// use std::time::{Duration, Instant};

@@ -32,7 +32,8 @@ use crate::timestamps::sensor_folder;
 /// server cannot list a folder: give it the files.
 ///
 /// **Reads.** A file is read whole (an object with one GET), then its
-/// values are copied once into the sample's array. The sensor reads ahead ([`Sensor::read_ahead`]): in a
+/// values are copied once into the sample's array. The sensor reads ahead (its [`Sensor::storage`] does
+/// [`Ahead::Reads`](adl_core::storage::Ahead::Reads)): in a
 /// loader with a read stage the file's bytes are read by the stage's
 /// readers and kept until the sample's [`get`](Sensor::get) parses them;
 /// a `get` without a fetch reads the file itself.

@@ -42,7 +42,7 @@ use adl_core::{Dataset, Origin};
 pub struct Sources {
     /// The dataset's samples.
     pub samples: usize,
-    /// Where its first sample is read from ([`Dataset::origin`]); none for
+    /// Where its first sample is read from ([`Origin::of`]); none for
     /// an empty dataset, or one whose origin fails.
     pub first: Option<Origin>,
 }

@@ -11,7 +11,7 @@ use crate::{Collate, Transform};
 
 /// The type `T` flowing at some point of a pipeline, as a node that gives
 /// it (and takes it), so that `pipeline!` can check the next node with
-/// [`assert_feeds`](super::assert::assert_feeds) where no node stands before it:
+/// [`assert_feeds`](crate::description::assert::assert_feeds) where no node stands before it:
 /// the field of a parallel branch, the output of a collate. Never run.
 pub struct Witness<T: ?Sized>(PhantomData<fn() -> PhantomData<T>>);
 

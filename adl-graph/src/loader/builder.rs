@@ -205,8 +205,8 @@ where
     /// The read stage's reader threads, exactly: reads run ahead of the
     /// sample stage, in the epoch's order, on threads of their own apart
     /// from the workers. 0 turns the stage off (the workers read for
-    /// themselves). By default, when the dataset [reads
-    /// ahead](Dataset::read_ahead) (files, objects), the stage starts with as
+    /// themselves). By default, when the dataset's [storage](Dataset::storage)
+    /// reads ahead ([`Ahead::Reads`]: files, objects), the stage starts with as
     /// many threads as fit the machine, a sample per core at once with each
     /// of its parts (a recording's sensors, [`Storage::parts`]) on a
     /// thread ([`starting_readers`](super::starting_readers): 8 for 4
@@ -257,8 +257,8 @@ where
 
     /// Batches built ahead of the consumer (at least 1): memory holds at
     /// most this many batches. (What `prefetch` says elsewhere in adl is a
-    /// hint to the CPU's cache, [`Dataset::prefetch`]; reads of files done
-    /// ahead are a dataset's [`read_ahead`](Dataset::read_ahead).)
+    /// hint to the CPU's cache, [`Storage::prefetch`]; reads of files done
+    /// ahead are a dataset's storage's [`fetch`](Storage::fetch).)
     pub fn batches_ahead(mut self, batches: usize) -> Self {
         if batches == 0 {
             self.errors.push(Error::invalid(

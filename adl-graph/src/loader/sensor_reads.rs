@@ -14,7 +14,7 @@ use std::time::Duration;
 #[non_exhaustive]
 pub struct SensorReads {
     /// The sensor's name, as the dataset's first sample names it
-    /// ([`Dataset::origin`](adl_core::Dataset::origin)); where it does not,
+    /// ([`Origin::of`](adl_core::Origin::of)); where it does not,
     /// `dataset` for samples read whole, `part k` for samples read in
     /// parts.
     pub name: String,
