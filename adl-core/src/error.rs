@@ -223,8 +223,10 @@ pub enum Error {
     },
     /// A source file (a log, a recording, a sensor's data or timestamps)
     /// that could not be read or is not what its reader expects: the file,
-    /// the sensor and the sample where they are known, and the cause, said
-    /// once (there is no `source()` below it).
+    /// the sensor and the sample where they are known, what went wrong, and,
+    /// where the system refused a read, its `std::io::Error` as the
+    /// `source()` (so that `ErrorKind::NotFound` can be matched: see
+    /// [`Error::file_io`]).
     Source {
         /// The file.
         path: String,
@@ -233,8 +235,11 @@ pub enum Error {
         /// The sample (the sensor's own index) being read, where the
         /// failure is one sample's; `None` for the whole file.
         index: Option<usize>,
-        /// What went wrong, in words.
+        /// What went wrong, in words (the I/O error's own words are its
+        /// cause's).
         reason: String,
+        /// The I/O error that made the read fail, where one did.
+        cause: Option<BoxError>,
     },
     /// A check inside adl failed: a bug in adl, not in the program using
     /// it (please report it with the message). Nothing panics on it; the
@@ -393,7 +398,19 @@ impl fmt::Display for Error {
                 sensor,
                 index,
                 reason,
+                cause: None,
             } => write!(f, "{path}{}: {reason}", source_place(sensor, index)),
+            Error::Source {
+                path,
+                sensor,
+                index,
+                reason,
+                cause: Some(cause),
+            } => with_causes(
+                f,
+                format_args!("{path}{}: {reason}", source_place(sensor, index)),
+                cause.as_ref(),
+            ),
             Error::Internal { place, what } => write!(
                 f,
                 "internal error in adl at {place}: {what} (a bug in adl: please report it)"
@@ -515,6 +532,9 @@ impl Error {
             | Error::Read { cause, .. }
             | Error::Transform { cause, .. }
             | Error::Pipe { cause, .. } => Some(cause.as_ref()),
+            Error::Source {
+                cause: Some(cause), ..
+            } => Some(cause.as_ref()),
             Error::Sample { cause, .. }
             | Error::Batch { cause, .. }
             | Error::Trace { cause, .. } => Some(cause.as_ref()),
@@ -551,6 +571,37 @@ impl Error {
             sensor: None,
             index: None,
             reason: reason.to_string(),
+            cause: None,
+        }
+    }
+
+    /// An [`Error::Source`] for a read of the file at `path` that the
+    /// system refused: `what` was being done ("cannot open"), and `io` is
+    /// its [`source`](std::error::Error::source), whose kind can be
+    /// matched. `{}` says the file and what; `{:#}` the I/O error too.
+    ///
+    /// ```
+    /// use adl::Error;
+    /// use std::io::ErrorKind;
+    ///
+    /// let io = std::io::Error::from(ErrorKind::NotFound);
+    /// let err = Error::file_io("radar/data.npy", "cannot open", io).in_sensor("radar", None);
+    /// assert_eq!(err.to_string(), "radar/data.npy (sensor `radar`): cannot open");
+    /// assert_eq!(format!("{err:#}"), "radar/data.npy (sensor `radar`): cannot open: entity not found");
+    /// let source = std::error::Error::source(&err).and_then(|e| e.downcast_ref::<std::io::Error>());
+    /// assert_eq!(source.map(|e| e.kind()), Some(ErrorKind::NotFound));
+    /// ```
+    pub fn file_io(
+        path: impl AsRef<std::path::Path>,
+        what: impl fmt::Display,
+        io: std::io::Error,
+    ) -> Self {
+        Error::Source {
+            path: path.as_ref().display().to_string(),
+            sensor: None,
+            index: None,
+            reason: what.to_string(),
+            cause: Some(Box::new(io)),
         }
     }
 
@@ -564,11 +615,13 @@ impl Error {
                 sensor: known,
                 index: at,
                 reason,
+                cause,
             } => Error::Source {
                 path,
                 sensor: known.or_else(|| Some(sensor.to_string())),
                 index: at.or(index),
                 reason,
+                cause,
             },
             other => other,
         }

@@ -333,7 +333,7 @@ impl Images {
                         .and_then(|mut f| f.read_to_end(file))
                         .map_err(|e| {
                             location
-                                .error(format!("cannot read: {e}"))
+                                .error_io("cannot read", e)
                                 .in_sensor(&self.name, Some(index))
                         })?;
                     file

@@ -150,6 +150,15 @@ impl Location {
         }
     }
 
+    /// An [`Error::Source`] naming this location, for a read the system
+    /// refused: `what` was being done, and `io` is its `source()`.
+    pub(crate) fn error_io(&self, what: impl fmt::Display, io: std::io::Error) -> Error {
+        match &self.place {
+            Place::Path(path) => Error::file_io(path, what, io),
+            _ => Error::file_io(self.to_string(), what, io),
+        }
+    }
+
     /// The object this (non-local) location names, its store opened.
     pub(crate) fn object(&self) -> Result<Object> {
         match &self.place {

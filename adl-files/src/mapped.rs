@@ -13,10 +13,10 @@ use memmap2::Mmap;
 /// another process while mapped is outside what adl can check (reads past
 /// its new end fault), as with NumPy's `mmap_mode`.
 pub(crate) fn map(path: &Path) -> Result<Mmap> {
-    let file = File::open(path).map_err(|e| Error::file(path, format!("cannot open: {e}")))?;
+    let file = File::open(path).map_err(|e| Error::file_io(path, "cannot open", e))?;
     let len = file
         .metadata()
-        .map_err(|e| Error::file(path, format!("cannot read its size: {e}")))?
+        .map_err(|e| Error::file_io(path, "cannot read its size", e))?
         .len();
     if len == 0 {
         return Err(Error::file(path, "the file is empty"));
@@ -24,5 +24,5 @@ pub(crate) fn map(path: &Path) -> Result<Mmap> {
     // SAFETY: the mapping is read-only and lives as long as the sensor
     // that holds it; a file changed on disk by another process while it is
     // mapped is the caveat documented above, as for every memory map.
-    unsafe { Mmap::map(&file) }.map_err(|e| Error::file(path, format!("cannot map: {e}")))
+    unsafe { Mmap::map(&file) }.map_err(|e| Error::file_io(path, "cannot map", e))
 }

@@ -15,9 +15,7 @@ use crate::location::Location;
 /// decompress.
 pub(crate) fn member(location: &Location, array: &str) -> Result<Vec<u8>> {
     let archive = match location.as_path() {
-        Some(path) => {
-            std::fs::read(path).map_err(|e| location.error(format!("cannot read: {e}")))?
-        }
+        Some(path) => std::fs::read(path).map_err(|e| location.error_io("cannot read", e))?,
         None => location.object()?.get()?.to_vec(),
     };
     let mut zip = zip::ZipArchive::new(Cursor::new(archive)).map_err(|e| {

@@ -167,7 +167,7 @@ impl Files {
         let contents = match location.as_path() {
             Some(path) => std::fs::read(path)
                 .map(Contents::File)
-                .map_err(|e| location.error(format!("cannot read: {e}"))),
+                .map_err(|e| location.error_io("cannot read", e)),
             None => location
                 .object()
                 .and_then(|object| object.get())
@@ -235,7 +235,7 @@ fn local_files(
     path: &Path,
     wanted: impl Fn(&str) -> bool,
 ) -> Result<Vec<(String, Location)>> {
-    let cannot = |e: std::io::Error| dir.error(format!("cannot list: {e}"));
+    let cannot = |e: std::io::Error| dir.error_io("cannot list", e);
     let mut files = Vec::new();
     for entry in std::fs::read_dir(path).map_err(cannot)? {
         let entry = entry.map_err(cannot)?;

@@ -58,7 +58,7 @@ impl RangedFile {
         let (bytes, len) = match location.as_path() {
             Some(path) => {
                 let len = std::fs::metadata(path)
-                    .map_err(|e| location.error(format!("cannot open: {e}")))?
+                    .map_err(|e| location.error_io("cannot open", e))?
                     .len();
                 if len == 0 {
                     (Bytes::Empty, 0)
@@ -91,7 +91,7 @@ impl RangedFile {
         match location.as_path() {
             Some(path) => {
                 let len = std::fs::metadata(path)
-                    .map_err(|e| location.error(format!("cannot open: {e}")))?
+                    .map_err(|e| location.error_io("cannot open", e))?
                     .len();
                 Ok(RangedFile {
                     location: location.clone(),
@@ -141,11 +141,14 @@ impl RangedFile {
                         file.read_exact(&mut got)
                     })
                     .map_err(|e| {
-                        self.location.error(format!(
-                            "{what}: bytes {}..{} cannot be read: {e} (the file changed since it \
-                             was opened?)",
-                            range.start, range.end
-                        ))
+                        self.location.error_io(
+                            format_args!(
+                                "{what}: bytes {}..{} cannot be read (the file changed since it \
+                                 was opened?)",
+                                range.start, range.end
+                            ),
+                            e,
+                        )
                     })?;
                 Ok(Piece::Owned(Data::from(got)))
             }

@@ -77,10 +77,9 @@ impl Table {
         builder.trim(csv::Trim::All).comment(Some(b'#'));
         match location.as_path() {
             Some(path) => {
-                let reader = builder
-                    .from_path(path)
-                    .map_err(|e| location.error(describe(&e)))?;
-                Self::parse(reader, location, time_column)
+                let file =
+                    std::fs::File::open(path).map_err(|e| location.error_io("cannot read", e))?;
+                Self::parse(builder.from_reader(file), location, time_column)
             }
             None => {
                 let bytes = location.object()?.get()?;

@@ -135,7 +135,7 @@ fn from_object(location: &Location, npy: bool) -> Result<Vec<f64>> {
 /// One number per line; blank lines and `#` comments passed over.
 fn from_text(path: &Path) -> Result<Vec<f64>> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::file(path, format!("cannot read as text: {e}")))?;
+        .map_err(|e| Error::file_io(path, "cannot read as text", e))?;
     text_values(&Location::from(path), &text)
 }
 

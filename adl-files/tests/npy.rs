@@ -333,3 +333,32 @@ fn an_npz_archive_member_is_a_sensor_and_its_failures_name_the_archive() {
     );
     assert!(message.contains("cannot read"), "{message}");
 }
+
+#[test]
+fn a_file_that_is_not_there_keeps_its_io_error_as_the_source() {
+    use std::error::Error as _;
+    use std::io::ErrorKind;
+    let kind = |err: adl::Error| {
+        err.source()
+            .and_then(|e| e.downcast_ref::<std::io::Error>())
+            .map(std::io::Error::kind)
+    };
+    let times = |n: usize| Timestamps::new("radar", (0..n).map(|i| i as f64).collect()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("radar.npy");
+    let err = Npy::<f32, Ix1>::open("radar", &missing, times(3)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("{} (sensor `radar`): cannot open", missing.display())
+    );
+    assert!(format!("{err:#}").ends_with("cannot open: No such file or directory (os error 2)"));
+    assert_eq!(kind(err), Some(ErrorKind::NotFound));
+    let table = adl::files::Table::open("imu", dir.path().join("imu.csv"), "t").unwrap_err();
+    assert_eq!(kind(table), Some(ErrorKind::NotFound));
+    let camera = Timestamps::new("camera", vec![0.0]).unwrap();
+    let images = adl::files::Images::open("camera", dir.path().join("camera"), camera).unwrap_err();
+    assert_eq!(kind(images), Some(ErrorKind::NotFound));
+    let npz =
+        Npy::<f32, Ix1>::from_npz("imu", dir.path().join("x.npz"), "imu", times(3)).unwrap_err();
+    assert_eq!(kind(npz), Some(ErrorKind::NotFound));
+}

@@ -370,7 +370,10 @@ fn a_bad_meta_json_is_refused_naming_it() {
     let (_dir, radar) = copy("radar");
     fs::remove_file(radar.join("meta.json")).unwrap();
     let err = refused(&radar, &all, "meta.json");
-    assert!(err.contains("(sensor `radar`): cannot read:"), "{err}");
+    assert!(
+        err.contains("(sensor `radar`): cannot read (a roverd sensor folder has a meta.json): "),
+        "{err}"
+    );
 
     fs::write(radar.join("meta.json"), r#"{"iq": {"format": "raw","#).unwrap();
     let err = refused(&radar, &all, "meta.json");

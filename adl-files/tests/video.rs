@@ -158,10 +158,10 @@ fn frames_by_time_are_checked_within_their_tolerance() {
 #[test]
 fn a_file_cut_short_or_missing_is_an_error_naming_it() {
     let missing = data("missing.mp4");
-    let err = Video::open(&missing).unwrap_err().to_string();
+    let err = format!("{:#}", Video::open(&missing).unwrap_err());
     assert!(
         err.starts_with(&format!(
-            "{} (sensor `missing`): cannot open:",
+            "{} (sensor `missing`): cannot open: No such file",
             missing.display()
         )),
         "{err}"
@@ -238,5 +238,18 @@ fn resident_memory_stays_flat_over_thousands_of_files() {
     assert!(
         after[2] <= after[0] + 16 * 1024,
         "resident memory after 1,000, 2,000 and 3,000 files: {after:?} kB"
+    );
+}
+
+#[test]
+fn a_video_that_is_not_there_keeps_its_io_error_as_the_source() {
+    use std::error::Error as _;
+    let err = Video::open(data("missing.mp4")).unwrap_err();
+    let io = err
+        .source()
+        .and_then(|e| e.downcast_ref::<std::io::Error>());
+    assert_eq!(
+        io.map(std::io::Error::kind),
+        Some(std::io::ErrorKind::NotFound)
     );
 }

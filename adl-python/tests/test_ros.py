@@ -416,3 +416,30 @@ def test_view_errors_name_the_topic_and_its_type():
         bag["/gps"].view("fix")[8]
     with pytest.raises(IndexError, match="/gps"):
         bag["/gps"].view("fix")[-9]
+
+
+@pytest.mark.parametrize("storage", ["MCAP", "SQLITE3"])
+def test_a_topic_declared_with_no_messages_is_listed_with_none(tmp_path, storage):
+    # As ROS 2's talker records /parameter_events: a connection, no
+    # message. rosbags lists it with 0 messages; so does adl.
+    from rosbags.rosbag2 import Writer
+    from rosbags.rosbag2.enums import StoragePlugin
+
+    path = tmp_path / "bag"
+    store = get_typestore(Stores.ROS2_HUMBLE)
+    events = "rcl_interfaces/msg/ParameterEvent"
+    string = store.types["std_msgs/msg/String"]
+    with Writer(path, version=8, storage_plugin=getattr(StoragePlugin, storage)) as writer:
+        writer.add_connection("/parameter_events", events, typestore=store)
+        chatter = writer.add_connection("/chatter", string.__msgtype__, typestore=store)
+        for k in range(3):
+            writer.write(chatter, (k + 1) * 10**9,
+                         store.serialize_cdr(string(data=f"hello {k}"), string.__msgtype__))
+    with AnyReader([path], default_typestore=store) as reader:
+        theirs = {c.topic: c.msgcount for c in reader.connections}
+    bag = ros.Bag(path)
+    assert theirs == {"/parameter_events": 0, "/chatter": 3}
+    assert bag.topics == {"/parameter_events": events, "/chatter": "std_msgs/msg/String"}
+    assert {topic: bag.message_count(topic) for topic in bag.topics} == theirs
+    assert len(bag["/parameter_events"]) == 0
+    assert [m["data"] for m in bag["/chatter"]] == ["hello 0", "hello 1", "hello 2"]

@@ -397,8 +397,7 @@ fn id(payload: &[u8]) -> Option<u16> {
 
 /// Read and parse the ULog file at `path`.
 pub(crate) fn parse(path: &Path) -> Result<ParsedLog> {
-    let file =
-        std::fs::read(path).map_err(|e| Error::file(path, format!("cannot read the file: {e}")))?;
+    let file = std::fs::read(path).map_err(|e| Error::file_io(path, "cannot read the file", e))?;
     parse_bytes(&file).map_err(|reason| Error::file(path, reason))
 }
 

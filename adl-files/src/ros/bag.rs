@@ -206,7 +206,7 @@ impl Bag {
                         }
                         (Some(path), true) => {
                             let whole = std::fs::File::open(path)
-                                .map_err(|e| Error::file(path, format!("cannot open: {e}")))?;
+                                .map_err(|e| Error::file_io(path, "cannot open", e))?;
                             mcap::open(&file, Bytes::owned(decompress(whole, &file)?))?
                         }
                         (None, false) => remote_mcap(&location, &file)?,
@@ -223,7 +223,7 @@ impl Bag {
                         (Some(path), false) => SqliteFile::open(path, None)?,
                         (Some(path), true) => {
                             let whole = std::fs::File::open(path)
-                                .map_err(|e| Error::file(path, format!("cannot open: {e}")))?;
+                                .map_err(|e| Error::file_io(path, "cannot open", e))?;
                             SqliteFile::open(&file, Some(to_temporary(whole, true, &file)?))?
                         }
                         (None, _) => {

@@ -253,6 +253,21 @@ fn index_summary<'a>(file: &mut ChunkedFile, size: u64, read: &Ranges<'a, '_>) -
             }
         }
     }
+    // The channels no chunk indexes (declared, nothing recorded: ROS 2's
+    // `/parameter_events` of a node that changed none), in the order of
+    // their ids, with no messages, as rosbags and mcap list them.
+    let mut silent: Vec<(&u16, &(String, String, u16))> = channels
+        .iter()
+        .filter(|(id, _)| !ids.contains_key(id))
+        .collect();
+    silent.sort_by_key(|(id, _)| **id);
+    for (_, (topic, encoding, schema_id)) in silent {
+        file.channels.push(new_channel(
+            topic.clone(),
+            encoding.clone(),
+            schemas.get(schema_id),
+        ));
+    }
     Some(())
 }
 

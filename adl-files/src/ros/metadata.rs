@@ -32,9 +32,10 @@ impl BagInfo {
     pub(crate) fn read(folder: &Path) -> Result<BagInfo> {
         let path = folder.join("metadata.yaml");
         let text = std::fs::read_to_string(&path).map_err(|e| {
-            Error::file(
+            Error::file_io(
                 &path,
-                format!("cannot read it ({e}): a rosbag2 folder has its metadata.yaml"),
+                "cannot read it (a rosbag2 folder has its metadata.yaml)",
+                e,
             )
         })?;
         BagInfo::parse(&text, &path)

@@ -19,7 +19,7 @@ fn blob(folder: &Location, index: usize, extension: &str) -> Location {
 /// The whole file at `location`.
 fn read(location: &Location) -> Result<Vec<u8>> {
     match location.as_path() {
-        Some(path) => std::fs::read(path).map_err(|e| location.error(format!("cannot read: {e}"))),
+        Some(path) => std::fs::read(path).map_err(|e| location.error_io("cannot read", e)),
         None => Ok(location.object()?.get()?.to_vec()),
     }
 }

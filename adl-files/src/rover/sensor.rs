@@ -198,9 +198,7 @@ impl RoverSensor {
         let meta_location = folder.join("meta.json");
         let text = match meta_location.as_path() {
             Some(path) => std::fs::read(path).map_err(|e| {
-                meta_location.error(format!(
-                    "cannot read: {e} (a roverd sensor folder has a meta.json)"
-                ))
+                meta_location.error_io("cannot read (a roverd sensor folder has a meta.json)", e)
             })?,
             None => meta_location.object()?.get()?.to_vec(),
         };

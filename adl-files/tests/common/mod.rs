@@ -10,5 +10,6 @@ pub(crate) fn source_error<T: std::fmt::Debug>(result: adl::Result<T>, file: &st
         matches!(&err, Error::Source { path, .. } if path.ends_with(file)),
         "not a source error naming {file}: {err:?}"
     );
-    err.to_string()
+    // As a person reads it: with its cause (an I/O error's words).
+    format!("{err:#}")
 }
