@@ -20,10 +20,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
-use crate::ToPython;
 use crate::errors::to_python;
 use crate::files::position;
 use crate::video::layout_of;
+use crate::{Owner, ToPython};
 
 /// A value in lerobot's types.
 pub(crate) enum Typed {
@@ -137,7 +137,7 @@ pub(crate) struct LeRobotBatch {
 }
 
 impl ToPython for LeRobotBatch {
-    fn to_python<'py>(&self, owner: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn to_python<'b, 'py>(&'b self, owner: &Owner<'b, 'py>) -> PyResult<Bound<'py, PyAny>> {
         let py = owner.py();
         let torch = torch_module(py, self.tensors);
         let out = PyDict::new(py);

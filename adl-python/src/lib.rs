@@ -70,7 +70,7 @@ mod video;
 pub use errors::to_python as python_error;
 pub use loader::LoaderError;
 pub use rust_loader::{BatchMemory, RustLoader, RustLoaderEpoch};
-pub use to_python::ToPython;
+pub use to_python::{Owner, ToPython};
 
 /// The module `adl._native`.
 #[cfg(feature = "module")]

@@ -17,9 +17,9 @@ use adl_graph::loader::{Batch, Epoch, Loader, LoaderState};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::ToPython;
 use crate::loader::{loader_error, same_process, to_dict};
 use crate::states::{Last, States, locked};
+use crate::{Owner, ToPython};
 
 /// An epoch, its batches as Python objects.
 trait ErasedEpoch: Send {
@@ -99,12 +99,18 @@ pub struct BatchMemory {
 
 /// A batch whose parts Python can see.
 trait ViewedBatch: Send + Sync {
-    fn view<'py>(&self, owner: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>>;
+    /// The batch as Python sees it; `owner` is the object that owns it
+    /// (the [`BatchMemory`] it is in).
+    fn view<'b, 'py>(&'b self, owner: &'b Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>>;
 }
 
 impl<B: ToPython + Recycle> ViewedBatch for Batch<B> {
-    fn view<'py>(&self, owner: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        (**self).to_python(owner)
+    fn view<'b, 'py>(&'b self, owner: &'b Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        // SAFETY: `owner` is the `BatchMemory` this batch is in (see
+        // `in_python`, the only caller): frozen, it keeps the batch,
+        // unmoved and unchanged, until it is freed, after the last view.
+        let owner = unsafe { Owner::new(owner) };
+        (**self).to_python(&owner)
     }
 }
 

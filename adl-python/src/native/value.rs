@@ -15,7 +15,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt};
 
-use crate::ToPython;
+use crate::{Owner, ToPython};
 
 /// An array of one of the element types adl's sensors read.
 #[derive(Debug, Clone, PartialEq)]
@@ -230,7 +230,7 @@ impl Value {
 }
 
 impl ToPython for Value {
-    fn to_python<'py>(&self, owner: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn to_python<'b, 'py>(&'b self, owner: &Owner<'b, 'py>) -> PyResult<Bound<'py, PyAny>> {
         match self {
             Value::Array(array) => each_array!(array, a => a.to_python(owner)),
             Value::Map(items) => {

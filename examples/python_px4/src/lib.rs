@@ -16,7 +16,7 @@ use adl::files::px4::{Px4Log, TopicSensor};
 use adl::graph::loader::Loader;
 use adl::sync::Nearest;
 use adl::{Error, Recording, Sensor};
-use adl_python::{RustLoader, ToPython, python_error};
+use adl_python::{Owner, RustLoader, ToPython, python_error};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -30,7 +30,7 @@ use px4_pipeline::{FlightBatch, flight_pipeline};
 /// {"attitude", "position", "altitude"}}`, arrays `[batch, ...]` viewing
 /// the batch's buffers (back to the loader's pool when Python frees them).
 impl ToPython for FlightBatch {
-    fn to_python<'py>(&self, owner: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn to_python<'b, 'py>(&'b self, owner: &Owner<'b, 'py>) -> PyResult<Bound<'py, PyAny>> {
         let py = owner.py();
         let imu = PyDict::new(py);
         imu.set_item("gyro", self.imu.gyro.to_python(owner)?)?;
