@@ -57,8 +57,16 @@ impl GilTime {
         let calls = self.calls.load(Ordering::Relaxed);
         let running = Duration::from_nanos(self.running.load(Ordering::Relaxed));
         let span = Duration::from_nanos(self.span.load(Ordering::Relaxed));
-        let busy = running.as_secs_f64() / span.as_secs_f64().max(1e-9);
-        (calls >= 64 && (0.5..=1.1).contains(&busy)).then_some((running, span))
+        held_back(calls, running, span).then_some((running, span))
+    }
+
+    /// Take `calls`, `running` and `span` as what was measured, in place of
+    /// what was: for tests of the choice that follows from them, which the
+    /// machine's load must not decide.
+    pub(crate) fn assume(&self, calls: u64, running: Duration, span: Duration) {
+        self.calls.store(calls, Ordering::Relaxed);
+        self.running.store(nanos(running), Ordering::Relaxed);
+        self.span.store(nanos(span), Ordering::Relaxed);
     }
 
     /// A line for the statistics: the calls and their times (none: no
@@ -77,6 +85,15 @@ impl GilTime {
             running.as_secs_f64() * 1e3
         ))
     }
+}
+
+/// Whether `calls` into Python that ran `running` in all, over `span` from
+/// the first to the end of the latest, held the GIL one at a time: enough
+/// of them (64), and Python busy from half to all of the span (its time
+/// can exceed the span a little, by the clock's reads).
+fn held_back(calls: u64, running: Duration, span: Duration) -> bool {
+    let busy = running.as_secs_f64() / span.as_secs_f64().max(1e-9);
+    calls >= 64 && (0.5..=1.1).contains(&busy)
 }
 
 fn nanos(duration: Duration) -> u64 {

@@ -528,6 +528,19 @@ impl Loader {
         }
     }
 
+    /// Take `calls` calls into Python, `running` seconds in them over
+    /// `span` seconds, as what the loader measured so far (for tests of the
+    /// choice of worker processes, which a loaded machine's timings must
+    /// not decide); the next epoch chooses from them.
+    fn _assume_gil_time(&self, calls: u64, running: f64, span: f64) -> PyResult<()> {
+        let seconds = |s: f64| {
+            std::time::Duration::try_from_secs_f64(s)
+                .map_err(|e| PyValueError::new_err(format!("{s} seconds: {e}")))
+        };
+        self.gil.assume(calls, seconds(running)?, seconds(span)?);
+        Ok(())
+    }
+
     /// Whether a batch is made without the GIL from the read to the last
     /// transform: an `adl.Pipeline` of adl's transforms over adl's
     /// sensors.

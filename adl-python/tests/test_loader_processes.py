@@ -119,6 +119,25 @@ def test_what_cannot_go_to_a_process_is_refused():
     assert pickle.loads(pickle.dumps(Records(3))).lines == Records(3).lines
 
 
+# The choice of processes follows from what the calls into Python cost,
+# measured; the tests below give it the measurement (a loaded machine's
+# would decide otherwise), then check what follows from it.
+HELD_ONE_AT_A_TIME = (256, 0.95, 1.0)  # calls, seconds in Python, seconds spanned
+OVERLAPPING = (256, 2.0, 1.0)  # twice the span: the calls released the GIL
+TOO_FEW = (10, 0.95, 1.0)
+
+
+@pytest.mark.parametrize("measured, chosen", [
+    (HELD_ONE_AT_A_TIME, True), (OVERLAPPING, False), (TOO_FEW, False), ((256, 0.3, 1.0), False),
+])
+def test_processes_are_chosen_where_the_calls_held_the_gil_one_at_a_time(measured, chosen):
+    loader = adl.Loader(Records(64), batch_size=16, workers=2)
+    batches(loader, 0)
+    loader._assume_gil_time(*measured)
+    batches(loader, 1)
+    assert ("Chosen: 2 worker processes" in loader.statistics()) == chosen, loader.statistics()
+
+
 def test_unsaid_processes_are_chosen_where_threads_wait_for_the_gil():
     data = Busy(256)
     threads = adl.Loader(data, batch_size=16, workers=2, processes=False)
@@ -126,8 +145,10 @@ def test_unsaid_processes_are_chosen_where_threads_wait_for_the_gil():
     first = batches(chosen, 0)
     assert "Chosen" not in chosen.statistics()
     same(first, batches(threads, 0))
-    # Epoch 0 ran on threads, which waited longer for the GIL than they
-    # ran Python: epoch 1 runs in worker processes, with the same batches.
+    # Epoch 0 ran on threads, measured (here: given) to hold the GIL one
+    # call at a time: epoch 1 runs in worker processes, with the same
+    # batches.
+    chosen._assume_gil_time(*HELD_ONE_AT_A_TIME)
     second = batches(chosen, 1)
     stats = chosen.statistics()
     assert "Chosen: 2 worker processes from this epoch on" in stats, stats
@@ -145,6 +166,7 @@ def test_unsaid_processes_stay_threads_where_the_dataset_cannot_go():
 
     loader = adl.Loader(Local(256), batch_size=16, workers=2)
     batches(loader, 0)
+    loader._assume_gil_time(*HELD_ONE_AT_A_TIME)
     got = batches(loader, 1)
     assert "Chosen: threads kept" in loader.statistics()
     assert "does not pickle" in loader.statistics()
