@@ -41,7 +41,7 @@ def modules(**kwargs):
                               **kwargs)
     theirs = reference_lightning.ADLDataModule(
         splits, reference_torch.Pipeline(sample=add_one, collate=reference_torch.Collate(mode="stack")),
-        **{k: v for k, v in kwargs.items() if k not in ("engine", "seed")})
+        **{k: v for k, v in kwargs.items() if k not in ("engine", "seed", "loader_options")})
     return mine, theirs
 
 
@@ -133,6 +133,19 @@ def test_from_traces_builds_each_split_from_its_trace_names():
         batch_size=1)
     assert len(module.dataset("val")) == 1 and calls == [["d"]]
     assert len(module.dataset("train")) == 3
+
+
+def test_every_loader_option_goes_to_adl_loader():
+    torch_engine, _ = modules(batch_size=4)
+    adl_engine, _ = modules(batch_size=4, engine="adl", num_workers=2,
+                            loader_options={"processes": True, "memory_budget": 64 << 20})
+    loader = adl_engine.dataloader("val")
+    same_batches(loader, torch_engine.dataloader("val"))
+    statistics = loader.loader.statistics()
+    assert "Processes: 2 worker processes made" in statistics, statistics
+    assert "budget" in statistics, statistics
+    with pytest.raises(ValueError, match="loader_options are adl.Loader's; give them with engine='adl'"):
+        modules(loader_options={"processes": True})
 
 
 @pytest.mark.parametrize("split", ["val", "test"])

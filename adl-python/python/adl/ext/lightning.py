@@ -186,6 +186,11 @@ class ADLDataModule(
         seed: the train split's shuffle seed with ``engine="adl"`` (each
             epoch's order is drawn from it and the epoch, the same on
             every rank).
+        loader_options: with ``engine="adl"``, more of ``adl.Loader``'s
+            arguments, as it takes them (``processes``,
+            ``memory_budget``, ``on_error``, ...), over those this module
+            sets (``batch_size``, ``shuffle``, ``workers``,
+            ``batches_ahead``, ``drop_last``, ``rank``, ``world``).
 
     Attributes:
         transforms: the pipeline; its ``batch`` stage is the training
@@ -199,7 +204,8 @@ class ADLDataModule(
         batch_size: int = 32, samples: int | Sequence[int] = 0,
         num_workers: int = 32, prefetch_factor: int | None = None,
         subsample: Mapping[str, int | float | None] = {},
-        *, engine: Literal["torch", "adl"] = "torch", seed: int = 0
+        *, engine: Literal["torch", "adl"] = "torch", seed: int = 0,
+        loader_options: Mapping[str, Any] | None = None
     ) -> None:
         super().__init__()
         if engine not in ("torch", "adl"):
@@ -214,6 +220,11 @@ class ADLDataModule(
         self._prefetch_factor = prefetch_factor
         self._engine = engine
         self._seed = seed
+        self._loader_options = dict(loader_options or {})
+        if self._loader_options and engine != "adl":
+            raise ValueError(
+                "ADLDataModule: loader_options are adl.Loader's; give them "
+                "with engine='adl'")
         self._datasets: dict[str, TransformedDataset[Raw, Transformed]] = {}
 
     @classmethod
@@ -360,14 +371,18 @@ class ADLDataModule(
         rank, world = (0, 1) if trainer is None else (
             trainer.global_rank, trainer.world_size)
         per_worker = 2 if self._prefetch_factor is None else self._prefetch_factor
+        options: dict[str, Any] = {
+            "batch_size": self._batch_size,
+            "shuffle": self._seed if shuffle else None,
+            "workers": self._num_workers,
+            "batches_ahead": per_worker * max(self._num_workers, 1),
+            "drop_last": drop_last,
+            "rank": rank, "world": world,
+        }
+        options.update(self._loader_options)
         loader = adl.Loader(
             transformed, abstract.Pipeline(collate=self.transforms.collate),
-            batch_size=self._batch_size,
-            shuffle=self._seed if shuffle else None,
-            workers=self._num_workers,
-            batches_ahead=per_worker * max(self._num_workers, 1),
-            drop_last=drop_last,
-            rank=rank, world=world)
+            **options)
         # As torch's DistributedSampler deals an epoch (and adl.Loader
         # does): padded to a multiple of the world, every world-th index.
         per_rank = -(-len(transformed) // world)
