@@ -3,7 +3,7 @@
 //! [`origin`](Storage::origin)), and what can be done before its `get`
 //! (a cache hint, or reads ahead of it: see [`Ahead`]).
 //!
-//! A [`Dataset`](crate::Dataset) or a [`Sensor`](crate::Sensor) gives its
+//! A [`Dataset`] or a [`Sensor`](crate::Sensor) gives its
 //! [`Storage`] through one method, `storage()` (`None`, the default: it
 //! knows no more of its samples than their indices). A loader asks it
 //! once, and where the storage reads ahead it runs a read stage (many reads

@@ -13,6 +13,10 @@
 //!   under the target dir with abstract-dataloader 0.4.7 and PyTorch
 //!   beside it, then pytest, and the training example). The venv is made
 //!   while the Rust suite runs.
+//!   Between the Rust suite and the workloads, the docs are checked
+//!   (`docs.rs`): `cargo doc` with broken intra-doc links denied, and every
+//!   Rust path the Markdown names looked up in what it made.
+//! - `cargo xtask docs`: only that check.
 //! - `cargo xtask python`: only the Python package's tests.
 //! - `cargo xtask fuzz [--seconds N] [--merge] [TARGET...]`: the
 //!   coverage-guided fuzzer over adl's parsers (`fuzz.rs`).
@@ -33,6 +37,7 @@
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
+mod docs;
 mod fuzz;
 mod python;
 
@@ -56,7 +61,7 @@ const PACKAGES: [&str; 11] = [
     "libavfilter8",
 ];
 
-const USAGE: &str = "usage: cargo xtask <example [ARGS...] | test [CARGO TEST ARGS...] | python | fuzz [--seconds N] [--merge] [TARGET...] | setup>";
+const USAGE: &str = "usage: cargo xtask <example [ARGS...] | test [CARGO TEST ARGS...] | docs | python | fuzz [--seconds N] [--merge] [TARGET...] | setup>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -84,7 +89,7 @@ fn main() -> ExitCode {
         .map(String::from)
         .chain(rest.iter().cloned())
         .collect(),
-        "setup" | "python" | "fuzz" => Vec::new(),
+        "setup" | "python" | "fuzz" | "docs" => Vec::new(),
         other => {
             eprintln!("xtask: unknown task `{other}`\n{USAGE}");
             return ExitCode::FAILURE;
@@ -100,6 +105,16 @@ fn main() -> ExitCode {
         .unwrap_or(Path::new("."));
     if task == "fuzz" {
         return match fuzz::run(root, &rest) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("xtask: {message}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    if task == "docs" {
+        return match docs::check(root, &cargo) {
             Ok(()) => ExitCode::SUCCESS,
             Err(message) => {
                 eprintln!("xtask: {message}");
@@ -133,7 +148,6 @@ fn main() -> ExitCode {
     // The Python tests' venv (PyTorch: minutes to fetch) made while the
     // Rust suite runs.
     let venv = (task == "test").then(|| python::prepare(root));
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     for args in runs {
         let mut command = Command::new(&cargo);
         command.args(&args);
@@ -155,7 +169,7 @@ fn main() -> ExitCode {
         }
     }
     if task == "test"
-        && let Err(message) = verify_workloads(root)
+        && let Err(message) = docs::check(root, &cargo).and_then(|()| verify_workloads(root))
     {
         eprintln!("xtask: {message}");
         return ExitCode::FAILURE;

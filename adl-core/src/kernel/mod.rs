@@ -24,7 +24,7 @@
 //! `// SAFETY:` comment. A plain `opencl = ...` is an error (rule
 //! `kernel_without_unsafe`). Below the macro, every [`Launch`] is made by
 //! an `unsafe` constructor with the same promise, so a safe
-//! [`KernelNode`](crate::__private::KernelNode) implementation can only
+//! [`KernelNode`] implementation can only
 //! hand out launches someone vouched for; the built-in kernels' are
 //! expressions adl writes itself.
 //!
