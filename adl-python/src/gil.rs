@@ -1,9 +1,12 @@
-//! [`GilTime`]: what calling into Python costs a loader's threads: the
-//! calls, the time spent waiting for the GIL, and the time spent in
-//! Python once it was held (shown by `adl.Loader.statistics()`).
+//! [`GilTime`]: a loader's threads' calls into Python: made one at a time
+//! where the user's code is not known to be thread-safe
+//! ([`GilTime::one_at_a_time`]), and what they cost: the calls, the time
+//! spent waiting for the GIL (and for the call before), and the time
+//! spent in Python once it was held (shown by `adl.Loader.statistics()`).
 
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
@@ -16,24 +19,57 @@ pub(crate) struct GilTime {
     waiting: AtomicU64,
     /// Nanoseconds spent holding it.
     running: AtomicU64,
-    /// When the first call began, and the nanoseconds from then to the
-    /// end of the latest.
-    first: OnceLock<Instant>,
-    span: AtomicU64,
+    /// Set: one call at a time, each holding `turn` from before it takes
+    /// the GIL to its end (a C extension that releases the GIL mid-call
+    /// lets no other call in).
+    serial: AtomicBool,
+    /// Whether a call holds the turn, and the condition its end signals.
+    busy: Mutex<bool>,
+    ended: Condvar,
+}
+
+thread_local! {
+    /// Whether this thread holds a loader's turn now: a call made from
+    /// inside another (a pipeline's `batch` calling back) does not wait
+    /// for itself.
+    static IN_TURN: Cell<bool> = const { Cell::new(false) };
 }
 
 impl GilTime {
     /// `f` with the GIL, counted: the wait to take it and the time in it.
     /// Once the interpreter has begun to exit, an error instead (see
     /// [`crate::exit`]): asking for the GIL then would end the thread.
+    ///
+    /// One call at a time ([`GilTime::one_at_a_time`]), the call waits for
+    /// the one before to end, without the GIL (the call it waits for may
+    /// need it), and that wait counts as waiting.
     pub(crate) fn attach<T>(
         &self,
         f: impl for<'py> FnOnce(Python<'py>) -> adl_core::Result<T>,
     ) -> adl_core::Result<T> {
+        self.call(self.serial.load(Ordering::Acquire), f)
+    }
+
+    /// As [`GilTime::attach`], for a call into adl's own Python classes
+    /// (an `adl.Dataset` of adl's sensors), thread-safe: never one at a
+    /// time.
+    pub(crate) fn attach_adl<T>(
+        &self,
+        f: impl for<'py> FnOnce(Python<'py>) -> adl_core::Result<T>,
+    ) -> adl_core::Result<T> {
+        self.call(false, f)
+    }
+
+    fn call<T>(
+        &self,
+        serial: bool,
+        f: impl for<'py> FnOnce(Python<'py>) -> adl_core::Result<T>,
+    ) -> adl_core::Result<T> {
         let _inside = crate::exit::enter()?;
         let asked = Instant::now();
-        let first = *self.first.get_or_init(|| asked);
+        let serial = serial && !IN_TURN.get();
         Python::attach(|py| {
+            let _turn = serial.then(|| py.detach(|| self.take_turn()));
             let held = Instant::now();
             let out = f(py);
             self.calls.fetch_add(1, Ordering::Relaxed);
@@ -41,32 +77,32 @@ impl GilTime {
                 .fetch_add(nanos(held - asked), Ordering::Relaxed);
             self.running
                 .fetch_add(nanos(held.elapsed()), Ordering::Relaxed);
-            self.span
-                .fetch_max(nanos(first.elapsed()), Ordering::Relaxed);
             out
         })
     }
 
-    /// The time in Python and the time from the first call to the end of
-    /// the latest, where there were enough calls to tell and Python held
-    /// the GIL from half to all of that span: the calls ran one at a
-    /// time, and the GIL is what the loader waits on. (Calls that release
-    /// the GIL for their work, NumPy's on large arrays, adl's sensors',
-    /// overlap: their time in Python adds up to more than the span.)
-    pub(crate) fn held_back(&self) -> Option<(Duration, Duration)> {
-        let calls = self.calls.load(Ordering::Relaxed);
-        let running = Duration::from_nanos(self.running.load(Ordering::Relaxed));
-        let span = Duration::from_nanos(self.span.load(Ordering::Relaxed));
-        held_back(calls, running, span).then_some((running, span))
+    /// Wait for the call before to end, then hold the turn until the
+    /// [`Turn`] is dropped.
+    fn take_turn(&self) -> Turn<'_> {
+        let mut busy = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
+        while *busy {
+            busy = self
+                .ended
+                .wait(busy)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        *busy = true;
+        IN_TURN.set(true);
+        Turn { of: self }
     }
 
-    /// Take `calls`, `running` and `span` as what was measured, in place of
-    /// what was: for tests of the choice that follows from them, which the
-    /// machine's load must not decide.
-    pub(crate) fn assume(&self, calls: u64, running: Duration, span: Duration) {
-        self.calls.store(calls, Ordering::Relaxed);
-        self.running.store(nanos(running), Ordering::Relaxed);
-        self.span.store(nanos(span), Ordering::Relaxed);
+    /// From now on, one call at a time: for Python code not known to be
+    /// thread-safe on the loader's threads (a C extension may cache state
+    /// and release the GIL mid-call: two calls at once would share it).
+    /// Once set it stays set (a pipeline shared by two loaders is called
+    /// one call at a time by both).
+    pub(crate) fn one_at_a_time(&self) {
+        self.serial.store(true, Ordering::Release);
     }
 
     /// A line for the statistics: the calls and their times (none: no
@@ -79,7 +115,11 @@ impl GilTime {
         let waiting = Duration::from_nanos(self.waiting.load(Ordering::Relaxed));
         let running = Duration::from_nanos(self.running.load(Ordering::Relaxed));
         Some(format!(
-            "Python: {calls} calls into the dataset and pipeline, {:.1} ms waiting for the GIL ({:.1} us a call), {:.1} ms running Python",
+            "Python: {calls} calls into the dataset and pipeline{}, {:.1} ms waiting for the GIL ({:.1} us a call), {:.1} ms running Python",
+            match self.serial.load(Ordering::Relaxed) {
+                true => " (one at a time: the wait is for the call before too)",
+                false => "",
+            },
             waiting.as_secs_f64() * 1e3,
             waiting.as_secs_f64() * 1e6 / calls as f64,
             running.as_secs_f64() * 1e3
@@ -87,13 +127,17 @@ impl GilTime {
     }
 }
 
-/// Whether `calls` into Python that ran `running` in all, over `span` from
-/// the first to the end of the latest, held the GIL one at a time: enough
-/// of them (64), and Python busy from half to all of the span (its time
-/// can exceed the span a little, by the clock's reads).
-fn held_back(calls: u64, running: Duration, span: Duration) -> bool {
-    let busy = running.as_secs_f64() / span.as_secs_f64().max(1e-9);
-    calls >= 64 && (0.5..=1.1).contains(&busy)
+/// A call's turn, held to its end: dropped, the next call may begin.
+struct Turn<'a> {
+    of: &'a GilTime,
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        IN_TURN.set(false);
+        *self.of.busy.lock().unwrap_or_else(PoisonError::into_inner) = false;
+        self.of.ended.notify_one();
+    }
 }
 
 fn nanos(duration: Duration) -> u64 {

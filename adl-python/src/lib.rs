@@ -45,6 +45,7 @@ use pyo3::prelude::*;
 mod collate;
 mod dataset;
 mod errors;
+mod execution;
 mod exit;
 mod files;
 mod gil;

@@ -11,9 +11,10 @@ use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+use crate::execution::{Code, Execution};
 use crate::gil::GilTime;
 use crate::lerobot::native_of;
-use crate::native::{Pipeline as NativePipelineClass, Source};
+use crate::native::{Pipeline as NativePipelineClass, Source, is_adl_dataset};
 use crate::processes::Processes;
 use crate::python_data::{PyDataset, PyPipeline};
 use crate::rust_loader::RustLoader;
@@ -50,17 +51,16 @@ self_cell::self_cell!(
 /// epoch), split over `world` ranks (by default torchrun's `RANK` and
 /// `WORLD_SIZE`; every index of an epoch in exactly one rank).
 ///
-/// Python code (the dataset's `__getitem__`, the pipeline) runs with the
-/// GIL, one call at a time; the loader's own work and the wait for a batch
-/// run without it. `workers` is 0 by default (the thread that iterates
-/// makes every batch, as PyTorch's DataLoader does with 0 workers): a
-/// worker thread that calls Python waits for the GIL while the training
-/// loop holds it, which measured 30x slower for a dataset and pipeline of
-/// Python code. Workers pay where the calls release the GIL for their
-/// work (`adl.files` sensors, NumPy or PyTorch on large arrays).
+/// Where users' Python code runs (the dataset's `__getitem__`, the
+/// pipeline; `crate::execution` has the whole rule) is safe by default:
+/// Python code may not be thread-safe even under the GIL (a C extension
+/// can keep state between calls and release the GIL mid-call, as FFT
+/// libraries' cached plans do), and PyTorch's DataLoader never runs it on
+/// threads. `workers` is 0 by default: the thread that iterates makes
+/// every batch, as PyTorch's DataLoader does with 0 workers.
 ///
-/// `processes=True` runs the Python code that holds the GIL in `workers`
-/// worker processes instead (multiprocessing's `spawn`: the dataset and
+/// With workers, unless `processes=False`, users' Python code runs in
+/// `workers` worker processes (multiprocessing's `spawn`: the dataset and
 /// the pipeline go to them by pickle): each makes whole batches, for each
 /// index the dataset's `__getitem__` then the pipeline's `sample`, then
 /// the pipeline's `collate`, in its own interpreter, and sends them back
@@ -69,13 +69,26 @@ self_cell::self_cell!(
 /// threads wait for them without the GIL, and the
 /// pipeline's `batch` runs in this process. The
 /// order, sharding, `on_error` and resume are the loader's, as with
-/// threads. A worker process that dies is an error naming it. Unsaid
-/// (`processes=None`) with workers, the loader starts on threads and
-/// switches to processes after an epoch whose calls into Python held the
-/// GIL one at a time (`statistics()` says so), where the dataset and the
-/// pipeline pickle in at most 64 MiB.
-/// `statistics()` says what the calls cost: their number, the wait for the
-/// GIL and the time in Python (and, with processes, the wait for them).
+/// threads. A worker process that dies is an error naming it. Where the
+/// dataset or pipeline does not pickle (a class defined in a function, a
+/// lambda, an open file) or weighs over 64 MiB pickled, the workers are
+/// threads that call Python one call at a time (each call ends before the
+/// next begins, even where it releases the GIL), and `statistics()` says
+/// why. `processes=True` asks for processes whatever they weigh, and is
+/// an error where they cannot start.
+///
+/// `processes=False` runs the workers as threads that call Python at once:
+/// the user's promise that the code is thread-safe (each call may run
+/// while others are inside theirs, where they release the GIL: NumPy and
+/// PyTorch on large arrays, I/O). It pays where the calls release the GIL
+/// for most of their work; a worker thread that holds it waits while the
+/// training loop does. adl's own dataset with no Python pipeline (an
+/// `adl.Dataset` or `adl.Trace` of `adl.files` and `adl.px4` sensors) runs
+/// on threads at once without asking: it is thread-safe, and reads
+/// without the GIL.
+/// `statistics()` says where the code ran and why, and what the calls
+/// cost: their number, the wait for the GIL and the time in Python (and,
+/// with processes, the wait for them).
 ///
 /// `memory_budget` (bytes) sizes the batches ahead, the batches built at
 /// once and the read stage of `adl.files` sensors from what the loader
@@ -93,6 +106,8 @@ pub(crate) struct Loader {
     /// The process that made the loader (its threads are there).
     process: u32,
     states: States,
+    /// The workers asked for (threads or processes).
+    workers: usize,
 }
 
 /// What makes a [`Loader`]'s batches.
@@ -107,6 +122,8 @@ enum Engine {
         dataset: Py<PyAny>,
         /// No call into Python at all.
         gil_free: bool,
+        /// Where the Python code it calls runs.
+        execution: Execution,
     },
 }
 
@@ -174,77 +191,17 @@ impl Settings {
     }
 }
 
-/// The engine of a Python dataset and pipeline: the loader (rebuilt once
-/// where the choice of processes is left to measurement), and that choice.
+/// The engine of a Python dataset and pipeline: the loader, and where it
+/// runs their code.
 struct PythonEngine {
-    inner: Mutex<Arc<Inner>>,
-    /// Set while processes are to be chosen by measurement.
-    auto: Mutex<Option<Auto>>,
-    /// What the measurement chose, in words, for the statistics.
-    chosen: Mutex<Option<String>>,
-}
-
-/// What a loader whose `processes` was not given is rebuilt from: where
-/// its calls into Python held the GIL for most of the time they took, one
-/// at a time (the Python code holds the GIL, and threads cannot run it in
-/// parallel: [`GilTime::held_back`]), the next epoch runs in worker
-/// processes, if the dataset and pipeline pickle and are small enough to
-/// send to each.
-struct Auto {
-    dataset: Py<PyAny>,
-    pipeline: Option<Py<PyAny>>,
-    settings: Settings,
+    inner: Arc<Inner>,
+    execution: Execution,
 }
 
 /// The most the dataset and pipeline may weigh, pickled, to be sent to
 /// worker processes unasked (each gets a copy; PyTorch's forked workers
 /// share theirs until written, spawned ones cannot).
-const AUTO_LIMIT: usize = 64 << 20;
-
-impl PythonEngine {
-    /// The loader now.
-    fn current(&self) -> Arc<Inner> {
-        Arc::clone(&locked(&self.inner))
-    }
-
-    /// Where the choice is open and the calls into Python held the GIL
-    /// one at a time ([`GilTime::held_back`]), switch to worker processes
-    /// (or note why not); once.
-    fn choose(&self, py: Python<'_>, gil: &Arc<GilTime>) {
-        let mut auto = locked(&self.auto);
-        let Some((ran, span)) = (auto.is_some()).then(|| gil.held_back()).flatten() else {
-            return;
-        };
-        let Some(parts) = auto.take() else { return };
-        let why = format!(
-            "the calls into Python held the GIL {:.0} ms of {:.0} ms, one at a time",
-            ran.as_secs_f64() * 1e3,
-            span.as_secs_f64() * 1e3
-        );
-        let built = python_inner(
-            py,
-            parts.dataset.bind(py),
-            parts.pipeline.as_ref().map(|p| p.bind(py)),
-            parts.settings,
-            true,
-            gil,
-            Some(AUTO_LIMIT),
-        );
-        let chosen = match built {
-            Ok(inner) => {
-                *locked(&self.inner) = Arc::new(inner);
-                format!(
-                    "Chosen: {} worker processes from this epoch on ({why}: the Python code holds the GIL; processes=False keeps threads)",
-                    parts.settings.workers
-                )
-            }
-            Err(e) => {
-                format!("Chosen: threads kept ({why}, but worker processes cannot be used: {e})")
-            }
-        };
-        *locked(&self.chosen) = Some(chosen);
-    }
-}
+const UNASKED_LIMIT: usize = 64 << 20;
 
 /// The engine's loader of a Python `dataset` and `pipeline`, on threads
 /// or in worker processes (each sent the two pickled, refused over
@@ -337,6 +294,8 @@ impl Loader {
                     "processes=True runs Python code in worker processes; an adl.lerobot.LeRobotDataset without image_transforms is read in Rust on the loader's threads, without the GIL: leave processes off",
                 ));
             }
+            let execution =
+                Execution::choose(processes, workers, Code::AdlPipeline { users: false })?;
             let loader = lerobot
                 .get()
                 .loader(|builder| settings.apply(builder), true)?;
@@ -345,21 +304,23 @@ impl Loader {
                     loader,
                     dataset: dataset.clone().unbind(),
                     gil_free: true,
+                    execution,
                 },
                 gil: Arc::new(GilTime::default()),
                 process: std::process::id(),
                 states: States::default(),
+                workers,
             });
         }
         if let Some(native) = pipeline.and_then(|p| p.cast::<NativePipelineClass>().ok()) {
-            if processes == Some(true) {
-                return Err(PyValueError::new_err(
-                    "processes=True runs Python code in worker processes; an adl.Pipeline runs in Rust on the loader's threads, without the GIL: leave processes off",
-                ));
-            }
             let (pipeline, gil) = native.get().parts();
             let source = Source::new(dataset, Arc::clone(&gil))?;
             let gil_free = source.is_native() && pipeline.is_native();
+            let code = Code::AdlPipeline { users: !gil_free };
+            let execution = Execution::choose(processes, workers, code)?;
+            if let Execution::OneAtATime { .. } = execution {
+                gil.one_at_a_time();
+            }
             let builder = settings.apply(adl_graph::loader::Loader::new(source, pipeline))?;
             let loader = builder.build().map_err(crate::errors::to_python)?;
             return Ok(Loader {
@@ -367,42 +328,49 @@ impl Loader {
                     loader: RustLoader::new(loader),
                     dataset: dataset.clone().unbind(),
                     gil_free,
+                    execution,
                 },
                 gil,
                 process: std::process::id(),
                 states: States::default(),
+                workers,
             });
         }
         let gil = Arc::new(GilTime::default());
-        if processes == Some(true) && workers == 0 {
-            return Err(PyValueError::new_err(
-                "processes=True makes the samples in `workers` worker processes: give workers=1 or more",
-            ));
+        let code = match pipeline.is_none() && is_adl_dataset(dataset)? {
+            true => Code::Adl,
+            false => Code::Users,
+        };
+        let mut execution = Execution::choose(processes, workers, code)?;
+        let inner = match execution {
+            Execution::Processes => {
+                // Asked for: whatever they weigh, and an error where they
+                // cannot start; unasked: at most 64 MiB, else threads one
+                // call at a time.
+                let limit = processes.is_none().then_some(UNASKED_LIMIT);
+                match python_inner(py, dataset, pipeline, settings, true, &gil, limit) {
+                    Ok(inner) => inner,
+                    Err(cause) if processes.is_none() => {
+                        execution = Execution::fallback(&cause, py);
+                        python_inner(py, dataset, pipeline, settings, false, &gil, None)?
+                    }
+                    Err(cause) => return Err(cause),
+                }
+            }
+            _ => python_inner(py, dataset, pipeline, settings, false, &gil, None)?,
+        };
+        if let Execution::OneAtATime { .. } = execution {
+            gil.one_at_a_time();
         }
-        let inner = python_inner(
-            py,
-            dataset,
-            pipeline,
-            settings,
-            processes == Some(true),
-            &gil,
-            None,
-        )?;
-        // Unsaid, with workers: chosen by measurement (see `Auto`).
-        let auto = (processes.is_none() && workers > 0).then(|| Auto {
-            dataset: dataset.clone().unbind(),
-            pipeline: pipeline.map(|p| p.clone().unbind()),
-            settings,
-        });
         Ok(Loader {
             engine: Engine::Python(PythonEngine {
-                inner: Mutex::new(Arc::new(inner)),
-                auto: Mutex::new(auto),
-                chosen: Mutex::new(None),
+                inner: Arc::new(inner),
+                execution,
             }),
             gil,
             process: std::process::id(),
             states: States::default(),
+            workers,
         })
     }
 
@@ -411,10 +379,7 @@ impl Loader {
     fn epoch(&self, py: Python<'_>, epoch: u64) -> PyResult<Py<PyAny>> {
         same_process(self.process)?;
         let inner = match &self.engine {
-            Engine::Python(engine) => {
-                engine.choose(py, &self.gil);
-                engine.current()
-            }
+            Engine::Python(engine) => Arc::clone(&engine.inner),
             Engine::Native { loader, .. } => {
                 return Ok(Py::new(py, loader.epoch(epoch)?)?.into_any());
             }
@@ -465,7 +430,7 @@ impl Loader {
     fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         match &self.engine {
             Engine::Python(engine) => {
-                let inner = engine.current();
+                let inner = &engine.inner;
                 let state = self.states.last_or(|| inner.epoch(0).state());
                 to_dict(py, &state)
             }
@@ -489,19 +454,22 @@ impl Loader {
     /// Python), as text.
     fn statistics(&self) -> String {
         let mut text = match &self.engine {
-            Engine::Python(engine) => engine.current().statistics().to_string(),
+            Engine::Python(engine) => engine.inner.statistics().to_string(),
             Engine::Native { loader, .. } => loader.statistics(),
         };
-        // With worker processes, what they did; where the choice was
-        // measured, what it chose; then the calls into Python.
-        let (processes, chosen) = match &self.engine {
+        // Where the Python code ran and why; with worker processes, what
+        // they did; then the calls into Python.
+        let (execution, processes) = match &self.engine {
             Engine::Python(engine) => (
-                (engine.current().pipeline().processes()).map(|p| p.report()),
-                locked(&engine.chosen).clone(),
+                engine.execution.report(self.workers),
+                engine.inner.pipeline().processes().map(|p| p.report()),
             ),
-            Engine::Native { .. } => (None, None),
+            Engine::Native { execution, .. } => (execution.report(self.workers), None),
         };
-        for line in [processes, chosen, self.gil.report()].into_iter().flatten() {
+        for line in [Some(execution), processes, self.gil.report()]
+            .into_iter()
+            .flatten()
+        {
             if !text.is_empty() && !text.ends_with('\n') {
                 text.push('\n');
             }
@@ -514,7 +482,7 @@ impl Loader {
     /// The loader's plan (its stages, pools and nodes) as Graphviz DOT.
     fn plan(&self) -> String {
         match &self.engine {
-            Engine::Python(engine) => engine.current().plan().to_dot(),
+            Engine::Python(engine) => engine.inner.plan().to_dot(),
             Engine::Native { loader, .. } => loader.plan(),
         }
     }
@@ -523,22 +491,9 @@ impl Loader {
     #[getter]
     fn dataset(&self, py: Python<'_>) -> Py<PyAny> {
         match &self.engine {
-            Engine::Python(engine) => engine.current().dataset().object().clone_ref(py),
+            Engine::Python(engine) => engine.inner.dataset().object().clone_ref(py),
             Engine::Native { dataset, .. } => dataset.clone_ref(py),
         }
-    }
-
-    /// Take `calls` calls into Python, `running` seconds in them over
-    /// `span` seconds, as what the loader measured so far (for tests of the
-    /// choice of worker processes, which a loaded machine's timings must
-    /// not decide); the next epoch chooses from them.
-    fn _assume_gil_time(&self, calls: u64, running: f64, span: f64) -> PyResult<()> {
-        let seconds = |s: f64| {
-            std::time::Duration::try_from_secs_f64(s)
-                .map_err(|e| PyValueError::new_err(format!("{s} seconds: {e}")))
-        };
-        self.gil.assume(calls, seconds(running)?, seconds(span)?);
-        Ok(())
     }
 
     /// Whether a batch is made without the GIL from the read to the last

@@ -24,6 +24,9 @@ pub(crate) struct PyDataset {
     /// the index alone, and the pipeline's collate hands the batch's
     /// indices to a process.
     in_processes: bool,
+    /// Whether it is adl's own (an `adl.Dataset` or `adl.Trace` of adl's
+    /// sensors): thread-safe, its calls never one at a time.
+    adl_own: bool,
 }
 
 /// A sample as the loader's threads hold it: the object the dataset gave,
@@ -41,6 +44,7 @@ impl PyDataset {
             object: object.clone().unbind(),
             gil,
             in_processes: false,
+            adl_own: crate::native::is_adl_dataset(object)?,
         })
     }
 
@@ -69,13 +73,17 @@ impl Dataset for PyDataset {
         if self.in_processes {
             return Ok(Raw::Index(index));
         }
-        self.gil.attach(|py| {
+        let call = |py: Python<'_>| {
             self.object
                 .bind(py)
                 .get_item(index)
                 .map(|o| Raw::Object(o.unbind()))
                 .map_err(|e| Error::read("the dataset", index, PythonError::new(py, e)))
-        })
+        };
+        match self.adl_own {
+            true => self.gil.attach_adl(call),
+            false => self.gil.attach(call),
+        }
     }
 }
 

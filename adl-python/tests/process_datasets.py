@@ -47,20 +47,6 @@ class Doubling:
         return {**data, "tokens": data["tokens"] + 1}
 
 
-class Busy(Records):
-    """Records whose parsing takes a while in pure Python (a checksum loop
-    over every character): threads take turns at the GIL for it."""
-
-    def __getitem__(self, index):
-        sample = super().__getitem__(index)
-        check = 0
-        for _ in range(20):
-            for ch in self.lines[index]:
-                check = (check * 31 + ord(ch)) & 0xFFFF
-        sample["check"] = check
-        return sample
-
-
 class Frames:
     """Camera-like samples: a `side` x `side` x 3 float32 frame (its
     values from the index), the index, and the pid of the process that

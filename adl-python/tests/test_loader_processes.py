@@ -9,12 +9,13 @@ saying why."""
 import os
 import pickle
 import re
+import sys
 
 import numpy as np
 import pytest
 
 import adl
-from process_datasets import Busy, Doubling, Frames, Records
+from process_datasets import Doubling, Frames, Records
 
 
 def batches(loader, epoch=0):
@@ -34,7 +35,7 @@ def same(a, b):
 def test_processes_give_the_batches_threads_give(pipeline):
     data = Records(203)
     options = dict(batch_size=16, shuffle=7)
-    threads = adl.Loader(data, pipeline, workers=2, **options)
+    threads = adl.Loader(data, pipeline, workers=2, processes=False, **options)
     processes = adl.Loader(data, pipeline, workers=2, processes=True, **options)
     for epoch in (0, 1):
         got = batches(processes, epoch)
@@ -50,7 +51,7 @@ def test_shards_split_an_epoch_as_with_threads():
     seen = []
     for rank in range(3):
         loader = adl.Loader(data, batch_size=8, shuffle=3, rank=rank, world=3, workers=2, processes=True)
-        threads = adl.Loader(data, batch_size=8, shuffle=3, rank=rank, world=3, workers=2)
+        threads = adl.Loader(data, batch_size=8, shuffle=3, rank=rank, world=3, workers=2, processes=False)
         got = batches(loader)
         same(got, batches(threads))
         seen += [int(i) for b in got for i in b["index"]]
@@ -73,7 +74,7 @@ def test_an_epoch_resumes_where_it_stood():
 
 def test_failed_samples_are_skipped_as_with_threads():
     data = Records(64, bad=(3, 17, 40))
-    threads = adl.Loader(data, batch_size=8, workers=2, on_error="skip")
+    threads = adl.Loader(data, batch_size=8, workers=2, on_error="skip", processes=False)
     processes = adl.Loader(data, batch_size=8, workers=2, on_error="skip", processes=True)
     got_epoch = processes.epoch(0)
     got = list(got_epoch)
@@ -115,62 +116,32 @@ def test_what_cannot_go_to_a_process_is_refused():
         adl.Loader(Records(4), workers=0, processes=True)
     with pytest.raises(ValueError, match="adl.Pipeline"):
         adl.Loader(Records(4), adl.Pipeline(), workers=2, processes=True)
+    # Unasked, what does not pickle runs on threads, one call at a time
+    # (test_thread_safety.py).
+    assert "does not pickle" in adl.Loader(Local(), workers=2).statistics()
     # The dataset pickles; the check did not change it.
     assert pickle.loads(pickle.dumps(Records(3))).lines == Records(3).lines
 
 
-# The choice of processes follows from what the calls into Python cost,
-# measured; the tests below give it the measurement (a loaded machine's
-# would decide otherwise), then check what follows from it.
-HELD_ONE_AT_A_TIME = (256, 0.95, 1.0)  # calls, seconds in Python, seconds spanned
-OVERLAPPING = (256, 2.0, 1.0)  # twice the span: the calls released the GIL
-TOO_FEW = (10, 0.95, 1.0)
-
-
-@pytest.mark.parametrize("measured, chosen", [
-    (HELD_ONE_AT_A_TIME, True), (OVERLAPPING, False), (TOO_FEW, False), ((256, 0.3, 1.0), False),
-])
-def test_processes_are_chosen_where_the_calls_held_the_gil_one_at_a_time(measured, chosen):
-    loader = adl.Loader(Records(64), batch_size=16, workers=2)
-    batches(loader, 0)
-    loader._assume_gil_time(*measured)
-    batches(loader, 1)
-    assert ("Chosen: 2 worker processes" in loader.statistics()) == chosen, loader.statistics()
-
-
-def test_unsaid_processes_are_chosen_where_threads_wait_for_the_gil():
-    data = Busy(256)
-    threads = adl.Loader(data, batch_size=16, workers=2, processes=False)
-    chosen = adl.Loader(data, batch_size=16, workers=2)
-    first = batches(chosen, 0)
-    assert "Chosen" not in chosen.statistics()
-    same(first, batches(threads, 0))
-    # Epoch 0 ran on threads, measured (here: given) to hold the GIL one
-    # call at a time: epoch 1 runs in worker processes, with the same
-    # batches.
-    chosen._assume_gil_time(*HELD_ONE_AT_A_TIME)
-    second = batches(chosen, 1)
-    stats = chosen.statistics()
-    assert "Chosen: 2 worker processes from this epoch on" in stats, stats
-    assert "Processes: 2 worker processes made" in stats, stats
-    same(second, batches(threads, 1))
-    assert os.getpid() not in {int(p) for b in second for p in b["pid"]}
-    # Asked for threads: threads, whatever they wait.
-    batches(threads, 2)
-    assert "Chosen" not in threads.statistics()
-
-
-def test_unsaid_processes_stay_threads_where_the_dataset_cannot_go():
-    class Local(Busy):  # defined in a function: it does not pickle
-        pass
-
-    loader = adl.Loader(Local(256), batch_size=16, workers=2)
-    batches(loader, 0)
-    loader._assume_gil_time(*HELD_ONE_AT_A_TIME)
-    got = batches(loader, 1)
-    assert "Chosen: threads kept" in loader.statistics()
-    assert "does not pickle" in loader.statistics()
-    assert {int(p) for b in got for p in b["pid"]} == {os.getpid()}
+def test_what_does_not_unpickle_in_a_worker_is_an_error_or_runs_on_threads(tmp_path):
+    # A module imported from a folder that is then taken off sys.path:
+    # the dataset pickles here, and a fresh interpreter cannot import it.
+    (tmp_path / "gone_module.py").write_text(
+        "class Gone:\n"
+        "    def __len__(self):\n        return 8\n"
+        "    def __getitem__(self, i):\n        return i * 2\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import gone_module
+    finally:
+        sys.path.remove(str(tmp_path))
+    with pytest.raises(RuntimeError, match=r"worker process 0 .*could not take the dataset.*ModuleNotFoundError"):
+        adl.Loader(gone_module.Gone(), workers=2, processes=True)
+    loader = adl.Loader(gone_module.Gone(), batch_size=4, workers=2)
+    stats = loader.statistics()
+    assert "one call into Python at a time" in stats, stats
+    assert "ModuleNotFoundError" in stats, stats
+    assert [b.tolist() for b in loader.epoch(0)] == [[0, 2, 4, 6], [8, 10, 12, 14]]
 
 
 def block_of(array):

@@ -297,7 +297,7 @@ def adl_batches(name, data, workers, mode, times):
     import adl
 
     dataset, _, size = workload(name, data)
-    options = {"processes": True} if mode == "process" else {}
+    options = {"processes": mode == "process"}
     loader = adl.Loader(dataset, batch_size=size, workers=workers, drop_last=True, **options)
 
     def run():

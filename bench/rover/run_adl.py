@@ -110,7 +110,9 @@ def main():
         return
     camera = not args.without_camera
     t = trace(args.data, camera)
-    loader = adl.Loader(t, pipeline(camera), batch_size=W.BATCH, workers=args.workers)
+    # The steps are NumPy functions without state: thread-safe, so their
+    # calls may run at once (processes=False).
+    loader = adl.Loader(t, pipeline(camera), batch_size=W.BATCH, workers=args.workers, processes=False)
     seconds = []
     for epoch in range(args.epochs):
         start = time.perf_counter()

@@ -324,9 +324,6 @@ class Loader:
     def gil_free(self) -> bool:
         """Whether a batch is made without the GIL from the read to the
         last transform."""
-    def _assume_gil_time(self, calls: int, running: float, span: float) -> None:
-        """Take these as the calls into Python measured so far (tests of
-        the choice of worker processes)."""
 
 @final
 class Epoch:

@@ -43,7 +43,9 @@ block (8 bytes each), then the pickle.
 The processes are started by ``multiprocessing``'s ``spawn`` context (a
 fresh interpreter: no thread of the parent's is copied, and the main
 module is imported as ``multiprocessing`` does for its own workers), get
-the dataset and the pipeline by pickle, and are daemonic: each ends when
+the dataset and the pipeline by pickle, say once that they unpickled (an
+empty message through ``Connection.send_bytes``; else the error's text)
+before the first request, and are daemonic: each ends when
 its socket closes (the loader is gone) or when the interpreter exits.
 """
 
@@ -93,18 +95,41 @@ def start(dataset: Any, pipeline: Any, count: int, context: str,
             f"the dataset and pipeline weigh {weight / 2**20:.0f} MiB pickled, over the {limit / 2**20:.0f} MiB "
             f"sent to each worker process unasked (processes=True sends them whatever they weigh)")
     ctx: Any = multiprocessing.get_context(context)
-    out = []
-    for k in range(count):
-        parent, child = ctx.Pipe(duplex=True)
-        lent = names[k] if names is not None else None
-        process = ctx.Process(target=serve, args=(child, *pickled, k, lent), daemon=True,
-                              name=f"adl-loader-worker-{k}")
-        process.start()
-        child.close()
-        fd = os.dup(parent.fileno())
-        parent.close()
-        out.append((process, fd))
-    return out
+    started = []
+    try:
+        for k in range(count):
+            parent, child = ctx.Pipe(duplex=True)
+            lent = names[k] if names is not None else None
+            process = ctx.Process(target=serve, args=(child, *pickled, k, lent), daemon=True,
+                                  name=f"adl-loader-worker-{k}")
+            started.append((process, parent))
+            process.start()
+            child.close()
+        # Each process says whether the dataset and pipeline unpickled
+        # there (a module the parent imported may be missing in a fresh
+        # interpreter): the loader learns it here, not at the first batch.
+        for k, (process, parent) in enumerate(started):
+            try:
+                answer = parent.recv_bytes()
+            except (EOFError, OSError):
+                process.join(5)
+                answer = f"it exited with code {process.exitcode} before it was ready".encode()
+            if answer:
+                raise RuntimeError(
+                    f"the loader's worker process {k} (pid {process.pid}) could not take the dataset and "
+                    f"pipeline it was sent: {answer.decode(errors='replace')}")
+        out = []
+        for process, parent in started:
+            out.append((process, os.dup(parent.fileno())))
+            parent.close()
+        return out
+    except BaseException:
+        for process, parent in started:
+            parent.close()
+            if process.is_alive():
+                process.terminate()
+            process.join(5)
+        raise
 
 
 def _read_exact(fd: int, n: int) -> bytes | None:
@@ -247,7 +272,12 @@ def _serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: i
     """``serve``'s loop."""
     from adl import default_collate
 
-    dataset, pipeline = pickle.loads(pickled_dataset), pickle.loads(pickled_pipeline)
+    try:
+        dataset, pipeline = pickle.loads(pickled_dataset), pickle.loads(pickled_pipeline)
+    except Exception as e:  # noqa: BLE001 (told to the loader, which raises it or falls back)
+        conn.send_bytes(f"unpickling them raised {type(e).__qualname__}: {e}".encode())
+        return
+    conn.send_bytes(b"")
     fd = conn.fileno()
     sample = None if pipeline is None else pipeline.sample
     collate = default_collate if pipeline is None else pipeline.collate

@@ -9,7 +9,7 @@ mod transforms;
 mod value;
 
 pub(crate) use pipeline::Pipeline;
-pub(crate) use source::Source;
+pub(crate) use source::{Source, is_adl_dataset};
 pub(crate) use transforms::{
     Affine, Clamp, Decode, Normalize, RandomFlip, RandomResizedCrop, ToFloat, Transform,
 };

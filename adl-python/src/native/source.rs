@@ -235,6 +235,12 @@ impl Source {
     }
 }
 
+/// Whether `dataset` is read in Rust without calling Python: an
+/// `adl.Dataset` of `adl.Trace`s, or an `adl.Trace`, of adl's sensors.
+pub(crate) fn is_adl_dataset(dataset: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(native_traces(dataset)?.is_some())
+}
+
 /// The native traces of `dataset`, if it is one of adl's datasets of
 /// adl's traces of adl's sensors (or one such trace).
 fn native_traces(dataset: &Bound<'_, PyAny>) -> PyResult<Option<Vec<NativeTrace>>> {

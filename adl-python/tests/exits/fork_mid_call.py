@@ -33,7 +33,8 @@ class Slow:
 
 
 def main():
-    loader = adl.Loader(Slow(), None, batch_size=1, workers=1, batches_ahead=1)
+    # Threads asked for: the case is a worker thread inside Python at the fork.
+    loader = adl.Loader(Slow(), None, batch_size=1, workers=1, batches_ahead=1, processes=False)
     epoch = loader.epoch(0)
     waiter = threading.Thread(target=lambda: next(epoch), daemon=True)
     waiter.start()
