@@ -102,10 +102,10 @@ pub mod __private {
     };
     pub use crate::description::node::info_of;
     pub use crate::description::tree::checker_step;
-    pub use crate::kernel::node::{
-        ChainThem, End, FuseLanes, FuseThem, Fused, KernelNode, Link, LinkKernels, LinkLanes,
-        LinkOther, Member, Rest, run as run_kernel,
+    pub use crate::kernel::link::{
+        ChainThem, End, FuseLanes, FuseThem, Link, LinkKernels, LinkLanes, LinkOther, Rest,
     };
+    pub use crate::kernel::node::{Fused, KernelNode, Member, run as run_kernel};
     pub use crate::pipeline::witness::{Witness, assert_gives, collate_node};
     pub use crate::sensor_set::{any_sensor, check_rows};
     pub use adl_kernel::{RecycleField, RecycleKnown, RecycleOther};

@@ -144,8 +144,19 @@ pub struct EncodedImages {
     first: Arc<Location>,
 }
 
+/// The encoded form of a camera, here beside [`EncodedImages`], so that
+/// [`Images`] itself knows nothing of it.
+impl Images {
+    /// The same camera, its samples the frames' files read but not
+    /// decoded ([`EncodedImages`]), for a decoder that decodes only the
+    /// part it keeps ([`CropDecoder`](crate::CropDecoder)).
+    pub fn encoded(self) -> EncodedImages {
+        EncodedImages::new(self)
+    }
+}
+
 impl EncodedImages {
-    pub(crate) fn new(images: Images) -> Self {
+    fn new(images: Images) -> Self {
         let name = Arc::from(images.name());
         // An `Images` has a frame at least (checked when it is opened).
         let first = Arc::new(images.frames()[0].clone());

@@ -9,7 +9,6 @@ use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::Array3;
 
 use crate::decode::Decoding;
-use crate::encoded::EncodedImages;
 use crate::location::Location;
 use crate::per_file::{Contents, Files};
 use crate::timestamps::sensor_folder;
@@ -279,13 +278,6 @@ impl Images {
             },
             ..self
         }
-    }
-
-    /// The same camera, its samples the frames' files read but not
-    /// decoded ([`EncodedImages`]), for a decoder that decodes only the
-    /// part it keeps ([`CropDecoder`](crate::CropDecoder)).
-    pub fn encoded(self) -> EncodedImages {
-        EncodedImages::new(self)
     }
 
     /// Frame `index`'s files, its location and how it is decoded.

@@ -82,6 +82,7 @@ mod location;
 mod mapped;
 mod natural;
 mod npy;
+mod npy_element;
 mod npy_files;
 mod npy_header;
 mod npz;
@@ -110,7 +111,8 @@ pub use encoded::{EncodedImage, EncodedImages};
 pub use images::{IMAGE_EXTENSIONS, Images};
 pub use latency::Latency;
 pub use location::Location;
-pub use npy::{Npy, NpyElement};
+pub use npy::Npy;
+pub use npy_element::NpyElement;
 pub use npy_files::NpyFiles;
 #[cfg(feature = "_object-store")]
 pub use retry::RetryPolicy;

@@ -137,7 +137,7 @@ impl Location {
     /// store this build reads is refused, naming it.
     pub(crate) fn opened(&self) -> Result<Location> {
         match &self.place {
-            Place::Url(_) => Ok(self.object()?.location()),
+            Place::Url(_) => Ok(Location::of_object(self.object()?)),
             _ => Ok(self.clone()),
         }
     }
@@ -157,6 +157,19 @@ impl Location {
             Place::Path(path) => Error::file_io(path, what, io),
             _ => Error::file_io(self.to_string(), what, io),
         }
+    }
+
+    /// The location of `object`, in its store.
+    #[cfg(feature = "_object-store")]
+    fn of_object(object: Object) -> Location {
+        let (store, key) = object.into_parts();
+        Location::in_store(store, &key)
+    }
+
+    /// No object is read in this build.
+    #[cfg(not(feature = "_object-store"))]
+    fn of_object(object: Object) -> Location {
+        match object {}
     }
 
     /// The object this (non-local) location names, its store opened.
@@ -265,6 +278,18 @@ impl From<&PathBuf> for Location {
 impl From<&Location> for Location {
     fn from(location: &Location) -> Self {
         location.clone()
+    }
+}
+
+/// A store's objects and folders, as locations: here, beside the
+/// [`Location`] they make, so that the store itself (`store.rs`) knows
+/// nothing of locations.
+#[cfg(feature = "_object-store")]
+impl Store {
+    /// The location of the object (or folder) `key` in this store, for a
+    /// sensor to open.
+    pub fn at(&self, key: &str) -> Location {
+        Location::in_store(self.clone(), key)
     }
 }
 

@@ -4,12 +4,12 @@ use adl_core::storage::Storage;
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use memmap2::Mmap;
 use ndarray::{Array, ArrayViewD, Dimension, IxDyn};
-use ndarray_npy::{ViewElement, ViewNpyError, ViewNpyExt};
-use num_complex::Complex;
+use ndarray_npy::{ViewNpyError, ViewNpyExt};
 
 use crate::location::Location;
 use crate::mapped::map;
-use crate::npy_header::{header_fits, header_len, read_layout};
+use crate::npy_element::NpyElement;
+use crate::npy_header::{describe, header_fits, header_len, read_layout};
 use crate::object::Object;
 use crate::timestamps::sensor_folder;
 
@@ -17,81 +17,6 @@ use crate::timestamps::sensor_folder;
 /// headers are padded to 64 bytes and rarely longer than 128; a longer
 /// one is read with a second request.
 const HEADER_READ: u64 = 4096;
-
-/// An element type that [`Npy`] and [`NpyFiles`](crate::NpyFiles) read:
-/// the NumPy types with a Rust twin of the same bytes, `u8`..`u64`
-/// (`uint8`..`uint64`), `i8`..`i64` (`int8`..`int64`), `f32`, `f64`
-/// (`float32`, `float64`) and [`Complex<f32>`], [`Complex<f64>`]
-/// (`complex64`, `complex128`: radar data, as `adl::num_complex`).
-///
-/// The list is closed (the trait is sealed), and it is checked where a
-/// sensor is opened: an element type outside it is one compile error at
-/// the `open` call, not one at every use of the sensor. A file whose
-/// elements are of another type than the one asked for is refused when it
-/// is opened, naming the file, its element type and the one asked for.
-///
-/// ```
-/// use adl::Sensor;
-/// use adl::files::Npy;
-/// use adl::ndarray::Ix1;
-/// use adl::num_complex::Complex;
-///
-/// # let dir = tempfile::tempdir()?;
-/// # let path = dir.path().join("radar.npy");
-/// # ndarray_npy::write_npy(&path, &adl::ndarray::array![[Complex::new(1.0f32, -1.0)], [Complex::new(0.5, 2.0)]])?;
-/// // radar.npy: complex64 [2, 1]
-/// let times = adl::Timestamps::new("radar", vec![0.0, 0.1])?;
-/// let radar: Npy<Complex<f32>, Ix1> = Npy::open("radar", &path, times.clone())?;
-/// assert_eq!(radar.get(1)?[0], Complex::new(0.5, 2.0));
-///
-/// let err = Npy::<f32, Ix1>::open("radar", &path, times).unwrap_err();
-/// assert!(err.to_string().ends_with("holds elements of type '<c8', not f32"));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-///
-/// Another type is refused at the `open` call (`a .npy file's elements
-/// cannot be read as bool`), and only there:
-///
-/// ```compile_fail,E0277
-/// # let times = adl::Timestamps::new("mask", vec![0.0])?;
-/// let mask: adl::files::Npy<bool> = adl::files::Npy::open("mask", "mask.npy", times)?;
-/// # Ok::<(), adl::Error>(())
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "a `.npy` file's elements cannot be read as `{Self}`",
-    label = "not one of NumPy's element types that adl reads",
-    note = "`Npy` and `NpyFiles` read `u8`, `u16`, `u32`, `u64`, `i8`, `i16`, `i32`, `i64`, `f32`, `f64`, `adl::num_complex::Complex<f32>` (NumPy's complex64) and `Complex<f64>` (complex128); for another dtype, convert the file with numpy (`array.astype(...)`), or read it as the type of the same size (`bool` as `u8`) and convert its samples in a transform"
-)]
-pub trait NpyElement: ViewElement + bytemuck::Pod + Send + Sync + sealed::Sealed {}
-
-/// Keeps the list of [`NpyElement`]s closed: each is a type whose bytes are
-/// a NumPy dtype's, which ndarray-npy checks a file's header against.
-mod sealed {
-    /// Implemented for the element types of [`NpyElement`](super::NpyElement) only.
-    pub trait Sealed {}
-}
-
-macro_rules! npy_elements {
-    ($($element:ty),* $(,)?) => {$(
-        impl sealed::Sealed for $element {}
-        impl NpyElement for $element {}
-    )*};
-}
-
-npy_elements!(
-    u8,
-    u16,
-    u32,
-    u64,
-    i8,
-    i16,
-    i32,
-    i64,
-    f32,
-    f64,
-    Complex<f32>,
-    Complex<f64>
-);
 
 /// A sensor whose samples are the rows of a NumPy `.npy` array: sample `i`
 /// is `array[i]`, an array of `D` (one axis fewer than the file's; `IxDyn`
@@ -414,68 +339,5 @@ pub(crate) fn refusal<T>(error: &ViewNpyError) -> String {
             )
         }
         _ => describe(error),
-    }
-}
-
-/// A parser's message on one line: ndarray-npy's syntax errors draw the
-/// header over several (`--> 1:118`, the text, a caret, `= expected
-/// value`); what they say is where and what was expected.
-fn one_line(message: &str) -> String {
-    let lines: Vec<&str> = message.lines().map(str::trim).collect();
-    let at = lines
-        .iter()
-        .find_map(|l| l.split_once("--> ").map(|(_, at)| at.trim()));
-    let expected = lines.iter().find_map(|l| l.strip_prefix("= "));
-    match (lines.first(), at, expected) {
-        (Some(first), Some(at), Some(expected)) => {
-            let first = first.split(" --> ").next().unwrap_or(first).trim_end();
-            let column = at.split_once(':').map_or(at, |(_, column)| column);
-            format!("{first} at character {column} of its header: {expected}")
-        }
-        _ => lines
-            .into_iter()
-            .filter(|l| !l.is_empty() && *l != "|")
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
-}
-
-/// A `.npy` file's failure, in words.
-pub(crate) fn describe(error: &ViewNpyError) -> String {
-    match error {
-        ViewNpyError::Io(e) => format!("cannot read: {e}"),
-        ViewNpyError::ParseHeader(e) => format!("not a NumPy .npy file ({})", one_line(&e.to_string())),
-        ViewNpyError::InvalidData(e) => format!("holds values invalid for the element type: {e}"),
-        ViewNpyError::LengthOverflow => "its header describes an array too large to address".into(),
-        ViewNpyError::WrongNdim(_, found) => format!("holds a {found}-dimensional array"),
-        ViewNpyError::WrongDescriptor(found) => format!("holds elements of type {found}"),
-        ViewNpyError::NonNativeEndian => {
-            "its elements are in the other byte order (save it in native order, e.g. with array.astype('<f4'))"
-                .into()
-        }
-        ViewNpyError::MisalignedData => {
-            "its data does not start at an address aligned for the element type".into()
-        }
-        ViewNpyError::MissingBytes(n) => {
-            format!("truncated: {n} bytes of the data its header describes are missing")
-        }
-        ViewNpyError::ExtraBytes(n) => format!("{n} bytes follow the data its header describes"),
-        other => other.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::one_line;
-
-    #[test]
-    fn a_header_syntax_error_is_told_on_one_line_with_its_place() {
-        let drawn = "error parsing metadata dict: syntax error:  --> 1:118\n  |\n1 | {'descr': '<f4', 'shape': (5' 2, 3), }\n  |                                        ^---\n  |\n  = expected value";
-        assert_eq!(
-            one_line(drawn),
-            "error parsing metadata dict: syntax error: at character 118 of its header: expected value"
-        );
-        assert_eq!(one_line("unknown key: 'x'"), "unknown key: 'x'");
-        assert_eq!(one_line("a\n  |\n  b"), "a b");
     }
 }

@@ -6,7 +6,8 @@ use adl_core::{Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::{Array, Dimension, IxDyn};
 
 use crate::location::Location;
-use crate::npy::{NpyElement, refusal};
+use crate::npy::refusal;
+use crate::npy_element::NpyElement;
 use crate::npy_header::read_layout;
 use crate::per_file::Files;
 use crate::timestamps::sensor_folder;

@@ -5,7 +5,7 @@
 use ndarray_npy::ViewNpyError;
 use ndarray_npy::npy::header::Header;
 
-use crate::npy::NpyElement;
+use crate::npy_element::NpyElement;
 
 /// What a `.npy` header says, checked against the element type and the
 /// file's size.
@@ -166,6 +166,53 @@ pub(crate) fn read_layout<T: NpyElement>(
     })
 }
 
+/// A parser's message on one line: ndarray-npy's syntax errors draw the
+/// header over several (`--> 1:118`, the text, a caret, `= expected
+/// value`); what they say is where and what was expected.
+fn one_line(message: &str) -> String {
+    let lines: Vec<&str> = message.lines().map(str::trim).collect();
+    let at = lines
+        .iter()
+        .find_map(|l| l.split_once("--> ").map(|(_, at)| at.trim()));
+    let expected = lines.iter().find_map(|l| l.strip_prefix("= "));
+    match (lines.first(), at, expected) {
+        (Some(first), Some(at), Some(expected)) => {
+            let first = first.split(" --> ").next().unwrap_or(first).trim_end();
+            let column = at.split_once(':').map_or(at, |(_, column)| column);
+            format!("{first} at character {column} of its header: {expected}")
+        }
+        _ => lines
+            .into_iter()
+            .filter(|l| !l.is_empty() && *l != "|")
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+/// A `.npy` file's failure, in words.
+pub(crate) fn describe(error: &ViewNpyError) -> String {
+    match error {
+        ViewNpyError::Io(e) => format!("cannot read: {e}"),
+        ViewNpyError::ParseHeader(e) => format!("not a NumPy .npy file ({})", one_line(&e.to_string())),
+        ViewNpyError::InvalidData(e) => format!("holds values invalid for the element type: {e}"),
+        ViewNpyError::LengthOverflow => "its header describes an array too large to address".into(),
+        ViewNpyError::WrongNdim(_, found) => format!("holds a {found}-dimensional array"),
+        ViewNpyError::WrongDescriptor(found) => format!("holds elements of type {found}"),
+        ViewNpyError::NonNativeEndian => {
+            "its elements are in the other byte order (save it in native order, e.g. with array.astype('<f4'))"
+                .into()
+        }
+        ViewNpyError::MisalignedData => {
+            "its data does not start at an address aligned for the element type".into()
+        }
+        ViewNpyError::MissingBytes(n) => {
+            format!("truncated: {n} bytes of the data its header describes are missing")
+        }
+        ViewNpyError::ExtraBytes(n) => format!("{n} bytes follow the data its header describes"),
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,5 +304,16 @@ mod tests {
         );
         let real = npy(&Array3::<f32>::zeros((5, 2, 3)));
         assert!(header_fits(&real, real.len() as u64).is_ok());
+    }
+
+    #[test]
+    fn a_header_syntax_error_is_told_on_one_line_with_its_place() {
+        let drawn = "error parsing metadata dict: syntax error:  --> 1:118\n  |\n1 | {'descr': '<f4', 'shape': (5' 2, 3), }\n  |                                        ^---\n  |\n  = expected value";
+        assert_eq!(
+            one_line(drawn),
+            "error parsing metadata dict: syntax error: at character 118 of its header: expected value"
+        );
+        assert_eq!(one_line("unknown key: 'x'"), "unknown key: 'x'");
+        assert_eq!(one_line("a\n  |\n  b"), "a b");
     }
 }

@@ -8,7 +8,6 @@ use std::ops::Range;
 
 use adl_core::{Error, Result};
 
-use crate::location::Location;
 #[cfg(feature = "_object-store")]
 use crate::store::{ObjectUrl, Store};
 
@@ -47,9 +46,9 @@ impl Object {
         })
     }
 
-    /// The location of this object, in its store.
-    pub(crate) fn location(&self) -> Location {
-        self.store.at(&self.key)
+    /// Its store and key.
+    pub(crate) fn into_parts(self) -> (Store, String) {
+        (self.store, self.key)
     }
 
     /// The whole object.
@@ -123,10 +122,6 @@ impl Object {
              adl-files, or one kind only: `s3`, `gcs`, `azure` or `http` of adl-files \
              (`store-s3`... of adl)",
         ))
-    }
-
-    pub(crate) fn location(&self) -> Location {
-        match *self {}
     }
 
     pub(crate) fn get(&self) -> Result<Data> {

@@ -13,12 +13,11 @@ use object_store::path::Path;
 use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, ObjectStoreScheme};
 use url::Url;
 
-use crate::location::Location;
 use crate::retry::{Counters, GaveUp, RetryPolicy, RetryingConnector, causes, no_retries};
 use crate::runtime::wait;
 
 /// A bucket of an object store, a container, or an HTTP server: where the
-/// files of a [`Location`] given as a URL are read from, through the
+/// files of a [`Location`](crate::Location) given as a URL are read from, through the
 /// [`object_store`] crate.
 ///
 /// A store is opened from a URL: `s3://bucket` (Amazon S3 and compatible
@@ -180,7 +179,7 @@ pub struct StoreStats {
     pub bytes: u64,
 }
 
-/// The stores that [`Location`]s given as URLs are read through, one per
+/// The stores that [`Location`](crate::Location)s given as URLs are read through, one per
 /// root.
 static SHARED: OnceLock<Mutex<HashMap<String, Store>>> = OnceLock::new();
 
@@ -258,12 +257,6 @@ impl Store {
         } else {
             format!("{}/{key}", self.inner.root)
         }
-    }
-
-    /// The location of the object (or folder) `key` in this store, for a
-    /// sensor to open.
-    pub fn at(&self, key: &str) -> Location {
-        Location::in_store(self.clone(), key)
     }
 
     /// The size in bytes of the object `key` (one HEAD request).

@@ -107,7 +107,7 @@ fn npy_values(bytes: &[u8]) -> Result<Vec<f64>, String> {
         .map_err(|e| {
             format!(
                 "timestamps are a one-dimensional float64 array of seconds; {}",
-                crate::npy::describe(&e)
+                crate::npy_header::describe(&e)
             )
         })?;
     Ok(view.to_vec())

@@ -5,7 +5,8 @@ use std::mem::size_of;
 use std::sync::Arc;
 
 use super::Recycle;
-use super::pool::{BufferPool, POOLED_BYTES};
+use super::pool::BufferPool;
+use super::recycler::POOLED_BYTES;
 
 /// Where batch memory comes from in a context: its [`BufferPool`], or
 /// none (fresh allocations, and memory given back is freed).

@@ -63,7 +63,7 @@ pub use lanes::{Lane, LanePair, Same, lane_rows, not_whole_rows, run_lane};
 pub use launch::{KernelArg, Launch, Op, cl_f32, cl_f32_by_channel};
 pub use node_id::NodeId;
 pub use output::{Output, filled_vec};
-pub use pool::{BufferPool, BufferStatistics, POOLED_BYTES};
+pub use pool::{BufferPool, BufferStatistics};
 pub use prefetch::prefetch;
 pub use recycle::Recycle;
 /// What `#[derive(Recycle)]`'s expansion calls (through
@@ -71,7 +71,7 @@ pub use recycle::Recycle;
 /// otherwise. Not part of the API.
 #[doc(hidden)]
 pub use recycle::{RecycleField, RecycleKnown, RecycleOther};
-pub use recycler::Recycler;
+pub use recycler::{POOLED_BYTES, Recycler};
 pub use run_blocked::run_blocked;
 pub use scattered::ScatteredBlocks;
 pub use simd::{Loop, widest};

@@ -246,12 +246,6 @@ impl BufferPool {
     }
 }
 
-/// The smallest request a context's [`Buffers`](super::Buffers) serve from
-/// the pool, and the smallest buffer a [`Recycler`] keeps: 16 KiB. Small
-/// blocks are cheap for any allocator (no page faults, no trims), and
-/// keeping them out of the pool keeps its lock off the per-sample path.
-pub const POOLED_BYTES: usize = 16 * 1024;
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,8 +2,13 @@
 
 use std::mem::size_of;
 
-use super::pool::POOLED_BYTES;
 use super::raw_buffer::RawBuffer;
+
+/// The smallest request a context's [`Buffers`](super::Buffers) serve from
+/// the pool, and the smallest buffer a [`Recycler`] keeps: 16 KiB. Small
+/// blocks are cheap for any allocator (no page faults, no trims), and
+/// keeping them out of the pool keeps its lock off the per-sample path.
+pub const POOLED_BYTES: usize = 16 * 1024;
 
 /// Collects the buffers of one batch for a [`BufferPool`](super::BufferPool): what a
 /// [`Recycle`](super::Recycle) implementation hands its memory to.

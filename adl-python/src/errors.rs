@@ -122,3 +122,59 @@ impl std::fmt::Debug for PythonError {
 }
 
 impl std::error::Error for PythonError {}
+
+pyo3::create_exception!(
+    adl,
+    LoaderError,
+    PyRuntimeError,
+    "A sample or batch the loader could not make: the message names the sample (its index) and the step; the Python exception that caused it, if one did, is its `__cause__`."
+);
+
+/// An error unless this is the process that made the loader: a process
+/// forked from it has none of its threads (they stay in the parent), and
+/// a batch claimed by one of them would never come.
+pub(crate) fn same_process(maker: u32) -> PyResult<()> {
+    let this = std::process::id();
+    if this == maker {
+        return Ok(());
+    }
+    Err(PyRuntimeError::new_err(format!(
+        "this adl.Loader was made in process {maker}, and this is process {this}, forked from it: \
+         its worker threads stayed in the parent. Make the loader in the process that iterates it \
+         (after the fork: in a DataLoader's worker_init_fn, or in the child)"
+    )))
+}
+
+/// `error` as a [`LoaderError`], the Python exception in its causes (a
+/// dataset's or a pipeline's) as its `__cause__`, and that exception's
+/// notes (where adl's `Trace` said which trace and sensor raised it) in
+/// the message.
+pub(crate) fn loader_error(py: Python<'_>, error: &adl_core::Error) -> PyErr {
+    let mut message = format!("{error:#}");
+    let mut original = None;
+    let mut cause = error.cause();
+    while let Some(inner) = cause {
+        if let Some(python) = inner.downcast_ref::<crate::errors::PythonError>() {
+            original = Some(python.error().clone_ref(py));
+            break;
+        }
+        if let Some(python) = inner.downcast_ref::<PyErr>() {
+            original = Some(python.clone_ref(py));
+            break;
+        }
+        cause = inner
+            .downcast_ref::<adl_core::Error>()
+            .and_then(adl_core::Error::cause);
+    }
+    if let Some(original) = &original {
+        for note in crate::errors::notes(py, original) {
+            message.push_str("; ");
+            message.push_str(note.strip_prefix("adl: ").unwrap_or(&note));
+        }
+    }
+    let raised = LoaderError::new_err(message);
+    if let Some(original) = original {
+        raised.set_cause(py, Some(original));
+    }
+    raised
+}

@@ -68,8 +68,8 @@ mod to_python;
 mod trace;
 mod video;
 
+pub use errors::LoaderError;
 pub use errors::to_python as python_error;
-pub use loader::LoaderError;
 pub use rust_loader::{BatchMemory, RustLoader, RustLoaderEpoch};
 pub use to_python::{Owner, ToPython};
 
@@ -116,7 +116,7 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<native::Normalize>()?;
     module.add_class::<native::Affine>()?;
     module.add_class::<native::Clamp>()?;
-    module.add("LoaderError", module.py().get_type::<loader::LoaderError>())?;
+    module.add("LoaderError", module.py().get_type::<errors::LoaderError>())?;
     exit::register(module)?;
     Ok(())
 }

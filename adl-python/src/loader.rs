@@ -6,11 +6,12 @@
 use std::sync::{Arc, Mutex};
 
 use adl_core::OnError;
-use adl_graph::loader::{LoaderBuilder, LoaderState};
-use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
+use adl_graph::loader::LoaderBuilder;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 
+use crate::errors::{loader_error, same_process};
 use crate::execution::{Code, Execution};
 use crate::gil::GilTime;
 use crate::lerobot::native_of;
@@ -19,14 +20,7 @@ use crate::processes::Processes;
 use crate::python_data::{PyDataset, PyPipeline};
 use crate::rust_loader::RustLoader;
 use crate::shared_blocks;
-use crate::states::{Last, States, locked};
-
-pyo3::create_exception!(
-    adl,
-    LoaderError,
-    PyRuntimeError,
-    "A sample or batch the loader could not make: the message names the sample (its index) and the step; the Python exception that caused it, if one did, is its `__cause__`."
-);
+use crate::states::{Last, States, locked, to_dict};
 
 /// The engine's loader behind an `adl.Loader` of a Python pipeline.
 type Inner = adl_graph::loader::Loader<PyDataset, PyPipeline>;
@@ -575,97 +569,4 @@ impl Epoch {
         let state = locked(&self.running).borrow_dependent().state();
         to_dict(py, &state)
     }
-}
-
-/// An error unless this is the process that made the loader: a process
-/// forked from it has none of its threads (they stay in the parent), and
-/// a batch claimed by one of them would never come.
-pub(crate) fn same_process(maker: u32) -> PyResult<()> {
-    let this = std::process::id();
-    if this == maker {
-        return Ok(());
-    }
-    Err(PyRuntimeError::new_err(format!(
-        "this adl.Loader was made in process {maker}, and this is process {this}, forked from it: \
-         its worker threads stayed in the parent. Make the loader in the process that iterates it \
-         (after the fork: in a DataLoader's worker_init_fn, or in the child)"
-    )))
-}
-
-/// `error` as a [`LoaderError`], the Python exception in its causes (a
-/// dataset's or a pipeline's) as its `__cause__`, and that exception's
-/// notes (where adl's `Trace` said which trace and sensor raised it) in
-/// the message.
-pub(crate) fn loader_error(py: Python<'_>, error: &adl_core::Error) -> PyErr {
-    let mut message = format!("{error:#}");
-    let mut original = None;
-    let mut cause = error.cause();
-    while let Some(inner) = cause {
-        if let Some(python) = inner.downcast_ref::<crate::errors::PythonError>() {
-            original = Some(python.error().clone_ref(py));
-            break;
-        }
-        if let Some(python) = inner.downcast_ref::<PyErr>() {
-            original = Some(python.clone_ref(py));
-            break;
-        }
-        cause = inner
-            .downcast_ref::<adl_core::Error>()
-            .and_then(adl_core::Error::cause);
-    }
-    if let Some(original) = &original {
-        for note in crate::errors::notes(py, original) {
-            message.push_str("; ");
-            message.push_str(note.strip_prefix("adl: ").unwrap_or(&note));
-        }
-    }
-    let raised = LoaderError::new_err(message);
-    if let Some(original) = original {
-        raised.set_cause(py, Some(original));
-    }
-    raised
-}
-
-const FIELDS: [&str; 7] = [
-    "version",
-    "epoch",
-    "cursor",
-    "sampler",
-    "seed",
-    "pipeline",
-    "dataset_len",
-];
-
-pub(crate) fn to_dict<'py>(py: Python<'py>, state: &LoaderState) -> PyResult<Bound<'py, PyDict>> {
-    let out = PyDict::new(py);
-    out.set_item("version", state.version)?;
-    out.set_item("epoch", state.epoch)?;
-    out.set_item("cursor", state.cursor)?;
-    out.set_item("sampler", &state.sampler)?;
-    out.set_item("seed", state.seed)?;
-    out.set_item("pipeline", state.pipeline)?;
-    out.set_item("dataset_len", state.dataset_len)?;
-    Ok(out)
-}
-
-pub(crate) fn from_dict(state: &Bound<'_, PyAny>) -> PyResult<LoaderState> {
-    let field = |name: &str| -> PyResult<Bound<'_, PyAny>> {
-        state.get_item(name).map_err(|_| {
-            PyKeyError::new_err(format!(
-                "a loader state has {}; this one has no `{name}`",
-                PyList::new(state.py(), FIELDS)
-                    .and_then(|l| l.str())
-                    .map_or_else(|_| FIELDS.join(", "), |s| s.to_string())
-            ))
-        })
-    };
-    Ok(LoaderState {
-        version: field("version")?.extract()?,
-        epoch: field("epoch")?.extract()?,
-        cursor: field("cursor")?.extract()?,
-        sampler: field("sampler")?.extract()?,
-        seed: field("seed")?.extract()?,
-        pipeline: field("pipeline")?.extract()?,
-        dataset_len: field("dataset_len")?.extract()?,
-    })
 }

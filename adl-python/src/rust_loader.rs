@@ -17,8 +17,8 @@ use adl_graph::loader::{Batch, Epoch, Loader, LoaderState};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::loader::{loader_error, same_process, to_dict};
-use crate::states::{Last, States, locked};
+use crate::errors::{loader_error, same_process};
+use crate::states::{Last, States, locked, to_dict};
 use crate::{Owner, ToPython};
 
 /// An epoch, its batches as Python objects.

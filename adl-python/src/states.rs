@@ -1,7 +1,8 @@
 //! [`States`]: what a loader handed to Python keeps of its states: where
 //! the epoch iterated last stands (`state_dict`), and a state given by
 //! `load_state_dict` for the next epoch of its number. Shared by
-//! `adl.Loader` and `RustLoader`.
+//! `adl.Loader` and `RustLoader`; and a state as a dict (`to_dict`,
+//! `from_dict`), its Python form.
 //!
 //! A state loaded is also where the loader stands until an epoch moves
 //! on: `state_dict()` right after `load_state_dict(s)` is `s` (a
@@ -11,9 +12,9 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use adl_graph::loader::LoaderState;
+use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-
-use crate::loader::from_dict;
+use pyo3::types::{PyDict, PyList};
 
 /// `mutex`'s value (a panic elsewhere while it was held leaves a value
 /// still good to use).
@@ -90,4 +91,52 @@ impl States {
         let state = locked(&last.0).clone();
         (state.map_or(0, |s| s.epoch.saturating_add(1)), false)
     }
+}
+
+/// The keys of a loader state as a dict.
+const FIELDS: [&str; 7] = [
+    "version",
+    "epoch",
+    "cursor",
+    "sampler",
+    "seed",
+    "pipeline",
+    "dataset_len",
+];
+
+/// `state` as the dict `state_dict()` gives.
+pub(crate) fn to_dict<'py>(py: Python<'py>, state: &LoaderState) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("version", state.version)?;
+    out.set_item("epoch", state.epoch)?;
+    out.set_item("cursor", state.cursor)?;
+    out.set_item("sampler", &state.sampler)?;
+    out.set_item("seed", state.seed)?;
+    out.set_item("pipeline", state.pipeline)?;
+    out.set_item("dataset_len", state.dataset_len)?;
+    Ok(out)
+}
+
+/// The state in `state`, a dict `to_dict` made; a missing key names the
+/// keys a state has.
+pub(crate) fn from_dict(state: &Bound<'_, PyAny>) -> PyResult<LoaderState> {
+    let field = |name: &str| -> PyResult<Bound<'_, PyAny>> {
+        state.get_item(name).map_err(|_| {
+            PyKeyError::new_err(format!(
+                "a loader state has {}; this one has no `{name}`",
+                PyList::new(state.py(), FIELDS)
+                    .and_then(|l| l.str())
+                    .map_or_else(|_| FIELDS.join(", "), |s| s.to_string())
+            ))
+        })
+    };
+    Ok(LoaderState {
+        version: field("version")?.extract()?,
+        epoch: field("epoch")?.extract()?,
+        cursor: field("cursor")?.extract()?,
+        sampler: field("sampler")?.extract()?,
+        seed: field("seed")?.extract()?,
+        pipeline: field("pipeline")?.extract()?,
+        dataset_len: field("dataset_len")?.extract()?,
+    })
 }

@@ -5,7 +5,9 @@
 //! The kernel machinery and batch memory (`adl-kernel`) stand below the
 //! specification: adl-core depends on them, and they on no adl crate but
 //! the rules. Inside adl-core, the description of a pipeline names nothing
-//! that runs one; the facade re-exports the crates whole.
+//! that runs one; the facade re-exports the crates whole. Inside every
+//! crate, no source files import each other in a circle
+//! (`file_imports`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -207,4 +209,46 @@ fn the_spec_traits_carry_one_engine_hook() {
         })
         .collect();
     assert_eq!(engine, ["storage"], "Sensor's methods: {sensor:?}");
+}
+
+/// The source folders of every package in the repository (a folder with
+/// a `Cargo.toml` and a `src`, the facade's own included), `target` left
+/// out.
+fn source_folders(dir: &Path, out: &mut Vec<PathBuf>) {
+    if dir.join("Cargo.toml").is_file() && dir.join("src").is_dir() {
+        out.push(dir.join("src"));
+    }
+    for entry in std::fs::read_dir(dir).expect("the directory reads") {
+        let path = entry.expect("the directory reads").path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if path.is_dir() && !name.starts_with('.') && !["target", "src"].contains(&name) {
+            source_folders(&path, out);
+        }
+    }
+}
+
+/// No two source files of a crate import each other, directly or round
+/// a circle, by the code's own paths (`use crate::..`, `super::..`): each
+/// file stands on those below it, so a change to one is read knowing
+/// only them (see `file_imports` for what counts).
+#[test]
+fn no_source_files_import_each_other_in_a_circle() {
+    let mut folders = Vec::new();
+    source_folders(Path::new(env!("CARGO_MANIFEST_DIR")), &mut folders);
+    assert!(folders.len() >= 10, "the packages' sources: {folders:?}");
+    let mut found = String::new();
+    for src in &folders {
+        let imports = crate::file_imports::Imports::of(src);
+        for circle in imports.circles() {
+            found.push_str(&format!(
+                "{}:\n{}",
+                src.display(),
+                imports.describe(&circle)
+            ));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "source files import each other in a circle:\n{found}"
+    );
 }

@@ -23,6 +23,7 @@ mod collate;
 mod collate_properties;
 mod dataset_properties;
 mod example_graphs;
+mod file_imports;
 mod flat_map;
 mod fused_lanes;
 mod interpolation;

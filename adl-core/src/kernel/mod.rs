@@ -109,6 +109,7 @@
 mod builtin;
 mod data;
 pub(crate) mod lanes;
+pub(crate) mod link;
 pub(crate) mod node;
 mod tagged;
 

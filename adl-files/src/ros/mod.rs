@@ -22,6 +22,7 @@
 mod bag;
 mod bytes;
 mod chunks;
+mod container;
 mod definition;
 mod index;
 mod mcap;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use adl_core::storage::Storage;
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 
-use super::bag::{Container, Located};
+use super::container::{Container, Located};
 use super::definition::Schema;
 use super::value::{Message, Value};
 use super::views::{View, Viewed};

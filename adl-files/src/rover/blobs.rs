@@ -6,7 +6,7 @@ use adl_core::Result;
 use super::element::Element;
 use super::jpeg::JpegFrames;
 use crate::location::Location;
-use crate::npy::describe;
+use crate::npy_header::describe;
 use crate::npy_header::header_fits;
 use ndarray_npy::npy::header::Header;
 
