@@ -45,6 +45,7 @@
 mod args;
 mod batch_stage;
 pub mod digest;
+mod epoch_permutation;
 pub mod frames;
 mod process;
 mod protocol;
@@ -52,6 +53,7 @@ mod runs;
 pub mod spec;
 pub mod workloads;
 
+pub use epoch_permutation::EpochPermutation;
 pub use runs::w2_loader;
 
 /// Run the benchmark the arguments (without the program's name) describe:

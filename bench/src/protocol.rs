@@ -5,7 +5,9 @@
 use std::time::{Duration, Instant};
 
 use adl::exec::Recycle;
-use adl::graph::loader::{Loader, Sampler};
+use adl::graph::loader::Loader;
+
+use crate::EpochPermutation;
 use adl::prelude::*;
 
 use crate::args::Args;
@@ -92,9 +94,8 @@ where
 {
     let builder = Loader::new(dataset, pipeline)
         .batch_size(batch)
-        // The spec's epoch permutation (WORKLOADS.md), whose digests the
-        // runs verify.
-        .sampler(Sampler::SortedKeys { seed: SEED })
+        // The workloads' epoch permutation, whose digests the runs verify.
+        .order(EpochPermutation { seed: SEED })
         .seed(SEED)
         .workers(args.workers)
         .build_while_waiting(args.build_while_waiting);

@@ -10,7 +10,9 @@ use std::process::Command;
 use adl::InMemory;
 use adl::OnError;
 use adl::exec::{Recycle, SampleRng};
-use adl::graph::loader::{Batch, Loader, Sampler, ShardTail};
+use std::sync::Arc;
+
+use adl::graph::loader::{Batch, EpochOrder, Listed, Loader, Order, ShardTail, Weighted};
 use adl::pipeline::Stages;
 use adl::prelude::*;
 use adl::transform::random;
@@ -214,18 +216,159 @@ fn a_state_from_another_pipeline_or_dataset_is_refused() {
         Err(Error::Resume { .. })
     ));
 
-    // The same seed under the other shuffle (the sorted keys of the
-    // benchmark workloads, adl's shuffle before it became a permutation
-    // per position): another order, so refused, naming both.
-    let sorted = Loader::new(indices(20), Stages::new())
-        .sampler(Sampler::SortedKeys { seed: 11 })
+    // Under a program's own order: another order, so refused, naming both.
+    let twice = Loader::new(indices(20), Stages::new())
+        .order(EveryIndexTwice { seed: 11 })
         .build()
         .unwrap();
-    let err = sorted.resume(&state).err().unwrap();
+    let err = twice.resume(&state).err().unwrap();
     assert!(
         err.to_string().contains(
-            "taken with the sampler index-shuffle(seed=11), this loader uses sorted-keys-shuffle(seed=11)"
+            "taken with the sampler index-shuffle(seed=11), this loader uses every-index-twice(seed=11)"
         ),
+        "{err}"
+    );
+}
+
+/// A program's own order: every index twice an epoch, the second pass
+/// backwards, the first rotated by the epoch and the seed.
+#[derive(Debug)]
+struct EveryIndexTwice {
+    seed: u64,
+}
+
+#[derive(Debug)]
+struct Twice {
+    len: usize,
+    start: usize,
+}
+
+impl EpochOrder for Twice {
+    fn len(&self) -> usize {
+        2 * self.len
+    }
+
+    fn index(&self, position: usize) -> Option<usize> {
+        match position {
+            p if p < self.len => Some((self.start + p) % self.len),
+            p if p < 2 * self.len => Some(2 * self.len - 1 - p),
+            _ => None,
+        }
+    }
+}
+
+impl Order for EveryIndexTwice {
+    fn len(&self, dataset_len: usize) -> usize {
+        2 * dataset_len
+    }
+
+    fn epoch(&self, epoch: u64, dataset_len: usize) -> adl::Result<Arc<dyn EpochOrder>> {
+        let start = (self.seed + epoch) as usize % dataset_len.max(1);
+        Ok(Arc::new(Twice {
+            len: dataset_len,
+            start,
+        }))
+    }
+
+    fn describe(&self) -> String {
+        format!("every-index-twice(seed={})", self.seed)
+    }
+}
+
+#[test]
+fn a_programs_own_order_is_followed_sharded_and_resumed() {
+    let n = 10;
+    let build = |rank, world| {
+        Loader::new(indices(n), Stages::new())
+            .order(EveryIndexTwice { seed: 3 })
+            .batch_size(3)
+            .shard(rank, world)
+            .workers(2)
+            .build()
+            .unwrap()
+    };
+    let whole: Vec<usize> = build(0, 1).epoch(2).flat_map(owned).collect();
+    let expected: Vec<usize> = (0..n).map(|p| (5 + p) % n).chain((0..n).rev()).collect();
+    assert_eq!(whole, expected);
+    // Two ranks deal it as torch's DistributedSampler deals any order.
+    let ranks: Vec<Vec<usize>> = (0..2)
+        .map(|r| build(r, 2).epoch(2).flat_map(owned).collect())
+        .collect();
+    assert_eq!(
+        ranks[0],
+        expected.iter().step_by(2).copied().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        ranks[1],
+        expected
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .copied()
+            .collect::<Vec<_>>()
+    );
+    // Stopped after two batches and resumed: the rest of the same order.
+    let loader = build(0, 1);
+    let mut epoch = loader.epoch(2);
+    let mut seen: Vec<usize> = epoch.by_ref().take(2).flat_map(owned).collect();
+    let state = epoch.state();
+    drop(epoch);
+    seen.extend(build(0, 1).resume(&state).unwrap().flat_map(owned));
+    assert_eq!(seen, expected);
+}
+
+#[test]
+fn an_order_whose_epoch_breaks_its_length_is_an_error_naming_it() {
+    #[derive(Debug)]
+    struct Liar;
+    impl Order for Liar {
+        fn len(&self, dataset_len: usize) -> usize {
+            dataset_len + 1
+        }
+        fn epoch(&self, epoch: u64, dataset_len: usize) -> adl::Result<Arc<dyn EpochOrder>> {
+            Listed::new((0..dataset_len).collect::<Vec<_>>()).epoch(epoch, dataset_len)
+        }
+        fn describe(&self) -> String {
+            "liar".to_owned()
+        }
+    }
+    let loader = Loader::new(indices(4), Stages::new())
+        .order(Liar)
+        .build()
+        .unwrap();
+    let err = loader.epoch(0).find_map(Result::err).expect("an error");
+    assert!(
+        err.to_string()
+            .contains("liar made epoch 0 of 4 positions, where its len() says 5"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_weighted_order_draws_by_weight_and_checks_its_length() {
+    // Index 0 never, index 3 nine times as often as 1 or 2.
+    let weights = vec![0.0, 1.0, 1.0, 9.0];
+    let loader = Loader::new(indices(4), Stages::new())
+        .order(Weighted::new(weights.clone(), 1100, 5).unwrap())
+        .batch_size(100)
+        .workers(2)
+        .build()
+        .unwrap();
+    let drawn: Vec<usize> = loader.epoch(0).flat_map(owned).collect();
+    assert_eq!(drawn.len(), 1100);
+    let count = |i| drawn.iter().filter(|&&d| d == i).count();
+    assert_eq!(count(0), 0);
+    assert!((800..1000).contains(&count(3)), "{} of 1100", count(3));
+    let again: Vec<usize> = loader.epoch(0).flat_map(owned).collect();
+    assert_eq!(drawn, again, "a draw is its seed, epoch and position");
+    let err = Loader::new(indices(5), Stages::new())
+        .order(Weighted::new(weights, 10, 5).unwrap())
+        .build()
+        .err()
+        .expect("4 weights for 5 samples");
+    assert!(
+        err.to_string()
+            .contains("4 weights for a dataset of 5 samples"),
         "{err}"
     );
 }

@@ -1,4 +1,4 @@
-//! The quality of the loader's shuffle ([`Sampler::Shuffle`], a Feistel
+//! The quality of the loader's shuffle ([`Shuffle`](adl::graph::loader::Shuffle), a Feistel
 //! permutation evaluated per position): over many epochs each index's
 //! position is uniform, consecutive epochs are unrelated, neighbouring
 //! indices land independently, and fixed points are as many as chance
@@ -10,7 +10,7 @@
 //! samples are not read.
 
 use adl::InMemory;
-use adl::graph::loader::{Loader, Sampler};
+use adl::graph::loader::Loader;
 use adl::pipeline::Stages;
 
 /// The loader's order of `epoch` over `n` samples, shuffled with `seed`.
@@ -146,20 +146,6 @@ fn fixed_points_are_as_many_as_chance_gives() {
         (share - p).abs() < 5.0 * sd,
         "{share} of epochs without a fixed point"
     );
-}
-
-#[test]
-fn the_workloads_order_is_still_a_sampler() {
-    // bench/WORKLOADS.md's epoch permutation: its first indices for seed
-    // 2024 over 6000 samples.
-    let loader = Loader::new((0..6_000).collect::<InMemory<usize>>(), Stages::new())
-        .sampler(Sampler::SortedKeys { seed: 2024 })
-        .workers(0)
-        .build()
-        .expect("a loader");
-    let epoch = loader.epoch(0);
-    let first: Vec<usize> = epoch.indices().iter().take(4).collect();
-    assert_eq!(first, [1407, 4406, 5990, 5854]);
 }
 
 #[test]

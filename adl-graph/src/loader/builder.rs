@@ -4,14 +4,14 @@ use adl_core::kernel::Accelerator;
 use adl_core::storage::{Ahead, Storage};
 use adl_core::{Dataset, Error, OnError, Origin, Pipeline, Result};
 
-use super::{Loader, Sampler, Shard, ShardTail};
+use super::{Listed, Loader, Order, Sequential, Shard, ShardTail, Shuffle};
 
 /// The settings of a loader.
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
     pub(crate) batch_size: usize,
     pub(crate) drop_last: bool,
-    pub(crate) sampler: Sampler,
+    pub(crate) order: Arc<dyn Order>,
     pub(crate) seed: u64,
     pub(crate) workers: usize,
     pub(crate) batches_ahead: usize,
@@ -113,7 +113,7 @@ where
             config: Config {
                 batch_size: 1,
                 drop_last: false,
-                sampler: Sampler::Sequential,
+                order: Arc::new(Sequential),
                 seed: 0,
                 workers,
                 batches_ahead: 2 * workers,
@@ -150,23 +150,26 @@ where
     }
 
     /// Shuffle every epoch with a permutation of (seed, epoch)
-    /// ([`Sampler::Shuffle`]); `seed` also seeds random nodes.
+    /// ([`Shuffle`]); `seed` also seeds random nodes.
     pub fn shuffle(mut self, seed: u64) -> Self {
-        self.config.sampler = Sampler::Shuffle { seed };
+        self.config.order = Arc::new(Shuffle { seed });
         self.config.seed = seed;
         self
     }
 
-    /// Order epochs with `sampler`.
-    pub fn sampler(mut self, sampler: Sampler) -> Self {
-        self.config.sampler = sampler;
+    /// Order epochs with `order`: one of adl's ([`Sequential`], the
+    /// default; [`Shuffle`], [`LowDiscrepancy`](super::LowDiscrepancy),
+    /// [`Listed`], [`Weighted`](super::Weighted)) or the program's own
+    /// [`Order`].
+    pub fn order(mut self, order: impl Order + 'static) -> Self {
+        self.config.order = Arc::new(order);
         self
     }
 
     /// Read these dataset indices, in this order, every epoch
-    /// ([`Sampler::Indices`]).
+    /// ([`Listed`]).
     pub fn indices(self, indices: impl Into<Arc<[usize]>>) -> Self {
-        self.sampler(Sampler::Indices(indices.into()))
+        self.order(Listed::new(indices))
     }
 
     /// The seed of the per-sample generators of random nodes (by default

@@ -14,7 +14,7 @@ use adl_core::{Dataset, Error, Pipeline, Result};
 
 use super::claims::Claims;
 use super::job::{Outcome, Skipped, build};
-use super::order::EpochOrder;
+use super::order::{EpochOrder, Order};
 use super::read_ahead::ReadAhead;
 use super::shard_order::ShardOrder;
 use super::state::STATE_VERSION;
@@ -201,9 +201,10 @@ where
 {
     pub(crate) fn start(loader: &'a Loader<D, P>, epoch: u64, cursor: usize) -> Self {
         let shared = &loader.shared;
-        let (order, failure) = match shared.config.sampler.order(epoch, shared.dataset.len()) {
+        let (order, failure) = match epoch_order(&*shared.config.order, epoch, shared.dataset.len())
+        {
             Ok(order) => (order, None),
-            Err(e) => (EpochOrder::Sequential(0), Some(e)),
+            Err(e) => (super::order::nothing(), Some(e)),
         };
         let order_len = order.len();
         let local = Arc::new(ShardOrder::new(order, shared.config.shard, cursor));
@@ -574,4 +575,23 @@ where
     fn drop(&mut self) {
         self.close();
     }
+}
+
+/// Epoch `epoch`'s order over `len` samples, checked to have the
+/// positions `order` says its epochs have (a program's own order that
+/// does not would misplace a resumed epoch).
+fn epoch_order(order: &dyn Order, epoch: u64, len: usize) -> Result<Arc<dyn EpochOrder>> {
+    let made = order.epoch(epoch, len)?;
+    let said = order.len(len);
+    if made.len() != said {
+        return Err(adl_core::Error::invalid(
+            "order",
+            format!(
+                "{} made epoch {epoch} of {} positions, where its len() says {said}",
+                order.describe(),
+                made.len()
+            ),
+        ));
+    }
+    Ok(made)
 }

@@ -48,16 +48,19 @@
 //!
 //! # Promises, and how each is kept
 //!
-//! - **Order depends only on (sampler, seed, epoch)**: the order is a
-//!   stateless function ([`Sampler`]); workers only decide *when* a batch is
+//! - **Order depends only on (order, seed, epoch)**: the order is a
+//!   stateless function of (epoch, position) ([`Order`]: adl's
+//!   [`Sequential`], [`Shuffle`], [`LowDiscrepancy`], [`Listed`] and
+//!   [`Weighted`], or a program's own); workers only decide *when* a batch is
 //!   built, and batches are delivered in order.
 //! - **An epoch's order in constant memory**: each rank's indices are
 //!   computed per position ([`ShardOrder`]: the shuffle is a
 //!   [`Permutation`](adl_core::sample::Permutation) evaluated at a
 //!   position, the low-discrepancy walk and the sharding are arithmetic),
 //!   so a shuffled epoch of 10^9 samples over 8 ranks starts at once in a
-//!   few megabytes (tests/billion_epoch.rs). Only explicit indices and
-//!   [`Sampler::SortedKeys`] hold an order.
+//!   few megabytes (tests/billion_epoch.rs). Of adl's orders, only
+//!   explicit indices ([`Listed`]) hold an order, and [`Weighted`] its
+//!   table of weights.
 //! - **Every index exactly once per epoch across ranks** (or reported
 //!   skipped): ranks split one order as torch's `DistributedSampler` does
 //!   ([`Shard`], [`ShardTail`]: padding repeats the first few indices,
@@ -86,11 +89,13 @@ mod claims;
 mod context;
 mod device;
 mod epoch;
+mod fingerprint;
 mod job;
 mod order;
 mod read_ahead;
 mod readers;
 mod sensor_reads;
+mod shard;
 mod shard_order;
 mod state;
 mod stats;
@@ -114,17 +119,18 @@ pub use builder::{LoaderBuilder, READ_BOUND};
 pub use device::FUSION_VARIABLE;
 pub use epoch::Epoch;
 pub use job::Skipped;
-pub use order::{Sampler, Shard, ShardTail};
+pub use order::{EpochOrder, Listed, LowDiscrepancy, Order, Sequential, Shuffle, Weighted};
 pub use read_ahead::ReadStatistics;
 pub use readers::{MAX_READERS, READERS, most_readers, starting_readers};
 pub use sensor_reads::SensorReads;
+pub use shard::{Shard, ShardTail};
 pub use shard_order::ShardOrder;
 pub use state::LoaderState;
 pub use stats::{BOTTLENECK_MARGIN, KernelRun, Measured, NodeStatistics, Statistics};
 pub use tuning::Tuning;
 
 use context::Counters;
-use order::Fnv;
+use fingerprint::Fnv;
 use readers::Readers;
 use sensor_reads::PartCounters;
 use state::STATE_VERSION;
@@ -162,7 +168,7 @@ pub(crate) struct Shared<D, P> {
     /// What it did per part of a sample (per sensor).
     pub(crate) sensor_reads: Arc<PartCounters>,
     pub(crate) fingerprint: u64,
-    /// The sampler as states name it ([`Sampler::describe`]: for explicit
+    /// The order as states name it ([`Order::describe`]: for explicit
     /// indices a hash of them all, so taken once).
     pub(crate) sampler: String,
     /// The memory of batches the consumer dropped, for the next ones.
@@ -262,7 +268,7 @@ where
 {
     pub(crate) fn from_parts(dataset: D, pipeline: P, config: builder::Config) -> Result<Self> {
         config.shard.check()?;
-        config.sampler.check(dataset.len())?;
+        config.order.check(dataset.len())?;
         // Measured now, not on the first timed call of an epoch.
         context::clock_cost();
         let parts = builder::read_parts(&dataset);
@@ -328,7 +334,7 @@ where
             rows.push((stage.to_string(), Measured::Stage(stage)));
         }
         let fingerprint = fingerprint::<D::Sample, P>(pipeline.description());
-        let sampler = config.sampler.describe();
+        let sampler = config.order.describe();
         let counters = Counters::new(rows.len());
         let runs = context::Runs::new(nodes);
         let config_bound = config.read_bound;
@@ -409,7 +415,7 @@ where
                 state.seed, self.shared.config.seed
             ));
         }
-        let order_len = self.shared.config.sampler.len(self.shared.dataset.len());
+        let order_len = self.shared.config.order.len(self.shared.dataset.len());
         if state.cursor > order_len as u64 {
             return refuse(format!(
                 "the cursor {} is past the end of epoch {} ({order_len} positions)",

@@ -405,11 +405,12 @@ fn parts<D: Dataset + ?Sized>(dataset: &D, index: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loader::order::{EpochOrder, Shard};
+    use crate::loader::Shard;
+    use crate::loader::order::{Listed, Order};
 
     /// This whole order, on one rank.
     fn test_order(indices: Vec<usize>) -> Arc<ShardOrder> {
-        let order = EpochOrder::Listed(indices.into());
+        let order = Listed::new(indices).epoch(0, 0).unwrap();
         Arc::new(ShardOrder::new(order, Shard::default(), 0))
     }
     use adl_core::Origin;

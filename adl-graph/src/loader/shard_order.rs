@@ -2,7 +2,10 @@
 //! position from the epoch's order, so that an epoch over billions of
 //! samples starts without building its order.
 
-use super::order::{EpochOrder, Shard, ShardTail};
+use std::sync::Arc;
+
+use super::order::EpochOrder;
+use super::shard::{Shard, ShardTail};
 
 /// This rank's dataset indices for one epoch, from where it started, in
 /// order: position `j` is the epoch order's position `cursor + rank + j *
@@ -15,7 +18,7 @@ use super::order::{EpochOrder, Shard, ShardTail};
 /// here. [`to_vec`](Self::to_vec) collects it, when a list is wanted.
 #[derive(Debug, Clone)]
 pub struct ShardOrder {
-    order: EpochOrder,
+    order: Arc<dyn EpochOrder>,
     /// Positions of the order consumed (by all ranks) before this shard.
     cursor: usize,
     /// Positions of the order left after the cursor.
@@ -32,7 +35,7 @@ impl ShardOrder {
     /// whole order, so a resumed epoch pads as the uninterrupted one) or cut
     /// to a multiple of the world, and this rank takes every `world`-th
     /// position from its rank on.
-    pub(crate) fn new(order: EpochOrder, shard: Shard, cursor: usize) -> Self {
+    pub(crate) fn new(order: Arc<dyn EpochOrder>, shard: Shard, cursor: usize) -> Self {
         let n = order.len();
         let left = n.saturating_sub(cursor);
         let world = shard.world.max(1);
@@ -76,9 +79,9 @@ impl ShardOrder {
         // which is at most left + world - 1 (no overflow: total fits).
         let at = self.rank + position * self.world;
         if at < self.left {
-            self.order.get(self.cursor + at)
+            self.order.index(self.cursor + at)
         } else {
-            self.order.get((at - self.left) % self.order.len())
+            self.order.index((at - self.left) % self.order.len())
         }
     }
 
@@ -111,10 +114,10 @@ impl PartialEq<[usize]> for ShardOrder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
+    use crate::loader::order::{Listed, Order, Sequential};
 
-    fn listed(order: Vec<usize>) -> EpochOrder {
-        EpochOrder::Listed(Arc::from(order))
+    fn listed(order: Vec<usize>) -> Arc<dyn EpochOrder> {
+        Listed::new(order).epoch(0, 0).unwrap()
     }
 
     fn shard(rank: usize, world: usize, tail: ShardTail) -> Shard {
@@ -133,7 +136,7 @@ mod tests {
         assert_eq!(drop(2), vec![2, 5, 8]);
         // The largest dataset there can be, padded over three ranks.
         let huge = ShardOrder::new(
-            EpochOrder::Sequential(usize::MAX),
+            Sequential.epoch(0, usize::MAX).unwrap(),
             shard(2, 3, ShardTail::Pad),
             0,
         );

@@ -10,10 +10,13 @@
 
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use adl::IndexRange;
-use adl::graph::loader::{Loader, Sampler};
+use adl::graph::loader::{Loader, Order, Shuffle};
 use adl::pipeline::Stages;
 
+use crate::EpochPermutation;
 use crate::args::Args;
 use crate::process::peak_rss_mb;
 
@@ -24,9 +27,9 @@ const BATCH: usize = 32;
 /// Run `--workload order`.
 pub(crate) fn order(args: &Args) -> adl::Result<bool> {
     let samples = args.samples.unwrap_or(1_000_000_000);
-    let sampler = match args.sampler.as_str() {
-        "shuffle" => Sampler::Shuffle { seed: 2024 },
-        _ => Sampler::SortedKeys { seed: 2024 },
+    let sampler: Arc<dyn Order> = match args.sampler.as_str() {
+        "shuffle" => Arc::new(Shuffle { seed: 2024 }),
+        _ => Arc::new(EpochPermutation { seed: 2024 }),
     };
     let start = Instant::now();
     let mut slowest = Duration::ZERO;
@@ -35,7 +38,7 @@ pub(crate) fn order(args: &Args) -> adl::Result<bool> {
         let began = Instant::now();
         let loader = Loader::new(IndexRange::new(samples), Stages::new())
             .batch_size(BATCH)
-            .sampler(sampler.clone())
+            .order(Arc::clone(&sampler))
             .shard(rank, args.ranks)
             .workers(args.workers)
             .build()?;

@@ -6,12 +6,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use adl::graph::loader::Sampler;
 use adl::graph::opencl::DeviceChoice;
 use adl::kernel::{FlipByFlag, Normalize, U8ToF32};
 use adl::prelude::*;
 use ndarray::Array4;
 
+use crate::EpochPermutation;
 use crate::args::Args;
 use crate::batch_stage::w2_batch_stage;
 use crate::digest::{Digest, bits_sum_f32, bits_sum_ordered_f32, check_all};
@@ -61,7 +61,7 @@ pub fn w2_loader(
     };
     Loader::new(PairKeys(n), pipeline)
         .batch_size(64)
-        .sampler(Sampler::SortedKeys {
+        .order(EpochPermutation {
             seed: crate::spec::SEED,
         })
         .seed(crate::spec::SEED)
