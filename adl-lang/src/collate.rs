@@ -67,13 +67,16 @@ fn std_trait(derive: &Path) -> Option<TokenStream> {
 }
 
 /// How one field is collated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone)]
 pub(crate) enum Strategy {
     Stack,
     List,
     Concat,
     Pad,
     Packed,
+    /// `#[collate(with = Path)]`: the program's own strategy, a type that
+    /// implements `adl::collate::Strategy<T>` for the field's type.
+    With(Path),
 }
 
 /// The strategies a user names, in one table: the word of
@@ -221,10 +224,10 @@ fn field(i: usize, f: &syn::Field, errors: &mut Vec<syn::Error>) -> Field {
     }
 }
 
-/// The field's `#[collate(list | concat | pad | packed)]`, else `Stack`. An
-/// unknown or second strategy is reported and left out. (Also read by
-/// `#[derive(SensorSet)]`, which passes a sensor's strategy on to its
-/// field of the sample.)
+/// The field's `#[collate(list | concat | pad | packed)]` or
+/// `#[collate(with = Path)]`, else `Stack`. An unknown or second strategy
+/// is reported and left out. (Also read by `#[derive(SensorSet)]`, which
+/// passes a sensor's strategy on to its field of the sample.)
 pub(crate) fn field_strategy(f: &syn::Field, errors: &mut Vec<syn::Error>) -> Strategy {
     let mut strategy = Strategy::Stack;
     let mut chosen = false;
@@ -238,6 +241,21 @@ pub(crate) fn field_strategy(f: &syn::Field, errors: &mut Vec<syn::Error>) -> St
                 return skip_value(&meta);
             }
             chosen = true;
+            if meta.path.is_ident("with") {
+                let value = match meta.value() {
+                    Ok(value) => value,
+                    Err(_) => {
+                        errors.push(attribute_error(
+                            &meta,
+                            "`with` names the strategy's type: `#[collate(with = MyStrategy)]`",
+                        ));
+                        chosen = false;
+                        return skip_value(&meta);
+                    }
+                };
+                strategy = Strategy::With(value.parse()?);
+                return Ok(());
+            }
             let named = meta
                 .path
                 .get_ident()
@@ -245,7 +263,7 @@ pub(crate) fn field_strategy(f: &syn::Field, errors: &mut Vec<syn::Error>) -> St
             let Some(named) = named else {
                 errors.push(attribute_error(
                     &meta,
-                    "unknown collate strategy; expected `list`, `concat`, `pad` or `packed`",
+                    "unknown collate strategy; expected `list`, `concat`, `pad`, `packed` or `with = MyStrategy` (a type that implements `adl::collate::Strategy` for the field's type)",
                 ));
                 chosen = false;
                 return skip_value(&meta);
@@ -306,34 +324,51 @@ impl Strategy {
         NAMED_STRATEGIES
             .iter()
             .find(|(_, w, _)| *w == word)
-            .map(|(s, _, _)| *s)
+            .map(|(s, _, _)| s.clone())
     }
 
-    /// Its entry of [`NAMED_STRATEGIES`]: none for the default (`Stack`).
-    fn entry(self) -> Option<&'static (Strategy, &'static str, &'static str)> {
-        NAMED_STRATEGIES.iter().find(|(s, _, _)| *s == self)
+    /// Its entry of [`NAMED_STRATEGIES`]: none for the default (`Stack`)
+    /// and a program's own.
+    fn entry(&self) -> Option<&'static (Strategy, &'static str, &'static str)> {
+        let kind = std::mem::discriminant(self);
+        NAMED_STRATEGIES
+            .iter()
+            .find(|(s, _, _)| std::mem::discriminant(s) == kind)
     }
 
-    /// The field attribute that chooses this strategy, `#[collate(pad)]`,
-    /// its name at `span`; none for the default (`Stack`).
-    pub(crate) fn attribute(self, span: Span) -> Option<TokenStream> {
+    /// The field attribute that chooses this strategy, `#[collate(pad)]`
+    /// or `#[collate(with = Path)]`, its name at `span`; none for the
+    /// default (`Stack`).
+    pub(crate) fn attribute(&self, span: Span) -> Option<TokenStream> {
+        if let Strategy::With(path) = self {
+            return Some(quote_spanned!(span=> #[collate(with = #path)]));
+        }
         let (_, word, _) = self.entry()?;
         let name = Ident::new(word, span);
         Some(quote!(#[collate(#name)]))
     }
 
-    /// The strategy's type in `adl::collate` (`Pad`), at `span`.
-    pub(crate) fn type_ident(self, span: Span) -> Ident {
-        let name = self.entry().map_or("Stack", |(_, _, ty)| ty);
-        Ident::new(name, span)
+    /// The name of adl's strategy type in `adl::collate` (`Pad`), at
+    /// `span`; `Stack` for the default (a program's own has its path,
+    /// [`type_path`](Self::type_path)).
+    pub(crate) fn type_ident(&self, span: Span) -> Ident {
+        Ident::new(self.entry().map_or("Stack", |(_, _, ty)| ty), span)
+    }
+
+    /// The strategy's type (`adl::collate::Pad`, or the program's own).
+    pub(crate) fn type_path(&self, krate: &Path) -> TokenStream {
+        if let Strategy::With(path) = self {
+            return quote!(#path);
+        }
+        let name = self.type_ident(Span::call_site());
+        quote!(#krate::collate::#name)
     }
 }
 
 impl Field {
     /// The strategy that batches the field (`Stack`, `List`, ...).
     fn strategy(&self, krate: &Path) -> TokenStream {
-        let s = self.strategy.type_ident(Span::call_site());
-        quote!(#krate::collate::#s)
+        self.strategy.type_path(krate)
     }
 
     /// The type of the field's batch.
@@ -645,6 +680,29 @@ mod tests {
                 #[collate(packed)] cloud: Array2<f32>,
             }
         }));
+    }
+
+    #[test]
+    fn a_programs_own_strategy() {
+        insta::assert_snapshot!(expanded(quote! {
+            struct Scan {
+                #[collate(with = crate::strategies::Longest)] track: Vec<f32>,
+                label: u8,
+            }
+        }));
+    }
+
+    #[test]
+    fn with_needs_a_type() {
+        let text = super::expand(quote! {
+            struct Scan { #[collate(with)] track: Vec<f32>, #[collate(with = 3)] other: u8 }
+        })
+        .to_string();
+        assert!(
+            text.contains("`with` names the strategy's type: `#[collate(with = MyStrategy)]`"),
+            "{text}"
+        );
+        assert!(text.contains("expected identifier"), "{text}");
     }
 
     #[test]

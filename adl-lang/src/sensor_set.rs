@@ -474,6 +474,16 @@ mod tests {
         })
         .to_string();
         assert!(text.contains("# [collate (packed)] lidar"), "{text}");
+        // A program's own strategy goes on as its path.
+        let text = super::expand(quote! {
+            #[sensor_set(sample = Scan, derive(adl::Collate))]
+            struct Scanner { #[collate(with = my::Longest)] lidar: Lidar }
+        })
+        .to_string();
+        assert!(
+            text.contains("# [collate (with = my :: Longest)] lidar"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -30,7 +30,9 @@ use adl_lang::{collate, pipeline, recycle, sensor_set, transform};
 /// - `#[collate(pad)]`: pad arrays ragged along their first axis to the
 ///   longest, with lengths and a mask (`adl::collate::Padded`);
 /// - `#[collate(packed)]`: concatenate arrays ragged along their first axis,
-///   with the `i64` offsets of each sample's rows (`adl::collate::PackedRows`).
+///   with the `i64` offsets of each sample's rows (`adl::collate::PackedRows`);
+/// - `#[collate(with = MyStrategy)]`: the program's own strategy, a type
+///   that implements `adl::collate::Strategy<T>` for the field's type `T`.
 ///
 /// Struct attributes: `#[collate(derive(Debug, Clone))]` derives those
 /// traits on the batch type; `#[collate(crate = "path")]` names the `adl`
@@ -73,7 +75,7 @@ pub fn derive_recycle(input: TokenStream) -> TokenStream {
 /// (here: the batch of `Collate` derives `Debug`); `#[sensor_set(crate = "path")]` names the `adl` crate when it is
 /// re-exported under another path. A field whose type is not a
 /// `Sensor` is an error at that type. A field's collate strategy,
-/// `#[collate(list | concat | pad | packed)]` on a sensor field, is
+/// `#[collate(list | concat | pad | packed | with = Path)]` on a sensor field, is
 /// passed on to its field of a sample that derives `Collate`.
 ///
 /// ```ignore

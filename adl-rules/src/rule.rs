@@ -217,7 +217,7 @@ macro_rules! rule_table {
         id: "collate_derive_attribute",
         message: "{problem}",
         label: "here",
-        help: "on the struct, `#[collate(derive(...))]` and `#[collate(crate = \"path\")]`; on a field, one strategy: `#[collate(list)]`, `#[collate(concat)]`, `#[collate(pad)]` or `#[collate(packed)]`",
+        help: "on the struct, `#[collate(derive(...))]` and `#[collate(crate = \"path\")]`; on a field, one strategy: `#[collate(list)]`, `#[collate(concat)]`, `#[collate(pad)]`, `#[collate(packed)]` or a type of your own, `#[collate(with = MyStrategy)]`",
     }
         }
     };

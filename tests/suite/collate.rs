@@ -435,3 +435,92 @@ fn a_stacked_window_of_readings_of_two_shapes_names_the_sensor_and_sample() {
         "{text}"
     );
 }
+
+/// A program's own strategy: a field of varying length batched as its
+/// values end to end and each sample's length (a ragged batch), named by
+/// `#[collate(with = Ragged)]`.
+struct Ragged;
+
+/// A [`Ragged`] batch.
+#[derive(Debug, Default, PartialEq)]
+struct RaggedBatch {
+    values: Vec<f32>,
+    lengths: Vec<usize>,
+}
+
+struct RaggedBuilder(RaggedBatch);
+
+impl adl::collate::BatchBuilder<Vec<f32>> for RaggedBuilder {
+    type Batch = RaggedBatch;
+
+    fn push(&mut self, item: Vec<f32>, _position: usize) -> adl::Result<()> {
+        self.0.lengths.push(item.len());
+        self.0.values.extend(item);
+        Ok(())
+    }
+
+    fn finish(self) -> adl::Result<RaggedBatch> {
+        Ok(self.0)
+    }
+}
+
+impl adl::collate::Strategy<Vec<f32>> for Ragged {
+    type Batch = RaggedBatch;
+    type Builder = RaggedBuilder;
+
+    fn builder(_first: &Vec<f32>, len: usize) -> RaggedBuilder {
+        RaggedBuilder(RaggedBatch {
+            values: Vec::new(),
+            lengths: Vec::with_capacity(len),
+        })
+    }
+}
+
+#[derive(Collate, Clone)]
+struct Track {
+    #[collate(with = Ragged)]
+    points: Vec<f32>,
+    id: u32,
+}
+
+#[test]
+fn a_programs_own_strategy_batches_its_field() {
+    let tracks = vec![
+        Track {
+            points: vec![1.0, 2.0],
+            id: 7,
+        },
+        Track {
+            points: vec![],
+            id: 8,
+        },
+        Track {
+            points: vec![3.0],
+            id: 9,
+        },
+    ];
+    let batch = DefaultCollate.collate(tracks.clone()).unwrap();
+    assert_eq!(
+        batch.points,
+        RaggedBatch {
+            values: vec![1.0, 2.0, 3.0],
+            lengths: vec![2, 0, 1]
+        }
+    );
+    assert_eq!(batch.id, array![7, 8, 9]);
+
+    // Through a loader, as any collate.
+    let loader = adl::graph::loader::Loader::new(
+        adl::InMemory::from(tracks),
+        adl::pipeline::Stages::new().with_collate(DefaultCollate),
+    )
+    .batch_size(2)
+    .workers(2)
+    .build()
+    .unwrap();
+    let lengths: Vec<Vec<usize>> = loader
+        .epoch(0)
+        .map(|b| b.unwrap().into_inner().points.lengths)
+        .collect();
+    assert_eq!(lengths, [vec![2, 0], vec![1]]);
+}

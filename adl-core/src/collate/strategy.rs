@@ -9,7 +9,10 @@ use crate::{Error, Result};
 /// How one value (a field, a key) is collated. `#[derive(Collate)]` picks a
 /// strategy per field: [`Stack`] by default, or the one named by
 /// `#[collate(list)]`, `#[collate(concat)]`, `#[collate(pad)]`,
-/// `#[collate(packed)]` ([`Packed`](super::Packed)).
+/// `#[collate(packed)]` ([`Packed`](super::Packed)), or a program's own,
+/// named by its type: `#[collate(with = Ragged)]`, where `Ragged`
+/// implements `Strategy<T>` for the field's type `T` (its batch type and
+/// a [`BatchBuilder`] that pushes each sample's value).
 pub trait Strategy<T> {
     /// The batch of `T` under this strategy.
     type Batch;
