@@ -1,6 +1,6 @@
 //! [`Concat`]: datasets (traces) concatenated into one.
 
-use crate::storage::{self, Ahead, Route, Routes, Storage};
+use crate::storage::{self, Ahead, Fetched, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// Datasets, usually traces, concatenated into one dataset: the reference's
@@ -86,8 +86,12 @@ impl<D: Dataset> Dataset for Concat<D> {
     }
 
     fn get(&self, index: usize) -> Result<D::Sample> {
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<D::Sample> {
         let (part, local) = self.locate(index)?;
-        self.parts[part].get(local)
+        self.parts[part].get_fetched(local, fetched)
     }
 
     fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {

@@ -68,6 +68,7 @@ mod concat;
 pub mod description;
 pub mod error;
 pub mod exec;
+mod fetched;
 mod in_memory;
 mod index_range;
 mod indices;
@@ -107,7 +108,7 @@ pub mod __private {
     };
     pub use crate::kernel::node::{Fused, KernelNode, Member, run as run_kernel};
     pub use crate::pipeline::witness::{Witness, assert_gives, collate_node};
-    pub use crate::sensor_set::{any_sensor, check_rows};
+    pub use crate::sensor_set::{any_sensor, check_rows, fetched_parts};
     pub use adl_kernel::{RecycleField, RecycleKnown, RecycleOther};
 }
 

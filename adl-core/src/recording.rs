@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::storage::{Ahead, Storage};
+use crate::storage::{Ahead, Fetched, Storage};
 use crate::{
     AsAnySensor, Dataset, Error, Indices, Origin, Result, SensorOrigin, SensorSet, Synchronization,
     Trace,
@@ -192,8 +192,14 @@ impl<S: SensorSet> Dataset for Recording<S> {
     }
 
     fn get(&self, index: usize) -> Result<Self::Sample> {
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    /// Each sensor's sample at its row, with its part of `fetched`.
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Self::Sample> {
         let rows = self.sensor_indices(index)?;
-        self.sensors.read(&rows, &self.names)
+        let parts = fetched.split(self.names.len());
+        self.sensors.read(&rows, &self.names, parts)
     }
 
     fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
@@ -243,26 +249,13 @@ impl<S: SensorSet> Storage for Recording<S> {
             }
         }
     }
-    /// Each sensor's sample, at its row, one after another.
-    fn fetch(&self, index: usize) -> Result<u64> {
-        let rows = self.sensor_indices(index)?;
-        let mut bytes = 0;
-        for (name, row) in self.names.iter().zip(rows) {
-            if let Some(reader) = self.sensor_storage(name) {
-                bytes += reader.fetch(row)?;
-            }
-        }
-        Ok(bytes)
-    }
-
-    fn release(&self, index: usize) {
-        if let Ok(rows) = self.sensor_indices(index) {
-            for (name, row) in self.names.iter().zip(rows) {
-                if let Some(reader) = self.sensor_storage(name) {
-                    reader.release(row);
-                }
-            }
-        }
+    /// Each sensor's sample, at its row, one after another: a part per
+    /// sensor.
+    fn fetch(&self, index: usize) -> Result<Fetched> {
+        (0..self.names.len())
+            .map(|part| self.fetch_part(index, part))
+            .collect::<Result<Vec<_>>>()
+            .map(Fetched::parts)
     }
 
     /// A read per sensor.
@@ -271,14 +264,14 @@ impl<S: SensorSet> Storage for Recording<S> {
     }
 
     /// Sensor `part`'s sample, at its row.
-    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
+    fn fetch_part(&self, index: usize, part: usize) -> Result<Fetched> {
         let rows = self.sensor_indices(index)?;
         match (self.names.get(part), rows.get(part)) {
             (Some(name), Some(&row)) => match self.sensor_storage(name) {
                 Some(reader) => reader.fetch(row),
-                None => Ok(0),
+                None => Ok(Fetched::Nothing),
             },
-            _ => Ok(0),
+            _ => Ok(Fetched::Nothing),
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::exec::timed_sensor;
-use crate::storage::Storage;
+use crate::storage::{Fetched, Storage};
 use crate::{Error, Metadata, Record, Result, Sensor, SensorOrigin};
 
 /// A sensor seen without its sample type: its name and timestamps. A
@@ -136,11 +136,30 @@ pub trait SensorSet {
     /// The sensor called `name`, if there is one.
     fn sensor(&self, name: &str) -> Option<&Self::Sensor<'_>>;
 
-    /// Read sample `rows[k]` of sensor `k`, for every sensor. `names` are
-    /// the sensors' names in order, shared by every sample (a keyed sample
-    /// holds them). `rows` has one index per sensor; another length is
-    /// [`Error::BadIndices`].
-    fn read(&self, rows: &[usize], names: &Arc<[String]>) -> Result<Self::Sample>;
+    /// Read sample `rows[k]` of sensor `k`, for every sensor, with
+    /// `fetched[k]`, what its storage read ahead for it
+    /// ([`Sensor::get_fetched`]). `names` are the sensors' names in
+    /// order, shared by every sample (a keyed sample holds them). `rows`
+    /// has one index per sensor; another length is
+    /// [`Error::BadIndices`]. A `fetched` of another length is nothing
+    /// read ahead.
+    fn read(
+        &self,
+        rows: &[usize],
+        names: &Arc<[String]>,
+        fetched: Vec<Fetched>,
+    ) -> Result<Self::Sample>;
+}
+
+/// What each of `sensors` sensors read ahead: `fetched` where it has one
+/// read per sensor, else nothing for each (what the `SensorSet::read` of
+/// `#[derive(SensorSet)]` takes its sensors' reads from).
+pub fn fetched_parts(fetched: Vec<Fetched>, sensors: usize) -> std::vec::IntoIter<Fetched> {
+    match fetched.len() == sensors {
+        true => fetched,
+        false => (0..sensors).map(|_| Fetched::Nothing).collect(),
+    }
+    .into_iter()
 }
 
 /// `rows` has `sensors` entries, or an [`Error::BadIndices`] says not
@@ -183,13 +202,19 @@ impl<S: Sensor> SensorSet for Vec<S> {
         self.iter().find(|s| s.name() == name)
     }
 
-    fn read(&self, rows: &[usize], names: &Arc<[String]>) -> Result<Record<S::Sample>> {
+    fn read(
+        &self,
+        rows: &[usize],
+        names: &Arc<[String]>,
+        fetched: Vec<Fetched>,
+    ) -> Result<Record<S::Sample>> {
         check_rows(rows, self.len())?;
         let values = self
             .iter()
             .zip(rows)
+            .zip(fetched_parts(fetched, self.len()))
             .enumerate()
-            .map(|(k, (sensor, &row))| timed_sensor(k, || sensor.get(row)))
+            .map(|(k, ((sensor, &row), read))| timed_sensor(k, || sensor.get_fetched(row, read)))
             .collect::<Result<Vec<_>>>()?;
         Record::new(Arc::clone(names), values)
     }
@@ -226,9 +251,18 @@ macro_rules! tuple_set {
                 None
             }
 
-            fn read(&self, rows: &[usize], _names: &Arc<[String]>) -> Result<Self::Sample> {
+            fn read(
+                &self,
+                rows: &[usize],
+                _names: &Arc<[String]>,
+                fetched: Vec<Fetched>,
+            ) -> Result<Self::Sample> {
                 check_rows(rows, $count)?;
-                Ok(($(timed_sensor($i, || self.$i.get(rows[$i]))?,)+))
+                let mut reads = fetched_parts(fetched, $count);
+                Ok(($({
+                    let read = reads.next().unwrap_or_default();
+                    timed_sensor($i, || self.$i.get_fetched(rows[$i], read))?
+                },)+))
             }
         }
     };
@@ -259,13 +293,13 @@ mod tests {
         assert_eq!(set.names(), ["a", "b"]);
         assert_eq!(set.lens(), [3, 5]);
         let names: Arc<[String]> = vec!["a".to_owned(), "b".to_owned()].into();
-        assert_eq!(set.read(&[2, 4], &names).unwrap(), (2, 4));
+        assert_eq!(set.read(&[2, 4], &names, Vec::new()).unwrap(), (2, 4));
         assert!(matches!(
-            set.read(&[0], &names),
+            set.read(&[0], &names, Vec::new()),
             Err(Error::BadIndices { .. })
         ));
         assert!(matches!(
-            set.read(&[0, 5], &names),
+            set.read(&[0, 5], &names, Vec::new()),
             Err(Error::IndexOutOfRange { .. })
         ));
         assert_eq!(set.sensor("b").map(|s| s.len()), Some(5));
@@ -276,8 +310,8 @@ mod tests {
     fn vectors_read_records() {
         let set = vec![series("a", 3), series("b", 3)];
         let names: Arc<[String]> = vec!["a".to_owned(), "b".to_owned()].into();
-        let record = set.read(&[1, 2], &names).unwrap();
+        let record = set.read(&[1, 2], &names, Vec::new()).unwrap();
         assert_eq!((record["a"], record["b"]), (1, 2));
-        assert!(set.read(&[1], &names).is_err());
+        assert!(set.read(&[1], &names, Vec::new()).is_err());
     }
 }

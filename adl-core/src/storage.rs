@@ -1,7 +1,9 @@
 //! [`Storage`]: the engine's side of a dataset or a sensor, apart from
 //! the specification's traits: where each sample is stored (its
 //! [`origin`](Storage::origin)), and what can be done before its `get`
-//! (a cache hint, or reads ahead of it: see [`Ahead`]).
+//! (a cache hint, or reads ahead of it: see [`Ahead`]). A read ahead is a
+//! value, [`Fetched`], that the loader hands to the sample's
+//! `get_fetched`: nothing is kept in the storage between the two.
 //!
 //! A [`Dataset`] or a [`Sensor`](crate::Sensor) gives its
 //! [`Storage`] through one method, `storage()` (`None`, the default: it
@@ -16,15 +18,19 @@
 //! is its source's; otherwise it implements [`Route`], saying which source
 //! samples sample `i` is made of (one, for a shuffle, a skip, a
 //! concatenation; several, for a batch, a window, a pair), and every hook
-//! follows from that. A [`Recording`](crate::Recording) alone is stored its
-//! own way: a part per sensor, named by the sensor. A wrapper that did none
-//! of these would lose its source's origins, hints and reads silently,
-//! which this module's tests check wrapper by wrapper.
+//! follows from that; its `get_fetched` hands the read to its source's as
+//! its `get` hands the index (the whole read to one source sample, a
+//! [part](Fetched::split) to each of several). A
+//! [`Recording`](crate::Recording) alone is stored its own way: a part per
+//! sensor, named by the sensor. A wrapper that did none of these would lose
+//! its source's origins, hints and reads silently, which this module's
+//! tests check wrapper by wrapper.
 //!
 //! [`Origin::of`](Origin::of) and
 //! [`SensorOrigin::of`](crate::SensorOrigin::of) read an origin through
 //! it, with the defaults where there is no storage.
 
+pub use crate::fetched::Fetched;
 use crate::{Dataset, Origin, Result};
 
 /// What a [`Storage`] does ahead of a sample's `get`, from least to most.
@@ -39,8 +45,8 @@ pub enum Ahead {
     /// few samples ahead, on the thread that then reads them.
     Hints,
     /// Reads: [`fetch`](Storage::fetch) does a sample's I/O (from a disk,
-    /// a store) and keeps its bytes for the `get` that follows; a loader
-    /// runs a read stage of its own for them.
+    /// a store) and gives its bytes as a [`Fetched`] for the sample's
+    /// `get_fetched`; a loader runs a read stage of its own for them.
     Reads,
 }
 
@@ -84,20 +90,15 @@ pub trait Storage {
     }
 
     /// Do the I/O of sample `index` now, where the storage
-    /// [`Ahead::Reads`]: read its bytes and keep them for the `get` that
-    /// follows. Returns the bytes kept. A `get` without a fetch before it
-    /// reads for itself, and a failed fetch keeps nothing (the `get` reads
-    /// again and reports the error); an index out of range keeps nothing.
-    /// The default keeps nothing.
-    fn fetch(&self, index: usize) -> Result<u64> {
+    /// [`Ahead::Reads`]: its bytes, as a [`Fetched`] for the sample's
+    /// `get_fetched` (`Dataset::get_fetched`, `Sensor::get_fetched`),
+    /// which then does not read them again. A `get` without one reads for
+    /// itself, and a failed fetch is no loss (the `get` reads again and
+    /// reports the error where it belongs); an index out of range gives
+    /// nothing. The default reads nothing.
+    fn fetch(&self, index: usize) -> Result<Fetched> {
         let _ = index;
-        Ok(0)
-    }
-
-    /// Drop what [`fetch`](Storage::fetch) kept for `index` without
-    /// reading it (an epoch ended before its `get`).
-    fn release(&self, index: usize) {
-        let _ = index;
+        Ok(Fetched::Nothing)
     }
 
     /// How many reads sample `index`'s fetch is made of that can run at
@@ -111,11 +112,14 @@ pub trait Storage {
     }
 
     /// Do read `part` (below [`parts`](Storage::parts)) of sample
-    /// `index`'s fetch, keeping its bytes as a fetch does; the parts of a
-    /// sample, all done, are its fetch. The default: part 0 is the whole
-    /// fetch, and any other keeps nothing.
-    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
-        if part == 0 { self.fetch(index) } else { Ok(0) }
+    /// `index`'s fetch; the parts of a sample, put together by
+    /// [`Fetched::parts`] in order, are its fetch. The default: part 0 is
+    /// the whole fetch, and any other reads nothing.
+    fn fetch_part(&self, index: usize, part: usize) -> Result<Fetched> {
+        match part {
+            0 => self.fetch(index),
+            _ => Ok(Fetched::Nothing),
+        }
     }
 }
 
@@ -219,25 +223,15 @@ impl<R: Route + ?Sized> Storage for R {
         }
     }
 
-    fn fetch(&self, index: usize) -> Result<u64> {
+    fn fetch(&self, index: usize) -> Result<Fetched> {
         match self.route(index) {
-            Routes::None => Ok(0),
+            Routes::None => Ok(Fetched::Nothing),
             Routes::One(storage, at) => storage.fetch(at),
-            Routes::Many(samples) => {
-                let mut bytes = 0;
-                for (storage, at) in samples {
-                    bytes += storage.fetch(at)?;
-                }
-                Ok(bytes)
-            }
-        }
-    }
-
-    fn release(&self, index: usize) {
-        match self.route(index) {
-            Routes::None => {}
-            Routes::One(storage, at) => storage.release(at),
-            Routes::Many(samples) => samples.into_iter().for_each(|(s, at)| s.release(at)),
+            Routes::Many(samples) => samples
+                .into_iter()
+                .map(|(storage, at)| storage.fetch(at))
+                .collect::<Result<Vec<_>>>()
+                .map(Fetched::parts),
         }
     }
 
@@ -249,13 +243,13 @@ impl<R: Route + ?Sized> Storage for R {
         }
     }
 
-    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
+    fn fetch_part(&self, index: usize, part: usize) -> Result<Fetched> {
         match self.route(index) {
-            Routes::None => Ok(0),
+            Routes::None => Ok(Fetched::Nothing),
             Routes::One(storage, at) => storage.fetch_part(at, part),
             Routes::Many(samples) => match samples.get(part) {
                 Some(&(storage, at)) => storage.fetch(at),
-                None => Ok(0),
+                None => Ok(Fetched::Nothing),
             },
         }
     }
@@ -280,7 +274,8 @@ impl Storage for IndexOnly {
     }
 }
 
-/// Every wrapper keeps its source's reads ahead, at the right index: a
+/// Every wrapper keeps its source's reads ahead, at the right index, and
+/// hands each read to the `get` of the source sample it was made for: a
 /// wrapper that forgot would lose the read stage silently.
 #[cfg(test)]
 mod tests {
@@ -295,12 +290,14 @@ mod tests {
         Timestamps, Window, sync,
     };
 
-    /// What a fetching source saw: `fetch`, `release` and `prefetch`
-    /// calls, by index; its origins are of type `O`.
+    /// What a fetching source saw: the indices fetched and hinted, and
+    /// the indices whose `get` came with their own read (each read is its
+    /// index, so a read handed to another index's `get` is seen); its
+    /// origins are of type `O`.
     struct Calls<O> {
         fetched: Mutex<Vec<usize>>,
-        released: Mutex<Vec<usize>>,
         hinted: Mutex<Vec<usize>>,
+        got_read: Mutex<Vec<usize>>,
         origin: PhantomData<fn() -> O>,
     }
 
@@ -308,19 +305,29 @@ mod tests {
         fn default() -> Self {
             Calls {
                 fetched: Mutex::default(),
-                released: Mutex::default(),
                 hinted: Mutex::default(),
+                got_read: Mutex::default(),
                 origin: PhantomData,
             }
         }
     }
 
     impl<O> Calls<O> {
+        /// The indices fetched and those whose get had their read, taken.
         fn take(&self) -> (Vec<usize>, Vec<usize>) {
             (
                 std::mem::take(&mut *self.fetched.lock().unwrap()),
-                std::mem::take(&mut *self.released.lock().unwrap()),
+                std::mem::take(&mut *self.got_read.lock().unwrap()),
             )
+        }
+
+        /// A `get` of `index` with `fetched`: its read must be its own.
+        fn get(&self, index: usize, fetched: Fetched) -> Result<usize> {
+            if let Some(read) = fetched.take::<usize>() {
+                assert_eq!(read, index, "index {index} got the read of {read}");
+                self.got_read.lock().unwrap().push(index);
+            }
+            Ok(index)
         }
     }
 
@@ -332,12 +339,9 @@ mod tests {
         fn prefetch(&self, index: usize) {
             self.hinted.lock().unwrap().push(index);
         }
-        fn fetch(&self, index: usize) -> Result<u64> {
+        fn fetch(&self, index: usize) -> Result<Fetched> {
             self.fetched.lock().unwrap().push(index);
-            Ok(1)
-        }
-        fn release(&self, index: usize) {
-            self.released.lock().unwrap().push(index);
+            Ok(Fetched::read(index, 1))
         }
     }
 
@@ -354,6 +358,9 @@ mod tests {
         }
         fn get(&self, index: usize) -> Result<usize> {
             Ok(index)
+        }
+        fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<usize> {
+            self.calls.get(index, fetched)
         }
         fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
             Some(&*self.calls)
@@ -378,6 +385,9 @@ mod tests {
         }
         fn get(&self, index: usize) -> Result<usize> {
             Ok(index)
+        }
+        fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<usize> {
+            self.calls.get(index, fetched)
         }
         fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
             Some(&*self.calls)
@@ -404,12 +414,22 @@ mod tests {
         (camera, calls)
     }
 
-    /// `reads` fetches sample `index` and releases it; the source sees
-    /// `source_indices` fetched and released, and hinted.
+    /// Sample `index`'s read, fetched part by part as a read stage does.
+    fn read_parts<O>(reads: &dyn Storage<Origin = O>, index: usize) -> Fetched {
+        let parts = (0..reads.parts(index))
+            .map(|p| reads.fetch_part(index, p).unwrap())
+            .collect();
+        Fetched::parts(parts)
+    }
+
+    /// `reads` fetches sample `index` part by part, and `get` gets it with
+    /// that read: the source sees `source_indices` hinted, fetched, and
+    /// each got with its own read.
     #[track_caller]
     fn routes<O, C>(
         what: &str,
         reads: Option<&dyn Storage<Origin = O>>,
+        get: impl Fn(usize, Fetched),
         calls: &Calls<C>,
         index: usize,
         source_indices: &[usize],
@@ -419,50 +439,82 @@ mod tests {
         reads.prefetch(index);
         let hinted = std::mem::take(&mut *calls.hinted.lock().unwrap());
         assert_eq!(hinted, source_indices, "{what}: hinted");
-        let parts = reads.parts(index);
-        let bytes: u64 = (0..parts)
-            .map(|p| reads.fetch_part(index, p).unwrap())
-            .sum();
-        reads.release(index);
-        let (fetched, released) = calls.take();
+        let read = read_parts(reads, index);
+        assert_eq!(read.bytes(), source_indices.len() as u64, "{what}: bytes");
+        get(index, read);
+        let (fetched, got) = calls.take();
         assert_eq!(fetched, source_indices, "{what}: fetched");
-        assert_eq!(released, source_indices, "{what}: released");
-        assert_eq!(bytes, source_indices.len() as u64, "{what}: bytes");
+        assert_eq!(got, source_indices, "{what}: got with their reads");
+        // The whole fetch is the same read.
+        get(index, reads.fetch(index).unwrap());
+        assert_eq!(
+            calls.take(),
+            (source_indices.to_vec(), source_indices.to_vec()),
+            "{what}: fetch"
+        );
+    }
+
+    /// [`routes`] for a dataset `d`.
+    macro_rules! dataset_routes {
+        ($what:expr, $d:expr, $calls:expr, $index:expr, $at:expr) => {{
+            let d = $d;
+            routes(
+                $what,
+                d.storage(),
+                |i, f| {
+                    d.get_fetched(i, f).unwrap();
+                },
+                &$calls,
+                $index,
+                $at,
+            )
+        }};
+    }
+
+    /// [`routes`] for a sensor `s`.
+    macro_rules! sensor_routes {
+        ($what:expr, $s:expr, $calls:expr, $index:expr, $at:expr) => {{
+            let s = $s;
+            routes(
+                $what,
+                Sensor::storage(&s),
+                |i, f| {
+                    Sensor::get_fetched(&s, i, f).unwrap();
+                },
+                &$calls,
+                $index,
+                $at,
+            )
+        }};
     }
 
     #[test]
     fn every_dataset_wrapper_keeps_read_ahead() {
         let (s, c) = source(10);
-        routes(
-            "a reference",
-            <&Source as Dataset>::storage(&&s),
-            &c,
-            3,
-            &[3],
-        );
+        dataset_routes!("a reference", &s, c, 3, &[3]);
         let (s, c) = source(10);
-        routes("a box", Box::new(s).storage(), &c, 3, &[3]);
+        dataset_routes!("a box", Box::new(s), c, 3, &[3]);
         let (s, c) = source(10);
-        routes("an Arc", Arc::new(s).storage(), &c, 3, &[3]);
+        dataset_routes!("an Arc", Arc::new(s), c, 3, &[3]);
 
         let (s, c) = source(10);
-        routes("map", s.map(|x: usize| x + 1).storage(), &c, 3, &[3]);
+        dataset_routes!("map", s.map(|x: usize| x + 1), c, 3, &[3]);
         let (s, c) = source(10);
         let mapped = s.try_map(|x: usize| Ok::<_, crate::Error>(x));
-        routes("try_map", mapped.storage(), &c, 3, &[3]);
+        dataset_routes!("try_map", mapped, c, 3, &[3]);
         let (s, c) = source(10);
-        routes("enumerate", s.enumerate().storage(), &c, 3, &[3]);
+        dataset_routes!("enumerate", s.enumerate(), c, 3, &[3]);
         let (s, c) = source(10);
         let keyed = s.map(|i: usize| std::collections::BTreeMap::from([("i".to_owned(), i)]));
-        routes("with_meta", keyed.with_meta(0).storage(), &c, 3, &[3]);
+        dataset_routes!("with_meta", keyed.with_meta(0), c, 3, &[3]);
         let (s, c) = source(10);
-        routes("take", s.take(5).storage(), &c, 3, &[3]);
+        dataset_routes!("take", s.take(5), c, 3, &[3]);
         let (s, c) = source(10);
-        routes("skip", s.skip(4).storage(), &c, 3, &[7]);
+        dataset_routes!("skip", s.skip(4), c, 3, &[7]);
         let (s, c) = source(10);
         let shuffled = s.shuffled(7);
         let at = shuffled.get(3).unwrap();
-        routes("shuffled", shuffled.storage(), &c, 3, &[at]);
+        dataset_routes!("shuffled", shuffled, c, 3, &[at]);
         let (s, c) = source(10);
         let sampled = crate::sample::Sampled::new(
             s,
@@ -471,60 +523,77 @@ mod tests {
         )
         .unwrap();
         let at = sampled.get(2).unwrap();
-        routes("sampled", sampled.storage(), &c, 2, &[at]);
+        dataset_routes!("sampled", sampled, c, 2, &[at]);
         let (s, c) = source(10);
-        routes("batch", s.batch(4).unwrap().storage(), &c, 2, &[8, 9]);
+        dataset_routes!("batch", s.batch(4).unwrap(), c, 2, &[8, 9]);
         let (s, c) = source(10);
-        routes(
-            "window",
-            s.window(3, 2).unwrap().storage(),
-            &c,
-            1,
-            &[2, 3, 4],
-        );
+        dataset_routes!("window", s.window(3, 2).unwrap(), c, 1, &[2, 3, 4]);
 
         // Two sources: the one the sample is in, or both.
         let (a, ca) = source(4);
         let (b, cb) = source(6);
         let chained = a.chain(b).unwrap();
-        routes("chain (first)", chained.storage(), &ca, 1, &[1]);
-        routes("chain (second)", chained.storage(), &cb, 5, &[1]);
+        dataset_routes!("chain (first)", &chained, ca, 1, &[1]);
+        dataset_routes!("chain (second)", &chained, cb, 5, &[1]);
         let (a, ca) = source(4);
         let (b, cb) = source(6);
         let zipped = a.zip(b);
         let reads = zipped.storage().expect("zip keeps reads ahead");
         assert_eq!(reads.parts(2), 2);
-        reads.fetch(2).unwrap();
-        reads.release(2);
+        zipped.get_fetched(2, read_parts(reads, 2)).unwrap();
         assert_eq!(ca.take(), (vec![2], vec![2]));
         assert_eq!(cb.take(), (vec![2], vec![2]));
         let (a, ca) = source(4);
         let (b, cb) = source(6);
         let concat = Concat::new(vec![a, b]).unwrap();
-        routes("concat (first)", concat.storage(), &ca, 3, &[3]);
-        routes("concat (second)", concat.storage(), &cb, 4, &[0]);
+        dataset_routes!("concat (first)", &concat, ca, 3, &[3]);
+        dataset_routes!("concat (second)", &concat, cb, 4, &[0]);
+    }
+
+    #[test]
+    fn a_zip_with_one_source_that_reads_gives_it_its_own_read() {
+        let (b, cb) = source(6);
+        let zipped = crate::InMemory::from(vec![10, 11, 12]).zip(b);
+        let reads = zipped.storage().expect("zip keeps reads ahead");
+        assert_eq!(reads.parts(1), 2, "a part per source, read or not");
+        assert_eq!(
+            zipped.get_fetched(1, read_parts(reads, 1)).unwrap(),
+            (11, 1)
+        );
+        assert_eq!(cb.take(), (vec![1], vec![1]));
     }
 
     #[test]
     fn every_sensor_wrapper_keeps_read_ahead() {
         let (cam, c) = camera("camera", 10);
-        routes("a sensor", cam.storage(), &c, 3, &[3]);
+        sensor_routes!("a sensor", cam, c, 3, &[3]);
         let (cam, c) = camera("camera", 10);
-        routes("map", cam.map(|x| x * 2).storage(), &c, 3, &[3]);
+        sensor_routes!("map", cam.map(|x| x * 2), c, 3, &[3]);
         let (cam, c) = camera("camera", 10);
-        let mapped = cam.try_map(|x| Ok(x * 2));
-        routes("try_map", mapped.storage(), &c, 3, &[3]);
+        sensor_routes!("try_map", cam.try_map(|x| Ok(x * 2)), c, 3, &[3]);
         let (cam, c) = camera("camera", 10);
-        routes("boxed", cam.boxed().storage(), &c, 3, &[3]);
+        sensor_routes!("boxed", cam.boxed(), c, 3, &[3]);
         let (cam, c) = camera("camera", 10);
-        let window = Window::new(cam, 2, 0).unwrap();
-        routes("a window", window.storage(), &c, 0, &[0, 1, 2]);
+        sensor_routes!(
+            "a window",
+            Window::new(cam, 2, 0).unwrap(),
+            c,
+            0,
+            &[0, 1, 2]
+        );
         let (cam, c) = camera("camera", 10);
         let stacked = Window::new(cam, 1, 0).unwrap().stacked();
-        routes("a stacked window", stacked.storage(), &c, 0, &[0, 1]);
+        routes(
+            "a stacked window",
+            Sensor::storage(&stacked),
+            |i, f| drop(Sensor::get_fetched(&stacked, i, f)),
+            &c,
+            0,
+            &[0, 1],
+        );
         let (cam, c) = camera("camera", 10);
         let dataset = SensorDataset::new(cam);
-        routes("a sensor's dataset", dataset.storage(), &c, 3, &[3]);
+        dataset_routes!("a sensor's dataset", dataset, c, 3, &[3]);
     }
 
     #[test]
@@ -541,19 +610,36 @@ mod tests {
         let recording = Recording::new("run", sensors, &nearest).unwrap();
         let reads = recording.storage().expect("a recording keeps reads ahead");
         assert_eq!(reads.parts(4), 3);
-        reads.fetch_part(4, 0).unwrap();
-        reads.fetch_part(4, 2).unwrap();
+        let camera_read = reads.fetch_part(4, 0).unwrap();
+        let imu_read = reads.fetch_part(4, 2).unwrap();
+        assert!(imu_read.is_nothing(), "the imu reads nothing ahead");
         assert_eq!(cc.take(), (vec![4], vec![]));
-        assert_eq!(cr.take(), (vec![], vec![]));
-        reads.release(4);
+        // The radar's part was not read: its get reads for itself.
+        let read = Fetched::parts(vec![camera_read, Fetched::Nothing, imu_read]);
+        recording.get_fetched(4, read).unwrap();
         assert_eq!(cc.take(), (vec![], vec![4]));
-        assert_eq!(cr.take(), (vec![], vec![4]));
+        assert_eq!(cr.take(), (vec![], vec![]));
+        // A read dropped unused is gone: nothing is kept for a later get.
+        drop(reads.fetch(4).unwrap());
+        assert_eq!(cc.take(), (vec![4], vec![]));
+        recording.get(4).unwrap();
+        assert_eq!(cc.take(), (vec![], vec![]));
 
         let times = Timestamps::new("imu", vec![0.0, 0.1]).unwrap();
         let plain = Series::new("imu", times, Ok);
         let nearest = sync::Nearest::new("imu", 0.01).unwrap();
         let none = Recording::new("run", vec![plain], &nearest).unwrap();
         assert_eq!(Ahead::of(none.storage()), Ahead::Nothing, "nothing ahead");
+    }
+
+    #[test]
+    fn one_index_read_twice_gets_each_read_once() {
+        let (s, c) = source(4);
+        let reads = s.storage().unwrap();
+        let (first, second) = (reads.fetch(2).unwrap(), reads.fetch(2).unwrap());
+        s.get_fetched(2, first).unwrap();
+        s.get_fetched(2, second).unwrap();
+        assert_eq!(c.take(), (vec![2, 2], vec![2, 2]));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use adl_core::storage::Storage;
+use adl_core::storage::{Fetched, Storage};
 use adl_core::transform::ImageLayout;
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::Array3;
@@ -185,12 +185,17 @@ impl Sensor for EncodedImages {
         self.images.metadata()
     }
 
-    /// Frame `index`'s file: read ahead, or read now (a failure names the
-    /// file, the sensor and the sample).
+    /// Frame `index`'s file, read now (a failure names the file, the
+    /// sensor and the sample).
     fn get(&self, index: usize) -> Result<EncodedImage> {
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    /// Frame `index`'s file: read ahead (`fetched`), or read now.
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<EncodedImage> {
         let (files, location, decoding) = self.images.files(index)?;
         Ok(EncodedImage {
-            bytes: Arc::new(files.contents(index)?),
+            bytes: Arc::new(files.contents(index, fetched)?),
             location: location.clone(),
             sensor: Arc::clone(&self.name),
             index,

@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 use std::io::Read;
 
-use adl_core::storage::Storage;
+use adl_core::storage::{Fetched, Storage};
 use adl_core::transform::ImageLayout;
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::Array3;
@@ -356,7 +356,12 @@ impl Sensor for Images {
     }
 
     fn get(&self, index: usize) -> Result<Array3<u8>> {
-        let values = self.decode(index, self.frames.take(index))?;
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    /// The frame decoded from its file read ahead (`fetched`), or read now.
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Array3<u8>> {
+        let values = self.decode(index, fetched.take::<Contents>())?;
         Array3::from_shape_vec(self.sample_shape(), values)
             .map_err(|e| Error::internal("Images::get", e))
     }

@@ -1,11 +1,9 @@
 //! [`Latency`]: a sensor whose every read waits first, as one behind a
 //! remote store does.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
-use adl_core::storage::{Ahead, Storage};
+use adl_core::storage::{Ahead, Fetched, Storage};
 use adl_core::{Result, Sensor, SensorOrigin};
 
 /// A sensor whose every read of a sample first waits `delay`, as a sensor
@@ -15,8 +13,8 @@ use adl_core::{Result, Sensor, SensorOrigin};
 ///
 /// The wait is part of the read: a [`fetch`](adl_core::storage::Storage::fetch) (the read
 /// stage's) waits, then fetches from the inner sensor; a
-/// [`get`](Sensor::get) of a sample fetched before waits no more, a `get`
-/// without a fetch waits itself. A `Latency` always reads ahead
+/// [`get_fetched`](Sensor::get_fetched) handed that fetch waits no more,
+/// a `get` without one waits itself. A `Latency` always reads ahead
 /// (its [`storage`](Sensor::storage) does
 /// [`Ahead::Reads`](adl_core::storage::Ahead::Reads)), so a loader over it runs a read stage.
 ///
@@ -36,18 +34,15 @@ use adl_core::{Result, Sensor, SensorOrigin};
 pub struct Latency<S> {
     sensor: S,
     delay: Duration,
-    /// Samples fetched and not yet read: how many fetches each.
-    fetched: Mutex<HashMap<usize, usize>>,
 }
+
+/// A [`Latency`]'s fetch: the wait done, and the inner sensor's fetch.
+struct Waited(Fetched);
 
 impl<S: Sensor> Latency<S> {
     /// `sensor`, each read of it waiting `delay` first.
     pub fn new(sensor: S, delay: Duration) -> Self {
-        Latency {
-            sensor,
-            delay,
-            fetched: Mutex::new(HashMap::new()),
-        }
+        Latency { sensor, delay }
     }
 
     /// The delay of each read.
@@ -58,22 +53,6 @@ impl<S: Sensor> Latency<S> {
     /// The sensor behind the delay.
     pub fn inner(&self) -> &S {
         &self.sensor
-    }
-
-    /// Take one fetch of `index`, if there is one.
-    fn take_fetched(&self, index: usize) -> bool {
-        let mut fetched = self.fetched.lock().unwrap_or_else(|p| p.into_inner());
-        match fetched.get_mut(&index) {
-            Some(1) => {
-                fetched.remove(&index);
-                true
-            }
-            Some(n) => {
-                *n -= 1;
-                true
-            }
-            None => false,
-        }
     }
 }
 
@@ -93,13 +72,21 @@ impl<S: Sensor> Sensor for Latency<S> {
         self.sensor.len()
     }
 
-    /// The inner sensor's sample: at once after a fetch of it, else after
-    /// the delay.
+    /// The inner sensor's sample, after the delay.
     fn get(&self, index: usize) -> Result<S::Sample> {
-        if !self.take_fetched(index) {
-            std::thread::sleep(self.delay);
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    /// The inner sensor's sample: at once with a fetch of it (handed on to
+    /// the inner sensor), else after the delay.
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<S::Sample> {
+        match fetched.take::<Waited>() {
+            Some(Waited(inner)) => self.sensor.get_fetched(index, inner),
+            None => {
+                std::thread::sleep(self.delay);
+                self.sensor.get(index)
+            }
         }
-        self.sensor.get(index)
     }
 
     /// Its reads, each waiting the delay first, whether or not the inner
@@ -121,22 +108,13 @@ impl<S: Sensor> Storage for Latency<S> {
     }
 
     /// Wait the delay, then the inner sensor's fetch (where it reads ahead).
-    fn fetch(&self, index: usize) -> Result<u64> {
+    fn fetch(&self, index: usize) -> Result<Fetched> {
         std::thread::sleep(self.delay);
-        let bytes = match self.sensor.storage() {
+        let inner = match self.sensor.storage() {
             Some(inner) => inner.fetch(index)?,
-            None => 0,
+            None => Fetched::Nothing,
         };
-        let mut fetched = self.fetched.lock().unwrap_or_else(|p| p.into_inner());
-        *fetched.entry(index).or_insert(0) += 1;
-        Ok(bytes)
-    }
-
-    fn release(&self, index: usize) {
-        if self.take_fetched(index)
-            && let Some(inner) = self.sensor.storage()
-        {
-            inner.release(index);
-        }
+        let bytes = inner.bytes();
+        Ok(Fetched::read(Waited(inner), bytes))
     }
 }

@@ -1,7 +1,7 @@
 //! [`NpyFiles`]: a sensor over a sequence of NumPy `.npy` files, a file
 //! per sample.
 
-use adl_core::storage::Storage;
+use adl_core::storage::{Fetched, Storage};
 use adl_core::{Result, Sensor, SensorOrigin, Timestamps};
 use ndarray::{Array, Dimension, IxDyn};
 
@@ -156,7 +156,7 @@ impl<T: NpyElement, D: Dimension> NpyFiles<T, D> {
             timestamps,
             parse: parse::<T, D>,
         };
-        sensor.read(0)?;
+        sensor.read(0, Fetched::Nothing)?;
         Ok(sensor)
     }
 }
@@ -167,11 +167,11 @@ impl<T, D: Dimension> NpyFiles<T, D> {
         self.files.locations()
     }
 
-    /// Sample `index`'s array, from its file's bytes read ahead or read
-    /// now.
-    fn read(&self, index: usize) -> Result<Array<T, D>> {
+    /// Sample `index`'s array, from its file's bytes read ahead
+    /// (`fetched`) or read now.
+    fn read(&self, index: usize, fetched: Fetched) -> Result<Array<T, D>> {
         let location = self.files.location(index)?;
-        let bytes = self.files.contents(index)?;
+        let bytes = self.files.contents(index, fetched)?;
         (self.parse)(&bytes)
             .map_err(|reason| location.error(reason).in_sensor(&self.name, Some(index)))
     }
@@ -217,7 +217,11 @@ impl<T, D: Dimension> Sensor for NpyFiles<T, D> {
     }
 
     fn get(&self, index: usize) -> Result<Array<T, D>> {
-        self.read(index)
+        self.read(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Array<T, D>> {
+        self.read(index, fetched)
     }
 
     /// A file per sample (its origin: the file, no row), read whole ahead

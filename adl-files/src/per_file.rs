@@ -1,13 +1,13 @@
 //! [`Files`]: what a sensor with a file per sample keeps (a camera's
 //! frames, a lidar's scans): its files in order, local or objects in a
-//! store, and the bytes its read stage read ahead.
+//! store; a file read ahead is a [`Fetched`] that its sample's
+//! `get_fetched` takes.
 
-use std::collections::HashMap;
 use std::ops::Deref;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
-use adl_core::storage::{Ahead, Storage};
+use adl_core::storage::{Ahead, Fetched, Storage};
 use adl_core::{Error, Result, SensorOrigin};
 
 use crate::location::Location;
@@ -15,8 +15,9 @@ use crate::natural::natural_cmp;
 use crate::object::Data;
 use crate::timestamps::TIMESTAMP_FILES;
 
-/// The files of a sensor with a file per sample, and the bytes read ahead
-/// of its `get`s ([`fetch`](Files::fetch)): shared between clones.
+/// The files of a sensor with a file per sample, shared between clones:
+/// a [`fetch`](Files::fetch) reads one whole, for the `get` it is handed
+/// to ([`contents`](Files::contents)).
 #[derive(Clone)]
 pub(crate) struct Files {
     /// The sensor's name, for the messages.
@@ -24,7 +25,6 @@ pub(crate) struct Files {
     /// A sample's file in its place: a path, or an object of an opened
     /// store.
     locations: Arc<[Location]>,
-    fetched: Arc<Mutex<HashMap<usize, Contents>>>,
 }
 
 /// A sample's file as read, whole: a local file's bytes or an object's.
@@ -139,7 +139,6 @@ impl Files {
         Ok(Files {
             sensor: sensor.to_string(),
             locations,
-            fetched: Arc::default(),
         })
     }
 
@@ -176,24 +175,13 @@ impl Files {
         contents.map_err(|e| e.in_sensor(&self.sensor, Some(index)))
     }
 
-    /// Sample `index`'s file: the bytes read ahead for it, taken, or else
-    /// read now ([`read`](Files::read)).
-    pub(crate) fn contents(&self, index: usize) -> Result<Contents> {
-        match self.take(index) {
+    /// Sample `index`'s file: the bytes read ahead for it (`fetched`),
+    /// or else read now ([`read`](Files::read)).
+    pub(crate) fn contents(&self, index: usize, fetched: Fetched) -> Result<Contents> {
+        match fetched.take::<Contents>() {
             Some(bytes) => Ok(bytes),
             None => self.read(index),
         }
-    }
-
-    /// The bytes read ahead for `index`, taken (none if it was not).
-    pub(crate) fn take(&self, index: usize) -> Option<Contents> {
-        self.fetched().remove(&index)
-    }
-
-    /// The bytes read ahead (a panic elsewhere while it was held leaves a
-    /// map still good to use).
-    fn fetched(&self) -> MutexGuard<'_, HashMap<usize, Contents>> {
-        self.fetched.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -214,17 +202,11 @@ impl Storage for Files {
         Ahead::Reads
     }
 
-    /// Read sample `index`'s file, kept for the `get` that follows.
-    fn fetch(&self, index: usize) -> Result<u64> {
+    /// Read sample `index`'s file, for the `get` it is handed to.
+    fn fetch(&self, index: usize) -> Result<Fetched> {
         let contents = self.read(index)?;
         let n = contents.len() as u64;
-        self.fetched().insert(index, contents);
-        Ok(n)
-    }
-
-    /// Drop what was read ahead for `index`.
-    fn release(&self, index: usize) {
-        self.fetched().remove(&index);
+        Ok(Fetched::read(contents, n))
     }
 }
 

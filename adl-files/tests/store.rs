@@ -695,21 +695,22 @@ fn a_file_fetched_ahead_is_read_with_one_request_and_parsed_by_its_get() {
     assert!(camera.storage().is_some() && lidar.storage().is_some());
 
     let size = std::fs::metadata(data("camera/frame_9.jpg")).unwrap().len();
-    assert_eq!(camera.storage().unwrap().fetch(2).unwrap(), size);
+    let read = camera.storage().unwrap().fetch(2).unwrap();
+    assert_eq!(read.bytes(), size);
     assert_eq!(store.stats().requests, opened + 1);
-    assert_eq!(camera.get(2).unwrap(), local.get(2).unwrap());
+    assert_eq!(camera.get_fetched(2, read).unwrap(), local.get(2).unwrap());
     assert_eq!(store.stats().requests, opened + 1);
-    // Read ahead once: the next get reads it again, as does a get after
-    // a release.
+    // A get without the read reads again, as does a get after the read
+    // was dropped: nothing is kept in the sensor.
     assert_eq!(camera.get(2).unwrap(), local.get(2).unwrap());
-    camera.storage().unwrap().fetch(1).unwrap();
-    camera.storage().unwrap().release(1);
+    drop(camera.storage().unwrap().fetch(1).unwrap());
     assert_eq!(camera.get(1).unwrap(), local.get(1).unwrap());
     assert_eq!(store.stats().requests, opened + 4);
 
     let size = npy_bytes(&scan(1)).len() as u64;
-    assert_eq!(lidar.storage().unwrap().fetch(1).unwrap(), size);
-    assert_eq!(lidar.get(1).unwrap(), scan(1));
+    let read = lidar.storage().unwrap().fetch(1).unwrap();
+    assert_eq!(read.bytes(), size);
+    assert_eq!(lidar.get_fetched(1, read).unwrap(), scan(1));
     assert_eq!(store.stats().requests, opened + 5);
 }
 

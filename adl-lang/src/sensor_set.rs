@@ -352,12 +352,17 @@ fn sensor_set_impl(
                 &self,
                 rows: &[usize],
                 _names: &::std::sync::Arc<[::std::string::String]>,
+                fetched: ::std::vec::Vec<#krate::storage::Fetched>,
             ) -> #krate::Result<Self::Sample> {
                 #krate::__private::check_rows(rows, #count)?;
+                let mut reads = #krate::__private::fetched_parts(fetched, #count);
                 ::std::result::Result::Ok(#sample {
-                    #(#names: #krate::exec::timed_sensor(#rows, || {
-                        #krate::Sensor::get(&self.#names, rows[#rows])
-                    })?,)*
+                    #(#names: {
+                        let read = reads.next().unwrap_or_default();
+                        #krate::exec::timed_sensor(#rows, || {
+                            #krate::Sensor::get_fetched(&self.#names, rows[#rows], read)
+                        })?
+                    },)*
                 })
             }
         }

@@ -178,14 +178,16 @@ fn trait_methods(file: &str, name: &str) -> Vec<String> {
         .collect()
 }
 
-/// The spec traits are the specification, with one engine hook each,
-/// `storage()` (origins, hints, reads ahead: `adl::storage`): a wrapper
-/// forwards that one method or routes, and cannot forget one of several.
+/// The spec traits are the specification, with two engine hooks each:
+/// `storage()` (origins, hints, reads ahead: `adl::storage`) and
+/// `get_fetched()` (a `get` handed what was read ahead for it, a value,
+/// so that nothing is parked in a sensor): a wrapper forwards or routes
+/// them, and `storage`'s tests check every wrapper does both.
 #[test]
-fn the_spec_traits_carry_one_engine_hook() {
+fn the_spec_traits_carry_their_engine_hooks() {
     assert_eq!(
         trait_methods("dataset.rs", "Dataset"),
-        ["len", "is_empty", "get", "storage"]
+        ["len", "is_empty", "get", "get_fetched", "storage"]
     );
     let sensor = trait_methods("sensor.rs", "Sensor");
     let engine: Vec<&String> = sensor
@@ -208,7 +210,11 @@ fn the_spec_traits_carry_one_engine_hook() {
             .contains(&m.as_str())
         })
         .collect();
-    assert_eq!(engine, ["storage"], "Sensor's methods: {sensor:?}");
+    assert_eq!(
+        engine,
+        ["get_fetched", "storage"],
+        "Sensor's methods: {sensor:?}"
+    );
 }
 
 /// The source folders of every package in the repository (a folder with

@@ -4,25 +4,41 @@
 //! reported by the sample's own read.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use adl::Record;
 use adl::graph::loader::Loader;
 use adl::pipeline::Stages;
 use adl::prelude::*;
-use adl::storage::{Ahead, Storage};
+use adl::storage::{Ahead, Fetched, Storage};
 use adl::sync::Nearest;
 
+/// A sample's bytes read ahead, counted in `live` while they are.
+struct Bytes {
+    data: Vec<u8>,
+    live: Arc<AtomicUsize>,
+}
+
+impl Drop for Bytes {
+    fn drop(&mut self) {
+        self.live.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// A dataset of files behind a slow store: `fetch` waits `latency` and
-/// keeps the sample's bytes; `get` uses them, or reads for itself (and
-/// waits too) when nothing was fetched. Sample `bad` cannot be read.
+/// gives the sample's bytes; `get_fetched` uses them, and `get` reads for
+/// itself (and waits too). Sample `bad` cannot be read.
 struct SlowStore {
     len: usize,
     size: usize,
     latency: Duration,
     bad: Option<usize>,
-    kept: Mutex<HashMap<usize, Vec<u8>>>,
+    /// Reads ahead alive (made and not yet dropped).
+    live: Arc<AtomicUsize>,
+    /// Fetches made.
+    fetches: AtomicUsize,
     /// Reads `get` had to do itself.
     own_reads: Mutex<usize>,
     /// Reads in flight now, and the most at once.
@@ -36,7 +52,8 @@ impl SlowStore {
             size,
             latency,
             bad: None,
-            kept: Mutex::new(HashMap::new()),
+            live: Arc::default(),
+            fetches: AtomicUsize::new(0),
             own_reads: Mutex::new(0),
             in_flight: Mutex::new((0, 0)),
         }
@@ -61,7 +78,11 @@ impl SlowStore {
     }
 
     fn held(&self) -> usize {
-        self.kept.lock().unwrap().len()
+        self.live.load(Ordering::SeqCst)
+    }
+
+    fn sum(bytes: &[u8]) -> u64 {
+        bytes.iter().map(|&b| u64::from(b)).sum()
     }
 }
 
@@ -73,15 +94,15 @@ impl Dataset for SlowStore {
     }
 
     fn get(&self, index: usize) -> adl::Result<u64> {
-        let kept = self.kept.lock().unwrap().remove(&index);
-        let bytes = match kept {
-            Some(bytes) => bytes,
-            None => {
-                *self.own_reads.lock().unwrap() += 1;
-                self.read(index)?
-            }
-        };
-        Ok(bytes.iter().map(|&b| u64::from(b)).sum())
+        *self.own_reads.lock().unwrap() += 1;
+        Ok(SlowStore::sum(&self.read(index)?))
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> adl::Result<u64> {
+        match fetched.take::<Bytes>() {
+            Some(bytes) => Ok(SlowStore::sum(&bytes.data)),
+            None => self.get(index),
+        }
     }
 
     fn storage(&self) -> Option<&dyn Storage<Origin = adl::Origin>> {
@@ -96,15 +117,13 @@ impl Storage for SlowStore {
         Ahead::Reads
     }
 
-    fn fetch(&self, index: usize) -> adl::Result<u64> {
-        let bytes = self.read(index)?;
-        let n = bytes.len() as u64;
-        self.kept.lock().unwrap().insert(index, bytes);
-        Ok(n)
-    }
-
-    fn release(&self, index: usize) {
-        self.kept.lock().unwrap().remove(&index);
+    fn fetch(&self, index: usize) -> adl::Result<Fetched> {
+        self.fetches.fetch_add(1, Ordering::SeqCst);
+        let data = self.read(index)?;
+        let n = data.len() as u64;
+        self.live.fetch_add(1, Ordering::SeqCst);
+        let live = Arc::clone(&self.live);
+        Ok(Fetched::read(Bytes { data, live }, n))
     }
 }
 
@@ -285,7 +304,6 @@ struct MeetingSensor {
     name: String,
     timestamps: Timestamps,
     meeting: std::sync::Arc<Meeting>,
-    kept: Mutex<HashMap<usize, u64>>,
 }
 
 /// The sensors of one recording meeting per sample (the same row in each:
@@ -309,9 +327,13 @@ impl Sensor for MeetingSensor {
     }
 
     fn get(&self, index: usize) -> adl::Result<u64> {
-        match self.kept.lock().unwrap().remove(&index) {
+        Err(Error::read(&self.name, index, "not read ahead"))
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> adl::Result<u64> {
+        match fetched.take::<u64>() {
             Some(value) => Ok(value),
-            None => Err(Error::read(&self.name, index, "not read ahead")),
+            None => self.get(index),
         }
     }
 
@@ -327,7 +349,7 @@ impl Storage for MeetingSensor {
         Ahead::Reads
     }
 
-    fn fetch(&self, index: usize) -> adl::Result<u64> {
+    fn fetch(&self, index: usize) -> adl::Result<Fetched> {
         let meeting = &self.meeting;
         let mut begun = meeting.begun.lock().unwrap();
         *begun.entry(index).or_default() += 1;
@@ -342,12 +364,7 @@ impl Storage for MeetingSensor {
         if waited.timed_out() {
             return Err(Error::read(&self.name, index, "read alone"));
         }
-        self.kept.lock().unwrap().insert(index, index as u64);
-        Ok(8)
-    }
-
-    fn release(&self, index: usize) {
-        self.kept.lock().unwrap().remove(&index);
+        Ok(Fetched::read(index as u64, 8))
     }
 }
 
@@ -363,7 +380,6 @@ fn a_recordings_sensors_are_read_at_once() {
         name: name.to_string(),
         timestamps: Timestamps::new(name, times.clone()).unwrap(),
         meeting: std::sync::Arc::clone(&meeting),
-        kept: Mutex::default(),
     };
     let sensors = vec![sensor("camera"), sensor("radar"), sensor("lidar")];
     let recording =
@@ -421,14 +437,13 @@ fn a_recordings_sensors_are_read_at_once() {
 }
 
 /// A sensor behind a store of its own latency: its fetch of row `r` waits
-/// `latency` and keeps `bytes` bytes; its `get` gives the row of what was
-/// kept.
+/// `latency` and gives `bytes` bytes; its `get_fetched` gives the row of
+/// what was read.
 struct SlowSensor {
     name: &'static str,
     timestamps: Timestamps,
     latency: Duration,
     bytes: u64,
-    kept: Mutex<HashMap<usize, u64>>,
 }
 
 impl SlowSensor {
@@ -439,7 +454,6 @@ impl SlowSensor {
             timestamps: Timestamps::new(name, times).unwrap(),
             latency,
             bytes,
-            kept: Mutex::default(),
         }
     }
 }
@@ -457,10 +471,11 @@ impl Sensor for SlowSensor {
     }
 
     fn get(&self, index: usize) -> adl::Result<u64> {
-        match self.kept.lock().unwrap().remove(&index) {
-            Some(value) => Ok(value),
-            None => Ok(index as u64),
-        }
+        Ok(index as u64)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> adl::Result<u64> {
+        Ok(fetched.take::<u64>().unwrap_or(index as u64))
     }
 
     fn storage(&self) -> Option<&dyn Storage<Origin = adl::SensorOrigin>> {
@@ -475,14 +490,9 @@ impl Storage for SlowSensor {
         Ahead::Reads
     }
 
-    fn fetch(&self, index: usize) -> adl::Result<u64> {
+    fn fetch(&self, index: usize) -> adl::Result<Fetched> {
         std::thread::sleep(self.latency);
-        self.kept.lock().unwrap().insert(index, index as u64);
-        Ok(self.bytes)
-    }
-
-    fn release(&self, index: usize) {
-        self.kept.lock().unwrap().remove(&index);
+        Ok(Fetched::read(index as u64, self.bytes))
     }
 }
 
@@ -624,4 +634,71 @@ fn a_memory_budget_bounds_the_reads_held_ahead() {
     assert_eq!(budgeted.reads.bound, tuning.read_bound);
     let text = budgeted.to_string();
     assert!(text.contains("memory budget 3.0 MB: "), "{text}");
+}
+
+#[test]
+fn an_epoch_with_every_index_twice_reads_each_position_for_its_own_get() {
+    let n = 30;
+    let store = Arc::new(SlowStore::new(n, 100, Duration::from_millis(2)));
+    let twice: Vec<usize> = (0..n).flat_map(|i| [i, i]).collect();
+    let loader = Loader::new(Arc::clone(&store), sums!())
+        .batch_size(4)
+        .workers(2)
+        .indices(twice.clone())
+        .build()
+        .unwrap();
+    let sums: Vec<u64> = loader
+        .epoch(0)
+        .flat_map(|b| b.unwrap().into_inner().to_vec())
+        .collect();
+    let expected_sums: Vec<u64> = twice.iter().map(|&i| expected(i, 100)).collect();
+    assert_eq!(sums, expected_sums);
+    // One read per position, each taken by its own get: none read twice
+    // by a get, none left.
+    assert_eq!(store.fetches.load(Ordering::SeqCst), 2 * n);
+    assert_eq!(*store.own_reads.lock().unwrap(), 0);
+    assert_eq!(store.held(), 0);
+}
+
+#[test]
+fn two_loaders_interleaved_over_one_dataset_each_get_their_own_reads() {
+    let n = 40;
+    let store = Arc::new(SlowStore::new(n, 100, Duration::from_millis(2)));
+    let loader = |seed| {
+        Loader::new(Arc::clone(&store), sums!())
+            .batch_size(5)
+            .workers(2)
+            .shuffle(seed)
+            .build()
+            .unwrap()
+    };
+    let (a, b) = (loader(1), loader(2));
+    let (mut ea, mut eb) = (a.epoch(0), b.epoch(0));
+    let want = |epoch: &adl::graph::loader::Epoch<'_, _, _>| -> Vec<u64> {
+        epoch.indices().iter().map(|i| expected(i, 100)).collect()
+    };
+    let (want_a, want_b) = (want(&ea), want(&eb));
+    let (mut got_a, mut got_b) = (Vec::new(), Vec::new());
+    loop {
+        let (x, y) = (ea.next(), eb.next());
+        if x.is_none() && y.is_none() {
+            break;
+        }
+        got_a.extend(
+            x.map(|b| b.unwrap().into_inner().to_vec())
+                .unwrap_or_default(),
+        );
+        got_b.extend(
+            y.map(|b| b.unwrap().into_inner().to_vec())
+                .unwrap_or_default(),
+        );
+    }
+    assert_eq!(got_a, want_a);
+    assert_eq!(got_b, want_b);
+    assert_ne!(got_a, got_b, "two orders");
+    drop((ea, eb));
+    // Each loader read every sample once for its own gets.
+    assert_eq!(store.fetches.load(Ordering::SeqCst), 2 * n);
+    assert_eq!(*store.own_reads.lock().unwrap(), 0);
+    assert_eq!(store.held(), 0);
 }

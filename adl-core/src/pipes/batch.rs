@@ -1,7 +1,7 @@
 //! [`Batched`]: consecutive samples grouped into `Vec`s.
 
 use super::IterableDataset;
-use crate::storage::{Ahead, Route, Routes, Storage};
+use crate::storage::{Ahead, Fetched, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// Consecutive samples grouped into `Vec`s of `size`:
@@ -87,11 +87,19 @@ impl<S: Dataset> Dataset for Batched<S> {
     }
 
     fn get(&self, index: usize) -> Result<Vec<S::Sample>> {
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Vec<S::Sample>> {
         let len = self.len();
         if index >= len {
             return Err(Error::out_of_range("batch dataset", index, len));
         }
-        self.members(index).map(|i| self.source.get(i)).collect()
+        let members: Vec<usize> = self.members(index).collect();
+        let reads = fetched.split(members.len());
+        (members.into_iter().zip(reads))
+            .map(|(i, read)| self.source.get_fetched(i, read))
+            .collect()
     }
 
     fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {

@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 
 use super::IterableDataset;
-use crate::storage::Storage;
+use crate::storage::{Fetched, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// Samples kept in memory after their first successful read, then cloned
@@ -79,6 +79,10 @@ where
     }
 
     fn get(&self, index: usize) -> Result<S::Sample> {
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<S::Sample> {
         let cells = self
             .cells
             .get_or_init(|| (0..self.source.len()).map(|_| OnceLock::new()).collect());
@@ -88,7 +92,7 @@ where
         if let Some(sample) = cell.get() {
             return Ok(sample.clone());
         }
-        let sample = self.source.get(index)?;
+        let sample = self.source.get_fetched(index, fetched)?;
         Ok(cell.get_or_init(|| sample).clone())
     }
 

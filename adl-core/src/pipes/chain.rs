@@ -1,7 +1,7 @@
 //! [`Chain`]: one dataset after another.
 
 use super::IterableDataset;
-use crate::storage::{self, Ahead, Route, Routes, Storage};
+use crate::storage::{self, Ahead, Fetched, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// The samples of one dataset, then those of another with the same sample
@@ -77,15 +77,19 @@ impl<A: Dataset, B: Dataset<Sample = A::Sample>> Dataset for Chain<A, B> {
     }
 
     fn get(&self, index: usize) -> Result<A::Sample> {
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<A::Sample> {
         let split = self.first.len();
         if index < split {
-            return self.first.get(index);
+            return self.first.get_fetched(index, fetched);
         }
         let len = self.len();
         if index >= len {
             return Err(Error::out_of_range("chained dataset", index, len));
         }
-        self.second.get(index - split)
+        self.second.get_fetched(index - split, fetched)
     }
 
     fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {

@@ -1,6 +1,7 @@
 //! [`Enumerate`]: each sample with its index.
 
 use super::IterableDataset;
+use crate::storage::Fetched;
 use crate::{Dataset, Result};
 
 /// Each sample paired with its index: [`enumerate`](super::DatasetExt::enumerate).
@@ -49,7 +50,11 @@ impl<S: Dataset> Dataset for Enumerate<S> {
     }
 
     fn get(&self, index: usize) -> Result<Self::Sample> {
-        Ok((index, self.source.get(index)?))
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Self::Sample> {
+        Ok((index, self.source.get_fetched(index, fetched)?))
     }
 
     same_indices!();

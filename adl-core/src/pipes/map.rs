@@ -1,6 +1,7 @@
 //! [`Map`]: a transform applied to every sample.
 
 use super::{IterableDataset, pipe_error};
+use crate::storage::Fetched;
 use crate::{Dataset, Result, Transform};
 
 /// A [`Transform`] applied to every sample:
@@ -68,7 +69,11 @@ impl<S: Dataset, T: Transform<S::Sample>> Dataset for Map<S, T> {
     }
 
     fn get(&self, index: usize) -> Result<T::Output> {
-        let sample = self.source.get(index)?;
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<T::Output> {
+        let sample = self.source.get_fetched(index, fetched)?;
         self.transform
             .apply(sample)
             .map_err(|e| pipe_error("map", index, e))

@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::IterableDataset;
+use crate::storage::Fetched;
 use crate::{Dataset, Record, Result};
 
 /// A sample with named entries that can take a `"meta"` entry:
@@ -120,7 +121,14 @@ where
     }
 
     fn get(&self, index: usize) -> Result<S::Sample> {
-        Ok(self.source.get(index)?.insert_meta(&self.meta))
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<S::Sample> {
+        Ok(self
+            .source
+            .get_fetched(index, fetched)?
+            .insert_meta(&self.meta))
     }
 
     same_indices!();

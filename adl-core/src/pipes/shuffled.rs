@@ -1,7 +1,7 @@
 //! [`Shuffled`]: a seeded random permutation keeping random access.
 
 use crate::rng::SplitMix64;
-use crate::storage::{self, Ahead, Route, Routes, Storage};
+use crate::storage::{self, Ahead, Fetched, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// A map-style dataset in a seeded random order:
@@ -77,8 +77,12 @@ impl<S: Dataset> Dataset for Shuffled<S> {
     }
 
     fn get(&self, index: usize) -> Result<S::Sample> {
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<S::Sample> {
         match self.permutation.get(index) {
-            Some(&at) => self.source.get(at),
+            Some(&at) => self.source.get_fetched(at, fetched),
             None => Err(Error::out_of_range(
                 "shuffled dataset",
                 index,

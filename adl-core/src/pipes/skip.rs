@@ -1,7 +1,7 @@
 //! [`Skip`]: all samples but the first `n`.
 
 use super::IterableDataset;
-use crate::storage::{self, Ahead, Route, Routes, Storage};
+use crate::storage::{self, Ahead, Fetched, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// All samples but the first `n`: [`skip`](super::DatasetExt::skip). The
@@ -54,12 +54,16 @@ impl<S: Dataset> Dataset for Skip<S> {
     }
 
     fn get(&self, index: usize) -> Result<S::Sample> {
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<S::Sample> {
         let len = self.len();
         if index >= len {
             return Err(Error::out_of_range("skipped dataset", index, len));
         }
         // index < L - n, so this does not overflow.
-        self.source.get(index + self.n)
+        self.source.get_fetched(index + self.n, fetched)
     }
 
     fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {

@@ -1,6 +1,7 @@
 //! [`Take`]: the first `n` samples.
 
 use super::IterableDataset;
+use crate::storage::Fetched;
 use crate::{Dataset, Error, Result};
 
 /// The first `n` samples (fewer if there are fewer):
@@ -52,11 +53,15 @@ impl<S: Dataset> Dataset for Take<S> {
     }
 
     fn get(&self, index: usize) -> Result<S::Sample> {
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<S::Sample> {
         let len = self.len();
         if index >= len {
             return Err(Error::out_of_range("taken dataset", index, len));
         }
-        self.source.get(index)
+        self.source.get_fetched(index, fetched)
     }
 
     same_indices!();

@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 
 use super::{IterableDataset, pipe_error};
-use crate::storage::{Ahead, Route, Routes, Storage};
+use crate::storage::{Ahead, Fetched, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// Sliding windows of `size` consecutive samples, one every `step`
@@ -93,11 +93,19 @@ impl<S: Dataset> Dataset for Windows<S> {
     }
 
     fn get(&self, index: usize) -> Result<Vec<S::Sample>> {
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Vec<S::Sample>> {
         let len = self.len();
         if index >= len {
             return Err(Error::out_of_range("window dataset", index, len));
         }
-        self.members(index).map(|i| self.source.get(i)).collect()
+        let members: Vec<usize> = self.members(index).collect();
+        let reads = fetched.split(members.len());
+        (members.into_iter().zip(reads))
+            .map(|(i, read)| self.source.get_fetched(i, read))
+            .collect()
     }
 
     fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {

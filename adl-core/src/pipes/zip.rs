@@ -1,7 +1,7 @@
 //! [`Zip`]: two datasets side by side.
 
 use super::IterableDataset;
-use crate::storage::{Ahead, Route, Routes, Storage};
+use crate::storage::{Ahead, Fetched, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// Pairs of samples at the same index of two datasets:
@@ -59,11 +59,19 @@ impl<A: Dataset, B: Dataset> Dataset for Zip<A, B> {
     }
 
     fn get(&self, index: usize) -> Result<Self::Sample> {
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Self::Sample> {
         let len = self.len();
         if index >= len {
             return Err(Error::out_of_range("zipped dataset", index, len));
         }
-        Ok((self.first.get(index)?, self.second.get(index)?))
+        let [first, second] = <[Fetched; 2]>::try_from(fetched.split(2)).unwrap_or_default();
+        Ok((
+            self.first.get_fetched(index, first)?,
+            self.second.get_fetched(index, second)?,
+        ))
     }
 
     fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
@@ -79,8 +87,12 @@ impl<A: Dataset, B: Dataset> Route for Zip<A, B> {
         if index >= self.len() {
             return Routes::None;
         }
-        let sources = [self.first.storage(), self.second.storage()];
-        Routes::Many(sources.into_iter().flatten().map(|s| (s, index)).collect())
+        // Both, one part each (a source without storage knows only its
+        // index), so that `get_fetched` finds each its own part.
+        Routes::Many(vec![
+            (crate::storage::of(&self.first), index),
+            (crate::storage::of(&self.second), index),
+        ])
     }
 
     fn ahead(&self) -> Ahead {

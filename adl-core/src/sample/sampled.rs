@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::ld::{Amount, Seed, Step, sample_ld};
 use crate::rng::SplitMix64;
-use crate::storage::{self, Ahead, Route, Routes, Storage};
+use crate::storage::{self, Ahead, Fetched, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 
 /// How a [`Sampled`] dataset picks its subset.
@@ -165,8 +165,12 @@ impl<D: Dataset> Dataset for Sampled<D> {
     }
 
     fn get(&self, index: usize) -> Result<D::Sample> {
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<D::Sample> {
         match self.indices.get(index) {
-            Some(&inner) => self.dataset.get(inner),
+            Some(&inner) => self.dataset.get_fetched(inner, fetched),
             None => Err(Error::out_of_range(
                 "sampled dataset",
                 index,

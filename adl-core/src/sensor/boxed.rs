@@ -1,4 +1,4 @@
-use crate::storage::Storage;
+use crate::storage::{Fetched, Storage};
 use crate::{Metadata, Result, Sensor, SensorOrigin};
 
 /// What a [`BoxedSensor`] keeps of its sensor: everything but its types.
@@ -7,6 +7,7 @@ trait ErasedSensor<T>: Send + Sync {
     fn metadata(&self) -> &(dyn Metadata + Send + Sync + 'static);
     fn len(&self) -> usize;
     fn get(&self, index: usize) -> Result<T>;
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<T>;
     fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>>;
 }
 
@@ -31,6 +32,9 @@ impl<S: Sensor + Send + Sync + 'static> ErasedSensor<S::Sample> for Erased<S> {
     }
     fn get(&self, index: usize) -> Result<S::Sample> {
         self.0.get(index)
+    }
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<S::Sample> {
+        self.0.get_fetched(index, fetched)
     }
     fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
         self.0.storage()
@@ -90,6 +94,10 @@ impl<T> Sensor for BoxedSensor<T> {
 
     fn get(&self, index: usize) -> Result<T> {
         self.inner.get(index)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<T> {
+        self.inner.get_fetched(index, fetched)
     }
 
     fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {

@@ -1,4 +1,4 @@
-use crate::storage::{Ahead, Storage};
+use crate::storage::{Ahead, Fetched, Storage};
 use crate::{Dataset, Origin, Result, Sensor, SensorOrigin};
 
 /// A sensor read as a [`Dataset`]: sample `i` of the dataset is sample `i`
@@ -52,6 +52,10 @@ impl<S: Sensor> Dataset for SensorDataset<S> {
         self.sensor.get(index)
     }
 
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<S::Sample> {
+        self.sensor.get_fetched(index, fetched)
+    }
+
     fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
         Some(self)
     }
@@ -81,24 +85,20 @@ impl<S: Sensor> Storage for SensorDataset<S> {
         }
     }
 
-    fn fetch(&self, index: usize) -> Result<u64> {
-        self.sensor.storage().map_or(Ok(0), |s| s.fetch(index))
-    }
-
-    fn release(&self, index: usize) {
-        if let Some(storage) = self.sensor.storage() {
-            storage.release(index);
-        }
+    fn fetch(&self, index: usize) -> Result<Fetched> {
+        self.sensor
+            .storage()
+            .map_or(Ok(Fetched::Nothing), |s| s.fetch(index))
     }
 
     fn parts(&self, index: usize) -> usize {
         self.sensor.storage().map_or(1, |s| s.parts(index))
     }
 
-    fn fetch_part(&self, index: usize, part: usize) -> Result<u64> {
+    fn fetch_part(&self, index: usize, part: usize) -> Result<Fetched> {
         self.sensor
             .storage()
-            .map_or(Ok(0), |s| s.fetch_part(index, part))
+            .map_or(Ok(Fetched::Nothing), |s| s.fetch_part(index, part))
     }
 }
 

@@ -2,7 +2,7 @@ use std::fmt;
 
 use crate::collate::Masked;
 use crate::interpolate::Interpolate;
-use crate::storage::{self, Ahead, Route, Routes, Storage};
+use crate::storage::{self, Ahead, Fetched, Route, Routes, Storage};
 use crate::{Error, Metadata, Result, Sensor, SensorOrigin, Timestamps};
 
 /// A sensor evaluated at other times (another sensor's, typically the
@@ -197,6 +197,10 @@ where
     /// The sensor interpolated at time `index`, or masked or refused
     /// where it cannot be (see [`Gaps`]).
     fn get(&self, index: usize) -> Result<Masked<S::Sample>> {
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Masked<S::Sample>> {
         let Some(&place) = self.places.get(index) else {
             return Err(Error::out_of_range(
                 format_args!("interpolated sensor `{}`", self.sensor.name()),
@@ -206,11 +210,15 @@ where
         };
         match place {
             Place::At(k) => Ok(Masked {
-                value: self.sensor.get(k)?,
+                value: self.sensor.get_fetched(k, fetched)?,
                 valid: true,
             }),
             Place::Between(k, w) => {
-                let (a, b) = (self.sensor.get(k)?, self.sensor.get(k + 1)?);
+                let [a, b] = <[Fetched; 2]>::try_from(fetched.split(2)).unwrap_or_default();
+                let (a, b) = (
+                    self.sensor.get_fetched(k, a)?,
+                    self.sensor.get_fetched(k + 1, b)?,
+                );
                 let value = S::Sample::interpolate(&a, &b, w).map_err(|e| {
                     Error::read(
                         format_args!("sensor `{}` between samples {k} and {}", self.name(), k + 1),
@@ -222,7 +230,7 @@ where
             }
             Place::Outside { nearest, why } => match self.gaps {
                 Gaps::Mask => Ok(Masked {
-                    value: self.sensor.get(nearest)?,
+                    value: self.sensor.get_fetched(nearest, fetched)?,
                     valid: false,
                 }),
                 Gaps::Refuse => Err(Error::read(

@@ -1,3 +1,4 @@
+use crate::storage::Fetched;
 use crate::{Error, Result, Sensor};
 
 /// A sensor whose samples are another's with a function applied, from
@@ -54,7 +55,11 @@ impl<S: Sensor, U, F: Fn(S::Sample) -> U> Sensor for Mapped<S, F> {
     inner_sensor!();
 
     fn get(&self, index: usize) -> Result<U> {
-        self.sensor.get(index).map(&self.f)
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<U> {
+        self.sensor.get_fetched(index, fetched).map(&self.f)
     }
 }
 
@@ -89,7 +94,11 @@ impl<S: Sensor, U, F: Fn(S::Sample) -> Result<U>> Sensor for TryMapped<S, F> {
     inner_sensor!();
 
     fn get(&self, index: usize) -> Result<U> {
-        let sample = self.sensor.get(index)?;
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<U> {
+        let sample = self.sensor.get_fetched(index, fetched)?;
         (self.f)(sample).map_err(|e| match e {
             Error::Load { .. } => e,
             // A file's error already says where; it gains the sensor

@@ -1,7 +1,7 @@
 use std::fmt;
 
 use crate::collate::{Reading, StackReadings, stack_readings};
-use crate::storage::{Ahead, Route, Routes, Storage};
+use crate::storage::{Ahead, Fetched, Route, Routes, Storage};
 use crate::{Error, Metadata, Result, Sensor, SensorOrigin, TryMapped};
 
 /// A sensor that returns, for each sample, the window of consecutive
@@ -339,7 +339,15 @@ impl<S: Sensor> Sensor for Window<S> {
 
     /// The `past + 1 + future` inner samples of window `index`, in order.
     fn get(&self, index: usize) -> Result<Vec<S::Sample>> {
-        self.range(index)?.map(|i| self.sensor.get(i)).collect()
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Vec<S::Sample>> {
+        let range = self.range(index)?;
+        let reads = fetched.split(range.clone().count());
+        (range.zip(reads))
+            .map(|(i, read)| self.sensor.get_fetched(i, read))
+            .collect()
     }
 
     fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {

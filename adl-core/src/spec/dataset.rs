@@ -1,4 +1,4 @@
-use crate::storage::Storage;
+use crate::storage::{Fetched, Storage};
 use crate::{Origin, Result};
 
 /// Random access to samples: the specification's `Dataset`.
@@ -26,6 +26,17 @@ pub trait Dataset {
     /// Read sample `index`.
     fn get(&self, index: usize) -> Result<Self::Sample>;
 
+    /// Read sample `index` with what its storage read ahead for it
+    /// ([`Fetched`], from [`Storage::fetch`]): the same sample as
+    /// [`get`](Dataset::get), without reading those bytes again. A
+    /// wrapper hands `fetched` to its source's `get_fetched` as its `get`
+    /// hands the index on (see [`storage`](crate::storage)). The default
+    /// drops it and calls `get`.
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Self::Sample> {
+        drop(fetched);
+        self.get(index)
+    }
+
     /// The engine's side of its samples, where it has one (see
     /// [`storage`](crate::storage)): where each is stored (a trace, files,
     /// rows: [`Origin::of`](crate::Origin::of) reads it), and what a loader
@@ -49,6 +60,9 @@ macro_rules! forward_dataset {
             }
             fn get(&self, index: usize) -> Result<Self::Sample> {
                 (**self).get(index)
+            }
+            fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Self::Sample> {
+                (**self).get_fetched(index, fetched)
             }
             fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
                 (**self).storage()

@@ -1,6 +1,6 @@
 use super::Metadata;
 use crate::sensor::{BoxedSensor, Mapped, TryMapped};
-use crate::storage::Storage;
+use crate::storage::{Fetched, Storage};
 use crate::{Error, Result, SensorOrigin};
 
 /// One modality of one recording: a synchronous time series of samples.
@@ -48,6 +48,16 @@ pub trait Sensor {
     /// An index out of range is [`Error::IndexOutOfRange`]; a failing read
     /// is [`Error::Load`]. Never panics.
     fn get(&self, index: usize) -> Result<Self::Sample>;
+
+    /// Read sample `index` with what its storage read ahead for it
+    /// ([`Fetched`], from [`Storage::fetch`]): the same sample as
+    /// [`get`](Sensor::get), without reading those bytes again. A wrapper
+    /// over one sensor hands `fetched` on as it hands the index on. The
+    /// default drops it and calls `get`.
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Self::Sample> {
+        drop(fetched);
+        self.get(index)
+    }
 
     /// Number of samples: the number of timestamps.
     fn len(&self) -> usize {
@@ -258,6 +268,9 @@ macro_rules! forward_sensor {
             }
             fn get(&self, index: usize) -> Result<Self::Sample> {
                 (**self).get(index)
+            }
+            fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Self::Sample> {
+                (**self).get_fetched(index, fetched)
             }
             fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
                 (**self).storage()

@@ -234,7 +234,7 @@ where
                 .count();
             if started == 0 {
                 // No thread to read ahead: the workers read for themselves.
-                stage.stop(&shared.dataset);
+                stage.stop();
             }
             stage
         });
@@ -558,7 +558,7 @@ where
         self.finished = true;
         self.cancel.store(true, Ordering::Relaxed);
         if let Some(stage) = &self.reads {
-            stage.stop(&self.loader.shared.dataset);
+            stage.stop();
         }
         if let Some(start) = self.started.take() {
             let mut totals = self.loader.shared.totals();

@@ -8,6 +8,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use adl_core::exec::{Buffers, panic_message};
 use adl_core::storage::Ahead;
+use adl_core::storage::Fetched;
 use adl_core::{Dataset, Error, Origin, Pipeline, Result};
 use rayon::prelude::*;
 
@@ -90,21 +91,24 @@ where
     // Where a panic came from.
     let mut node = "dataset";
     let caught = catch_unwind(AssertUnwindSafe(|| {
-        // The read stage's fetch of this sample, done (or waited for).
-        if let Some((stage, position)) = reads {
-            stage.take(position);
-        }
+        // The read stage's fetch of this sample, done (or waited for),
+        // handed to its get.
+        let fetched = match reads {
+            Some((stage, position)) => stage.take(position),
+            None => Fetched::Nothing,
+        };
         let read = shared.slot(Slot::Read);
         let entered = counters.enter(read);
         let raw = if entered.is_some() {
             // A timed read: each sensor's share of it too.
-            let (raw, times) = adl_core::exec::sensor_times(|| shared.dataset.get(index));
+            let (raw, times) =
+                adl_core::exec::sensor_times(|| shared.dataset.get_fetched(index, fetched));
             for (sensor, took) in times.into_iter().enumerate() {
                 shared.sensor_reads.count_get(sensor, took);
             }
             raw
         } else {
-            shared.dataset.get(index)
+            shared.dataset.get_fetched(index, fetched)
         };
         counters.leave(read, entered);
         let raw = match raw {

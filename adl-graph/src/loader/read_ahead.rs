@@ -9,10 +9,13 @@
 //! [`parts`](adl_core::storage::Storage::parts) reads, one per sensor for a
 //! recording, so that a slow store is waited on once per sample, not once
 //! per sensor), asks the dataset's reads ahead to [`fetch_part`](adl_core::storage::Storage::fetch_part)
-//! it (its bytes kept in the dataset for the `get` that follows), and the
+//! it (its bytes, a [`Fetched`], kept here under the position), and the
 //! position is done when its last part is. A worker, before its `get` of
 //! a sample, waits until the sample's position is done (counted as the
-//! read stage's *wait*), then takes it, and its bytes leave the stage.
+//! read stage's *wait*), then takes its reads and hands them to the
+//! sample's `get_fetched`: they leave the stage. Each position has its
+//! own reads, so an index twice in an epoch is read twice, each for its
+//! own `get`, and nothing is kept in the dataset.
 //!
 //! The stage is bounded in bytes: a reader starts a read only while the
 //! bytes fetched and not yet taken are under the bound, so the memory the
@@ -21,6 +24,7 @@
 //! started before any later one: the bound never holds back the sample a
 //! worker needs (no deadlock), and a failed fetch keeps nothing (the `get`
 //! reads again and reports the error where it belongs, on its sample).
+//! Stopping the stage drops what it holds.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -28,6 +32,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use adl_core::Dataset;
+use adl_core::storage::Fetched;
 
 use super::builder::reads_of;
 
@@ -59,16 +64,19 @@ pub struct ReadStatistics {
     pub peak: u64,
 }
 
-/// A position that was started: its parts ([`ReadAhead::parts`](adl_core::storage::Storage::parts))
-/// not yet read, and the bytes its parts read so far kept.
-#[derive(Debug, Clone, Copy)]
+/// A position that was started: its parts ([`Storage::parts`](adl_core::storage::Storage::parts))
+/// not yet read, and the reads of those that were.
+#[derive(Debug)]
 struct Started {
     /// Parts not yet read (started or not): the position is read at 0.
     left: usize,
-    /// Bytes kept by its parts read.
+    /// Bytes held by its parts read.
     bytes: u64,
     /// Whether one of its parts failed.
     failed: bool,
+    /// Each part's read, in order ([`Fetched::Nothing`] until read, or
+    /// where it failed).
+    reads: Vec<Fetched>,
 }
 
 #[derive(Debug, Default)]
@@ -188,45 +196,41 @@ impl ReadAhead {
             let fetched = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 fetch_part(dataset, index, part)
             })) {
-                Ok(Ok(bytes)) => Ok(bytes),
+                Ok(Ok(fetched)) => Ok(fetched),
                 Ok(Err(_)) | Err(_) => Err(()),
             };
             let took = began.elapsed();
             let busy = before.and_then(|b| Some(readers::thread_busy()?.saturating_sub(b)));
             self.watch(took, busy, spawn);
-            let bytes = *fetched.as_ref().unwrap_or(&0);
-            self.parts.count(part, took, bytes, fetched.is_err());
+            let failed = fetched.is_err();
+            let fetched = fetched.unwrap_or_default();
+            let bytes = fetched.bytes();
+            self.parts.count(part, took, bytes, failed);
             self.stats().time += took;
             let mut state = self.state();
+            if self.stop.load(Ordering::Acquire) {
+                // Nobody takes it any more: dropped here.
+                continue;
+            }
             let Some(entry) = state.started.get_mut(&position) else {
-                // Stopped, and released already.
-                drop(state);
-                release(dataset, index);
                 continue;
             };
             entry.left -= 1;
             entry.bytes += bytes;
-            entry.failed |= fetched.is_err();
-            let read = (entry.left == 0).then_some(*entry);
-            if self.stop.load(Ordering::Acquire) {
-                // Nobody takes it any more: the last of its parts to end
-                // releases it.
-                if read.is_some() {
-                    state.started.remove(&position);
-                    drop(state);
-                    release(dataset, index);
-                }
-                continue;
+            entry.failed |= failed;
+            if let Some(slot) = entry.reads.get_mut(part) {
+                *slot = fetched;
             }
+            let read = (entry.left == 0).then_some(entry.failed);
             state.held += bytes;
             let held = state.held;
             drop(state);
             let mut stats = self.stats();
             stats.bytes += bytes;
             stats.peak = stats.peak.max(held);
-            if let Some(read) = read {
+            if let Some(failed) = read {
                 stats.reads += 1;
-                stats.failed += u64::from(read.failed);
+                stats.failed += u64::from(failed);
                 drop(stats);
                 self.changed.notify_all();
             }
@@ -290,6 +294,7 @@ impl ReadAhead {
                             left: parts,
                             bytes: 0,
                             failed: false,
+                            reads: (0..parts).map(|_| Fetched::Nothing).collect(),
                         },
                     );
                 }
@@ -305,95 +310,71 @@ impl ReadAhead {
         }
     }
 
-    /// Wait until `position` is read, then take it: its bytes leave the
-    /// stage (the `get` that follows uses them). Returns at once for a
-    /// position out of the order or after the epoch stopped.
-    pub(crate) fn take(&self, position: usize) {
+    /// Wait until `position` is read, then take its reads: they leave the
+    /// stage, for the sample's `get_fetched`. Nothing for a position out
+    /// of the order, after the epoch stopped, or taken already (a batch
+    /// built again by a retry: its `get` reads for itself).
+    pub(crate) fn take(&self, position: usize) -> Fetched {
         if position >= self.order.len() {
-            return;
+            return Fetched::Nothing;
         }
         let began = Instant::now();
         let mut waited = false;
         let mut state = self.state();
-        loop {
+        let reads = loop {
             if self.stop.load(Ordering::Acquire) {
-                return;
+                return Fetched::Nothing;
             }
             match state.started.get(&position) {
                 Some(entry) if entry.left == 0 => {
-                    let bytes = entry.bytes;
-                    state.started.remove(&position);
-                    state.held -= bytes;
+                    let Some(entry) = state.started.remove(&position) else {
+                        return Fetched::Nothing;
+                    };
+                    state.held -= entry.bytes;
                     state.taken += 1;
-                    break;
+                    break entry.reads;
                 }
                 // Not started yet, or being read.
                 _ if position >= state.next || state.started.contains_key(&position) => {
                     waited = true;
                     state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
                 }
-                // Taken already (a position read twice by a retry): nothing
-                // is kept for it.
-                _ => return,
+                _ => return Fetched::Nothing,
             }
-        }
+        };
         drop(state);
         // The bound has room again.
         self.changed.notify_all();
         if waited {
             self.stats().wait += began.elapsed();
         }
+        Fetched::parts(reads)
     }
 
     /// Stop the stage: readers start nothing more, waiters return, and
-    /// what was read ahead and not taken is released in `dataset` (a
-    /// position still being read, by the reader that ends its last part).
-    pub(crate) fn stop<D: Dataset>(&self, dataset: &D) {
+    /// what was read ahead and not taken is dropped (a part still being
+    /// read, by the reader that ends it).
+    pub(crate) fn stop(&self) {
         self.stop.store(true, Ordering::Release);
         let mut state = self.state();
-        // The parts of the position being started that no reader will
-        // start now.
-        if state.next_part > 0 {
-            let (next, unstarted) = (state.next, state.parts - state.next_part);
-            if let Some(entry) = state.started.get_mut(&next) {
-                entry.left -= unstarted;
-            }
-        }
-        let read: Vec<usize> = state
-            .started
-            .iter()
-            .filter(|(_, entry)| entry.left == 0)
-            .map(|(&position, _)| position)
-            .collect();
-        for position in &read {
-            state.started.remove(position);
-        }
+        let held = std::mem::take(&mut state.started);
         state.held = 0;
         drop(state);
         self.changed.notify_all();
-        for position in read {
-            release(dataset, self.index(position));
-        }
+        drop(held);
     }
 }
 
-/// Part `part` of sample `index`'s reads ahead; nothing kept where the
-/// dataset reads nothing ahead.
+/// Part `part` of sample `index`'s reads ahead; nothing where the dataset
+/// reads nothing ahead.
 fn fetch_part<D: Dataset + ?Sized>(
     dataset: &D,
     index: usize,
     part: usize,
-) -> adl_core::Result<u64> {
+) -> adl_core::Result<Fetched> {
     match reads_of(dataset) {
         Some(reads) => reads.fetch_part(index, part),
-        None => Ok(0),
-    }
-}
-
-/// Drop what was read ahead for sample `index`.
-fn release<D: Dataset + ?Sized>(dataset: &D, index: usize) {
-    if let Some(reads) = reads_of(dataset) {
-        reads.release(index);
+        None => Ok(Fetched::Nothing),
     }
 }
 
@@ -432,13 +413,36 @@ mod tests {
             .collect()
     }
 
-    /// A dataset whose fetch keeps `size` bytes per sample and counts what
-    /// it holds.
+    /// Bytes read ahead, counted in `held` while they live.
+    struct Bytes {
+        size: u64,
+        held: Arc<AtomicU64>,
+    }
+
+    impl Drop for Bytes {
+        fn drop(&mut self) {
+            self.held.fetch_sub(self.size, Ordering::SeqCst);
+        }
+    }
+
+    /// A dataset whose fetch reads `size` bytes per sample and counts
+    /// what lives of them.
     struct Held {
         len: usize,
         size: u64,
-        held: AtomicU64,
+        held: Arc<AtomicU64>,
         most: AtomicU64,
+    }
+
+    impl Held {
+        fn new(len: usize, size: u64) -> Self {
+            Held {
+                len,
+                size,
+                held: Arc::default(),
+                most: AtomicU64::new(0),
+            }
+        }
     }
 
     impl Dataset for Held {
@@ -461,25 +465,21 @@ mod tests {
             Ahead::Reads
         }
 
-        fn fetch(&self, _index: usize) -> Result<u64> {
+        fn fetch(&self, _index: usize) -> Result<Fetched> {
             let now = self.held.fetch_add(self.size, Ordering::SeqCst) + self.size;
             self.most.fetch_max(now, Ordering::SeqCst);
             std::thread::sleep(Duration::from_millis(1));
-            Ok(self.size)
-        }
-        fn release(&self, _index: usize) {
-            self.held.fetch_sub(self.size, Ordering::SeqCst);
+            let bytes = Bytes {
+                size: self.size,
+                held: Arc::clone(&self.held),
+            };
+            Ok(Fetched::read(bytes, self.size))
         }
     }
 
     #[test]
     fn readers_stay_within_the_bound_and_every_position_is_taken_once() {
-        let data = Arc::new(Held {
-            len: 200,
-            size: 100,
-            held: AtomicU64::new(0),
-            most: AtomicU64::new(0),
-        });
+        let data = Arc::new(Held::new(200, 100));
         let order = test_order((0..200).rev().collect());
         let stats = Arc::new(Mutex::new(ReadStatistics::default()));
         let stage = Arc::new(ReadAhead::new(
@@ -491,9 +491,9 @@ mod tests {
         ));
         let readers = spawn_readers(&stage, &data, 4);
         for position in 0..200 {
-            stage.take(position);
-            // The sample's get consumes what was kept.
-            Storage::release(&*data, 0);
+            // The sample's get consumes what was read, and drops it.
+            let read = stage.take(position);
+            assert_eq!(read.bytes(), 100, "position {position}");
         }
         for r in readers {
             r.join().unwrap();
@@ -507,6 +507,45 @@ mod tests {
         assert_eq!(data.held.load(Ordering::SeqCst), 0);
     }
 
+    #[test]
+    fn an_index_twice_in_the_order_is_read_for_each_position() {
+        let data = Arc::new(Held::new(3, 10));
+        let stats = Arc::new(Mutex::new(ReadStatistics::default()));
+        let stage = Arc::new(ReadAhead::new(
+            test_order(vec![1, 1, 2, 1]),
+            1_000,
+            Arc::clone(&stats),
+            Arc::new(Readers::fixed(2)),
+            Arc::new(PartCounters::new(Vec::new())),
+        ));
+        let readers = spawn_readers(&stage, &data, 2);
+        let reads: Vec<Fetched> = (0..4).map(|p| stage.take(p)).collect();
+        assert!(reads.iter().all(|r| r.bytes() == 10), "{reads:?}");
+        assert_eq!(
+            data.held.load(Ordering::SeqCst),
+            40,
+            "four reads, each its own"
+        );
+        drop(reads);
+        for r in readers {
+            r.join().unwrap();
+        }
+        assert_eq!(stats.lock().unwrap().reads, 4);
+        assert_eq!(data.held.load(Ordering::SeqCst), 0);
+    }
+
+    /// A read that says where it was dropped unused.
+    struct Part {
+        at: (usize, usize),
+        dropped: Arc<Mutex<Vec<usize>>>,
+    }
+
+    impl Drop for Part {
+        fn drop(&mut self) {
+            self.dropped.lock().unwrap().push(self.at.0);
+        }
+    }
+
     /// A dataset of `parts` parts per sample, each of which waits until
     /// every part of its sample has begun: it fails unless the parts are
     /// read at once.
@@ -515,7 +554,7 @@ mod tests {
         parts: usize,
         begun: Mutex<HashMap<usize, usize>>,
         all_begun: Condvar,
-        released: Mutex<Vec<usize>>,
+        dropped: Arc<Mutex<Vec<usize>>>,
     }
 
     impl Meeting {
@@ -525,7 +564,7 @@ mod tests {
                 parts,
                 begun: Mutex::default(),
                 all_begun: Condvar::new(),
-                released: Mutex::default(),
+                dropped: Arc::default(),
             }
         }
     }
@@ -550,13 +589,10 @@ mod tests {
             Ahead::Reads
         }
 
-        fn fetch(&self, index: usize) -> Result<u64> {
-            (0..self.parts).map(|p| self.fetch_part(index, p)).sum()
-        }
         fn parts(&self, _index: usize) -> usize {
             self.parts
         }
-        fn fetch_part(&self, index: usize, _part: usize) -> Result<u64> {
+        fn fetch_part(&self, index: usize, part: usize) -> Result<Fetched> {
             let mut begun = self.begun.lock().unwrap();
             *begun.entry(index).or_default() += 1;
             self.all_begun.notify_all();
@@ -568,10 +604,11 @@ mod tests {
             if timeout.timed_out() {
                 return Err(adl_core::Error::invalid("part", "read alone"));
             }
-            Ok(10)
-        }
-        fn release(&self, index: usize) {
-            self.released.lock().unwrap().push(index);
+            let read = Part {
+                at: (index, part),
+                dropped: Arc::clone(&self.dropped),
+            };
+            Ok(Fetched::read(read, 10))
         }
     }
 
@@ -590,9 +627,20 @@ mod tests {
         ));
         let readers = spawn_readers(&stage, &data, 4);
         for position in 0..30 {
-            stage.take(position);
-            // Taken only once every part was read.
+            let read = stage.take(position);
+            // Taken only once every part was read, each in its place.
             assert_eq!(data.begun.lock().unwrap()[&position], 4);
+            let parts: Vec<(usize, usize)> = read
+                .split(4)
+                .into_iter()
+                .map(|p| {
+                    let part = p.take::<Part>().expect("a part read");
+                    let at = part.at;
+                    std::mem::forget(part);
+                    at
+                })
+                .collect();
+            assert_eq!(parts, (0..4).map(|p| (position, p)).collect::<Vec<_>>());
         }
         for r in readers {
             r.join().unwrap();
@@ -602,11 +650,11 @@ mod tests {
             (stats.reads, stats.failed, stats.bytes),
             (30, 0, 30 * 4 * 10)
         );
-        assert!(data.released.lock().unwrap().is_empty());
+        assert!(data.dropped.lock().unwrap().is_empty());
     }
 
     #[test]
-    fn stopping_in_a_samples_parts_releases_it_once_its_parts_end() {
+    fn stopping_in_a_samples_parts_drops_its_reads_as_they_end() {
         // Two readers, four parts: the first sample's two parts begun wait
         // for the two that the stop leaves unstarted.
         let data = Arc::new(Meeting::new(5, 4));
@@ -628,7 +676,7 @@ mod tests {
                 .wait_timeout_while(begun, Duration::from_secs(20), |b| b.get(&0) != Some(&2))
                 .unwrap();
         }
-        stage.stop(&*data);
+        stage.stop();
         // Let the two parts end (they meet nobody).
         {
             let mut begun = data.begun.lock().unwrap();
@@ -638,18 +686,13 @@ mod tests {
         for r in readers {
             r.join().unwrap();
         }
-        assert_eq!(*data.released.lock().unwrap(), vec![0]);
+        assert_eq!(*data.dropped.lock().unwrap(), vec![0, 0]);
         assert_eq!(stats.lock().unwrap().reads, 0);
     }
 
     #[test]
-    fn stopping_releases_what_was_not_taken() {
-        let data = Arc::new(Held {
-            len: 50,
-            size: 10,
-            held: AtomicU64::new(0),
-            most: AtomicU64::new(0),
-        });
+    fn stopping_drops_what_was_not_taken() {
+        let data = Arc::new(Held::new(50, 10));
         let order = test_order((0..50).collect());
         let stats = Arc::new(Mutex::new(ReadStatistics::default()));
         let stage = Arc::new(ReadAhead::new(
@@ -663,13 +706,12 @@ mod tests {
             let (stage, data) = (Arc::clone(&stage), Arc::clone(&data));
             std::thread::spawn(move || stage.run_reader(0, &*data, &|_| {}))
         };
-        stage.take(0);
-        Storage::release(&*data, 0);
-        stage.stop(&*data);
+        drop(stage.take(0));
+        stage.stop();
         reader.join().unwrap();
-        // Nothing held: taken ones were consumed, the others released.
+        // Nothing lives: taken ones were consumed, the others dropped.
         assert_eq!(data.held.load(Ordering::SeqCst), 0);
-        // A take after the stop returns at once.
-        stage.take(40);
+        // A take after the stop returns at once, with nothing.
+        assert!(stage.take(40).is_nothing());
     }
 }

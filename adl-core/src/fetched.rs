@@ -1,0 +1,114 @@
+//! [`Fetched`]: what a storage read ahead for one sample, as a value the
+//! loader hands to the `get` it was made for.
+
+use std::any::Any;
+use std::fmt;
+
+/// What a [`Storage`](crate::storage::Storage) read ahead for one sample:
+/// owned, made by [`fetch`](crate::storage::Storage::fetch) (or its
+/// [parts](crate::storage::Storage::fetch_part)) and handed to the `get`
+/// it was made for ([`Dataset::get_fetched`](crate::Dataset::get_fetched),
+/// [`Sensor::get_fetched`](crate::Sensor::get_fetched)). Nothing is kept
+/// anywhere else: a read dropped unused frees its bytes, and two loaders
+/// over one dataset, or one index read twice, each have their own.
+///
+/// A wrapper passes it on as it passes the index on: a sample made of one
+/// source sample hands it whole to that sample's `get`; one made of several
+/// (a recording's sensors, a batch's samples) hands each its
+/// [part](Fetched::split), in the order of its
+/// [`parts`](crate::storage::Storage::parts).
+///
+/// ```
+/// use adl::storage::Fetched;
+///
+/// let read = Fetched::read(vec![1u8, 2, 3], 3);
+/// assert_eq!(read.bytes(), 3);
+/// assert_eq!(read.take::<Vec<u8>>(), Some(vec![1, 2, 3]));
+/// let parts = Fetched::parts(vec![Fetched::read(7u32, 4), Fetched::Nothing]);
+/// let [first, second] = <[Fetched; 2]>::try_from(parts.split(2)).ok().unwrap();
+/// assert_eq!((first.take::<u32>(), second.is_nothing()), (Some(7), true));
+/// ```
+#[derive(Default)]
+pub enum Fetched {
+    /// Nothing read ahead: the `get` reads for itself.
+    #[default]
+    Nothing,
+    /// One source's read: its value (whatever its `get` takes), and the
+    /// bytes it holds.
+    Read {
+        /// The value read.
+        value: Box<dyn Any + Send>,
+        /// The bytes it holds, counted against the read stage's bound.
+        bytes: u64,
+    },
+    /// A sample's reads made of parts, in the order of its
+    /// [`parts`](crate::storage::Storage::parts).
+    Parts(Vec<Fetched>),
+}
+
+impl Fetched {
+    /// `value`, read ahead, holding `bytes`.
+    pub fn read<T: Any + Send>(value: T, bytes: u64) -> Fetched {
+        Fetched::Read {
+            value: Box::new(value),
+            bytes,
+        }
+    }
+
+    /// A sample's reads from its parts: one part is itself, several are
+    /// [`Fetched::Parts`].
+    pub fn parts(mut parts: Vec<Fetched>) -> Fetched {
+        match parts.len() {
+            1 => parts.pop().unwrap_or_default(),
+            _ => Fetched::Parts(parts),
+        }
+    }
+
+    /// The `n` parts of a sample made of `n` (as [`parts`](Fetched::parts)
+    /// put them together); where it is not made of `n` (nothing was read
+    /// ahead), `n` of [`Fetched::Nothing`].
+    pub fn split(self, n: usize) -> Vec<Fetched> {
+        match self {
+            read if n == 1 => vec![read],
+            Fetched::Parts(parts) if parts.len() == n => parts,
+            _ => (0..n).map(|_| Fetched::Nothing).collect(),
+        }
+    }
+
+    /// The value read, where it is a `T`; `None` where nothing was read
+    /// (or something else: the `get` then reads for itself).
+    pub fn take<T: Any>(self) -> Option<T> {
+        match self {
+            Fetched::Read { value, .. } => value.downcast::<T>().ok().map(|v| *v),
+            _ => None,
+        }
+    }
+
+    /// The bytes it holds, its parts' summed.
+    pub fn bytes(&self) -> u64 {
+        match self {
+            Fetched::Nothing => 0,
+            Fetched::Read { bytes, .. } => *bytes,
+            Fetched::Parts(parts) => parts.iter().map(Fetched::bytes).sum(),
+        }
+    }
+
+    /// Whether nothing was read ahead (in any part).
+    pub fn is_nothing(&self) -> bool {
+        match self {
+            Fetched::Nothing => true,
+            Fetched::Read { .. } => false,
+            Fetched::Parts(parts) => parts.iter().all(Fetched::is_nothing),
+        }
+    }
+}
+
+impl fmt::Debug for Fetched {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fetched::Nothing => f.write_str("Nothing"),
+            Fetched::Read { bytes, .. } => write!(f, "Read({bytes} bytes)"),
+            Fetched::Parts(parts) => f.debug_list().entries(parts).finish(),
+        }
+    }
+}
