@@ -100,20 +100,6 @@ fn the_data_model_stands_on_the_kernel_machinery() {
     }
 }
 
-/// The `.rs` files under `dir`, recursively.
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("the directory reads") {
-        let path = entry.expect("the directory reads").path();
-        if path.is_dir() {
-            files.extend(rust_files(&path));
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
-        }
-    }
-    files
-}
-
 /// What a pipeline looks like (`adl::description`) is data about
 /// pipelines, below what runs them: its code names neither the
 /// transforms nor the pipelines of adl-core (the closure nodes are
@@ -123,7 +109,7 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 fn the_description_of_a_pipeline_names_nothing_that_runs() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("adl-core/src/description");
     let mut found = Vec::new();
-    for file in rust_files(&dir) {
+    for file in crate::file_imports::rust_files(&dir) {
         let text = std::fs::read_to_string(&file).expect("the file reads");
         for (n, line) in text.lines().enumerate() {
             let code = line.trim_start();

@@ -138,8 +138,8 @@ impl Tarjan<'_> {
     }
 }
 
-/// The `.rs` files under `dir`, recursively.
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
+/// The `.rs` files under `dir`, recursively, in order.
+pub(crate) fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).expect("the directory reads") {
         let path = entry.expect("the directory reads").path();
