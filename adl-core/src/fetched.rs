@@ -3,6 +3,8 @@
 
 use std::any::Any;
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What a [`Storage`](crate::storage::Storage) read ahead for one sample:
 /// owned, made by [`fetch`](crate::storage::Storage::fetch) (or its
@@ -27,6 +29,13 @@ use std::fmt;
 /// let parts = Fetched::parts(vec![Fetched::read(7u32, 4), Fetched::Nothing]);
 /// let [first, second] = <[Fetched; 2]>::try_from(parts.split(2)).ok().unwrap();
 /// assert_eq!((first.take::<u32>(), second.is_nothing()), (Some(7), true));
+///
+/// // A read dropped without being taken is counted where the loader asks.
+/// let unused = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+/// let mut read = Fetched::read(1u8, 1);
+/// read.count_unused(&unused);
+/// drop(read);
+/// assert_eq!(unused.load(std::sync::atomic::Ordering::Relaxed), 1);
 /// ```
 #[derive(Default)]
 pub enum Fetched {
@@ -34,25 +43,40 @@ pub enum Fetched {
     #[default]
     Nothing,
     /// One source's read: its value (whatever its `get` takes), and the
-    /// bytes it holds.
-    Read {
-        /// The value read.
-        value: Box<dyn Any + Send>,
-        /// The bytes it holds, counted against the read stage's bound.
-        bytes: u64,
-    },
+    /// bytes it holds ([`Fetched::read`] makes it).
+    Read(Read),
     /// A sample's reads made of parts, in the order of its
     /// [`parts`](crate::storage::Storage::parts).
     Parts(Vec<Fetched>),
 }
 
+/// One source's read ahead, inside [`Fetched::Read`]: a value and its
+/// bytes. One dropped without being [taken](Fetched::take) was read for
+/// nothing (a wrapper that gives its source's `storage()` but not its
+/// `get_fetched()`); where the loader [counts](Fetched::count_unused)
+/// such reads, it says so.
+pub struct Read {
+    value: Option<Box<dyn Any + Send>>,
+    bytes: u64,
+    unused: Option<Arc<AtomicU64>>,
+}
+
+impl Drop for Read {
+    fn drop(&mut self) {
+        if let (Some(_), Some(unused)) = (&self.value, &self.unused) {
+            unused.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
 impl Fetched {
     /// `value`, read ahead, holding `bytes`.
     pub fn read<T: Any + Send>(value: T, bytes: u64) -> Fetched {
-        Fetched::Read {
-            value: Box::new(value),
+        Fetched::Read(Read {
+            value: Some(Box::new(value)),
             bytes,
-        }
+            unused: None,
+        })
     }
 
     /// A sample's reads from its parts: one part is itself, several are
@@ -79,8 +103,26 @@ impl Fetched {
     /// (or something else: the `get` then reads for itself).
     pub fn take<T: Any>(self) -> Option<T> {
         match self {
-            Fetched::Read { value, .. } => value.downcast::<T>().ok().map(|v| *v),
+            Fetched::Read(mut read) => match read.value.take()?.downcast::<T>() {
+                Ok(value) => Some(*value),
+                // Another type: put back, so that its drop counts it unused.
+                Err(other) => {
+                    read.value = Some(other);
+                    None
+                }
+            },
             _ => None,
+        }
+    }
+
+    /// Count in `unused` each of its reads dropped without being
+    /// [taken](Fetched::take): read ahead for nothing. The loader counts
+    /// them so, and says where a dataset's reads go unused.
+    pub fn count_unused(&mut self, unused: &Arc<AtomicU64>) {
+        match self {
+            Fetched::Nothing => {}
+            Fetched::Read(read) => read.unused = Some(Arc::clone(unused)),
+            Fetched::Parts(parts) => parts.iter_mut().for_each(|p| p.count_unused(unused)),
         }
     }
 
@@ -88,7 +130,7 @@ impl Fetched {
     pub fn bytes(&self) -> u64 {
         match self {
             Fetched::Nothing => 0,
-            Fetched::Read { bytes, .. } => *bytes,
+            Fetched::Read(read) => read.bytes,
             Fetched::Parts(parts) => parts.iter().map(Fetched::bytes).sum(),
         }
     }
@@ -97,7 +139,7 @@ impl Fetched {
     pub fn is_nothing(&self) -> bool {
         match self {
             Fetched::Nothing => true,
-            Fetched::Read { .. } => false,
+            Fetched::Read(_) => false,
             Fetched::Parts(parts) => parts.iter().all(Fetched::is_nothing),
         }
     }
@@ -107,7 +149,7 @@ impl fmt::Debug for Fetched {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Fetched::Nothing => f.write_str("Nothing"),
-            Fetched::Read { bytes, .. } => write!(f, "Read({bytes} bytes)"),
+            Fetched::Read(read) => write!(f, "Read({} bytes)", read.bytes),
             Fetched::Parts(parts) => f.debug_list().entries(parts).finish(),
         }
     }

@@ -30,7 +30,7 @@
 //! [`SensorOrigin::of`](crate::SensorOrigin::of) read an origin through
 //! it, with the defaults where there is no storage.
 
-pub use crate::fetched::Fetched;
+pub use crate::fetched::{Fetched, Read};
 use crate::{Dataset, Origin, Result};
 
 /// What a [`Storage`] does ahead of a sample's `get`, from least to most.

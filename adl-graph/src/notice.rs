@@ -18,6 +18,8 @@ pub(crate) enum Key {
     /// Where batch kernels run: said once, by the first loader with kernel
     /// nodes (later loaders' plans say theirs).
     KernelDevice,
+    /// Reads ahead that a dataset's `get` dropped unused: said once.
+    UnusedReads,
     /// A notice of its own: each distinct line once.
     #[cfg_attr(
         not(feature = "opencl"),

@@ -702,3 +702,50 @@ fn two_loaders_interleaved_over_one_dataset_each_get_their_own_reads() {
     assert_eq!(*store.own_reads.lock().unwrap(), 0);
     assert_eq!(store.held(), 0);
 }
+
+/// A wrapper that gives its source's storage but forgets its
+/// `get_fetched`: the reads ahead reach a `get` that drops them.
+struct Forgetful(Arc<SlowStore>);
+
+impl Dataset for Forgetful {
+    type Sample = u64;
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn get(&self, index: usize) -> adl::Result<u64> {
+        self.0.get(index)
+    }
+
+    fn storage(&self) -> Option<&dyn Storage<Origin = adl::Origin>> {
+        self.0.storage()
+    }
+}
+
+#[test]
+fn reads_ahead_a_wrapper_drops_unused_are_counted_and_said() {
+    let n = 12;
+    let store = Arc::new(SlowStore::new(n, 10, Duration::ZERO));
+    let loader = Loader::new(Forgetful(Arc::clone(&store)), sums!())
+        .batch_size(4)
+        .workers(2)
+        .build()
+        .unwrap();
+    let sums: Vec<u64> = loader
+        .epoch(0)
+        .flat_map(|b| b.unwrap().into_inner().to_vec())
+        .collect();
+    assert_eq!(sums, (0..n).map(|i| expected(i, 10)).collect::<Vec<_>>());
+    // Each sample read twice: ahead, and again by its get.
+    assert_eq!(store.fetches.load(Ordering::SeqCst), n);
+    assert_eq!(*store.own_reads.lock().unwrap(), n);
+    let statistics = loader.statistics();
+    assert_eq!(statistics.reads.unused, n as u64);
+    let text = statistics.to_string();
+    assert!(
+        text.contains("12 reads ahead dropped unused by the dataset's get: a wrapper gives its source's storage() but not get_fetched()"),
+        "{text}"
+    );
+    assert_eq!(store.held(), 0);
+}

@@ -223,6 +223,7 @@ where
                 Arc::clone(&shared.reads),
                 Arc::clone(readers),
                 Arc::clone(&shared.sensor_reads),
+                Arc::clone(&shared.unused_reads),
             ))
         });
         // Under a memory budget, what earlier epochs measured sizes this

@@ -111,6 +111,17 @@ where
             shared.dataset.get_fetched(index, fetched)
         };
         counters.leave(read, entered);
+        if let Some((stage, _)) = reads
+            && stage.unused() > 0
+        {
+            crate::notice::once_for(
+                crate::notice::Key::UnusedReads,
+                &format!(
+                    "the reads ahead of {} are dropped unused by its get: a wrapper in it gives its source's storage() but not get_fetched(), so each sample is read twice (see adl::storage)",
+                    std::any::type_name::<D>()
+                ),
+            );
+        }
         let raw = match raw {
             Ok(raw) => raw,
             Err(e) => {

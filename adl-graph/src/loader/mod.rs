@@ -165,6 +165,9 @@ pub(crate) struct Shared<D, P> {
     pub(crate) totals: Mutex<Totals>,
     /// What the read stage did.
     pub(crate) reads: Arc<Mutex<ReadStatistics>>,
+    /// Reads ahead that the dataset's `get` dropped unused
+    /// ([`ReadStatistics::unused`]).
+    pub(crate) unused_reads: Arc<std::sync::atomic::AtomicU64>,
     /// What it did per part of a sample (per sensor).
     pub(crate) sensor_reads: Arc<PartCounters>,
     pub(crate) fingerprint: u64,
@@ -360,6 +363,7 @@ where
                 accelerator,
                 tuner: config_budget.map(tuning::Tuner::new),
                 sensor_reads,
+                unused_reads: Arc::default(),
                 reads: Arc::new(Mutex::new(ReadStatistics {
                     threads: readers,
                     bound: config_bound,
@@ -434,7 +438,10 @@ where
             &self.shared.runs,
             totals,
             self.shared.buffers.statistics(),
-            *self.shared.reads.lock().unwrap_or_else(|p| p.into_inner()),
+            ReadStatistics {
+                unused: (self.shared.unused_reads).load(std::sync::atomic::Ordering::Relaxed),
+                ..*self.shared.reads.lock().unwrap_or_else(|p| p.into_inner())
+            },
             self.shared.sensor_reads.snapshot(),
         );
         statistics.tuning = self.shared.tuner.as_ref().and_then(tuning::Tuner::last);
@@ -447,6 +454,7 @@ where
         self.shared.runs.reset();
         self.shared.buffers.reset_statistics();
         self.shared.sensor_reads.reset();
+        (self.shared.unused_reads).store(0, std::sync::atomic::Ordering::Relaxed);
         let mut totals = self.shared.totals();
         *totals = Totals {
             workers: self.shared.config.workers,

@@ -62,6 +62,10 @@ pub struct ReadStatistics {
     pub wait: Duration,
     /// The most bytes read ahead and not yet taken at once.
     pub peak: u64,
+    /// Reads ahead that the dataset's `get` dropped without using them:
+    /// read for nothing (a wrapper that gives its source's `storage()`
+    /// but not its `get_fetched()`; the loader says so once).
+    pub unused: u64,
 }
 
 /// A position that was started: its parts ([`Storage::parts`](adl_core::storage::Storage::parts))
@@ -115,6 +119,9 @@ pub(crate) struct ReadAhead {
     window: Option<Mutex<Window>>,
     /// The loader-wide counts per part (per sensor).
     parts: Arc<PartCounters>,
+    /// The loader-wide count of reads handed to a `get` that dropped them
+    /// unused.
+    unused: Arc<AtomicU64>,
 }
 
 impl ReadAhead {
@@ -124,6 +131,7 @@ impl ReadAhead {
         stats: Arc<Mutex<ReadStatistics>>,
         readers: Arc<Readers>,
         parts: Arc<PartCounters>,
+        unused: Arc<AtomicU64>,
     ) -> Self {
         let window = readers.adapts().then(|| {
             let waited = stats.lock().unwrap_or_else(|p| p.into_inner()).wait;
@@ -139,6 +147,7 @@ impl ReadAhead {
             readers,
             window,
             parts,
+            unused,
         }
     }
 
@@ -348,7 +357,15 @@ impl ReadAhead {
         if waited {
             self.stats().wait += began.elapsed();
         }
-        Fetched::parts(reads)
+        let mut fetched = Fetched::parts(reads);
+        fetched.count_unused(&self.unused);
+        fetched
+    }
+
+    /// Reads handed to a `get` that dropped them unused, over the loader's
+    /// life.
+    pub(crate) fn unused(&self) -> u64 {
+        self.unused.load(Ordering::Relaxed)
     }
 
     /// Stop the stage: readers start nothing more, waiters return, and
@@ -488,6 +505,7 @@ mod tests {
             Arc::clone(&stats),
             Arc::new(Readers::fixed(4)),
             Arc::new(PartCounters::new(Vec::new())),
+            Arc::default(),
         ));
         let readers = spawn_readers(&stage, &data, 4);
         for position in 0..200 {
@@ -517,6 +535,7 @@ mod tests {
             Arc::clone(&stats),
             Arc::new(Readers::fixed(2)),
             Arc::new(PartCounters::new(Vec::new())),
+            Arc::default(),
         ));
         let readers = spawn_readers(&stage, &data, 2);
         let reads: Vec<Fetched> = (0..4).map(|p| stage.take(p)).collect();
@@ -624,6 +643,7 @@ mod tests {
             Arc::clone(&stats),
             Arc::new(Readers::fixed(4)),
             Arc::new(PartCounters::new(Vec::new())),
+            Arc::default(),
         ));
         let readers = spawn_readers(&stage, &data, 4);
         for position in 0..30 {
@@ -666,6 +686,7 @@ mod tests {
             Arc::clone(&stats),
             Arc::new(Readers::fixed(4)),
             Arc::new(PartCounters::new(Vec::new())),
+            Arc::default(),
         ));
         let readers = spawn_readers(&stage, &data, 2);
         // Both readers are in sample 0's parts.
@@ -701,6 +722,7 @@ mod tests {
             stats,
             Arc::new(Readers::fixed(4)),
             Arc::new(PartCounters::new(Vec::new())),
+            Arc::default(),
         ));
         let reader = {
             let (stage, data) = (Arc::clone(&stage), Arc::clone(&data));

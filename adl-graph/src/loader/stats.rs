@@ -411,6 +411,13 @@ impl fmt::Display for Statistics {
                 bytes(r.peak as usize),
                 bytes(r.bound as usize),
             )?;
+            if r.unused > 0 {
+                writeln!(
+                    f,
+                    "read stage: {} reads ahead dropped unused by the dataset's get: a wrapper gives its source's storage() but not get_fetched(), so those samples were read twice",
+                    r.unused
+                )?;
+            }
             let width = self.sensors.iter().map(|s| s.name.len()).max().unwrap_or(0);
             for s in self.sensors.iter().filter(|s| s.reads > 0) {
                 let per_read = s.time / s.reads.min(u64::from(u32::MAX)) as u32;

@@ -292,7 +292,12 @@ impl<R: Reads> Dataset for W4Data<R> {
     }
 
     fn get(&self, index: usize) -> adl::Result<W4Raw> {
-        let frame = self.traces.get(index)?;
+        self.get_fetched(index, adl::storage::Fetched::Nothing)
+    }
+
+    /// The traces' sample, with what the read stage read for it.
+    fn get_fetched(&self, index: usize, fetched: adl::storage::Fetched) -> adl::Result<W4Raw> {
+        let frame = self.traces.get_fetched(index, fetched)?;
         Ok(W4Raw {
             camera: frame.camera,
             radar: frame.radar,

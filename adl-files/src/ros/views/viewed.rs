@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 
-use adl_core::storage::Storage;
+use adl_core::storage::{Fetched, Storage};
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 
 use super::View;
@@ -63,7 +63,12 @@ impl<V: View> Sensor for Viewed<V> {
     /// Message `index`, as a `V`; one its view cannot read is an error
     /// naming the topic and the message.
     fn get(&self, index: usize) -> Result<V> {
-        let message = self.topic.get(index)?;
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    /// As [`get`](Sensor::get), with the topic's read ahead handed on.
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<V> {
+        let message = self.topic.get_fetched(index, fetched)?;
         V::from_message(&message).map_err(|e| {
             let file = SensorOrigin::of(&self.topic, index)
                 .file
