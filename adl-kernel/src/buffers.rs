@@ -69,7 +69,8 @@ impl<'a> Buffers<'a> {
 
     /// An empty `Vec` with room for at least `capacity` elements: from the
     /// pool when there is one and the request is at least
-    /// [`POOLED_BYTES`], else freshly allocated.
+    /// 16 KiB (smaller blocks are cheap for any allocator), else freshly
+    /// allocated.
     #[inline]
     pub fn take<A>(self, capacity: usize) -> Vec<A> {
         match self.pool {

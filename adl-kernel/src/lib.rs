@@ -71,7 +71,7 @@ pub use recycle::Recycle;
 /// otherwise. Not part of the API.
 #[doc(hidden)]
 pub use recycle::{RecycleField, RecycleKnown, RecycleOther};
-pub use recycler::{POOLED_BYTES, Recycler};
+pub use recycler::Recycler;
 pub use run_blocked::run_blocked;
 pub use scattered::ScatteredBlocks;
 pub use simd::{Loop, widest};

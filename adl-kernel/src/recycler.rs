@@ -8,7 +8,7 @@ use super::raw_buffer::RawBuffer;
 /// the pool, and the smallest buffer a [`Recycler`] keeps: 16 KiB. Small
 /// blocks are cheap for any allocator (no page faults, no trims), and
 /// keeping them out of the pool keeps its lock off the per-sample path.
-pub const POOLED_BYTES: usize = 16 * 1024;
+pub(crate) const POOLED_BYTES: usize = 16 * 1024;
 
 /// Collects the buffers of one batch for a [`BufferPool`](super::BufferPool): what a
 /// [`Recycle`](super::Recycle) implementation hands its memory to.

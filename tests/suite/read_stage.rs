@@ -127,6 +127,19 @@ impl Storage for SlowStore {
     }
 }
 
+/// The read stage's threads at the start by the documented rule
+/// (`LoaderBuilder::readers`): a sample per core at once (at least two),
+/// a thread for each of its `parts` reads, at most 256.
+fn starting_readers(parts: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores.max(2) * parts).min(256)
+}
+
+/// The most it grows to by the same rule: 32 samples at once.
+fn most_readers(parts: usize) -> usize {
+    (32 * parts).min(256).max(starting_readers(parts))
+}
+
 /// The pipeline of every test: the sums, collated.
 macro_rules! sums {
     () => {
@@ -152,7 +165,7 @@ fn reads_run_ahead_on_their_own_threads_and_the_plan_and_statistics_show_them() 
         .unwrap();
     // The dataset reads ahead: a read stage by default, in the plan, as
     // many threads as fit the machine to start with.
-    let start = adl::graph::loader::starting_readers(1);
+    let start = starting_readers(1);
     let schedule = loader.plan().schedule().to_string();
     assert!(
         schedule.starts_with(&format!(
@@ -178,7 +191,7 @@ fn reads_run_ahead_on_their_own_threads_and_the_plan_and_statistics_show_them() 
     // two at most), and no read was left for the workers to do themselves.
     let grown = loader.statistics().reads.threads;
     assert!(grown > start, "{grown} readers, {start} at the start");
-    assert!(grown <= adl::graph::loader::most_readers(1));
+    assert!(grown <= most_readers(1));
     let dataset = loader.dataset();
     let most = dataset.in_flight.lock().unwrap().1;
     assert!(most > start.max(2), "at most {most} reads in flight");
@@ -401,9 +414,9 @@ fn a_recordings_sensors_are_read_at_once() {
             .schedule()
             .readers()
             .map(|(threads, _)| threads),
-        Some(adl::graph::loader::starting_readers(3))
+        Some(starting_readers(3))
     );
-    assert_eq!(adl::graph::loader::starting_readers(3) % 3, 0);
+    assert_eq!(starting_readers(3) % 3, 0);
     drop(by_default);
     let recording = std::sync::Arc::into_inner(recording).unwrap();
     // Three readers: one sample's three sensors at a time, each sensor's

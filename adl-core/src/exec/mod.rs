@@ -58,9 +58,7 @@ mod tagged;
 mod with_services;
 
 pub use crate::rng::mix64;
-pub use adl_kernel::{
-    BufferPool, BufferStatistics, Buffers, NodeId, POOLED_BYTES, Recycle, Recycler, prefetch,
-};
+pub use adl_kernel::{BufferPool, BufferStatistics, Buffers, NodeId, Recycle, Recycler, prefetch};
 pub(crate) use context::filled;
 pub use context::{Context, join_each, panic_message};
 pub use sample_rng::SampleRng;

@@ -24,7 +24,7 @@ pub(crate) struct Config {
     pub(crate) fusion: Option<bool>,
     /// Whether batches carry their samples' dataset indices.
     pub(crate) batch_indices: bool,
-    /// Reader threads of the read stage (`None`: as the [rule](super::starting_readers)
+    /// Reader threads of the read stage (`None`: as the loader's rule
     /// says when the dataset reads ahead, else none).
     pub(crate) readers: Option<usize>,
     /// The bound on bytes read ahead and not yet taken.
@@ -54,9 +54,6 @@ pub(crate) fn read_parts<D: Dataset + ?Sized>(dataset: &D) -> Option<usize> {
         reads.parts(0).max(1)
     })
 }
-
-/// The read stage's bound by default: 256 MiB read ahead at most.
-pub const READ_BOUND: u64 = 256 << 20;
 
 /// Where a loader runs the batch kernels of its pipeline.
 #[derive(Clone, Default)]
@@ -124,7 +121,7 @@ where
                 fusion: None,
                 batch_indices: false,
                 readers: None,
-                read_bound: READ_BOUND,
+                read_bound: super::policy::Policy::read_bound(),
                 memory_budget: None,
                 batches_ahead_set: false,
                 read_bound_set: false,
@@ -212,11 +209,11 @@ where
     /// reads ahead ([`Ahead::Reads`]: files, objects), the stage starts with as
     /// many threads as fit the machine, a sample per core at once with each
     /// of its parts (a recording's sensors, [`Storage::parts`]) on a
-    /// thread ([`starting_readers`](super::starting_readers): 8 for 4
-    /// sensors on 2 cores), and grows them (two or four times as many at a time), up to
-    /// [`most_readers`](super::most_readers) (128 for 4 sensors), while the
-    /// reads wait on I/O and the workers wait for them (the
-    /// [rule](super::starting_readers)); none otherwise. A count set here does not
+    /// thread (8 for 4 sensors on 2 cores, at most 256), and grows them
+    /// (two or four times as many at a time), up to 32 samples at once
+    /// (128 threads for 4 sensors), while the reads wait on I/O (a read
+    /// whose thread ran less than half its time) and the workers wait for
+    /// them, and shrinks them back while they do not; none otherwise. A count set here does not
     /// grow: behind a store of latency `L` a sample of `k` reads takes `L`
     /// (its reads at once), so `n` readers give at most `n / (k L)`
     /// samples/s (128 readers over 4 sensors at 20 ms: 1,600). The plan
@@ -244,8 +241,8 @@ where
 
     /// The read stage's bound: readers start a read only while the bytes
     /// read ahead and not yet taken by the sample stage are under it (so
-    /// it holds at most this plus one read per reader). Default
-    /// [`READ_BOUND`]; at least 1.
+    /// it holds at most this plus one read per reader). Default 256 MiB;
+    /// at least 1.
     pub fn read_bound(mut self, bytes: u64) -> Self {
         if bytes == 0 {
             self.errors.push(Error::invalid(

@@ -15,10 +15,11 @@ use adl_core::{Dataset, Error, Pipeline, Result};
 use super::claims::Claims;
 use super::job::{Outcome, Skipped, build};
 use super::order::{EpochOrder, Order};
+use super::policy::tuning;
 use super::read_ahead::ReadAhead;
 use super::shard_order::ShardOrder;
 use super::state::STATE_VERSION;
-use super::{Batch, Loader, LoaderState, Shared, Slot, tuning};
+use super::{Batch, Loader, LoaderState, Shared, Slot};
 
 /// Start reader `id` of `stage` on a thread of its own, reading
 /// `shared`'s dataset until the epoch's order ends or it stops; it starts
@@ -112,7 +113,9 @@ fn retune<D, P>(
     D: Dataset,
 {
     let shared = &loader.shared;
-    let Some(tuner) = &shared.tuner else { return };
+    let Some(tuner) = shared.policy.tuner() else {
+        return;
+    };
     let config = &shared.config;
     let buffers = shared.buffers.statistics();
     // Batches built: the collate's calls.
@@ -310,12 +313,12 @@ where
     /// a job builds the lowest batch not yet taken, if any is left.
     fn top_up(&mut self, pool: &rayon::ThreadPool) {
         let shared = &self.loader.shared;
-        let prefetch = shared.batches_ahead();
+        let prefetch = shared.policy.batches_ahead();
         while self.submitted < self.batches && self.submitted - self.delivered < prefetch {
             self.submitted += 1;
         }
         self.claims.limit.store(self.submitted, Ordering::Release);
-        let building = shared.building();
+        let building = shared.policy.building();
         while self.spawned < self.submitted && self.claims.jobs() < building {
             self.spawned += 1;
             let job = self.claims.job();
@@ -515,10 +518,10 @@ where
                     drop(totals);
                     self.skipped.extend(skipped);
                     self.pace.samples += samples as u64;
-                    if shared.tuner.is_some() {
+                    if shared.policy.tuner().is_some() {
                         shared.buffers.note_unpooled(batch.unpooled_bytes());
                     }
-                    if tuning::retunes_after(self.delivered) {
+                    if shared.policy.retunes_after(self.delivered) {
                         retune(self.loader, self.reads.as_deref(), &self.pace, self.started);
                     }
                     self.pace.handed = Some(Instant::now());

@@ -161,7 +161,7 @@ where
 }
 
 /// How many samples ahead the loader asks the dataset to prefetch.
-const PREFETCH_AHEAD: usize = 4;
+const PREFETCH_AHEAD: usize = super::policy::Policy::HINTS_AHEAD;
 
 /// The samples of a run of indices that were read and transformed, in
 /// order, and the failures among them (by their place in the run).

@@ -92,14 +92,13 @@ mod epoch;
 mod fingerprint;
 mod job;
 mod order;
+mod policy;
 mod read_ahead;
-mod readers;
 mod sensor_reads;
 mod shard;
 mod shard_order;
 mod state;
 mod stats;
-mod tuning;
 
 use std::sync::{Arc, Mutex};
 
@@ -115,23 +114,23 @@ use crate::sources::Sources;
 
 pub use crate::notice::QUIET_VARIABLE;
 pub use batch::Batch;
-pub use builder::{LoaderBuilder, READ_BOUND};
+pub use builder::LoaderBuilder;
 pub use device::FUSION_VARIABLE;
 pub use epoch::Epoch;
 pub use job::Skipped;
 pub use order::{EpochOrder, Listed, LowDiscrepancy, Order, Sequential, Shuffle, Weighted};
+pub use policy::Tuning;
 pub use read_ahead::ReadStatistics;
-pub use readers::{MAX_READERS, READERS, most_readers, starting_readers};
 pub use sensor_reads::SensorReads;
 pub use shard::{Shard, ShardTail};
 pub use shard_order::ShardOrder;
 pub use state::LoaderState;
-pub use stats::{BOTTLENECK_MARGIN, KernelRun, Measured, NodeStatistics, Statistics};
-pub use tuning::Tuning;
+pub use stats::{KernelRun, Measured, NodeStatistics, Statistics};
 
 use context::Counters;
 use fingerprint::Fnv;
-use readers::Readers;
+use policy::Policy;
+use policy::readers::Readers;
 use sensor_reads::PartCounters;
 use state::STATE_VERSION;
 use stats::Totals;
@@ -178,13 +177,10 @@ pub(crate) struct Shared<D, P> {
     pub(crate) buffers: Arc<BufferPool>,
     /// The device of the batch kernels, if any.
     pub(crate) accelerator: Option<Arc<dyn Accelerator>>,
-    /// The memory budget and what was chosen under it, if there is one.
-    pub(crate) tuner: Option<tuning::Tuner>,
+    /// The loader's live decisions: batches ahead, splitting, the memory
+    /// budget's choices.
+    pub(crate) policy: Policy,
 }
-
-/// A batch whose samples take longer than this (read and sample stage,
-/// estimated) is split across the workers.
-pub(crate) const SPLIT_ABOVE: std::time::Duration = std::time::Duration::from_micros(100);
 
 /// The loader's own statistics slots, after the pipeline's nodes.
 #[derive(Debug, Clone, Copy)]
@@ -200,42 +196,16 @@ impl<D, P> Shared<D, P> {
         self.nodes + slot as usize
     }
 
-    /// Batches built ahead of the consumer: as set, or as chosen under the
-    /// memory budget.
-    pub(crate) fn batches_ahead(&self) -> usize {
-        match &self.tuner {
-            Some(tuner) => tuner.window(),
-            None => self.config.batches_ahead.max(1),
-        }
-    }
-
-    /// The batch jobs the workers may run at once: as many as there are
-    /// workers, or, under the memory budget, the batches the loader chose
-    /// to build at once (the other workers stay idle).
-    pub(crate) fn building(&self) -> usize {
-        match &self.tuner {
-            Some(tuner) => tuner.building(),
-            None => usize::MAX,
-        }
-    }
-
     /// Whether the samples of a batch of `len` are worth splitting across
-    /// the workers: when their reading and sample stage take more than
-    /// [`SPLIT_ABOVE`] by the timed calls so far (and until there are
-    /// some).
+    /// the workers, by the timed calls so far ([`Policy::worth_splitting`]).
     pub(crate) fn worth_splitting(&self, len: usize) -> bool {
         let per_sample = |slot: Slot| {
             let slot = self.slot(slot);
             let timed = self.counters.timed[slot].load(std::sync::atomic::Ordering::Relaxed);
             let nanos = self.counters.nanos[slot].load(std::sync::atomic::Ordering::Relaxed);
-            (timed > 0).then(|| nanos / timed)
+            (timed > 0).then(|| std::time::Duration::from_nanos(nanos / timed))
         };
-        match (per_sample(Slot::Read), per_sample(Slot::Sample)) {
-            (Some(read), Some(sample)) => {
-                (read + sample).saturating_mul(len as u64) > SPLIT_ABOVE.as_nanos() as u64
-            }
-            _ => true,
-        }
+        (self.policy).worth_splitting(per_sample(Slot::Read), per_sample(Slot::Sample), len)
     }
 
     /// The loader-wide totals (a panic elsewhere while they were held
@@ -277,7 +247,7 @@ where
         let parts = builder::read_parts(&dataset);
         let readers = config
             .readers
-            .unwrap_or_else(|| parts.map_or(0, readers::starting_readers));
+            .unwrap_or_else(|| parts.map_or(0, Policy::starting_readers));
         let parts = parts.unwrap_or(1);
         let plan = make_plan(&pipeline, &config, readers)?;
         let accelerator = plan.1;
@@ -300,7 +270,7 @@ where
         let read_threads = plan.schedule().readers().map(|(threads, _)| {
             Arc::new(match config.readers {
                 Some(_) => Readers::fixed(threads),
-                None => Readers::growing(threads, readers::most_readers(parts)),
+                None => Readers::growing(threads, Policy::most_readers(parts)),
             })
         });
         // One row per node of a described pipeline, named by its path
@@ -342,6 +312,7 @@ where
         let runs = context::Runs::new(nodes);
         let config_bound = config.read_bound;
         let config_budget = config.memory_budget;
+        let config_batches_ahead = config.batches_ahead;
         let totals = Mutex::new(Totals {
             workers: config.workers,
             ..Totals::default()
@@ -361,7 +332,7 @@ where
                 sampler,
                 buffers,
                 accelerator,
-                tuner: config_budget.map(tuning::Tuner::new),
+                policy: Policy::new(config_batches_ahead, config_budget),
                 sensor_reads,
                 unused_reads: Arc::default(),
                 reads: Arc::new(Mutex::new(ReadStatistics {
@@ -444,7 +415,7 @@ where
             },
             self.shared.sensor_reads.snapshot(),
         );
-        statistics.tuning = self.shared.tuner.as_ref().and_then(tuning::Tuner::last);
+        statistics.tuning = self.shared.policy.tuner().and_then(|t| t.last());
         statistics
     }
 

@@ -4,7 +4,7 @@
 //! Reads are I/O: a thread waiting on a disk or a store holds no CPU, so
 //! the read stage has threads of its own, apart from the workers: as many
 //! as fit the machine, more while the reads wait on I/O and the workers
-//! wait for them (the [rule](super::starting_readers)). It knows the epoch's order, and walks it: each reader takes
+//! wait for them (the loader's policy says the rule). It knows the epoch's order, and walks it: each reader takes
 //! the next part of a position (a sample's fetch is made of
 //! [`parts`](adl_core::storage::Storage::parts) reads, one per sensor for a
 //! recording, so that a slow store is waited on once per sample, not once
@@ -36,7 +36,8 @@ use adl_core::storage::Fetched;
 
 use super::builder::reads_of;
 
-use super::readers::{self, Readers, Verdict, Window};
+use super::policy::Policy;
+use super::policy::readers::{self, Readers, Verdict, Window};
 use super::sensor_reads::PartCounters;
 use super::shard_order::ShardOrder;
 
@@ -46,7 +47,7 @@ use super::shard_order::ShardOrder;
 pub struct ReadStatistics {
     /// Reader threads (0: no read stage; the workers read for themselves):
     /// as many as the stage has now, after any growth (see
-    /// [`starting_readers`](super::starting_readers)).
+    /// the loader's policy).
     pub threads: usize,
     /// The bound on bytes read ahead and not yet taken.
     pub bound: u64,
@@ -249,7 +250,7 @@ impl ReadAhead {
     /// Count a read that took `took` (`busy` of it on its thread, running
     /// or waiting for a core, where measured) in the window; at the
     /// window's end, grow or shrink the readers if the
-    /// [rule](super::starting_readers) says so, calling `spawn` for each
+    /// loader's policy says so, calling `spawn` for each
     /// one added.
     fn watch(&self, took: Duration, busy: Option<Duration>, spawn: &dyn Fn(usize)) {
         let Some(window) = &self.window else {
@@ -259,7 +260,7 @@ impl ReadAhead {
         window.count(took, busy);
         let waited = self.stats().wait;
         let threads = self.readers.now();
-        let verdict = readers::verdict(&window.seen(waited), threads, self.readers.start());
+        let verdict = Policy::readers_verdict(&window.seen(waited), threads, self.readers.start());
         if verdict == Verdict::NotYet {
             return;
         }

@@ -47,7 +47,7 @@ impl fmt::Display for Measured {
 /// do not name one, then the other, of two stages that take about the same
 /// time (their times, some estimated from one call in 64, vary from run to
 /// run by more than their difference).
-pub const BOTTLENECK_MARGIN: f64 = 0.25;
+pub(crate) const BOTTLENECK_MARGIN: f64 = 0.25;
 
 /// How a kernel node ran, as the loader recorded it: on which device, and
 /// with which nodes as one kernel or loop. What the
@@ -118,7 +118,7 @@ impl NodeStatistics {
 /// bottleneck: `dataset` (decode), 1.17 s of 1.84 s of worker time (...)
 /// ```
 ///
-/// Where two rows are within [`BOTTLENECK_MARGIN`] of each other, it names
+/// Where two rows are within a quarter of each other's time, it names
 /// both and neither the bottleneck: `bottleneck: none clear, ...`.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -170,7 +170,7 @@ impl Statistics {
     /// The bottleneck, where one is clear: the pipeline node, the dataset's
     /// reads or decoding, the wait for the read stage, or (for a stage with
     /// no node rows) the stage whose time is ahead of every other's by
-    /// [`BOTTLENECK_MARGIN`]: where speed is won. `None` before anything
+    /// a quarter: where speed is won. `None` before anything
     /// ran, or when two or more are close ([`contenders`](Self::contenders)
     /// names them).
     pub fn bottleneck(&self) -> Option<&NodeStatistics> {
@@ -181,7 +181,7 @@ impl Statistics {
     }
 
     /// The rows that could be the bottleneck, most time first: the one
-    /// with the most time, and every other within [`BOTTLENECK_MARGIN`] of
+    /// with the most time, and every other within a quarter of
     /// it (one row: a clear bottleneck; empty before anything ran).
     pub fn contenders(&self) -> Vec<&NodeStatistics> {
         let mut leaves: Vec<&NodeStatistics> = self

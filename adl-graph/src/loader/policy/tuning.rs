@@ -1,5 +1,5 @@
 //! [`Tuning`]: how a loader with a [memory
-//! budget](super::LoaderBuilder::memory_budget) sizes its batches ahead,
+//! budget](crate::loader::LoaderBuilder::memory_budget) sizes its batches ahead,
 //! its read stage and the batches it builds at once, from what it
 //! measured; the rule is [`choose`], in one place (described on
 //! [`Tuning`]).
@@ -9,11 +9,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use super::builder::READ_BOUND;
+use super::READ_BOUND;
 
 /// What a loader under a [memory
-/// budget](super::LoaderBuilder::memory_budget) chose, and why: in
-/// [`Statistics::tuning`](super::Statistics::tuning), chosen at the start
+/// budget](crate::loader::LoaderBuilder::memory_budget) chose, and why: in
+/// [`Statistics::tuning`](crate::loader::Statistics::tuning), chosen at the start
 /// of each epoch and again as its measurements grow (after 1, 4, 16 and
 /// 64 batches, then every 64).
 ///
@@ -252,8 +252,8 @@ pub(crate) fn choose(m: &Measures) -> Tuning {
             let need = need.clamp(1, workers);
             why.push(format!(
                 "{need} of {workers} workers build at once: a batch takes {} of worker time, the consumer {} of its own",
-                super::stats::human(build),
-                super::stats::human(consumer)
+                crate::loader::stats::human(build),
+                crate::loader::stats::human(consumer)
             ));
             need
         }
@@ -285,7 +285,7 @@ pub(crate) fn choose(m: &Measures) -> Tuning {
                     format!(
                         "reads ahead: twice {samples} samples of {} ({in_flight} in flight at {rate:.0} samples/s and {} a read, {feeding} for the batches being built)",
                         human_bytes(bytes),
-                        super::stats::human(latency)
+                        crate::loader::stats::human(latency)
                     ),
                 )
             }
@@ -463,7 +463,7 @@ pub(crate) fn choose(m: &Measures) -> Tuning {
 }
 
 fn human_bytes(bytes: u64) -> String {
-    super::stats::bytes(usize::try_from(bytes).unwrap_or(usize::MAX))
+    crate::loader::stats::bytes(usize::try_from(bytes).unwrap_or(usize::MAX))
 }
 
 impl fmt::Display for Tuning {

@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 /// Samples the read stage reads at once at most when it grows by default
 /// ([`most_readers`]): behind a store of 20 ms, 32 samples at once give
 /// 1,600 samples/s.
-pub const READERS: usize = 32;
+pub(crate) const READERS: usize = 32;
 
 /// The most reader threads the read stage runs by default (more are for
-/// [`LoaderBuilder::readers`](super::LoaderBuilder::readers) to ask).
-pub const MAX_READERS: usize = 256;
+/// [`LoaderBuilder::readers`](crate::loader::LoaderBuilder::readers) to ask).
+pub(crate) const MAX_READERS: usize = 256;
 
 /// The cores of this machine (1 where it cannot say).
 fn cores() -> usize {
@@ -43,28 +43,17 @@ fn cores() -> usize {
 ///   (a disk read cold in one epoch is in the page cache the next): more
 ///   threads then only take turns on the cores. A reader past the count
 ///   ends before its next read.
-/// - A count the program sets ([`LoaderBuilder::readers`](super::LoaderBuilder::readers))
+/// - A count the program sets ([`LoaderBuilder::readers`](crate::loader::LoaderBuilder::readers))
 ///   is kept as it is: no growth.
 ///
-/// ```
-/// let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-/// assert_eq!(adl::graph::loader::starting_readers(4), (cores.max(2) * 4).min(adl::graph::loader::MAX_READERS));
-/// ```
-pub fn starting_readers(parts: usize) -> usize {
+pub(crate) fn starting_readers(parts: usize) -> usize {
     cores().max(2).saturating_mul(parts.max(1)).min(MAX_READERS)
 }
 
 /// The most reader threads the read stage grows to, by default, for
 /// samples of `parts` reads each: [`READERS`] samples at once, `32 x
 /// parts`, at most [`MAX_READERS`] (and never fewer than it starts with).
-///
-/// ```
-/// use adl::graph::loader::{MAX_READERS, most_readers, starting_readers};
-///
-/// assert_eq!(most_readers(4), 128.max(starting_readers(4)));
-/// assert_eq!(most_readers(100), MAX_READERS);
-/// ```
-pub fn most_readers(parts: usize) -> usize {
+pub(crate) fn most_readers(parts: usize) -> usize {
     READERS
         .saturating_mul(parts.max(1))
         .min(MAX_READERS)
@@ -310,6 +299,14 @@ pub(crate) fn thread_busy() -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn readers_start_at_a_sample_per_core_and_grow_to_32_samples() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(starting_readers(4), (cores.max(2) * 4).min(MAX_READERS));
+        assert_eq!(most_readers(4), 128.max(starting_readers(4)));
+        assert_eq!(most_readers(100), MAX_READERS);
+    }
 
     fn seen(reads: u64, waited_ms: u64, wall_ms: u64, busy_ms: Option<u64>) -> Seen {
         Seen {
