@@ -47,7 +47,13 @@ fn runtime_dependencies(package: &str) -> Vec<String> {
 
 #[test]
 fn the_runtime_builds_no_parser() {
-    for package in ["adl-rules", "adl-kernel", "adl-core", "adl-graph"] {
+    for package in [
+        "adl-rules",
+        "adl-kernel",
+        "adl-core",
+        "adl-graph",
+        "adl-value",
+    ] {
         let deps = runtime_dependencies(package);
         assert!(deps.iter().any(|d| d == package), "{package}: {deps:?}");
         for parser in ["syn", "quote", "proc-macro2", "adl-lang", "adl-macros"] {

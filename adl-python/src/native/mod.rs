@@ -8,9 +8,9 @@ mod source;
 mod transforms;
 mod value;
 
+pub(crate) use adl_value::{AnyArray, Encoded, Value};
 pub(crate) use pipeline::Pipeline;
 pub(crate) use source::{Source, is_adl_dataset};
 pub(crate) use transforms::{
     Affine, Clamp, Decode, Normalize, RandomFlip, RandomResizedCrop, ToFloat, Transform,
 };
-pub(crate) use value::{AnyArray, Encoded, Value};

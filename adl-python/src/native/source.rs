@@ -11,7 +11,6 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyMapping;
 
-use super::value::{Path, Value};
 use crate::dataset::Dataset as PyDatasetClass;
 use crate::errors::PythonError;
 use crate::files::{EncodedImages, Images, Npy, Table};
@@ -20,6 +19,7 @@ use crate::px4::Topic;
 use crate::rover::RoverSensor;
 use crate::trace::Trace;
 use crate::video::Video;
+use adl_value::{Path, Value};
 
 /// One of adl's sensors, read without the GIL.
 enum Sensor {
@@ -285,7 +285,7 @@ impl Dataset for Source {
             Source::Python { object, gil, .. } => gil.attach(|py| {
                 let failed = |e| Error::read("the dataset", index, PythonError::new(py, e));
                 let sample = object.bind(py).get_item(index).map_err(failed)?;
-                Value::from_python(&sample, &Path::root()).map_err(failed)
+                super::value::from_python(&sample, &Path::root()).map_err(failed)
             }),
         }
     }
