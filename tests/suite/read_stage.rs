@@ -149,6 +149,16 @@ macro_rules! sums {
     };
 }
 
+/// Epoch 0's sums, batch after batch.
+macro_rules! epoch_sums {
+    ($loader:expr) => {
+        $loader
+            .epoch(0)
+            .flat_map(|b| b.unwrap().into_inner().to_vec())
+            .collect::<Vec<u64>>()
+    };
+}
+
 fn expected(index: usize, size: usize) -> u64 {
     (index % 251) as u64 * size as u64
 }
@@ -660,10 +670,7 @@ fn an_epoch_with_every_index_twice_reads_each_position_for_its_own_get() {
         .indices(twice.clone())
         .build()
         .unwrap();
-    let sums: Vec<u64> = loader
-        .epoch(0)
-        .flat_map(|b| b.unwrap().into_inner().to_vec())
-        .collect();
+    let sums = epoch_sums!(loader);
     let expected_sums: Vec<u64> = twice.iter().map(|&i| expected(i, 100)).collect();
     assert_eq!(sums, expected_sums);
     // One read per position, each taken by its own get: none read twice
@@ -745,10 +752,7 @@ fn reads_ahead_a_wrapper_drops_unused_are_counted_and_said() {
         .workers(2)
         .build()
         .unwrap();
-    let sums: Vec<u64> = loader
-        .epoch(0)
-        .flat_map(|b| b.unwrap().into_inner().to_vec())
-        .collect();
+    let sums = epoch_sums!(loader);
     assert_eq!(sums, (0..n).map(|i| expected(i, 10)).collect::<Vec<_>>());
     // Each sample read twice: ahead, and again by its get.
     assert_eq!(store.fetches.load(Ordering::SeqCst), n);
