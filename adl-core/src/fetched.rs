@@ -27,7 +27,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// assert_eq!(read.bytes(), 3);
 /// assert_eq!(read.take::<Vec<u8>>(), Some(vec![1, 2, 3]));
 /// let parts = Fetched::parts(vec![Fetched::read(7u32, 4), Fetched::Nothing]);
-/// let [first, second] = <[Fetched; 2]>::try_from(parts.split(2)).ok().unwrap();
+/// let mut split = parts.split(2);
+/// let (first, second) = (split.next().unwrap(), split.next().unwrap());
 /// assert_eq!((first.take::<u32>(), second.is_nothing()), (Some(7), true));
 ///
 /// // A read dropped without being taken is counted where the loader asks.
@@ -89,14 +90,18 @@ impl Fetched {
     }
 
     /// The `n` parts of a sample made of `n` (as [`parts`](Fetched::parts)
-    /// put them together); where it is not made of `n` (nothing was read
-    /// ahead), `n` of [`Fetched::Nothing`].
-    pub fn split(self, n: usize) -> Vec<Fetched> {
-        match self {
+    /// put them together), in order; where it is not made of `n` (nothing
+    /// was read ahead), `n` of [`Fetched::Nothing`], made as they are
+    /// taken (nothing read ahead allocates nothing).
+    pub fn split(self, n: usize) -> impl Iterator<Item = Fetched> {
+        let parts = match self {
+            Fetched::Nothing => Vec::new(),
             read if n == 1 => vec![read],
             Fetched::Parts(parts) if parts.len() == n => parts,
-            _ => (0..n).map(|_| Fetched::Nothing).collect(),
-        }
+            _ => Vec::new(),
+        };
+        let missing = n - parts.len();
+        (parts.into_iter()).chain(std::iter::repeat_with(Fetched::default).take(missing))
     }
 
     /// The value read, where it is a `T`; `None` where nothing was read

@@ -192,13 +192,18 @@ impl<S: SensorSet> Dataset for Recording<S> {
     }
 
     fn get(&self, index: usize) -> Result<Self::Sample> {
-        self.get_fetched(index, Fetched::Nothing)
+        let rows = self.sensor_indices(index)?;
+        self.sensors.read(&rows, &self.names, Vec::new())
     }
 
     /// Each sensor's sample at its row, with its part of `fetched`.
     fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Self::Sample> {
         let rows = self.sensor_indices(index)?;
-        let parts = fetched.split(self.names.len());
+        let parts = match fetched {
+            // Nothing read ahead: no part for any sensor.
+            Fetched::Nothing => Vec::new(),
+            read => read.split(self.names.len()).collect(),
+        };
         self.sensors.read(&rows, &self.names, parts)
     }
 

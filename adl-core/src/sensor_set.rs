@@ -154,12 +154,13 @@ pub trait SensorSet {
 /// What each of `sensors` sensors read ahead: `fetched` where it has one
 /// read per sensor, else nothing for each (what the `SensorSet::read` of
 /// `#[derive(SensorSet)]` takes its sensors' reads from).
-pub fn fetched_parts(fetched: Vec<Fetched>, sensors: usize) -> std::vec::IntoIter<Fetched> {
-    match fetched.len() == sensors {
+pub fn fetched_parts(fetched: Vec<Fetched>, sensors: usize) -> impl Iterator<Item = Fetched> {
+    let fetched = match fetched.len() == sensors {
         true => fetched,
-        false => (0..sensors).map(|_| Fetched::Nothing).collect(),
-    }
-    .into_iter()
+        false => Vec::new(),
+    };
+    let missing = sensors - fetched.len();
+    (fetched.into_iter()).chain(std::iter::repeat_with(Fetched::default).take(missing))
 }
 
 /// `rows` has `sensors` entries, or an [`Error::BadIndices`] says not

@@ -95,9 +95,9 @@ impl<S: Dataset> Dataset for Batched<S> {
         if index >= len {
             return Err(Error::out_of_range("batch dataset", index, len));
         }
-        let members: Vec<usize> = self.members(index).collect();
+        let members = self.members(index);
         let reads = fetched.split(members.len());
-        (members.into_iter().zip(reads))
+        (members.zip(reads))
             .map(|(i, read)| self.source.get_fetched(i, read))
             .collect()
     }

@@ -101,9 +101,9 @@ impl<S: Dataset> Dataset for Windows<S> {
         if index >= len {
             return Err(Error::out_of_range("window dataset", index, len));
         }
-        let members: Vec<usize> = self.members(index).collect();
+        let members = self.members(index);
         let reads = fetched.split(members.len());
-        (members.into_iter().zip(reads))
+        (members.zip(reads))
             .map(|(i, read)| self.source.get_fetched(i, read))
             .collect()
     }

@@ -67,7 +67,11 @@ impl<A: Dataset, B: Dataset> Dataset for Zip<A, B> {
         if index >= len {
             return Err(Error::out_of_range("zipped dataset", index, len));
         }
-        let [first, second] = <[Fetched; 2]>::try_from(fetched.split(2)).unwrap_or_default();
+        let mut reads = fetched.split(2);
+        let (first, second) = (
+            reads.next().unwrap_or_default(),
+            reads.next().unwrap_or_default(),
+        );
         Ok((
             self.first.get_fetched(index, first)?,
             self.second.get_fetched(index, second)?,

@@ -214,7 +214,11 @@ where
                 valid: true,
             }),
             Place::Between(k, w) => {
-                let [a, b] = <[Fetched; 2]>::try_from(fetched.split(2)).unwrap_or_default();
+                let mut reads = fetched.split(2);
+                let (a, b) = (
+                    reads.next().unwrap_or_default(),
+                    reads.next().unwrap_or_default(),
+                );
                 let (a, b) = (
                     self.sensor.get_fetched(k, a)?,
                     self.sensor.get_fetched(k + 1, b)?,

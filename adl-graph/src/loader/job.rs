@@ -13,6 +13,7 @@ use adl_core::{Dataset, Error, Origin, Pipeline, Result};
 use rayon::prelude::*;
 
 use super::context::{Counters, JobContext};
+use super::policy::Policy;
 use adl_core::OnError;
 
 use super::read_ahead::ReadAhead;
@@ -111,16 +112,8 @@ where
             shared.dataset.get_fetched(index, fetched)
         };
         counters.leave(read, entered);
-        if let Some((stage, _)) = reads
-            && stage.unused() > 0
-        {
-            crate::notice::once_for(
-                crate::notice::Key::UnusedReads,
-                &format!(
-                    "the reads ahead of {} are dropped unused by its get: a wrapper in it gives its source's storage() but not get_fetched(), so each sample is read twice (see adl::storage)",
-                    std::any::type_name::<D>()
-                ),
-            );
+        if let Some((stage, _)) = reads {
+            stage.say_unused(std::any::type_name::<D>());
         }
         let raw = match raw {
             Ok(raw) => raw,
@@ -160,9 +153,6 @@ where
     }
 }
 
-/// How many samples ahead the loader asks the dataset to prefetch.
-const PREFETCH_AHEAD: usize = super::policy::Policy::HINTS_AHEAD;
-
 /// The samples of a run of indices that were read and transformed, in
 /// order, and the failures among them (by their place in the run).
 struct Piece<T> {
@@ -171,7 +161,7 @@ struct Piece<T> {
 }
 
 /// Read and transform the samples of `indices` in order, each one after
-/// asking the dataset to prefetch the one [`PREFETCH_AHEAD`] further. The
+/// asking the dataset to prefetch the one [`Policy::HINTS_AHEAD`] further. The
 /// samples go straight into one vector (no `Result` per sample); a failure
 /// is kept beside them with its place.
 fn samples_of<D, P>(
@@ -186,7 +176,7 @@ where
 {
     let hints = (shared.dataset.storage()).filter(|s| s.ahead() == Ahead::Hints);
     if let Some(hints) = hints {
-        for &i in indices.iter().take(PREFETCH_AHEAD) {
+        for &i in indices.iter().take(Policy::HINTS_AHEAD) {
             hints.prefetch(i);
         }
     }
@@ -195,7 +185,7 @@ where
         failed: Vec::new(),
     };
     for (k, &i) in indices.iter().enumerate() {
-        if let (Some(hints), Some(&ahead)) = (hints, indices.get(k + PREFETCH_AHEAD)) {
+        if let (Some(hints), Some(&ahead)) = (hints, indices.get(k + Policy::HINTS_AHEAD)) {
             hints.prefetch(ahead);
         }
         let at = reads.map(|(stage, start)| (stage, start + k));

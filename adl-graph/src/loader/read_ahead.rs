@@ -123,6 +123,8 @@ pub(crate) struct ReadAhead {
     /// The loader-wide count of reads handed to a `get` that dropped them
     /// unused.
     unused: Arc<AtomicU64>,
+    /// Whether this stage said so ([`ReadAhead::say_unused`]).
+    said_unused: AtomicBool,
 }
 
 impl ReadAhead {
@@ -149,6 +151,7 @@ impl ReadAhead {
             window,
             parts,
             unused,
+            said_unused: AtomicBool::new(false),
         }
     }
 
@@ -363,10 +366,20 @@ impl ReadAhead {
         fetched
     }
 
-    /// Reads handed to a `get` that dropped them unused, over the loader's
-    /// life.
-    pub(crate) fn unused(&self) -> u64 {
-        self.unused.load(Ordering::Relaxed)
+    /// Where reads handed out were dropped unused by `dataset`'s get (the
+    /// name of its type), say so: once per process (a notice), looked at
+    /// until this stage has said it.
+    pub(crate) fn say_unused(&self, dataset: &str) {
+        if self.said_unused.load(Ordering::Relaxed) || self.unused.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        self.said_unused.store(true, Ordering::Relaxed);
+        crate::notice::once_for(
+            crate::notice::Key::UnusedReads,
+            &format!(
+                "the reads ahead of {dataset} are dropped unused by its get: a wrapper in it gives its source's storage() but not get_fetched(), so each sample is read twice (see adl::storage)"
+            ),
+        );
     }
 
     /// Stop the stage: readers start nothing more, waiters return, and
@@ -653,7 +666,6 @@ mod tests {
             assert_eq!(data.begun.lock().unwrap()[&position], 4);
             let parts: Vec<(usize, usize)> = read
                 .split(4)
-                .into_iter()
                 .map(|p| {
                     let part = p.take::<Part>().expect("a part read");
                     let at = part.at;
