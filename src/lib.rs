@@ -106,7 +106,7 @@
 //! from (0.17).
 //!
 //! The crates behind the facade, from the bottom: `adl-rules` (the
-//! composition rules as data), `adl-kernel` (the kernel ABI, its CPU loops
+//! composition rules as data), `adl-exec` (the kernel ABI, its CPU loops
 //! and the buffer pool), `adl-core` (the specification and the data
 //! model), `adl-graph` (the engine), `adl-files` (file-backed sensors);
 //! `adl-lang` and `adl-macros` (the DSL) run in the compiler.
@@ -117,6 +117,45 @@
 // `pipes`, `sample`, `description`, `exec`, `kernel`, `storage`,
 // `spec`, `error`). A glob, so that the facade cannot drift from it.
 pub use adl_core::*;
+
+/// The execution context: what a pipeline runs *in* (see
+/// [`Context`](exec::Context)): joins of parallel branches, each node
+/// observed, each node's random generator for the sample at hand, and the
+/// services lent to nodes (the device for batch kernels, the pool of batch
+/// memory); [`Sequential`](exec::Sequential), the calling thread's.
+///
+/// The execution crate's (`adl-exec`), with [`Tagged`](exec::Tagged), a
+/// node that reports to the context, from `adl-core`.
+pub mod exec {
+    pub use adl_core::pipeline::Tagged;
+    pub use adl_exec::rng;
+    pub use adl_exec::{
+        BufferPool, BufferStatistics, Buffers, Context, NodeId, Recycle, Recycler, SampleRng,
+        Sequential, Services, WithServices, join_each, mix64, panic_message, prefetch,
+        sensor_times, timed_sensor,
+    };
+}
+
+pub use adl_ops::kernel;
+
+/// Transforms and their composition (adl-core's, see
+/// [`adl_core::transform`]), and the operations on images (`adl-ops`'
+/// [`image`](adl_ops::image)): [`RandomResizedCrop`](transform::RandomResizedCrop),
+/// [`RandomFlip`](transform::RandomFlip), [`resized_crop`](transform::resized_crop)
+/// and [`resized_area`](transform::resized_area).
+pub mod transform {
+    pub use adl_core::transform::*;
+    pub use adl_ops::image::*;
+}
+
+/// What the expansions of adl's macros call and nothing else (adl-core's
+/// checks and witnesses, adl-ops' links between kernel nodes). Not part
+/// of the API; no stability promise.
+#[doc(hidden)]
+pub mod __private {
+    pub use adl_core::__private::*;
+    pub use adl_ops::__private::*;
+}
 
 /// The engine (`adl-graph`): the graph of a pipeline and what runs it. The
 /// [`Planner`](graph::Planner) turns a pipeline's

@@ -727,7 +727,7 @@ impl From<BoxError> for Error {
     }
 }
 
-/// An error of the kernel machinery (`adl-kernel`: a kernel block, a
+/// An error of the kernel machinery (`adl-exec`: a kernel block, a
 /// batch's bytes, a kernel's output) becomes the variant of the same name
 /// here, with the same fields: the message is the same whichever crate
 /// found the fault, and a `match` on [`Error::InvalidParameter`],
@@ -741,16 +741,25 @@ impl From<BoxError> for Error {
 /// assert!(matches!(err, Error::IndexOutOfRange { index: 9, len: 4, .. }));
 /// assert_eq!(err.to_string(), KernelError::out_of_range("kernel block", 9, 4).to_string());
 /// ```
-impl From<adl_kernel::KernelError> for Error {
-    fn from(error: adl_kernel::KernelError) -> Self {
+impl From<adl_exec::KernelError> for Error {
+    fn from(error: adl_exec::KernelError) -> Self {
         match error {
-            adl_kernel::KernelError::IndexOutOfRange { what, index, len } => {
+            adl_exec::KernelError::IndexOutOfRange { what, index, len } => {
                 Error::IndexOutOfRange { what, index, len }
             }
-            adl_kernel::KernelError::InvalidParameter { parameter, reason } => {
+            adl_exec::KernelError::InvalidParameter { parameter, reason } => {
                 Error::InvalidParameter { parameter, reason }
             }
-            adl_kernel::KernelError::Internal { place, what } => Error::Internal { place, what },
+            adl_exec::KernelError::Internal { place, what } => Error::Internal { place, what },
+            adl_exec::KernelError::Device {
+                node,
+                device,
+                reason,
+            } => Error::Kernel {
+                node,
+                device,
+                reason,
+            },
             // The kernel error is `#[non_exhaustive]`: a kind added there
             // and not yet here is said in its own words.
             other => Error::Internal {
@@ -875,14 +884,24 @@ mod tests {
     #[test]
     fn a_kernel_error_is_the_variant_of_its_name_in_the_same_words() {
         let kernel = [
-            adl_kernel::KernelError::out_of_range("kernel block", 9, 4),
-            adl_kernel::KernelError::invalid("kernel block", "not whole rows of 4"),
-            adl_kernel::KernelError::internal("kernel::data", "committed past the room"),
+            adl_exec::KernelError::out_of_range("kernel block", 9, 4),
+            adl_exec::KernelError::invalid("kernel block", "not whole rows of 4"),
+            adl_exec::KernelError::internal("kernel::data", "committed past the room"),
+            adl_exec::KernelError::Device {
+                node: "normalize".into(),
+                device: "pocl".into(),
+                reason: "build failed".into(),
+            },
         ];
         let core = [
             Error::out_of_range("kernel block", 9, 4),
             Error::invalid("kernel block", "not whole rows of 4"),
             Error::internal("kernel::data", "committed past the room"),
+            Error::Kernel {
+                node: "normalize".into(),
+                device: "pocl".into(),
+                reason: "build failed".into(),
+            },
         ];
         for (kernel, core) in kernel.into_iter().zip(core) {
             let words = kernel.to_string();

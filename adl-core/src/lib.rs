@@ -24,23 +24,30 @@
 //! - Traces and datasets: [`Recording`] (a trace of named sensors,
 //!   synchronized once), [`Record`] (one synchronized sample), [`Concat`]
 //!   (traces concatenated into a dataset).
-//! - [`exec`]: the execution context a pipeline runs in (parallel
-//!   branches, per-node observation, per-sample random generators), and
-//!   [`Sequential`](exec::Sequential), the one that runs on the calling thread.
 //! - [`sample`]: low-discrepancy sampling ([`sample_ld`](sample::sample_ld))
 //!   and [`Sampled`](sample::Sampled) datasets.
 //! - [`collate`]: PyTorch `default_collate` semantics and the strategies of
 //!   `#[derive(Collate)]`; [`pipes`]: the functional, lazy dataset API.
 //! - [`description`]: what a pipeline looks like (its [`Description`](description::Description)),
-//!   and the marker traits of the composition rules; [`kernel`]: batch
-//!   kernels, their launches and the one rule of fusion.
+//!   and the marker traits of the composition rules.
 //!
-//! Below all of these, the crate `adl-kernel` holds the byte-level
-//! machinery that the kernels and collations run on: the kernel ABI's
-//! launches, element types and byte views, block kernels and the
-//! wide-vector loops, the buffer pool and recycling. It depends on no
-//! crate of adl's above it; its public items are named here through
-//! [`kernel`] and [`exec`].
+//! What runs is not here:
+//!
+//! - Below this crate, `adl-exec` holds how a pipeline runs: the
+//!   execution context that every stage method's `_in` twin takes
+//!   ([`adl_exec::Context`]: parallel branches, per-node observation,
+//!   per-sample random generators, the services lent to nodes), the
+//!   accelerator trait, the kernel ABI and its CPU loops, the buffer pool
+//!   and recycling. It names nothing of this crate. (This crate's
+//!   [`Tagged`](pipeline::Tagged), a node that reports to the context,
+//!   stands above the specification, in [`pipeline`].)
+//! - Beside it, `adl-ops` holds the operations: the batch kernels (a
+//!   transform that is a kernel, adl's built-in ones, their fusion) and
+//!   the image transforms.
+//!
+//! The facade `adl` names them where a user looks: the context as
+//! `adl::exec`, the kernels as `adl::kernel`, the image transforms in
+//! `adl::transform` beside this crate's.
 //!
 //! ```
 //! use adl::{Concat, Dataset, Recording, Series, Timestamps, sync::Nearest};
@@ -67,20 +74,24 @@ pub mod collate;
 mod concat;
 pub mod description;
 pub mod error;
-pub mod exec;
+/// The execution crate (`adl-exec`) under the name the expansions of adl's
+/// derives write (`#[collate(crate = "adl_core")]` inside adl's own crates
+/// names `adl_core::exec::Context`, `adl_core::exec::Recycle`, ...). Users
+/// name it `adl::exec`.
+#[doc(hidden)]
+pub use adl_exec as exec;
+
 mod fetched;
 mod in_memory;
 mod index_range;
 mod indices;
 pub mod interpolate;
-pub mod kernel;
 mod on_error;
 mod origin;
 pub mod pipeline;
 pub mod pipes;
 mod record;
 mod recording;
-mod rng;
 pub mod sample;
 mod sensor;
 mod sensor_set;
@@ -103,13 +114,9 @@ pub mod __private {
     };
     pub use crate::description::node::info_of;
     pub use crate::description::tree::checker_step;
-    pub use crate::kernel::link::{
-        ChainThem, End, FuseLanes, FuseThem, Link, LinkKernels, LinkLanes, LinkOther, Rest,
-    };
-    pub use crate::kernel::node::{Fused, KernelNode, Member, run as run_kernel};
     pub use crate::pipeline::witness::{Witness, assert_gives, collate_node};
     pub use crate::sensor_set::{any_sensor, check_rows, fetched_parts};
-    pub use adl_kernel::{RecycleField, RecycleKnown, RecycleOther};
+    pub use adl_exec::{RecycleField, RecycleKnown, RecycleOther};
 }
 
 pub use concat::Concat;

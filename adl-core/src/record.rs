@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use adl_kernel::{Recycle, Recycler};
+use adl_exec::{Recycle, Recycler};
 
 use crate::{Error, Result};
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::exec::timed_sensor;
+use adl_exec::timed_sensor;
 use crate::storage::{Fetched, Storage};
 use crate::{Error, Metadata, Record, Result, Sensor, SensorOrigin};
 

@@ -41,7 +41,7 @@ pub enum Ahead {
     Nothing,
     /// Hints: [`prefetch`](Storage::prefetch) tells a dataset in memory a
     /// sample is read soon (it can ask the CPU to start loading it, see
-    /// [`exec::prefetch`](crate::exec::prefetch)); a loader gives them a
+    /// [`exec::prefetch`](adl_exec::prefetch)); a loader gives them a
     /// few samples ahead, on the thread that then reads them.
     Hints,
     /// Reads: [`fetch`](Storage::fetch) does a sample's I/O (from a disk,

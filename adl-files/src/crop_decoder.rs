@@ -2,8 +2,9 @@
 //! crop.
 
 use adl_core::description::{Node, NodeInfo, SampleNode, Stage, Takes};
-use adl_core::exec::{Context, NodeId, Sequential};
-use adl_core::transform::{ImageLayout, RandomResizedCrop, Region, resized_crop};
+use adl_exec::{Context, NodeId, Sequential};
+use adl_core::transform::ImageLayout;
+use adl_ops::image::{RandomResizedCrop, Region, resized_crop};
 use adl_core::{Result, Transform};
 use ndarray::Array3;
 
@@ -23,7 +24,7 @@ use crate::encoded::EncodedImage;
 ///   sides: decoded at 1/2, 1/4 or 1/8 (the largest that keeps it at least
 ///   the output size) in the DCT domain, which makes a quarter (or less)
 ///   of the pixels, then resized from the scaled crop with its exact edges
-///   ([`resized_area`](adl_core::transform::resized_area)).
+///   ([`resized_area`](adl_ops::image::resized_area)).
 ///
 /// **Pixels.** Unscaled, the crop's pixels are those of the whole frame
 /// decoded by libjpeg-turbo (tested), so the output equals
@@ -145,7 +146,7 @@ impl CropDecoder {
     /// 3]`), or `None` where the frame is to be decoded whole.
     #[cfg(feature = "libjpeg-turbo")]
     fn in_part(&self, frame: &EncodedImage, region: Region) -> Result<Option<Array3<u8>>> {
-        use adl_core::transform::{Area, resized_area};
+        use adl_ops::image::{Area, resized_area};
         if !crate::decode::decodes_in_part(frame.bytes(), frame.strict()) {
             return Ok(None);
         }

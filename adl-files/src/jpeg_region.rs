@@ -4,7 +4,7 @@
 
 use std::ffi::{CStr, c_char, c_int, c_uint, c_ulong};
 
-use adl_core::transform::Region;
+use adl_ops::image::Region;
 
 unsafe extern "C" {
     /// See `csrc/jpeg_region.c`.

@@ -4,11 +4,11 @@
 //! nodes `pipeline!` links into one chain: any other node, a split or a
 //! merge ends it). A chain runs on the schedule's device when there is one
 //! and it runs every element type of the chain, else on the CPU; within
-//! it, [`groups`](adl_core::kernel::groups), the one rule of fusion that
+//! it, [`groups`](adl_rules::fusion::groups), the one rule of fusion that
 //! the executors follow too, says which kernels run as one.
 
 use adl_core::description::{Device, Stage};
-use adl_core::kernel::{Fusion, Target, groups};
+use adl_rules::fusion::{Fusion, Target, groups};
 use petgraph::Direction;
 use petgraph::graph::NodeIndex;
 

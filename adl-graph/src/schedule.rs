@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use adl_core::kernel::{Accelerator, ElementType};
+use adl_exec::{Accelerator, ElementType};
 
 /// What a plan is scheduled for: the loader's settings, and what they
 /// found (the device). [`Settings::default`] is what a loader with one

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use adl_core::collate::DefaultCollate;
-use adl_core::exec::{Buffers, Context, Recycle, Recycler};
+use adl_exec::{Buffers, Context, Recycle, Recycler};
 use adl_core::pipeline::Stages;
 use adl_core::{Dataset, Record, Result, Transform};
 use adl_files::lerobot::{Field, FieldBatch, LeRobot as RustLeRobot, LeRobotOptions};

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use adl_core::exec::Recycle;
+use adl_exec::Recycle;
 use adl_core::{Dataset, Error, Pipeline, Result};
 use pyo3::prelude::*;
 use pyo3::types::PyList;

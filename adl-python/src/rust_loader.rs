@@ -11,7 +11,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use adl_core::exec::Recycle;
+use adl_exec::Recycle;
 use adl_core::{Dataset, Pipeline};
 use adl_graph::loader::{Batch, Epoch, Loader, LoaderState};
 use pyo3::prelude::*;

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use adl_core::description::{Body, Description, NodeInfo, Stage};
-use adl_core::exec::{Context, NodeId, Sequential, Tagged};
+use adl_exec::{Context, NodeId, Sequential}; use adl_core::pipeline::Tagged;
 use adl_core::{Error, Result, Transform};
 
 use crate::stack::stack;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use adl_core::exec::Buffers;
+use adl_exec::Buffers;
 use adl_core::{Error, Result};
 use ndarray::{ArrayD, IxDyn};
 

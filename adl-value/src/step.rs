@@ -5,11 +5,12 @@ use std::fmt;
 
 use adl_core::Transform as _;
 use adl_core::description::{Node, NodeInfo, Stage};
-use adl_core::exec::Context;
-use adl_core::kernel::{
+use adl_exec::Context;
+use adl_ops::kernel::{
     Affine as RustAffine, Clamp as RustClamp, Normalize as RustNormalize, U8ToF32,
 };
-use adl_core::transform::{ImageLayout, RandomFlip as RustFlip};
+use adl_core::transform::ImageLayout;
+use adl_ops::image::RandomFlip as RustFlip;
 use adl_core::{Error, Result};
 use adl_files::CropDecoder;
 use ndarray::{Array3, ArrayD, Ix3, IxDyn};

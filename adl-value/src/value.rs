@@ -5,7 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use adl_core::exec::{Recycle, Recycler};
+use adl_exec::{Recycle, Recycler};
 use adl_files::EncodedImage;
 
 use crate::array::AnyArray;

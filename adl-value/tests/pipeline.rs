@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use adl_core::description::{NodeInfo, Stage};
-use adl_core::kernel::{Normalize, U8ToF32};
+use adl_ops::kernel::{Normalize, U8ToF32};
 use adl_core::transform::ImageLayout;
 use adl_core::{Error, InMemory, Pipeline, Result, Transform};
 use adl_graph::loader::Loader;
@@ -99,7 +99,7 @@ fn a_sample_that_does_not_fit_is_named_with_where_and_both_shapes() {
     if let Value::Map(items) = &mut odd {
         items[0].1 = Value::Array(AnyArray::U8(ArrayD::zeros(IxDyn(&[2, 2, 1]))));
     }
-    let err = stack(vec![sample(0), odd], adl_core::exec::Buffers::none()).unwrap_err();
+    let err = stack(vec![sample(0), odd], adl_exec::Buffers::none()).unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, Error::Collate { .. }), "{text}");
     assert!(text.contains("[\"camera\"]"), "{text}");
@@ -107,7 +107,7 @@ fn a_sample_that_does_not_fit_is_named_with_where_and_both_shapes() {
         text.contains("shape [2, 2, 1] where the first sample's has shape [2, 3, 1]"),
         "{text}"
     );
-    assert!(stack(Vec::new(), adl_core::exec::Buffers::none()).is_err());
+    assert!(stack(Vec::new(), adl_exec::Buffers::none()).is_err());
 }
 
 #[test]

@@ -2,10 +2,13 @@
 //! the engine adl-graph) builds no parser. The rules it checks at run time
 //! come from `adl-rules`, which has no dependency; `syn`, `quote` and
 //! `proc-macro2` are the macros' alone (adl-lang, behind adl-macros).
-//! The kernel machinery and batch memory (`adl-kernel`) stand below the
-//! specification: adl-core depends on them, and they on no adl crate but
-//! the rules. Inside adl-core, the description of a pipeline names nothing
-//! that runs one; the facade re-exports the crates whole. Inside every
+//! How a pipeline runs (`adl-exec`: the execution context, accelerators,
+//! the kernel ABI, batch memory) stands below the specification: adl-core
+//! depends on it, and it on no adl crate but the rules. The operations
+//! (`adl-ops`: batch kernels and their fusion, image transforms) stand on
+//! the specification, and adl-core defines nothing that runs. Inside
+//! adl-core, the description of a pipeline names nothing that runs one;
+//! the facade re-exports the crates whole. Inside every
 //! crate, no source files import each other in a circle
 //! (`file_imports`).
 
@@ -49,8 +52,9 @@ fn runtime_dependencies(package: &str) -> Vec<String> {
 fn the_runtime_builds_no_parser() {
     for package in [
         "adl-rules",
-        "adl-kernel",
+        "adl-exec",
         "adl-core",
+        "adl-ops",
         "adl-graph",
         "adl-value",
     ] {
@@ -70,40 +74,89 @@ fn the_rules_depend_on_nothing() {
     assert_eq!(runtime_dependencies("adl-rules"), ["adl-rules"]);
 }
 
-/// The kernel machinery (`adl-kernel`: the kernel ABI's launches, block
-/// kernels, byte views, wide-vector loops, the buffer pool) depends on no
-/// adl crate but the rules (a launch's fusion class), which depend on
-/// nothing: nothing of the specification, the data model or the engine
-/// is below it, so no dependency runs in a circle through it.
+/// The execution crate (`adl-exec`: the execution context, the
+/// accelerator trait, the kernel ABI's launches, block kernels, byte views,
+/// wide-vector loops, the buffer pool) depends on no adl crate but the
+/// rules (a launch's fusion class), which depend on nothing: nothing of
+/// the specification, the data model or the engine is below it, so no
+/// dependency runs in a circle through it.
 #[test]
-fn the_kernel_machinery_depends_on_no_adl_crate_but_the_rules() {
-    let deps = runtime_dependencies("adl-kernel");
-    assert!(deps.iter().any(|d| d == "adl-kernel"), "{deps:?}");
+fn the_execution_crate_depends_on_no_adl_crate_but_the_rules() {
+    let deps = runtime_dependencies("adl-exec");
+    assert!(deps.iter().any(|d| d == "adl-exec"), "{deps:?}");
     let mut adl: Vec<&String> = deps
         .iter()
-        .filter(|d| (d.starts_with("adl-") || *d == "adl") && *d != "adl-kernel")
+        .filter(|d| (d.starts_with("adl-") || *d == "adl") && *d != "adl-exec")
         .collect();
     adl.dedup();
     assert_eq!(
         adl,
         ["adl-rules"],
-        "adl-kernel's adl dependencies: {deps:?}"
+        "adl-exec's adl dependencies: {deps:?}"
     );
 }
 
-/// adl-core, the specification and the data model, stands on the kernel
-/// machinery (collation builds its batches in a context's buffer pool)
-/// and on the rules, and builds no parser (see
-/// `the_runtime_builds_no_parser`).
+/// adl-core, the specification and the data model, stands on the
+/// execution crate (every stage method has a twin that takes its context;
+/// collation builds its batches in a context's buffer pool) and on the
+/// rules, and builds no parser (see `the_runtime_builds_no_parser`); the
+/// operations stand on it, not it on them.
 #[test]
-fn the_data_model_stands_on_the_kernel_machinery() {
+fn the_data_model_stands_on_the_execution_crate() {
     let deps = runtime_dependencies("adl-core");
-    for below in ["adl-kernel", "adl-rules"] {
+    for below in ["adl-exec", "adl-rules"] {
         assert!(
             deps.iter().any(|d| d == below),
             "adl-core does not depend on {below}: {deps:?}"
         );
     }
+    assert!(
+        !deps.iter().any(|d| d == "adl-ops"),
+        "adl-core depends on the operations: {deps:?}"
+    );
+    let ops = runtime_dependencies("adl-ops");
+    for below in ["adl-core", "adl-exec"] {
+        assert!(
+            ops.iter().any(|d| d == below),
+            "adl-ops does not depend on {below}: {ops:?}"
+        );
+    }
+}
+
+/// adl-core holds the specification and the data model, not what runs
+/// them: its code defines no execution context, no device, no kernel node
+/// and no OpenCL C, and resizes no image (those are adl-exec's and
+/// adl-ops'). Doc comments are not code.
+#[test]
+fn the_specification_defines_nothing_that_runs() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("adl-core/src");
+    let mut found = Vec::new();
+    for file in crate::file_imports::rust_files(&dir) {
+        let text = std::fs::read_to_string(&file).expect("the file reads");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with("//") {
+                continue;
+            }
+            for runs in [
+                "trait Context",
+                "trait Accelerator",
+                "trait KernelNode",
+                "struct Sequential",
+                "__kernel",
+                "fast_image_resize",
+            ] {
+                if code.contains(runs) {
+                    found.push(format!("{}:{}: {}", file.display(), n + 1, code));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "adl-core defines what runs:\n{}",
+        found.join("\n")
+    );
 }
 
 /// What a pipeline looks like (`adl::description`) is data about
@@ -136,8 +189,9 @@ fn the_description_of_a_pipeline_names_nothing_that_runs() {
     );
 }
 
-/// The facade re-exports adl-core by a glob and each other crate whole,
-/// so that it mirrors the crates and cannot drift from them.
+/// The facade re-exports adl-core by a glob and each other crate whole
+/// (the operations' modules merged into adl-core's where a user looks for
+/// them), so that it mirrors the crates and cannot drift from them.
 #[test]
 fn the_facade_mirrors_the_crates() {
     let facade = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
@@ -146,6 +200,9 @@ fn the_facade_mirrors_the_crates() {
         "pub use adl_core::*;",
         "pub use adl_graph as graph;",
         "pub use adl_files as files;",
+        "pub use adl_ops::kernel;",
+        "pub use adl_core::transform::*;",
+        "pub use adl_ops::image::*;",
     ] {
         assert!(facade.contains(line), "the facade lacks `{line}`");
     }

@@ -1,9 +1,9 @@
 //! [`Gather`]: collation straight from in-memory arrays into the batch.
 
-use adl_kernel::{Buffers, prefetch};
+use adl_exec::{Buffers, prefetch};
 use ndarray::{ArcArray, Array, Axis, Dimension, RemoveAxis};
 
-use crate::exec::Context;
+use adl_exec::Context;
 use crate::{Collate, Error, Result};
 
 /// In-memory data whose rows a [`Gather`] copies into batches: an

@@ -3,7 +3,7 @@ use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::Arc;
 
-use adl_kernel::Buffers;
+use adl_exec::Buffers;
 
 use super::{BatchBuilder, Collatable};
 use crate::{Error, Record, Result};

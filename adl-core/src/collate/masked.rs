@@ -2,7 +2,7 @@
 //! [`Interpolated`](crate::Interpolated) sensor gives it; a batch of them
 //! is a [`MaskedBatch`], the values' batch with the mask beside it.
 
-use adl_kernel::Buffers;
+use adl_exec::Buffers;
 use ndarray::Array1;
 
 use super::{BatchBuilder, Collatable};

@@ -117,9 +117,9 @@ pub use tuple::{
     Tuple7Builder, Tuple8Builder,
 };
 
-use adl_kernel::Buffers;
+use adl_exec::Buffers;
 
-use crate::exec::Context;
+use adl_exec::Context;
 use crate::{Collate, Error, Result};
 
 /// A sample type that [`DefaultCollate`] can batch.

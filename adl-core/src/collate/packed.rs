@@ -3,7 +3,7 @@
 //! the offsets of every sample's rows, as PyTorch Geometric batches and
 //! nested tensors hold them.
 
-use adl_kernel::{Buffers, Recycle, Recycler};
+use adl_exec::{Buffers, Recycle, Recycler};
 use ndarray::{Array, Array1, ArrayView, Axis, Dimension, RemoveAxis, Slice};
 
 use super::strategy::{trailing_shape_differs, zero_dimensional};

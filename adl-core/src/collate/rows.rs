@@ -2,7 +2,7 @@
 //! they lie, by the batch kernels, instead of being copied into a batch
 //! first.
 
-use adl_kernel::Buffers;
+use adl_exec::Buffers;
 use ndarray::{ArcArray, Array, Axis, Dimension, RemoveAxis};
 
 use super::gather::RowSource;
@@ -15,9 +15,9 @@ use crate::{Error, Result};
 /// own. On the CPU the fused kernels read them block by block; on an
 /// OpenCL device they are copied once, into the upload buffer.
 ///
-/// The built-in kernels ([`U8ToF32`](crate::kernel::U8ToF32),
-/// [`Normalize`](crate::kernel::Normalize),
-/// [`FlipByFlag`](crate::kernel::FlipByFlag), ...) take `Rows`; any other
+/// The built-in kernels (`adl::kernel`'s `U8ToF32`,
+/// `Normalize`,
+/// `FlipByFlag`, ...) take `Rows`; any other
 /// node takes [`Rows::to_array`].
 ///
 /// ```
@@ -126,8 +126,10 @@ impl<A: Clone, D: RemoveAxis> Rows<A, D> {
         &self.array
     }
 
-    /// All the array's elements, row-major, and the number in a row.
-    pub(crate) fn table(&self) -> (&[A], usize) {
+    /// All the array's elements, row-major (the whole table, not only
+    /// these rows), and the number of elements in a row: what a batch
+    /// kernel reads the rows from where they lie.
+    pub fn table(&self) -> (&[A], usize) {
         let row: usize = self.array.shape()[1..].iter().product();
         // `Rows::new` made the array row-major and contiguous.
         (self.array.as_slice().unwrap_or(&[]), row)

@@ -1,4 +1,4 @@
-use adl_kernel::Buffers;
+use adl_exec::Buffers;
 use ndarray::Array1;
 
 use super::{BatchBuilder, Collatable};

@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use adl_kernel::{BufferPool, Buffers, Recycle, Recycler};
+use adl_exec::{BufferPool, Buffers, Recycle, Recycler};
 use ndarray::{Array, Array1, Array2, Axis, Dimension, RemoveAxis};
 
 use super::{BatchBuilder, Collatable};

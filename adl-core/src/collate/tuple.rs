@@ -1,4 +1,4 @@
-use adl_kernel::Buffers;
+use adl_exec::Buffers;
 
 use super::{BatchBuilder, Collatable};
 use crate::Result;

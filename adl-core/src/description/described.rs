@@ -2,7 +2,7 @@
 //! the description of its graph.
 
 use super::Description;
-use crate::exec::Context;
+use adl_exec::Context;
 use crate::{Pipeline, Result};
 
 /// A pipeline with the static description of its graph: what `pipeline!`

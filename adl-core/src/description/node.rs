@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use super::Stage;
 use adl_rules::fusion::Fusion;
 
-use adl_kernel::ElementType;
+use adl_exec::ElementType;
 
 /// A type as the graph knows it: its name (for people) and its `TypeId`
 /// (for the planner's type check).

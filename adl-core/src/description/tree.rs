@@ -112,9 +112,9 @@ impl Description {
     /// `nodes()`, in branch order), then the `post` nodes.
     ///
     /// The index of a node in this list is its
-    /// [`NodeId`](crate::exec::NodeId), which `pipeline!` passes to the
+    /// [`NodeId`](adl_exec::NodeId), which `pipeline!` passes to the
     /// node at run time (it wraps every node in an
-    /// [`exec::Tagged`](crate::exec::Tagged)).
+    /// [`exec::Tagged`](crate::pipeline::Tagged)).
     pub fn nodes(&self) -> Vec<&NodeInfo> {
         let mut nodes = Vec::new();
         self.nodes_into(&mut nodes);

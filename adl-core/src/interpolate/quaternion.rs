@@ -1,6 +1,6 @@
 //! [`Quaternion`]: an orientation, interpolated along the shorter arc.
 
-use adl_kernel::Buffers;
+use adl_exec::Buffers;
 use ndarray::Array2;
 
 use super::Interpolate;

@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use crate::exec::Context;
+use adl_exec::Context;
 use crate::{Pipeline, Result};
 
 /// A pipeline behind a box, so that pipelines of different types fit in

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use crate::exec::{Context, Sequential};
+use adl_exec::{Context, Sequential};
 use crate::pipeline::in_branch;
 use crate::transform::{Keyed, label};
 use crate::{Pipeline, Result};

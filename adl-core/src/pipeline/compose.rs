@@ -1,4 +1,4 @@
-use crate::exec::Context;
+use adl_exec::Context;
 use crate::{Pipeline, Result, Transform};
 
 /// Pre-composition of any pipeline with a transform: `transform`, then the

@@ -85,6 +85,7 @@ mod parallel;
 mod run;
 mod sequence;
 mod stages;
+mod tagged;
 mod tuple;
 pub(crate) mod witness;
 
@@ -97,6 +98,7 @@ pub use parallel::ParallelPipelines;
 pub use run::run;
 pub use sequence::SequencePipeline;
 pub use stages::Stages;
+pub use tagged::Tagged;
 
 /// An error of the collate stage of branch `path` (`.0`, `[3]`,
 /// `["image"]`): a collate error gets `path` prefixed to its path, any
@@ -106,4 +108,16 @@ pub(crate) fn in_branch(error: Error, path: &str, name: &str) -> Error {
         e @ Error::Collate { .. } => e.within(path),
         other => label(other, name),
     }
+}
+
+/// The result a branch left in its slot after [`join_each`](adl_exec::join_each): every slot is
+/// filled unless a context broke its contract, which is reported as an
+/// error rather than a panic.
+pub(crate) fn filled<T>(slot: Option<crate::Result<T>>) -> crate::Result<T> {
+    slot.unwrap_or_else(|| {
+        Err(crate::Error::invalid(
+            "execution context",
+            "a parallel branch was not run (Context::join_dyn must run both closures)",
+        ))
+    })
 }

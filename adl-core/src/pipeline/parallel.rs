@@ -1,7 +1,8 @@
 use std::sync::Arc;
 
 use super::in_branch;
-use crate::exec::{Context, Sequential, filled, join_each};
+use super::filled;
+use adl_exec::{Context, Sequential, join_each};
 use crate::transform::{Keyed, label};
 use crate::{Pipeline, Result};
 

@@ -1,4 +1,4 @@
-use crate::exec::Sequential;
+use adl_exec::Sequential;
 use crate::{Pipeline, Result};
 
 /// Run `pipeline` on one batch of raw samples, as the specification's

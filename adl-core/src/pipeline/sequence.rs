@@ -1,5 +1,5 @@
 use super::in_branch;
-use crate::exec::{Context, Sequential};
+use adl_exec::{Context, Sequential};
 use crate::transform::label;
 use crate::{Error, Pipeline, Result};
 

@@ -1,5 +1,5 @@
 use super::IdentityCollate;
-use crate::exec::Context;
+use adl_exec::Context;
 use crate::transform::{Identity, Then};
 use crate::{Collate, Pipeline, Result, Transform};
 

@@ -2,7 +2,8 @@
 //! tuples of collates.
 
 use super::in_branch;
-use crate::exec::{Context, Sequential, filled, join_each};
+use super::filled;
+use adl_exec::{Context, Sequential, join_each};
 use crate::transform::label;
 use crate::{Collate, Pipeline, Result};
 

@@ -1,7 +1,7 @@
 //! [`Shuffle`]: a buffered, seeded shuffle of a stream.
 
 use super::IterableDataset;
-use crate::rng::SplitMix64;
+use adl_exec::rng::SplitMix64;
 use crate::{Error, Result};
 
 /// A buffered shuffle, as DataPipes' `Shuffler`:

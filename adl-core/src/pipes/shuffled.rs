@@ -1,6 +1,6 @@
 //! [`Shuffled`]: a seeded random permutation keeping random access.
 
-use crate::rng::SplitMix64;
+use adl_exec::rng::SplitMix64;
 use crate::storage::{self, Ahead, Fetched, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 

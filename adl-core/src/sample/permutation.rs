@@ -3,7 +3,7 @@
 //! shuffle, as Grain's `index_shuffle`), so that an epoch over billions of
 //! samples needs no order in memory.
 
-use crate::rng::{SplitMix64, mix64};
+use adl_exec::rng::{SplitMix64, mix64};
 
 /// Feistel rounds. An even number, so that the halves' widths come back to
 /// where they started (see [`Permutation`]); eight keep even the smallest

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::ld::{Amount, Seed, Step, sample_ld};
-use crate::rng::SplitMix64;
+use adl_exec::rng::SplitMix64;
 use crate::storage::{self, Ahead, Fetched, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
 

@@ -1,5 +1,5 @@
 use crate::Result;
-use crate::exec::Context;
+use adl_exec::Context;
 
 /// Aggregates a sequence of samples into one batch: the specification's
 /// `Collate`, like the `collate_fn` of a PyTorch DataLoader.
@@ -19,7 +19,7 @@ pub trait Collate<T> {
     fn collate(&self, samples: Vec<T>) -> Result<Self::Batch>;
 
     /// Aggregate `samples` in an execution context (see
-    /// [`exec`](crate::exec)); the default calls
+    /// [`exec`](adl_exec)); the default calls
     /// [`collate`](Collate::collate).
     #[inline]
     fn collate_in(&self, cx: &dyn Context, samples: Vec<T>) -> Result<Self::Batch> {

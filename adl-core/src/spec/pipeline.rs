@@ -1,5 +1,5 @@
 use crate::Result;
-use crate::exec::Context;
+use adl_exec::Context;
 
 /// A data-processing pipeline: `Raw → Transformed → Collated → Processed`.
 ///
@@ -48,7 +48,7 @@ pub trait Pipeline<Raw> {
     fn batch(&self, collated: Self::Collated) -> Result<Self::Processed>;
 
     /// [`sample`](Pipeline::sample) in an execution context (see
-    /// [`exec`](crate::exec)): nodes are observed by `cx`, and random nodes
+    /// [`exec`](adl_exec)): nodes are observed by `cx`, and random nodes
     /// draw from it. The default ignores the context.
     #[inline]
     fn sample_in(&self, cx: &dyn Context, raw: Raw) -> Result<Self::Transformed> {

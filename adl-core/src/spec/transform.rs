@@ -1,5 +1,5 @@
 use crate::Result;
-use crate::exec::Context;
+use adl_exec::Context;
 
 /// A data transformation from `In` to [`Output`](Transform::Output): the
 /// specification's `Transform`, for single samples or for batches.
@@ -28,8 +28,8 @@ pub trait Transform<In> {
     fn apply(&self, input: In) -> Result<Self::Output>;
 
     /// Apply the transform in an execution context (see
-    /// [`exec`](crate::exec)): composite transforms pass `cx` to their
-    /// parts, [`Tagged`](crate::exec::Tagged) nodes report to it. The
+    /// [`exec`](adl_exec)): composite transforms pass `cx` to their
+    /// parts, [`Tagged`](crate::pipeline::Tagged) nodes report to it. The
     /// default ignores the context and calls [`apply`](Transform::apply).
     #[inline]
     fn apply_in(&self, cx: &dyn Context, input: In) -> Result<Self::Output> {

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use crate::exec::Context;
+use adl_exec::Context;
 use crate::{Result, Transform};
 
 /// A transform from `In` to `Out` behind a box: steps of different types

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 
 use super::Random;
 use crate::description::{BatchNode, Node, NodeInfo, SampleNode, Stage, Takes};
-use crate::exec::{Context, SampleRng};
+use adl_exec::{Context, SampleRng};
 use crate::{Result, Transform};
 
 macro_rules! closure_node {
@@ -126,7 +126,7 @@ closure_node!(
 /// `pipeline!`: a sample node named `random`, whose doc is its source
 /// text, that runs the closure with its per-sample generator (see
 /// [`random`](crate::transform::random)). In a pipeline every node is
-/// [`Tagged`](crate::exec::Tagged), so the generator is this node's own for
+/// [`Tagged`](crate::pipeline::Tagged), so the generator is this node's own for
 /// (seed, epoch, sample index): the same draws whatever thread runs it.
 ///
 /// `pipeline!` passes the path of `random` as the call names it, so that it

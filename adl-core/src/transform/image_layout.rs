@@ -5,8 +5,8 @@
 /// Pillow's, the default) or channels first (`[3, H, W]`, PyTorch's).
 ///
 /// The image sensors of `adl::files` decode into either; the image nodes
-/// ([`RandomResizedCrop`](super::RandomResizedCrop),
-/// [`RandomFlip`](super::RandomFlip)) are told which they are given.
+/// (`adl::transform::RandomResizedCrop`,
+/// `adl::transform::RandomFlip`) are told which they are given.
 ///
 /// ```
 /// use adl::transform::ImageLayout;

@@ -14,11 +14,11 @@
 //! | random | [`random(f)`](random) for `Fn(In, &mut SampleRng) -> Out` | `f` with the per-sample generator of its context |
 //! | type-erased | [`BoxedTransform`], [`t.boxed()`](TransformExt::boxed) | any transform `In → Out` |
 //!
-//! And built-in image nodes, for `Array3<u8>` images in an
-//! [`ImageLayout`] (`[H, W, C]` or `[C, H, W]`), drawing from the
-//! per-sample generator: [`RandomResizedCrop`] (torchvision's, with
-//! [`resized_crop`] for a given [`Region`], [`resized_area`] for an
-//! [`Area`] of fractional pixels) and [`RandomFlip`].
+//! An image array's [`ImageLayout`] (`[H, W, C]` or `[C, H, W]`) is named
+//! here too: it is what an image sensor decodes into. The operations on
+//! images (`RandomResizedCrop`, `RandomFlip`, `resized_crop`,
+//! `resized_area`) are the operations crate's (`adl-ops`), with the batch
+//! kernels; the facade names them in `adl::transform` beside these.
 //!
 //! # Parallel composition
 //!
@@ -53,24 +53,19 @@
 
 mod boxed;
 mod closure;
-mod crop;
 mod fallible;
-mod flip;
 mod identity;
 mod image_layout;
 mod keyed;
 mod named;
 mod parallel;
 mod random;
-mod resize;
 mod then;
 mod tuple;
 
 pub use boxed::BoxedTransform;
 pub use closure::{BatchFn, RandomFn, SampleFn};
-pub use crop::RandomResizedCrop;
 pub use fallible::{TryFn, fallible};
-pub use flip::RandomFlip;
 pub use identity::Identity;
 pub use image_layout::ImageLayout;
 pub(crate) use keyed::key_columns;
@@ -78,7 +73,6 @@ pub use keyed::{Keyed, MissingKey};
 pub use named::{Named, named};
 pub use parallel::ParallelTransforms;
 pub use random::{Random, random};
-pub use resize::{Area, Region, resized_area, resized_crop};
 pub use then::{Then, TransformExt};
 
 pub(crate) use named::label;

@@ -1,4 +1,4 @@
-use crate::exec::Context;
+use adl_exec::Context;
 use crate::{Error, Result, Transform};
 
 /// A transform with a name, used in its errors: see [`named`].

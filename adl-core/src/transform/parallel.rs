@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use super::Keyed;
 use super::named::label;
-use crate::exec::{Context, Sequential};
+use adl_exec::{Context, Sequential};
 use crate::{Result, Transform};
 
 /// Parallel composition by key: each key of a [`Keyed`] sample

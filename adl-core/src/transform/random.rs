@@ -1,4 +1,4 @@
-use crate::exec::{Context, NodeId, SampleRng, Sequential};
+use adl_exec::{Context, NodeId, SampleRng, Sequential};
 use crate::{Result, Transform};
 
 /// A transform that draws random numbers: see [`random`].
@@ -10,7 +10,7 @@ pub struct Random<F>(F);
 /// generator of (seed, epoch, sample index, node), so an augmentation is
 /// reproducible and does not depend on how many threads run it.
 ///
-/// Inside a `pipeline!` node (a [`Tagged`](crate::exec::Tagged) one), the
+/// Inside a `pipeline!` node (a [`Tagged`](crate::pipeline::Tagged) one), the
 /// generator is that node's. Written as a node in `pipeline!`,
 /// `random(|x, rng| ...)` is one: a [`RandomFn`](crate::transform::RandomFn),
 /// named `random`, its closure's input inferred from the node before it

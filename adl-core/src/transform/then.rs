@@ -1,5 +1,5 @@
 use super::{BoxedTransform, Named};
-use crate::exec::Context;
+use adl_exec::Context;
 use crate::{Result, Transform};
 
 /// Sequential composition: `first`, then `second` on its output.

@@ -1,7 +1,7 @@
 //! Typed parallel composition: a tuple of transforms over a tuple sample.
 
 use super::named::label;
-use crate::exec::{Context, Sequential};
+use adl_exec::{Context, Sequential};
 use crate::{Result, Transform};
 
 macro_rules! tuple_transform {

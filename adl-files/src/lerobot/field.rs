@@ -2,7 +2,7 @@
 //! frames, the task), and its batch, [`FieldBatch`].
 
 use adl_core::collate::{BatchBuilder, Collatable, StackBuilder, TextBuilder};
-use adl_core::exec::{Buffers, Recycle, Recycler};
+use adl_exec::{Buffers, Recycle, Recycler};
 use adl_core::{Error, Result};
 use ndarray::{ArrayD, IxDyn};
 

@@ -69,7 +69,7 @@ impl JpegFrames {
             .unwrap_or_else(|panic| {
                 Err(format!(
                     "the decoder panicked on it: {}",
-                    adl_core::exec::panic_message(panic.as_ref())
+                    adl_exec::panic_message(panic.as_ref())
                 ))
             })
         })

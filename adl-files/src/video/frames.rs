@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use adl_core::collate::{BatchBuilder, Collatable};
-use adl_core::exec::Buffers;
+use adl_exec::Buffers;
 use adl_core::{Error, Result, Sensor};
 use ndarray::{ArrayD, IxDyn};
 

@@ -5,7 +5,7 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
-use adl_core::exec::{BufferPool, Recycle};
+use adl_exec::{BufferPool, Recycle};
 
 /// A batch from a [`Loader`](super::Loader): use it as the batch itself
 /// (it dereferences to `B`); when it is dropped, its memory goes back to the

@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use adl_core::kernel::Accelerator;
+use adl_exec::Accelerator;
 use adl_core::storage::{Ahead, Storage};
 use adl_core::{Dataset, Error, OnError, Origin, Pipeline, Result};
 
@@ -282,9 +282,9 @@ where
     /// `read_bound`, where set too, are kept. At least 1 byte.
     ///
     /// What it counts: a batch's arrays as it gives them back to the
-    /// loader's [`BufferPool`](adl_core::exec::BufferPool) (those too
+    /// loader's [`BufferPool`](adl_exec::BufferPool) (those too
     /// small to pool too), what a batch type reports it holds outside the
-    /// pool ([`Recycle::unpooled_bytes`](adl_core::exec::Recycle::unpooled_bytes):
+    /// pool ([`Recycle::unpooled_bytes`](adl_exec::Recycle::unpooled_bytes):
     /// Python's batches), and the bytes read ahead. Memory a node holds
     /// while it works (a sample being decoded) is not counted; the loader
     /// bounds it by giving its workers no more batch jobs at once than
@@ -402,7 +402,7 @@ where
     /// Whether consecutive batch kernels run as one (one kernel on a
     /// device, one loop on the CPU): on by default, or as `ADL_FUSION`
     /// says. Which kernels fuse is the one rule of
-    /// [`groups`](adl_core::kernel::groups); the [plan](Loader::plan) shows
+    /// [`groups`](adl_rules::fusion::groups); the [plan](Loader::plan) shows
     /// the groups.
     pub fn fusion(mut self, on: bool) -> Self {
         self.config.fusion = Some(on);
@@ -424,7 +424,7 @@ where
     D::Sample: Send,
     P: Pipeline<D::Sample> + Send + Sync + 'static,
     P::Transformed: Send,
-    P::Processed: adl_core::exec::Recycle + Send + 'static,
+    P::Processed: adl_exec::Recycle + Send + 'static,
 {
     /// The loader, or the first setting that is wrong (a zero batch size or
     /// batches ahead, a rank not below the world size, sampler indices out of

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use adl_core::kernel::Accelerator;
+use adl_exec::Accelerator;
 use adl_core::{Error, Result};
 
 use super::builder::Device;

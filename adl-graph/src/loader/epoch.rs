@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
-use adl_core::exec::Recycle;
+use adl_exec::Recycle;
 use adl_core::{Dataset, Error, Pipeline, Result};
 
 use super::claims::Claims;

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use adl_core::exec::{Buffers, panic_message};
+use adl_exec::{Buffers, panic_message};
 use adl_core::storage::Ahead;
 use adl_core::storage::Fetched;
 use adl_core::{Dataset, Error, Origin, Pipeline, Result};
@@ -103,7 +103,7 @@ where
         let raw = if entered.is_some() {
             // A timed read: each sensor's share of it too.
             let (raw, times) =
-                adl_core::exec::sensor_times(|| shared.dataset.get_fetched(index, fetched));
+                adl_exec::sensor_times(|| shared.dataset.get_fetched(index, fetched));
             for (sensor, took) in times.into_iter().enumerate() {
                 shared.sensor_reads.count_get(sensor, took);
             }

@@ -37,7 +37,7 @@
 //! its samples are read and run through the sample stage in parallel (one
 //! piece per worker, results in order), then collated and run through the
 //! batch stage, where the collate and batch stages of parallel branches
-//! are [joined](adl_core::exec::Context::join_dyn). A batch whose samples
+//! are [joined](adl_exec::Context::join_dyn). A batch whose samples
 //! are cheap (under 100 us of reading and sample stage in all, estimated
 //! from the timed calls) runs whole on one worker: splitting it would cost
 //! more than it saves, and with `batches_ahead` batches in flight the other
@@ -66,7 +66,7 @@
 //!   ([`Shard`], [`ShardTail`]: padding repeats the first few indices,
 //!   dropping leaves the last few out).
 //! - **Random draws depend only on (seed, epoch, index, node)**:
-//!   [`SampleRng`](adl_core::exec::SampleRng) through the context.
+//!   [`SampleRng`](adl_exec::SampleRng) through the context.
 //! - **Memory bounded by the batches ahead**: at most `batches_ahead` batches are built or
 //!   waiting at once.
 //! - **Batch memory recycled**: every batch is a [`Batch`] that gives its
@@ -103,8 +103,8 @@ mod stats;
 use std::sync::{Arc, Mutex};
 
 use adl_core::description::{Body, Description, NodeInfo, Stage};
-use adl_core::exec::{BufferPool, Recycle};
-use adl_core::kernel::Accelerator;
+use adl_exec::{BufferPool, Recycle};
+use adl_exec::Accelerator;
 use adl_core::{Dataset, Error, Pipeline, Result};
 
 use crate::plan::Plan;

@@ -1,7 +1,7 @@
 //! Per-node statistics of a loader, and the report that names its
 //! bottleneck.
 
-use adl_core::exec::BufferStatistics;
+use adl_exec::BufferStatistics;
 use std::fmt;
 use std::time::Duration;
 

@@ -19,7 +19,7 @@
 //! - **Overlap**: three queues, for uploads, kernels and downloads, so that
 //!   one batch uploads while another computes and a third downloads.
 //! - **Fusion**: the launches of a run of kernel nodes arrive with their
-//!   groups, decided by [`groups`](adl_core::kernel::groups) (the one rule
+//!   groups, decided by [`groups`](adl_rules::fusion::groups) (the one rule
 //!   the plan uses too): each group compiles into one kernel, and the data
 //!   stays on the device between kernels.
 //! - **Errors**: a program that does not compile is an
@@ -33,7 +33,7 @@ mod staging;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use adl_core::kernel::{
+use adl_exec::{
     Accelerator, ElementType, HostBatch, KernelArg, Launch, Output, shape_variables,
 };
 use adl_core::{Error, Result};
@@ -238,6 +238,55 @@ impl Accelerator for OpenCl {
     }
 
     fn run(
+        &self,
+        launches: &[Launch],
+        groups: &[std::ops::Range<usize>],
+        input: HostBatch<'_>,
+        output: &mut Output<'_>,
+    ) -> adl_exec::Result<bool> {
+        self.run_launches(launches, groups, input, output)
+            .map_err(|e| as_kernel_error(e, launches, &self.name))
+    }
+}
+
+/// An error of a run as the accelerator trait gives it (it becomes
+/// `Error` again, the same variant, where it reaches the user): a failure
+/// of the device is [`KernelError::Device`](adl_exec::KernelError::Device)
+/// naming the nodes, whatever part of the run found it.
+fn as_kernel_error(error: Error, launches: &[Launch], device: &str) -> adl_exec::KernelError {
+    use adl_exec::KernelError;
+    match error {
+        Error::Kernel {
+            node,
+            device,
+            reason,
+        } => KernelError::Device {
+            node,
+            device,
+            reason,
+        },
+        Error::Internal { place, what } => KernelError::Internal { place, what },
+        Error::InvalidParameter { parameter, reason } => {
+            KernelError::InvalidParameter { parameter, reason }
+        }
+        Error::IndexOutOfRange { what, index, len } => {
+            KernelError::IndexOutOfRange { what, index, len }
+        }
+        other => KernelError::Device {
+            node: launches
+                .iter()
+                .map(|l| l.node.as_ref())
+                .collect::<Vec<_>>()
+                .join(" + "),
+            device: device.to_owned(),
+            reason: other.to_string(),
+        },
+    }
+}
+
+impl OpenCl {
+    /// [`Accelerator::run`], in adl's own errors.
+    fn run_launches(
         &self,
         launches: &[Launch],
         groups: &[std::ops::Range<usize>],

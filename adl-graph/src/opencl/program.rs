@@ -2,7 +2,7 @@
 //! launches into one kernel, and the source of each kernel. Pure code,
 //! tested without a device.
 
-use adl_core::kernel::{ElementType, KernelArg, Launch, Op};
+use adl_exec::{ElementType, KernelArg, Launch, Op};
 
 /// The first line of every program: `a * b + c` is never contracted into
 /// one rounding, so kernels give the Rust bodies' bits.
@@ -98,7 +98,7 @@ impl Range {
 }
 
 /// The kernels of `launches`: each of `groups` (index ranges that cover
-/// the launches in order, as [`groups`](adl_core::kernel::groups) decided
+/// the launches in order, as [`groups`](adl_rules::fusion::groups) decided
 /// for a device) becomes one kernel, generated for `range` where it is made
 /// of maps and gathers, the user's own where it is one custom launch.
 /// `None` when the groups do not cover the launches, or join a custom
@@ -209,8 +209,8 @@ fn fused_source(group: &[&Launch], range: &Range) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use adl_core::kernel::ElementType::{F32, U8};
-    use adl_core::kernel::{Target, groups};
+    use adl_exec::ElementType::{F32, U8};
+    use adl_rules::fusion::{Target, groups};
 
     fn launches() -> Vec<Launch> {
         // SAFETY: an index within its row, arithmetic on `v`, and an empty

@@ -3,7 +3,7 @@
 //! device buffers for the input, the flags, the data between kernels and
 //! the output.
 
-use adl_core::kernel::{HostBatch, KernelArg, Output};
+use adl_exec::{HostBatch, KernelArg, Output};
 
 use super::program::{Range, Step};
 use super::{OpenCl, arg_buffers, kernel_error};

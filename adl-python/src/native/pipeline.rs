@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use adl_core::description::{NodeInfo, Stage};
-use adl_core::exec::{Context, Sequential};
+use adl_exec::{Context, Sequential};
 use adl_core::{Error, Result};
 use adl_value::{Keyed, Node, Path, Value, ValuePipeline};
 use pyo3::exceptions::{PyTypeError, PyValueError};

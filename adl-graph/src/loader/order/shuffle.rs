@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use adl_core::Result;
-use adl_core::exec::mix64;
+use adl_exec::mix64;
 use adl_core::sample::Permutation;
 
 use super::{EpochOrder, Order};

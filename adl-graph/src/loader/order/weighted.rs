@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use adl_core::exec::mix64;
+use adl_exec::mix64;
 use adl_core::{Error, Result};
 
 use super::{EpochOrder, Order};

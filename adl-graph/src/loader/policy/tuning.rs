@@ -23,9 +23,9 @@ use super::READ_BOUND;
 ///   the consumer's batch, and one given back and not yet reused: two
 ///   more than the window, each of a batch's bytes as measured: the
 ///   largest batch given back to the loader's
-///   [`BufferPool`](adl_core::exec::BufferPool) (its arrays, pooled or too
+///   [`BufferPool`](adl_exec::BufferPool) (its arrays, pooled or too
 ///   small to pool), and what its type holds outside the pool
-///   ([`Recycle::unpooled_bytes`](adl_core::exec::Recycle::unpooled_bytes):
+///   ([`Recycle::unpooled_bytes`](adl_exec::Recycle::unpooled_bytes):
 ///   a Python batch's arrays);
 /// - **reads ahead**: the read stage's bound, plus one read per reader in
 ///   progress (the readers may grow only to as many reads as the bound
