@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use adl_exec::timed_sensor;
 use crate::storage::{Fetched, Storage};
 use crate::{Error, Metadata, Record, Result, Sensor, SensorOrigin};
+use adl_exec::timed_sensor;
 
 /// A sensor seen without its sample type: its name and timestamps. A
 /// [`Recording`](crate::Recording) of sensors of different types gives its

@@ -6,7 +6,6 @@ use crate::{ElementType, HostBatch, Launch, Output};
 
 use crate::Result;
 
-
 /// A device that runs batch kernels: the engine's OpenCL executor
 /// (`adl::graph::opencl::OpenCl`) implements it. A context hands it to the nodes
 /// (one of its [`services`](crate::Context::services)); without

@@ -20,6 +20,7 @@ pub struct Geometry {
 
 impl Geometry {
     /// The geometry of a batch of `shape`.
+    #[inline]
     pub fn of(shape: &[usize]) -> Self {
         let n = shape.iter().product();
         let per_sample = shape.iter().skip(1).product();
@@ -43,6 +44,7 @@ impl Geometry {
 /// ```
 /// assert_eq!(adl::kernel::shape_variables(&[64, 3, 32, 32]), (196608, 3072, 3, 1024, 32));
 /// ```
+#[inline]
 pub fn shape_variables(shape: &[usize]) -> (usize, usize, usize, usize, usize) {
     let g = Geometry::of(shape);
     (g.n, g.per_sample, g.channels, g.inner, g.last)

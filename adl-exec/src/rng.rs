@@ -12,6 +12,7 @@
 /// // The benchmark workloads' check value: mix64(2024).
 /// assert_eq!(adl::exec::mix64(2024), 0xbbbf_12cc_d68b_4479);
 /// ```
+#[inline]
 pub const fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -37,11 +38,13 @@ pub struct SplitMix64 {
 
 impl SplitMix64 {
     /// A generator seeded with `seed`.
+    #[inline]
     pub fn new(seed: u64) -> Self {
         SplitMix64 { state: seed }
     }
 
     /// The next 64 random bits.
+    #[inline]
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         mix64(self.state)
@@ -49,6 +52,7 @@ impl SplitMix64 {
 
     /// A uniform integer in `0..n`, without modulo bias (Lemire's
     /// multiply-and-reject); 0, drawing nothing, when `n` is 0.
+    #[inline]
     pub fn below(&mut self, n: usize) -> usize {
         if n == 0 {
             return 0;

@@ -25,6 +25,7 @@ pub struct SampleRng(SplitMix64);
 
 impl SampleRng {
     /// The generator of `node` for sample `index` of `epoch`, under `seed`.
+    #[inline]
     pub fn new(seed: u64, epoch: u64, index: u64, node: NodeId) -> Self {
         let mut h = mix64(seed ^ 0x6164_6C5F_726E_6700);
         for word in [epoch, index, u64::from(node.0)] {
@@ -34,26 +35,31 @@ impl SampleRng {
     }
 
     /// The next 64 random bits.
+    #[inline]
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }
 
     /// A uniform `f32` in `[0, 1)` (24 random bits).
+    #[inline]
     pub fn unit_f32(&mut self) -> f32 {
         (self.next_u64() >> 40) as f32 * (1.0 / (1u64 << 24) as f32)
     }
 
     /// A uniform `f64` in `[0, 1)` (53 random bits).
+    #[inline]
     pub fn unit_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
     /// `true` with probability `p` (clamped to `[0, 1]`).
+    #[inline]
     pub fn chance(&mut self, p: f64) -> bool {
         self.unit_f64() < p
     }
 
     /// A uniform integer in `0..n`, without modulo bias; 0 when `n` is 0.
+    #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
         match usize::try_from(n) {
             Ok(0) => 0,

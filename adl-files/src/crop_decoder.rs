@@ -2,10 +2,10 @@
 //! crop.
 
 use adl_core::description::{Node, NodeInfo, SampleNode, Stage, Takes};
-use adl_exec::{Context, NodeId, Sequential};
 use adl_core::transform::ImageLayout;
-use adl_ops::image::{RandomResizedCrop, Region, resized_crop};
 use adl_core::{Result, Transform};
+use adl_exec::{Context, NodeId, Sequential};
+use adl_ops::image::{RandomResizedCrop, Region, resized_crop};
 use ndarray::Array3;
 
 use crate::encoded::EncodedImage;

@@ -10,9 +10,9 @@
 use std::sync::Arc;
 
 use adl_core::collate::DefaultCollate;
-use adl_exec::{Buffers, Context, Recycle, Recycler};
 use adl_core::pipeline::Stages;
 use adl_core::{Dataset, Record, Result, Transform};
+use adl_exec::{Buffers, Context, Recycle, Recycler};
 use adl_files::lerobot::{Field, FieldBatch, LeRobot as RustLeRobot, LeRobotOptions};
 use ndarray::ArrayD;
 use numpy::PyArrayDyn;

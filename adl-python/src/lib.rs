@@ -45,7 +45,6 @@ use pyo3::prelude::*;
 mod collate;
 mod dataset;
 mod errors;
-mod execution;
 mod exit;
 mod files;
 mod gil;

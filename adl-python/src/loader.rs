@@ -6,20 +6,18 @@
 use std::sync::{Arc, Mutex};
 
 use adl_core::OnError;
-use adl_graph::loader::LoaderBuilder;
+use adl_graph::loader::{Code, Execution, LoaderBuilder};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::errors::{loader_error, same_process};
-use crate::execution::{Code, Execution};
 use crate::gil::GilTime;
 use crate::lerobot::native_of;
 use crate::native::{Pipeline as NativePipelineClass, Source, is_adl_dataset};
 use crate::processes::Processes;
 use crate::python_data::{PyDataset, PyPipeline};
 use crate::rust_loader::RustLoader;
-use crate::shared_blocks;
 use crate::states::{Last, States, locked, to_dict};
 
 /// The engine's loader behind an `adl.Loader` of a Python pipeline.
@@ -46,7 +44,7 @@ self_cell::self_cell!(
 /// `WORLD_SIZE`; every index of an epoch in exactly one rank).
 ///
 /// Where users' Python code runs (the dataset's `__getitem__`, the
-/// pipeline; `crate::execution` has the whole rule) is safe by default:
+/// pipeline; `adl_graph::loader::Execution` has the whole rule) is safe by default:
 /// Python code may not be thread-safe even under the GIL (a C extension
 /// can keep state between calls and release the GIL mid-call, as FFT
 /// libraries' cached plans do), and PyTorch's DataLoader never runs it on
@@ -192,10 +190,14 @@ struct PythonEngine {
     execution: Execution,
 }
 
-/// The most the dataset and pipeline may weigh, pickled, to be sent to
-/// worker processes unasked (each gets a copy; PyTorch's forked workers
-/// share theirs until written, spawned ones cannot).
-const UNASKED_LIMIT: usize = 64 << 20;
+/// A choice of execution the loader refused (`processes=True` where it
+/// cannot be kept), as Python's `ValueError` in the loader's words.
+fn refused(error: adl_core::Error) -> PyErr {
+    match error {
+        adl_core::Error::InvalidParameter { reason, .. } => PyValueError::new_err(reason),
+        other => crate::errors::to_python(other),
+    }
+}
 
 /// The engine's loader of a Python `dataset` and `pipeline`, on threads
 /// or in worker processes (each sent the two pickled, refused over
@@ -218,27 +220,23 @@ fn python_inner(
         true => {
             // Under a budget the processes keep one free block of shared
             // memory each; the blocks lent hold the batches it counts.
-            let kept = match budget {
-                true => shared_blocks::KEPT_UNDER_BUDGET,
-                false => shared_blocks::KEPT,
-            };
-            let started = Processes::start(py, dataset, pipeline, settings.workers, limit, kept)?;
+            let started = Processes::start(
+                py,
+                dataset,
+                pipeline,
+                settings.workers,
+                limit,
+                budget,
+                Arc::clone(gil),
+            )?;
             source = source.in_processes();
             steps = steps.in_processes(Arc::new(started), settings.on_error == OnError::Skip);
-            // Two batches asked of each process at once (one made, one
-            // queued), so that none waits between its batches: twice the
-            // threads. Twice as many batches ahead again: the batches come
-            // back in order, and a process that is slower on one would
-            // otherwise leave the other idle once its own were done and
-            // waiting (W6, 2 processes: about 35,000 samples/s against
-            // 30,000 with a batch ahead per thread). Under a budget the
-            // loader chooses its batches ahead, unless they were given.
-            let batches_ahead = match (settings.batches_ahead, budget) {
-                (None, true) => None,
-                (given, _) => Some(given.unwrap_or(2).max(4 * settings.workers)),
-            };
+            // The loader's threads and batches ahead for processes are
+            // the loader's policy's.
+            let (workers, batches_ahead) =
+                Execution::processes_settings(settings.workers, settings.batches_ahead, budget);
             Settings {
-                workers: 2 * settings.workers,
+                workers,
                 batches_ahead,
                 ..settings
             }
@@ -289,7 +287,8 @@ impl Loader {
                 ));
             }
             let execution =
-                Execution::choose(processes, workers, Code::AdlPipeline { users: false })?;
+                Execution::choose(processes, workers, Code::AdlPipeline { users: false })
+                    .map_err(refused)?;
             let loader = lerobot
                 .get()
                 .loader(|builder| settings.apply(builder), true)?;
@@ -311,7 +310,7 @@ impl Loader {
             let source = Source::new(dataset, Arc::clone(&gil))?;
             let gil_free = source.is_native() && pipeline.is_native();
             let code = Code::AdlPipeline { users: !gil_free };
-            let execution = Execution::choose(processes, workers, code)?;
+            let execution = Execution::choose(processes, workers, code).map_err(refused)?;
             if let Execution::OneAtATime { .. } = execution {
                 gil.one_at_a_time();
             }
@@ -335,17 +334,17 @@ impl Loader {
             true => Code::Adl,
             false => Code::Users,
         };
-        let mut execution = Execution::choose(processes, workers, code)?;
+        let mut execution = Execution::choose(processes, workers, code).map_err(refused)?;
         let inner = match execution {
             Execution::Processes => {
                 // Asked for: whatever they weigh, and an error where they
                 // cannot start; unasked: at most 64 MiB, else threads one
                 // call at a time.
-                let limit = processes.is_none().then_some(UNASKED_LIMIT);
+                let limit = Execution::sent_limit(processes);
                 match python_inner(py, dataset, pipeline, settings, true, &gil, limit) {
                     Ok(inner) => inner,
                     Err(cause) if processes.is_none() => {
-                        execution = Execution::fallback(&cause, py);
+                        execution = Execution::fallback(cause.value(py));
                         python_inner(py, dataset, pipeline, settings, false, &gil, None)?
                     }
                     Err(cause) => return Err(cause),

@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use adl_exec::Recycle;
 use adl_core::{Dataset, Error, Pipeline, Result};
+use adl_exec::Recycle;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
@@ -225,7 +225,7 @@ impl Pipeline<Raw> for PyPipeline {
                     Raw::Object(_) => None,
                 })
                 .collect();
-            return processes.batch(&indices, *skip, &self.gil);
+            return processes.batch(&indices, *skip);
         }
         let failed = |py: Python<'_>, e: PyErr| Error::Transform {
             node: "collate".into(),

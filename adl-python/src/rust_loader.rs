@@ -11,8 +11,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use adl_exec::Recycle;
 use adl_core::{Dataset, Pipeline};
+use adl_exec::Recycle;
 use adl_graph::loader::{Batch, Epoch, Loader, LoaderState};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

@@ -9,6 +9,9 @@
 //!   only the crop, a decode, a flip, the batch kernels) on the value at a
 //!   path.
 //! - [`stack`]: samples of one shape stacked into a batch, dict by dict.
+//! - [`ValueTraces`]: traces of [`ValueSensor`]s (adl's sensors as the
+//!   bindings hold them) one after another, synchronized by each sensor's
+//!   index for every sample: the dataset such a pipeline reads in Rust.
 //! - [`ValuePipeline`]: steps (or any transform of values) under the keys
 //!   of the sample, a stack between them: an `adl_core::Pipeline` of
 //!   [`Value`]s that the loader runs as it runs any other.
@@ -20,10 +23,12 @@ mod array;
 mod pipeline;
 mod stack;
 mod step;
+mod traces;
 mod value;
 
 pub use array::{AnyArray, DTYPES, Dtype};
 pub use pipeline::{Keyed, Node, Other, ValuePipeline};
 pub use stack::stack;
 pub use step::Step;
+pub use traces::{TraceSensor, ValueSensor, ValueTrace, ValueTraces};
 pub use value::{Encoded, Path, Value};

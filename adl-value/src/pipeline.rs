@@ -8,8 +8,9 @@
 use std::sync::Arc;
 
 use adl_core::description::{Body, Description, NodeInfo, Stage};
-use adl_exec::{Context, NodeId, Sequential}; use adl_core::pipeline::Tagged;
+use adl_core::pipeline::Tagged;
 use adl_core::{Error, Result, Transform};
+use adl_exec::{Context, NodeId, Sequential};
 
 use crate::stack::stack;
 use crate::step::Step;

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use adl_exec::Buffers;
 use adl_core::{Error, Result};
+use adl_exec::Buffers;
 use ndarray::{ArrayD, IxDyn};
 
 use crate::array::{AnyArray, Dtype};

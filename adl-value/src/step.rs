@@ -5,14 +5,14 @@ use std::fmt;
 
 use adl_core::Transform as _;
 use adl_core::description::{Node, NodeInfo, Stage};
+use adl_core::transform::ImageLayout;
+use adl_core::{Error, Result};
 use adl_exec::Context;
+use adl_files::CropDecoder;
+use adl_ops::image::RandomFlip as RustFlip;
 use adl_ops::kernel::{
     Affine as RustAffine, Clamp as RustClamp, Normalize as RustNormalize, U8ToF32,
 };
-use adl_core::transform::ImageLayout;
-use adl_ops::image::RandomFlip as RustFlip;
-use adl_core::{Error, Result};
-use adl_files::CropDecoder;
 use ndarray::{Array3, ArrayD, Ix3, IxDyn};
 
 use crate::array::{AnyArray, Dtype};

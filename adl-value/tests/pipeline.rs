@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use adl_core::description::{NodeInfo, Stage};
-use adl_ops::kernel::{Normalize, U8ToF32};
 use adl_core::transform::ImageLayout;
 use adl_core::{Error, InMemory, Pipeline, Result, Transform};
 use adl_graph::loader::Loader;
+use adl_ops::kernel::{Normalize, U8ToF32};
 use adl_value::{AnyArray, Node, Path, Step, Value, ValuePipeline, stack};
 use ndarray::{ArrayD, IxDyn};
 

@@ -89,11 +89,7 @@ fn the_execution_crate_depends_on_no_adl_crate_but_the_rules() {
         .filter(|d| (d.starts_with("adl-") || *d == "adl") && *d != "adl-exec")
         .collect();
     adl.dedup();
-    assert_eq!(
-        adl,
-        ["adl-rules"],
-        "adl-exec's adl dependencies: {deps:?}"
-    );
+    assert_eq!(adl, ["adl-rules"], "adl-exec's adl dependencies: {deps:?}");
 }
 
 /// adl-core, the specification and the data model, stands on the

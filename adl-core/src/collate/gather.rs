@@ -3,8 +3,8 @@
 use adl_exec::{Buffers, prefetch};
 use ndarray::{ArcArray, Array, Axis, Dimension, RemoveAxis};
 
-use adl_exec::Context;
 use crate::{Collate, Error, Result};
+use adl_exec::Context;
 
 /// In-memory data whose rows a [`Gather`] copies into batches: an
 /// [`ArcArray`] (rows along axis 0), a [`RowWindows`] of one, or a tuple of

@@ -119,8 +119,8 @@ pub use tuple::{
 
 use adl_exec::Buffers;
 
-use adl_exec::Context;
 use crate::{Collate, Error, Result};
+use adl_exec::Context;
 
 /// A sample type that [`DefaultCollate`] can batch.
 ///

@@ -2,8 +2,8 @@
 //! the description of its graph.
 
 use super::Description;
-use adl_exec::Context;
 use crate::{Pipeline, Result};
+use adl_exec::Context;
 
 /// A pipeline with the static description of its graph: what `pipeline!`
 /// expands to.

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
-use adl_exec::Context;
 use crate::{Pipeline, Result};
+use adl_exec::Context;
 
 /// A pipeline behind a box, so that pipelines of different types fit in
 /// one [`ParallelPipelines`](super::ParallelPipelines): `Raw` → `T`

@@ -9,10 +9,10 @@
 
 use std::sync::Arc;
 
-use adl_exec::{Context, Sequential};
 use crate::pipeline::in_branch;
 use crate::transform::{Keyed, label};
 use crate::{Pipeline, Result};
+use adl_exec::{Context, Sequential};
 
 /// A list of named branch pipelines: `pipeline` for the first element of
 /// a pair sample, `next` (another `Branch`, or [`NoBranch`]) for the rest.

@@ -1,5 +1,5 @@
-use adl_exec::Context;
 use crate::{Pipeline, Result, Transform};
+use adl_exec::Context;
 
 /// Pre-composition of any pipeline with a transform: `transform`, then the
 /// pipeline's sample stage; collate and batch unchanged.

@@ -1,10 +1,10 @@
 use std::sync::Arc;
 
-use super::in_branch;
 use super::filled;
-use adl_exec::{Context, Sequential, join_each};
+use super::in_branch;
 use crate::transform::{Keyed, label};
 use crate::{Pipeline, Result};
+use adl_exec::{Context, Sequential, join_each};
 
 /// Parallel composition by key: each key of a [`Keyed`] sample
 /// ([`Record`](crate::Record), `HashMap<String, _>`, `BTreeMap<String, _>`)

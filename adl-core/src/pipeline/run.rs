@@ -1,5 +1,5 @@
-use adl_exec::Sequential;
 use crate::{Pipeline, Result};
+use adl_exec::Sequential;
 
 /// Run `pipeline` on one batch of raw samples, as the specification's
 /// tutorial does: `sample` on each, `collate` once, `batch` once.

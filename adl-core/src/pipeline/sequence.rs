@@ -1,7 +1,7 @@
 use super::in_branch;
-use adl_exec::{Context, Sequential};
 use crate::transform::label;
 use crate::{Error, Pipeline, Result};
+use adl_exec::{Context, Sequential};
 
 /// A pipeline over sequences of samples (the reference's
 /// `generic.SequencePipeline`): the inner pipeline applied at every step of

@@ -1,7 +1,7 @@
 use super::IdentityCollate;
-use adl_exec::Context;
 use crate::transform::{Identity, Then};
 use crate::{Collate, Pipeline, Result, Transform};
+use adl_exec::Context;
 
 /// A pipeline made of its three stages: a `sample` [`Transform`], one
 /// [`Collate`], a `batch` transform (the reference's `abstract.Pipeline`).

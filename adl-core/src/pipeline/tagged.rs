@@ -3,8 +3,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use adl_rules::Device;
 
-use adl_exec::{Context, NodeId, panic_message};
 use crate::{Collate, Error, Result, Transform};
+use adl_exec::{Context, NodeId, panic_message};
 
 /// A node with its [`NodeId`] and name: what `pipeline!` wraps every node
 /// in (transforms and collates alike), so that the context can observe it.

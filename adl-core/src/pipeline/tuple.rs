@@ -1,11 +1,11 @@
 //! Typed parallel composition: tuples of pipelines over tuple samples, and
 //! tuples of collates.
 
-use super::in_branch;
 use super::filled;
-use adl_exec::{Context, Sequential, join_each};
+use super::in_branch;
 use crate::transform::label;
 use crate::{Collate, Pipeline, Result};
+use adl_exec::{Context, Sequential, join_each};
 
 macro_rules! tuple_pipeline {
     ($(($idx:tt, $p:ident, $in:ident)),+) => {

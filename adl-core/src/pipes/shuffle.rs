@@ -1,8 +1,8 @@
 //! [`Shuffle`]: a buffered, seeded shuffle of a stream.
 
 use super::IterableDataset;
-use adl_exec::rng::SplitMix64;
 use crate::{Error, Result};
+use adl_exec::rng::SplitMix64;
 
 /// A buffered shuffle, as DataPipes' `Shuffler`:
 /// [`shuffle`](super::DatasetExt::shuffle). Items fill a buffer of

@@ -1,8 +1,8 @@
 //! [`Shuffled`]: a seeded random permutation keeping random access.
 
-use adl_exec::rng::SplitMix64;
 use crate::storage::{self, Ahead, Fetched, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
+use adl_exec::rng::SplitMix64;
 
 /// A map-style dataset in a seeded random order:
 /// [`shuffled`](super::DatasetExt::shuffled). `get(i)` reads

@@ -3,9 +3,9 @@
 use std::fmt;
 
 use super::ld::{Amount, Seed, Step, sample_ld};
-use adl_exec::rng::SplitMix64;
 use crate::storage::{self, Ahead, Fetched, Route, Routes, Storage};
 use crate::{Dataset, Error, Origin, Result};
+use adl_exec::rng::SplitMix64;
 
 /// How a [`Sampled`] dataset picks its subset.
 #[derive(Debug, Clone, Copy, PartialEq)]

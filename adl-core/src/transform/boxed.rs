@@ -1,7 +1,7 @@
 use std::fmt;
 
-use adl_exec::Context;
 use crate::{Result, Transform};
+use adl_exec::Context;
 
 /// A transform from `In` to `Out` behind a box: steps of different types
 /// (closures, chains) in one collection, or a chain built at run time.

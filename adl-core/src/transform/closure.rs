@@ -7,8 +7,8 @@ use std::marker::PhantomData;
 
 use super::Random;
 use crate::description::{BatchNode, Node, NodeInfo, SampleNode, Stage, Takes};
-use adl_exec::{Context, SampleRng};
 use crate::{Result, Transform};
+use adl_exec::{Context, SampleRng};
 
 macro_rules! closure_node {
     ($(#[$doc:meta])* $name:ident, $stage:ident, $marker:ident) => {

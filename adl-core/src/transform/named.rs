@@ -1,5 +1,5 @@
-use adl_exec::Context;
 use crate::{Error, Result, Transform};
+use adl_exec::Context;
 
 /// A transform with a name, used in its errors: see [`named`].
 #[derive(Debug, Clone)]

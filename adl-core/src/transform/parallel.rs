@@ -2,8 +2,8 @@ use std::sync::Arc;
 
 use super::Keyed;
 use super::named::label;
-use adl_exec::{Context, Sequential};
 use crate::{Result, Transform};
+use adl_exec::{Context, Sequential};
 
 /// Parallel composition by key: each key of a [`Keyed`] sample
 /// ([`Record`](crate::Record), `HashMap<String, _>`, `BTreeMap<String, _>`)

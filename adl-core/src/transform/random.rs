@@ -1,5 +1,5 @@
-use adl_exec::{Context, NodeId, SampleRng, Sequential};
 use crate::{Result, Transform};
+use adl_exec::{Context, NodeId, SampleRng, Sequential};
 
 /// A transform that draws random numbers: see [`random`].
 #[derive(Debug, Clone, Copy)]

@@ -1,6 +1,6 @@
 use super::{BoxedTransform, Named};
-use adl_exec::Context;
 use crate::{Result, Transform};
+use adl_exec::Context;
 
 /// Sequential composition: `first`, then `second` on its output.
 ///

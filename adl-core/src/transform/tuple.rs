@@ -1,8 +1,8 @@
 //! Typed parallel composition: a tuple of transforms over a tuple sample.
 
 use super::named::label;
-use adl_exec::{Context, Sequential};
 use crate::{Result, Transform};
+use adl_exec::{Context, Sequential};
 
 macro_rules! tuple_transform {
     ($(($idx:tt, $t:ident, $in:ident)),+) => {

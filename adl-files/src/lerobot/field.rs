@@ -2,8 +2,8 @@
 //! frames, the task), and its batch, [`FieldBatch`].
 
 use adl_core::collate::{BatchBuilder, Collatable, StackBuilder, TextBuilder};
-use adl_exec::{Buffers, Recycle, Recycler};
 use adl_core::{Error, Result};
+use adl_exec::{Buffers, Recycle, Recycler};
 use ndarray::{ArrayD, IxDyn};
 
 use crate::video::{Frames, FramesBuilder};

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use adl_core::collate::{BatchBuilder, Collatable};
-use adl_exec::Buffers;
 use adl_core::{Error, Result, Sensor};
+use adl_exec::Buffers;
 use ndarray::{ArrayD, IxDyn};
 
 use super::convert::Output;

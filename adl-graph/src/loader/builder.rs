@@ -1,8 +1,8 @@
 use std::sync::Arc;
 
-use adl_exec::Accelerator;
 use adl_core::storage::{Ahead, Storage};
 use adl_core::{Dataset, Error, OnError, Origin, Pipeline, Result};
+use adl_exec::Accelerator;
 
 use super::{Listed, Loader, Order, Sequential, Shard, ShardTail, Shuffle};
 

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use adl_core::description::Device;
-use adl_exec::{Buffers, Context, NodeId, SampleRng, Services};
 use adl_exec::Accelerator;
+use adl_exec::{Buffers, Context, NodeId, SampleRng, Services};
 
 /// One call in this many of each node is timed (the first of each run of
 /// calls of a job): reading the clock around every call would cost as much

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use adl_exec::Accelerator;
 use adl_core::{Error, Result};
+use adl_exec::Accelerator;
 
 use super::builder::Device;
 

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
-use adl_exec::Recycle;
 use adl_core::{Dataset, Error, Pipeline, Result};
+use adl_exec::Recycle;
 
 use super::claims::Claims;
 use super::job::{Outcome, Skipped, build};

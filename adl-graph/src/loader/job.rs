@@ -6,10 +6,10 @@
 use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use adl_exec::{Buffers, panic_message};
 use adl_core::storage::Ahead;
 use adl_core::storage::Fetched;
 use adl_core::{Dataset, Error, Origin, Pipeline, Result};
+use adl_exec::{Buffers, panic_message};
 use rayon::prelude::*;
 
 use super::context::{Counters, JobContext};

@@ -93,6 +93,8 @@ mod fingerprint;
 mod job;
 mod order;
 mod policy;
+#[cfg(unix)]
+pub mod processes;
 mod read_ahead;
 mod sensor_reads;
 mod shard;
@@ -103,9 +105,9 @@ mod stats;
 use std::sync::{Arc, Mutex};
 
 use adl_core::description::{Body, Description, NodeInfo, Stage};
-use adl_exec::{BufferPool, Recycle};
-use adl_exec::Accelerator;
 use adl_core::{Dataset, Error, Pipeline, Result};
+use adl_exec::Accelerator;
+use adl_exec::{BufferPool, Recycle};
 
 use crate::plan::Plan;
 use crate::planner::Planner;
@@ -119,7 +121,7 @@ pub use device::FUSION_VARIABLE;
 pub use epoch::Epoch;
 pub use job::Skipped;
 pub use order::{EpochOrder, Listed, LowDiscrepancy, Order, Sequential, Shuffle, Weighted};
-pub use policy::Tuning;
+pub use policy::{Code, Execution, Tuning};
 pub use read_ahead::ReadStatistics;
 pub use sensor_reads::SensorReads;
 pub use shard::{Shard, ShardTail};

@@ -33,10 +33,8 @@ mod staging;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use adl_exec::{
-    Accelerator, ElementType, HostBatch, KernelArg, Launch, Output, shape_variables,
-};
 use adl_core::{Error, Result};
+use adl_exec::{Accelerator, ElementType, HostBatch, KernelArg, Launch, Output, shape_variables};
 
 pub use device::{DEVICE_VARIABLE, DeviceChoice};
 use program::{BUILD_OPTIONS, Range, Step};

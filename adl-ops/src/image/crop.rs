@@ -3,10 +3,10 @@
 use ndarray::Array3;
 
 use super::{Region, resized_crop};
-use adl_core::transform::ImageLayout;
 use adl_core::description::{Node, NodeInfo, SampleNode, Stage, Takes};
-use adl_exec::{Context, NodeId, SampleRng, Sequential};
+use adl_core::transform::ImageLayout;
 use adl_core::{Error, Result, Transform};
+use adl_exec::{Context, NodeId, SampleRng, Sequential};
 
 /// A sample node that crops a random region of an image and resizes it
 /// to a fixed size: torchvision's `RandomResizedCrop(size, scale=(0.08,

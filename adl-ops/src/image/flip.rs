@@ -4,10 +4,10 @@ use std::marker::PhantomData;
 
 use ndarray::{Array3, Axis};
 
-use adl_core::transform::ImageLayout;
 use adl_core::description::{Node, NodeInfo, SampleNode, Stage, Takes};
-use adl_exec::{Context, NodeId, Sequential};
+use adl_core::transform::ImageLayout;
 use adl_core::{Error, Result, Transform};
+use adl_exec::{Context, NodeId, Sequential};
 
 /// A sample node that mirrors an image left to right with probability
 /// `p` (0.5 by default), as torchvision's `RandomHorizontalFlip`: the

@@ -12,8 +12,8 @@ use adl_exec::{
 use super::Launch;
 use super::data::{KernelInput, KernelOutput};
 use super::node::{Fused, KernelNode, Member, run};
-use adl_exec::Context;
 use adl_core::{Result, Transform};
+use adl_exec::Context;
 
 /// A kernel node that is elementwise on the CPU: each output element comes
 /// from the input element at the same place, through a [`Lane`] chosen

@@ -7,9 +7,9 @@ use std::marker::PhantomData;
 
 use super::lanes::{FusedLanes, Lanewise};
 use super::node::{Fused, KernelNode};
-use adl_exec::Context;
 use adl_core::transform::Then;
 use adl_core::{Result, Transform};
+use adl_exec::Context;
 
 /// Picks how `pipeline!` links two consecutive batch nodes: [`Fused`] when
 /// both are kernel nodes whose element types meet, else [`Then`]. The

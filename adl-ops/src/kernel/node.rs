@@ -7,8 +7,8 @@ use adl_rules::fusion::{Fusion, Target, groups};
 use super::Launch;
 use super::data::{KernelInput, KernelOutput};
 use adl_core::description::Device;
-use adl_exec::{Context, NodeId};
 use adl_core::{Error, Result, Transform};
+use adl_exec::{Context, NodeId};
 
 /// One kernel node of a chain, as fusion sees it: its id in its pipeline
 /// (where `pipeline!` tagged it) and how it combines with its neighbours.

@@ -10,8 +10,8 @@
 use std::sync::Arc;
 
 use adl_core::description::{NodeInfo, Stage};
-use adl_exec::{Context, Sequential};
 use adl_core::{Error, Result};
+use adl_exec::{Context, Sequential};
 use adl_value::{Keyed, Node, Path, Value, ValuePipeline};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -1,8 +1,10 @@
 //! [`Source`]: the dataset of a loader with an `adl.Pipeline`, its
 //! samples as [`Value`]s. An `adl.Dataset` or `adl.Trace` of adl's own
-//! sensors (`adl.files`, `adl.px4`) is read in Rust without the GIL, its
-//! synchronized indices read once; any other dataset is called with the
-//! GIL and its samples copied.
+//! sensors (`adl.files`, `adl.px4`) is read in Rust without the GIL, as
+//! adl-value's [`ValueTraces`] (its synchronized indices read once); any
+//! other dataset is called with the GIL and its samples copied. What is
+//! here is conversion: which Python objects hold which of adl's sensors,
+//! and their index columns as positions.
 
 use std::sync::Arc;
 
@@ -19,7 +21,7 @@ use crate::px4::Topic;
 use crate::rover::RoverSensor;
 use crate::trace::Trace;
 use crate::video::Video;
-use adl_value::{Path, Value};
+use adl_value::{Path, TraceSensor, Value, ValueSensor, ValueTrace, ValueTraces};
 
 /// One of adl's sensors, read without the GIL.
 enum Sensor {
@@ -61,7 +63,9 @@ impl Sensor {
         }
         None
     }
+}
 
+impl ValueSensor for Sensor {
     fn len(&self) -> usize {
         match self {
             Sensor::Images(s) => s.get().samples(),
@@ -87,93 +91,48 @@ impl Sensor {
     }
 }
 
-/// A trace of adl's sensors: sample `i` is each sensor's sample at its
-/// synchronized index (or at `i`, when the trace has no indices).
-pub(crate) struct NativeTrace {
-    name: String,
-    /// The sensors by name, each with its index for every sample of the
-    /// trace, if the trace has indices.
-    sensors: Vec<(Arc<str>, Sensor, Option<Vec<usize>>)>,
-    len: usize,
-}
-
-impl NativeTrace {
-    /// `object` if it is an `adl.Trace` (not a subclass, which may read
-    /// otherwise) of adl's sensors, with indices of Python ints (or none).
-    fn of(object: &Bound<'_, PyAny>) -> PyResult<Option<NativeTrace>> {
-        let Ok(trace) = object.cast_exact::<Trace>() else {
+/// `object` as a trace of adl's sensors, if it is an `adl.Trace` (not a
+/// subclass, which may read otherwise) of adl's sensors, with indices of
+/// positions (or none) as long as the trace (the reference reads a
+/// shorter one's missing rows as an IndexError: Python's then).
+fn native_trace(object: &Bound<'_, PyAny>) -> PyResult<Option<ValueTrace>> {
+    let Ok(trace) = object.cast_exact::<Trace>() else {
+        return Ok(None);
+    };
+    let (sensors, indices, name) = {
+        let trace = trace.borrow();
+        (
+            trace.sensors(object.py()),
+            trace.indices(object.py()),
+            trace.name().to_owned(),
+        )
+    };
+    let Ok(mapping) = sensors.cast::<PyMapping>() else {
+        return Ok(None);
+    };
+    let mut native = Vec::new();
+    for item in mapping.items()?.iter() {
+        let (key, sensor): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+        let (Ok(key), Some(sensor)) = (key.extract::<String>(), Sensor::of(&sensor)) else {
             return Ok(None);
         };
-        let (sensors, indices, name) = {
-            let trace = trace.borrow();
-            (
-                trace.sensors(object.py()),
-                trace.indices(object.py()),
-                trace.name().to_owned(),
-            )
-        };
-        let Ok(mapping) = sensors.cast::<PyMapping>() else {
-            return Ok(None);
-        };
-        let mut native = Vec::new();
-        for item in mapping.items()?.iter() {
-            let (key, sensor): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
-            let (Ok(key), Some(sensor)) = (key.extract::<String>(), Sensor::of(&sensor)) else {
-                return Ok(None);
-            };
-            let rows = if indices.is_none() {
-                None
-            } else {
-                match indices.get_item(&key).ok().and_then(|rows| rows_of(&rows)) {
-                    Some(rows) => Some(rows),
-                    // Indices the native reader cannot take as they are
-                    // (negative, or missing): the trace is Python's.
-                    None => return Ok(None),
-                }
-            };
-            native.push((Arc::from(key), sensor, rows));
-        }
-        let Some((_, first, rows)) = native.first() else {
-            return Ok(None);
-        };
-        let len = match rows {
-            Some(rows) => rows.len(),
-            None => first.len(),
-        };
-        // Every sensor's index column as long as the trace (the reference
-        // reads a shorter one's missing rows as an IndexError): else
-        // Python's.
-        if native
-            .iter()
-            .any(|(_, _, rows)| rows.as_ref().is_some_and(|r| r.len() != len))
-        {
-            return Ok(None);
-        }
-        Ok(Some(NativeTrace {
-            name,
-            sensors: native,
-            len,
-        }))
-    }
-
-    fn value(&self, index: usize) -> Result<Value> {
-        let mut items = Vec::with_capacity(self.sensors.len());
-        for (name, sensor, rows) in &self.sensors {
-            let row = match rows {
-                Some(rows) => rows[index],
-                None => index,
-            };
-            if row >= sensor.len() {
-                return Err(Error::out_of_range(
-                    format_args!("sensor `{name}` of trace `{}`", self.name),
-                    row,
-                    sensor.len(),
-                ));
+        let rows = if indices.is_none() {
+            None
+        } else {
+            match indices.get_item(&key).ok().and_then(|rows| rows_of(&rows)) {
+                Some(rows) => Some(rows),
+                // Indices the native reader cannot take as they are
+                // (negative, or missing): the trace is Python's.
+                None => return Ok(None),
             }
-            items.push((Arc::clone(name), sensor.value(row)?));
-        }
-        Ok(Value::Map(items))
+        };
+        native.push(TraceSensor {
+            name: Arc::from(key),
+            sensor: Box::new(sensor),
+            rows,
+        });
     }
+    Ok(ValueTrace::new(name, native).ok())
 }
 
 /// A sensor's index column (an int64 array, as the sync policies give
@@ -195,11 +154,7 @@ fn rows_of(rows: &Bound<'_, PyAny>) -> Option<Vec<usize>> {
 pub(crate) enum Source {
     /// Traces of adl's own sensors, one after another: read in Rust,
     /// without the GIL.
-    Native {
-        traces: Vec<NativeTrace>,
-        /// Each trace's end as a global index.
-        ends: Vec<usize>,
-    },
+    Native(ValueTraces),
     /// Any other dataset: `dataset[i]` with the GIL (counted in `gil`),
     /// the sample copied into a [`Value`].
     Python {
@@ -214,13 +169,7 @@ impl Source {
     /// `adl.Trace`s, or an `adl.Trace`, of adl's sensors.
     pub(crate) fn new(dataset: &Bound<'_, PyAny>, gil: Arc<GilTime>) -> PyResult<Source> {
         if let Some(traces) = native_traces(dataset)? {
-            let mut ends = Vec::with_capacity(traces.len());
-            let mut total = 0usize;
-            for trace in &traces {
-                total += trace.len;
-                ends.push(total);
-            }
-            return Ok(Source::Native { traces, ends });
+            return Ok(Source::Native(ValueTraces::new(traces)));
         }
         Ok(Source::Python {
             object: dataset.clone().unbind(),
@@ -231,7 +180,7 @@ impl Source {
 
     /// Whether the samples are read without Python.
     pub(crate) fn is_native(&self) -> bool {
-        matches!(self, Source::Native { .. })
+        matches!(self, Source::Native(_))
     }
 }
 
@@ -243,8 +192,8 @@ pub(crate) fn is_adl_dataset(dataset: &Bound<'_, PyAny>) -> PyResult<bool> {
 
 /// The native traces of `dataset`, if it is one of adl's datasets of
 /// adl's traces of adl's sensors (or one such trace).
-fn native_traces(dataset: &Bound<'_, PyAny>) -> PyResult<Option<Vec<NativeTrace>>> {
-    if let Some(trace) = NativeTrace::of(dataset)? {
+fn native_traces(dataset: &Bound<'_, PyAny>) -> PyResult<Option<Vec<ValueTrace>>> {
+    if let Some(trace) = native_trace(dataset)? {
         return Ok(Some(vec![trace]));
     }
     let Ok(dataset) = dataset.cast_exact::<PyDatasetClass>() else {
@@ -253,7 +202,7 @@ fn native_traces(dataset: &Bound<'_, PyAny>) -> PyResult<Option<Vec<NativeTrace>
     let traces = dataset.borrow().traces(dataset.py());
     let mut native = Vec::new();
     for trace in traces.try_iter()? {
-        match NativeTrace::of(&trace?)? {
+        match native_trace(&trace?)? {
             Some(trace) => native.push(trace),
             None => return Ok(None),
         }
@@ -266,22 +215,14 @@ impl Dataset for Source {
 
     fn len(&self) -> usize {
         match self {
-            Source::Native { ends, .. } => ends.last().copied().unwrap_or(0),
+            Source::Native(traces) => traces.len(),
             Source::Python { len, .. } => *len,
         }
     }
 
     fn get(&self, index: usize) -> Result<Value> {
         match self {
-            Source::Native { traces, ends, .. } => {
-                let total = ends.last().copied().unwrap_or(0);
-                if index >= total {
-                    return Err(Error::out_of_range("the dataset", index, total));
-                }
-                let trace = ends.partition_point(|&end| end <= index);
-                let start = if trace > 0 { ends[trace - 1] } else { 0 };
-                traces[trace].value(index - start)
-            }
+            Source::Native(traces) => traces.get(index),
             Source::Python { object, gil, .. } => gil.attach(|py| {
                 let failed = |e| Error::read("the dataset", index, PythonError::new(py, e));
                 let sample = object.bind(py).get_item(index).map_err(failed)?;

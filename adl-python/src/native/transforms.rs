@@ -8,12 +8,12 @@
 //! batch's keys it is listed under, and says which array it could not take.
 
 use adl_core::description::Stage;
+use adl_core::transform::ImageLayout;
+use adl_files::CropDecoder;
+use adl_ops::image::RandomResizedCrop as RustCrop;
 use adl_ops::kernel::{
     Affine as RustAffine, Clamp as RustClamp, Normalize as RustNormalize, U8ToF32,
 };
-use adl_core::transform::ImageLayout;
-use adl_ops::image::RandomResizedCrop as RustCrop;
-use adl_files::CropDecoder;
 use adl_value::Step;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

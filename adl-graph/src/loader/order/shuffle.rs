@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use adl_core::Result;
-use adl_exec::mix64;
 use adl_core::sample::Permutation;
+use adl_exec::mix64;
 
 use super::{EpochOrder, Order};
 

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use adl_exec::mix64;
 use adl_core::{Error, Result};
+use adl_exec::mix64;
 
 use super::{EpochOrder, Order};
 use crate::loader::fingerprint::Fnv;

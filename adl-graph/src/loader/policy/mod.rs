@@ -11,11 +11,11 @@
 //! | hints ahead of a sample | [`Policy::HINTS_AHEAD`] | 4 samples ahead, on the thread that reads them |
 //! | the read stage's bound | [`Policy::read_bound`] | 256 MiB unless set |
 //! | reader threads: start, most, grow or shrink | [`Policy::starting_readers`], [`Policy::most_readers`], [`Policy::readers_verdict`] | [`readers`]'s rule: a sample per core to start, up to 32 samples at once while reads block and the workers wait |
+//! | where code that may not be thread-safe runs: inline, threads at once, threads one call at a time, worker processes; the threads and batches ahead of a loader with processes | [`Execution::choose`], [`Execution::processes_settings`], [`Execution::sent_limit`] | [`execution`]'s table: users' code in worker processes unless asked otherwise; two batches asked of each process, four ahead |
 //!
-//! (Where a Python loader runs users' code, threads or worker processes,
-//! is the bindings' `Execution`; batch memory's pooling threshold is the
-//! buffer pool's.)
+//! (Batch memory's pooling threshold is the buffer pool's.)
 
+pub(crate) mod execution;
 pub(crate) mod readers;
 pub(crate) mod tuning;
 
@@ -24,6 +24,7 @@ use std::time::Duration;
 use readers::{Seen, Verdict};
 use tuning::Tuner;
 
+pub use execution::{Code, Execution};
 pub use tuning::Tuning;
 
 /// A batch whose samples take longer than this (read and sample stage,
