@@ -125,34 +125,40 @@ fn the_data_model_stands_on_the_execution_crate() {
 /// adl-ops'). Doc comments are not code.
 #[test]
 fn the_specification_defines_nothing_that_runs() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("adl-core/src");
-    let mut found = Vec::new();
-    for file in crate::file_imports::rust_files(&dir) {
-        let text = std::fs::read_to_string(&file).expect("the file reads");
-        for (n, line) in text.lines().enumerate() {
-            let code = line.trim_start();
-            if code.starts_with("//") {
-                continue;
-            }
-            for runs in [
-                "trait Context",
-                "trait Accelerator",
-                "trait KernelNode",
-                "struct Sequential",
-                "__kernel",
-                "fast_image_resize",
-            ] {
-                if code.contains(runs) {
-                    found.push(format!("{}:{}: {}", file.display(), n + 1, code));
-                }
-            }
-        }
-    }
+    let found = code_naming(
+        "adl-core/src",
+        &[
+            "trait Context",
+            "trait Accelerator",
+            "trait KernelNode",
+            "struct Sequential",
+            "__kernel",
+            "fast_image_resize",
+        ],
+    );
     assert!(
         found.is_empty(),
         "adl-core defines what runs:\n{}",
         found.join("\n")
     );
+}
+
+/// The lines of code (comments left out) of the Rust files under `dir`
+/// (from the repository's root) that contain any of `names`, as
+/// `file:line: code`.
+fn code_naming(dir: &str, names: &[&str]) -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut found = Vec::new();
+    for file in crate::file_imports::rust_files(&dir) {
+        let text = std::fs::read_to_string(&file).expect("the file reads");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            if !code.starts_with("//") && names.iter().any(|name| code.contains(name)) {
+                found.push(format!("{}:{}: {}", file.display(), n + 1, code));
+            }
+        }
+    }
+    found
 }
 
 /// What a pipeline looks like (`adl::description`) is data about
@@ -162,22 +168,10 @@ fn the_specification_defines_nothing_that_runs() {
 /// transform and pipeline make no cycle. Doc links are not code.
 #[test]
 fn the_description_of_a_pipeline_names_nothing_that_runs() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("adl-core/src/description");
-    let mut found = Vec::new();
-    for file in crate::file_imports::rust_files(&dir) {
-        let text = std::fs::read_to_string(&file).expect("the file reads");
-        for (n, line) in text.lines().enumerate() {
-            let code = line.trim_start();
-            if code.starts_with("//") {
-                continue;
-            }
-            for above in ["crate::pipeline", "crate::transform", "crate::pipes"] {
-                if code.contains(above) {
-                    found.push(format!("{}:{}: {}", file.display(), n + 1, code));
-                }
-            }
-        }
-    }
+    let found = code_naming(
+        "adl-core/src/description",
+        &["crate::pipeline", "crate::transform", "crate::pipes"],
+    );
     assert!(
         found.is_empty(),
         "the description names what runs:\n{}",
