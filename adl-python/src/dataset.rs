@@ -57,6 +57,20 @@ impl Dataset {
         }
     }
 
+    /// Pickled by what it is made of (see `adl._pickle`): its class
+    /// called with its traces. A subclass whose constructor takes other
+    /// arguments defines its own `__reduce__`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        let py = slf.py();
+        let made = crate::made_from::MadeFrom::method(
+            slf.get_type().into_any(),
+            None,
+            (slf.borrow().traces.clone_ref(py),),
+            pyo3::types::PyDict::new(py),
+        )?;
+        made.reduce(py)
+    }
+
     /// The end of each trace, as a global index (int64).
     #[getter]
     fn indices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {

@@ -15,6 +15,9 @@ use numpy::{PyArray1, PyArrayDyn, ToPyArray};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 
+use crate::kwargs;
+use crate::made_from::MadeFrom;
+
 use crate::errors::to_python;
 use crate::native::{AnyArray, Encoded, Value};
 
@@ -122,6 +125,7 @@ fn timestamps(name: &str, values: &Bound<'_, PyAny>) -> PyResult<Timestamps> {
 pub(crate) struct Images {
     sensor: RustImages,
     metadata: Py<Metadata>,
+    made: MadeFrom,
 }
 
 impl Images {
@@ -148,6 +152,11 @@ impl Images {
         downscale: usize,
         strict: bool,
     ) -> PyResult<Self> {
+        let made = MadeFrom::class::<Images>(
+            py,
+            (folder.clone(),),
+            kwargs!(py; "layout" => layout, "downscale" => downscale, "strict" => strict),
+        )?;
         let layout = match layout {
             "hwc" => ImageLayout::Hwc,
             "chw" => ImageLayout::Chw,
@@ -165,7 +174,11 @@ impl Images {
             })
             .map_err(to_python)?;
         let metadata = Metadata::of(py, sensor.metadata())?;
-        Ok(Images { sensor, metadata })
+        Ok(Images {
+            sensor,
+            metadata,
+            made,
+        })
     }
 
     /// The sensor's name (its folder's).
@@ -218,11 +231,19 @@ impl Images {
     /// decoded (`EncodedImages`): under an `adl.Pipeline`,
     /// `adl.transforms.RandomResizedCrop` then decodes only the crop, and
     /// `adl.transforms.Decode` the whole frame.
-    fn encoded(&self, py: Python<'_>) -> EncodedImages {
-        EncodedImages {
-            sensor: self.sensor.clone().encoded(),
-            metadata: self.metadata.clone_ref(py),
-        }
+    fn encoded(slf: &Bound<'_, Self>) -> PyResult<EncodedImages> {
+        let py = slf.py();
+        let this = slf.get();
+        Ok(EncodedImages {
+            sensor: this.sensor.clone().encoded(),
+            metadata: this.metadata.clone_ref(py),
+            made: MadeFrom::method(slf.clone().into_any(), Some("encoded"), (), kwargs!(py))?,
+        })
+    }
+    /// Pickled by what it was made from (see `adl._pickle`): made again,
+    /// the same, where it is unpickled.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        self.made.reduce(py)
     }
 
     fn __repr__(&self) -> String {
@@ -245,6 +266,7 @@ impl Images {
 pub(crate) struct EncodedImages {
     sensor: RustEncodedImages,
     metadata: Py<Metadata>,
+    made: MadeFrom,
 }
 
 impl EncodedImages {
@@ -283,6 +305,12 @@ impl EncodedImages {
 
     fn __len__(&self) -> usize {
         self.sensor.len()
+    }
+
+    /// Pickled by what it was made from (see `adl._pickle`): made again,
+    /// the same, where it is unpickled.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        self.made.reduce(py)
     }
 
     /// Frame `index`'s file, its bytes (read without the GIL).
@@ -414,6 +442,7 @@ macro_rules! open_as {
 pub(crate) struct Npy {
     sensor: AnyNpy,
     metadata: Py<Metadata>,
+    made: MadeFrom,
 }
 
 #[pymethods]
@@ -429,6 +458,11 @@ impl Npy {
         name: Option<String>,
         dtype: &str,
     ) -> PyResult<Self> {
+        let made = MadeFrom::class::<Npy>(
+            py,
+            (path.clone(), timestamps.clone()),
+            kwargs!(py; "name" => name.clone(), "dtype" => dtype),
+        )?;
         let name = name.unwrap_or_else(|| {
             std::path::Path::new(&path)
                 .file_stem()
@@ -445,7 +479,7 @@ impl Npy {
             })
         })?
         .map_err(to_python)?;
-        Npy::made(py, sensor)
+        Npy::made(py, sensor, made)
     }
 
     /// The sensor folder `folder`: `data.npy` beside `ts.npy` or `ts.txt`,
@@ -453,11 +487,23 @@ impl Npy {
     #[staticmethod]
     #[pyo3(signature = (folder, *, dtype = "float32"))]
     fn in_folder(py: Python<'_>, folder: String, dtype: &str) -> PyResult<Self> {
+        let made = MadeFrom::method(
+            py.get_type::<Npy>().into_any(),
+            Some("in_folder"),
+            (folder.clone(),),
+            kwargs!(py; "dtype" => dtype),
+        )?;
         let sensor = AnyNpy::open(dtype, |kind| {
             py.detach(|| open_as!(kind, |T| RustNpy::<T, IxDyn>::in_folder(folder.as_str())))
         })?
         .map_err(to_python)?;
-        Npy::made(py, sensor)
+        Npy::made(py, sensor, made)
+    }
+
+    /// Pickled by what it was made from (see `adl._pickle`): made again,
+    /// the same, where it is unpickled.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        self.made.reduce(py)
     }
 
     /// The sensor's name.
@@ -527,9 +573,13 @@ impl Npy {
         each_npy!(&self.sensor, npy => npy.len())
     }
 
-    fn made(py: Python<'_>, sensor: AnyNpy) -> PyResult<Npy> {
+    fn made(py: Python<'_>, sensor: AnyNpy, made: MadeFrom) -> PyResult<Npy> {
         let metadata = each_npy!(&sensor, npy => Metadata::of(py, npy.metadata()))?;
-        Ok(Npy { sensor, metadata })
+        Ok(Npy {
+            sensor,
+            metadata,
+            made,
+        })
     }
 }
 
@@ -540,6 +590,7 @@ impl Npy {
 pub(crate) struct Table {
     sensor: RustTable,
     metadata: Py<Metadata>,
+    made: MadeFrom,
 }
 
 impl Table {
@@ -565,6 +616,11 @@ impl Table {
         time_column: &str,
         name: Option<String>,
     ) -> PyResult<Self> {
+        let made = MadeFrom::class::<Table>(
+            py,
+            (path.clone(), time_column),
+            kwargs!(py; "name" => name.clone()),
+        )?;
         let name = name.unwrap_or_else(|| {
             std::path::Path::new(&path)
                 .file_stem()
@@ -574,7 +630,17 @@ impl Table {
             .detach(|| RustTable::open(&name, path.as_str(), time_column))
             .map_err(to_python)?;
         let metadata = Metadata::of(py, sensor.metadata())?;
-        Ok(Table { sensor, metadata })
+        Ok(Table {
+            sensor,
+            metadata,
+            made,
+        })
+    }
+
+    /// Pickled by what it was made from (see `adl._pickle`): made again,
+    /// the same, where it is unpickled.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        self.made.reduce(py)
     }
 
     /// The sensor's name.

@@ -346,6 +346,8 @@ pub(crate) struct Interpolated {
     inner: adl_core::Interpolated<PythonSensor>,
     metadata: Py<Metadata>,
     gaps: Gaps,
+    /// What it pickles by.
+    made: crate::made_from::MadeFrom,
 }
 
 #[pymethods]
@@ -361,6 +363,18 @@ impl Interpolated {
         slerp: Vec<String>,
         name: Option<String>,
     ) -> PyResult<Self> {
+        let made = crate::made_from::MadeFrom::class::<Interpolated>(
+            py,
+            (
+                sensor.clone(),
+                times.clone(),
+                max_gap,
+                gaps,
+                slerp.clone(),
+                name.clone(),
+            ),
+            pyo3::types::PyDict::new(py),
+        )?;
         let gaps = match gaps {
             "mask" => Gaps::Mask,
             "refuse" => Gaps::Refuse,
@@ -402,7 +416,14 @@ impl Interpolated {
             inner,
             metadata,
             gaps,
+            made,
         })
+    }
+
+    /// Pickled by what it was made from: the sensor (which pickles by its
+    /// own), the times and the options (see `adl._pickle`).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        self.made.reduce(py)
     }
 
     /// The times it is evaluated at (`timestamps`, seconds).

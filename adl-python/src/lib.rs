@@ -51,6 +51,7 @@ mod gil;
 mod interpolated;
 mod lerobot;
 mod loader;
+mod made_from;
 mod margin;
 mod native;
 mod processes;

@@ -7,6 +7,9 @@ use adl_core::Sensor;
 use adl_files::px4::{Completeness, Px4Log, TopicSensor};
 use numpy::{PyArray1, PyArray2, ToPyArray};
 use pyo3::prelude::*;
+
+use crate::kwargs;
+use crate::made_from::MadeFrom;
 use pyo3::types::PyDict;
 
 use crate::errors::to_python;
@@ -21,6 +24,7 @@ use crate::native::{AnyArray, Value};
 #[pyclass(module = "adl.px4", frozen)]
 pub(crate) struct Log {
     path: String,
+    made: MadeFrom,
     sensors: Vec<Py<Topic>>,
     rejected: Vec<(String, String)>,
     completeness: Completeness,
@@ -30,6 +34,7 @@ pub(crate) struct Log {
 impl Log {
     #[new]
     fn new(py: Python<'_>, path: String) -> PyResult<Self> {
+        let made = MadeFrom::class::<Log>(py, (path.clone(),), kwargs!(py))?;
         let log = py.detach(|| Px4Log::open(&path)).map_err(to_python)?;
         let rejected = log
             .rejected()
@@ -40,14 +45,28 @@ impl Log {
         let sensors = log
             .into_sensors()
             .into_iter()
-            .map(|sensor| Topic::made(py, sensor))
+            .map(|sensor| {
+                let name = sensor.name().to_owned();
+                Topic::made(
+                    py,
+                    sensor,
+                    made.then(py, "__getitem__", (name,), kwargs!(py))?,
+                )
+            })
             .collect::<PyResult<_>>()?;
         Ok(Log {
             path,
+            made,
             sensors,
             rejected,
             completeness,
         })
+    }
+
+    /// Pickled by what it was made from (see `adl._pickle`): made again,
+    /// the same, where it is unpickled.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        self.made.reduce(py)
     }
 
     /// The file the log was read from.
@@ -134,6 +153,7 @@ impl Log {
 pub(crate) struct Topic {
     sensor: TopicSensor,
     metadata: Py<Metadata>,
+    made: MadeFrom,
 }
 
 impl Topic {
@@ -160,14 +180,27 @@ impl Topic {
         self.sensor.len()
     }
 
-    fn made(py: Python<'_>, sensor: TopicSensor) -> PyResult<Py<Topic>> {
+    fn made(py: Python<'_>, sensor: TopicSensor, made: MadeFrom) -> PyResult<Py<Topic>> {
         let metadata = Metadata::of(py, sensor.metadata())?;
-        Py::new(py, Topic { sensor, metadata })
+        Py::new(
+            py,
+            Topic {
+                sensor,
+                metadata,
+                made,
+            },
+        )
     }
 }
 
 #[pymethods]
 impl Topic {
+    /// Pickled by what it was made from (see `adl._pickle`): made again,
+    /// the same, where it is unpickled.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        self.made.reduce(py)
+    }
+
     /// The sensor's name: `topic`, or `topic/N` for instance N > 0.
     #[getter]
     fn name(&self) -> &str {

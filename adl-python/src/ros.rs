@@ -20,6 +20,9 @@ use numpy::{PyArray1, PyArray2, PyArray3};
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyFileNotFoundError, PyKeyError, PyValueError};
 use pyo3::prelude::*;
+
+use crate::kwargs;
+use crate::made_from::MadeFrom;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::errors::{add_note, to_python};
@@ -34,6 +37,7 @@ use crate::files::{Metadata, Stream, position};
 pub(crate) struct Bag {
     bag: RustBag,
     path: String,
+    made: MadeFrom,
     /// The topics opened so far, each opened once.
     opened: Mutex<BTreeMap<String, Py<RosTopic>>>,
 }
@@ -53,6 +57,7 @@ impl Bag {
 impl Bag {
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let made = MadeFrom::class::<Bag>(py, (path.clone(),), kwargs!(py))?;
         let shown = path.to_string_lossy().into_owned();
         let bag = py.detach(|| RustBag::open(&path)).map_err(|error| {
             if path.exists() {
@@ -64,6 +69,7 @@ impl Bag {
         Ok(Bag {
             bag,
             path: shown,
+            made,
             opened: Mutex::new(BTreeMap::new()),
         })
     }
@@ -101,6 +107,12 @@ impl Bag {
         self.bag.topics().len()
     }
 
+    /// Pickled by what it was made from (see `adl._pickle`): made again,
+    /// the same, where it is unpickled.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        self.made.reduce(py)
+    }
+
     fn __contains__(&self, topic: &str) -> bool {
         self.bag.topics().contains_key(topic)
     }
@@ -132,7 +144,8 @@ impl Bag {
         }
         // The lock is not held while the GIL is released.
         let sensor = py.detach(|| self.bag.topic(topic)).map_err(to_python)?;
-        let made = RosTopic::made(py, sensor)?;
+        let from = self.made.then(py, "__getitem__", (topic,), kwargs!(py))?;
+        let made = RosTopic::made(py, sensor, from)?;
         let mut opened = self.opened.lock().unwrap_or_else(|p| p.into_inner());
         Ok(opened.entry(topic.to_owned()).or_insert(made).clone_ref(py))
     }
@@ -157,17 +170,31 @@ impl Bag {
 pub(crate) struct RosTopic {
     sensor: RustTopic,
     metadata: Py<Metadata>,
+    made: MadeFrom,
 }
 
 impl RosTopic {
-    fn made(py: Python<'_>, sensor: RustTopic) -> PyResult<Py<RosTopic>> {
+    fn made(py: Python<'_>, sensor: RustTopic, made: MadeFrom) -> PyResult<Py<RosTopic>> {
         let metadata = Metadata::of(py, sensor.metadata())?;
-        Py::new(py, RosTopic { sensor, metadata })
+        Py::new(
+            py,
+            RosTopic {
+                sensor,
+                metadata,
+                made,
+            },
+        )
     }
 }
 
 #[pymethods]
 impl RosTopic {
+    /// Pickled by what it was made from (see `adl._pickle`): made again,
+    /// the same, where it is unpickled.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        self.made.reduce(py)
+    }
+
     /// The topic's name (`/imu`).
     #[getter]
     fn name(&self) -> &str {
@@ -202,7 +229,8 @@ impl RosTopic {
         let stamped = py
             .detach(|| sensor.stamped_by_header())
             .map_err(to_python)?;
-        RosTopic::made(py, stamped)
+        let made = self.made.then(py, "stamped_by_header", (), kwargs!(py))?;
+        RosTopic::made(py, stamped, made)
     }
 
     fn __len__(&self) -> usize {
@@ -246,6 +274,7 @@ impl RosTopic {
             RosView {
                 views,
                 metadata: self.metadata.clone_ref(py),
+                made: self.made.then(py, "view", (kind,), kwargs!(py))?,
             },
         )
     }
@@ -437,10 +466,17 @@ impl Viewing {
 pub(crate) struct RosView {
     views: Views,
     metadata: Py<Metadata>,
+    made: MadeFrom,
 }
 
 #[pymethods]
 impl RosView {
+    /// Pickled by what it was made from (see `adl._pickle`): made again,
+    /// the same, where it is unpickled.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        self.made.reduce(py)
+    }
+
     /// The topic's name (`/camera/image`).
     #[getter]
     fn name(&self) -> &str {

@@ -10,6 +10,9 @@ use adl_files::rover::{
 };
 use numpy::PyArrayDyn;
 use pyo3::prelude::*;
+
+use crate::kwargs;
+use crate::made_from::MadeFrom;
 use pyo3::types::{PyDict, PyTuple};
 
 use crate::errors::to_python;
@@ -30,6 +33,7 @@ pub(crate) struct RoverSensor {
     /// Whether every channel's dtype is one an `adl.Pipeline` takes (the
     /// loader's native path); else the loader reads it through Python.
     native: bool,
+    made: MadeFrom,
 }
 
 impl RoverSensor {
@@ -137,6 +141,11 @@ impl RoverSensor {
         past: usize,
         future: usize,
     ) -> PyResult<Self> {
+        let made = MadeFrom::class::<RoverSensor>(
+            py,
+            (path.clone(),),
+            kwargs!(py; "channels" => channels.clone(), "downscale" => downscale, "past" => past, "future" => future),
+        )?;
         let mut options = RoverOptions::default()
             .downscale(downscale)
             .window(past, future);
@@ -155,7 +164,14 @@ impl RoverSensor {
             sensor,
             metadata,
             native,
+            made,
         })
+    }
+
+    /// Pickled by what it was made from (see `adl._pickle`): made again,
+    /// the same, where it is unpickled.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        self.made.reduce(py)
     }
 
     /// The sensor's name (its folder's).

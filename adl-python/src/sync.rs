@@ -20,6 +20,13 @@ use crate::errors::to_python;
 use crate::margin;
 use crate::timestamps::{Inputs, to_dict};
 
+/// `adl._pickle.native`: what the policies pickle by (their classes are
+/// named `adl.generic`'s, where Python classes of the same names wrap
+/// them, so pickle cannot find them by name).
+fn native(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    py.import("adl._pickle")?.getattr("native")
+}
+
 /// No synchronization: an empty index array for every sensor (a trace
 /// that is only a collection of sensors).
 #[pyclass(module = "adl.generic", frozen)]
@@ -45,6 +52,11 @@ impl Empty {
 
     fn __repr__(&self) -> String {
         "Empty()".to_string()
+    }
+
+    /// Pickled as `Empty()`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        (native(py)?, ("Empty",)).into_pyobject(py)
     }
 }
 
@@ -87,6 +99,12 @@ impl Next {
         timestamps: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
         synchronize(py, &self.policy, self.policy.reference(), timestamps)
+    }
+
+    /// Pickled as `Next(reference, margin)`, the margin as it was given.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        let args = ("Next", self.policy.reference(), self.margin.clone_ref(py));
+        (native(py)?, args).into_pyobject(py)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -146,6 +164,18 @@ impl Nearest {
     #[getter]
     fn tol(&self) -> f64 {
         self.policy.tolerance()
+    }
+
+    /// Pickled as `Nearest(reference, margin, tol)`, the margin as it was
+    /// given.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        let args = (
+            "Nearest",
+            self.policy.reference(),
+            self.margin.clone_ref(py),
+            self.policy.tolerance(),
+        );
+        (native(py)?, args).into_pyobject(py)
     }
 
     /// The margin, as it was given.

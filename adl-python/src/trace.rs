@@ -122,6 +122,23 @@ impl Trace {
         })
     }
 
+    /// Pickled by what it is made of (see `adl._pickle`): its class
+    /// called with its sensors, its indices (as a mapping, used as they
+    /// are: the policy is not run again) and its name. A subclass whose
+    /// constructor takes other arguments defines its own `__reduce__`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        let py = slf.py();
+        let this = slf.borrow();
+        let sync = this.indices.clone_ref(py);
+        let made = crate::made_from::MadeFrom::method(
+            slf.get_type().into_any(),
+            None,
+            (this.sensors.clone_ref(py), sync, this.name.clone()),
+            pyo3::types::PyDict::new(py),
+        )?;
+        made.reduce(py)
+    }
+
     /// Sample `index` (an int or a numpy integer): each sensor's sample at
     /// its synchronized index; or the sensor named `index` (a str).
     fn __getitem__<'py>(

@@ -9,6 +9,9 @@ use numpy::{PyArray3, PyArray4};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use crate::kwargs;
+use crate::made_from::MadeFrom;
+
 use crate::errors::to_python;
 use crate::files::{Metadata, Stream, position};
 use crate::native::{AnyArray, Value};
@@ -32,6 +35,7 @@ pub(crate) fn layout_of(layout: &str) -> PyResult<ImageLayout> {
 pub(crate) struct Video {
     sensor: RustVideo,
     metadata: Py<Metadata>,
+    made: MadeFrom,
 }
 
 impl Video {
@@ -58,6 +62,11 @@ impl Video {
         layout: &str,
         size: Option<(usize, usize)>,
     ) -> PyResult<Self> {
+        let made = MadeFrom::class::<Video>(
+            py,
+            (path.clone(),),
+            kwargs!(py; "name" => name.clone(), "layout" => layout, "size" => size),
+        )?;
         let layout = layout_of(layout)?;
         let sensor = py
             .detach(|| {
@@ -73,7 +82,17 @@ impl Video {
             })
             .map_err(to_python)?;
         let metadata = Metadata::of(py, sensor.metadata())?;
-        Ok(Video { sensor, metadata })
+        Ok(Video {
+            sensor,
+            metadata,
+            made,
+        })
+    }
+
+    /// Pickled by what it was made from (see `adl._pickle`): made again,
+    /// the same, where it is unpickled.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        self.made.reduce(py)
     }
 
     /// The sensor's name (the file's, without its extension, unless given).

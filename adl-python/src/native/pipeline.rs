@@ -111,6 +111,8 @@ fn nodes_of(
 pub(crate) struct Pipeline {
     pipeline: ValuePipeline,
     gil: Arc<GilTime>,
+    /// The stages' mappings as given, what it pickles by.
+    given: (Option<Py<PyDict>>, Option<Py<PyDict>>),
 }
 
 impl Pipeline {
@@ -151,6 +153,10 @@ impl Pipeline {
         sample: Option<&Bound<'_, PyDict>>,
         batch: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
+        let given = (
+            sample.map(|d| d.clone().unbind()),
+            batch.map(|d| d.clone().unbind()),
+        );
         let gil = Arc::new(GilTime::default());
         let sample = stage_of(sample, Stage::Sample, &gil)?;
         let batch = stage_of(batch, Stage::Batch, &gil)?;
@@ -160,7 +166,20 @@ impl Pipeline {
                 other => other.to_string(),
             })
         })?;
-        Ok(Pipeline { pipeline, gil })
+        Ok(Pipeline {
+            pipeline,
+            gil,
+            given,
+        })
+    }
+
+    /// Pickled by the mappings it was made from (adl's transforms pickle
+    /// by theirs; a Python transform as pickle takes it, by reference for
+    /// a function of a module).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        let given = |d: &Option<Py<PyDict>>| d.as_ref().map(|d| d.clone_ref(py));
+        let args = (given(&self.given.0), given(&self.given.1));
+        (py.get_type::<Pipeline>(), args).into_pyobject(py)
     }
 
     /// Whether every transform is adl's own (a loader of adl's sensors

@@ -18,6 +18,9 @@ use adl_value::Step;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use crate::kwargs;
+use crate::made_from::MadeFrom;
+
 /// An image layout from its name.
 fn layout(name: &str) -> PyResult<ImageLayout> {
     match name {
@@ -34,6 +37,7 @@ fn layout(name: &str) -> PyResult<ImageLayout> {
 #[pyclass(module = "adl.transforms", subclass, frozen)]
 pub(crate) struct Transform {
     step: Step,
+    made: MadeFrom,
 }
 
 impl Transform {
@@ -42,13 +46,19 @@ impl Transform {
         &self.step
     }
 
-    fn of(step: Step) -> PyClassInitializer<Transform> {
-        PyClassInitializer::from(Transform { step })
+    fn of(step: Step, made: MadeFrom) -> PyClassInitializer<Transform> {
+        PyClassInitializer::from(Transform { step, made })
     }
 }
 
 #[pymethods]
 impl Transform {
+    /// Pickled by what it was made from (its class and arguments, see
+    /// `adl._pickle`).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        self.made.reduce(py)
+    }
+
     /// The node's name, as statistics and plans show it.
     #[getter]
     fn name(&self) -> String {
@@ -96,12 +106,18 @@ impl RandomResizedCrop {
         text_signature = "(size, *, scale=(0.08, 1.0), ratio=(0.75, 1.3333333333333333), layout=\"hwc\", scaled_decode=True)"
     )]
     fn new(
+        py: Python<'_>,
         size: &Bound<'_, PyAny>,
         scale: (f64, f64),
         ratio: (f64, f64),
         layout: &str,
         scaled_decode: bool,
     ) -> PyResult<PyClassInitializer<Self>> {
+        let made = MadeFrom::class::<RandomResizedCrop>(
+            py,
+            (size.clone(),),
+            kwargs!(py; "scale" => scale, "ratio" => ratio, "layout" => layout, "scaled_decode" => scaled_decode),
+        )?;
         let (height, width) = match size.extract::<usize>() {
             Ok(side) => (side, side),
             Err(_) => size.extract::<(usize, usize)>().map_err(|_| {
@@ -131,7 +147,7 @@ impl RandomResizedCrop {
             true => CropDecoder::new(crop),
             false => CropDecoder::new(crop).exact(),
         };
-        Ok(Transform::of(Step::Crop(decoder)).add_subclass(RandomResizedCrop))
+        Ok(Transform::of(Step::Crop(decoder), made).add_subclass(RandomResizedCrop))
     }
 }
 
@@ -144,8 +160,9 @@ pub(crate) struct Decode;
 #[pymethods]
 impl Decode {
     #[new]
-    fn new() -> PyClassInitializer<Self> {
-        Transform::of(Step::Decode).add_subclass(Decode)
+    fn new(py: Python<'_>) -> PyResult<PyClassInitializer<Self>> {
+        let made = MadeFrom::class::<Decode>(py, (), kwargs!(py))?;
+        Ok(Transform::of(Step::Decode, made).add_subclass(Decode))
     }
 }
 
@@ -159,14 +176,15 @@ pub(crate) struct RandomFlip;
 impl RandomFlip {
     #[new]
     #[pyo3(signature = (p = 0.5, *, layout = "hwc"))]
-    fn new(p: f64, layout: &str) -> PyResult<PyClassInitializer<Self>> {
+    fn new(py: Python<'_>, p: f64, layout: &str) -> PyResult<PyClassInitializer<Self>> {
+        let made = MadeFrom::class::<RandomFlip>(py, (p,), kwargs!(py; "layout" => layout))?;
         if !(0.0..=1.0).contains(&p) {
             return Err(PyValueError::new_err(format!(
                 "a flip's probability is in [0, 1], not {p}"
             )));
         }
         let layout = self::layout(layout)?;
-        Ok(Transform::of(Step::Flip { p, layout }).add_subclass(RandomFlip))
+        Ok(Transform::of(Step::Flip { p, layout }, made).add_subclass(RandomFlip))
     }
 }
 
@@ -179,13 +197,14 @@ pub(crate) struct ToFloat;
 impl ToFloat {
     #[new]
     #[pyo3(signature = (divide = 255.0))]
-    fn new(divide: f32) -> PyResult<PyClassInitializer<Self>> {
+    fn new(py: Python<'_>, divide: f32) -> PyResult<PyClassInitializer<Self>> {
+        let made = MadeFrom::class::<ToFloat>(py, (divide,), kwargs!(py))?;
         if !(divide.is_finite() && divide != 0.0) {
             return Err(PyValueError::new_err(format!(
                 "ToFloat divides by a finite number other than 0, not {divide}"
             )));
         }
-        Ok(Transform::of(Step::ToFloat(U8ToF32::divide(divide))).add_subclass(ToFloat))
+        Ok(Transform::of(Step::ToFloat(U8ToF32::divide(divide)), made).add_subclass(ToFloat))
     }
 }
 
@@ -198,7 +217,12 @@ pub(crate) struct Normalize;
 #[pymethods]
 impl Normalize {
     #[new]
-    fn new(mean: &Bound<'_, PyAny>, std: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Self>> {
+    fn new(
+        py: Python<'_>,
+        mean: &Bound<'_, PyAny>,
+        std: &Bound<'_, PyAny>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let made = MadeFrom::class::<Normalize>(py, (mean.clone(), std.clone()), kwargs!(py))?;
         let values = |what: &str, given: &Bound<'_, PyAny>| -> PyResult<Vec<f32>> {
             let values = match given.extract::<f32>() {
                 Ok(one) => vec![one],
@@ -229,7 +253,7 @@ impl Normalize {
             )));
         }
         Ok(
-            Transform::of(Step::Normalize(RustNormalize::per_channel(mean, std)))
+            Transform::of(Step::Normalize(RustNormalize::per_channel(mean, std)), made)
                 .add_subclass(Normalize),
         )
     }
@@ -242,8 +266,9 @@ pub(crate) struct Affine;
 #[pymethods]
 impl Affine {
     #[new]
-    fn new(scale: f32, offset: f32) -> PyClassInitializer<Self> {
-        Transform::of(Step::Affine(RustAffine::new(scale, offset))).add_subclass(Affine)
+    fn new(py: Python<'_>, scale: f32, offset: f32) -> PyResult<PyClassInitializer<Self>> {
+        let made = MadeFrom::class::<Affine>(py, (scale, offset), kwargs!(py))?;
+        Ok(Transform::of(Step::Affine(RustAffine::new(scale, offset)), made).add_subclass(Affine))
     }
 }
 
@@ -254,13 +279,14 @@ pub(crate) struct Clamp;
 #[pymethods]
 impl Clamp {
     #[new]
-    fn new(low: f32, high: f32) -> PyResult<PyClassInitializer<Self>> {
+    fn new(py: Python<'_>, low: f32, high: f32) -> PyResult<PyClassInitializer<Self>> {
+        let made = MadeFrom::class::<Clamp>(py, (low, high), kwargs!(py))?;
         // NaN bounds compare as neither: refused with the rest.
         if low.partial_cmp(&high).is_none_or(|order| order.is_gt()) {
             return Err(PyValueError::new_err(format!(
                 "Clamp's low is at most its high, not {low} and {high}"
             )));
         }
-        Ok(Transform::of(Step::Clamp(RustClamp::new(low, high))).add_subclass(Clamp))
+        Ok(Transform::of(Step::Clamp(RustClamp::new(low, high)), made).add_subclass(Clamp))
     }
 }
