@@ -182,3 +182,21 @@ def test_a_dataset_reaches_a_spawned_process_and_reads_the_same_there():
     assert child.exitcode == 0
     for i, sample in zip(indices, got):
         same(sample, dataset[i])
+
+
+def test_pytorchs_dataloader_with_spawned_workers_reads_adls_dataset():
+    pytest.importorskip("torch")
+    from torch.utils.data import DataLoader
+
+    camera = files.Images(str(RECORDING / "camera"), layout="chw")
+    imu = files.Table(str(RECORDING / "imu.csv"), "t")
+    dataset = adl.Dataset([
+        adl.Trace({"camera": camera, "imu": imu}, generic.Nearest("camera", tol=0.05), name="drive-1"),
+    ])
+    loader = DataLoader(dataset, batch_size=4, num_workers=2, multiprocessing_context="spawn",
+                        collate_fn=adl.default_collate)
+    got = list(loader)
+    assert sum(len(b["camera"]) for b in got) == len(dataset)
+    expected = adl.default_collate([dataset[i] for i in range(4)])
+    for key in ("camera", "imu"):
+        np.testing.assert_array_equal(np.asarray(got[0][key]), np.asarray(expected[key]))
