@@ -106,16 +106,20 @@
 //! from (0.17).
 //!
 //! The crates behind the facade, from the bottom: `adl-rules` (the
-//! composition rules as data), `adl-exec` (the kernel ABI, its CPU loops
+//! composition rules as data), `adl-exec` (how a pipeline runs: the
+//! execution context, the accelerator trait, the kernel ABI, its CPU loops
 //! and the buffer pool), `adl-core` (the specification and the data
-//! model), `adl-graph` (the engine), `adl-files` (file-backed sensors);
-//! `adl-lang` and `adl-macros` (the DSL) run in the compiler.
+//! model), `adl-ops` (the operations: batch kernels and image
+//! transforms), `adl-graph` (the engine), `adl-files` (file-backed
+//! sensors); `adl-lang` and `adl-macros` (the DSL) run in the compiler.
 
 // Everything adl-core holds, where it holds it: the specification's traits,
 // the errors and the data model (sensors, traces, datasets) at the root,
 // and the rest by module (`sync`, `transform`, `pipeline`, `collate`,
-// `pipes`, `sample`, `description`, `exec`, `kernel`, `storage`,
-// `spec`, `error`). A glob, so that the facade cannot drift from it.
+// `pipes`, `sample`, `description`, `storage`, `spec`, `error`). A glob,
+// so that the facade cannot drift from it; `exec`, `kernel`, `transform`
+// and `__private`, below, name the other crates' items beside adl-core's
+// (and shadow adl-core's hidden `exec`).
 pub use adl_core::*;
 
 /// The execution context: what a pipeline runs *in* (see

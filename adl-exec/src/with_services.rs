@@ -27,7 +27,7 @@ use super::{Context, NodeId, SampleRng, Services};
 /// struct Nothing;
 /// impl Accelerator for Nothing {
 ///     fn name(&self) -> &str { "nothing" }
-///     fn run(&self, _: &[Launch], _: &[std::ops::Range<usize>], _: HostBatch<'_>, _: &mut Output<'_>) -> adl::kernel::Result<bool> { Ok(false) }
+///     fn run(&self, _: &[Launch], _: &[std::ops::Range<usize>], _: HostBatch<'_>, _: &mut Output<'_>) -> Result<bool, adl::kernel::KernelError> { Ok(false) }
 /// }
 /// let device = Nothing; // in practice, adl::graph::opencl::OpenCl
 /// let pool = Arc::new(BufferPool::new(2));

@@ -15,8 +15,7 @@ use numpy::{PyArray1, PyArrayDyn, ToPyArray};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::kwargs;
-use crate::made_from::MadeFrom;
+use crate::made_from::{MadeFrom, kwargs, located};
 
 use crate::errors::to_python;
 use crate::native::{AnyArray, Encoded, Value};
@@ -154,7 +153,7 @@ impl Images {
     ) -> PyResult<Self> {
         let made = MadeFrom::class::<Images>(
             py,
-            (folder.clone(),),
+            (located(&folder),),
             kwargs!(py; "layout" => layout, "downscale" => downscale, "strict" => strict),
         )?;
         let layout = match layout {
@@ -460,7 +459,7 @@ impl Npy {
     ) -> PyResult<Self> {
         let made = MadeFrom::class::<Npy>(
             py,
-            (path.clone(), timestamps.clone()),
+            (located(&path), timestamps.clone()),
             kwargs!(py; "name" => name.clone(), "dtype" => dtype),
         )?;
         let name = name.unwrap_or_else(|| {
@@ -490,7 +489,7 @@ impl Npy {
         let made = MadeFrom::method(
             py.get_type::<Npy>().into_any(),
             Some("in_folder"),
-            (folder.clone(),),
+            (located(&folder),),
             kwargs!(py; "dtype" => dtype),
         )?;
         let sensor = AnyNpy::open(dtype, |kind| {
@@ -618,7 +617,7 @@ impl Table {
     ) -> PyResult<Self> {
         let made = MadeFrom::class::<Table>(
             py,
-            (path.clone(), time_column),
+            (located(&path), time_column),
             kwargs!(py; "name" => name.clone()),
         )?;
         let name = name.unwrap_or_else(|| {

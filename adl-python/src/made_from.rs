@@ -9,9 +9,22 @@ use pyo3::BoundObject;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
+/// `location` as a pickle keeps it: a local path made absolute (a worker
+/// process, or a task on another machine's same mount, opens the same
+/// file whatever its working directory), a URL (`s3://`, `https://`) as
+/// it is.
+pub(crate) fn located(location: &str) -> String {
+    if location.contains("://") {
+        return location.to_owned();
+    }
+    std::path::absolute(location).map_or_else(
+        |_| location.to_owned(),
+        |p| p.to_string_lossy().into_owned(),
+    )
+}
+
 /// A dict of keyword arguments for [`MadeFrom`]: `kwargs!(py; "layout" =>
 /// layout, ...)`.
-#[macro_export]
 macro_rules! kwargs {
     ($py:expr $(; $($key:literal => $value:expr),* $(,)?)?) => {{
         let dict = pyo3::types::PyDict::new($py);
@@ -19,6 +32,7 @@ macro_rules! kwargs {
         dict
     }};
 }
+pub(crate) use kwargs;
 
 /// A callable (`on`, or its method `method`) and the arguments that made
 /// an object.
@@ -31,7 +45,7 @@ pub(crate) struct MadeFrom {
 
 impl MadeFrom {
     /// Made by class `T` called with `args` and `kwargs` (see
-    /// [`kwargs!`](crate::kwargs)).
+    /// `kwargs!`).
     pub(crate) fn class<'py, T: pyo3::PyTypeInfo>(
         py: Python<'py>,
         args: impl IntoPyObject<'py, Target = PyTuple>,

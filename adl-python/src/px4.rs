@@ -8,8 +8,7 @@ use adl_files::px4::{Completeness, Px4Log, TopicSensor};
 use numpy::{PyArray1, PyArray2, ToPyArray};
 use pyo3::prelude::*;
 
-use crate::kwargs;
-use crate::made_from::MadeFrom;
+use crate::made_from::{MadeFrom, kwargs, located};
 use pyo3::types::PyDict;
 
 use crate::errors::to_python;
@@ -34,7 +33,7 @@ pub(crate) struct Log {
 impl Log {
     #[new]
     fn new(py: Python<'_>, path: String) -> PyResult<Self> {
-        let made = MadeFrom::class::<Log>(py, (path.clone(),), kwargs!(py))?;
+        let made = MadeFrom::class::<Log>(py, (located(&path),), kwargs!(py))?;
         let log = py.detach(|| Px4Log::open(&path)).map_err(to_python)?;
         let rejected = log
             .rejected()

@@ -21,8 +21,7 @@ use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyFileNotFoundError, PyKeyError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::kwargs;
-use crate::made_from::MadeFrom;
+use crate::made_from::{MadeFrom, kwargs, located};
 use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::errors::{add_note, to_python};
@@ -57,7 +56,7 @@ impl Bag {
 impl Bag {
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let made = MadeFrom::class::<Bag>(py, (path.clone(),), kwargs!(py))?;
+        let made = MadeFrom::class::<Bag>(py, (located(&path.to_string_lossy()),), kwargs!(py))?;
         let shown = path.to_string_lossy().into_owned();
         let bag = py.detach(|| RustBag::open(&path)).map_err(|error| {
             if path.exists() {

@@ -11,8 +11,7 @@ use adl_files::rover::{
 use numpy::PyArrayDyn;
 use pyo3::prelude::*;
 
-use crate::kwargs;
-use crate::made_from::MadeFrom;
+use crate::made_from::{MadeFrom, kwargs, located};
 use pyo3::types::{PyDict, PyTuple};
 
 use crate::errors::to_python;
@@ -143,7 +142,7 @@ impl RoverSensor {
     ) -> PyResult<Self> {
         let made = MadeFrom::class::<RoverSensor>(
             py,
-            (path.clone(),),
+            (located(&path),),
             kwargs!(py; "channels" => channels.clone(), "downscale" => downscale, "past" => past, "future" => future),
         )?;
         let mut options = RoverOptions::default()

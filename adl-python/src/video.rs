@@ -9,8 +9,7 @@ use numpy::{PyArray3, PyArray4};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::kwargs;
-use crate::made_from::MadeFrom;
+use crate::made_from::{MadeFrom, kwargs, located};
 
 use crate::errors::to_python;
 use crate::files::{Metadata, Stream, position};
@@ -64,7 +63,7 @@ impl Video {
     ) -> PyResult<Self> {
         let made = MadeFrom::class::<Video>(
             py,
-            (path.clone(),),
+            (located(&path),),
             kwargs!(py; "name" => name.clone(), "layout" => layout, "size" => size),
         )?;
         let layout = layout_of(layout)?;

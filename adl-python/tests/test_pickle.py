@@ -91,6 +91,18 @@ def test_a_sensor_pickles_by_its_location_not_its_data():
     assert str(RECORDING / "camera").encode() in data
 
 
+def test_a_relative_path_pickles_as_the_file_it_named(tmp_path, monkeypatch):
+    # Made from a path relative to the working directory, unpickled after
+    # a change of it (a worker started elsewhere): the same file.
+    monkeypatch.chdir(RECORDING)
+    sensors = [files.Images("camera"), files.Table("imu.csv", "t")]
+    first = [sensor[0] for sensor in sensors]
+    pickled = [pickle.dumps(sensor) for sensor in sensors]
+    monkeypatch.chdir(tmp_path)
+    for data, expected in zip(pickled, first):
+        same(pickle.loads(data)[0], expected)
+
+
 def test_a_log_and_a_bag_round_trip():
     log = px4.Log(str(PX4_LOG))
     again = pickle.loads(pickle.dumps(log))

@@ -116,7 +116,7 @@ mod tagged;
 pub use adl_exec::Accelerator;
 pub use adl_exec::{
     BlockInfo, BlockKernel, Element, ElementType, HostBatch, HostData, KernelArg, KernelError,
-    Lane, LanePair, Launch, Op, Output, Result, Same, ScatteredBlocks, cl_f32, cl_f32_by_channel,
+    Lane, LanePair, Launch, Op, Output, Same, ScatteredBlocks, cl_f32, cl_f32_by_channel,
     shape_variables,
 };
 pub use adl_rules::fusion::{Fusion, Target, groups};

@@ -18,8 +18,7 @@ use adl_value::Step;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::kwargs;
-use crate::made_from::MadeFrom;
+use crate::made_from::{MadeFrom, kwargs};
 
 /// An image layout from its name.
 fn layout(name: &str) -> PyResult<ImageLayout> {

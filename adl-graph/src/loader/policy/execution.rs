@@ -44,7 +44,7 @@ const AHEAD_PER_PROCESS: usize = 4;
 /// One call at a time (the bindings' `GilTime::one_at_a_time`) is the
 /// promise the GIL alone does not keep: each call into Python ends before
 /// the next begins, even where it releases the GIL. Worker processes are
-/// [`processes`](crate::loader::processes).
+/// `adl::graph::loader::processes` (on Unix).
 ///
 /// ```
 /// use adl::graph::loader::{Code, Execution};

@@ -202,9 +202,10 @@ impl<P: WorkerProcess> WorkerProcesses<P> {
         let workers = (started.into_iter().enumerate())
             .map(|(number, s)| {
                 Worker::new(number, s.process, s.socket, s.blocks).map_err(|e| {
-                    Error::invalid(
+                    Error::read(
                         format_args!("the loader's worker process {number}"),
-                        format_args!("its socket cannot be read from: {e}"),
+                        None,
+                        format!("its socket cannot be read from: {e}"),
                     )
                 })
             })

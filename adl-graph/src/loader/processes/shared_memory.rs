@@ -48,9 +48,11 @@ impl Block {
         self.map.is_empty()
     }
 
-    /// Its bytes, as the process wrote them: what the bindings view as
-    /// arrays while the block is theirs (lent for a batch whose arrays are
-    /// in it, until they give it back).
+    /// Its bytes, as the process wrote them. A block held here is not lent
+    /// (the process writes a block only between its request and its
+    /// reply), so nothing else writes it while this borrow lives; the
+    /// bindings take the address to view the batch's arrays there, and
+    /// give the block back only once no view is left.
     pub fn bytes(&self) -> &[u8] {
         &self.map
     }
@@ -238,6 +240,12 @@ impl Blocks {
         for block in blocks {
             forgotten.push(block.number);
         }
+    }
+
+    /// `numbers`, taken by [`take_forgotten`](Self::take_forgotten) for a
+    /// request that was not sent: told with the next one.
+    pub fn forget_later(&self, numbers: Vec<u32>) {
+        lock(&self.forgotten).extend(numbers);
     }
 
     /// The blocks to tell the process to unmap, taken (at most `most`; the

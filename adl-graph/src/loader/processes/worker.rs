@@ -61,12 +61,23 @@ impl<P: WorkerProcess> Worker<P> {
             .and_then(|l| l.name.as_ref())
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let request = {
-            let block = lease
-                .as_ref()
-                .map_or((NO_BLOCK, 0), |l| (l.block.number(), l.block.len() as u64));
-            let forgotten = self.blocks.take_forgotten(usize::from(u16::MAX));
-            request(indices, skip, block, &name, &forgotten)?
+        let block = lease
+            .as_ref()
+            .map_or((NO_BLOCK, 0), |l| (l.block.number(), l.block.len() as u64));
+        let forgotten = self.blocks.take_forgotten(usize::from(u16::MAX));
+        let request = match request(indices, skip, block, &name, &forgotten) {
+            Ok(request) => request,
+            Err(why) => {
+                // Nothing was sent: the block is free again (its name
+                // unlinked), and the blocks to forget wait for the next
+                // request.
+                if let Some(mut lease) = lease {
+                    lease.unlink();
+                    self.blocks.give_back(lease.block);
+                }
+                self.blocks.forget_later(forgotten);
+                return Err(why);
+            }
         };
         self.queued.fetch_add(1, Ordering::Relaxed);
         let (turn, unsent) = {
@@ -172,11 +183,13 @@ fn read_reply(socket: &mut UnixStream) -> Result<(Status, Vec<u8>, u64), String>
         u64::from_le_bytes(bytes)
     };
     let (len, needed) = (word(1), word(9));
-    let status = Status::of(head[0]).ok_or_else(|| format!("a reply of status {}", head[0]))?;
     let len = usize::try_from(len).map_err(|_| format!("a reply of {len} bytes"))?;
     let mut payload = vec![0; len];
     socket
         .read_exact(&mut payload)
         .map_err(|e| format!("its reply is cut short ({e})"))?;
+    // Checked once the payload is read, so that the next reply is read
+    // from its start.
+    let status = Status::of(head[0]).ok_or_else(|| format!("a reply of status {}", head[0]))?;
     Ok((status, payload, needed))
 }
