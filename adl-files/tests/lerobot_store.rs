@@ -1,4 +1,4 @@
-//! `LeRobot` over object storage, against a real S3 API server (moto's,
+//! `LeRobot` over object storage, against a real S3 API server (SeaweedFS's,
 //! started by `s3::S3Server`): the LeRobot datasets of tests/data/lerobot
 //! put in a bucket read as the local folders do, item by item, frame by
 //! frame (the tables read whole, each video's index with ranged reads,

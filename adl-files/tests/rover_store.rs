@@ -1,5 +1,5 @@
 //! `RoverSensor` over object storage, against a real S3 API server
-//! (moto's, started by `s3::S3Server`): the roverd fixture trace put in a
+//! (SeaweedFS's, started by `s3::S3Server`): the roverd fixture trace put in a
 //! bucket reads as the local folders do, every channel format (ranged
 //! requests for `raw`, `lzmaf` frames and the AVI's chunks; whole objects
 //! for `lzma`, `ts`, offsets and blobs).

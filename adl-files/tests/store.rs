@@ -1,5 +1,5 @@
 //! The file-backed sensors over object storage, against a real S3 API
-//! server (moto's, started by `s3::S3Server`): the same samples and the
+//! server (SeaweedFS's, started by `s3::S3Server`): the same samples and the
 //! same refusals as from local files, and the failures of a network:
 //! missing objects and buckets named, transient failures retried and
 //! counted, nothing hanging.
@@ -33,7 +33,7 @@ fn data(name: &str) -> PathBuf {
 /// The IMU table the tests put beside the radar.
 const IMU: &str = "# an IMU\nt, ax, gz\n0.000, 1.5, -2\n0.005, 2.5, -3\n0.010, 3.5, -4\n";
 
-/// The moto server, its bucket holding the fixtures: `drive/radar/` (a
+/// The S3 server, its bucket holding the fixtures: `drive/radar/` (a
 /// sensor folder: `data.npy`, `ts.npy`), `drive/imu.csv`, `drive/ts.txt`,
 /// `bad/*.npy` (the bad files of `tests/data`), `bad/nots/data.npy` (a
 /// sensor folder without timestamps); and the store of the bucket shared

