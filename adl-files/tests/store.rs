@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use common::source_error;
 use s3::flaky::{Fault, Flaky};
-use s3::{BUCKET, S3Server, options_for};
+use s3::{BUCKET, KEY_ID, S3Server, options_for};
 
 use adl::files::{
     Images, Location, Npy, NpyFiles, RetryPolicy, Store, StoreOptions, Table, read_timestamps,
@@ -383,6 +383,43 @@ fn access_denied_is_named_with_the_credentials_to_check() {
         "{message}"
     );
     assert_eq!((store.stats().requests, store.stats().retries), (1, 0));
+}
+
+/// A server that checks credentials (SeaweedFS with one identity): the
+/// right ones read; wrong ones, or none, are refused by the server
+/// itself, named with the object and the credentials to check, and not
+/// retried.
+#[test]
+fn wrong_or_missing_credentials_are_named_with_the_object_and_what_to_check() {
+    let server = S3Server::start_checking_credentials();
+    server.put("drive/imu.csv", IMU.as_bytes());
+    let right = Store::open_with(&format!("s3://{BUCKET}"), &server.options(quick(3))).unwrap();
+    let imu = Table::open("imu", right.at("drive/imu.csv"), "t").unwrap();
+    assert_eq!(imu.len(), 3);
+    let wrong = StoreOptions::default()
+        .with_retry(quick(3))
+        .with_config("aws_endpoint", server.endpoint())
+        .with_config("aws_allow_http", "true")
+        .with_config("aws_access_key_id", KEY_ID)
+        .with_config("aws_secret_access_key", "not-the-secret")
+        .with_config("aws_region", "us-east-1");
+    let missing = StoreOptions::default()
+        .with_retry(quick(3))
+        .with_config("aws_endpoint", server.endpoint())
+        .with_config("aws_allow_http", "true")
+        .with_config("aws_skip_signature", "true")
+        .with_config("aws_region", "us-east-1");
+    for options in [wrong, missing] {
+        let store = Store::open_with(&format!("s3://{BUCKET}"), &options).unwrap();
+        let message = source_error(store.get("drive/imu.csv"), "drive/imu.csv");
+        assert!(
+            message.starts_with(&format!(
+                "s3://{BUCKET}/drive/imu.csv: access denied: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+            )),
+            "{message}"
+        );
+        assert_eq!(store.stats().retries, 0, "{:?}", store.stats());
+    }
 }
 
 #[test]

@@ -105,6 +105,17 @@ impl S3Server {
     /// A new server (see the module's doc); panics saying what to install
     /// where Python, its venv module or pip are missing.
     pub fn start() -> S3Server {
+        Self::start_with(false)
+    }
+
+    /// A new server that checks credentials: one identity, [`KEY_ID`]
+    /// and [`SECRET`], may do anything; any other signature, or none, is
+    /// denied. Its bucket [`BUCKET`] is made as it starts.
+    pub fn start_checking_credentials() -> S3Server {
+        Self::start_with(true)
+    }
+
+    fn start_with(checking: bool) -> S3Server {
         let weed = venv_weed();
         static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
@@ -134,6 +145,16 @@ impl S3Server {
             "-s3.port.lance=0".into(),
             "-master.telemetry=false".into(),
         ];
+        let mut args = args.to_vec();
+        if checking {
+            let config = dir.join("identities.json");
+            let identities = format!(
+                r#"{{"identities": [{{"name": "tests", "credentials": [{{"accessKey": "{KEY_ID}", "secretKey": "{SECRET}"}}], "actions": ["Admin", "Read", "List", "Tagging", "Write"]}}]}}"#
+            );
+            std::fs::write(&config, identities).unwrap();
+            args.push(format!("-s3.config={}", config.display()));
+            args.push(format!("-bucket={BUCKET}"));
+        }
         drop(held);
         let python = weed.parent().expect("the venv's bin").join("python");
         let mut child = Command::new(&python)
@@ -186,10 +207,12 @@ impl S3Server {
         Store::open_with(&format!("s3://{BUCKET}"), &self.options(retry)).unwrap()
     }
 
+    /// Until its S3 gateway answers an unsigned listing of the buckets:
+    /// with 200, or, where it checks credentials, 403.
     fn wait_until_it_answers(&self) {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            if let Ok((200, _)) = self.send("GET", "/", "", &[]) {
+            if let Ok((200 | 403, _)) = self.send("GET", "/", "", &[]) {
                 return;
             }
             assert!(
