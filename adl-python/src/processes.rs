@@ -181,8 +181,13 @@ fn unpickle<'py>(
     if reply.status != Status::InBlock {
         return loads.call1((PyBytes::new(py, &reply.payload),));
     }
-    let (table, pickled) = match reply.buffers() {
-        Ok(in_block) => (in_block.buffers, in_block.encoded.to_vec()),
+    // The table, and where the pickle starts in the payload: read in
+    // place, the block then moved out of the reply.
+    let (table, start) = match reply.buffers() {
+        Ok(in_block) => (
+            in_block.buffers,
+            reply.payload.len() - in_block.encoded.len(),
+        ),
         Err(why) => {
             if let Some(block) = reply.block {
                 home.give_back(block);
@@ -198,7 +203,7 @@ fn unpickle<'py>(
     let buffers = shared_blocks::buffers(py, block, home, &table)?;
     let kwargs = pyo3::types::PyDict::new(py);
     kwargs.set_item("buffers", buffers)?;
-    loads.call((PyBytes::new(py, &pickled),), Some(&kwargs))
+    loads.call((PyBytes::new(py, &reply.payload[start..]),), Some(&kwargs))
 }
 
 /// A reply that cannot be read as one, as the collate's error.

@@ -129,7 +129,7 @@ impl S3Server {
         let [master, volume, filer, s3, webdav, admin] = ports[..] else {
             unreachable!("six ports")
         };
-        let args = [
+        let mut args = vec![
             "mini".to_string(),
             format!("-dir={}", dir.display()),
             "-ip=127.0.0.1".into(),
@@ -145,7 +145,6 @@ impl S3Server {
             "-s3.port.lance=0".into(),
             "-master.telemetry=false".into(),
         ];
-        let mut args = args.to_vec();
         if checking {
             let config = dir.join("identities.json");
             let identities = format!(

@@ -185,7 +185,9 @@ pub struct WorkerProcesses<P> {
     shared: AtomicU64,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+/// `mutex` locked, even where a thread panicked holding it (what it
+/// guards is counts and lists, whole after every step).
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 

@@ -2,9 +2,11 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use memmap2::MmapMut;
+
+use super::lock;
 
 /// The number a request gives when it lends no block.
 pub const NO_BLOCK: u32 = u32::MAX;
@@ -133,10 +135,6 @@ impl std::fmt::Debug for Blocks {
             .field("made", &self.made())
             .finish_non_exhaustive()
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Blocks {

@@ -5,10 +5,10 @@
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 
 use super::shared_memory::{Block, Blocks, NO_BLOCK};
-use super::{Reply, Status, WorkerProcess};
+use super::{Reply, Status, WorkerProcess, lock};
 
 /// One worker process and the loader's end of its socket.
 pub(super) struct Worker<P> {
@@ -24,10 +24,6 @@ pub(super) struct Worker<P> {
     pub(super) queued: AtomicUsize,
     /// The shared memory its batches' arrays come in.
     pub(super) blocks: Arc<Blocks>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl<P: WorkerProcess> Worker<P> {
