@@ -40,7 +40,8 @@ self_cell::self_cell!(
 /// `abstract_dataloader.spec.Pipeline`; none: the samples as they are,
 /// collated by `adl.default_collate`, PyTorch's default with NumPy arrays), `batches_ahead` batches built ahead (2 by default), in an order that is sequential or
 /// shuffled by `shuffle` (a seed; the same order for the same seed and
-/// epoch), split over `world` ranks (by default torchrun's `RANK` and
+/// epoch) or given by `indices` (those dataset indices, in their order,
+/// each epoch: a part of the dataset, or an order of one's own), split over `world` ranks (by default torchrun's `RANK` and
 /// `WORLD_SIZE`; every index of an epoch in exactly one rank).
 ///
 /// Where users' Python code runs (the dataset's `__getitem__`, the
@@ -120,10 +121,13 @@ enum Engine {
 }
 
 /// A loader's settings from Python, for either engine.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Settings {
     batch_size: usize,
     shuffle: Option<u64>,
+    /// The dataset indices read each epoch, in their order (in place of
+    /// the whole dataset in order, or shuffled).
+    indices: Option<Arc<[usize]>>,
     workers: usize,
     /// As given; `None`: 2, or as the memory budget chooses.
     batches_ahead: Option<usize>,
@@ -168,8 +172,15 @@ impl Settings {
         if let Some(bytes) = self.memory_budget {
             builder = builder.memory_budget(bytes);
         }
-        if let Some(seed) = self.shuffle {
-            builder = builder.shuffle(seed);
+        match (self.shuffle, &self.indices) {
+            (Some(_), Some(_)) => {
+                return Err(PyValueError::new_err(
+                    "shuffle and indices both order the epoch: give one (shuffle the indices beforehand to read them shuffled)",
+                ));
+            }
+            (Some(seed), None) => builder = builder.shuffle(seed),
+            (None, Some(indices)) => builder = builder.indices(Arc::clone(indices)),
+            (None, None) => {}
         }
         Ok(match (self.rank, self.world) {
             (Some(rank), Some(world)) => builder.shard(rank, world),
@@ -250,7 +261,7 @@ fn python_inner(
 #[pymethods]
 impl Loader {
     #[new]
-    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, workers = 0, batches_ahead = None, memory_budget = None, drop_last = false, on_error = "raise", rank = None, world = None, processes = None))]
+    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, indices = None, workers = 0, batches_ahead = None, memory_budget = None, drop_last = false, on_error = "raise", rank = None, world = None, processes = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -258,6 +269,7 @@ impl Loader {
         pipeline: Option<&Bound<'_, PyAny>>,
         batch_size: usize,
         shuffle: Option<u64>,
+        indices: Option<Vec<usize>>,
         workers: usize,
         batches_ahead: Option<usize>,
         memory_budget: Option<u64>,
@@ -270,6 +282,7 @@ impl Loader {
         let settings = Settings {
             batch_size,
             shuffle,
+            indices: indices.map(Arc::from),
             workers,
             batches_ahead,
             memory_budget,
@@ -341,7 +354,7 @@ impl Loader {
                 // cannot start; unasked: at most 64 MiB, else threads one
                 // call at a time.
                 let limit = Execution::sent_limit(processes);
-                match python_inner(py, dataset, pipeline, settings, true, &gil, limit) {
+                match python_inner(py, dataset, pipeline, settings.clone(), true, &gil, limit) {
                     Ok(inner) => inner,
                     Err(cause) if processes.is_none() => {
                         execution = Execution::fallback(cause.value(py));

@@ -215,3 +215,16 @@ def test_without_a_pipeline_samples_are_collated_as_pytorch_collates_them():
     assert [b["x"].shape for b in batches] == [(2, 3), (2, 3), (1, 3)]
     assert batches[0]["x"].dtype == np.float32 and batches[0]["label"].dtype == np.int64
     assert batches[1]["name"] == ["s2", "s3"]
+
+
+def test_indices_read_those_samples_in_their_order_each_epoch():
+    samples = [{"i": i} for i in range(20)]
+    loader = adl.Loader(samples, batch_size=3, indices=[7, 2, 19, 2, 0])
+    for epoch in (0, 1):
+        assert [list(b["i"]) for b in loader.epoch(epoch)] == [[7, 2, 19], [2, 0]]
+    split = adl.Loader(samples, batch_size=1, indices=[4, 5, 6, 7], rank=1, world=2)
+    assert [list(b["i"]) for b in split.epoch(0)] == [[5], [7]]
+    with pytest.raises(ValueError, match="shuffle and indices"):
+        adl.Loader(samples, indices=[1], shuffle=3)
+    with pytest.raises(Exception, match="20"):
+        list(adl.Loader(samples, indices=[1, 20]).epoch(0))

@@ -30,8 +30,10 @@ use std::thread::JoinHandle;
 /// what adl's built-in ROS 2 definitions are generated from; lerobot (its
 /// release the test datasets were written with) is what `adl.lerobot` is
 /// checked against, item by item, with its own decoders (torchcodec, which
-/// loads the system's FFmpeg, and PyAV).
-const REQUIREMENTS: [&str; 14] = [
+/// loads the system's FFmpeg, and PyAV); Ray (Data and Train) is what
+/// `adl.ray` runs under, on a local cluster of two nodes, and what its
+/// figures are measured against (`ray.data.read_lerobot`, `read_mcap`).
+const REQUIREMENTS: [&str; 15] = [
     "maturin>=1.9,<2",
     "numpy",
     "pytest",
@@ -46,6 +48,7 @@ const REQUIREMENTS: [&str; 14] = [
     "scipy",
     "rosbags",
     "lerobot==0.4.4",
+    "ray[data,train]==2.60.0",
 ];
 
 const NEEDS: &str = "The Python package's tests make a virtual environment under the \

@@ -278,7 +278,9 @@ class Loader:
     """adl's loader over ``dataset`` (anything with ``__getitem__`` and
     ``__len__``) and ``pipeline`` (an ``adl.Pipeline``, a
     ``spec.Pipeline``, or none: the samples collated by
-    ``default_collate``). ``processes=True`` runs the Python code (the
+    ``default_collate``). ``indices`` reads those dataset indices, in
+    their order, each epoch (a part of the dataset, or an order of one's
+    own; not with ``shuffle``). ``processes=True`` runs the Python code (the
     dataset's ``__getitem__``, the pipeline's ``sample`` and ``collate``)
     in ``workers`` worker processes, each making whole batches; ``None``
     (the default, with workers) chooses them after an epoch whose calls
@@ -295,6 +297,7 @@ class Loader:
         *,
         batch_size: int = 32,
         shuffle: int | None = None,
+        indices: Sequence[int] | None = None,
         workers: int = 0,
         batches_ahead: int | None = None,
         memory_budget: int | None = None,
