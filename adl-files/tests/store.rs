@@ -991,3 +991,123 @@ fn bags_in_s3_read_as_the_local_files() {
     let err = Bag::open(url("ros/absent.mcap")).unwrap_err();
     assert!(err.to_string().contains("ros/absent.mcap"), "{err}");
 }
+
+/// A lidar of `n` scans, 64 KiB each (`[4096, 4]`, scan `k` filled with
+/// `k`), put in `server`'s bucket under `prefix/` as `000.npy`, ... and
+/// `ts.npy`.
+fn put_scans(server: &S3Server, prefix: &str, n: usize) {
+    for k in 0..n {
+        let scan = Array2::<f32>::from_elem((4096, 4), k as f32);
+        server.put(&format!("{prefix}/{k:03}.npy"), &npy_bytes(&scan));
+    }
+    let times = Array1::from_iter((0..n).map(|k| k as f64 / 10.0));
+    server.put(&format!("{prefix}/ts.npy"), &npy_bytes(&times));
+}
+
+/// The scans' loader: batches of 4, two workers, at most 256 KiB read
+/// ahead (so that most of the epoch is still to read when the server
+/// goes).
+fn scans_loader(
+    store: &Store,
+    prefix: &str,
+) -> Loader<SensorDataset<NpyFiles<f32, Ix2>>, impl adl::Pipeline<Array2<f32>, Processed = Array<f32, adl::ndarray::Ix3>> + use<>> {
+    let lidar: NpyFiles<f32, Ix2> = NpyFiles::in_folder(store.at(prefix)).unwrap();
+    Loader::new(SensorDataset::new(lidar), adl::pipeline! { collate: default })
+        .batch_size(4)
+        .workers(2)
+        .batches_ahead(1)
+        .read_bound(256 << 10)
+        .build()
+        .unwrap()
+}
+
+/// Each batch's scans by the value they are filled with.
+fn scans_of(batch: &Array<f32, adl::ndarray::Ix3>) -> Vec<usize> {
+    batch
+        .axis_iter(Axis(0))
+        .map(|scan| {
+            let k = scan[[0, 0]];
+            assert!(scan.iter().all(|&v| v == k), "a scan of one value");
+            k as usize
+        })
+        .collect()
+}
+
+#[test]
+fn a_server_killed_mid_epoch_and_restarted_loses_and_repeats_no_sample() {
+    const N: usize = 48;
+    let mut server = S3Server::start();
+    server.create_bucket(BUCKET);
+    put_scans(&server, "killed/lidar", N);
+    // Retries for long enough to cover the restart (SeaweedFS starts in
+    // a few seconds): 40 of at most 500 ms.
+    let retry = RetryPolicy::new(40, Duration::from_millis(50), Duration::from_millis(500));
+    let store = Store::open_with(&format!("s3://{BUCKET}"), &server.options(retry)).unwrap();
+    let loader = scans_loader(&store, "killed/lidar");
+    let mut epoch = loader.epoch(0);
+    let mut seen: Vec<usize> = Vec::new();
+    for _ in 0..2 {
+        seen.extend(scans_of(&epoch.next().unwrap().unwrap()));
+    }
+    server.kill();
+    let restarted = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(500));
+        server.restart();
+        server
+    });
+    for batch in epoch {
+        seen.extend(scans_of(&batch.unwrap()));
+    }
+    let _server = restarted.join().unwrap();
+    assert_eq!(seen, (0..N).collect::<Vec<_>>());
+    let stats = store.stats();
+    assert!(stats.retries > 0 && stats.failures == 0, "{stats:?}");
+}
+
+#[test]
+fn a_server_that_stays_down_stops_the_epoch_naming_the_object_and_a_resume_equals_the_rest() {
+    const N: usize = 32;
+    let mut server = S3Server::start();
+    server.create_bucket(BUCKET);
+    put_scans(&server, "down/lidar", N);
+    let store = Store::open_with(&format!("s3://{BUCKET}"), &server.options(quick(2))).unwrap();
+    let loader = scans_loader(&store, "down/lidar");
+    let mut epoch = loader.epoch(0);
+    let mut seen = scans_of(&epoch.next().unwrap().unwrap());
+    let state = epoch.state();
+    server.kill();
+    let failed = loop {
+        match epoch.next() {
+            Some(Ok(batch)) => seen.extend(scans_of(&batch)), // read before it went
+            Some(Err(error)) => break error,
+            None => panic!("the epoch ended without the server"),
+        }
+    };
+    let message = format!("{failed:#}");
+    let mut source: Option<&dyn std::error::Error> = Some(&failed);
+    let mut chain = String::new();
+    while let Some(error) = source {
+        chain += &format!("{error}\n");
+        source = error.source();
+    }
+    assert!(
+        chain.contains(&format!("s3://{BUCKET}/down/lidar/")) && chain.contains(".npy"),
+        "the error names the object: {message}\n{chain}"
+    );
+    assert!(chain.contains("after 2 retries"), "{chain}");
+    drop(epoch);
+    // The server back, the run resumed from the state before the failure:
+    // the rest of the epoch, as an uninterrupted run reads it.
+    server.restart();
+    let resumed: Vec<usize> = loader
+        .resume(&state)
+        .unwrap()
+        .flat_map(|batch| scans_of(&batch.unwrap()))
+        .collect();
+    assert_eq!(resumed, (4..N).collect::<Vec<_>>());
+    let whole: Vec<usize> = loader
+        .epoch(0)
+        .flat_map(|batch| scans_of(&batch.unwrap()))
+        .collect();
+    assert_eq!([&seen[..4], &resumed[..]].concat(), whole);
+}

@@ -19,7 +19,7 @@ pub mod flaky;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -40,14 +40,26 @@ pub const SECRET: &str = "testing";
 
 /// Runs the command it is given (`weed mini ...`) with its output in
 /// `weed.log` of the folder named first, says so on a line, and when its
-/// own standard input closes stops it and removes that folder.
+/// own standard input closes stops it and removes that folder. A line
+/// `kill` on its input kills the server at once (SIGKILL: no goodbye to
+/// its clients), `start` starts it again on the same ports and data;
+/// each is answered with a line.
 const SERVE: &str = r#"
 import shutil, subprocess, sys
 folder = sys.argv[1]
-with open(folder + "/weed.log", "wb") as log:
-    weed = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+log = open(folder + "/weed.log", "ab")
+def start():
+    return subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+weed = start()
 print("started", flush=True)
-sys.stdin.read()
+for line in sys.stdin:
+    if line.strip() == "kill":
+        weed.kill()
+        weed.wait()
+        print("killed", flush=True)
+    elif line.strip() == "start":
+        weed = start()
+        print("started", flush=True)
 weed.terminate()
 try:
     weed.wait(10)
@@ -84,6 +96,8 @@ pub struct S3Server {
     child: Child,
     /// Held open: the server stops when it closes.
     stdin: Option<ChildStdin>,
+    /// The wrapper's answers to `kill` and `start`.
+    answers: BufReader<ChildStdout>,
     /// `127.0.0.1:PORT`: its S3 gateway.
     pub address: String,
     /// Where it keeps its data, and its log.
@@ -182,6 +196,7 @@ impl S3Server {
         let server = S3Server {
             child,
             stdin,
+            answers: stdout,
             address: format!("127.0.0.1:{s3}"),
             dir,
         };
@@ -192,6 +207,28 @@ impl S3Server {
     /// `http://127.0.0.1:PORT`.
     pub fn endpoint(&self) -> String {
         format!("http://{}", self.address)
+    }
+
+    /// Kill the server's process (SIGKILL: its connections reset, its
+    /// ports closed), keeping its data for [`restart`](Self::restart).
+    pub fn kill(&mut self) {
+        self.tell("kill", "killed");
+    }
+
+    /// Start the killed server again, on the same ports and data; back
+    /// once its S3 gateway answers.
+    pub fn restart(&mut self) {
+        self.tell("start", "started");
+        self.wait_until_it_answers();
+    }
+
+    /// Send the wrapper `command`, and wait for its `answer`.
+    fn tell(&mut self, command: &str, answer: &str) {
+        let stdin = self.stdin.as_mut().expect("the server's input, open");
+        writeln!(stdin, "{command}").and_then(|()| stdin.flush()).unwrap();
+        let mut line = String::new();
+        self.answers.read_line(&mut line).unwrap();
+        assert_eq!(line.trim(), answer, "the server's wrapper, told `{command}`");
     }
 
     /// Options for a store on this server: its endpoint and the test

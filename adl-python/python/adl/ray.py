@@ -31,6 +31,7 @@ Ray is an extra: ``pip install 'adl-dataloader[ray]'``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -38,6 +39,7 @@ from typing import Any
 import numpy as np
 
 try:
+    import ray.cloudpickle
     import ray.data
     from ray.data.block import BlockAccessor, BlockMetadata
     from ray.data.datasource import Datasource, ReadTask
@@ -62,8 +64,9 @@ def read(
     rows_per_block: int = ROWS_PER_BLOCK,
 ) -> ray.data.Dataset:
     """``dataset`` as a Ray Data dataset: one read task per trace and index
-    range (at least ``parallelism`` where given, else as many as Ray
-    chooses, never fewer than one per trace), each sample a row of flat
+    range (about ``parallelism`` where given, else as many as Ray asks
+    for; none smaller than a block of ``rows_per_block`` samples unless
+    its trace is, and none across two traces), each sample a row of flat
     columns (``columns``: only those, by their flattened names)."""
     source = DatasetSource(dataset, columns=columns, rows_per_block=rows_per_block)
     read: ray.data.Dataset = ray.data.read_datasource(source, override_num_blocks=parallelism)
@@ -103,8 +106,15 @@ class DatasetSource(Datasource):
         data_context: Any = None,
     ) -> list[ReadTask]:
         row = self._bytes_per_row()
+        # Pickled once here: each task carries the bytes, and each Ray
+        # worker process makes the dataset from them once (a LeRobot
+        # dataset checks its videos when made), not once per task.
+        made = ray.cloudpickle.dumps(self._dataset)
+        # No task smaller than a block: a task's cost beyond its rows (its
+        # scheduling, its loader) is paid per task.
+        most = max(1, sum(self._traces) // self._rows_per_block)
         tasks = []
-        for start, stop in ranges(self._traces, parallelism):
+        for start, stop in ranges(self._traces, min(parallelism, most)):
             metadata = BlockMetadata(
                 num_rows=stop - start,
                 size_bytes=None if row is None else row * (stop - start),
@@ -113,7 +123,7 @@ class DatasetSource(Datasource):
             )
             tasks.append(
                 ReadTask(
-                    _Range(self._dataset, start, stop, self._columns, self._rows_per_block),
+                    _Range(made, start, stop, self._columns, self._rows_per_block),
                     metadata,
                     per_task_row_limit=per_task_row_limit,
                 )
@@ -129,18 +139,17 @@ class DatasetSource(Datasource):
 
 
 class _Range:
-    """A read task's work: the samples ``start..stop`` read by an
-    ``adl.Loader`` (one rank: Ray Train's ``RANK`` does not split it),
-    each batch a block. A class, not a closure, so that it pickles with
-    the dataset as the dataset pickles (by what made it)."""
+    """A read task's work: the samples ``start..stop`` of the dataset
+    pickled as ``made`` read by an ``adl.Loader`` (one rank: Ray Train's
+    ``RANK`` does not split it), each batch a block."""
 
-    def __init__(self, dataset: Any, start: int, stop: int, columns: list[str] | None, rows: int) -> None:
-        self.dataset, self.start, self.stop = dataset, start, stop
+    def __init__(self, made: bytes, start: int, stop: int, columns: list[str] | None, rows: int) -> None:
+        self.made, self.start, self.stop = made, start, stop
         self.columns, self.rows = columns, rows
 
     def __call__(self) -> Iterator[Any]:
         loader = adl.Loader(
-            self.dataset,
+            _dataset(self.made),
             batch_size=self.rows,
             indices=list(range(self.start, self.stop)),
             rank=0,
@@ -148,6 +157,13 @@ class _Range:
         )
         for batch in loader.epoch(0):
             yield BlockAccessor.batch_to_block(block_of(batch, self.columns))
+
+
+@functools.lru_cache(maxsize=4)
+def _dataset(made: bytes) -> Any:
+    """The dataset pickled as ``made``, made once in this process (a Ray
+    worker runs many read tasks of the same dataset)."""
+    return ray.cloudpickle.loads(made)
 
 
 def trace_lengths(dataset: Any) -> list[int]:
