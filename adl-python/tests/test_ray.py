@@ -145,6 +145,13 @@ def test_a_lerobot_dataset_and_a_ros_bag_read_as_adl_reads_them(cluster):
     same_rows(rows, lerobot)
     imu = ros.Bag(str(BAG))["/imu"]
     same_rows(adl.ray.read(imu, parallelism=3).take_all(), imu)
+    # Messages whose arrays differ in length (JPEG bytes, point clouds):
+    # one array per row, in Ray's variable-shaped tensor columns.
+    for topic in ("/camera/compressed", "/lidar"):
+        messages = ros.Bag(str(BAG))[topic]
+        read = adl.ray.read(messages, rows_per_block=2)
+        same_rows(read.take_all(), messages)
+        assert [list(row) for row in adl.ray.read(messages, columns=["data"]).take(1)] == [["data"]]
 
 
 def test_a_ray_train_run_killed_mid_epoch_resumes_with_other_workers(cluster, tmp_path):

@@ -148,15 +148,45 @@ class _Range:
         self.columns, self.rows = columns, rows
 
     def __call__(self) -> Iterator[Any]:
-        loader = adl.Loader(
-            _dataset(self.made),
-            batch_size=self.rows,
-            indices=list(range(self.start, self.stop)),
-            rank=0,
-            world=1,
-        )
-        for batch in loader.epoch(0):
-            yield BlockAccessor.batch_to_block(block_of(batch, self.columns))
+        dataset = _dataset(self.made)
+        start = self.start
+        if self.made not in _UNEVEN:
+            # Stacked by adl (in Rust, for adl's datasets), a block a batch.
+            loader = adl.Loader(dataset, batch_size=self.rows, indices=list(range(start, self.stop)), rank=0, world=1)
+            try:
+                for batch in loader.epoch(0):
+                    yield BlockAccessor.batch_to_block(block_of(batch, self.columns))
+                    start += len(next(iter(flatten(batch)))[1])
+                return
+            except adl.LoaderError as error:
+                if "collate" not in str(error):
+                    raise
+                # Samples whose arrays differ in shape (a compressed
+                # image's bytes, a point cloud): from here on, and in this
+                # process's other tasks of the dataset, columns of arrays
+                # one per row (Ray's variable-shaped tensors).
+                _UNEVEN.add(self.made)
+        loader = adl.Loader(dataset, _Rows(), batch_size=self.rows, indices=list(range(start, self.stop)), rank=0, world=1)
+        for samples in loader.epoch(0):
+            yield BlockAccessor.batch_to_block(rows_block(samples, self.columns))
+
+
+#: The datasets (as pickled) whose samples do not stack, in this process.
+_UNEVEN: set[bytes] = set()
+
+
+class _Rows:
+    """A pipeline that leaves the samples as they are: a batch is the list
+    of its samples."""
+
+    def sample(self, data: Any) -> Any:
+        return data
+
+    def collate(self, data: Sequence[Any]) -> list[Any]:
+        return list(data)
+
+    def batch(self, data: Any) -> Any:
+        return data
 
 
 @functools.lru_cache(maxsize=4)
@@ -220,15 +250,39 @@ def block_of(batch: Any, columns: list[str] | None) -> dict[str, Any]:
     """A collated batch as Ray's batch format: flat names to arrays
     (PyTorch tensors as NumPy arrays over the same memory)."""
     flat = dict(flatten(batch))
-    if columns is not None:
-        missing = [c for c in columns if c not in flat]
-        if missing:
-            raise KeyError(
-                f"adl.ray.read: no column {', '.join(map(repr, missing))} in the samples; "
-                f"their columns are {', '.join(map(repr, flat))}"
-            )
-        flat = {c: flat[c] for c in columns}
-    return {name: _array(value) for name, value in flat.items()}
+    return {name: _array(flat[name]) for name in chosen(list(flat), columns)}
+
+
+def chosen(names: list[str], columns: list[str] | None) -> list[str]:
+    """The columns asked for (all where none are), each checked to be one
+    of the samples'."""
+    if columns is None:
+        return names
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise KeyError(
+            f"adl.ray.read: no column {', '.join(map(repr, missing))} in the samples; "
+            f"their columns are {', '.join(map(repr, names))}"
+        )
+    return columns
+
+
+def rows_block(samples: Sequence[Any], columns: list[str] | None) -> dict[str, Any]:
+    """Samples that do not stack as Ray's batch format: each column
+    stacked where its arrays agree in shape and dtype, else an array of
+    one array per row."""
+    rows = [dict(flatten(sample)) for sample in samples]
+    out: dict[str, Any] = {}
+    for name in chosen(list(rows[0]) if rows else [], columns):
+        values = [_array(row[name]) for row in rows]
+        if len({(v.shape, v.dtype) for v in values}) == 1:
+            out[name] = np.stack(values)
+        else:
+            column = np.empty(len(values), dtype=object)
+            for i, value in enumerate(values):
+                column[i] = value
+            out[name] = column
+    return out
 
 
 def _array(value: Any) -> Any:
