@@ -1111,3 +1111,40 @@ fn a_server_that_stays_down_stops_the_epoch_naming_the_object_and_a_resume_equal
         .collect();
     assert_eq!([&seen[..4], &resumed[..]].concat(), whole);
 }
+
+#[test]
+fn px4_logs_in_s3_read_as_the_local_files() {
+    use adl::files::px4::Px4Log;
+    let server = server();
+    let px4 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/px4");
+    for name in ["cube-orange-vtol-small.ulg", "pixhawk4-sample-small.ulg"] {
+        let file = px4.join(name);
+        server.put(&format!("px4/{name}"), &std::fs::read(&file).unwrap());
+        let store = server.store();
+        let remote = Px4Log::open_at(store.at(&format!("px4/{name}"))).unwrap();
+        let local = Px4Log::open(&file).unwrap();
+        assert_eq!(remote.path(), Path::new(&url(&format!("px4/{name}"))));
+        assert_eq!(remote.sensor_names(), local.sensor_names(), "{name}");
+        assert_eq!(remote.completeness(), local.completeness());
+        let mut samples = 0;
+        for (r, l) in remote.sensors().iter().zip(local.sensors()) {
+            assert_eq!(r.metadata().as_slice(), l.metadata().as_slice(), "{name} {}", l.name());
+            for i in 0..l.len() {
+                // By their printed values: a NaN field equals itself.
+                let (r, l_) = (r.get(i).unwrap(), l.get(i).unwrap());
+                assert_eq!(format!("{r:?}"), format!("{l_:?}"), "{name} {} {i}", l.name());
+                samples += 1;
+            }
+        }
+        assert!(samples > 100, "{name}: {samples} samples");
+        // Read whole, in one request.
+        assert_eq!(store.stats().requests, 1);
+        assert_eq!(store.stats().bytes, std::fs::metadata(&file).unwrap().len());
+    }
+    // A missing log, and an object that is not one, named.
+    server.put("px4/not-a-log.ulg", b"hello");
+    let message = source_error(Px4Log::open_at(url("px4/not-a-log.ulg")), "px4/not-a-log.ulg");
+    assert!(message.contains("not a ULog file"), "{message}");
+    let missing = Px4Log::open_at(url("px4/missing.ulg")).unwrap_err();
+    assert!(format!("{missing:#}").contains("px4/missing.ulg"), "{missing:#}");
+}

@@ -34,7 +34,7 @@ impl Log {
     #[new]
     fn new(py: Python<'_>, path: String) -> PyResult<Self> {
         let made = MadeFrom::class::<Log>(py, (located(&path),), kwargs!(py))?;
-        let log = py.detach(|| Px4Log::open(&path)).map_err(to_python)?;
+        let log = py.detach(|| Px4Log::open_at(path.as_str())).map_err(to_python)?;
         let rejected = log
             .rejected()
             .iter()

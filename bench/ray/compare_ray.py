@@ -93,17 +93,17 @@ def rows_of(dataset) -> int:
 
 def run(config: str, args) -> dict:
     if config == "lerobot-adl":
-        made = adl.ray.read(LeRobotDataset("bench", root=args.lerobot, uint8=True)).map_batches(touched)
+        made = adl.ray.read(LeRobotDataset("bench", root=args.lerobot, uint8=True)).map_batches(touched, batch_size=None)
     elif config == "lerobot-ray":
-        made = ray.data.read_lerobot(str(args.lerobot)).map_batches(touched)
+        made = ray.data.read_lerobot(str(args.lerobot)).map_batches(touched, batch_size=None)
     elif config == "mcap-adl":
         bag = ros.Bag(str(args.bag))
-        parts = [adl.ray.read(bag[topic]).map_batches(touched) for topic in bag.topics]
+        parts = [adl.ray.read(bag[topic]).map_batches(touched, batch_size=None) for topic in bag.topics]
         made = parts[0].union(*parts[1:])
     elif config == "mcap-ray":
-        made = ray.data.read_mcap(str(args.bag)).map_batches(decoded_and_touched)
+        made = ray.data.read_mcap(str(args.bag)).map_batches(decoded_and_touched, batch_size=None)
     elif config == "mcap-raw":
-        made = ray.data.read_mcap(str(args.bag)).map_batches(touched)
+        made = ray.data.read_mcap(str(args.bag)).map_batches(touched, batch_size=None)
     else:
         raise ValueError(config)
     start = time.perf_counter()

@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use super::TopicSensor;
-use super::parse::parse;
+use super::parse::{ParsedLog, parse, parse_bytes};
+use crate::location::Location;
 use adl_core::{Error, Result, Sensor};
 
 /// How the data section of a log ended. Flight logs are often cut short
@@ -64,7 +65,25 @@ impl Px4Log {
     /// [`completeness`](Px4Log::completeness).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let parsed = parse(path)?;
+        Self::from_parsed(path.to_owned(), parse(path)?)
+    }
+
+    /// Read the ULog file at `location`: a local path, or an object's URL
+    /// (`s3://bucket/flight.ulg`, read whole in one request; feature
+    /// `store`), as [`open`](Px4Log::open) reads a file. Errors name the
+    /// location.
+    pub fn open_at(location: impl Into<Location>) -> Result<Self> {
+        let location = location.into();
+        if let Some(path) = location.as_path() {
+            return Self::open(path);
+        }
+        let bytes = location.object()?.get()?;
+        let parsed = parse_bytes(&bytes).map_err(|reason| location.error(reason))?;
+        Self::from_parsed(PathBuf::from(location.to_string()), parsed)
+    }
+
+    /// The log `parsed` from `path` (for an object, its URL).
+    fn from_parsed(path: PathBuf, parsed: ParsedLog) -> Result<Self> {
         let shown = path.display().to_string();
         let mut sensors = Vec::new();
         let mut rejected = Vec::new();
@@ -79,14 +98,14 @@ impl Px4Log {
             rejected.push((name, Error::file(&shown, reason)));
         }
         Ok(Px4Log {
-            path: path.to_owned(),
+            path,
             sensors,
             rejected,
             completeness: parsed.completeness,
         })
     }
 
-    /// The file this log was read from.
+    /// The file this log was read from (for an object, its URL).
     pub fn path(&self) -> &Path {
         &self.path
     }

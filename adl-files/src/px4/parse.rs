@@ -402,7 +402,7 @@ pub(crate) fn parse(path: &Path) -> Result<ParsedLog> {
 }
 
 /// Parse the bytes of a ULog file; `Err` is the reason it cannot be read.
-fn parse_bytes(file: &[u8]) -> std::result::Result<ParsedLog, String> {
+pub(crate) fn parse_bytes(file: &[u8]) -> std::result::Result<ParsedLog, String> {
     if file.len() < HEADER_LEN || file[..MAGIC.len()] != MAGIC {
         return Err(format!(
             "not a ULog file: it does not start with the ULog header (magic bytes `ULog\\x01\\x12\\x35`, {HEADER_LEN} bytes); it has {} bytes",

@@ -36,6 +36,8 @@ adl's own:
 - ``adl.ros``: robot logs (rosbag2 folders, ``.mcap`` files, ROS 1
   ``.bag`` files), each topic a sensor whose messages are dicts of their
   fields, read and decoded in Rust with the GIL released.
+- ``adl.ray``: any adl dataset as a Ray Data dataset (``adl.ray.read``),
+  read by adl in Ray's tasks (``import adl.ray``; needs Ray).
 - ``adl.torch``: batches as PyTorch tensors that share adl's buffers
   (``import adl.torch``; needs PyTorch).
 - ``adl.default_collate``: PyTorch's ``default_collate`` with NumPy arrays

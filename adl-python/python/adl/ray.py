@@ -69,6 +69,12 @@ def read(
     its trace is, and none across two traces), each sample a row of flat
     columns (``columns``: only those, by their flattened names)."""
     source = DatasetSource(dataset, columns=columns, rows_per_block=rows_per_block)
+    if parallelism is None:
+        # A task a block (none across traces), asked of Ray as the number
+        # of blocks: Ray's own default (200 at least) would split each
+        # task's output into small blocks, each then a task of its own
+        # through the object store, unfused with what follows the read.
+        parallelism = len(ranges(source.traces, max(1, sum(source.traces) // rows_per_block))) or 1
     read: ray.data.Dataset = ray.data.read_datasource(source, override_num_blocks=parallelism)
     return read
 
@@ -89,7 +95,8 @@ class DatasetSource(Datasource):
         self._dataset = dataset
         self._columns = list(columns) if columns is not None else None
         self._rows_per_block = rows_per_block
-        self._traces = trace_lengths(dataset)
+        #: The lengths of the dataset's traces, in order.
+        self.traces = trace_lengths(dataset)
         self._row_bytes: int | None = None
 
     def get_name(self) -> str:
@@ -97,7 +104,7 @@ class DatasetSource(Datasource):
 
     def estimate_inmemory_data_size(self) -> int | None:
         row = self._bytes_per_row()
-        return None if row is None else row * sum(self._traces)
+        return None if row is None else row * sum(self.traces)
 
     def get_read_tasks(
         self,
@@ -112,9 +119,9 @@ class DatasetSource(Datasource):
         made = ray.cloudpickle.dumps(self._dataset)
         # No task smaller than a block: a task's cost beyond its rows (its
         # scheduling, its loader) is paid per task.
-        most = max(1, sum(self._traces) // self._rows_per_block)
+        most = max(1, sum(self.traces) // self._rows_per_block)
         tasks = []
-        for start, stop in ranges(self._traces, min(parallelism, most)):
+        for start, stop in ranges(self.traces, min(parallelism, most)):
             metadata = BlockMetadata(
                 num_rows=stop - start,
                 size_bytes=None if row is None else row * (stop - start),
@@ -132,7 +139,7 @@ class DatasetSource(Datasource):
 
     def _bytes_per_row(self) -> int | None:
         """The first sample's size, read once on the driver."""
-        if self._row_bytes is None and sum(self._traces) > 0:
+        if self._row_bytes is None and sum(self.traces) > 0:
             sample = self._dataset[0]
             self._row_bytes = sum(_nbytes(v) for _, v in flatten(sample))
         return self._row_bytes
