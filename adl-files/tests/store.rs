@@ -1010,15 +1010,21 @@ fn put_scans(server: &S3Server, prefix: &str, n: usize) {
 fn scans_loader(
     store: &Store,
     prefix: &str,
-) -> Loader<SensorDataset<NpyFiles<f32, Ix2>>, impl adl::Pipeline<Array2<f32>, Processed = Array<f32, adl::ndarray::Ix3>> + use<>> {
+) -> Loader<
+    SensorDataset<NpyFiles<f32, Ix2>>,
+    impl adl::Pipeline<Array2<f32>, Processed = Array<f32, adl::ndarray::Ix3>> + use<>,
+> {
     let lidar: NpyFiles<f32, Ix2> = NpyFiles::in_folder(store.at(prefix)).unwrap();
-    Loader::new(SensorDataset::new(lidar), adl::pipeline! { collate: default })
-        .batch_size(4)
-        .workers(2)
-        .batches_ahead(1)
-        .read_bound(256 << 10)
-        .build()
-        .unwrap()
+    Loader::new(
+        SensorDataset::new(lidar),
+        adl::pipeline! { collate: default },
+    )
+    .batch_size(4)
+    .workers(2)
+    .batches_ahead(1)
+    .read_bound(256 << 10)
+    .build()
+    .unwrap()
 }
 
 /// Each batch's scans by the value they are filled with.
@@ -1128,11 +1134,21 @@ fn px4_logs_in_s3_read_as_the_local_files() {
         assert_eq!(remote.completeness(), local.completeness());
         let mut samples = 0;
         for (r, l) in remote.sensors().iter().zip(local.sensors()) {
-            assert_eq!(r.metadata().as_slice(), l.metadata().as_slice(), "{name} {}", l.name());
+            assert_eq!(
+                r.metadata().as_slice(),
+                l.metadata().as_slice(),
+                "{name} {}",
+                l.name()
+            );
             for i in 0..l.len() {
                 // By their printed values: a NaN field equals itself.
                 let (r, l_) = (r.get(i).unwrap(), l.get(i).unwrap());
-                assert_eq!(format!("{r:?}"), format!("{l_:?}"), "{name} {} {i}", l.name());
+                assert_eq!(
+                    format!("{r:?}"),
+                    format!("{l_:?}"),
+                    "{name} {} {i}",
+                    l.name()
+                );
                 samples += 1;
             }
         }
@@ -1143,8 +1159,14 @@ fn px4_logs_in_s3_read_as_the_local_files() {
     }
     // A missing log, and an object that is not one, named.
     server.put("px4/not-a-log.ulg", b"hello");
-    let message = source_error(Px4Log::open_at(url("px4/not-a-log.ulg")), "px4/not-a-log.ulg");
+    let message = source_error(
+        Px4Log::open_at(url("px4/not-a-log.ulg")),
+        "px4/not-a-log.ulg",
+    );
     assert!(message.contains("not a ULog file"), "{message}");
     let missing = Px4Log::open_at(url("px4/missing.ulg")).unwrap_err();
-    assert!(format!("{missing:#}").contains("px4/missing.ulg"), "{missing:#}");
+    assert!(
+        format!("{missing:#}").contains("px4/missing.ulg"),
+        "{missing:#}"
+    );
 }

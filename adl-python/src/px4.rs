@@ -15,7 +15,8 @@ use crate::errors::to_python;
 use crate::files::{Metadata, Stream, position};
 use crate::native::{AnyArray, Value};
 
-/// A PX4 flight log: `Log(path)` reads the whole file (the GIL released),
+/// A PX4 flight log: `Log(path)` reads the whole file (a local path, or
+/// an object's URL such as `s3://bucket/flight.ulg`; the GIL released),
 /// and each topic instance with usable timestamps is a sensor, `log[name]`
 /// (`topic`, or `topic/N` for instance N > 0). Topics that cannot be
 /// sensors are in `rejected` with the reason; a file cut short keeps what
@@ -34,7 +35,9 @@ impl Log {
     #[new]
     fn new(py: Python<'_>, path: String) -> PyResult<Self> {
         let made = MadeFrom::class::<Log>(py, (located(&path),), kwargs!(py))?;
-        let log = py.detach(|| Px4Log::open_at(path.as_str())).map_err(to_python)?;
+        let log = py
+            .detach(|| Px4Log::open_at(path.as_str()))
+            .map_err(to_python)?;
         let rejected = log
             .rejected()
             .iter()

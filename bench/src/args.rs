@@ -36,6 +36,10 @@ pub(crate) struct Args {
     pub(crate) soak: usize,
     /// `--data`: W4's dataset, written by `bench/peer/w4/generate.py`.
     pub(crate) data: Option<std::path::PathBuf>,
+    /// `--data-url`: the same dataset in object storage (`s3://bucket/w4`,
+    /// its store configured by the `AWS_*` variables), read from there;
+    /// `--data` still names the traces and the files to check.
+    pub(crate) data_url: Option<String>,
     /// `--cold`: how W4's cold epoch starts with its files out of the page
     /// cache: fadvise (the default), drop_caches or none.
     pub(crate) cold: String,
@@ -59,7 +63,7 @@ pub(crate) struct Args {
 
 /// The flags, for `--help` and the errors.
 const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N] [--soak N] [--memory-budget BYTES]
-       adl-bench --workload w4 --data DIR [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--memory-budget BYTES] [--verify [--verify-out DIR]] [--stats]
+       adl-bench --workload w4 --data DIR [--data-url URL] [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--memory-budget BYTES] [--verify [--verify-out DIR]] [--stats]
        adl-bench --workload order [--samples N] [--ranks N] [--sampler shuffle|sorted-keys] [--workers N]";
 
 /// The arguments (without the program's name), checked; the defaults
@@ -80,6 +84,7 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
         profile_epochs: 0,
         soak: 0,
         data: None,
+        data_url: None,
         cold: "fadvise".into(),
         read_latency_ms: 0,
         readers: None,
@@ -128,6 +133,7 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
             }
             "--soak" => args.soak = number(value("--soak")?, "--soak")?,
             "--data" => args.data = Some(value("--data")?.into()),
+            "--data-url" => args.data_url = Some(value("--data-url")?),
             "--cold" => args.cold = value("--cold")?,
             "--read-latency-ms" => {
                 args.read_latency_ms =
@@ -165,9 +171,13 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
         }
         return Ok(args);
     }
-    if args.data.is_some() || args.read_latency_ms > 0 || args.readers.is_some() {
+    if args.data.is_some()
+        || args.data_url.is_some()
+        || args.read_latency_ms > 0
+        || args.readers.is_some()
+    {
         return Err(format!(
-            "--data, --read-latency-ms and --readers are W4's (its files on disk)\n{USAGE}"
+            "--data, --data-url, --read-latency-ms and --readers are W4's (its files on disk)\n{USAGE}"
         ));
     }
     if args.collate.is_empty() {

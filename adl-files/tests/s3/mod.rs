@@ -225,10 +225,16 @@ impl S3Server {
     /// Send the wrapper `command`, and wait for its `answer`.
     fn tell(&mut self, command: &str, answer: &str) {
         let stdin = self.stdin.as_mut().expect("the server's input, open");
-        writeln!(stdin, "{command}").and_then(|()| stdin.flush()).unwrap();
+        writeln!(stdin, "{command}")
+            .and_then(|()| stdin.flush())
+            .unwrap();
         let mut line = String::new();
         self.answers.read_line(&mut line).unwrap();
-        assert_eq!(line.trim(), answer, "the server's wrapper, told `{command}`");
+        assert_eq!(
+            line.trim(),
+            answer,
+            "the server's wrapper, told `{command}`"
+        );
     }
 
     /// Options for a store on this server: its endpoint and the test

@@ -660,8 +660,9 @@ class RoverSensor:
 
 @final
 class Log:
-    """A PX4 flight log (ULog): each topic instance with usable timestamps
-    a sensor, ``log[name]``."""
+    """A PX4 flight log (ULog) at ``path`` (a local file, or an object's
+    URL such as ``s3://bucket/flight.ulg``, read whole): each topic
+    instance with usable timestamps a sensor, ``log[name]``."""
 
     def __new__(cls, path: str) -> Self: ...
     @property

@@ -22,6 +22,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use adl::files::Location;
 use adl::graph::loader::{Loader, ReadStatistics};
 use adl::ndarray::Array4;
 use adl::prelude::*;
@@ -77,21 +78,27 @@ pub(crate) fn w4(args: &Args) -> adl::Result<bool> {
         .data
         .clone()
         .ok_or_else(|| adl::Error::invalid("--data", "W4 needs its dataset"))?;
+    let at = args
+        .data_url
+        .as_deref()
+        .map_or_else(|| Location::from(root.as_path()), Location::from);
     if args.read_latency_ms > 0 {
         run(
             args,
             &root,
+            &at,
             Remote(Duration::from_millis(args.read_latency_ms)),
         )
     } else {
-        run(args, &root, Local)
+        run(args, &root, &at, Local)
     }
 }
 
-/// The loader of W4 in `root`, its sensors read as `reads` says.
-fn run<R: Reads>(args: &Args, root: &Path, reads: R) -> adl::Result<bool> {
+/// The loader of W4 in `root`, read at `at` (`root`, or the same dataset
+/// in object storage), its sensors read as `reads` says.
+fn run<R: Reads>(args: &Args, root: &Path, at: &Location, reads: R) -> adl::Result<bool> {
     let setup = Instant::now();
-    let dataset = W4Data::open(root, reads)?;
+    let dataset = W4Data::open_at(root, at, reads)?;
     let transform = W4Transform {
         verify: args.verify,
     };
@@ -123,7 +130,7 @@ fn run<R: Reads>(args: &Args, root: &Path, reads: R) -> adl::Result<bool> {
     let statistics = loader.statistics();
     report(
         args,
-        root,
+        at,
         &loader,
         (&cold, &warm),
         (&cold_reads, &statistics.reads),
@@ -156,7 +163,7 @@ fn reads_json(reads: &ReadStatistics) -> String {
 /// Print the run's JSON line.
 fn report<D, P>(
     args: &Args,
-    root: &Path,
+    at: &Location,
     loader: &Loader<D, P>,
     (cold, warm): (&Timed, &Timed),
     (cold_reads, warm_reads): (&ReadStatistics, &ReadStatistics),
@@ -172,7 +179,7 @@ fn report<D, P>(
     let rate = |t: &Timed| t.samples as f64 / t.wall.as_secs_f64();
     println!(
         "{{\"workload\":\"w4\",\"name\":\"on-disk-multimodal\",\"data\":{:?},\"workers\":{},\"readers\":{},\"read_latency_ms\":{},\"samples\":{},\"batches\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_wall_s\":{:.4},\"cold_wall_s\":{:.4},\"cold_first_batch_s\":{:.4},\"cache_eviction\":{:?},\"resident_before_cold\":{:.4},\"setup_s\":{:.3},\"peak_rss_mb\":{:.1},\"cold_reads\":{},\"warm_reads\":{},\"dataset_len\":{}}}",
-        root.display().to_string(),
+        at.to_string(),
         args.workers,
         warm_reads.threads,
         args.read_latency_ms,

@@ -17,7 +17,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use adl::exec::SampleRng;
-use adl::files::{CropDecoder, EncodedImage, EncodedImages, Images, Latency, Npy, NpyFiles, Table};
+use adl::files::{
+    CropDecoder, EncodedImage, EncodedImages, Images, Latency, Location, Npy, NpyFiles, Table,
+};
 use adl::ndarray::{Array1, Array2, Array3, Ix2};
 use adl::prelude::*;
 use adl::sync::Nearest;
@@ -165,17 +167,15 @@ pub fn dataset_files(root: &Path) -> adl::Result<Vec<PathBuf>> {
 }
 
 /// The trace in `folder`, its sensors read as `reads` says.
-pub fn open_trace<R: Reads>(folder: &Path, reads: &R) -> adl::Result<W4Trace<R>> {
-    let name = folder
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+pub fn open_trace<R: Reads>(folder: &Location, reads: &R) -> adl::Result<W4Trace<R>> {
+    let name = folder.file_name().unwrap_or_default().to_owned();
     let camera = Images::in_folder(folder.join("camera"))?
         .layout(W4_LAYOUT)
         .encoded();
     let radar: Npy<f32, Ix2> = Npy::in_folder(folder.join("radar"))?;
     if radar.sample_shape() != W4_RADAR {
         return Err(adl::Error::file(
-            folder.join("radar/data.npy"),
+            folder.join("radar/data.npy").to_string(),
             format!(
                 "radar frames are {:?}; W4's are {W4_RADAR:?}",
                 radar.sample_shape()
@@ -185,7 +185,7 @@ pub fn open_trace<R: Reads>(folder: &Path, reads: &R) -> adl::Result<W4Trace<R>>
     let imu = Table::open("imu", folder.join("imu/data.csv"), "t")?;
     if imu.columns().len() != 6 {
         return Err(adl::Error::file(
-            folder.join("imu/data.csv"),
+            folder.join("imu/data.csv").to_string(),
             format!(
                 "has the columns {:?} beside t; W4's IMU has six",
                 imu.columns()
@@ -222,6 +222,12 @@ impl<R: Reads> W4Data<R> {
     /// sensors read as `reads` says. A trace that cannot be opened fails
     /// the whole (an [`adl::Error::Trace`] naming it).
     pub fn open(root: &Path, reads: R) -> adl::Result<Self> {
+        Self::open_at(root, &Location::from(root), reads)
+    }
+
+    /// The dataset whose traces are those of the folder `root`, read at
+    /// `at` (the same dataset in object storage, or `root` itself).
+    pub fn open_at(root: &Path, at: &Location, reads: R) -> adl::Result<Self> {
         let folders = trace_folders(root)?;
         let keys: Vec<String> = folders
             .iter()
@@ -233,7 +239,7 @@ impl<R: Reads> W4Data<R> {
             })
             .collect();
         let (traces, _) = Concat::open(keys, OnError::Fail, |key: &String| {
-            open_trace(&root.join(key), &reads)
+            open_trace(&at.join(key), &reads)
         })?;
         let mut rows = Vec::with_capacity(traces.len());
         let mut times = Vec::with_capacity(traces.len());
