@@ -1,6 +1,6 @@
 //! [`Npy`]: a sensor over a memory-mapped NumPy `.npy` array.
 
-use adl_core::storage::Storage;
+use adl_core::storage::{Ahead, Fetched, Storage};
 use adl_core::{Error, Result, Sensor, SensorOrigin, Timestamps};
 use memmap2::Mmap;
 use ndarray::{Array, ArrayViewD, Dimension, IxDyn};
@@ -10,7 +10,7 @@ use crate::location::Location;
 use crate::mapped::map;
 use crate::npy_element::NpyElement;
 use crate::npy_header::{describe, header_fits, header_len, read_layout};
-use crate::object::Object;
+use crate::object::{Data, Object};
 use crate::timestamps::sensor_folder;
 
 /// How many bytes of a `.npy` object are read to find its header: NumPy's
@@ -263,6 +263,27 @@ impl<T, D: Dimension> Sensor for Npy<T, D> {
     }
 
     fn get(&self, index: usize) -> Result<Array<T, D>> {
+        self.read(index, Fetched::Nothing)
+    }
+
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Array<T, D>> {
+        self.read(index, fetched)
+    }
+}
+
+impl<T, D: Dimension> Npy<T, D> {
+    /// The bytes of row `index` of an object, read now.
+    fn remote_row(&self, object: &Object, index: usize) -> Result<Data> {
+        let bytes = self.sample_len * size_of::<T>();
+        let start = self.offset + index * bytes;
+        object
+            .get_range(start as u64..(start + bytes) as u64)
+            .map_err(|e| e.in_sensor(&self.name, Some(index)))
+    }
+
+    /// Sample `index`, from the row read ahead for it (`fetched`, a row of
+    /// an object) or else read now.
+    fn read(&self, index: usize, fetched: Fetched) -> Result<Array<T, D>> {
         let len = self.timestamps.as_slice().len();
         if index >= len {
             return Err(Error::out_of_range(
@@ -289,9 +310,10 @@ impl<T, D: Dimension> Sensor for Npy<T, D> {
             }
             Rows::Remote(_) if bytes == 0 => Vec::new(),
             Rows::Remote(object) => {
-                let row = object
-                    .get_range(start as u64..(start + bytes) as u64)
-                    .map_err(|e| e.in_sensor(&self.name, Some(index)))?;
+                let row = match fetched.take::<Data>() {
+                    Some(row) => row,
+                    None => self.remote_row(object, index)?,
+                };
                 if row.len() != bytes {
                     return Err(self.location.error(format!(
                         "sample {index}: {} bytes read of its {bytes} (the object changed since it was opened?)",
@@ -307,13 +329,35 @@ impl<T, D: Dimension> Sensor for Npy<T, D> {
     }
 }
 
-/// Its samples are rows of one file.
+/// Its samples are rows of one file; in object storage each row is read
+/// ahead (a ranged read) of the `get` that makes it an array, as a file
+/// per sample is.
 impl<T, D: Dimension> Storage for Npy<T, D> {
     type Origin = SensorOrigin;
 
     /// The file, and the row of its first axis.
     fn origin(&self, index: usize) -> Option<SensorOrigin> {
         Some(SensorOrigin::new(self.name.as_str(), index).in_file(&self.location, Some(index)))
+    }
+
+    fn ahead(&self) -> Ahead {
+        match self.rows {
+            Rows::Remote(_) => Ahead::Reads,
+            _ => Ahead::Nothing,
+        }
+    }
+
+    /// Row `index`'s bytes, for an object's rows (nothing for a mapped
+    /// file or an array in memory, or an index out of range).
+    fn fetch(&self, index: usize) -> Result<Fetched> {
+        match &self.rows {
+            Rows::Remote(object) if index < self.timestamps.as_slice().len() => {
+                let row = self.remote_row(object, index)?;
+                let n = row.len() as u64;
+                Ok(Fetched::read(row, n))
+            }
+            _ => Ok(Fetched::Nothing),
+        }
     }
 }
 

@@ -183,6 +183,27 @@ fn an_npy_sensor_in_s3_reads_as_the_local_file_with_a_request_per_sample() {
         })
     ));
 
+    // Under a loader, each row is read ahead by the read stage (a ranged
+    // GET each), then made an array by the worker: no second read.
+    let store = server().store();
+    let remote: Npy<f32, Ix2> =
+        Npy::open("radar", store.at("drive/radar/data.npy"), radar_times()).unwrap();
+    let loader = Loader::new(
+        SensorDataset::new(remote),
+        adl::pipeline! { collate: default },
+    )
+    .batch_size(5)
+    .workers(2)
+    .build()
+    .unwrap();
+    let batch: Array<f32, adl::ndarray::Ix3> = loader.epoch(0).next().unwrap().unwrap().into_inner();
+    for i in 0..5 {
+        assert_eq!(batch.index_axis(Axis(0), i), expected(i));
+    }
+    let reads = loader.statistics().reads;
+    assert_eq!((reads.reads, reads.failed, reads.bytes), (5, 0, 5 * 24));
+    assert_eq!(store.stats().requests, 1 + 5);
+
     // A URL string, read through the shared store of its bucket.
     let any: Npy<f32> = Npy::open("radar", url.as_str(), radar_times()).unwrap();
     assert_eq!(any.get(4).unwrap(), expected(4).into_dyn());

@@ -2,8 +2,9 @@
 //!
 //! - `cargo xtask example [ARGS...]`: run the main example (`px4_trace`).
 //! - `cargo xtask test`: run the whole test suite, object storage's tests
-//!   among them (adl-files' feature `store` on; they make a Python venv
-//!   with SeaweedFS's S3 server under the target dir), then the image tests without
+//!   among them (adl-files' feature `store` on; they make Python venvs
+//!   under the target dir with SeaweedFS's S3 server, and with Node and
+//!   Azurite, the Azure Blob emulator), then the image tests without
 //!   libjpeg-turbo (zune-jpeg), then the benchmark
 //!   workloads W1, W2 and W3 at full size with `--verify` (the test
 //!   build's `adl-bench`; their digests), as a run with no flags does them (W2's
