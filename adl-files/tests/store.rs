@@ -196,7 +196,8 @@ fn an_npy_sensor_in_s3_reads_as_the_local_file_with_a_request_per_sample() {
     .workers(2)
     .build()
     .unwrap();
-    let batch: Array<f32, adl::ndarray::Ix3> = loader.epoch(0).next().unwrap().unwrap().into_inner();
+    let batch: Array<f32, adl::ndarray::Ix3> =
+        loader.epoch(0).next().unwrap().unwrap().into_inner();
     for i in 0..5 {
         assert_eq!(batch.index_axis(Axis(0), i), expected(i));
     }
@@ -1025,6 +1026,9 @@ fn put_scans(server: &S3Server, prefix: &str, n: usize) {
     server.put(&format!("{prefix}/ts.npy"), &npy_bytes(&times));
 }
 
+/// A batch of scans: `[batch, 4096, 4]`.
+type Scans = Array<f32, adl::ndarray::Ix3>;
+
 /// The scans' loader: batches of 4, two workers, at most 256 KiB read
 /// ahead (so that most of the epoch is still to read when the server
 /// goes).
@@ -1033,7 +1037,7 @@ fn scans_loader(
     prefix: &str,
 ) -> Loader<
     SensorDataset<NpyFiles<f32, Ix2>>,
-    impl adl::Pipeline<Array2<f32>, Processed = Array<f32, adl::ndarray::Ix3>> + use<>,
+    impl adl::Pipeline<Array2<f32>, Processed = Scans> + use<>,
 > {
     let lidar: NpyFiles<f32, Ix2> = NpyFiles::in_folder(store.at(prefix)).unwrap();
     Loader::new(
@@ -1049,7 +1053,7 @@ fn scans_loader(
 }
 
 /// Each batch's scans by the value they are filled with.
-fn scans_of(batch: &Array<f32, adl::ndarray::Ix3>) -> Vec<usize> {
+fn scans_of(batch: &Scans) -> Vec<usize> {
     batch
         .axis_iter(Axis(0))
         .map(|scan| {
