@@ -116,7 +116,7 @@ class DatasetSource(Datasource):
         # Pickled once here: each task carries the bytes, and each Ray
         # worker process makes the dataset from them once (a LeRobot
         # dataset checks its videos when made), not once per task.
-        made = ray.cloudpickle.dumps(self._dataset)
+        made: bytes = ray.cloudpickle.dumps(self._dataset)  # type: ignore[no-untyped-call]
         # No task smaller than a block: a task's cost beyond its rows (its
         # scheduling, its loader) is paid per task.
         most = max(1, sum(self.traces) // self._rows_per_block)
