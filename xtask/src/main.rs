@@ -12,8 +12,9 @@
 //!   more with its batch stage as OpenCL kernels on POCL's CPU device,
 //!   and last the Python package's tests (`adl-python`, built into a venv
 //!   under the target dir with abstract-dataloader 0.4.7 and PyTorch
-//!   beside it, then pytest, and the training example). The venv is made
-//!   while the Rust suite runs.
+//!   beside it, then pytest, and the training example; the Ray tests in a
+//!   pytest of their own beside the rest). The venv is made while the
+//!   Rust suite runs.
 //!   Between the Rust suite and the workloads, the docs are checked
 //!   (`docs.rs`): `cargo doc` with broken intra-doc links denied, and every
 //!   Rust path the Markdown names looked up in what it made.

@@ -95,9 +95,29 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
             NEEDS,
         )?;
     }
+    // The Ray tests (a two-node cluster on this machine, Ray Train's
+    // workers) wait mostly on processes starting: they run beside the
+    // rest, in a pytest of their own, their output kept in a log and
+    // printed after the rest's.
+    let ray_tests = root.join("adl-python").join("tests").join("test_ray.py");
+    let ray_log = target_dir(root).join("ray-tests.log");
+    let log = File::create(&ray_log).map_err(|e| format!("creating {}: {e}", ray_log.display()))?;
+    let copy = log
+        .try_clone()
+        .map_err(|e| format!("{}: {e}", ray_log.display()))?;
+    let mut ray = Command::new(&python)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(&ray_tests)
+        .current_dir(root)
+        .stdout(Stdio::from(log))
+        .stderr(Stdio::from(copy))
+        .spawn()
+        .map_err(|e| format!("the Ray tests: cannot run {}: {e}", python.display()))?;
     let mut pytest = Command::new(&python);
     pytest
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg("--ignore")
+        .arg(&ray_tests)
         .arg(root.join("adl-python").join("tests"))
         .arg(root.join("examples").join("python_px4").join("test_px4.py"))
         .arg(root.join("bench").join("python").join("test_w2.py"))
@@ -109,7 +129,25 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
                 .join("test_lerobot_policy.py"),
         )
         .current_dir(root);
-    run(&mut pytest, "the Python package's tests", "")
+    let rest = run(&mut pytest, "the Python package's tests", "");
+    let ray = ray.wait();
+    let printed = std::fs::read_to_string(&ray_log).unwrap_or_default();
+    eprintln!("xtask: the Ray tests ({}):\n{printed}", ray_log.display());
+    rest?;
+    match ray {
+        Ok(status) if status.success() => Ok(()),
+        Ok(status) => Err(format!(
+            "the Ray tests failed ({status}); their output is above"
+        )),
+        Err(e) => Err(format!("the Ray tests: {e}")),
+    }
+}
+
+/// The target dir: `CARGO_TARGET_DIR`, or `target` in the workspace.
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
 }
 
 /// The venv's Python, the venv made with [`REQUIREMENTS`] first where it
@@ -117,9 +155,7 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
 /// making it goes to `python-venv-pip.log` beside it (printed where a
 /// step fails), else to the terminal.
 fn venv_python(root: &Path, logged: bool) -> Result<PathBuf, String> {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
+    let target = target_dir(root);
     let venv = target.join("python-venv");
     let python = venv.join("bin").join("python");
     let ready = venv.join("adl-ready");

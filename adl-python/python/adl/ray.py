@@ -64,9 +64,9 @@ def read(
     rows_per_block: int = ROWS_PER_BLOCK,
 ) -> ray.data.Dataset:
     """``dataset`` as a Ray Data dataset: one read task per trace and index
-    range (about ``parallelism`` where given, else as many as Ray asks
-    for; none smaller than a block of ``rows_per_block`` samples unless
-    its trace is, and none across two traces), each sample a row of flat
+    range (about ``parallelism`` where given, else one per block of
+    ``rows_per_block`` samples; none smaller than a block unless its
+    trace is, and none across two traces), each sample a row of flat
     columns (``columns``: only those, by their flattened names)."""
     source = DatasetSource(dataset, columns=columns, rows_per_block=rows_per_block)
     if parallelism is None:
