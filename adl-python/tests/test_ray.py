@@ -21,6 +21,9 @@ import pytest
 # where a firewall can stop it; Ray's name for the switch is its macOS one).
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+# Ray Train's controller looks at its workers every 0.5 s (2 s by default):
+# a run that ends, or whose worker dies, is seen sooner.
+os.environ["RAY_TRAIN_HEALTH_CHECK_INTERVAL_S"] = "0.5"
 ray = pytest.importorskip("ray")
 
 import ray.cloudpickle  # noqa: E402
@@ -154,7 +157,7 @@ def test_a_lerobot_dataset_and_a_ros_bag_read_as_adl_reads_them(cluster):
         assert [list(row) for row in adl.ray.read(messages, columns=["data"]).take(1)] == [["data"]]
 
 
-def test_a_ray_train_run_killed_mid_epoch_resumes_with_other_workers(cluster, tmp_path):
+def test_a_ray_train_run_killed_mid_epoch_resumes_with_another_number_of_workers(cluster, tmp_path):
     module = example()
     dataset = module.recording()
     log = tmp_path / "log"
@@ -187,13 +190,13 @@ def test_a_ray_train_run_killed_mid_epoch_resumes_with_other_workers(cluster, tm
     killed = module.trainer(dataset, 2, str(storage), on_batch=logging("first", kill_rank=1, kill_at=4), batch_size=2, every=3)
     with pytest.raises(Exception):
         killed.fit()
-    resumed = module.trainer(dataset, 3, str(storage), on_batch=logging("second"), batch_size=2, every=3).fit()
+    resumed = module.trainer(dataset, 1, str(storage), on_batch=logging("second"), batch_size=2, every=3).fit()
     # The second run began from the checkpoint of step 3 (12 samples of 30
-    # taken: the 18 left divide among 3 ranks, none padded): the first
-    # run's batches after it are read again, by the second run's workers.
+    # taken): the first run's batches after it are read again, by the
+    # second run's one worker.
     runs = {
         (run, rank): (log / f"{run}-{rank}.txt").read_text().splitlines()
-        for run, ranks in (("first", (0, 1)), ("second", (0, 1, 2)))
+        for run, ranks in (("first", (0, 1)), ("second", (0,)))
         for rank in ranks
     }
     assert all(int(lines[0]) == (0 if run == "first" else 3) for (run, _), lines in runs.items())
