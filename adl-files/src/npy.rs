@@ -272,12 +272,18 @@ impl<T, D: Dimension> Sensor for Npy<T, D> {
 }
 
 impl<T, D: Dimension> Npy<T, D> {
-    /// The bytes of row `index` of an object, read now.
-    fn remote_row(&self, object: &Object, index: usize) -> Result<Data> {
+    /// Where row `index` lies in the file, in bytes.
+    fn row(&self, index: usize) -> std::ops::Range<usize> {
         let bytes = self.sample_len * size_of::<T>();
         let start = self.offset + index * bytes;
+        start..start + bytes
+    }
+
+    /// The bytes of row `index` of an object, read now.
+    fn remote_row(&self, object: &Object, index: usize) -> Result<Data> {
+        let row = self.row(index);
         object
-            .get_range(start as u64..(start + bytes) as u64)
+            .get_range(row.start as u64..row.end as u64)
             .map_err(|e| e.in_sensor(&self.name, Some(index)))
     }
 
@@ -292,18 +298,18 @@ impl<T, D: Dimension> Npy<T, D> {
                 len,
             ));
         }
-        let bytes = self.sample_len * size_of::<T>();
-        let start = self.offset + index * bytes;
+        let range = self.row(index);
+        let bytes = range.len();
         let values: Vec<T> = match &self.rows {
             Rows::Mapped(mapped) => {
-                let row = mapped.get(start..start + bytes).ok_or_else(|| {
+                let row = mapped.get(range).ok_or_else(|| {
                     Error::internal("Npy::get", "a checked row past the mapped file")
                 })?;
                 // One copy out of the page cache, into memory aligned for `T`.
                 (self.row_elements)(row)
             }
             Rows::Memory(memory) => {
-                let row = memory.get(start..start + bytes).ok_or_else(|| {
+                let row = memory.get(range).ok_or_else(|| {
                     Error::internal("Npy::get", "a checked row past the array in memory")
                 })?;
                 (self.row_elements)(row)
@@ -348,10 +354,13 @@ impl<T, D: Dimension> Storage for Npy<T, D> {
     }
 
     /// Row `index`'s bytes, for an object's rows (nothing for a mapped
-    /// file or an array in memory, or an index out of range).
+    /// file or an array in memory, an empty row, or an index out of
+    /// range).
     fn fetch(&self, index: usize) -> Result<Fetched> {
         match &self.rows {
-            Rows::Remote(object) if index < self.timestamps.as_slice().len() => {
+            Rows::Remote(object)
+                if index < self.timestamps.as_slice().len() && !self.row(index).is_empty() =>
+            {
                 let row = self.remote_row(object, index)?;
                 let n = row.len() as u64;
                 Ok(Fetched::read(row, n))

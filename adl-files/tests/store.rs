@@ -6,6 +6,7 @@
 
 mod common;
 mod s3;
+mod same_logs;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -14,6 +15,7 @@ use std::time::{Duration, Instant};
 use common::source_error;
 use s3::flaky::{Fault, Flaky};
 use s3::{BUCKET, KEY_ID, S3Server, options_for};
+use same_logs::{same_bag, same_px4_log};
 
 use adl::files::{
     Images, Location, Npy, NpyFiles, RetryPolicy, Store, StoreOptions, Table, read_timestamps,
@@ -913,27 +915,6 @@ fn ros_data(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Every message of `remote` equals `local`'s, read in log-time order
-/// across the topics (as a synchronized loader reads them).
-fn same_bag(remote: &adl::files::ros::Bag, local: &adl::files::ros::Bag) -> usize {
-    assert_eq!(remote.topics(), local.topics());
-    let mut order = Vec::new();
-    let mut topics = Vec::new();
-    for name in local.topics().keys() {
-        let (r, l) = (remote.topic(name).unwrap(), local.topic(name).unwrap());
-        assert_eq!(r.len(), l.len(), "{name}");
-        let t = topics.len();
-        order.extend(l.log_times_ns().enumerate().map(|(i, ns)| (ns, t, i)));
-        topics.push((r, l));
-    }
-    order.sort();
-    for &(_, t, i) in &order {
-        let (r, l) = &topics[t];
-        assert_eq!(r.get(i).unwrap(), l.get(i).unwrap(), "{}[{i}]", l.name());
-    }
-    order.len()
-}
-
 /// Robot logs in S3 read as the local files: an MCAP file indexed by
 /// ranged reads (its footer, summary and message indexes, not its
 /// chunks), each chunk then read once; a ROS 1 bag indexed by ranged reads
@@ -1155,28 +1136,7 @@ fn px4_logs_in_s3_read_as_the_local_files() {
         let remote = Px4Log::open_at(store.at(&format!("px4/{name}"))).unwrap();
         let local = Px4Log::open(&file).unwrap();
         assert_eq!(remote.path(), Path::new(&url(&format!("px4/{name}"))));
-        assert_eq!(remote.sensor_names(), local.sensor_names(), "{name}");
-        assert_eq!(remote.completeness(), local.completeness());
-        let mut samples = 0;
-        for (r, l) in remote.sensors().iter().zip(local.sensors()) {
-            assert_eq!(
-                r.metadata().as_slice(),
-                l.metadata().as_slice(),
-                "{name} {}",
-                l.name()
-            );
-            for i in 0..l.len() {
-                // By their printed values: a NaN field equals itself.
-                let (r, l_) = (r.get(i).unwrap(), l.get(i).unwrap());
-                assert_eq!(
-                    format!("{r:?}"),
-                    format!("{l_:?}"),
-                    "{name} {} {i}",
-                    l.name()
-                );
-                samples += 1;
-            }
-        }
+        let samples = same_px4_log(&remote, &local);
         assert!(samples > 100, "{name}: {samples} samples");
         // Read whole, in one request.
         assert_eq!(store.stats().requests, 1);

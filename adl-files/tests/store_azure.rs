@@ -6,6 +6,7 @@
 
 mod azure;
 mod common;
+mod same_logs;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -19,6 +20,7 @@ use adl::files::{Images, Npy, RetryPolicy, Store, Table};
 use adl::ndarray::Ix2;
 use azure::{Azurite, CONTAINER, KEY};
 use common::source_error;
+use same_logs::{same_bag, same_px4_log};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -109,25 +111,11 @@ fn px4_logs_bags_and_rover_folders_in_azure_read_as_the_local_files() {
     for name in ["cube-orange-vtol-small.ulg", "pixhawk4-sample-small.ulg"] {
         let local = Px4Log::open(repo("tests/data/px4").join(name)).unwrap();
         let remote = Px4Log::open_at(store.at(&format!("px4/{name}"))).unwrap();
-        assert_eq!(remote.sensor_names(), local.sensor_names());
-        for (r, l) in remote.sensors().iter().zip(local.sensors()) {
-            assert_eq!(r.metadata().as_slice(), l.metadata().as_slice());
-            for i in [0, l.len() / 2, l.len() - 1] {
-                let (r, l) = (r.get(i).unwrap(), l.get(i).unwrap());
-                assert_eq!(format!("{r:?}"), format!("{l:?}"), "{name} {i}");
-            }
-        }
+        assert!(same_px4_log(&remote, &local) > 100, "{name}");
     }
     let local = Bag::open(repo("tests/data/ros/flight.mcap")).unwrap();
     let remote = Bag::open(store.at("ros/flight.mcap")).unwrap();
-    assert_eq!(remote.topics(), local.topics());
-    for topic in local.topics().keys() {
-        let (r, l) = (remote.topic(topic).unwrap(), local.topic(topic).unwrap());
-        assert_eq!(r.len(), l.len(), "{topic}");
-        for i in 0..l.len() {
-            assert_eq!(r.get(i).unwrap(), l.get(i).unwrap(), "{topic} {i}");
-        }
-    }
+    assert_eq!(same_bag(&remote, &local), 308);
     for sensor in ["imu", "lidar", "radar"] {
         let options = RoverOptions::default();
         let local =

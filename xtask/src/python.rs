@@ -101,16 +101,11 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
     // printed after the rest's.
     let ray_tests = root.join("adl-python").join("tests").join("test_ray.py");
     let ray_log = target_dir(root).join("ray-tests.log");
-    let log = File::create(&ray_log).map_err(|e| format!("creating {}: {e}", ray_log.display()))?;
-    let copy = log
-        .try_clone()
-        .map_err(|e| format!("{}: {e}", ray_log.display()))?;
-    let mut ray = Command::new(&python)
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+    let mut ray = Command::new(&python);
+    ray.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(&ray_tests)
-        .current_dir(root)
-        .stdout(Stdio::from(log))
-        .stderr(Stdio::from(copy))
+        .current_dir(root);
+    let mut ray = output_to(&mut ray, &ray_log, "the Ray tests")?
         .spawn()
         .map_err(|e| format!("the Ray tests: cannot run {}: {e}", python.display()))?;
     let mut pytest = Command::new(&python);
@@ -203,15 +198,24 @@ fn run_with(
     let Some(log) = log else {
         return run(command, what, needs);
     };
+    run(output_to(command, log, what)?, what, needs).map_err(|message| {
+        let printed = std::fs::read_to_string(log).unwrap_or_default();
+        format!("{message}\n{} says:\n{printed}", log.display())
+    })
+}
+
+/// `command` with its output and errors going to the file `log` (made
+/// anew); `what` names the command where the file cannot be made.
+fn output_to<'c>(
+    command: &'c mut Command,
+    log: &Path,
+    what: &str,
+) -> Result<&'c mut Command, String> {
     let file = File::create(log).map_err(|e| format!("{what}: creating {}: {e}", log.display()))?;
     let copy = file
         .try_clone()
         .map_err(|e| format!("{what}: {}: {e}", log.display()))?;
-    command.stdout(Stdio::from(file)).stderr(Stdio::from(copy));
-    run(command, what, needs).map_err(|message| {
-        let printed = std::fs::read_to_string(log).unwrap_or_default();
-        format!("{message}\n{} says:\n{printed}", log.display())
-    })
+    Ok(command.stdout(Stdio::from(file)).stderr(Stdio::from(copy)))
 }
 
 /// Run `command` in the open (its output shown); its failure says what

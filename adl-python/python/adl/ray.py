@@ -70,11 +70,12 @@ def read(
     columns (``columns``: only those, by their flattened names)."""
     source = DatasetSource(dataset, columns=columns, rows_per_block=rows_per_block)
     if parallelism is None:
-        # A task a block (none across traces), asked of Ray as the number
-        # of blocks: Ray's own default (200 at least) would split each
-        # task's output into small blocks, each then a task of its own
-        # through the object store, unfused with what follows the read.
-        parallelism = len(ranges(source.traces, max(1, sum(source.traces) // rows_per_block))) or 1
+        # A task a block, asked of Ray as the number of blocks (the tasks
+        # are as many or more: none crosses a trace). Ray's own default
+        # (200 at least) would split each task's output into small blocks,
+        # each then a task of its own through the object store, unfused
+        # with what follows the read.
+        parallelism = source.most_tasks()
     read: ray.data.Dataset = ray.data.read_datasource(source, override_num_blocks=parallelism)
     return read
 
@@ -117,11 +118,8 @@ class DatasetSource(Datasource):
         # worker process makes the dataset from them once (a LeRobot
         # dataset checks its videos when made), not once per task.
         made: bytes = ray.cloudpickle.dumps(self._dataset)  # type: ignore[no-untyped-call]
-        # No task smaller than a block: a task's cost beyond its rows (its
-        # scheduling, its loader) is paid per task.
-        most = max(1, sum(self.traces) // self._rows_per_block)
         tasks = []
-        for start, stop in ranges(self.traces, min(parallelism, most)):
+        for start, stop in ranges(self.traces, min(parallelism, self.most_tasks())):
             metadata = BlockMetadata(
                 num_rows=stop - start,
                 size_bytes=None if row is None else row * (stop - start),
@@ -136,6 +134,12 @@ class DatasetSource(Datasource):
                 )
             )
         return tasks
+
+    def most_tasks(self) -> int:
+        """The tasks asked for at most: none smaller than a block (a task's
+        cost beyond its rows, its scheduling and its loader, is paid per
+        task)."""
+        return max(1, sum(self.traces) // self._rows_per_block)
 
     def _bytes_per_row(self) -> int | None:
         """The first sample's size, read once on the driver."""

@@ -218,15 +218,10 @@ pub struct W4Data<R: Reads> {
 }
 
 impl<R: Reads> W4Data<R> {
-    /// The dataset in the folder `root` (a sub-folder per trace), its
+    /// The dataset in the folder `root` (a sub-folder per trace), read at
+    /// `at` (`root` itself, or the same dataset in object storage), its
     /// sensors read as `reads` says. A trace that cannot be opened fails
     /// the whole (an [`adl::Error::Trace`] naming it).
-    pub fn open(root: &Path, reads: R) -> adl::Result<Self> {
-        Self::open_at(root, &Location::from(root), reads)
-    }
-
-    /// The dataset whose traces are those of the folder `root`, read at
-    /// `at` (the same dataset in object storage, or `root` itself).
     pub fn open_at(root: &Path, at: &Location, reads: R) -> adl::Result<Self> {
         let folders = trace_folders(root)?;
         let keys: Vec<String> = folders
@@ -246,11 +241,11 @@ impl<R: Reads> W4Data<R> {
         for (number, trace) in traces.parts().iter().enumerate() {
             let indices = trace
                 .indices()
-                .ok_or_else(|| adl::Error::internal("W4Data::open", "a synchronized trace"))?;
+                .ok_or_else(|| adl::Error::internal("W4Data::open_at", "a synchronized trace"))?;
             let column = |name: &str| {
                 indices
                     .column(name)
-                    .ok_or_else(|| adl::Error::internal("W4Data::open", "a column per sensor"))
+                    .ok_or_else(|| adl::Error::internal("W4Data::open_at", "a column per sensor"))
             };
             let (c, a, w, l) = (
                 column("camera")?,
