@@ -1052,8 +1052,8 @@ fn a_server_killed_mid_epoch_and_restarted_loses_and_repeats_no_sample() {
     server.create_bucket(BUCKET);
     put_scans(&server, "killed/lidar", N);
     // Retries for long enough to cover the restart (SeaweedFS starts in
-    // a few seconds): 40 of at most 500 ms.
-    let retry = RetryPolicy::new(40, Duration::from_millis(50), Duration::from_millis(500));
+    // a few seconds, more on a busy machine): 240 of at most 500 ms.
+    let retry = RetryPolicy::new(240, Duration::from_millis(50), Duration::from_millis(500));
     let store = Store::open_with(&format!("s3://{BUCKET}"), &server.options(retry)).unwrap();
     let loader = scans_loader(&store, "killed/lidar");
     let mut epoch = loader.epoch(0);

@@ -24,6 +24,8 @@ os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 # Ray Train's controller looks at its workers every 0.5 s (2 s by default):
 # a run that ends, or whose worker dies, is seen sooner.
 os.environ["RAY_TRAIN_HEALTH_CHECK_INTERVAL_S"] = "0.5"
+# A worker group may take long to start on a busy machine (60 s by default).
+os.environ["RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S"] = "600"
 ray = pytest.importorskip("ray")
 
 import ray.cloudpickle  # noqa: E402
