@@ -26,6 +26,11 @@ os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 os.environ["RAY_TRAIN_HEALTH_CHECK_INTERVAL_S"] = "0.5"
 # A worker group may take long to start on a busy machine (60 s by default).
 os.environ["RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S"] = "600"
+# Ray starts its worker processes at nice 15: beside other busy processes
+# (a CI machine running other tests) they then get a few percent of a core,
+# and Ray Train's workers took over 5 minutes to import torch. At nice 0,
+# as Ray's own job manager runs its drivers.
+os.environ["RAY_worker_niceness"] = "0"
 ray = pytest.importorskip("ray")
 
 import ray.cloudpickle  # noqa: E402
