@@ -10,8 +10,8 @@ only figures taken together compare).
     python3 bench/compare.py --peers [--workloads w2,w4,w6] [--rounds 3]
 
 Each round runs, for every workload, adl (2 workers), the PyTorch peer (0
-and 2 workers) and, for W1 and W2, the C limit (2 threads), each in a fresh
-process. The table gives the median warm-epoch samples/s of each and the
+and 2 workers) and, for W1 and W2, the C limit (a thread per core), each in
+a fresh process. The table gives the median warm-epoch samples/s of each and the
 ratios the goals are stated in (issue 9): adl / C limit, adl / PyTorch's
 best, and for W3 adl / numpy's figure of PEER.md.
 
@@ -28,8 +28,8 @@ is target/w4-data (written with generate.py the first time).
 
 W2 through Python (issue 21; not in the default list): each round runs
 adl-bench's W2 (Rust, 2 workers), the same loader iterated from Python
-(bench/python/bench_w2.py over the module adl_bench, which this installs
-into target/python-venv, made by `cargo xtask python`) with 2 and with 4
+(bench/python/bench_w2.py over the module adl_bench, built in release and
+installed into target/bench-venv with adl: see Builds below) with 2 and 4
 workers, and the PyTorch peer with 0, 2 and 4 workers, each a fresh
 process after the machine is quiet, its memory watched from outside (the
 peak of its processes' summed RSS, sampled every 0.1 s, and of their
@@ -59,6 +59,25 @@ table gives each run's median warm samples/s and peak PSS; the last lines,
 one per workload, `ratio WORKLOAD adl/best-peer R PEER` and adl / PyTorch's
 best.
 
+Builds (issue 44). Every adl row is a release build, and says so
+(`[release]`): adl-bench is built with `cargo build --release`, and adl
+and adl_bench for Python are built as release wheels and installed into
+target/bench-venv each run (ADL_PYTHON names another python, whose
+modules must say `BUILD == "release"`). Never target/python-venv: the
+test command installs a debug build there, which runs W2 through Python
+at a fifth of the speed. A row from a debug build stops the comparison.
+
+Limits (issue 44). Each workload is measured beside its machine limit, on
+all the machine's cores, in the same rounds: W1 and W2 the C loop
+(bench/peer/limit_c.c); W4 its work with no loader (`adl-bench --workload
+w4 --limit`: the sensors' reads, the crop decode at its DCT scale, the
+resize and the collate's copy, back to back on a thread per core); W6 the
+plain Python loop in a process per core, summed (`bench/peer/w6.py
+--limit N`). The last lines, one per workload, are `limit WORKLOAD
+adl/limit R`; W4's run also prints `rounds w4 adl/torch-best ...`, adl
+against PyTorch's best in each round. roverd's trace and the bags have
+their readers' bounds in their own tools (bench/rover, bench/ros).
+
 Needs gcc and python3; PyTorch and numpy are installed with pip into
 target/peer-venv the first time (about 600 MB), unless PEER_PYTHON names a
 python that has them. W4's peer also needs torchvision, Pillow and
@@ -66,8 +85,10 @@ scikit-image: W4_PYTHON, else target/w4-venv (made the first time).
 """
 
 import argparse
+import glob
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -146,7 +167,7 @@ def w4(rounds, data, latency_readers):
     subprocess.run(["cargo", "build", "--release", "-p", "adl-bench"], cwd=ROOT, check=True)
     bench = os.path.join(TARGET, "release", "adl-bench")
     latency = ["--read-latency-ms", "20"] + (["--readers", str(latency_readers)] if latency_readers else [])
-    runs = {}
+    runs, limits, per_round = {}, [], []
     for r in range(rounds):
         print(f"compare: W4 round {r + 1} of {rounds}", file=sys.stderr)
         configs = [("adl", [bench, "--workload", "w4", "--data", data]),
@@ -156,8 +177,17 @@ def w4(rounds, data, latency_readers):
         for name, cmd in configs:
             wait_quiet()
             for row in sh(cmd, {"ADL_QUIET": "1"}):
+                if name.startswith("adl"):
+                    release(row, name)
                 warm = row.get("warm_samples_per_s", row.get("samples_per_s"))
                 runs.setdefault(name, []).append((warm, row["cold_samples_per_s"]))
+        cmd, env, which = limit_run("w4", data, bench, None, None)
+        wait_quiet()
+        for row in sh(cmd, env):
+            release(row, "limit")
+            limits.append(limit_rate(row, which))
+        torch_round = max(runs[f"torch {w}"][-1][0] for w in (0, 2, 4))
+        per_round.append(runs["adl"][-1][0] / torch_round)
     med = statistics.median
     warm = {k: med(w for w, _ in v) for k, v in runs.items()}
     cold = {k: med(c for _, c in v) for k, v in runs.items()}
@@ -169,7 +199,13 @@ def w4(rounds, data, latency_readers):
         all_warm = ", ".join(f"{w:.0f}" for w, _ in runs[k])
         ratio = f"{warm[k] / warm[best]:.2f}x warm, {cold[k] / cold[best_cold]:.2f}x cold" if k.startswith("adl") else "-"
         lat = f"{warm[k] / warm['adl']:.2f} warm, {cold[k] / cold['adl']:.2f} cold" if k == "adl 20 ms" else "-"
-        print(f"| {k}{' (best)' if k == best else ''} | {warm[k]:.0f} ({all_warm}) | {cold[k]:.0f} | {ratio} | {lat} |")
+        print(f"| {built(k)}{' (best)' if k == best else ''} | {warm[k]:.0f} ({all_warm}) | {cold[k]:.0f} | {ratio} | {lat} |")
+    print(f"| limit, {CORES} threads, no loader [{BUILDS['limit']}] | {statistics.median(limits):.0f} "
+          f"({', '.join(f'{x:.0f}' for x in limits)}) | - | - | - |")
+    print()
+    print(f"rounds w4 adl/torch-best {' '.join(f'{x:.2f}' for x in per_round)} (adl against the best PyTorch run "
+          f"of the same round, warm)")
+    print(limit_line("w4", warm["adl"], "2 workers", limits))
 
 
 def monitored(cmd, env):
@@ -210,12 +246,7 @@ def monitored(cmd, env):
 
 def w2_python(rounds):
     """W2 from Rust and through Python, beside the PyTorch peer."""
-    venv_python = os.path.join(TARGET, "python-venv", "bin", "python")
-    if not os.path.exists(venv_python):
-        sys.exit("compare: run `cargo xtask python` first (it makes target/python-venv)")
-    env = {**os.environ, "PATH": os.path.dirname(venv_python) + os.pathsep + os.environ["PATH"]}
-    subprocess.run([venv_python, "-m", "pip", "install", "-q", "--no-build-isolation", "--force-reinstall",
-                    "--no-deps", os.path.join(ROOT, "bench", "python")], check=True, env=env)
+    adl = adl_python()
     subprocess.run(["cargo", "build", "--release", "-p", "adl-bench"], cwd=ROOT, check=True)
     bench = os.path.join(TARGET, "release", "adl-bench")
     python = peer_python()
@@ -224,13 +255,15 @@ def w2_python(rounds):
     for r in range(rounds):
         print(f"compare: W2 through Python, round {r + 1} of {rounds}", file=sys.stderr)
         configs = [("adl, Rust", [bench, "--workload", "w2", "--workers", "2"]),
-                   ("adl, Python", [venv_python, bench_w2, "--workers", "2"]),
-                   ("adl, Python, 4 workers", [venv_python, bench_w2, "--workers", "4"])]
+                   ("adl, Python", [adl, bench_w2, "--workers", "2"]),
+                   ("adl, Python, 4 workers", [adl, bench_w2, "--workers", "4"])]
         configs += [(f"PyTorch, {w} workers", [python, os.path.join(PEER, "peer_torch.py"), "--single", "image", str(w)])
                     for w in (0, 2, 4)]
         for name, cmd in configs:
             wait_quiet()
             for row in monitored(cmd, {"ADL_QUIET": "1"}):
+                if name.startswith("adl"):
+                    release(row, name)
                 runs.setdefault(name, []).append(row.get("warm_samples_per_s", row.get("samples_per_s")))
                 rss.setdefault(name, []).append(row["peak_rss_tree_mb"])
                 pss.setdefault(name, []).append(row["peak_pss_tree_mb"])
@@ -242,7 +275,7 @@ def w2_python(rounds):
         against = "-"
         if k == "adl, Python":
             against = f"{med[k] / med['adl, Rust']:.2f}x of Rust, {med[k] / med[best]:.1f}x of {best}"
-        print(f"| {k}{' (best)' if k == best else ''} | {med[k] / 1e3:.0f} k ({', '.join(f'{x / 1e3:.0f}' for x in v)}) "
+        print(f"| {built(k)}{' (best)' if k == best else ''} | {med[k] / 1e3:.0f} k ({', '.join(f'{x / 1e3:.0f}' for x in v)}) "
               f"| {against} | {statistics.median(rss[k]):.0f} | {statistics.median(pss[k]):.0f} |")
 
 # ---------------------------------------------------------------- the peers (issue 33)
@@ -263,9 +296,6 @@ def venv_python(name, packages, check, base=sys.executable):
 
 def python313():
     """A Python 3.13 or later to make dataloader-rs's venv from, or None."""
-    import glob
-    import shutil
-
     found = [shutil.which(f"python3.{m}") for m in (15, 14, 13)]
     found += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[3-9]*/bin/python3")), reverse=True)
     for python in filter(None, found):
@@ -276,17 +306,93 @@ def python313():
 
 
 def adl_python():
-    """The python with adl and adl_bench installed: ADL_PYTHON, else
-    target/python-venv (`cargo xtask python`), adl_bench installed there."""
-    python = os.environ.get("ADL_PYTHON") or os.path.join(TARGET, "python-venv", "bin", "python")
-    if not os.path.exists(python):
-        sys.exit("compare: run `cargo xtask python` first (it makes target/python-venv), or set ADL_PYTHON")
-    has = subprocess.run([python, "-c", "import adl_bench"], capture_output=True).returncode == 0
-    if not has:
-        env = {**os.environ, "PATH": os.path.dirname(python) + os.pathsep + os.environ["PATH"]}
-        subprocess.run([python, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps",
-                        os.path.join(ROOT, "bench", "python")], check=True, env=env)
+    """The python that runs adl from Python: ADL_PYTHON where set, else
+    target/bench-venv, into which this builds and installs release wheels
+    of adl (adl-python) and adl_bench (bench/python) every run, so that it
+    measures the sources as they are. Never target/python-venv: the test
+    command installs a debug build there, 5x slower (issue 44). Exits
+    unless both modules say `BUILD == "release"`."""
+    python = os.environ.get("ADL_PYTHON")
+    if not python:
+        venv = os.path.join(TARGET, "bench-venv")
+        python = os.path.join(venv, "bin", "python")
+        if subprocess.run([python, "-c", "import numpy, maturin"], capture_output=True).returncode != 0 \
+                if os.path.exists(python) else True:
+            print("compare: making target/bench-venv with numpy and maturin (once)", file=sys.stderr)
+            subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+            subprocess.run([python, "-m", "pip", "install", "-q", "numpy", "maturin>=1.9,<2"], check=True)
+        wheels = os.path.join(TARGET, "bench-wheels")
+        shutil.rmtree(wheels, ignore_errors=True)
+        for crate in (os.path.join(ROOT, "adl-python"), os.path.join(ROOT, "bench", "python")):
+            print(f"compare: building a release wheel of {os.path.relpath(crate, ROOT)}", file=sys.stderr)
+            subprocess.run([python, "-m", "maturin", "build", "--release", "--auditwheel", "skip", "-q",
+                            "-m", os.path.join(crate, "Cargo.toml"), "-o", wheels], check=True, cwd=ROOT)
+        subprocess.run([python, "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps",
+                        *sorted(glob.glob(os.path.join(wheels, "*.whl")))], check=True)
+    builds = subprocess.run([python, "-c", "import adl, adl_bench; print(adl.BUILD, adl_bench.BUILD)"],
+                            capture_output=True, text=True)
+    if builds.returncode != 0 or builds.stdout.split() != ["release", "release"]:
+        sys.exit(f"compare: {python} has no release builds of adl and adl_bench "
+                 f"({builds.stdout.strip() or builds.stderr.strip()[-300:]}); unset ADL_PYTHON to build them")
     return python
+
+
+BUILDS = {}
+
+
+def release(row, what):
+    """Checks that `row` came from a release build (a benchmark of a debug
+    build is no figure of adl's) and records it for `built(what)`."""
+    build = row.get("build")
+    if build != "release":
+        sys.exit(f"compare: {what} ran a {build or 'unnamed'} build, not a release one")
+    BUILDS[what] = build
+
+
+def c_limit():
+    """bench/peer/limit_c.c compiled into target/limit_c: W1's and W2's
+    limit (the same work in one fused C loop per thread, no loader)."""
+    limit = os.path.join(TARGET, "limit_c")
+    subprocess.run(["gcc", "-O3", "-march=native", "-ffp-contract=off", "-fopenmp",
+                    os.path.join(PEER, "limit_c.c"), "-o", limit], check=True)
+    return limit
+
+
+CORES = os.cpu_count() or 1
+
+
+def limit_run(workload, data, bench, python, limit_c):
+    """(command, env, what its rows are) of `workload`'s limit on all the
+    machine's cores (issue 44): W1, W2: the C loop (its row named by the
+    workload's name); W4: adl-bench --limit (the work with no loader);
+    W6: w6.py --limit (the plain Python loop, a process per core)."""
+    if workload in ("w1", "w2"):
+        return [limit_c], {"OMP_NUM_THREADS": str(CORES)}, NAMES[workload]
+    if workload == "w4":
+        return [bench, "--workload", "w4", "--data", data, "--limit", "--workers", str(CORES)], {}, "w4"
+    if workload == "w6":
+        return [python, os.path.join(PEER, "w6.py"), "--limit", str(CORES)], {}, "w6"
+    return None
+
+
+def limit_rate(row, workload_name):
+    """A limit run's row's samples/s, where the row is `workload_name`'s."""
+    if row.get("workload") != workload_name:
+        return None
+    return row.get("warm_samples_per_s", row.get("samples_per_s"))
+
+
+def limit_line(workload, adl_rate, adl_what, limits):
+    """The closing line `limit WORKLOAD adl/limit R` (issue 44)."""
+    lim = statistics.median(limits)
+    return (f"limit {workload} adl/limit {adl_rate / lim:.2f} (adl: {adl_what}, {adl_rate:.0f}/s; "
+            f"limit on {CORES} cores: {lim:.0f}/s, runs {', '.join(f'{x:.0f}' for x in limits)})")
+
+
+def built(what, label=None):
+    """A table's label for the runs `what`: with their build, where adl's."""
+    label = label or what
+    return f"{label} [{BUILDS[what]}]" if what in BUILDS else label
 
 
 def peer_runs(workload, data, pythons, bench):
@@ -354,19 +460,32 @@ def peers(workloads, rounds, data):
         print(f"compare: writing W4's dataset into {data} (once)", file=sys.stderr)
         subprocess.run([pythons["peers"], os.path.join(PEER, "w4", "generate.py"), data, "--force"], check=True)
     verified = {w: peers_verify(w, pythons) for w in workloads if w in ("w2", "w6")}
-    runs, pss = {}, {}
+    limit_c = c_limit() if "w2" in workloads else None
+    runs, pss, limits = {}, {}, {}
     for r in range(rounds):
         for w in workloads:
             print(f"compare: peers, {w}, round {r + 1} of {rounds}", file=sys.stderr)
+            run = limit_run(w, data, bench, pythons["adl"], limit_c)
+            if run:
+                cmd, env, which = run
+                wait_quiet()
+                for row in sh(cmd, env):
+                    if w == "w4":
+                        release(row, f"{w}: limit")
+                    rate = limit_rate(row, which)
+                    if rate is not None:
+                        limits.setdefault(w, []).append(rate)
             for name, cmd in peer_runs(w, data, pythons, bench):
                 wait_quiet()
                 for row in monitored(cmd, {"ADL_QUIET": "1"}):
+                    if name.startswith("adl"):
+                        release(row, f"{w}: {name}")
                     warm = row.get("warm_samples_per_s", row.get("samples_per_s"))
                     if warm is not None:
                         runs.setdefault((w, name), []).append(warm)
                         pss.setdefault((w, name), []).append(row["peak_pss_tree_mb"])
     med = statistics.median
-    lines = []
+    lines, limit_lines = [], []
     for w in workloads:
         keys = [k for k in runs if k[0] == w]
         print(f"\n| {w} | warm samples/s (runs) | peak PSS, summed (MiB) | digest |")
@@ -374,7 +493,7 @@ def peers(workloads, rounds, data):
         for k in keys:
             peer = k[1].split(",")[0]
             digest = {True: "same", False: "DIFFERS"}.get(verified.get(w, {}).get(peer), "-")
-            print(f"| {k[1]} | {med(runs[k]):.0f} ({', '.join(f'{x:.0f}' for x in runs[k])}) "
+            print(f"| {built(f'{w}: {k[1]}', k[1])} | {med(runs[k]):.0f} ({', '.join(f'{x:.0f}' for x in runs[k])}) "
                   f"| {med(pss[k]):.0f} | {digest} |")
         best = {}
         for k in keys:
@@ -382,6 +501,10 @@ def peers(workloads, rounds, data):
             if med(runs[k]) > best.get(peer, (0, ""))[0]:
                 best[peer] = (med(runs[k]), k[1])
         adl_best = best.pop("adl", (0, "-"))
+        if w in limits:
+            print(f"| limit, {CORES} cores, no loader{' [release]' if w == 'w4' else ''} | "
+                  f"{med(limits[w]):.0f} ({', '.join(f'{x:.0f}' for x in limits[w])}) | - | - |")
+            limit_lines.append(limit_line(w, adl_best[0], adl_best[1], limits[w]))
         if best:
             peer, (value, setting) = max(best.items(), key=lambda kv: kv[1][0])
             torch_best = best.get("torch", (float("nan"), "-"))
@@ -389,7 +512,7 @@ def peers(workloads, rounds, data):
                          f"(adl: {adl_best[1]}, {adl_best[0]:.0f}/s; {setting}, {value:.0f}/s; "
                          f"adl/torch-best {adl_best[0] / torch_best[0]:.2f})")
     print()
-    for line in lines:
+    for line in lines + limit_lines:
         print(line)
 
 
@@ -440,9 +563,7 @@ def main():
     python = peer_python()
     subprocess.run(["cargo", "build", "--release", "-p", "adl-bench"], cwd=ROOT, check=True)
     bench = os.path.join(TARGET, "release", "adl-bench")
-    limit = os.path.join(TARGET, "limit_c")
-    subprocess.run(["gcc", "-O3", "-march=native", "-ffp-contract=off", "-fopenmp",
-                    os.path.join(PEER, "limit_c.c"), "-o", limit], check=True)
+    limit = c_limit()
 
     adl, torch, c, device = {}, {}, {}, {}
     # Whether POCL's CPU device is there to run W2's kernels as OpenCL too.
@@ -452,6 +573,7 @@ def main():
         print(f"compare: round {r + 1} of {args.rounds}", file=sys.stderr)
         for w in workloads:
             for row in sh([bench, "--workload", w, "--workers", "2"], {"ADL_QUIET": "1"}):
+                release(row, w)
                 adl.setdefault(w, []).append(row["warm_samples_per_s"])
                 device[w] = row["device"]
             if w == "w2" and pocl:
@@ -463,7 +585,7 @@ def main():
                 for row in sh([python, os.path.join(PEER, "peer_torch.py"), "--single", NAMES[w], str(workers)]):
                     torch.setdefault((w, workers), []).append(row["samples_per_s"])
         if {"w1", "w2"} & set(workloads):
-            for row in sh([limit], {"OMP_NUM_THREADS": "2"}):
+            for row in sh([limit], {"OMP_NUM_THREADS": str(CORES)}):
                 for w, name in NAMES.items():
                     if row.get("workload") == name:
                         c.setdefault(w, []).append(row["samples_per_s"])
@@ -471,7 +593,7 @@ def main():
     med = statistics.median
     def fmt(x):
         return f"{x / 1e6:.2f} M" if x >= 1e6 else f"{x / 1e3:.0f} k"
-    print("| workload | adl, 2 workers | PyTorch, 0 / 2 workers | C limit, 2 threads | adl / C | adl / PyTorch best | adl / numpy |")
+    print("| workload | adl, 2 workers | PyTorch, 0 / 2 workers | C limit, all cores | adl / C | adl / PyTorch best | adl / numpy |")
     print("|---|---|---|---|---|---|---|")
     rows = [(w, w) for w in workloads]
     if "w2" in workloads and pocl:
@@ -479,11 +601,16 @@ def main():
     for key, w in rows:
         a = med(adl[key])
         label = f"{w} (kernels: {'OpenCL on POCL' if key.endswith('pocl') else device.get(w, 'rust')})" if w == "w2" else w
+        label = built(w, label)
         t0, t2 = med(torch[(w, 0)]), med(torch[(w, 2)])
         lim = med(c[w]) if w in c else None
         print(f"| {label} | {fmt(a)}/s | {fmt(t0)}/s / {fmt(t2)}/s | "
               f"{fmt(lim) + '/s' if lim else '-'} | {f'{a / lim:.2f}' if lim else '-'} | "
               f"{a / max(t0, t2):.1f}x | {f'{a / NUMPY_W3:.2f}x' if w == 'w3' else '-'} |")
+    print()
+    for w in workloads:
+        if w in c:
+            print(limit_line(w, med(adl[w]), "adl-bench, 2 workers", c[w]))
 
 
 if __name__ == "__main__":

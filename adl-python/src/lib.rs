@@ -73,6 +73,15 @@ pub use errors::to_python as python_error;
 pub use rust_loader::{BatchMemory, RustLoader, RustLoaderEpoch};
 pub use to_python::{Owner, ToPython};
 
+/// How this library was compiled: `"release"` (optimised) or `"debug"`
+/// (Rust's debug assertions on, as `cargo xtask test` builds it), for the
+/// benchmarks to check what they measure (`adl.BUILD` in Python).
+pub const BUILD: &str = if cfg!(debug_assertions) {
+    "debug"
+} else {
+    "release"
+};
+
 /// The module `adl._native`.
 #[cfg(feature = "module")]
 // No state of the module's relies on the GIL to be safe (its locks are
@@ -117,6 +126,7 @@ fn native_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<native::Affine>()?;
     module.add_class::<native::Clamp>()?;
     module.add("LoaderError", module.py().get_type::<errors::LoaderError>())?;
+    module.add("BUILD", BUILD)?;
     exit::register(module)?;
     Ok(())
 }

@@ -136,6 +136,10 @@ struct Settings {
     on_error: OnError,
     rank: Option<usize>,
     world: Option<usize>,
+    /// Where the run's timeline is written (`trace=`), and the spans it
+    /// keeps (`trace_events=`).
+    trace: Option<std::path::PathBuf>,
+    trace_events: Option<usize>,
 }
 
 /// The policy `on_error` names: `"raise"` or `"skip"`.
@@ -171,6 +175,18 @@ impl Settings {
         };
         if let Some(bytes) = self.memory_budget {
             builder = builder.memory_budget(bytes);
+        }
+        if let Some(path) = &self.trace {
+            builder = builder.trace_to(path);
+        }
+        if let Some(events) = self.trace_events {
+            if self.trace.is_none() && std::env::var_os(adl_graph::loader::TRACE_VARIABLE).is_none()
+            {
+                return Err(PyValueError::new_err(
+                    "trace_events sets the spans a timeline keeps: give trace=\"run.json\" too (or ADL_TRACE)",
+                ));
+            }
+            builder = builder.trace_events(events);
         }
         match (self.shuffle, &self.indices) {
             (Some(_), Some(_)) => {
@@ -261,7 +277,7 @@ fn python_inner(
 #[pymethods]
 impl Loader {
     #[new]
-    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, indices = None, workers = 0, batches_ahead = None, memory_budget = None, drop_last = false, on_error = "raise", rank = None, world = None, processes = None))]
+    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, indices = None, workers = 0, batches_ahead = None, memory_budget = None, drop_last = false, on_error = "raise", rank = None, world = None, processes = None, trace = None, trace_events = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -278,6 +294,8 @@ impl Loader {
         rank: Option<usize>,
         world: Option<usize>,
         processes: Option<bool>,
+        trace: Option<std::path::PathBuf>,
+        trace_events: Option<usize>,
     ) -> PyResult<Self> {
         let settings = Settings {
             batch_size,
@@ -290,6 +308,8 @@ impl Loader {
             on_error: on_error_of(on_error)?,
             rank,
             world,
+            trace,
+            trace_events,
         };
         // A LeRobot dataset without Python transforms: read, decoded and
         // collated in Rust.

@@ -383,6 +383,10 @@ def main():
         raise SystemExit(f"peers: {args.peer} has {' or '.join(MODES[args.peer])} workers, not {args.mode}")
     row = {"peer": args.peer, "workload": args.workload, "workers": args.workers, "mode": args.mode,
            "python": sys.version.split()[0]}
+    if args.peer == "adl":
+        import adl
+
+        row["build"] = adl.BUILD  # "release" or "debug": compare.py measures release builds only
     row.update(verified(args) if args.verify else timed(args))
     row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     print(json.dumps(row), flush=True)

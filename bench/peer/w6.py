@@ -19,6 +19,7 @@ Only numpy is needed; every peer imports this module and runs the same
 from __future__ import annotations
 
 import hashlib
+import time
 
 import numpy as np
 
@@ -119,5 +120,50 @@ def reference() -> str:
     return digest.hex()
 
 
+def _plain_loop(rank: int, processes: int, barrier, results) -> None:
+    """One process of ``limit``: its batches (``k % processes == rank``) by
+    the plain loop, twice; the second pass's samples and seconds."""
+    ds = W6Dataset()
+    batches = range(rank, len(ds) // BATCH, processes)
+    for timed in (False, True):
+        barrier.wait()
+        start, samples = time.perf_counter(), 0
+        for b in batches:
+            samples += len(collate([ds[i] for i in range(b * BATCH, (b + 1) * BATCH)])["label"])
+        if timed:
+            results.put((samples, time.perf_counter() - start))
+
+
+def limit(processes: int) -> dict:
+    """W6's limit (issue 44): the plain loop (``__getitem__`` and
+    ``collate``, no loader) in ``processes`` processes at once, each over
+    its share of the batches, started together; the second of two passes
+    timed. ``warm_samples_per_s`` is the sum of the processes' rates."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    barrier, results = context.Barrier(processes), context.Queue()
+    running = [context.Process(target=_plain_loop, args=(r, processes, barrier, results))
+               for r in range(processes)]
+    for p in running:
+        p.start()
+    rates = [results.get() for _ in running]
+    for p in running:
+        p.join()
+        if p.exitcode != 0:
+            raise SystemExit(f"w6: a plain-loop process ended with {p.exitcode}")
+    return {"workload": "w6", "limit": True, "processes": processes,
+            "samples": sum(n for n, _ in rates),
+            "warm_samples_per_s": round(sum(n / s for n, s in rates), 1),
+            "wall_samples_per_s": round(sum(n for n, _ in rates) / max(s for _, s in rates), 1)}
+
+
 if __name__ == "__main__":
-    print(reference())
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(description="W6's digest, or with --limit its machine limit (JSON line)")
+    ap.add_argument("--limit", type=int, metavar="PROCESSES",
+                    help="time the plain loop in this many processes at once (one per core)")
+    args = ap.parse_args()
+    print(json.dumps(limit(args.limit)) if args.limit else reference())

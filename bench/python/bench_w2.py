@@ -31,7 +31,7 @@ def main():
             assert batch.dtype.name == "float32" and batch.shape[1:] == (3, 64, 64)
         figures.append(samples / (time.perf_counter() - start))
     print(json.dumps({
-        "workload": "w2", "front": "python", "workers": args.workers, "samples": samples,
+        "workload": "w2", "front": "python", "build": adl_bench.BUILD, "workers": args.workers, "samples": samples,
         "cold_samples_per_s": round(figures[0], 1), "warm_samples_per_s": round(figures[1], 1),
         "setup_s": round(setup, 3),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

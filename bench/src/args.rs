@@ -54,6 +54,9 @@ pub(crate) struct Args {
     pub(crate) memory_budget: Option<u64>,
     /// `--verify-out`: with `--verify`, W4 writes its image checks here.
     pub(crate) verify_out: Option<std::path::PathBuf>,
+    /// `--limit`: W4's work with no loader, on `--workers` threads: the
+    /// machine's limit the loader is measured against (issue 44).
+    pub(crate) limit: bool,
     /// `--ranks`: the ranks of `--workload order` (8).
     pub(crate) ranks: usize,
     /// `--sampler`: the order of `--workload order`, shuffle (the
@@ -63,7 +66,7 @@ pub(crate) struct Args {
 
 /// The flags, for `--help` and the errors.
 const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N] [--soak N] [--memory-budget BYTES]
-       adl-bench --workload w4 --data DIR [--data-url URL] [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--memory-budget BYTES] [--verify [--verify-out DIR]] [--stats]
+       adl-bench --workload w4 --data DIR [--data-url URL] [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--memory-budget BYTES] [--verify [--verify-out DIR]] [--stats] [--limit]
        adl-bench --workload order [--samples N] [--ranks N] [--sampler shuffle|sorted-keys] [--workers N]";
 
 /// The arguments (without the program's name), checked; the defaults
@@ -90,6 +93,7 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
         readers: None,
         memory_budget: None,
         verify_out: None,
+        limit: false,
         ranks: 8,
         sampler: "shuffle".into(),
     };
@@ -124,6 +128,7 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
                 }
             }
             "--verify" => args.verify = true,
+            "--limit" => args.limit = true,
             "--stats" => args.stats = true,
             "--stage" => args.stage = value("--stage")?,
             "--batches" => args.batches = number(value("--batches")?, "--batches")?,
@@ -161,6 +166,11 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
     }
     if args.workload == "w4" {
         return w4_checked(args);
+    }
+    if args.limit {
+        return Err(format!(
+            "--limit is W4's (W1's and W2's limit is bench/peer/limit_c.c)\n{USAGE}"
+        ));
     }
     if args.workload == "order" {
         if !matches!(args.sampler.as_str(), "shuffle" | "sorted-keys") {
@@ -228,6 +238,11 @@ fn w4_checked(mut args: Args) -> Result<Args, String> {
     }
     if args.verify_out.is_some() && !args.verify {
         return Err(format!("--verify-out goes with --verify\n{USAGE}"));
+    }
+    if args.limit && (args.verify || args.data_url.is_some() || args.read_latency_ms > 0) {
+        return Err(format!(
+            "--limit times W4's work on the local files with no loader: not with --verify, --data-url or --read-latency-ms\n{USAGE}"
+        ));
     }
     args.collate = "samples".into();
     Ok(args)

@@ -58,8 +58,9 @@ fn report(
 ) {
     let rate = |t: &Timed| t.samples as f64 / t.wall.as_secs_f64();
     println!(
-        "{{\"workload\":\"{}\",\"collate\":\"{}\",\"workers\":{},\"device\":{:?},\"fusion\":{},\"samples\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_batches_per_s\":{:.2},\"first_batch_ms\":{:.3},\"peak_rss_mb\":{:.1},\"rss_after_cold_mb\":{:.1},\"rss_after_warm_mb\":{:.1},\"warm_minor_faults\":{}}}",
+        "{{\"workload\":\"{}\",\"build\":\"{}\",\"collate\":\"{}\",\"workers\":{},\"device\":{:?},\"fusion\":{},\"samples\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_batches_per_s\":{:.2},\"first_batch_ms\":{:.3},\"peak_rss_mb\":{:.1},\"rss_after_cold_mb\":{:.1},\"rss_after_warm_mb\":{:.1},\"warm_minor_faults\":{}}}",
         args.workload,
+        crate::BUILD,
         args.collate,
         args.workers,
         device,

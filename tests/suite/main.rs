@@ -43,5 +43,6 @@ mod sensor_set;
 mod shuffle_quality;
 mod sync_bad_input;
 mod sync_properties;
+mod timeline;
 mod trace_bad_input;
 mod transform;

@@ -462,7 +462,7 @@ fn a_recordings_sensors_are_read_at_once() {
 /// A sensor behind a store of its own latency: its fetch of row `r` waits
 /// `latency` and gives `bytes` bytes; its `get_fetched` gives the row of
 /// what was read.
-struct SlowSensor {
+pub(crate) struct SlowSensor {
     name: &'static str,
     timestamps: Timestamps,
     latency: Duration,
@@ -470,7 +470,7 @@ struct SlowSensor {
 }
 
 impl SlowSensor {
-    fn new(name: &'static str, rows: usize, latency: Duration, bytes: u64) -> Self {
+    pub(crate) fn new(name: &'static str, rows: usize, latency: Duration, bytes: u64) -> Self {
         let times = (0..rows).map(|i| i as f64 * 0.1).collect();
         SlowSensor {
             name,
@@ -612,9 +612,11 @@ fn without_a_read_stage_each_sensors_share_of_the_read_is_said() {
 
 #[test]
 fn a_memory_budget_bounds_the_reads_held_ahead() {
-    // 240 samples of 100 kB behind 1 ms, and a consumer that takes 2 ms a
-    // batch: the reads are done long before the consumer takes them, so
-    // without a budget they pile up (the default bound is 256 MiB).
+    // 240 samples of 100 kB behind 1 ms, and a consumer that takes 5 ms a
+    // batch of 4: the reads (2 readers or more, 2 ms a batch at most) are
+    // done long before the consumer takes them, so without a budget they
+    // pile up (the default bound is 256 MiB). At 2 ms a batch the two
+    // kept pace on a busy machine, and nothing piled up.
     let run = |budget: Option<u64>| {
         let store = SlowStore::new(240, 100_000, Duration::from_millis(1));
         let mut builder = Loader::new(store, sums!()).batch_size(4).workers(2);
@@ -627,7 +629,7 @@ fn a_memory_budget_bounds_the_reads_held_ahead() {
         let mut seen = Vec::new();
         for batch in epoch {
             seen.extend(batch.unwrap().to_vec());
-            std::thread::sleep(Duration::from_millis(2));
+            std::thread::sleep(Duration::from_millis(5));
         }
         assert_eq!(
             seen,

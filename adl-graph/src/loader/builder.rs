@@ -35,7 +35,21 @@ pub(crate) struct Config {
     pub(crate) batches_ahead_set: bool,
     /// Whether the program set `read_bound` (a budget keeps it).
     pub(crate) read_bound_set: bool,
+    /// Where the run's timeline is written, if anywhere
+    /// ([`LoaderBuilder::trace_to`], else [`TRACE_VARIABLE`]).
+    pub(crate) trace: Option<std::path::PathBuf>,
+    /// The spans the timeline keeps, the last of the run.
+    pub(crate) trace_events: usize,
 }
+
+/// The environment variable that turns the timeline on for a program one
+/// does not edit: the path of the file to write
+/// (see [`LoaderBuilder::trace_to`]). `ADL_TRACE_EVENTS` sets the spans
+/// kept ([`LoaderBuilder::trace_events`]).
+pub const TRACE_VARIABLE: &str = "ADL_TRACE";
+
+/// The environment variable of [`LoaderBuilder::trace_events`].
+pub const TRACE_EVENTS_VARIABLE: &str = "ADL_TRACE_EVENTS";
 
 /// The storage of `dataset` where it reads ahead ([`Ahead::Reads`]): what
 /// a read stage fetches from.
@@ -125,6 +139,8 @@ where
                 memory_budget: None,
                 batches_ahead_set: false,
                 read_bound_set: false,
+                trace: None,
+                trace_events: super::timeline::DEFAULT_TRACE_EVENTS,
             },
             errors: Vec::new(),
         }
@@ -380,6 +396,33 @@ where
         self
     }
 
+    /// Write the run as a timeline to `path`: Chrome's trace-event JSON,
+    /// which Perfetto (<https://ui.perfetto.dev>) and `chrome://tracing`
+    /// open. One track per thread (workers, readers, the consumer), a span
+    /// per read of the read stage, `get` of the dataset (`decode` after a
+    /// read stage), node, sample stage, collate, batch stage, job and
+    /// consumer wait, with the sample indices, batch numbers and sensor
+    /// names. Written when each epoch ends and when the loader is dropped;
+    /// it keeps the last [`trace_events`](Self::trace_events) spans. Off by
+    /// default, or as the environment variable [`TRACE_VARIABLE`]
+    /// (`ADL_TRACE=run.json`) says.
+    pub fn trace_to(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.config.trace = Some(path.into());
+        self
+    }
+
+    /// The spans the timeline keeps: the last `events` of the run (at
+    /// least 1; default [`DEFAULT_TRACE_EVENTS`](super::DEFAULT_TRACE_EVENTS),
+    /// about 20 MB of JSON, or as `ADL_TRACE_EVENTS` says).
+    pub fn trace_events(mut self, events: usize) -> Self {
+        if events == 0 {
+            self.errors
+                .push(Error::invalid("trace_events", "must be at least 1"));
+        }
+        self.config.trace_events = events;
+        self
+    }
+
     /// What to do with a failing sample or batch.
     pub fn on_error(mut self, policy: OnError) -> Self {
         self.config.on_error = policy;
@@ -433,6 +476,24 @@ where
     pub fn build(mut self) -> Result<Loader<D, P>> {
         if !self.errors.is_empty() {
             return Err(self.errors.remove(0));
+        }
+        if self.config.trace.is_none()
+            && let Some(path) = std::env::var_os(TRACE_VARIABLE).filter(|p| !p.is_empty())
+        {
+            self.config.trace = Some(path.into());
+            if let Ok(events) = std::env::var(TRACE_EVENTS_VARIABLE) {
+                self.config.trace_events = events
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| {
+                    Error::invalid(
+                        TRACE_EVENTS_VARIABLE,
+                        format!("must be a number of spans, at least 1; it is {events:?}"),
+                    )
+                })?;
+            }
         }
         Loader::from_parts(self.dataset, self.pipeline, self.config)
     }

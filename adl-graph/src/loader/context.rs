@@ -11,6 +11,8 @@ use adl_core::description::Device;
 use adl_exec::Accelerator;
 use adl_exec::{Buffers, Context, NodeId, SampleRng, Services};
 
+use super::timeline::{About, Timeline, What};
+
 /// One call in this many of each node is timed (the first of each run of
 /// calls of a job): reading the clock around every call would cost as much
 /// as a small node. Node times are estimated from the timed calls.
@@ -251,6 +253,8 @@ pub(crate) struct JobContext<'a> {
     pub(crate) epoch: u64,
     /// The sample being transformed, in the sample stage.
     pub(crate) index: Option<usize>,
+    /// The batch the job builds (its number in the epoch).
+    pub(crate) batch: usize,
     /// The device of the batch kernels.
     pub(crate) accelerator: Option<&'a dyn Accelerator>,
     /// The loader's pool of batch memory.
@@ -259,6 +263,8 @@ pub(crate) struct JobContext<'a> {
     pub(crate) fusion: bool,
     /// Where kernel nodes record how they ran.
     pub(crate) runs: &'a Runs,
+    /// The run's timeline, where there is one: every node call is a span.
+    pub(crate) timeline: Option<&'a Timeline>,
 }
 
 impl<'a> JobContext<'a> {
@@ -274,10 +280,12 @@ impl<'a> JobContext<'a> {
             seed: self.seed,
             epoch: self.epoch,
             index: self.index,
+            batch: self.batch,
             accelerator: self.accelerator,
             buffers: self.buffers,
             fusion: self.fusion,
             runs: self.runs,
+            timeline: self.timeline,
         }
     }
 }
@@ -292,10 +300,12 @@ impl JobContext<'_> {
             seed: self.seed,
             epoch: self.epoch,
             index: Some(index),
+            batch: self.batch,
             accelerator: self.accelerator,
             buffers: self.buffers,
             fusion: self.fusion,
             runs: self.runs,
+            timeline: self.timeline,
         }
     }
 }
@@ -313,7 +323,13 @@ impl Context for JobContext<'_> {
     #[inline]
     fn enter(&self, node: NodeId) -> Option<Instant> {
         if node.index() < self.nodes {
-            self.counters.enter(node.index())
+            let timed = self.counters.enter(node.index());
+            // On a timeline every call is timed (and so counted as timed).
+            if self.timeline.is_some() {
+                timed.or_else(|| Some(Instant::now()))
+            } else {
+                timed
+            }
         } else {
             None
         }
@@ -322,6 +338,13 @@ impl Context for JobContext<'_> {
     #[inline]
     fn leave(&self, node: NodeId, entered: Option<Instant>) {
         if node.index() < self.nodes {
+            if let (Some(timeline), Some(began)) = (self.timeline, entered) {
+                let about = match self.index {
+                    Some(index) => About::Sample(index),
+                    None => About::InBatch(self.batch),
+                };
+                timeline.span(What::Node(node.index()), about, began);
+            }
             self.counters.leave(node.index(), entered)
         }
     }

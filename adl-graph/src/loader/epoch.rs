@@ -19,6 +19,7 @@ use super::policy::tuning;
 use super::read_ahead::ReadAhead;
 use super::shard_order::ShardOrder;
 use super::state::STATE_VERSION;
+use super::timeline::{About, What};
 use super::{Batch, Loader, LoaderState, Shared, Slot};
 
 /// Start reader `id` of `stage` on a thread of its own, reading
@@ -227,6 +228,7 @@ where
                 Arc::clone(readers),
                 Arc::clone(&shared.sensor_reads),
                 Arc::clone(&shared.unused_reads),
+                shared.timeline.clone(),
             ))
         });
         // Under a memory budget, what earlier epochs measured sizes this
@@ -374,6 +376,7 @@ where
             let start = Instant::now();
             let out = self.build_here(k);
             self.waited(start.elapsed());
+            self.trace_wait(k, start, &out);
             return out;
         };
         self.top_up(&pool);
@@ -429,7 +432,20 @@ where
             }
         };
         self.waited(start.elapsed());
+        self.trace_wait(k, start, &out);
         out
+    }
+
+    /// On the timeline, where there is one: the consumer waited for batch
+    /// `k` from `start` until now.
+    fn trace_wait(&self, k: usize, start: Instant, out: &Outcome<P::Processed>) {
+        if let Some(timeline) = &self.loader.shared.timeline {
+            let samples = match out {
+                Outcome::Batch { samples, .. } => *samples,
+                _ => 0,
+            };
+            timeline.span(What::Wait, About::Batch { batch: k, samples }, start);
+        }
     }
 
     /// The next finished batch. A batch is usually a few microseconds
@@ -567,6 +583,11 @@ where
         if let Some(start) = self.started.take() {
             let mut totals = self.loader.shared.totals();
             totals.wall += start.elapsed();
+            drop(totals);
+            // The epoch ran: its timeline so far, written.
+            if let Some(timeline) = &self.loader.shared.timeline {
+                timeline.write_or_say();
+            }
         }
     }
 }

@@ -17,6 +17,7 @@ use super::policy::Policy;
 use adl_core::OnError;
 
 use super::read_ahead::ReadAhead;
+use super::timeline::{About, What};
 use super::{Shared, Slot};
 
 /// The epoch's read stage and the position of a job's (or a piece's, or a
@@ -100,6 +101,7 @@ where
         };
         let read = shared.slot(Slot::Read);
         let entered = counters.enter(read);
+        let traced = cx.timeline.map(|t| (t, std::time::Instant::now()));
         let raw = if entered.is_some() {
             // A timed read: each sensor's share of it too.
             let (raw, times) =
@@ -112,6 +114,9 @@ where
             shared.dataset.get_fetched(index, fetched)
         };
         counters.leave(read, entered);
+        if let Some((timeline, began)) = traced {
+            timeline.span(What::Get, About::Sample(index), began);
+        }
         if let Some((stage, _)) = reads {
             stage.say_unused(std::any::type_name::<D>());
         }
@@ -130,8 +135,12 @@ where
         let cx = cx.at(index);
         let slot = shared.slot(Slot::Sample);
         let entered = counters.enter(slot);
+        let traced = cx.timeline.map(|t| (t, std::time::Instant::now()));
         let out = shared.pipeline.sample_in(&cx, raw);
         counters.leave(slot, entered);
+        if let Some((timeline, began)) = traced {
+            timeline.span(What::Sample, About::Sample(index), began);
+        }
         match out {
             Ok(sample) => into.push(sample),
             Err(e @ Error::Panic { .. }) => failure = Some(e),
@@ -236,15 +245,25 @@ where
         seed: shared.config.seed,
         epoch,
         index: None,
+        batch: k,
         accelerator: shared.accelerator.as_deref(),
         buffers: Buffers::from_pool(&shared.buffers),
         fusion: shared.plan.schedule().fusion,
         runs: &shared.runs,
+        timeline: shared.timeline.as_deref(),
     };
+    let began = std::time::Instant::now();
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         build_in(shared, &cx, k, indices, reads)
     }))
     .unwrap_or_else(|payload| Outcome::Failed(panicked("loader", None, payload.as_ref())));
+    if let Some(timeline) = cx.timeline {
+        let samples = match &outcome {
+            Outcome::Batch { samples, .. } => *samples,
+            _ => 0,
+        };
+        timeline.span(What::Job, About::Batch { batch: k, samples }, began);
+    }
     shared.counters.absorb(&counters);
     outcome
 }
@@ -421,17 +440,30 @@ where
             Outcome::Failed(e)
         }
     };
+    let about = About::Batch {
+        batch: k,
+        samples: count,
+    };
+    let traced = |what: What, began: std::time::Instant| {
+        if let Some(timeline) = cx.timeline {
+            timeline.span(what, about, began);
+        }
+    };
+    let began = std::time::Instant::now();
     let collated = cx.counters.time(shared.slot(Slot::Collate), || {
         catch_unwind(AssertUnwindSafe(|| shared.pipeline.collate_in(cx, samples)))
     });
+    traced(What::Collate, began);
     let collated = match collated {
         Ok(Ok(c)) => c,
         Ok(Err(e)) => return fail("collate", e, skipped),
         Err(p) => return fail("collate", panicked("collate", None, p.as_ref()), skipped),
     };
+    let began = std::time::Instant::now();
     let batch = cx.counters.time(shared.slot(Slot::Batch), || {
         catch_unwind(AssertUnwindSafe(|| shared.pipeline.batch_in(cx, collated)))
     });
+    traced(What::Batch, began);
     match batch {
         Ok(Ok(batch)) => Outcome::Batch {
             batch,

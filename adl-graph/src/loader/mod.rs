@@ -101,6 +101,7 @@ mod shard;
 mod shard_order;
 mod state;
 mod stats;
+mod timeline;
 
 use std::sync::{Arc, Mutex};
 
@@ -116,7 +117,7 @@ use crate::sources::Sources;
 
 pub use crate::notice::QUIET_VARIABLE;
 pub use batch::Batch;
-pub use builder::LoaderBuilder;
+pub use builder::{LoaderBuilder, TRACE_EVENTS_VARIABLE, TRACE_VARIABLE};
 pub use device::FUSION_VARIABLE;
 pub use epoch::Epoch;
 pub use job::Skipped;
@@ -128,6 +129,7 @@ pub use shard::{Shard, ShardTail};
 pub use shard_order::ShardOrder;
 pub use state::LoaderState;
 pub use stats::{KernelRun, Measured, NodeStatistics, Statistics};
+pub use timeline::DEFAULT_TRACE_EVENTS;
 
 use context::Counters;
 use fingerprint::Fnv;
@@ -146,6 +148,15 @@ pub struct Loader<D, P> {
     /// The read stage's reader threads, where the plan has one: how many
     /// each epoch starts, and how many they may grow to.
     readers: Option<Arc<Readers>>,
+}
+
+impl<D, P> Drop for Loader<D, P> {
+    /// Writes the timeline, where the program asked for one.
+    fn drop(&mut self) {
+        if let Some(timeline) = &self.shared.timeline {
+            timeline.write_or_say();
+        }
+    }
 }
 
 /// What the loader's jobs share.
@@ -182,6 +193,8 @@ pub(crate) struct Shared<D, P> {
     /// The loader's live decisions: batches ahead, splitting, the memory
     /// budget's choices.
     pub(crate) policy: Policy,
+    /// The run's timeline, where the program asked for one.
+    pub(crate) timeline: Option<Arc<timeline::Timeline>>,
 }
 
 /// The loader's own statistics slots, after the pipeline's nodes.
@@ -308,6 +321,19 @@ where
         for stage in [Stage::Sample, Stage::Collate, Stage::Batch] {
             rows.push((stage.to_string(), Measured::Stage(stage)));
         }
+        let timeline = config.trace.clone().map(|path| {
+            Arc::new(timeline::Timeline::new(
+                path,
+                config.trace_events,
+                rows.iter().map(|(name, _)| name.clone()).collect(),
+                sensor_reads.names().to_vec(),
+                if read_threads.is_some() {
+                    "decode"
+                } else {
+                    "get"
+                },
+            ))
+        });
         let fingerprint = fingerprint::<D::Sample, P>(pipeline.description());
         let sampler = config.order.describe();
         let counters = Counters::new(rows.len());
@@ -335,6 +361,7 @@ where
                 buffers,
                 accelerator,
                 policy: Policy::new(config_batches_ahead, config_budget),
+                timeline,
                 sensor_reads,
                 unused_reads: Arc::default(),
                 reads: Arc::new(Mutex::new(ReadStatistics {

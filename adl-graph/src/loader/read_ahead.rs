@@ -40,6 +40,7 @@ use super::policy::Policy;
 use super::policy::readers::{self, Readers, Verdict, Window};
 use super::sensor_reads::PartCounters;
 use super::shard_order::ShardOrder;
+use super::timeline::{About, Timeline, What};
 
 /// What the read stage did, over the loader's life.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -125,6 +126,8 @@ pub(crate) struct ReadAhead {
     unused: Arc<AtomicU64>,
     /// Whether this stage said so ([`ReadAhead::say_unused`]).
     said_unused: AtomicBool,
+    /// The run's timeline, where there is one: every read is a span.
+    timeline: Option<Arc<Timeline>>,
 }
 
 impl ReadAhead {
@@ -135,6 +138,7 @@ impl ReadAhead {
         readers: Arc<Readers>,
         parts: Arc<PartCounters>,
         unused: Arc<AtomicU64>,
+        timeline: Option<Arc<Timeline>>,
     ) -> Self {
         let window = readers.adapts().then(|| {
             let waited = stats.lock().unwrap_or_else(|p| p.into_inner()).wait;
@@ -152,6 +156,7 @@ impl ReadAhead {
             parts,
             unused,
             said_unused: AtomicBool::new(false),
+            timeline,
         }
     }
 
@@ -218,6 +223,9 @@ impl ReadAhead {
             let failed = fetched.is_err();
             let fetched = fetched.unwrap_or_default();
             let bytes = fetched.bytes();
+            if let Some(timeline) = &self.timeline {
+                timeline.span(What::Read(part), About::Read { index, bytes }, began);
+            }
             self.parts.count(part, took, bytes, failed);
             self.stats().time += took;
             let mut state = self.state();
@@ -520,6 +528,7 @@ mod tests {
             Arc::new(Readers::fixed(4)),
             Arc::new(PartCounters::new(Vec::new())),
             Arc::default(),
+            None,
         ));
         let readers = spawn_readers(&stage, &data, 4);
         for position in 0..200 {
@@ -550,6 +559,7 @@ mod tests {
             Arc::new(Readers::fixed(2)),
             Arc::new(PartCounters::new(Vec::new())),
             Arc::default(),
+            None,
         ));
         let readers = spawn_readers(&stage, &data, 2);
         let reads: Vec<Fetched> = (0..4).map(|p| stage.take(p)).collect();
@@ -658,6 +668,7 @@ mod tests {
             Arc::new(Readers::fixed(4)),
             Arc::new(PartCounters::new(Vec::new())),
             Arc::default(),
+            None,
         ));
         let readers = spawn_readers(&stage, &data, 4);
         for position in 0..30 {
@@ -700,6 +711,7 @@ mod tests {
             Arc::new(Readers::fixed(4)),
             Arc::new(PartCounters::new(Vec::new())),
             Arc::default(),
+            None,
         ));
         let readers = spawn_readers(&stage, &data, 2);
         // Both readers are in sample 0's parts.
@@ -736,6 +748,7 @@ mod tests {
             Arc::new(Readers::fixed(4)),
             Arc::new(PartCounters::new(Vec::new())),
             Arc::default(),
+            None,
         ));
         let reader = {
             let (stage, data) = (Arc::clone(&stage), Arc::clone(&data));

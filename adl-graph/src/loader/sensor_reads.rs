@@ -60,6 +60,11 @@ impl PartCounters {
         PartCounters { names, counts }
     }
 
+    /// The parts' names.
+    pub(crate) fn names(&self) -> &[String] {
+        &self.names
+    }
+
     /// Count a read of `part` that took `took`, and kept `bytes` or
     /// failed.
     pub(crate) fn count(&self, part: usize, took: Duration, bytes: u64, failed: bool) {

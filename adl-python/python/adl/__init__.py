@@ -49,10 +49,13 @@ adl's own:
 - ``adl.Loader``: adl's loader (workers, batches built ahead, sharding over ranks,
   exact resume) over a Python dataset and pipeline; ``adl.LoaderError``
   what it raises for a sample or batch it could not make.
+- ``adl.BUILD``: ``"release"`` or ``"debug"``, how the native library was
+  compiled (the test command builds a debug one; measure a release one).
 """
 
 from adl import abstract, ext, files, generic, px4, ros, spec, transforms
 from adl._native import (
+    BUILD,
     Dataset,
     Epoch,
     Interpolated,
@@ -64,6 +67,7 @@ from adl._native import (
 )
 
 __all__ = [
+    "BUILD",
     "Dataset",
     "Epoch",
     "Interpolated",

@@ -268,6 +268,9 @@ class Dataset:
 
 # The loader.
 
+BUILD: str
+"""How adl's native library was compiled: ``"release"`` or ``"debug"``."""
+
 class LoaderError(RuntimeError):
     """A sample or batch the loader could not make: the message names the
     sample (its index) and the step; the Python exception that caused it,
@@ -288,7 +291,17 @@ class Loader:
     ``memory_budget`` (bytes) is given: the loader then sizes the batches
     ahead, the batches built at once and the read stage from what it
     measures (a batch's arrays counted by their ``nbytes``), within the
-    budget, and ``statistics()`` says what it chose and why."""
+    budget, and ``statistics()`` says what it chose and why.
+    ``trace="run.json"`` writes the run as a timeline, Chrome's
+    trace-event JSON that Perfetto and ``chrome://tracing`` open: a track
+    per thread of the loader, a span per read, decode, node, sample stage,
+    collate, job and wait for a batch, with the sample indices, batch
+    numbers and sensor names; written when each epoch ends and when the
+    loader is dropped, keeping the last ``trace_events`` spans (200,000
+    by default). The environment variable ``ADL_TRACE`` (and
+    ``ADL_TRACE_EVENTS``) does the same for a script one does not edit.
+    With ``processes=True`` the Python code runs in the worker
+    processes: its time shows as the loader's threads waiting for them."""
 
     def __new__(
         cls,
@@ -306,6 +319,8 @@ class Loader:
         rank: int | None = None,
         world: int | None = None,
         processes: bool | None = None,
+        trace: str | os.PathLike[str] | None = None,
+        trace_events: int | None = None,
     ) -> Self: ...
     def epoch(self, epoch: int) -> Epoch | RustLoaderEpoch:
         """Epoch ``epoch``: an iterator of this rank's batches, in order

@@ -18,5 +18,7 @@ fn w2(samples: usize, workers: usize) -> PyResult<RustLoader> {
 #[pymodule]
 #[pyo3(name = "adl_bench")]
 fn bench_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    // How this module was compiled (`adl.BUILD`'s value for it).
+    module.add("BUILD", adl_python::BUILD)?;
     module.add_function(wrap_pyfunction!(w2, module)?)
 }

@@ -7,6 +7,7 @@ mod w1;
 mod w2;
 mod w3;
 mod w4;
+mod w4_limit;
 
 pub(crate) use order::order;
 pub(crate) use w1::w1;

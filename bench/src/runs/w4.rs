@@ -78,6 +78,9 @@ pub(crate) fn w4(args: &Args) -> adl::Result<bool> {
         .data
         .clone()
         .ok_or_else(|| adl::Error::invalid("--data", "W4 needs its dataset"))?;
+    if args.limit {
+        return super::w4_limit::w4_limit(args, &root);
+    }
     let at = args
         .data_url
         .as_deref()
@@ -178,7 +181,8 @@ fn report<D, P>(
 {
     let rate = |t: &Timed| t.samples as f64 / t.wall.as_secs_f64();
     println!(
-        "{{\"workload\":\"w4\",\"name\":\"on-disk-multimodal\",\"data\":{:?},\"workers\":{},\"readers\":{},\"read_latency_ms\":{},\"samples\":{},\"batches\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_wall_s\":{:.4},\"cold_wall_s\":{:.4},\"cold_first_batch_s\":{:.4},\"cache_eviction\":{:?},\"resident_before_cold\":{:.4},\"setup_s\":{:.3},\"peak_rss_mb\":{:.1},\"cold_reads\":{},\"warm_reads\":{},\"dataset_len\":{}}}",
+        "{{\"workload\":\"w4\",\"build\":\"{}\",\"name\":\"on-disk-multimodal\",\"data\":{:?},\"workers\":{},\"readers\":{},\"read_latency_ms\":{},\"samples\":{},\"batches\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_wall_s\":{:.4},\"cold_wall_s\":{:.4},\"cold_first_batch_s\":{:.4},\"cache_eviction\":{:?},\"resident_before_cold\":{:.4},\"setup_s\":{:.3},\"peak_rss_mb\":{:.1},\"cold_reads\":{},\"warm_reads\":{},\"dataset_len\":{}}}",
+        crate::BUILD,
         at.to_string(),
         args.workers,
         warm_reads.threads,

@@ -1,0 +1,77 @@
+//! W4's limit (issue 44): its work for every sample done back to back on
+//! each of `--workers` threads at once, with no loader: the sensors' reads
+//! from the page cache (`Dataset::get`), the transform (the crop decoded
+//! at its DCT scale, the resize, the flip and normalisation, the radar's
+//! and IMU's), and the collate's copy into a batch of 32, with no queue,
+//! read stage, statistics or order between them. The epoch is split by
+//! batches among the threads (batch `k` on thread `k % threads`), in the
+//! epoch-0 order of the loader's run. A pass warms the page cache, the
+//! second is timed: samples/s over the wall time of all threads. It is
+//! the figure `adl-bench --workload w4` is measured against
+//! (`bench/compare.py` prints `limit w4 adl/limit R`).
+
+use std::path::Path;
+use std::time::Instant;
+
+use adl::exec::{NodeId, SampleRng};
+use adl::files::Location;
+use adl::prelude::*;
+
+use crate::EpochPermutation;
+use crate::args::Args;
+use crate::process::peak_rss_mb;
+use crate::spec::SEED;
+use crate::workloads::{Local, W4_BATCH, W4Data, W4Sample, W4Transform};
+
+/// Time W4's work with no loader on `args.workers` threads; one JSON line.
+pub(crate) fn w4_limit(args: &Args, root: &Path) -> adl::Result<bool> {
+    let dataset = W4Data::open_at(root, &Location::from(root), Local)?;
+    let transform = W4Transform { verify: false };
+    let pipeline = adl::pipeline! {
+        sample: (transform),
+        collate: default,
+    };
+    let order = EpochPermutation { seed: SEED }.indices(0, dataset.len());
+    let threads = args.workers.max(1);
+    let batches: Vec<&[usize]> = order.chunks(W4_BATCH).collect();
+    // The work of one thread: its batches, each sample read, transformed
+    // and collated; the samples it made.
+    let work = |thread: usize| -> adl::Result<usize> {
+        let mut made = 0;
+        for batch in batches.iter().skip(thread).step_by(threads) {
+            let mut samples: Vec<W4Sample> = Vec::with_capacity(batch.len());
+            for &i in *batch {
+                let raw = dataset.get(i)?;
+                let mut rng = SampleRng::new(SEED, 0, i as u64, NodeId(0));
+                samples.push(transform.transform(raw, &mut rng)?);
+            }
+            let collated = pipeline.collate(samples)?;
+            made += std::hint::black_box(collated).t.len();
+        }
+        Ok(made)
+    };
+    let pass = || -> adl::Result<(usize, f64)> {
+        let start = Instant::now();
+        let made = std::thread::scope(|scope| {
+            let running: Vec<_> = (0..threads).map(|t| scope.spawn(move || work(t))).collect();
+            running
+                .into_iter()
+                .map(|thread| {
+                    thread
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .sum::<adl::Result<usize>>()
+        })?;
+        Ok((made, start.elapsed().as_secs_f64()))
+    };
+    let (_, cold_s) = pass()?;
+    let (samples, warm_s) = pass()?;
+    println!(
+        "{{\"workload\":\"w4\",\"build\":\"{}\",\"limit\":true,\"threads\":{threads},\"samples\":{samples},\"warm_samples_per_s\":{:.1},\"warm_wall_s\":{warm_s:.4},\"first_pass_wall_s\":{cold_s:.4},\"peak_rss_mb\":{:.1}}}",
+        crate::BUILD,
+        samples as f64 / warm_s,
+        peak_rss_mb(),
+    );
+    Ok(true)
+}
