@@ -314,6 +314,14 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
+    // The synchronization drawn: each sensor's stamps on one time axis,
+    // each sample's match from the reference, dropped stamps crossed out.
+    let picture = args.svg.with_file_name("px4_sync.svg");
+    trace
+        .sync_picture(&reference, Some(tolerance))?
+        .save(&picture)?;
+    println!("synchronization drawn: {}", picture.display());
+
     run_pipeline(trace, &args.dot, &args.svg)
 }
 

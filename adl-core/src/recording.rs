@@ -282,6 +282,50 @@ impl<S: SensorSet> Storage for Recording<S> {
 }
 
 impl<S: SensorSet> Recording<S> {
+    /// Its synchronization, to draw ([`SyncPicture`](crate::sync::SyncPicture)):
+    /// each sensor's timestamps on one time axis, `reference`'s first,
+    /// each sample's match from its reference stamp to every other
+    /// sensor's, those further apart than `tolerance` (the policy's, for
+    /// [`Nearest`](crate::sync::Nearest)) marked, the reference stamps no
+    /// sample reads crossed out. An aligned recording (no indices) reads
+    /// row `k` of every sensor as sample `k`.
+    ///
+    /// ```
+    /// use adl::sync::Nearest;
+    /// use adl::{Recording, Series, Timestamps};
+    ///
+    /// let s = |n: &str, t: Vec<f64>| Series::new(n, Timestamps::new(n, t).unwrap(), |i| Ok(i));
+    /// let camera = s("camera", vec![0.0, 0.1, 0.2]);
+    /// let imu = s("imu", vec![0.0, 0.05, 0.1, 0.15, 0.2]);
+    /// let sync = Nearest::new("camera", 0.01)?;
+    /// let trace = Recording::new("drive", vec![camera, imu], &sync)?;
+    /// let svg = trace.sync_picture("camera", Some(sync.tolerance()))?.to_svg();
+    /// assert_eq!(svg.matches("class=\"match\"").count(), 3);
+    /// # Ok::<(), adl::Error>(())
+    /// ```
+    pub fn sync_picture(
+        &self,
+        reference: &str,
+        tolerance: Option<f64>,
+    ) -> Result<crate::sync::SyncPicture> {
+        let timestamps: Vec<(String, Vec<f64>)> = self
+            .sensors
+            .timestamps()
+            .into_iter()
+            .map(|(name, stamps)| (name.to_owned(), stamps.to_vec()))
+            .collect();
+        let indices = match &self.indices {
+            Some(indices) => indices.clone(),
+            None => Indices::new(
+                timestamps
+                    .iter()
+                    .map(|(name, _)| (name.clone(), (0..self.len as u32).collect()))
+                    .collect(),
+            )?,
+        };
+        crate::sync::SyncPicture::new(&self.name, timestamps, &indices, reference, tolerance)
+    }
+
     /// The storage of sensor `name`, where it has one.
     fn sensor_storage(&self, name: &str) -> Option<&dyn Storage<Origin = SensorOrigin>> {
         self.sensors.sensor(name)?.as_any_sensor().storage()

@@ -36,6 +36,9 @@ pub(crate) struct Trace {
     /// `None`, the mapping given, or the policy's result.
     #[pyo3(get)]
     indices: Py<PyAny>,
+    /// The policy that made `indices`, where one did (for
+    /// [`draw_sync`](Trace::draw_sync)'s reference and tolerance).
+    sync: Py<PyAny>,
 }
 
 impl Trace {
@@ -93,10 +96,12 @@ impl Trace {
         sync: Option<Bound<'_, PyAny>>,
         name: String,
     ) -> PyResult<Self> {
+        let mut policy_given = py.None();
         let indices = match sync {
             None => py.None(),
             Some(given) if given.cast::<PyMapping>().is_ok() => given.unbind(),
             Some(policy) => {
+                policy_given = policy.clone().unbind();
                 let timestamps = PyDict::new(py);
                 for item in sensors.cast::<PyMapping>()?.items()?.iter() {
                     let (name, sensor): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
@@ -119,6 +124,7 @@ impl Trace {
             sensors: sensors.unbind(),
             name,
             indices,
+            sync: policy_given,
         })
     }
 
@@ -201,6 +207,85 @@ impl Trace {
             slf.len()?,
             names.join(", ")
         ))
+    }
+
+    /// The synchronization drawn as SVG (returned, and written to `path`
+    /// where given): each sensor's timestamps on one time axis, the
+    /// reference's first; each sample's match from its reference stamp to
+    /// every other sensor's, green, or red beyond `tolerance`; the
+    /// reference stamps no sample reads crossed out. `reference` and
+    /// `tolerance` default to the policy's (`generic.Nearest`'s
+    /// `reference` and `tol`), else the first sensor and none.
+    #[pyo3(signature = (path = None, *, reference = None, tolerance = None))]
+    fn draw_sync(
+        &self,
+        py: Python<'_>,
+        path: Option<std::path::PathBuf>,
+        reference: Option<String>,
+        tolerance: Option<f64>,
+    ) -> PyResult<String> {
+        let sensors = self.sensors.bind(py).cast::<PyMapping>()?.clone();
+        let numpy = py.import("numpy")?;
+        let mut timestamps = Vec::new();
+        for item in sensors.items()?.iter() {
+            let (name, sensor): (String, Bound<'_, PyAny>) = item.extract()?;
+            let stamps = sensor.getattr("metadata")?.getattr("timestamps")?;
+            let stamps: Vec<f64> = numpy
+                .call_method1("asarray", (stamps, "float64"))?
+                .call_method0("tolist")?
+                .extract()?;
+            timestamps.push((name, stamps));
+        }
+        let policy = self.sync.bind(py);
+        let reference = match reference {
+            Some(given) => given,
+            None if policy.hasattr("reference")? => policy.getattr("reference")?.extract()?,
+            None => timestamps
+                .first()
+                .map(|(n, _)| n.clone())
+                .unwrap_or_default(),
+        };
+        let tolerance = match tolerance {
+            Some(given) => Some(given),
+            None if policy.hasattr("tol")? => Some(policy.getattr("tol")?.extract()?),
+            None => None,
+        };
+        let given = self.indices.bind(py);
+        let columns: Vec<(String, Vec<u32>)> = if given.is_none() {
+            let len = timestamps.first().map_or(0, |(_, s)| s.len());
+            timestamps
+                .iter()
+                .map(|(name, _)| (name.clone(), (0..len as u32).collect()))
+                .collect()
+        } else {
+            let mut columns = Vec::new();
+            for (name, _) in &timestamps {
+                let column: Vec<u32> = numpy
+                    .call_method1("asarray", (given.get_item(name)?, "uint32"))?
+                    .call_method0("tolist")?
+                    .extract()?;
+                columns.push((name.clone(), column));
+            }
+            columns
+        };
+        let picture = adl_core::Indices::new(columns)
+            .and_then(|indices| {
+                adl_core::sync::SyncPicture::new(
+                    &self.name, timestamps, &indices, &reference, tolerance,
+                )
+            })
+            .map_err(crate::errors::to_python)?;
+        let svg = picture.to_svg();
+        if let Some(path) = path {
+            std::fs::write(&path, &svg).map_err(|e| {
+                pyo3::exceptions::PyOSError::new_err(format!(
+                    "cannot write the picture of trace {:?} to {}: {e}",
+                    self.name,
+                    path.display()
+                ))
+            })?;
+        }
+        Ok(svg)
     }
 
     /// The sensors (the trace's children in a tree of components).

@@ -31,7 +31,8 @@
 //! `libjpeg62-turbo-dev`: the benchmarks decode JPEG with them, whole or
 //! only a crop, feature `libjpeg-turbo`), and FFmpeg's libraries with
 //! libclang for their binding (`libavcodec-dev`, `libavformat-dev`,
-//! `libswscale-dev`, `libclang-dev`: MP4 video, feature `video`). As root it installs missing ones with
+//! `libswscale-dev`, `libclang-dev`: MP4 video, feature `video`), and
+//! Chromium (`chromium`: the synchronization picture's test renders it). As root it installs missing ones with
 //! apt-get; otherwise it prints the exact command to run and stops. Set
 //! `ADL_SKIP_SETUP=1` to skip the check (for systems that provide OpenCL in
 //! another way).
@@ -44,7 +45,7 @@ mod fuzz;
 mod python;
 
 /// Debian packages needed by the build and the tests.
-const PACKAGES: [&str; 11] = [
+const PACKAGES: [&str; 12] = [
     "ocl-icd-opencl-dev",
     "pocl-opencl-icd",
     "libturbojpeg0-dev",
@@ -61,6 +62,9 @@ const PACKAGES: [&str; 11] = [
     // adl.lerobot is tested against) loads beside those.
     "libavdevice59",
     "libavfilter8",
+    // A headless browser: the test of a trace's synchronization picture
+    // renders the SVG in it and looks at the screenshot's pixels.
+    "chromium",
 ];
 
 const USAGE: &str = "usage: cargo xtask <example [ARGS...] | test [CARGO TEST ARGS...] | docs | python | fuzz [--seconds N] [--merge] [TARGET...] | setup>";

@@ -26,12 +26,14 @@ mod empty;
 mod margin;
 mod nearest;
 mod next;
+mod picture;
 
 pub use decimate::Decimate;
 pub use empty::Empty;
 pub use margin::{Bound, Margin, Margins};
 pub use nearest::Nearest;
 pub use next::Next;
+pub use picture::SyncPicture;
 
 /// The reference's unit-test fixture, shared by the policies' tests.
 #[cfg(test)]

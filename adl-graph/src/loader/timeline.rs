@@ -60,17 +60,11 @@ pub(crate) enum About {
     /// A sample, by its dataset index.
     Sample(usize),
     /// A batch, by its number in the epoch, and its samples.
-    Batch {
-        batch: usize,
-        samples: usize,
-    },
+    Batch { batch: usize, samples: usize },
     /// Work on a batch (a collate or batch node), by its number.
     InBatch(usize),
     /// A read: the sample's dataset index, and the bytes read.
-    Read {
-        index: usize,
-        bytes: u64,
-    },
+    Read { index: usize, bytes: u64 },
 }
 
 /// One span: on thread `thread`, from `start` to `start + duration`

@@ -245,6 +245,22 @@ class Trace:
     def __repr__(self) -> str: ...
     def children(self) -> list[Any]:
         """The sensors (the trace's children in a tree of components)."""
+    def draw_sync(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        reference: str | None = None,
+        tolerance: float | None = None,
+    ) -> str:
+        """The synchronization drawn as SVG (returned, and written to
+        ``path`` where given): each sensor's timestamps on one time axis,
+        the reference's first; each sample's match from its reference
+        stamp to every other sensor's, green, or red beyond ``tolerance``;
+        the reference stamps no sample reads crossed out; another sensor's
+        stretches without a stamp for over twice the tolerance shaded.
+        ``reference`` and ``tolerance`` default to the policy's
+        (``generic.Nearest``'s ``reference`` and ``tol``), else the first
+        sensor and none."""
 
 @disjoint_base
 class Dataset:
