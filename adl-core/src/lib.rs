@@ -90,6 +90,7 @@ mod on_error;
 mod origin;
 pub mod pipeline;
 pub mod pipes;
+pub mod progress;
 mod record;
 mod recording;
 pub mod sample;

@@ -140,6 +140,9 @@ struct Settings {
     /// keeps (`trace_events=`).
     trace: Option<std::path::PathBuf>,
     trace_events: Option<usize>,
+    /// Whether each epoch shows a progress bar (`None`: as
+    /// `ADL_PROGRESS` says).
+    progress: Option<bool>,
 }
 
 /// The policy `on_error` names: `"raise"` or `"skip"`.
@@ -178,6 +181,9 @@ impl Settings {
         }
         if let Some(path) = &self.trace {
             builder = builder.trace_to(path);
+        }
+        if let Some(show) = self.progress {
+            builder = builder.progress(show);
         }
         if let Some(events) = self.trace_events {
             if self.trace.is_none() && std::env::var_os(adl_graph::loader::TRACE_VARIABLE).is_none()
@@ -277,7 +283,7 @@ fn python_inner(
 #[pymethods]
 impl Loader {
     #[new]
-    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, indices = None, workers = 0, batches_ahead = None, memory_budget = None, drop_last = false, on_error = "raise", rank = None, world = None, processes = None, trace = None, trace_events = None))]
+    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, indices = None, workers = 0, batches_ahead = None, memory_budget = None, drop_last = false, on_error = "raise", rank = None, world = None, processes = None, trace = None, trace_events = None, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -296,6 +302,7 @@ impl Loader {
         processes: Option<bool>,
         trace: Option<std::path::PathBuf>,
         trace_events: Option<usize>,
+        progress: Option<bool>,
     ) -> PyResult<Self> {
         let settings = Settings {
             batch_size,
@@ -310,6 +317,7 @@ impl Loader {
             world,
             trace,
             trace_events,
+            progress,
         };
         // A LeRobot dataset without Python transforms: read, decoded and
         // collated in Rust.

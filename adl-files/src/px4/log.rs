@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::TopicSensor;
-use super::parse::{ParsedLog, parse, parse_bytes};
+use super::parse::{ParsedLog, parse, parse_named};
 use crate::location::Location;
 use adl_core::{Error, Result, Sensor};
 
@@ -78,7 +78,8 @@ impl Px4Log {
             return Self::open(path);
         }
         let bytes = location.object()?.get()?;
-        let parsed = parse_bytes(&bytes).map_err(|reason| location.error(reason))?;
+        let name = location.file_name().unwrap_or("log").to_owned();
+        let parsed = parse_named(&bytes, &name).map_err(|reason| location.error(reason))?;
         Self::from_parsed(PathBuf::from(location.to_string()), parsed)
     }
 

@@ -195,6 +195,8 @@ struct Reader {
     dropped: Vec<(String, String)>,
     /// The topic instances dropped for their format, by sensor name.
     unreadable: HashSet<String>,
+    /// Its progress through the file's bytes, where it is told one.
+    progress: Option<adl_core::progress::Progress>,
 }
 
 impl Default for Reader {
@@ -210,6 +212,7 @@ impl Default for Reader {
             by_topic: HashMap::new(),
             dropped: Vec::new(),
             unreadable: HashSet::new(),
+            progress: None,
         }
     }
 }
@@ -380,6 +383,11 @@ impl Reader {
                 Ok(record) => record,
                 Err(end) => return Ok(end),
             };
+            if i % 4096 == 0
+                && let Some(progress) = &mut self.progress
+            {
+                progress.set(record.at as u64);
+            }
             self.read(&record, start == HEADER_LEN && i == 0)
                 .map_err(|reason| Broken {
                     at: record.at,
@@ -398,18 +406,36 @@ fn id(payload: &[u8]) -> Option<u16> {
 /// Read and parse the ULog file at `path`.
 pub(crate) fn parse(path: &Path) -> Result<ParsedLog> {
     let file = std::fs::read(path).map_err(|e| Error::file_io(path, "cannot read the file", e))?;
-    parse_bytes(&file).map_err(|reason| Error::file(path, reason))
+    let name = path
+        .file_name()
+        .unwrap_or(path.as_os_str())
+        .to_string_lossy();
+    parse_named(&file, &name).map_err(|reason| Error::file(path, reason))
 }
 
 /// Parse the bytes of a ULog file; `Err` is the reason it cannot be read.
+#[cfg(test)]
 pub(crate) fn parse_bytes(file: &[u8]) -> std::result::Result<ParsedLog, String> {
+    parse_named(file, "log")
+}
+
+/// Parse the bytes of the ULog file `name`, showing the progress on a
+/// terminal where it takes long ([`adl_core::progress`]); `Err` is the
+/// reason it cannot be read.
+pub(crate) fn parse_named(file: &[u8], name: &str) -> std::result::Result<ParsedLog, String> {
     if file.len() < HEADER_LEN || file[..MAGIC.len()] != MAGIC {
         return Err(format!(
             "not a ULog file: it does not start with the ULog header (magic bytes `ULog\\x01\\x12\\x35`, {HEADER_LEN} bytes); it has {} bytes",
             file.len()
         ));
     }
-    let mut reader = Reader::default();
+    let mut reader = Reader {
+        progress: Some(adl_core::progress::Progress::bytes(
+            format!("reading {name}"),
+            file.len() as u64,
+        )),
+        ..Reader::default()
+    };
     // The primary section ends where the first appended one starts. The
     // flag bits that say so are its first record: read it on its own.
     let mut end = file.len();

@@ -51,6 +51,8 @@ pub(crate) struct ChunkedFile {
     /// read by range (`bytes` is then empty).
     pub(crate) remote: Option<Object>,
     cache: ChunkCache,
+    /// While it is indexed: its progress through the file's bytes.
+    progress: Option<adl_core::progress::Progress>,
 }
 
 impl ChunkedFile {
@@ -64,13 +66,31 @@ impl ChunkedFile {
         scan: impl FnOnce(&mut ChunkedFile),
     ) -> ChunkedFile {
         let mut file = ChunkedFile::empty(path);
+        let name = path
+            .file_name()
+            .unwrap_or(path.as_os_str())
+            .to_string_lossy();
+        file.progress = Some(adl_core::progress::Progress::bytes(
+            format!("indexing {name}"),
+            bytes.len() as u64,
+        ));
         file.bytes = bytes;
         if !from_index(&mut file) {
             file.chunks.clear();
             file.channels.clear();
             scan(&mut file);
         }
+        if let Some(progress) = file.progress.take() {
+            progress.finish();
+        }
         file.sorted()
+    }
+
+    /// While it is indexed: the bytes before `offset` are.
+    pub(crate) fn indexed_to(&mut self, offset: u64) {
+        if let Some(progress) = &mut self.progress {
+            progress.set(offset);
+        }
     }
 
     /// Nothing indexed yet, of the file at `path`.
@@ -83,6 +103,7 @@ impl ChunkedFile {
             damage: None,
             remote: None,
             cache: ChunkCache::default(),
+            progress: None,
         }
     }
 

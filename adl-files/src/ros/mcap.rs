@@ -221,6 +221,7 @@ fn index_summary<'a>(file: &mut ChunkedFile, size: u64, read: &Ranges<'a, '_>) -
             },
             uncompressed: usize::try_from(index.uncompressed).ok()?,
         });
+        file.indexed_to(index.start);
         // The chunk's message indexes, read at once.
         let base = index.offsets.iter().map(|&(_, o)| o).min()?;
         let block = read(base, base.checked_add(index.index_length)?.min(size))?;
@@ -289,6 +290,7 @@ fn scan(file: &mut ChunkedFile) {
         match opcode {
             op::FOOTER | op::DATA_END => return,
             op::CHUNK => {
+                file.indexed_to(pos as u64);
                 let Some(chunk) = chunk_at(&bytes, pos) else {
                     file.damaged(pos, "a chunk record that does not parse".into());
                     return;

@@ -298,6 +298,7 @@ fn scan(file: &mut ChunkedFile) {
                 return file.damaged(pos, "a connection record without its fields".into());
             }
             Some(op::CHUNK) => {
+                file.indexed_to(pos as u64);
                 let start = (record.data.as_ptr() as usize - bytes.as_ptr() as usize) as u64;
                 let data = start..start + record.data.len() as u64;
                 let Some(chunk) = chunk_of(&record, data) else {

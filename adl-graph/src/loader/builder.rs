@@ -40,6 +40,8 @@ pub(crate) struct Config {
     pub(crate) trace: Option<std::path::PathBuf>,
     /// The spans the timeline keeps, the last of the run.
     pub(crate) trace_events: usize,
+    /// Whether each epoch shows a progress bar on a terminal.
+    pub(crate) progress: bool,
 }
 
 /// The environment variable that turns the timeline on for a program one
@@ -141,6 +143,8 @@ where
                 read_bound_set: false,
                 trace: None,
                 trace_events: super::timeline::DEFAULT_TRACE_EVENTS,
+                progress: std::env::var(adl_core::progress::PROGRESS_VARIABLE)
+                    .is_ok_and(|v| v.trim() == "1"),
             },
             errors: Vec::new(),
         }
@@ -420,6 +424,16 @@ where
                 .push(Error::invalid("trace_events", "must be at least 1"));
         }
         self.config.trace_events = events;
+        self
+    }
+
+    /// Whether each epoch shows a progress bar of its batches (their rate
+    /// and the time left) on standard error, where that is a terminal:
+    /// a first epoch's cold reads, a long evaluation. Off by default (a
+    /// training loop draws its own), on where `ADL_PROGRESS=1`; never
+    /// drawn off a terminal, nor with `ADL_PROGRESS=0` or `ADL_QUIET`.
+    pub fn progress(mut self, show: bool) -> Self {
+        self.config.progress = show;
         self
     }
 

@@ -84,6 +84,9 @@ where
     reads: Option<Arc<ReadAhead>>,
     /// What this epoch measured of its consumer, for a memory budget.
     pace: Pace,
+    /// Its progress through its batches, where the loader shows it
+    /// ([`LoaderBuilder::progress`](super::LoaderBuilder::progress)).
+    progress: Option<adl_core::progress::Progress>,
 }
 
 /// What an epoch measures of its consumer: its own time between batches,
@@ -265,6 +268,13 @@ where
             started: None,
             reads,
             pace: Pace::default(),
+            progress: shared.config.progress.then(|| {
+                adl_core::progress::Progress::items(
+                    format!("epoch {epoch}"),
+                    batches as u64,
+                    "batches",
+                )
+            }),
         }
     }
 
@@ -541,6 +551,9 @@ where
                         retune(self.loader, self.reads.as_deref(), &self.pace, self.started);
                     }
                     self.pace.handed = Some(Instant::now());
+                    if let Some(progress) = &mut self.progress {
+                        progress.add(1);
+                    }
                     return Some(Ok(Batch::new(batch, Arc::clone(&shared.buffers), indices)));
                 }
                 Outcome::Empty { skipped } => {
@@ -576,6 +589,9 @@ where
     /// (once, when it ends or is dropped).
     fn close(&mut self) {
         self.finished = true;
+        if let Some(progress) = self.progress.take() {
+            progress.finish();
+        }
         self.cancel.store(true, Ordering::Relaxed);
         if let Some(stage) = &self.reads {
             stage.stop();
