@@ -317,6 +317,9 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     // The synchronization drawn: each sensor's stamps on one time axis,
     // each sample's match from the reference, dropped stamps crossed out.
     let picture = args.svg.with_file_name("px4_sync.svg");
+    if let Some(folder) = picture.parent() {
+        std::fs::create_dir_all(folder)?;
+    }
     trace
         .sync_picture(&reference, Some(tolerance))?
         .save(&picture)?;

@@ -216,7 +216,7 @@ fn the_examples_draw_as_svg_naming_every_node() {
 
 /// The main example itself on a log without a GPS (`--without gps`): it
 /// takes the local position as its reference and runs its pipeline to the
-/// end, writing both pictures.
+/// end, writing its pictures: the plan and the synchronization.
 #[test]
 fn the_main_example_runs_without_a_gps() {
     let dir = std::env::temp_dir().join(format!("adl-px4-{}", std::process::id()));
@@ -257,6 +257,12 @@ fn the_main_example_runs_without_a_gps() {
         std::fs::read_to_string(&dot)
             .unwrap()
             .starts_with("digraph")
+    );
+    // The synchronization drawn beside them, from the reference it took.
+    let sync = std::fs::read_to_string(dir.join("px4_sync.svg")).unwrap();
+    assert!(
+        sync.contains("vehicle_local_position (reference)") && sync.contains("class=\"match\""),
+        "{sync}"
     );
     let _ = std::fs::remove_dir_all(dir);
 }
