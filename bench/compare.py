@@ -327,8 +327,11 @@ def adl_python():
             print(f"compare: building a release wheel of {os.path.relpath(crate, ROOT)}", file=sys.stderr)
             subprocess.run([python, "-m", "maturin", "build", "--release", "--auditwheel", "skip", "-q",
                             "-m", os.path.join(crate, "Cargo.toml"), "-o", wheels], check=True, cwd=ROOT)
-        subprocess.run([python, "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps",
-                        *sorted(glob.glob(os.path.join(wheels, "*.whl")))], check=True)
+        built = sorted(glob.glob(os.path.join(wheels, "*.whl")))
+        # The wheels over what was there (same version, new build), then
+        # what they depend on.
+        subprocess.run([python, "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", *built], check=True)
+        subprocess.run([python, "-m", "pip", "install", "-q", *built], check=True)
     builds = subprocess.run([python, "-c", "import adl, adl_bench; print(adl.BUILD, adl_bench.BUILD)"],
                             capture_output=True, text=True)
     if builds.returncode != 0 or builds.stdout.split() != ["release", "release"]:

@@ -3,7 +3,8 @@
 //! put in a bucket read as the local folders do, item by item, frame by
 //! frame (the tables read whole, each video's index with ranged reads,
 //! then its pictures a group at a time), and a missing video is named by
-//! its URL.
+//! its URL; and MP4 videos of each codec read from the bucket as the
+//! local files.
 
 mod s3;
 
@@ -72,4 +73,29 @@ fn a_lerobot_dataset_in_s3_reads_as_the_local_one() {
         )),
         "{err}"
     );
+}
+
+/// The MP4 videos of tests/data/video, each codec adl decodes, read from
+/// the S3 server as from the local files: their times, and every frame.
+#[test]
+fn videos_in_s3_decode_as_the_local_files() {
+    use adl::Sensor;
+    use adl::files::Video;
+
+    let server = S3Server::shared();
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/video");
+    server.put_tree("video", &folder, |key| !key.ends_with(".mp4"));
+    let store = server.store();
+    for codec in ["h264", "hevc", "av1", "vp9"] {
+        let local = Video::open(folder.join(format!("{codec}.mp4"))).unwrap();
+        let remote = Video::open(store.at(&format!("video/{codec}.mp4"))).unwrap();
+        assert_eq!(remote.metadata(), local.metadata(), "{codec}");
+        let order: Vec<usize> = (0..local.len()).rev().collect();
+        assert_eq!(
+            remote.read(&order).unwrap(),
+            local.read(&order).unwrap(),
+            "{codec}"
+        );
+    }
+    assert_eq!(store.stats().failures, 0);
 }

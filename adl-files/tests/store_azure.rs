@@ -1,8 +1,9 @@
 //! The file-backed sensors and readers over Azure Blob storage (`az://`),
 //! against Azurite, Microsoft's emulator (started by `azure::Azurite`):
 //! NumPy arrays and sensor folders, image folders, tables, PX4 logs, ROS
-//! bags and roverd folders read as the local files; a wrong key refused by
-//! the server and named with the object and what to check.
+//! bags, roverd folders and MP4 videos (H.264, HEVC, AV1, VP9) read as the
+//! local files; a wrong key refused by the server and named with the
+//! object and what to check.
 
 mod azure;
 mod common;
@@ -16,7 +17,7 @@ use adl::Sensor;
 use adl::files::px4::Px4Log;
 use adl::files::ros::Bag;
 use adl::files::rover::{RoverOptions, RoverSensor};
-use adl::files::{Images, Npy, RetryPolicy, Store, Table};
+use adl::files::{Images, Npy, RetryPolicy, Store, Table, Video};
 use adl::ndarray::Ix2;
 use azure::{Azurite, CONTAINER, KEY};
 use common::source_error;
@@ -68,11 +69,20 @@ fn server() -> &'static Azurite {
             copy(&repo("tests/data/px4").join(name), &format!("px4/{name}"));
         }
         copy(&repo("tests/data/ros/flight.mcap"), "ros/flight.mcap");
+        for codec in VIDEOS {
+            copy(
+                &data(&format!("video/{codec}.mp4")),
+                &format!("video/{codec}.mp4"),
+            );
+        }
         server.put_tree("", root);
         server.put_tree("rover", &repo("tests/data/rover/trace"));
     });
     server
 }
+
+/// The MP4 videos of tests/data/video put in the container.
+const VIDEOS: [&str; 4] = ["h264", "hevc", "av1", "vp9"];
 
 fn store() -> Store {
     Store::open_with(&format!("az://{CONTAINER}"), &server().options(quick())).unwrap()
@@ -130,6 +140,27 @@ fn px4_logs_bags_and_rover_folders_in_azure_read_as_the_local_files() {
             );
         }
     }
+}
+
+#[test]
+fn videos_in_azure_decode_as_the_local_files() {
+    let store = store();
+    for codec in VIDEOS {
+        let local = Video::open(data(&format!("video/{codec}.mp4"))).unwrap();
+        let remote = Video::open(store.at(&format!("video/{codec}.mp4"))).unwrap();
+        assert_eq!(remote.metadata(), local.metadata(), "{codec}");
+        assert_eq!(remote.codec(), local.codec());
+        // Every frame, read all at once in reverse (each group of pictures
+        // decoded once), as the local file's.
+        let order: Vec<usize> = (0..local.len()).rev().collect();
+        assert_eq!(
+            remote.read(&order).unwrap(),
+            local.read(&order).unwrap(),
+            "{codec}"
+        );
+    }
+    let stats = store.stats();
+    assert!(stats.requests > 0 && stats.failures == 0, "{stats:?}");
 }
 
 #[test]
