@@ -57,6 +57,7 @@ __all__ = [
     "Affine",
     "Clamp",
     "LoaderError",
+    "BUILD",
     "_at_exit",
 ]
 
