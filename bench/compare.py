@@ -75,8 +75,11 @@ resize and the collate's copy, back to back on a thread per core); W6 the
 plain Python loop in a process per core, summed (`bench/peer/w6.py
 --limit N`). The last lines, one per workload, are `limit WORKLOAD
 adl/limit R`; W4's run also prints `rounds w4 adl/torch-best ...`, adl
-against PyTorch's best in each round. roverd's trace and the bags have
-their readers' bounds in their own tools (bench/rover, bench/ros).
+against PyTorch's best in each round. `--workloads rover`
+(bench/rover/compare_rover.py) prints `limit rover ...` and `limit
+rover-no-camera ...` against its readers' bound (adl's CPU per sample on
+one thread, from `run_adl.py --profile`, on every core); the bags' bound
+is still derived in docs/performance.md.
 
 Needs gcc and python3; PyTorch and numpy are installed with pip into
 target/peer-venv the first time (about 600 MB), unless PEER_PYTHON names a

@@ -130,8 +130,8 @@ pub use origin::{Origin, SensorOrigin};
 pub use record::Record;
 pub use recording::Recording;
 pub use sensor::{
-    BoxedSensor, Gaps, Interpolated, Mapped, SensorDataset, Series, TryMapped, Window,
-    WindowMetadata,
+    BoxedSensor, Gaps, Interpolated, InterpolatedFrom, Mapped, SensorDataset, Series, TryMapped,
+    Window, WindowMetadata,
 };
 pub use sensor_set::{AnySensor, AsAnySensor, SensorSet};
 pub use spec::{

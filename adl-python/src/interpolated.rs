@@ -350,6 +350,17 @@ pub(crate) struct Interpolated {
     made: crate::made_from::MadeFrom,
 }
 
+impl Interpolated {
+    /// For a trace's synchronization picture: the stamps of the sensor it
+    /// interpolates, and what each of its times is made from.
+    pub(crate) fn picture_parts(&self) -> (Vec<f64>, Vec<adl_core::InterpolatedFrom>) {
+        (
+            self.inner.inner().timestamps.as_slice().to_vec(),
+            self.inner.made_from(),
+        )
+    }
+}
+
 #[pymethods]
 impl Interpolated {
     #[new]

@@ -213,7 +213,10 @@ impl Trace {
     /// where given): each sensor's timestamps on one time axis, the
     /// reference's first; each sample's match from its reference stamp to
     /// every other sensor's, green, or red beyond `tolerance`; the
-    /// reference stamps no sample reads crossed out. `reference` and
+    /// reference stamps no sample reads crossed out. An `adl.Interpolated`
+    /// sensor shows the stamps it interpolates: each sample's time a line
+    /// to the stamp it is at, two dashed ones to those it is interpolated
+    /// between, or, masked, an orange diamond. `reference` and
     /// `tolerance` default to the policy's (`generic.Nearest`'s
     /// `reference` and `tol`), else the first sensor and none.
     #[pyo3(signature = (path = None, *, reference = None, tolerance = None))]
@@ -227,8 +230,12 @@ impl Trace {
         let sensors = self.sensors.bind(py).cast::<PyMapping>()?.clone();
         let numpy = py.import("numpy")?;
         let mut timestamps = Vec::new();
+        let mut interpolated = Vec::new();
         for item in sensors.items()?.iter() {
             let (name, sensor): (String, Bound<'_, PyAny>) = item.extract()?;
+            if let Ok(sensor) = sensor.cast::<crate::interpolated::Interpolated>() {
+                interpolated.push((name.clone(), sensor.get().picture_parts()));
+            }
             let stamps = sensor.getattr("metadata")?.getattr("timestamps")?;
             let stamps: Vec<f64> = numpy
                 .call_method1("asarray", (stamps, "float64"))?
@@ -270,9 +277,15 @@ impl Trace {
         };
         let picture = adl_core::Indices::new(columns)
             .and_then(|indices| {
-                adl_core::sync::SyncPicture::new(
+                let mut picture = adl_core::sync::SyncPicture::new(
                     &self.name, timestamps, &indices, &reference, tolerance,
-                )
+                )?;
+                for (name, (stamps, made_from)) in interpolated {
+                    if name != reference {
+                        picture = picture.interpolated(&name, stamps, made_from)?;
+                    }
+                }
+                Ok(picture)
             })
             .map_err(crate::errors::to_python)?;
         let svg = picture.to_svg();

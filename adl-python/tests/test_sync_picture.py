@@ -111,3 +111,34 @@ def test_chromium_draws_the_crosses_the_matches_and_the_gap_where_they_are(tmp_p
     inside = pink[round(y + 2):round(y + h - 2), round(x + 3):round(x + w - 3)]
     assert inside.mean() > 0.5
     assert not pink[:, :round(x) - 2].any()
+
+
+def test_an_interpolated_sensor_is_drawn_from_its_stamps_and_its_masks_show(tmp_path):
+    camera = np.arange(10) / 10
+    imu = Stamps(np.concatenate([np.arange(40) / 100, 0.71 + np.arange(29) / 100]))
+    t = adl.Trace({"camera": Stamps(camera), "imu": adl.Interpolated(imu, camera, max_gap=0.05)},
+                  generic.Nearest("camera", tol=0.001), name="drive")
+    path = tmp_path / "sync.svg"
+    svg = t.draw_sync(path)
+    # The IMU stops from 0.39 s to 0.71 s, over max_gap: the frames at 0.4,
+    # 0.5, 0.6 and 0.7 s are masked; the other six are at an IMU stamp or
+    # between two.
+    masked = re.findall(r'class="masked" d="M([\d.]+),([\d.]+)', svg)
+    assert len(masked) == 4 and "imu masked at 0.5 s" in svg
+    lines = marks(svg, "interpolation")
+    assert 6 <= len(lines) <= 12 and not marks(svg, "match")
+    # The IMU's lane holds its own 69 stamps, not the camera's times.
+    assert len(marks(svg, "stamp")) + len(marks(svg, "unread")) == 10 + 69
+    # Rendered: orange at each diamond.
+    width, height = (int(float(v)) for v in re.search(r'width="([\d.]+)" height="([\d.]+)"', svg).groups())
+    shot = tmp_path / "shot.png"
+    run = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                          f"--window-size={width},{height}", f"--screenshot={shot}", path.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert shot.exists(), run.stderr[-2000:]
+    pixels = np.asarray(Image.open(shot).convert("RGB")).astype(int)
+    r, g, b = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    orange = (r > 220) & (g > 100) & (g < 160) & (b < 60)
+    for x, top in masked:
+        x, y = round(float(x)), round(float(top)) + 7
+        assert orange[y - 3:y + 4, x - 3:x + 4].any(), (x, y)

@@ -125,3 +125,14 @@ def run(rounds, monitored, wait_quiet, epochs=2):
             against = f"{med[k] / med[best_without]:.1f}x"
         print(f"| {k}{' (best)' if k in (best, best_without) else ''} | {med[k]:.1f} ({', '.join(f'{x:.1f}' for x in v)}) "
               f"| {against} | {statistics.median(pss[k]):.0f} | {statistics.median(rss[k]):.0f} |")
+    # The readers' bound (issue 44): adl's own CPU per sample, one thread
+    # and no loader (`run_adl.py --profile`), on every core; the loader
+    # against it, as compare.py's last lines.
+    cores = os.cpu_count() or 1
+    print()
+    for name, adl_run_name, per_sample in (("rover", "adl, 2 workers", cpu),
+                                            ("rover-no-camera", "no camera: adl, 2 workers", lzma)):
+        bound = cores / per_sample
+        print(f"limit {name} adl/limit {med[adl_run_name] / bound:.2f} (adl: {adl_run_name}, "
+              f"{med[adl_run_name]:.1f}/s; its readers' bound on {cores} cores: {bound:.1f}/s, "
+              f"{per_sample * 1e3:.2f} ms a sample on one thread)")

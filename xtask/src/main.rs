@@ -162,7 +162,12 @@ fn main() -> ExitCode {
             // failure, not a skip.
             command.env("ADL_REQUIRE_OPENCL", "1");
         }
-        match command.status() {
+        let started = std::time::Instant::now();
+        let status = command.status();
+        if task == "test" {
+            took(&format!("`cargo {}`", args.join(" ")), started);
+        }
+        match status {
             Ok(status) if status.success() => {}
             Ok(status) => {
                 eprintln!("xtask: `cargo {}` failed ({status})", args.join(" "));
@@ -174,22 +179,42 @@ fn main() -> ExitCode {
             }
         }
     }
-    if task == "test"
-        && let Err(message) = docs::check(root, &cargo).and_then(|()| verify_workloads(root))
-    {
-        eprintln!("xtask: {message}");
-        return ExitCode::FAILURE;
+    if task == "test" {
+        let started = std::time::Instant::now();
+        let docs = docs::check(root, &cargo);
+        took("the docs' check", started);
+        let started = std::time::Instant::now();
+        let checked = docs.and_then(|()| verify_workloads(root));
+        took("the workloads' digests", started);
+        if let Err(message) = checked {
+            eprintln!("xtask: {message}");
+            return ExitCode::FAILURE;
+        }
     }
     if let Some(venv) = venv {
+        let started = std::time::Instant::now();
         let made = venv
             .join()
             .unwrap_or_else(|_| Err("making the Python venv panicked".into()));
-        if let Err(message) = made.and_then(|python| python::test_package(root, Some(python))) {
+        took("waiting for the Python venv", started);
+        let started = std::time::Instant::now();
+        let tested = made.and_then(|python| python::test_package(root, Some(python)));
+        took("the Python package's build and tests", started);
+        if let Err(message) = tested {
             eprintln!("xtask: {message}");
             return ExitCode::FAILURE;
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Say how long `what` took since `started`, so that a run's time can be
+/// read from its log (the suite's budget is 20 minutes on CI's 2 cores).
+pub(crate) fn took(what: &str, started: std::time::Instant) {
+    eprintln!(
+        "xtask: {what} took {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
 }
 
 /// The benchmark workloads W1-W3 at full size, checked against the digests

@@ -82,6 +82,7 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
     // The package, the example of a crate of one's own
     // (examples/python_px4), and the W2 benchmark's module (bench/python).
     for package in ["adl-python", "examples/python_px4", "bench/python"] {
+        let started = std::time::Instant::now();
         let mut install = Command::new(&python);
         install
             .env("PATH", &path)
@@ -94,6 +95,7 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
             &format!("building and installing {package}"),
             NEEDS,
         )?;
+        crate::took(&format!("building and installing {package}"), started);
     }
     // The Ray tests (a two-node cluster on this machine, Ray Train's
     // workers) wait mostly on processes starting: they run beside the
@@ -124,8 +126,11 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
                 .join("test_lerobot_policy.py"),
         )
         .current_dir(root);
+    let started = std::time::Instant::now();
     let rest = run(&mut pytest, "the Python package's tests", "");
+    crate::took("pytest (beside the Ray tests)", started);
     let ray = ray.wait();
+    crate::took("the Ray tests, to their end", started);
     let printed = std::fs::read_to_string(&ray_log).unwrap_or_default();
     eprintln!("xtask: the Ray tests ({}):\n{printed}", ray_log.display());
     rest?;

@@ -59,6 +59,23 @@ pub enum Gaps {
     Refuse,
 }
 
+/// What one of an [`Interpolated`] sensor's times is made from, among the
+/// samples of the sensor it interpolates ([`Interpolated::made_from`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InterpolatedFrom {
+    /// Sample `k` itself: the time is its.
+    At(usize),
+    /// Samples `k` and `k + 1`, interpolated between.
+    Between(usize),
+    /// Nothing to interpolate from (before the first sample, after the
+    /// last, or in a gap over `max_gap`): masked, holding sample
+    /// `nearest`.
+    Masked {
+        /// The nearest sample.
+        nearest: usize,
+    },
+}
+
 /// Where one time falls among the sensor's samples.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Place {
@@ -133,6 +150,20 @@ impl<S> Interpolated<S> {
     /// The longest gap interpolated across, in seconds.
     pub fn max_gap(&self) -> f64 {
         self.max_gap
+    }
+
+    /// What each of its times is made from, in order: a sample, two
+    /// interpolated between, or nothing (masked). What
+    /// [`SyncPicture::interpolated`](crate::sync::SyncPicture::interpolated)
+    /// draws.
+    pub fn made_from(&self) -> Vec<InterpolatedFrom> {
+        (self.places.iter())
+            .map(|place| match *place {
+                Place::At(k) => InterpolatedFrom::At(k),
+                Place::Between(k, _) => InterpolatedFrom::Between(k),
+                Place::Outside { nearest, .. } => InterpolatedFrom::Masked { nearest },
+            })
+            .collect()
     }
 
     /// How many of its times have a valid interpolation.

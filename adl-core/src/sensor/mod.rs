@@ -13,7 +13,7 @@ mod window;
 
 pub use boxed::BoxedSensor;
 pub use dataset::SensorDataset;
-pub use interpolated::{Gaps, Interpolated};
+pub use interpolated::{Gaps, Interpolated, InterpolatedFrom};
 pub use mapped::{Mapped, TryMapped};
 pub use series::Series;
 pub use window::{Window, WindowMetadata};

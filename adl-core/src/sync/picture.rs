@@ -9,13 +9,18 @@
 //! reads (the policy dropped it: no match within the tolerance) is a red
 //! cross on its lane. A stretch of another sensor's lane with no stamp
 //! for more than twice the tolerance (where no reference stamp can find a
-//! match) is shaded red. Hovering a line or a mark shows what it is (its
-//! `<title>`). Every mark carries a `class` (`stamp`, `unread`, `match`,
-//! `beyond`, `dropped`, `gap`) for tools that read the picture.
+//! match) is shaded red. An interpolated sensor
+//! ([`SyncPicture::interpolated`]) shows the stamps of the sensor it
+//! interpolates: each sample's time of it a blue line to the stamp it is
+//! at, or two dashed ones to the stamps it is interpolated between, or,
+//! masked, an orange diamond. Hovering a line or a mark shows what it is
+//! (its `<title>`). Every mark carries a `class` (`stamp`, `unread`,
+//! `match`, `beyond`, `dropped`, `gap`, `interpolation`, `masked`) for
+//! tools that read the picture.
 
 use std::fmt::Write as _;
 
-use crate::{Error, Indices, Result};
+use crate::{Error, Indices, InterpolatedFrom, Result};
 
 /// Width and heights of the picture, in pixels.
 const WIDTH: f64 = 1200.0;
@@ -38,6 +43,10 @@ pub struct SyncPicture {
     /// Per lane, the stamp each sample reads.
     reads: Vec<Vec<u32>>,
     tolerance: Option<f64>,
+    /// Per lane, for an interpolated sensor's: what each of its times
+    /// (the index a sample reads) is made from, among `lanes`' stamps
+    /// (the sensor it interpolates).
+    interpolated: Vec<Option<Vec<InterpolatedFrom>>>,
 }
 
 impl SyncPicture {
@@ -94,12 +103,74 @@ impl SyncPicture {
                 format!("a tolerance is a finite number of seconds, at least 0; it is {t}"),
             ));
         }
+        let interpolated = vec![None; lanes.len()];
         Ok(SyncPicture {
             title: title.into(),
             lanes,
             reads,
             tolerance,
+            interpolated,
         })
+    }
+
+    /// Draw sensor `name` as the interpolated sensor it is
+    /// ([`Interpolated`](crate::Interpolated)): its lane shows the stamps
+    /// of the sensor it interpolates (`stamps`), and each sample's time
+    /// of it is drawn from what it is made of (`made_from`, one per time,
+    /// [`Interpolated::made_from`](crate::Interpolated::made_from)): a
+    /// line to the stamp it is at, two dashed lines to the stamps it is
+    /// interpolated between, or, masked, an orange diamond at the
+    /// reference's time. Errors name a sensor not drawn, the reference,
+    /// and a time or a stamp out of range.
+    pub fn interpolated(
+        mut self,
+        name: &str,
+        stamps: Vec<f64>,
+        made_from: Vec<InterpolatedFrom>,
+    ) -> Result<SyncPicture> {
+        let Some(lane) = self.lanes.iter().position(|(n, _)| n == name) else {
+            return Err(Error::invalid(
+                "interpolated",
+                format!(
+                    "no sensor `{name}` in the picture (its sensors: {})",
+                    names(&self.lanes)
+                ),
+            ));
+        };
+        if lane == 0 {
+            return Err(Error::invalid(
+                "interpolated",
+                format!("`{name}` is the reference: the times interpolated at are another's"),
+            ));
+        }
+        if let Some(&past) = self.reads[lane]
+            .iter()
+            .find(|&&i| i as usize >= made_from.len())
+        {
+            return Err(Error::invalid(
+                "interpolated",
+                format!(
+                    "`{name}` is interpolated at {} times; a sample reads its time {past}",
+                    made_from.len()
+                ),
+            ));
+        }
+        let last = made_from.iter().map(|from| match *from {
+            InterpolatedFrom::At(k) | InterpolatedFrom::Masked { nearest: k } => k,
+            InterpolatedFrom::Between(k) => k + 1,
+        });
+        if let Some(past) = last.filter(|&k| k >= stamps.len()).max() {
+            return Err(Error::invalid(
+                "interpolated",
+                format!(
+                    "`{name}` has {} stamps; a time is made from its stamp {past}",
+                    stamps.len()
+                ),
+            ));
+        }
+        self.lanes[lane].1 = stamps;
+        self.interpolated[lane] = Some(made_from);
+        Ok(self)
     }
 
     /// The samples drawn.
@@ -155,10 +226,19 @@ impl SyncPicture {
             .lanes
             .iter()
             .zip(&self.reads)
-            .map(|((_, stamps), column)| {
+            .zip(&self.interpolated)
+            .map(|(((_, stamps), column), from)| {
                 let mut read = vec![false; stamps.len()];
                 for &i in column {
-                    read[i as usize] = true;
+                    match from.as_ref().map(|f| f[i as usize]) {
+                        None => read[i as usize] = true,
+                        Some(InterpolatedFrom::At(k)) => read[k] = true,
+                        Some(InterpolatedFrom::Between(k)) => {
+                            read[k] = true;
+                            read[k + 1] = true;
+                        }
+                        Some(InterpolatedFrom::Masked { .. }) => {}
+                    }
                 }
                 read
             })
@@ -228,6 +308,10 @@ impl SyncPicture {
             for lane in 1..self.lanes.len() {
                 let (name, stamps) = &self.lanes[lane];
                 let i = self.reads[lane][sample] as usize;
+                if let Some(from) = &self.interpolated[lane] {
+                    self.draw_interpolation(&mut svg, (sample, r, tr), lane, from[i], (&x, &y));
+                    continue;
+                }
                 let t = stamps[i];
                 let apart = (t - tr).abs();
                 let beyond = self.tolerance.is_some_and(|tol| apart > tol);
@@ -288,6 +372,60 @@ impl SyncPicture {
         }
         svg.push_str("</svg>\n");
         svg
+    }
+
+    /// Sample `sample`'s reading of interpolated lane `lane`, made
+    /// `from` its stamps, from its reference stamp `r` at `tr`.
+    fn draw_interpolation(
+        &self,
+        svg: &mut String,
+        (sample, r, tr): (usize, usize, f64),
+        lane: usize,
+        from: InterpolatedFrom,
+        (x, y): (&dyn Fn(f64) -> f64, &dyn Fn(usize) -> f64),
+    ) {
+        let (name, stamps) = &self.lanes[lane];
+        let reference = escape(&self.lanes[0].0);
+        let name = escape(name);
+        let line = |svg: &mut String, k: usize, dashed: bool, what: &str| {
+            let _ = writeln!(
+                svg,
+                r##"<line class="interpolation" x1="{:.2}" y1="{}" x2="{:.2}" y2="{}" stroke="#1f77b4" stroke-width="1"{}><title>sample {sample}: {reference} [{r}] at {tr} s {what} {name} [{k}] at {} s</title></line>"##,
+                x(tr),
+                y(0) + TICK,
+                x(stamps[k]),
+                y(lane) - TICK,
+                if dashed {
+                    r#" stroke-dasharray="4 3""#
+                } else {
+                    ""
+                },
+                stamps[k],
+            );
+        };
+        match from {
+            InterpolatedFrom::At(k) => line(svg, k, false, "is the time of"),
+            InterpolatedFrom::Between(k) => {
+                line(svg, k, true, "is interpolated from");
+                line(svg, k + 1, true, "is interpolated from");
+            }
+            InterpolatedFrom::Masked { nearest } => {
+                let (xt, yl) = (x(tr), y(lane));
+                let _ = writeln!(
+                    svg,
+                    r##"<path class="masked" d="M{:.2},{:.2} L{:.2},{:.2} L{:.2},{:.2} L{:.2},{:.2} Z" fill="#ff7f0e"><title>sample {sample}: {name} masked at {tr} s (nothing to interpolate from within its max gap; the nearest is [{nearest}] at {} s)</title></path>"##,
+                    xt,
+                    yl - 7.0,
+                    xt + 7.0,
+                    yl,
+                    xt,
+                    yl + 7.0,
+                    xt - 7.0,
+                    yl,
+                    stamps[nearest],
+                );
+            }
+        }
     }
 
     /// Write [`to_svg`](Self::to_svg) to `path`; an error names the path.
@@ -394,6 +532,65 @@ mod tests {
         assert_eq!((count(&svg, "gap"), count(&svg, "dropped")), (1, 1));
         assert!(svg.contains("imu: no stamp from 0.2 s to 0.8 s"), "{svg}");
         assert!(svg.contains("tolerance 0.05 s"));
+    }
+
+    #[test]
+    fn an_interpolated_sensor_is_drawn_from_the_stamps_it_is_made_of() {
+        // The IMU interpolated at the camera's times: 0.0 at a stamp, 0.5
+        // between two, 1.0 in a gap (masked).
+        let timestamps = vec![
+            ("camera".to_owned(), vec![0.0, 0.5, 1.0]),
+            ("imu".to_owned(), vec![0.0, 0.5, 1.0]),
+        ];
+        let indices = Indices::new(vec![
+            ("camera".into(), vec![0, 1, 2]),
+            ("imu".into(), vec![0, 1, 2]),
+        ])
+        .unwrap();
+        let made_from = vec![
+            InterpolatedFrom::At(0),
+            InterpolatedFrom::Between(1),
+            InterpolatedFrom::Masked { nearest: 2 },
+        ];
+        let picture = SyncPicture::new("t", timestamps, &indices, "camera", None)
+            .unwrap()
+            .interpolated("imu", vec![0.0, 0.4, 0.6, 0.7], made_from.clone())
+            .unwrap();
+        let svg = picture.to_svg();
+        assert_eq!(count(&svg, "interpolation"), 1 + 2);
+        assert_eq!(count(&svg, "masked"), 1);
+        assert_eq!(count(&svg, "match"), 0);
+        // The IMU's stamps 0, 1 and 2 are read; 3 (0.7 s) is not.
+        assert_eq!(count(&svg, "unread"), 1);
+        assert!(svg.contains("imu masked at 1 s"), "{svg}");
+        assert!(
+            svg.contains("is interpolated from imu [2] at 0.6 s"),
+            "{svg}"
+        );
+        let again = SyncPicture::new(
+            "t",
+            vec![
+                ("camera".to_owned(), vec![0.0]),
+                ("imu".to_owned(), vec![0.0]),
+            ],
+            &Indices::new(vec![("camera".into(), vec![0]), ("imu".into(), vec![0])]).unwrap(),
+            "camera",
+            None,
+        )
+        .unwrap();
+        let e = again
+            .clone()
+            .interpolated("imu", vec![0.0], vec![InterpolatedFrom::Between(0)])
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("has 1 stamps; a time is made from its stamp 1"),
+            "{e}"
+        );
+        let e = again
+            .interpolated("camera", vec![0.0], made_from)
+            .unwrap_err();
+        assert!(e.to_string().contains("is the reference"), "{e}");
     }
 
     #[test]

@@ -258,7 +258,10 @@ class Trace:
         the reference's first; each sample's match from its reference
         stamp to every other sensor's, green, or red beyond ``tolerance``;
         the reference stamps no sample reads crossed out; another sensor's
-        stretches without a stamp for over twice the tolerance shaded.
+        stretches without a stamp for over twice the tolerance shaded; an
+        ``adl.Interpolated`` sensor drawn from the stamps it interpolates
+        (a line to the stamp a time is at, two dashed ones to those it is
+        interpolated between, an orange diamond where it is masked).
         ``reference`` and ``tolerance`` default to the policy's
         (``generic.Nearest``'s ``reference`` and ``tol``), else the first
         sensor and none."""
