@@ -74,17 +74,24 @@ def chromium():
     return found
 
 
-def test_chromium_draws_the_crosses_the_matches_and_the_gap_where_they_are(tmp_path):
-    path = tmp_path / "sync.svg"
-    svg = trace().draw_sync(path)
+def rendered(path, svg):
+    """The SVG at `path` (its text `svg`) as headless Chromium draws it: a
+    screenshot of its size, as RGB pixels (ints)."""
     width, height = (int(float(v)) for v in re.search(r'width="([\d.]+)" height="([\d.]+)"', svg).groups())
-    shot = tmp_path / "shot.png"
+    shot = path.with_suffix(".png")
     run = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                           f"--window-size={width},{height}", f"--screenshot={shot}", path.as_uri()],
                          capture_output=True, text=True, timeout=120)
     assert shot.exists(), run.stderr[-2000:]
     pixels = np.asarray(Image.open(shot).convert("RGB")).astype(int)
     assert pixels.shape[:2] == (height, width)
+    return pixels
+
+
+def test_chromium_draws_the_crosses_the_matches_and_the_gap_where_they_are(tmp_path):
+    path = tmp_path / "sync.svg"
+    svg = trace().draw_sync(path)
+    pixels = rendered(path, svg)
     r, g, b = pixels[..., 0], pixels[..., 1], pixels[..., 2]
     red = (r > 180) & (g < 90) & (b < 90)
     green = (g > r + 30) & (g > b + 30)
@@ -130,13 +137,7 @@ def test_an_interpolated_sensor_is_drawn_from_its_stamps_and_its_masks_show(tmp_
     # The IMU's lane holds its own 69 stamps, not the camera's times.
     assert len(marks(svg, "stamp")) + len(marks(svg, "unread")) == 10 + 69
     # Rendered: orange at each diamond.
-    width, height = (int(float(v)) for v in re.search(r'width="([\d.]+)" height="([\d.]+)"', svg).groups())
-    shot = tmp_path / "shot.png"
-    run = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                          f"--window-size={width},{height}", f"--screenshot={shot}", path.as_uri()],
-                         capture_output=True, text=True, timeout=120)
-    assert shot.exists(), run.stderr[-2000:]
-    pixels = np.asarray(Image.open(shot).convert("RGB")).astype(int)
+    pixels = rendered(path, svg)
     r, g, b = pixels[..., 0], pixels[..., 1], pixels[..., 2]
     orange = (r > 220) & (g > 100) & (g < 160) & (b < 60)
     for x, top in masked:
