@@ -179,33 +179,41 @@ fn main() -> ExitCode {
             }
         }
     }
-    if task == "test" {
-        let started = std::time::Instant::now();
-        let docs = docs::check(root, &cargo);
-        took("the docs' check", started);
-        let started = std::time::Instant::now();
-        let checked = docs.and_then(|()| verify_workloads(root));
-        took("the workloads' digests", started);
-        if let Err(message) = checked {
+    let Some(venv) = venv else {
+        return ExitCode::SUCCESS;
+    };
+    // The rest of the test command: the package built, the Ray tests
+    // started (they wait mostly on processes starting), and beside them
+    // the docs' check, the workloads' digests, the other builds and the
+    // other Python tests.
+    let started = std::time::Instant::now();
+    let tested = venv
+        .join()
+        .unwrap_or_else(|_| Err("making the Python venv panicked".into()))
+        .and_then(|python| {
+            took("waiting for the Python venv", started);
+            python::install(root, &python, &python::PACKAGES[..1])?;
+            let ray = python::RayTests::start(root, &python)?;
+            let rest = (|| {
+                let started = std::time::Instant::now();
+                docs::check(root, &cargo)?;
+                took("the docs' check", started);
+                let started = std::time::Instant::now();
+                verify_workloads(root)?;
+                took("the workloads' digests", started);
+                python::install(root, &python, &python::PACKAGES[1..])?;
+                python::pytest(root, &python)
+            })();
+            ray.finish(rest)
+        });
+    took("the docs, the digests and the Python tests", started);
+    match tested {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
             eprintln!("xtask: {message}");
-            return ExitCode::FAILURE;
+            ExitCode::FAILURE
         }
     }
-    if let Some(venv) = venv {
-        let started = std::time::Instant::now();
-        let made = venv
-            .join()
-            .unwrap_or_else(|_| Err("making the Python venv panicked".into()));
-        took("waiting for the Python venv", started);
-        let started = std::time::Instant::now();
-        let tested = made.and_then(|python| python::test_package(root, Some(python)));
-        took("the Python package's build and tests", started);
-        if let Err(message) = tested {
-            eprintln!("xtask: {message}");
-            return ExitCode::FAILURE;
-        }
-    }
-    ExitCode::SUCCESS
 }
 
 /// Say how long `what` took since `started`, so that a run's time can be

@@ -73,17 +73,29 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
         Some(python) => python,
         None => venv_python(root, false)?,
     };
+    install(root, &python, &PACKAGES)?;
+    let ray = RayTests::start(root, &python)?;
+    let rest = pytest(root, &python);
+    ray.finish(rest)
+}
+
+/// The package, the example of a crate of one's own
+/// (examples/python_px4), and the W2 benchmark's module (bench/python).
+pub(crate) const PACKAGES: [&str; 3] = ["adl-python", "examples/python_px4", "bench/python"];
+
+/// Build and install `packages` (folders of the workspace, each a maturin
+/// project) into the venv of `python`: debug builds that share the
+/// workspace's target dir.
+pub(crate) fn install(root: &Path, python: &Path, packages: &[&str]) -> Result<(), String> {
     // The venv's scripts first on the PATH: maturin's build hook runs its
     // `maturin` from there.
     let bin = python.parent().unwrap_or(root).to_path_buf();
     let path = std::env::var_os("PATH").unwrap_or_default();
     let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path)))
         .map_err(|e| format!("the PATH with the venv's scripts: {e}"))?;
-    // The package, the example of a crate of one's own
-    // (examples/python_px4), and the W2 benchmark's module (bench/python).
-    for package in ["adl-python", "examples/python_px4", "bench/python"] {
+    for package in packages {
         let started = std::time::Instant::now();
-        let mut install = Command::new(&python);
+        let mut install = Command::new(python);
         install
             .env("PATH", &path)
             .args(["-m", "pip", "install", "--quiet", "--no-build-isolation"])
@@ -97,20 +109,75 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
         )?;
         crate::took(&format!("building and installing {package}"), started);
     }
-    // The Ray tests (a two-node cluster on this machine, Ray Train's
-    // workers) wait mostly on processes starting: they run beside the
-    // rest, in a pytest of their own, their output kept in a log and
-    // printed after the rest's.
+    Ok(())
+}
+
+/// The Ray tests (a two-node cluster on this machine, Ray Train's
+/// workers), running: they wait mostly on processes starting, so they run
+/// beside the rest of the work (the docs' check, the other builds, the
+/// other tests) in a pytest of their own, their output kept in a log and
+/// printed when they end. Needs `adl-python` installed. Killed where they
+/// are dropped unfinished (another step failed).
+pub(crate) struct RayTests {
+    child: Option<std::process::Child>,
+    log: PathBuf,
+    started: std::time::Instant,
+}
+
+impl RayTests {
+    /// Start them with the venv's `python`.
+    pub(crate) fn start(root: &Path, python: &Path) -> Result<RayTests, String> {
+        let tests = root.join("adl-python").join("tests").join("test_ray.py");
+        let log = target_dir(root).join("ray-tests.log");
+        let mut ray = Command::new(python);
+        ray.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .arg(&tests)
+            .current_dir(root);
+        let child = output_to(&mut ray, &log, "the Ray tests")?
+            .spawn()
+            .map_err(|e| format!("the Ray tests: cannot run {}: {e}", python.display()))?;
+        Ok(RayTests {
+            child: Some(child),
+            log,
+            started: std::time::Instant::now(),
+        })
+    }
+
+    /// Wait for them, print their output, and give `rest` (the other
+    /// steps' result) or their failure.
+    pub(crate) fn finish(mut self, rest: Result<(), String>) -> Result<(), String> {
+        let Some(mut child) = self.child.take() else {
+            return rest;
+        };
+        let status = child.wait();
+        crate::took("the Ray tests, from their start", self.started);
+        let printed = std::fs::read_to_string(&self.log).unwrap_or_default();
+        eprintln!("xtask: the Ray tests ({}):\n{printed}", self.log.display());
+        rest?;
+        match status {
+            Ok(status) if status.success() => Ok(()),
+            Ok(status) => Err(format!(
+                "the Ray tests failed ({status}); their output is above"
+            )),
+            Err(e) => Err(format!("the Ray tests: {e}")),
+        }
+    }
+}
+
+impl Drop for RayTests {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The Python tests but the Ray tests: the package's, the examples', the
+/// benchmark module's.
+pub(crate) fn pytest(root: &Path, python: &Path) -> Result<(), String> {
     let ray_tests = root.join("adl-python").join("tests").join("test_ray.py");
-    let ray_log = target_dir(root).join("ray-tests.log");
-    let mut ray = Command::new(&python);
-    ray.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .arg(&ray_tests)
-        .current_dir(root);
-    let mut ray = output_to(&mut ray, &ray_log, "the Ray tests")?
-        .spawn()
-        .map_err(|e| format!("the Ray tests: cannot run {}: {e}", python.display()))?;
-    let mut pytest = Command::new(&python);
+    let mut pytest = Command::new(python);
     pytest
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg("--ignore")
@@ -129,18 +196,7 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
     let started = std::time::Instant::now();
     let rest = run(&mut pytest, "the Python package's tests", "");
     crate::took("pytest (beside the Ray tests)", started);
-    let ray = ray.wait();
-    crate::took("the Ray tests, to their end", started);
-    let printed = std::fs::read_to_string(&ray_log).unwrap_or_default();
-    eprintln!("xtask: the Ray tests ({}):\n{printed}", ray_log.display());
-    rest?;
-    match ray {
-        Ok(status) if status.success() => Ok(()),
-        Ok(status) => Err(format!(
-            "the Ray tests failed ({status}); their output is above"
-        )),
-        Err(e) => Err(format!("the Ray tests: {e}")),
-    }
+    rest
 }
 
 /// The target dir: `CARGO_TARGET_DIR`, or `target` in the workspace.
