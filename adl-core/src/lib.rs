@@ -117,8 +117,19 @@ pub mod __private {
     pub use crate::description::tree::checker_step;
     pub use crate::pipeline::witness::{Witness, assert_gives, collate_node};
     pub use crate::sensor_set::{any_sensor, check_rows, fetched_parts};
+    pub use crate::sync::picture::escape as svg_escape;
     pub use adl_exec::{RecycleField, RecycleKnown, RecycleOther};
 }
+
+/// How adl was compiled: `"release"` (optimised) or `"debug"` (Rust's
+/// debug assertions on, as `cargo xtask test` builds it), for the
+/// benchmarks to say what they measured (`adl.BUILD` in Python, each
+/// `adl-bench` row's `"build"`).
+pub const BUILD: &str = if cfg!(debug_assertions) {
+    "debug"
+} else {
+    "release"
+};
 
 pub use concat::Concat;
 pub use error::{BoxError, Error, Result};

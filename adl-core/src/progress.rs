@@ -40,6 +40,13 @@ fn when() -> When {
     }
 }
 
+/// Whether the environment asks for the bars at once
+/// ([`PROGRESS_VARIABLE`] `1`, `ADL_QUIET` unset): the loader then shows
+/// its epochs' too.
+pub fn asked_for() -> bool {
+    when() == When::AtOnce
+}
+
 /// The progress of one piece of work: a bar of `total` units, shown on
 /// standard error as the module says, cleared when the work ends (or the
 /// progress is dropped).

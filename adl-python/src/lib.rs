@@ -73,14 +73,8 @@ pub use errors::to_python as python_error;
 pub use rust_loader::{BatchMemory, RustLoader, RustLoaderEpoch};
 pub use to_python::{Owner, ToPython};
 
-/// How this library was compiled: `"release"` (optimised) or `"debug"`
-/// (Rust's debug assertions on, as `cargo xtask test` builds it), for the
-/// benchmarks to check what they measure (`adl.BUILD` in Python).
-pub const BUILD: &str = if cfg!(debug_assertions) {
-    "debug"
-} else {
-    "release"
-};
+/// How adl was compiled, `"release"` or `"debug"` (`adl.BUILD`).
+pub use adl_core::BUILD;
 
 /// The module `adl._native`.
 #[cfg(feature = "module")]

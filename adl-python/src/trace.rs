@@ -237,10 +237,7 @@ impl Trace {
                 interpolated.push((name.clone(), sensor.get().picture_parts()));
             }
             let stamps = sensor.getattr("metadata")?.getattr("timestamps")?;
-            let stamps: Vec<f64> = numpy
-                .call_method1("asarray", (stamps, "float64"))?
-                .call_method0("tolist")?
-                .extract()?;
+            let stamps = crate::timestamps::Inputs::read_one(&name, &stamps)?;
             timestamps.push((name, stamps));
         }
         let policy = self.sync.bind(py);

@@ -42,14 +42,10 @@
 //! the points padded and packed, batch 32. `order`: the first batches of
 //! every rank of an epoch over 10^9 samples (`runs::order`), no data.
 
-/// How this benchmark was compiled, `"release"` or `"debug"`: each JSON
-/// row says it (`"build"`), so that a debug build's figures are never
-/// taken for adl's.
-pub const BUILD: &str = if cfg!(debug_assertions) {
-    "debug"
-} else {
-    "release"
-};
+/// How this benchmark was compiled (adl's [`BUILD`](adl::BUILD)): each
+/// JSON row says it (`"build"`), so that a debug build's figures are
+/// never taken for adl's.
+pub use adl::BUILD;
 
 mod args;
 mod batch_stage;

@@ -26,7 +26,7 @@ mod empty;
 mod margin;
 mod nearest;
 mod next;
-mod picture;
+pub(crate) mod picture;
 
 pub use decimate::Decimate;
 pub use empty::Empty;

@@ -467,12 +467,21 @@ fn names(timestamps: &[(String, Vec<f64>)]) -> String {
     names.join(", ")
 }
 
-/// Text for SVG: `&`, `<`, `>` and `"` escaped.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// `text` for SVG text and attributes: `&`, `<`, `>`, `"` and `'`
+/// escaped. The plan's drawing (adl-graph's `svg`) escapes with it too.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -143,8 +143,7 @@ where
                 read_bound_set: false,
                 trace: None,
                 trace_events: super::timeline::DEFAULT_TRACE_EVENTS,
-                progress: std::env::var(adl_core::progress::PROGRESS_VARIABLE)
-                    .is_ok_and(|v| v.trim() == "1"),
+                progress: adl_core::progress::asked_for(),
             },
             errors: Vec::new(),
         }

@@ -450,10 +450,7 @@ where
     /// `k` from `start` until now.
     fn trace_wait(&self, k: usize, start: Instant, out: &Outcome<P::Processed>) {
         if let Some(timeline) = &self.loader.shared.timeline {
-            let samples = match out {
-                Outcome::Batch { samples, .. } => *samples,
-                _ => 0,
-            };
+            let samples = out.samples();
             timeline.span(What::Wait, About::Batch { batch: k, samples }, start);
         }
     }

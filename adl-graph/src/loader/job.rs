@@ -60,6 +60,16 @@ pub(crate) enum Outcome<T> {
     Failed(Error),
 }
 
+impl<T> Outcome<T> {
+    /// The samples of the batch made; none for one left out or failed.
+    pub(crate) fn samples(&self) -> usize {
+        match self {
+            Outcome::Batch { samples, .. } => *samples,
+            Outcome::Empty { .. } | Outcome::Failed(_) => 0,
+        }
+    }
+}
+
 /// A caught panic as an error of `node` on sample `index`.
 fn panicked(node: &str, index: Option<usize>, payload: &(dyn std::any::Any + Send)) -> Error {
     Error::Panic {
@@ -258,10 +268,7 @@ where
     }))
     .unwrap_or_else(|payload| Outcome::Failed(panicked("loader", None, payload.as_ref())));
     if let Some(timeline) = cx.timeline {
-        let samples = match &outcome {
-            Outcome::Batch { samples, .. } => *samples,
-            _ => 0,
-        };
+        let samples = outcome.samples();
         timeline.span(What::Job, About::Batch { batch: k, samples }, began);
     }
     shared.counters.absorb(&counters);

@@ -84,6 +84,18 @@ struct Ring {
     spans: VecDeque<Span>,
     capacity: usize,
     dropped: u64,
+    /// Spans pushed over the run, and how many there were when the file
+    /// was last written: a file holds what it did while none came since.
+    pushed: u64,
+    written: Option<u64>,
+}
+
+/// What a write of the file takes from the ring.
+struct Snapshot {
+    spans: Vec<Span>,
+    dropped: u64,
+    capacity: usize,
+    pushed: u64,
 }
 
 /// A loader's timeline: see the [module docs](self).
@@ -164,6 +176,8 @@ impl Timeline {
                 spans: VecDeque::with_capacity(capacity.min(1 << 16)),
                 capacity,
                 dropped: 0,
+                pushed: 0,
+                written: None,
             }),
             nodes,
             parts,
@@ -193,6 +207,7 @@ impl Timeline {
             ring.dropped += 1;
         }
         ring.spans.push_back(span);
+        ring.pushed += 1;
     }
 
     fn name(&self, what: What) -> (&str, &'static str) {
@@ -209,15 +224,13 @@ impl Timeline {
     }
 
     /// The timeline as trace-event JSON, into `out`.
-    fn write_json(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let (spans, dropped, capacity) = {
-            let ring = self.ring.lock().unwrap_or_else(|p| p.into_inner());
-            (
-                ring.spans.iter().copied().collect::<Vec<_>>(),
-                ring.dropped,
-                ring.capacity,
-            )
-        };
+    fn write_json(&self, snapshot: &Snapshot, out: &mut impl Write) -> std::io::Result<()> {
+        let Snapshot {
+            spans,
+            dropped,
+            capacity,
+            ..
+        } = snapshot;
         let pid = std::process::id();
         let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"?\"".into());
         writeln!(
@@ -243,7 +256,7 @@ impl Timeline {
                 )?;
             }
         }
-        for span in &spans {
+        for span in spans {
             let (name, category) = self.name(span.what);
             write!(
                 out,
@@ -282,15 +295,32 @@ impl Timeline {
 
     /// Write the timeline to its file (through a temporary file beside it,
     /// renamed over it, so that a reader never sees half of one).
+    /// Nothing is written where no span came since the last write (an
+    /// epoch's end, then the loader dropped).
     pub(crate) fn write(&self) -> std::io::Result<()> {
+        let snapshot = {
+            let ring = self.ring.lock().unwrap_or_else(|p| p.into_inner());
+            if ring.written == Some(ring.pushed) {
+                return Ok(());
+            }
+            Snapshot {
+                spans: ring.spans.iter().copied().collect(),
+                dropped: ring.dropped,
+                capacity: ring.capacity,
+                pushed: ring.pushed,
+            }
+        };
         let mut temporary = self.path.clone().into_os_string();
         temporary.push(format!(".{}.tmp", std::process::id()));
         let temporary = PathBuf::from(temporary);
         let file = std::fs::File::create(&temporary)?;
         let mut out = std::io::BufWriter::new(file);
-        self.write_json(&mut out)?;
+        self.write_json(&snapshot, &mut out)?;
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&temporary, &self.path)
+        std::fs::rename(&temporary, &self.path)?;
+        let mut ring = self.ring.lock().unwrap_or_else(|p| p.into_inner());
+        ring.written = Some(snapshot.pushed);
+        Ok(())
     }
 
     /// [`write`](Self::write), saying on standard error where it could
@@ -386,6 +416,24 @@ mod tests {
             .collect();
         assert_eq!(kept, [7, 8, 9]);
         assert_eq!(json["otherData"]["dropped"], 7);
+    }
+
+    #[test]
+    fn the_file_is_written_again_only_after_new_spans() {
+        let (_dir, t) = timeline(4);
+        t.span(What::Sample, About::Sample(0), Instant::now());
+        t.write().unwrap();
+        // No span since: the file stands as it was (here: removed, and
+        // not made again).
+        std::fs::remove_file(t.path()).unwrap();
+        t.write().unwrap();
+        assert!(!t.path().exists());
+        t.span(What::Sample, About::Sample(1), Instant::now());
+        t.write().unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(t.path()).unwrap()).unwrap();
+        let spans = json["traceEvents"].as_array().unwrap();
+        assert_eq!(spans.iter().filter(|e| e["ph"] == "X").count(), 2);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use adl_core::__private::svg_escape as escape;
 use adl_core::description::{Device, Stage};
 
 use super::layout::{self, Align, GROUP_LABEL, HEADER_LINE, LINE, MARGIN, Placed, Rect};
@@ -203,20 +204,4 @@ fn arrow_label(out: &mut String, arrow: &Arrow, placed: &Placed) {
         at.y,
         escape(&arrow.label)
     );
-}
-
-/// `text` for SVG text and attributes.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
