@@ -42,7 +42,7 @@
 //! the points padded and packed, batch 32. `order`: the first batches of
 //! every rank of an epoch over 10^9 samples (`runs::order`), no data.
 
-/// How this benchmark was compiled (adl's [`BUILD`](adl::BUILD)): each
+/// How this benchmark was compiled (adl's [`BUILD`]): each
 /// JSON row says it (`"build"`), so that a debug build's figures are
 /// never taken for adl's.
 pub use adl::BUILD;

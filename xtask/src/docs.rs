@@ -54,7 +54,7 @@ pub(crate) fn check(root: &Path, cargo: &str) -> Result<(), String> {
         .args(["doc", "--workspace", "--no-deps", "--features", FEATURES])
         .env(
             "RUSTDOCFLAGS",
-            "-D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links",
+            "-D warnings",
         )
         .status()
         .map_err(|e| format!("could not run {cargo} doc: {e}"))?;
