@@ -39,7 +39,12 @@ def flat(batches):
     epoch=st.integers(0, 3),
 )
 def test_an_epoch_is_every_index_once_in_the_loaders_order(n, batch_size, seed, workers, epoch):
-    loader = adl.Loader(list(range(n)), Double(), batch_size=batch_size, shuffle=seed, workers=workers)
+    # Worker threads: with `processes` left to the loader, each loader of
+    # Python code checks in a fresh interpreter that it could go to worker
+    # processes (a third of a second, 25 examples twice over);
+    # test_loader_processes.py gives the processes the same epochs.
+    loader = adl.Loader(list(range(n)), Double(), batch_size=batch_size, shuffle=seed, workers=workers,
+                        processes=False)
     it = loader.epoch(epoch)
     order = it.indices()
     assert sorted(order) == list(range(n))
@@ -50,7 +55,7 @@ def test_an_epoch_is_every_index_once_in_the_loaders_order(n, batch_size, seed, 
     assert all(b.dtype.kind == "i" for b in batches)
     assert flat(batches) == [2 * i + 1 for i in order]
     # The same seed and epoch, another loader and other workers: the same order.
-    again = adl.Loader(list(range(n)), Double(), batch_size=batch_size, shuffle=seed, workers=1)
+    again = adl.Loader(list(range(n)), Double(), batch_size=batch_size, shuffle=seed, workers=1, processes=False)
     assert again.epoch(epoch).indices() == order
 
 

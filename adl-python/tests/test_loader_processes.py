@@ -9,6 +9,7 @@ saying why."""
 import os
 import pickle
 import re
+import subprocess
 import sys
 
 import numpy as np
@@ -142,6 +143,28 @@ def test_what_does_not_unpickle_in_a_worker_is_an_error_or_runs_on_threads(tmp_p
     assert "one call into Python at a time" in stats, stats
     assert "ModuleNotFoundError" in stats, stats
     assert [b.tolist() for b in loader.epoch(0)] == [[0, 2, 4, 6], [8, 10, 12, 14]]
+
+
+UNGUARDED = """
+import adl
+from process_datasets import Records
+# No `if __name__ == "__main__":`: each spawned worker runs this again and
+# cannot start processes of its own while it bootstraps.
+loader = adl.Loader(Records(8), workers=1, processes=True)
+"""
+
+
+def test_a_script_without_the_main_guard_sees_multiprocessings_own_error(tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode != 0
+    # The worker says why (multiprocessing's advice on the idiom), the
+    # parent which worker; nothing of the loader's clean-up hides either.
+    assert "bootstrapping phase" in out.stderr, out.stderr
+    assert "worker process 0" in out.stderr and "could not take the dataset" in out.stderr, out.stderr
+    assert "can only join a started process" not in out.stderr, out.stderr
 
 
 def block_of(array):

@@ -128,7 +128,10 @@ def start(dataset: Any, pipeline: Any, count: int, context: str,
             parent.close()
             if process.is_alive():
                 process.terminate()
-            process.join(5)
+            # One whose start failed has nothing to wait for (and joining
+            # it would raise over the failure the user must see).
+            if process.pid is not None:
+                process.join(5)
         raise
 
 
