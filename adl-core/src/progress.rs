@@ -78,8 +78,23 @@ impl Progress {
         )
     }
 
+    /// Progress through bytes of `what` whose total is not known ahead
+    /// (`indexing flight.mcap by ranged reads`): a count and a rate, no
+    /// bar.
+    pub fn bytes_read(what: impl Into<String>) -> Progress {
+        Progress::with_length(
+            what.into(),
+            None,
+            "{msg} {spinner} {binary_bytes} read ({binary_bytes_per_sec})",
+        )
+    }
+
     fn new(what: String, total: u64, template: &str) -> Progress {
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        Progress::with_length(what, Some(total), template)
+    }
+
+    fn with_length(what: String, total: Option<u64>, template: &str) -> Progress {
+        let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::hidden());
         if let Ok(style) = ProgressStyle::with_template(template) {
             bar.set_style(style);
         }

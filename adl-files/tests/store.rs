@@ -995,6 +995,71 @@ fn bags_in_s3_read_as_the_local_files() {
     assert!(err.to_string().contains("ros/absent.mcap"), "{err}");
 }
 
+/// The variable under which this test binary, run again as a child,
+/// only opens the bag at the URL it holds.
+const CHILD_OPENS: &str = "ADL_TEST_CHILD_OPENS";
+
+/// Indexing a bag by ranged reads shows its progress on a terminal (the
+/// bytes read so far): the test binary run again as a child that only
+/// opens the bag, with `script` giving it a terminal; piped, nothing.
+#[test]
+fn a_bag_indexed_by_ranged_reads_shows_its_progress_on_a_terminal() {
+    if let Ok(url) = std::env::var(CHILD_OPENS) {
+        adl::files::ros::Bag::open(url.as_str()).unwrap();
+        return;
+    }
+    let server = server();
+    server.put(
+        "ros/progress.mcap",
+        &std::fs::read(ros_data("flight.mcap")).unwrap(),
+    );
+    let exe = std::env::current_exe().unwrap();
+    let child = format!(
+        "{} --exact a_bag_indexed_by_ranged_reads_shows_its_progress_on_a_terminal --nocapture",
+        exe.display()
+    );
+    let run = |on_terminal: bool| {
+        let mut command = if on_terminal {
+            let mut script = std::process::Command::new("script");
+            script.args(["-q", "-e", "-c", &child, "/dev/null"]);
+            script
+        } else {
+            let mut direct = std::process::Command::new(&exe);
+            direct.args([
+                "--exact",
+                "a_bag_indexed_by_ranged_reads_shows_its_progress_on_a_terminal",
+                "--nocapture",
+            ]);
+            direct
+        };
+        // The child's store from the AWS variables, as a user's would be.
+        let out = command
+            .env(CHILD_OPENS, url("ros/progress.mcap"))
+            .env("ADL_PROGRESS", "1")
+            .env_remove("ADL_QUIET")
+            .env("AWS_ENDPOINT_URL", server.endpoint())
+            .env("AWS_ALLOW_HTTP", "true")
+            .env("AWS_ACCESS_KEY_ID", KEY_ID)
+            .env("AWS_SECRET_ACCESS_KEY", s3::SECRET)
+            .env("AWS_REGION", "us-east-1")
+            .output()
+            .expect("`script` (util-linux) runs the child on a terminal");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{text}");
+        text
+    };
+    let shown = run(true);
+    assert!(
+        shown.contains("indexing progress.mcap by ranged reads"),
+        "{shown}"
+    );
+    // Cleared when done: the line erased after the bar.
+    assert!(shown.contains("\x1b[2K"), "{shown}");
+    let piped = run(false);
+    assert!(!piped.contains("ranged reads"), "{piped}");
+}
+
 /// A lidar of `n` scans, 64 KiB each (`[4096, 4]`, scan `k` filled with
 /// `k`), put in `server`'s bucket under `prefix/` as `000.npy`, ... and
 /// `ts.npy`.

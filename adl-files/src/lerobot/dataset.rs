@@ -265,6 +265,15 @@ impl LeRobot {
         let mut skipped = Vec::new();
         let mut videos: BTreeMap<String, Video> = BTreeMap::new();
         let mut items = 0;
+        // Each episode's videos indexed (their frames' times read): on a
+        // terminal, a bar where that takes long.
+        let mut progress = (!camera_keys.is_empty()).then(|| {
+            adl_core::progress::Progress::items(
+                format!("opening {}'s videos", shown_name(&root)),
+                chosen.len() as u64,
+                "episodes",
+            )
+        });
         for (meta, start) in chosen.into_iter().zip(runs) {
             let times = &timestamps[start..start + meta.length];
             match cameras(&root, &meta, &camera_keys, times, &options, &mut videos) {
@@ -287,6 +296,12 @@ impl LeRobot {
                     });
                 }
             }
+            if let Some(progress) = &mut progress {
+                progress.add(1);
+            }
+        }
+        if let Some(progress) = progress {
+            progress.finish();
         }
         let names: Vec<String> = camera_keys
             .iter()
@@ -677,6 +692,11 @@ type Columns = Vec<(String, Column)>;
 /// whose tables hold several episodes: lerobot's order), and the first
 /// row of each episode. An episode whose rows are not where its metadata
 /// says is an error.
+/// The dataset's name as a progress bar shows it: its folder's.
+fn shown_name(root: &Location) -> String {
+    root.file_name().unwrap_or("the dataset").to_string()
+}
+
 fn read_tables(
     root: &Location,
     info: &Info,
@@ -695,6 +715,11 @@ fn read_tables(
         .iter()
         .position(|n| n == "episode_index")
         .ok_or_else(|| root.error("its features have no `episode_index`"))?;
+    let mut progress = adl_core::progress::Progress::items(
+        format!("reading {}'s tables", shown_name(root)),
+        files.len() as u64,
+        "files",
+    );
     for file in files {
         let location = root.join(file);
         let read = read_columns(&location, &wanted)?;
@@ -723,7 +748,9 @@ fn read_tables(
                 slot => *slot = Some(rows),
             }
         }
+        progress.add(1);
     }
+    progress.finish();
     let columns: Vec<(String, Column)> = names
         .iter()
         .cloned()

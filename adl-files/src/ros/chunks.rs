@@ -134,9 +134,22 @@ impl ChunkedFile {
         index: impl for<'f> FnOnce(&mut ChunkedFile, u64, &'f Ranges<'static, 'f>) -> Option<()>,
     ) -> Result<Option<ChunkedFile>> {
         let failed = std::cell::RefCell::new(None);
+        // Each ranged read is a round trip to the store (a chunk's message
+        // indexes, one at a time): on a terminal, the bytes read so far
+        // where that takes long.
+        let name = path
+            .file_name()
+            .unwrap_or(path.as_os_str())
+            .to_string_lossy();
+        let progress = std::cell::RefCell::new(adl_core::progress::Progress::bytes_read(format!(
+            "indexing {name} by ranged reads"
+        )));
         let read = |start: u64, end: u64| -> Option<Cow<'static, [u8]>> {
             match object.get_range(start..end) {
-                Ok(data) => Some(Cow::Owned(data.to_vec())),
+                Ok(data) => {
+                    progress.borrow_mut().add(data.len() as u64);
+                    Some(Cow::Owned(data.to_vec()))
+                }
                 Err(e) => {
                     failed.borrow_mut().get_or_insert(e);
                     None
@@ -145,6 +158,7 @@ impl ChunkedFile {
         };
         let mut file = ChunkedFile::empty(path);
         let indexed = index(&mut file, size, &read).is_some();
+        progress.into_inner().finish();
         if let Some(e) = failed.into_inner() {
             return Err(e);
         }
