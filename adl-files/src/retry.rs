@@ -142,6 +142,7 @@ impl HttpConnector for RetryingConnector {
         if self.allow_http {
             options = options.with_allow_http(true);
         }
+        tls_provider();
         let inner = ReqwestConnector::default().connect(&options)?;
         Ok(HttpClient::new(Retrying {
             inner,
@@ -149,6 +150,21 @@ impl HttpConnector for RetryingConnector {
             counters: Arc::clone(&self.counters),
         }))
     }
+}
+
+/// Make ring's cryptography rustls's default for this process where no
+/// default is installed yet: reqwest, built here without a provider of
+/// its own (see adl-files' Cargo.toml), takes the process's. A program
+/// that installed another first keeps it.
+fn tls_provider() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            // Another thread may install one between the two calls: theirs
+            // is then the default, which is as good.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        }
+    });
 }
 
 /// An HTTP client that sends each request again after a transient failure,

@@ -267,6 +267,10 @@ pub fn options_for(endpoint: &str, retry: RetryPolicy) -> StoreOptions {
 fn put(endpoint: &str, key: &str, bytes: &[u8]) {
     use object_store::ObjectStoreExt;
     use object_store::aws::AmazonS3Builder;
+    // object_store's own HTTP client, outside adl: it takes the process's
+    // TLS provider, which adl-files' build leaves to be installed (adl's
+    // stores install ring's on first use; this client may come first).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let store = AmazonS3Builder::new()
         .with_endpoint(endpoint)
         .with_allow_http(true)
