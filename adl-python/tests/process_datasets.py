@@ -1,6 +1,7 @@
-"""Datasets and pipelines for tests/test_loader_processes.py, in a module
-of their own so that the loader's worker processes (multiprocessing's
-spawn) import them by name."""
+"""Datasets and pipelines for the tests that send them to the loader's
+worker processes (test_loader_processes.py, test_ext_lightning.py), in a
+module of their own so that those processes (multiprocessing's spawn)
+import them by name, and import no more than they need."""
 
 import os
 
@@ -61,3 +62,8 @@ class Frames:
     def __getitem__(self, index):
         frame = np.arange(self.side * self.side * 3, dtype=np.float32).reshape(self.side, self.side, 3)
         return {"frame": frame + np.float32(index), "index": index, "pid": os.getpid()}
+
+
+def add_one(sample):
+    """A sample transform of dict samples: ``x`` plus one."""
+    return {**sample, "x": sample["x"] + 1}

@@ -17,6 +17,10 @@ from lightning.pytorch.callbacks import ModelCheckpoint  # noqa: E402
 
 from adl.ext import lightning as ours  # noqa: E402
 from adl.ext.torch import Collate, Pipeline  # noqa: E402
+# The sample transform, from a module of its own: with `workers`, each
+# worker process imports it, and importing this test module would import
+# Lightning there too (seconds a process).
+from process_datasets import add_one  # noqa: E402
 
 SAMPLES = 23
 
@@ -26,11 +30,6 @@ def dataset(offset=0, count=SAMPLES):
     `__len__`)."""
     return [{"x": np.full(2, k + offset, np.float32), "index": k + offset}
             for k in range(count)]
-
-
-def add_one(sample):
-    """A sample transform."""
-    return {**sample, "x": sample["x"] + 1}
 
 
 def modules(**kwargs):

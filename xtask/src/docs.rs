@@ -46,23 +46,45 @@ const MEMBER_ANCHORS: [&str; 6] = [
     "associatedconstant",
 ];
 
-/// Run `cargo doc` with broken intra-doc links denied, then check the
-/// Markdown's paths against its pages.
+/// Run `cargo doc` with rustdoc's warnings denied (broken and private
+/// intra-doc links among them), then check the Markdown's paths against
+/// its pages.
 pub(crate) fn check(root: &Path, cargo: &str) -> Result<(), String> {
-    let status = Command::new(cargo)
-        .current_dir(root)
-        .args(["doc", "--workspace", "--no-deps", "--features", FEATURES])
-        .env(
-            "RUSTDOCFLAGS",
-            "-D warnings",
-        )
+    let status = doc_command(root, cargo)
         .status()
         .map_err(|e| format!("could not run {cargo} doc: {e}"))?;
     if !status.success() {
-        return Err(format!(
-            "`cargo doc --workspace --no-deps --features {FEATURES}` with broken and private intra-doc links denied failed ({status})"
-        ));
+        return Err(doc_failed(status, ""));
     }
+    check_pages(root)
+}
+
+/// `cargo doc` of the workspace with rustdoc's warnings denied.
+pub(crate) fn doc_command(root: &Path, cargo: &str) -> Command {
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(root)
+        .args(["doc", "--workspace", "--no-deps", "--features", FEATURES])
+        .env("RUSTDOCFLAGS", "-D warnings");
+    command
+}
+
+/// What a failed [`doc_command`] says, with what it `printed` where that
+/// went to a log.
+pub(crate) fn doc_failed(status: std::process::ExitStatus, printed: &str) -> String {
+    let printed = if printed.is_empty() {
+        String::new()
+    } else {
+        format!(":\n{printed}")
+    };
+    format!(
+        "`cargo doc --workspace --no-deps --features {FEATURES}` with rustdoc's warnings denied failed ({status}){printed}"
+    )
+}
+
+/// Every Rust path the Markdown names looked up in the pages `cargo doc`
+/// made.
+pub(crate) fn check_pages(root: &Path) -> Result<(), String> {
     let doc = target_dir(root).join("doc");
     let aliases = facade_aliases(&root.join("src/lib.rs"))?;
     let mut missing = Vec::new();

@@ -15,9 +15,10 @@
 //!   beside it, then pytest, and the training example; the Ray tests in a
 //!   pytest of their own beside the rest). The venv is made while the
 //!   Rust suite runs.
-//!   Between the Rust suite and the workloads, the docs are checked
-//!   (`docs.rs`): `cargo doc` with broken intra-doc links denied, and every
-//!   Rust path the Markdown names looked up in what it made.
+//!   Beside the Rust suite's tests, once their build is done, the docs are
+//!   checked (`docs.rs`, `beside.rs`): `cargo doc` with rustdoc's warnings
+//!   denied, and every Rust path the Markdown names looked up in what it
+//!   made.
 //! - `cargo xtask docs`: only that check.
 //! - `cargo xtask python`: only the Python package's tests.
 //! - `cargo xtask fuzz [--seconds N] [--merge] [TARGET...]`: the
@@ -40,6 +41,7 @@
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
+mod beside;
 mod docs;
 mod fuzz;
 mod python;
@@ -154,6 +156,8 @@ fn main() -> ExitCode {
     // The Python tests' venv (PyTorch: minutes to fetch) made while the
     // Rust suite runs.
     let venv = (task == "test").then(|| python::prepare(root));
+    // The docs' check runs beside the Rust tests, once their build is done.
+    let mut docs_beside = (task == "test").then(|| beside::Docs::start(root, &cargo));
     for args in runs {
         let mut command = Command::new(&cargo);
         command.args(&args);
@@ -163,7 +167,10 @@ fn main() -> ExitCode {
             command.env("ADL_REQUIRE_OPENCL", "1");
         }
         let started = std::time::Instant::now();
-        let status = command.status();
+        let status = match docs_beside.as_mut() {
+            Some(docs) if !docs.released() => docs.run_releasing(&mut command),
+            _ => command.status(),
+        };
         if task == "test" {
             took(&format!("`cargo {}`", args.join(" ")), started);
         }
@@ -195,9 +202,9 @@ fn main() -> ExitCode {
             python::install(root, &python, &python::PACKAGES[..1])?;
             let ray = python::RayTests::start(root, &python)?;
             let rest = (|| {
-                let started = std::time::Instant::now();
-                docs::check(root, &cargo)?;
-                took("the docs' check", started);
+                if let Some(docs) = docs_beside.take() {
+                    docs.finish()?;
+                }
                 let started = std::time::Instant::now();
                 verify_workloads(root)?;
                 took("the workloads' digests", started);
