@@ -7,6 +7,7 @@ only figures taken together compare).
     python3 bench/compare.py --workloads w4 [--rounds 3] [--w4-data DIR] [--latency-readers N]
     python3 bench/compare.py --workloads w2-python [--rounds 5]
     python3 bench/compare.py --workloads rover [--rounds 2]
+    python3 bench/compare.py --workloads bags [--rounds 3]
     python3 bench/compare.py --peers [--workloads w2,w4,w6] [--rounds 3]
 
 Each round runs, for every workload, adl (2 workers), the PyTorch peer (0
@@ -78,8 +79,13 @@ adl/limit R`; W4's run also prints `rounds w4 adl/torch-best ...`, adl
 against PyTorch's best in each round. `--workloads rover`
 (bench/rover/compare_rover.py) prints `limit rover ...` and `limit
 rover-no-camera ...` against its readers' bound (adl's CPU per sample on
-one thread, from `run_adl.py --profile`, on every core); the bags' bound
-is still derived in docs/performance.md.
+one thread, from `run_adl.py --profile`, on every core). `--workloads
+bags` runs the bench bag (bench/ros/make_bag.py, written into
+target/bench-bag the first time with rosbags and Pillow from
+target/bags-venv, or BAGS_PYTHON) through ros_read's W4-like pipeline (2
+workers) and, in the same rounds, its limit (`ros_read BAG --pipeline
+CORES --limit`: the same reads, transforms and collates with no loader,
+a thread per core), and prints `limit bags adl/limit R`.
 
 Needs gcc and python3; PyTorch and numpy are installed with pip into
 target/peer-venv the first time (about 600 MB), unless PEER_PYTHON names a
@@ -209,6 +215,39 @@ def w4(rounds, data, latency_readers):
     print(f"rounds w4 adl/torch-best {' '.join(f'{x:.2f}' for x in per_round)} (adl against the best PyTorch run "
           f"of the same round, warm)")
     print(limit_line("w4", warm["adl"], "2 workers", limits))
+
+
+def bags(rounds):
+    """The bench bag through ros_read's W4-like pipeline (2 workers) and its
+    limit, the same work with no loader on every core, alternating."""
+    python = os.environ.get("BAGS_PYTHON") or venv_python(
+        "bags-venv", ["rosbags", "numpy", "pillow"], "import rosbags, numpy, PIL")
+    bag = os.path.join(TARGET, "bench-bag")
+    if not os.path.exists(os.path.join(bag, "metadata.yaml")):
+        print(f"compare: writing the bench bag into {bag} (once)", file=sys.stderr)
+        shutil.rmtree(bag, ignore_errors=True)
+        subprocess.run([python, os.path.join(ROOT, "bench", "ros", "make_bag.py"), bag], check=True)
+    subprocess.run(["cargo", "build", "--release", "-p", "adl-bench", "--bin", "ros_read"], cwd=ROOT, check=True)
+    ros_read = os.path.join(TARGET, "release", "ros_read")
+    adl, limits = [], []
+    for r in range(rounds):
+        print(f"compare: the bag, round {r + 1} of {rounds}", file=sys.stderr)
+        wait_quiet()
+        for row in sh([ros_read, bag, "--pipeline", "2"], {"ADL_QUIET": "1"}):
+            release(row, "bags")
+            adl.append(row["samples_per_s"])
+        wait_quiet()
+        for row in sh([ros_read, bag, "--pipeline", str(CORES), "--limit"], {"ADL_QUIET": "1"}):
+            release(row, "limit")
+            limits.append(row["samples_per_s"])
+    med = statistics.median
+    print("| the bench bag, W4-like pipeline | samples/s (runs) |")
+    print("|---|---|")
+    print(f"| {built('bags', 'adl, 2 workers')} | {med(adl):.0f} ({', '.join(f'{x:.0f}' for x in adl)}) |")
+    print(f"| {built('limit', f'limit, {CORES} threads, no loader')} | {med(limits):.0f} "
+          f"({', '.join(f'{x:.0f}' for x in limits)}) |")
+    print()
+    print(limit_line("bags", med(adl), "ros_read --pipeline 2", limits))
 
 
 def monitored(cmd, env):
@@ -558,6 +597,11 @@ def main():
         import compare_lerobot
         compare_lerobot.run(args.rounds, monitored, wait_quiet)
         workloads.remove("lerobot")
+        if not workloads:
+            return
+    if "bags" in workloads:
+        bags(args.rounds)
+        workloads.remove("bags")
         if not workloads:
             return
     if "w4" in workloads:

@@ -14,11 +14,21 @@
 //! as a W4-like training input through the `Loader` with N workers: the
 //! JPEG camera decoded and cropped to 224 x 224, the IMU interpolated at
 //! each frame, the lidar's nearest scan padded; it prints samples per
-//! second and the loader's statistics (where the time goes: the bag's
+//! second of the second epoch (and of the first) and the loader's statistics (where the time goes: the bag's
 //! reads per sensor against the transforms).
+//!
+//! `--pipeline N --limit` does that pipeline's work with no loader, the
+//! bag's limit (issue 44): each sample read from the bag (`get`), its
+//! transforms run and every 16 collated (into recycled buffers, as the
+//! loader's batches are), back to back on N threads at
+//! once (batch `k` on thread `k % N`), with no queue, read stage,
+//! statistics or order between them. A pass warms the page cache, the
+//! second is timed. `bench/compare.py --workloads bags` prints `limit
+//! bags adl/limit R` from the two.
 
 use std::time::Instant;
 
+use adl::exec::{BufferPool, Sequential, WithServices};
 use adl::files::ros::views::Imu;
 use adl::files::ros::{Bag, Message, Numbers, Value, Viewed};
 use adl::ndarray::{Array2, Array3, Array4};
@@ -76,8 +86,9 @@ struct TrainBatch {
     lidar: adl::collate::Padded<f32, adl::ndarray::Ix3>,
 }
 
-/// Load the bag through a W4-like pipeline on `workers` workers.
-fn pipeline(path: &str, workers: usize) -> Result<(), Box<dyn std::error::Error>> {
+/// Load the bag through a W4-like pipeline on `workers` workers, or, with
+/// `limit`, do the same work with no loader on `workers` threads.
+fn pipeline(path: &str, workers: usize, limit: bool) -> Result<(), Box<dyn std::error::Error>> {
     let bag = Bag::open(path)?;
     let camera: Viewed<Array3<u8>> = bag.topic("/camera/compressed")?.view()?;
     let stamps = camera.metadata().timestamps().to_vec();
@@ -94,22 +105,80 @@ fn pipeline(path: &str, workers: usize) -> Result<(), Box<dyn std::error::Error>
         },
         post: |b| TrainBatch { camera: b.camera, imu: b.imu, lidar: b.lidar },
     };
+    if limit {
+        let threads = workers.max(1);
+        let order: Vec<usize> = (0..samples).collect();
+        let batches: Vec<&[usize]> = order.chunks(16).collect();
+        // One thread's work: its batches, each sample read, transformed and
+        // collated into buffers that come back when the batch is done with
+        // (as the loader's do: fresh ones each batch would fault their
+        // pages in); the samples it made.
+        let work = |thread: usize| -> adl::Result<usize> {
+            let pool = std::sync::Arc::new(BufferPool::new(2));
+            let sequential = Sequential::new();
+            let cx = WithServices::new(&sequential).buffers(&pool);
+            let mut made = 0;
+            for batch in batches.iter().skip(thread).step_by(threads) {
+                let mut transformed = Vec::with_capacity(batch.len());
+                for &i in *batch {
+                    transformed.push(pipeline.sample_in(&cx, trace.get(i)?)?);
+                }
+                let batch = pipeline.batch_in(&cx, pipeline.collate_in(&cx, transformed)?)?;
+                made += std::hint::black_box(&batch).camera.shape()[0];
+                pool.recycle(batch);
+            }
+            Ok(made)
+        };
+        let pass = || -> adl::Result<(usize, f64)> {
+            let start = Instant::now();
+            let made = std::thread::scope(|scope| {
+                let running: Vec<_> = (0..threads)
+                    .map(|t| scope.spawn(move || work(t)))
+                    .collect();
+                running
+                    .into_iter()
+                    .map(|thread| {
+                        thread
+                            .join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    })
+                    .sum::<adl::Result<usize>>()
+            })?;
+            Ok((made, start.elapsed().as_secs_f64()))
+        };
+        let (_, first) = pass()?;
+        let (made, seconds) = pass()?;
+        println!(
+            "{{\"reader\": \"adl\", \"build\": \"{}\", \"pipeline\": true, \"limit\": true, \"threads\": {threads}, \"samples\": {made}, \"seconds\": {seconds:.4}, \"first_pass_seconds\": {first:.4}, \"samples_per_s\": {:.1}}}",
+            adl::BUILD,
+            made as f64 / seconds
+        );
+        return Ok(());
+    }
     let loader = Loader::new(trace, pipeline)
         .batch_size(16)
         .shuffle(1)
         .workers(workers)
         .build()?;
-    let start = Instant::now();
-    let mut loaded = 0;
-    for batch in loader.epoch(0) {
-        let batch = batch?;
-        loaded += batch.camera.shape()[0];
-        let _ = (&batch.imu.valid, &batch.lidar.lengths);
+    // Two epochs, the second timed as the limit's second pass is: the
+    // first starts the workers and fills the pipeline.
+    let mut timed = Vec::new();
+    for epoch in 0..2 {
+        let start = Instant::now();
+        let mut loaded = 0;
+        for batch in loader.epoch(epoch) {
+            let batch = batch?;
+            loaded += batch.camera.shape()[0];
+            let _ = (&batch.imu.valid, &batch.lidar.lengths);
+        }
+        timed.push((loaded, start.elapsed().as_secs_f64()));
     }
-    let seconds = start.elapsed().as_secs_f64();
+    let (loaded, seconds) = timed[1];
     println!(
-        "{{\"reader\": \"adl\", \"pipeline\": true, \"workers\": {workers}, \"samples\": {loaded}, \"of\": {samples}, \"seconds\": {seconds:.4}, \"samples_per_s\": {:.1}}}",
-        loaded as f64 / seconds
+        "{{\"reader\": \"adl\", \"build\": \"{}\", \"pipeline\": true, \"workers\": {workers}, \"samples\": {loaded}, \"of\": {samples}, \"seconds\": {seconds:.4}, \"samples_per_s\": {:.1}, \"first_epoch_samples_per_s\": {:.1}}}",
+        adl::BUILD,
+        loaded as f64 / seconds,
+        timed[0].0 as f64 / timed[0].1
     );
     eprintln!("{}", loader.statistics());
     Ok(())
@@ -117,12 +186,13 @@ fn pipeline(path: &str, workers: usize) -> Result<(), Box<dyn std::error::Error>
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let usage = "usage: ros_read BAG [--threads N | --pipeline WORKERS]";
+    let usage = "usage: ros_read BAG [--threads N | --pipeline WORKERS [--limit]]";
     let path = args.next().ok_or(usage)?;
-    let threads = match (args.next().as_deref(), args.next()) {
-        (Some("--threads"), Some(n)) => n.parse()?,
-        (Some("--pipeline"), Some(n)) => return pipeline(&path, n.parse()?),
-        (None, _) => 1,
+    let threads = match (args.next().as_deref(), args.next(), args.next().as_deref()) {
+        (Some("--threads"), Some(n), None) => n.parse()?,
+        (Some("--pipeline"), Some(n), None) => return pipeline(&path, n.parse()?, false),
+        (Some("--pipeline"), Some(n), Some("--limit")) => return pipeline(&path, n.parse()?, true),
+        (None, _, _) => 1,
         _ => return Err(usage.into()),
     };
     let start = Instant::now();
