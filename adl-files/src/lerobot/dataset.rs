@@ -687,16 +687,16 @@ fn deltas(
 /// Columns by name.
 type Columns = Vec<(String, Column)>;
 
-/// The columns `names` of the tables of `episodes`, their rows one after
-/// another (each table read once, in the order of the paths for v3.0,
-/// whose tables hold several episodes: lerobot's order), and the first
-/// row of each episode. An episode whose rows are not where its metadata
-/// says is an error.
 /// The dataset's name as a progress bar shows it: its folder's.
 fn shown_name(root: &Location) -> String {
     root.file_name().unwrap_or("the dataset").to_string()
 }
 
+/// The columns `names` of the tables of `episodes`, their rows one after
+/// another (each table read once, in the order of the paths for v3.0,
+/// whose tables hold several episodes: lerobot's order), and the first
+/// row of each episode. An episode whose rows are not where its metadata
+/// says is an error.
 fn read_tables(
     root: &Location,
     info: &Info,

@@ -132,9 +132,7 @@ fn pipeline(path: &str, workers: usize, limit: bool) -> Result<(), Box<dyn std::
         let pass = || -> adl::Result<(usize, f64)> {
             let start = Instant::now();
             let made = std::thread::scope(|scope| {
-                let running: Vec<_> = (0..threads)
-                    .map(|t| scope.spawn(move || work(t)))
-                    .collect();
+                let running: Vec<_> = (0..threads).map(|t| scope.spawn(move || work(t))).collect();
                 running
                     .into_iter()
                     .map(|thread| {
