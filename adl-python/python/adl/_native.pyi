@@ -323,9 +323,9 @@ class Loader:
     With ``processes=True`` the Python code runs in the worker
     processes: its time shows as the loader's threads waiting for them.
     ``progress=True`` (or ``ADL_PROGRESS=1``) shows each epoch's progress
-    as a bar on a terminal; indexing a bag or reading a log shows one once
-    it takes 0.3 s. Neither draws off a terminal, nor with
-    ``ADL_PROGRESS=0``."""
+    as a bar on a terminal; indexing a bag, reading a log or opening a
+    LeRobot dataset shows one once it takes 0.3 s. Neither draws off a
+    terminal, nor with ``ADL_PROGRESS=0``."""
 
     def __new__(
         cls,
