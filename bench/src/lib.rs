@@ -51,6 +51,7 @@ mod args;
 mod batch_stage;
 pub mod digest;
 mod epoch_permutation;
+mod on_threads;
 pub mod frames;
 mod process;
 mod protocol;
@@ -59,6 +60,7 @@ pub mod spec;
 pub mod workloads;
 
 pub use epoch_permutation::EpochPermutation;
+pub use on_threads::on_threads;
 pub use runs::w2_loader;
 
 /// Run the benchmark the arguments (without the program's name) describe:

@@ -150,15 +150,5 @@ fn run_check(root: &Path, cargo: &str, running: &Mutex<Option<Child>>) -> Result
 
 /// Where `cargo doc`'s output goes.
 fn log_path(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|dir| {
-            if dir.is_absolute() {
-                dir
-            } else {
-                root.join(dir)
-            }
-        })
-        .unwrap_or_else(|| root.join("target"))
-        .join("docs-check.log")
+    docs::target_dir(root).join("docs-check.log")
 }

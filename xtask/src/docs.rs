@@ -113,7 +113,7 @@ pub(crate) fn check_pages(root: &Path) -> Result<(), String> {
 
 /// The target folder: `CARGO_TARGET_DIR` where set, else `target/` at the
 /// root.
-fn target_dir(root: &Path) -> PathBuf {
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .map(|dir| {

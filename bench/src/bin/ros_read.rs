@@ -129,21 +129,7 @@ fn pipeline(path: &str, workers: usize, limit: bool) -> Result<(), Box<dyn std::
             }
             Ok(made)
         };
-        let pass = || -> adl::Result<(usize, f64)> {
-            let start = Instant::now();
-            let made = std::thread::scope(|scope| {
-                let running: Vec<_> = (0..threads).map(|t| scope.spawn(move || work(t))).collect();
-                running
-                    .into_iter()
-                    .map(|thread| {
-                        thread
-                            .join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    })
-                    .sum::<adl::Result<usize>>()
-            })?;
-            Ok((made, start.elapsed().as_secs_f64()))
-        };
+        let pass = || adl_bench::on_threads(threads, &work);
         let (_, first) = pass()?;
         let (made, seconds) = pass()?;
         println!(

@@ -11,7 +11,6 @@
 //! (`bench/compare.py` prints `limit w4 adl/limit R`).
 
 use std::path::Path;
-use std::time::Instant;
 
 use adl::exec::{NodeId, SampleRng};
 use adl::files::Location;
@@ -50,21 +49,7 @@ pub(crate) fn w4_limit(args: &Args, root: &Path) -> adl::Result<bool> {
         }
         Ok(made)
     };
-    let pass = || -> adl::Result<(usize, f64)> {
-        let start = Instant::now();
-        let made = std::thread::scope(|scope| {
-            let running: Vec<_> = (0..threads).map(|t| scope.spawn(move || work(t))).collect();
-            running
-                .into_iter()
-                .map(|thread| {
-                    thread
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .sum::<adl::Result<usize>>()
-        })?;
-        Ok((made, start.elapsed().as_secs_f64()))
-    };
+    let pass = || crate::on_threads(threads, &work);
     let (_, cold_s) = pass()?;
     let (samples, warm_s) = pass()?;
     println!(
