@@ -14,9 +14,7 @@ where
     let start = Instant::now();
     let work = &work;
     let made = std::thread::scope(|scope| {
-        let running: Vec<_> = (0..threads)
-            .map(|t| scope.spawn(move || work(t)))
-            .collect();
+        let running: Vec<_> = (0..threads).map(|t| scope.spawn(move || work(t))).collect();
         running
             .into_iter()
             .map(|thread| {

@@ -1,36 +1,52 @@
-//! The docs' check beside the Rust tests (`cargo xtask test`). The tests
-//! leave about half of CI's two cores idle (they wait on servers, child
-//! processes and timeouts), and `cargo doc` needs the target dir's lock,
+//! What `cargo xtask test` runs beside the Rust tests. The tests leave
+//! about half of CI's two cores idle (they wait on servers, child
+//! processes and timeouts), and `cargo` needs the target dir's lock,
 //! which `cargo test` holds while it builds and lets go before it runs
-//! the tests. So the check waits for the tests' first `Running` line,
-//! then runs, its output kept in a log and printed where it fails.
+//! the test binaries. So once the tests' first `Running` line is out:
+//! the docs' check (`cargo doc`, its output kept in a log and printed
+//! where it fails), then the Python package built into the tests' venv
+//! and the Ray tests started (they wait mostly on processes starting, and
+//! run on while the rest of the suite does).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::docs;
+use crate::{docs, python};
 
-/// The docs' check, waiting for the Rust tests' build or running.
-pub(crate) struct Docs {
-    /// Lets the check go; `None` once it has.
+/// What the thread beside the tests hands back: the venv's Python, with
+/// the package installed, and the Ray tests running.
+pub(crate) type Started = (PathBuf, python::RayTests);
+
+/// The work beside the Rust tests, waiting for their build or running.
+pub(crate) struct Beside {
+    /// Lets the work go; `None` once it has.
     release: Option<Sender<()>>,
-    handle: Option<JoinHandle<Result<(), String>>>,
-    /// `cargo doc` while it runs, killed where the check is dropped
+    handle: Option<JoinHandle<Result<Started, String>>>,
+    /// `cargo doc` while it runs, killed where the work is dropped
     /// unfinished (a step before it failed).
     child: Arc<Mutex<Option<Child>>>,
+    /// Set where the work is dropped unfinished: it starts nothing more.
+    cancelled: Arc<AtomicBool>,
 }
 
-impl Docs {
-    /// The check, waiting to be let go.
-    pub(crate) fn start(root: &Path, cargo: &str) -> Docs {
+impl Beside {
+    /// The work, waiting to be let go; `venv` makes the tests' venv (on a
+    /// thread of its own since the start).
+    pub(crate) fn start(
+        root: &Path,
+        cargo: &str,
+        venv: JoinHandle<Result<PathBuf, String>>,
+    ) -> Beside {
         let (release, released) = channel::<()>();
         let child = Arc::new(Mutex::new(None));
-        let running = Arc::clone(&child);
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let (running, stop) = (Arc::clone(&child), Arc::clone(&cancelled));
         let root = root.to_path_buf();
         let cargo = cargo.to_string();
         let handle = std::thread::spawn(move || {
@@ -40,24 +56,39 @@ impl Docs {
                 );
             }
             let started = Instant::now();
-            let checked = run_check(&root, &cargo, &running);
+            let checked = check_docs(&root, &cargo, &running);
             crate::took("the docs' check (beside the Rust tests)", started);
-            checked
+            checked?;
+            let started = Instant::now();
+            let python = venv
+                .join()
+                .unwrap_or_else(|_| Err("making the Python venv panicked".into()))?;
+            crate::took("waiting for the Python venv", started);
+            if stop.load(Ordering::SeqCst) {
+                return Err("stopped".into());
+            }
+            python::install(&root, &python, &python::PACKAGES[..1])?;
+            if stop.load(Ordering::SeqCst) {
+                return Err("stopped".into());
+            }
+            let ray = python::RayTests::start(&root, &python)?;
+            Ok((python, ray))
         });
-        Docs {
+        Beside {
             release: Some(release),
             handle: Some(handle),
             child,
+            cancelled,
         }
     }
 
-    /// Whether the check has been let go.
+    /// Whether the work has been let go.
     pub(crate) fn released(&self) -> bool {
         self.release.is_none()
     }
 
     /// Run `command` (`cargo test`), its standard error passed through
-    /// line by line, and let the check go at its first `Running` line.
+    /// line by line, and let the work go at its first `Running` line.
     pub(crate) fn run_releasing(&mut self, command: &mut Command) -> std::io::Result<ExitStatus> {
         let mut child = command.stderr(Stdio::piped()).spawn()?;
         if let Some(stderr) = child.stderr.take() {
@@ -79,37 +110,43 @@ impl Docs {
         child.wait()
     }
 
-    /// Wait for the check and give its result.
-    pub(crate) fn finish(mut self) -> Result<(), String> {
+    /// Wait for the work and give what it started.
+    pub(crate) fn finish(mut self) -> Result<Started, String> {
         // Let go here at the latest (the tests ran no binary).
         if let Some(release) = self.release.take() {
             let _ = release.send(());
         }
         match self.handle.take().map(JoinHandle::join) {
             Some(Ok(result)) => result,
-            Some(Err(_)) => Err("the docs' check panicked".into()),
-            None => Ok(()),
+            Some(Err(_)) => Err("the work beside the Rust tests panicked".into()),
+            None => Err("the work beside the Rust tests was already taken".into()),
         }
     }
 }
 
-impl Drop for Docs {
+impl Drop for Beside {
     fn drop(&mut self) {
-        // Unfinished: the check is not let go, and `cargo doc` is stopped.
+        // Unfinished (a step before it failed): the work is not let go, or
+        // it stops after its current step, `cargo doc` killed, and the Ray
+        // tests it may have started are stopped as their handle drops.
         self.release.take();
+        self.cancelled.store(true, Ordering::SeqCst);
         if let Ok(mut child) = self.child.lock()
             && let Some(child) = child.as_mut()
         {
             let _ = child.kill();
             let _ = child.wait();
         }
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
     }
 }
 
 /// `cargo doc` with its output in `target/docs-check.log`, then the
 /// Markdown's paths; `running` holds `cargo doc` while it runs.
-fn run_check(root: &Path, cargo: &str, running: &Mutex<Option<Child>>) -> Result<(), String> {
-    let log = log_path(root);
+fn check_docs(root: &Path, cargo: &str, running: &Mutex<Option<Child>>) -> Result<(), String> {
+    let log = docs::target_dir(root).join("docs-check.log");
     let file = std::fs::File::create(&log)
         .map_err(|e| format!("the docs' check: creating {}: {e}", log.display()))?;
     let copy = file
@@ -146,9 +183,4 @@ fn run_check(root: &Path, cargo: &str, running: &Mutex<Option<Child>>) -> Result
         return Err(docs::doc_failed(status, &printed));
     }
     docs::check_pages(root)
-}
-
-/// Where `cargo doc`'s output goes.
-fn log_path(root: &Path) -> PathBuf {
-    docs::target_dir(root).join("docs-check.log")
 }

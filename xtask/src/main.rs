@@ -12,13 +12,14 @@
 //!   more with its batch stage as OpenCL kernels on POCL's CPU device,
 //!   and last the Python package's tests (`adl-python`, built into a venv
 //!   under the target dir with abstract-dataloader 0.4.7 and PyTorch
-//!   beside it, then pytest, and the training example; the Ray tests in a
-//!   pytest of their own beside the rest). The venv is made while the
+//!   beside it, then pytest on two processes or more, and the training
+//!   example; the Ray tests in a pytest of their own beside the rest). The venv is made while the
 //!   Rust suite runs.
-//!   Beside the Rust suite's tests, once their build is done, the docs are
-//!   checked (`docs.rs`, `beside.rs`): `cargo doc` with rustdoc's warnings
-//!   denied, and every Rust path the Markdown names looked up in what it
-//!   made.
+//!   Beside the Rust suite's tests, once their build is done
+//!   (`beside.rs`), the docs are checked (`docs.rs`: `cargo doc` with
+//!   rustdoc's warnings denied, and every Rust path the Markdown names
+//!   looked up in what it made), then the Python package is built and the
+//!   Ray tests started.
 //! - `cargo xtask docs`: only that check.
 //! - `cargo xtask python`: only the Python package's tests.
 //! - `cargo xtask fuzz [--seconds N] [--merge] [TARGET...]`: the
@@ -154,10 +155,10 @@ fn main() -> ExitCode {
         );
     }
     // The Python tests' venv (PyTorch: minutes to fetch) made while the
-    // Rust suite runs.
-    let venv = (task == "test").then(|| python::prepare(root));
-    // The docs' check runs beside the Rust tests, once their build is done.
-    let mut docs_beside = (task == "test").then(|| beside::Docs::start(root, &cargo));
+    // Rust suite builds; the docs' check, the Python package's build and
+    // the Ray tests beside the Rust tests, once their build is done.
+    let mut beside =
+        (task == "test").then(|| beside::Beside::start(root, &cargo, python::prepare(root)));
     for args in runs {
         let mut command = Command::new(&cargo);
         command.args(&args);
@@ -167,8 +168,8 @@ fn main() -> ExitCode {
             command.env("ADL_REQUIRE_OPENCL", "1");
         }
         let started = std::time::Instant::now();
-        let status = match docs_beside.as_mut() {
-            Some(docs) if !docs.released() => docs.run_releasing(&mut command),
+        let status = match beside.as_mut() {
+            Some(beside) if !beside.released() => beside.run_releasing(&mut command),
             _ => command.status(),
         };
         if task == "test" {
@@ -186,34 +187,25 @@ fn main() -> ExitCode {
             }
         }
     }
-    let Some(venv) = venv else {
+    let Some(beside) = beside else {
         return ExitCode::SUCCESS;
     };
-    // The rest of the test command: the package built, the Ray tests
-    // started (they wait mostly on processes starting), and beside them
-    // the docs' check, the workloads' digests, the other builds and the
-    // other Python tests.
+    // The rest of the test command: the workloads' digests, the other
+    // builds and the other Python tests, while the Ray tests (started
+    // beside the Rust tests) run on.
     let started = std::time::Instant::now();
-    let tested = venv
-        .join()
-        .unwrap_or_else(|_| Err("making the Python venv panicked".into()))
-        .and_then(|python| {
-            took("waiting for the Python venv", started);
-            python::install(root, &python, &python::PACKAGES[..1])?;
-            let ray = python::RayTests::start(root, &python)?;
-            let rest = (|| {
-                if let Some(docs) = docs_beside.take() {
-                    docs.finish()?;
-                }
-                let started = std::time::Instant::now();
-                verify_workloads(root)?;
-                took("the workloads' digests", started);
-                python::install(root, &python, &python::PACKAGES[1..])?;
-                python::pytest(root, &python)
-            })();
-            ray.finish(rest)
-        });
-    took("the docs, the digests and the Python tests", started);
+    let tested = beside.finish().and_then(|(python, ray)| {
+        took("waiting for the work beside the Rust tests", started);
+        let rest = (|| {
+            let started = std::time::Instant::now();
+            verify_workloads(root)?;
+            took("the workloads' digests", started);
+            python::install(root, &python, &python::PACKAGES[1..])?;
+            python::pytest(root, &python)
+        })();
+        ray.finish(rest)
+    });
+    took("the digests and the Python tests", started);
     match tested {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {

@@ -129,7 +129,7 @@ fn pipeline(path: &str, workers: usize, limit: bool) -> Result<(), Box<dyn std::
             }
             Ok(made)
         };
-        let pass = || adl_bench::on_threads(threads, &work);
+        let pass = || adl_bench::on_threads(threads, work);
         let (_, first) = pass()?;
         let (made, seconds) = pass()?;
         println!(

@@ -49,7 +49,7 @@ pub(crate) fn w4_limit(args: &Args, root: &Path) -> adl::Result<bool> {
         }
         Ok(made)
     };
-    let pass = || crate::on_threads(threads, &work);
+    let pass = || crate::on_threads(threads, work);
     let (_, cold_s) = pass()?;
     let (samples, warm_s) = pass()?;
     println!(
