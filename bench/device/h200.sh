@@ -15,7 +15,7 @@
 # wheel links the system's FFmpeg 5 (adl-python/README.md): without it
 # there, the W6 runs through adl fail to import adl.
 
-exec > >(tee "$OUT/log") 2>&1
+exec > >(tee "${OUT:-/tmp}/log") 2>&1
 export PYTHONUNBUFFERED=1
 R=$PWD
 t() { local s=$1; shift; echo "== $*"; timeout "$s" "$@"; echo "== rc $? ($SECONDS s)"; }
