@@ -72,6 +72,10 @@ impl Beside {
                 return Err("stopped".into());
             }
             let ray = python::RayTests::start(&root, &python)?;
+            if stop.load(Ordering::SeqCst) {
+                // Stopped while they started: dropped, they are killed.
+                return Err("stopped".into());
+            }
             Ok((python, ray))
         });
         Beside {
@@ -127,8 +131,10 @@ impl Beside {
 impl Drop for Beside {
     fn drop(&mut self) {
         // Unfinished (a step before it failed): the work is not let go, or
-        // it stops after its current step, `cargo doc` killed, and the Ray
-        // tests it may have started are stopped as their handle drops.
+        // it starts nothing after its current step, and `cargo doc` is
+        // killed. Where it has ended, the Ray tests it started stop as
+        // their handle drops; where it has not (waiting for the venv, say),
+        // it is not waited for: the test command fails now.
         self.release.take();
         self.cancelled.store(true, Ordering::SeqCst);
         if let Ok(mut child) = self.child.lock()
@@ -137,7 +143,9 @@ impl Drop for Beside {
             let _ = child.kill();
             let _ = child.wait();
         }
-        if let Some(handle) = self.handle.take() {
+        if let Some(handle) = self.handle.take()
+            && handle.is_finished()
+        {
             let _ = handle.join();
         }
     }
