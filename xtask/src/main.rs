@@ -13,8 +13,8 @@
 //!   and last the Python package's tests (`adl-python`, built into a venv
 //!   under the target dir with abstract-dataloader 0.4.7 and PyTorch
 //!   beside it, then pytest on two processes or more, and the training
-//!   example; the Ray tests in a pytest of their own beside the rest). The venv is made while the
-//!   Rust suite runs.
+//!   example; the Ray tests in a pytest of their own beside the rest).
+//!   The venv is made while the Rust suite builds.
 //!   Beside the Rust suite's tests, once their build is done
 //!   (`beside.rs`), the docs are checked (`docs.rs`: `cargo doc` with
 //!   rustdoc's warnings denied, and every Rust path the Markdown names
