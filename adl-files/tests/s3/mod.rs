@@ -21,7 +21,7 @@ mod served;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use served::Served;
@@ -68,6 +68,10 @@ pub struct S3Server {
     served: Served,
     /// `127.0.0.1:PORT`: its S3 gateway.
     pub address: String,
+    /// An object put last, read after a restart to know the server is
+    /// back: its gateway answers a listing before its volumes serve reads
+    /// (500 until then, on a busy machine for seconds).
+    last_put: Mutex<Option<String>>,
 }
 
 impl S3Server {
@@ -132,6 +136,7 @@ impl S3Server {
         let server = S3Server {
             served: Served::start("SeaweedFS", &python, dir, &weed, &args),
             address: format!("127.0.0.1:{s3}"),
+            last_put: Mutex::new(None),
         };
         server.wait_until_it_answers();
         server
@@ -149,10 +154,19 @@ impl S3Server {
     }
 
     /// Start the killed server again, on the same ports and data; back
-    /// once its S3 gateway answers.
+    /// once its S3 gateway answers and it serves the object put last.
     pub fn restart(&mut self) {
         self.served.restart();
         self.wait_until_it_answers();
+        let last = self.last_put.lock().unwrap().clone();
+        if let Some(key) = last {
+            let what = format!("SeaweedFS at {} serving {key} again", self.address);
+            // Read as the tests' stores read (signed), each try once.
+            let no_retries = RetryPolicy::new(0, Duration::ZERO, Duration::ZERO);
+            let store = Store::open_with(&format!("s3://{BUCKET}"), &self.options(no_retries))
+                .expect("a store on the restarted server");
+            self.served.wait_until(&what, || store.get(&key).is_ok());
+        }
     }
 
     /// Options for a store on this server: its endpoint and the test
@@ -187,6 +201,7 @@ impl S3Server {
     /// (the ACL asks it; the server, without identities, reads anything
     /// to anyone anyway).
     pub fn put_public(&self, key: &str, bytes: &[u8]) {
+        *self.last_put.lock().unwrap() = Some(key.to_string());
         let path = format!("/{BUCKET}/{key}");
         let headers = "x-amz-acl: public-read\r\nContent-Type: application/octet-stream\r\n";
         let (status, body) = self.send("PUT", &path, headers, bytes).unwrap();
@@ -196,6 +211,7 @@ impl S3Server {
     /// Put `bytes` as the object `key` of [`BUCKET`].
     pub fn put(&self, key: &str, bytes: &[u8]) {
         put(&self.endpoint(), key, bytes);
+        *self.last_put.lock().unwrap() = Some(key.to_string());
     }
 
     /// Every file under the folder `root`, as `prefix/` and its path from
