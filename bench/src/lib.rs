@@ -52,6 +52,7 @@ mod batch_stage;
 pub mod digest;
 mod epoch_permutation;
 pub mod frames;
+pub mod kept_order;
 mod on_threads;
 mod process;
 mod protocol;

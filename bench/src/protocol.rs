@@ -8,6 +8,7 @@ use adl::exec::Recycle;
 use adl::graph::loader::Loader;
 
 use crate::EpochPermutation;
+use crate::kept_order::Kept;
 use adl::prelude::*;
 
 use crate::args::Args;
@@ -95,8 +96,9 @@ where
 {
     let builder = Loader::new(dataset, pipeline)
         .batch_size(batch)
-        // The workloads' epoch permutation, whose digests the runs verify.
-        .order(EpochPermutation { seed: SEED })
+        // The workloads' epoch permutation, whose digests the runs verify,
+        // made once for the cold and warm epochs as the peers make theirs.
+        .order(Kept::new(EpochPermutation { seed: SEED }))
         .seed(SEED)
         .workers(args.workers)
         .build_while_waiting(args.build_while_waiting);

@@ -15,6 +15,7 @@ use crate::EpochPermutation;
 use crate::args::Args;
 use crate::batch_stage::w2_batch_stage;
 use crate::digest::{Digest, bits_sum_f32, bits_sum_ordered_f32, check_all};
+use crate::kept_order::Kept;
 use crate::protocol::{loader, measure};
 use crate::spec::spec_order;
 use crate::workloads::{PairKeys, W2, W2_IMAGE, W2_MEAN, W2_SAMPLES, W2_STD, W2Data};
@@ -61,9 +62,9 @@ pub fn w2_loader(
     };
     Loader::new(PairKeys(n), pipeline)
         .batch_size(64)
-        .order(EpochPermutation {
+        .order(Kept::new(EpochPermutation {
             seed: crate::spec::SEED,
-        })
+        }))
         .seed(crate::spec::SEED)
         .workers(workers)
         .batches_ahead(2 * workers.max(1))
