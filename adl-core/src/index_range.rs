@@ -14,6 +14,8 @@ use crate::{Dataset, Error, Result};
 /// assert_eq!(ds.len(), 1_000_000_000);
 /// assert_eq!(ds.get(999_999_999)?, 999_999_999);
 /// assert!(ds.get(1_000_000_000).is_err());
+/// // A loader reads a batch's indices in one call (`Dataset::get_many`).
+/// assert!(ds.reads_many());
 /// # Ok::<(), adl::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,5 +43,22 @@ impl Dataset for IndexRange {
         } else {
             Err(Error::out_of_range("index range", index, self.len))
         }
+    }
+
+    /// The indices themselves, those in range pushed in one pass.
+    fn get_many(&self, indices: &[usize], into: &mut Vec<usize>, failed: &mut Vec<(usize, Error)>) {
+        into.reserve(indices.len());
+        for (k, &index) in indices.iter().enumerate() {
+            if index < self.len {
+                into.push(index);
+            } else {
+                failed.push((k, Error::out_of_range("index range", index, self.len)));
+            }
+        }
+    }
+
+    /// Each sample costs a comparison: a loader reads a batch's in one call.
+    fn reads_many(&self) -> bool {
+        true
     }
 }

@@ -38,6 +38,7 @@ mod pipeline_loader;
 mod pipes;
 mod plan_runs;
 mod px4;
+mod read_many;
 mod read_stage;
 mod sensor_set;
 mod shuffle_quality;

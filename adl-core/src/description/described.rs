@@ -89,6 +89,14 @@ impl<Raw, P: Pipeline<Raw>> Pipeline<Raw> for Described<P> {
     }
 
     #[inline]
+    fn sample_unchanged(
+        &self,
+        raws: Vec<Raw>,
+    ) -> std::result::Result<Vec<P::Transformed>, Vec<Raw>> {
+        self.pipeline.sample_unchanged(raws)
+    }
+
+    #[inline]
     fn collate_in(&self, cx: &dyn Context, samples: Vec<P::Transformed>) -> Result<P::Collated> {
         self.pipeline.collate_in(cx, samples)
     }

@@ -39,6 +39,10 @@ macro_rules! forward_pipeline {
                 (**self).sample_in(cx, raw)
             }
 
+            fn sample_unchanged(&self, raws: Vec<Raw>) -> std::result::Result<Vec<P::Transformed>, Vec<Raw>> {
+                (**self).sample_unchanged(raws)
+            }
+
             fn collate_in(&self, cx: &dyn Context, samples: Vec<P::Transformed>) -> Result<P::Collated> {
                 (**self).collate_in(cx, samples)
             }

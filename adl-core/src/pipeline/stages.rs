@@ -167,6 +167,11 @@ where
     }
 
     #[inline]
+    fn sample_unchanged(&self, raws: Vec<Raw>) -> std::result::Result<Vec<S::Output>, Vec<Raw>> {
+        self.sample.unchanged(raws)
+    }
+
+    #[inline]
     fn collate_in(&self, cx: &dyn Context, samples: Vec<S::Output>) -> Result<C::Batch> {
         self.collate.collate_in(cx, samples)
     }

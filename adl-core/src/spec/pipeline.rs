@@ -56,6 +56,19 @@ pub trait Pipeline<Raw> {
         self.sample(raw)
     }
 
+    /// The sample stage of `raws` where it leaves every sample as it is
+    /// (a pipeline with no sample stage): `Ok` with them, and a loader
+    /// then calls nothing per sample for it. The default: `Err(raws)`,
+    /// handed back untouched, and the loader runs
+    /// [`sample_in`](Pipeline::sample_in) on each.
+    #[inline]
+    fn sample_unchanged(
+        &self,
+        raws: Vec<Raw>,
+    ) -> std::result::Result<Vec<Self::Transformed>, Vec<Raw>> {
+        Err(raws)
+    }
+
     /// [`collate`](Pipeline::collate) in an execution context: parallel
     /// branches may run at once. The default ignores the context.
     #[inline]

@@ -36,6 +36,23 @@ pub trait Transform<In> {
         let _ = cx;
         self.apply(input)
     }
+
+    /// `inputs` as they are, where this transform leaves every input as
+    /// it is ([`Identity`](crate::transform::Identity)): `Ok` with them,
+    /// and a loader then calls nothing per sample for it. The default,
+    /// for every transform that does work: `Err(inputs)`, handed back
+    /// untouched.
+    ///
+    /// ```
+    /// use adl::{Transform, transform::Identity};
+    ///
+    /// assert_eq!(Identity.unchanged(vec![1, 2]), Ok(vec![1, 2]));
+    /// assert_eq!((|x: i32| x + 1).unchanged(vec![1, 2]), Err(vec![1, 2]));
+    /// ```
+    #[inline]
+    fn unchanged(&self, inputs: Vec<In>) -> std::result::Result<Vec<Self::Output>, Vec<In>> {
+        Err(inputs)
+    }
 }
 
 impl<In, Out, F: Fn(In) -> Out> Transform<In> for F {

@@ -41,6 +41,10 @@ impl<In, Out> Transform<In> for BoxedTransform<In, Out> {
     fn apply_in(&self, cx: &dyn Context, input: In) -> Result<Out> {
         self.0.apply_in(cx, input)
     }
+
+    fn unchanged(&self, inputs: Vec<In>) -> std::result::Result<Vec<Out>, Vec<In>> {
+        self.0.unchanged(inputs)
+    }
 }
 
 impl<In, Out> fmt::Debug for BoxedTransform<In, Out> {

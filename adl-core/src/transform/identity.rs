@@ -19,4 +19,9 @@ impl<T> Transform<T> for Identity {
     fn apply(&self, input: T) -> Result<T> {
         Ok(input)
     }
+
+    #[inline]
+    fn unchanged(&self, inputs: Vec<T>) -> std::result::Result<Vec<T>, Vec<T>> {
+        Ok(inputs)
+    }
 }

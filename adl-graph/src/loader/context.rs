@@ -34,7 +34,7 @@ pub(crate) fn clock_cost() -> u64 {
 
 /// The nanoseconds since `start`, less the clock's own cost.
 #[inline]
-fn since(start: Instant) -> u64 {
+pub(crate) fn since(start: Instant) -> u64 {
     (start.elapsed().as_nanos() as u64).saturating_sub(clock_cost())
 }
 
@@ -139,6 +139,22 @@ impl Counters {
         {
             self.add(timed, 1);
             self.add(nanos, since(start));
+        }
+    }
+
+    /// Count `calls` calls of `slot`, all timed, that took `nanos`
+    /// together ([`since`] their start): one call that did the work of
+    /// many (a dataset's `get_many` of a batch's samples), counted as the
+    /// calls it stands for.
+    pub(crate) fn record_many(&self, slot: usize, calls: usize, nanos: u64) {
+        if let (Some(counted), Some(timed), Some(total)) = (
+            self.calls.get(slot),
+            self.timed.get(slot),
+            self.nanos.get(slot),
+        ) {
+            self.add(counted, calls as u64);
+            self.add(timed, calls as u64);
+            self.add(total, nanos);
         }
     }
 

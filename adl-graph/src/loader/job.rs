@@ -12,7 +12,7 @@ use adl_core::{Dataset, Error, Origin, Pipeline, Result};
 use adl_exec::{Buffers, panic_message};
 use rayon::prelude::*;
 
-use super::context::{Counters, JobContext};
+use super::context::{Counters, JobContext, since};
 use super::policy::Policy;
 use adl_core::OnError;
 
@@ -193,6 +193,13 @@ where
     D: Dataset,
     P: Pipeline<D::Sample>,
 {
+    if shared.reads_many
+        && reads.is_none()
+        && cx.timeline.is_none()
+        && let Some(piece) = read_many(shared, cx, indices)
+    {
+        return piece;
+    }
     let hints = (shared.dataset.storage()).filter(|s| s.ahead() == Ahead::Hints);
     if let Some(hints) = hints {
         for &i in indices.iter().take(Policy::HINTS_AHEAD) {
@@ -213,6 +220,56 @@ where
         }
     }
     piece
+}
+
+/// The samples of `indices` read in one [`Dataset::get_many`] call, passed
+/// through the sample stage that leaves them as they are
+/// ([`Shared::reads_many`]): one timed call, no work per sample. `None`
+/// where the call panicked or gave back other than one sample or one
+/// failure per index, in order: the caller then reads them one by one,
+/// which names the sample at fault.
+fn read_many<D, P>(
+    shared: &Shared<D, P>,
+    cx: &JobContext<'_>,
+    indices: &[usize],
+) -> Option<Piece<P::Transformed>>
+where
+    D: Dataset,
+    P: Pipeline<D::Sample>,
+{
+    let mut raws = Vec::with_capacity(indices.len());
+    let mut failed = Vec::new();
+    let began = std::time::Instant::now();
+    let caught = catch_unwind(AssertUnwindSafe(|| {
+        shared.dataset.get_many(indices, &mut raws, &mut failed)
+    }));
+    // Each failure's place within the indices, in increasing order, and
+    // every other index a sample.
+    let places_hold = failed.windows(2).all(|w| w[0].0 < w[1].0)
+        && failed.last().is_none_or(|(k, _)| *k < indices.len())
+        && raws.len() + failed.len() == indices.len();
+    let read = since(began);
+    if caught.is_err() || !places_hold {
+        return None;
+    }
+    let began = std::time::Instant::now();
+    let passed = raws.len();
+    let samples = shared.pipeline.sample_unchanged(raws).ok()?;
+    // Counted once kept: a call read again one by one counts there.
+    (cx.counters).record_many(shared.slot(Slot::Sample), passed, since(began));
+    (cx.counters).record_many(shared.slot(Slot::Read), indices.len(), read);
+    let failed = failed
+        .into_iter()
+        .map(|(k, e)| {
+            let e = Error::Sample {
+                index: indices[k],
+                node: "dataset".to_owned(),
+                cause: Box::new(e),
+            };
+            (k, e)
+        })
+        .collect();
+    Some(Piece { samples, failed })
 }
 
 /// `error` of the collate or batch stage of batch `batch`.

@@ -195,6 +195,12 @@ pub(crate) struct Shared<D, P> {
     pub(crate) policy: Policy,
     /// The run's timeline, where the program asked for one.
     pub(crate) timeline: Option<Arc<timeline::Timeline>>,
+    /// Whether a worker's share of a batch is read in one
+    /// [`Dataset::get_many`] call: the dataset reads many at once
+    /// ([`Dataset::reads_many`]), the pipeline's sample stage leaves its
+    /// samples as they are ([`Pipeline::sample_unchanged`]), and there is
+    /// no read stage.
+    pub(crate) reads_many: bool,
 }
 
 /// The loader's own statistics slots, after the pipeline's nodes.
@@ -336,6 +342,10 @@ where
         });
         let fingerprint = fingerprint::<D::Sample, P>(pipeline.description());
         let sampler = config.order.describe();
+        // Whether the sample stage changes nothing, asked with no samples.
+        let reads_many = dataset.reads_many()
+            && read_threads.is_none()
+            && pipeline.sample_unchanged(Vec::new()).is_ok();
         let counters = Counters::new(rows.len());
         let runs = context::Runs::new(nodes);
         let config_bound = config.read_bound;
@@ -362,6 +372,7 @@ where
                 accelerator,
                 policy: Policy::new(config_batches_ahead, config_budget),
                 timeline,
+                reads_many,
                 sensor_reads,
                 unused_reads: Arc::default(),
                 reads: Arc::new(Mutex::new(ReadStatistics {

@@ -57,10 +57,29 @@ impl Dataset for PairKeys {
         if index < self.0 {
             Ok((index, index))
         } else {
-            Err(adl::Error::invalid(
-                "index",
-                format!("{index} is out of range"),
-            ))
+            Err(adl::Error::out_of_range("pair keys", index, self.0))
         }
+    }
+
+    /// The keys of a batch in one pass.
+    fn get_many(
+        &self,
+        indices: &[usize],
+        into: &mut Vec<(usize, usize)>,
+        failed: &mut Vec<(usize, adl::Error)>,
+    ) {
+        into.reserve(indices.len());
+        for (k, &index) in indices.iter().enumerate() {
+            if index < self.0 {
+                into.push((index, index));
+            } else {
+                failed.push((k, adl::Error::out_of_range("pair keys", index, self.0)));
+            }
+        }
+    }
+
+    /// A key costs a comparison: the loader reads a batch's in one call.
+    fn reads_many(&self) -> bool {
+        true
     }
 }

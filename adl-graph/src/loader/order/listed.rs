@@ -43,6 +43,12 @@ impl EpochOrder for Epoch {
     fn index(&self, position: usize) -> Option<usize> {
         self.0.get(position).copied()
     }
+
+    fn indices_into(&self, first: usize, step: usize, count: usize, into: &mut Vec<usize>) {
+        if let Some(rest) = self.0.get(first..) {
+            into.extend(rest.iter().step_by(step.max(1)).take(count));
+        }
+    }
 }
 
 impl Order for Listed {

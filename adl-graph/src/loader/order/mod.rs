@@ -148,6 +148,21 @@ pub trait EpochOrder: fmt::Debug + Send + Sync {
 
     /// The dataset index at `position`, or `None` past the end.
     fn index(&self, position: usize) -> Option<usize>;
+
+    /// The indices at `count` positions from `first`, `step` apart (at
+    /// least 1; those before the end), pushed onto `into`: a rank's share
+    /// of a batch in one call. The default asks
+    /// [`index`](EpochOrder::index) for each; an order that holds its
+    /// list reads it straight.
+    fn indices_into(&self, first: usize, step: usize, count: usize, into: &mut Vec<usize>) {
+        let step = step.max(1);
+        for k in 0..count {
+            match k.checked_mul(step).and_then(|d| first.checked_add(d)) {
+                Some(position) => into.extend(self.index(position)),
+                None => return,
+            }
+        }
+    }
 }
 
 /// An epoch of no position: where an epoch's order could not be made
