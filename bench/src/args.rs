@@ -24,8 +24,8 @@ pub(crate) struct Args {
     pub(crate) stage: String,
     /// `--batches`: the batches `--stage batch` times (200).
     pub(crate) batches: usize,
-    /// `--collate`: gather, in-place or samples (in-place for W2, else
-    /// gather).
+    /// `--collate`: gather, in-place or samples (in-place for W1 and W2,
+    /// else gather).
     pub(crate) collate: String,
     /// `--stats`: the loader's statistics of the warm epoch.
     pub(crate) stats: bool,
@@ -191,7 +191,7 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
         ));
     }
     if args.collate.is_empty() {
-        args.collate = if args.workload == "w2" {
+        args.collate = if matches!(args.workload.as_str(), "w1" | "w2") {
             "in-place"
         } else {
             "gather"

@@ -1,6 +1,8 @@
 //! W1 through the Loader: 200,000 vectors of 64 floats, standardised
-//! (`(x - 1) / sqrt 3`), batch 256; gathered by default (the rows read in
-//! place are no faster for W1's 256-byte rows).
+//! (`(x - 1) / sqrt 3`), batch 256; by default the rows read in place by
+//! the standardisation's kernel (one pass that reads each row where it
+//! lies and writes the batch: 0.85 of the C limit, against 0.80 gathered
+//! first, in 9 alternating runs each).
 
 use std::sync::Arc;
 use std::time::Instant;
