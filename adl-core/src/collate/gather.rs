@@ -52,16 +52,14 @@ fn gather_runs<A: Clone>(
     let mut out: Vec<A> = buffers.take(keys.len().saturating_mul(len));
     if len == 1 {
         // One element per key (labels, say): a copy call per element
-        // would cost more than the element.
-        for (k, &key) in keys.iter().enumerate() {
-            if let Some(ahead) = keys.get(k + AHEAD).and_then(|&a| values.get(a)) {
-                prefetch(std::slice::from_ref(ahead));
-            }
-            match values.get(key).filter(|_| key < limit) {
-                Some(value) => out.push(value.clone()),
-                None => return Err(Error::out_of_range(what, key, limit)),
-            }
+        // would cost more than the element. The keys are checked first,
+        // so that the copy is a loop of independent loads with nothing
+        // between them, which the CPU runs many at a time.
+        let bound = limit.min(values.len());
+        if let Some(&key) = keys.iter().find(|&&key| key >= bound) {
+            return Err(Error::out_of_range(what, key, limit));
         }
+        out.extend(keys.iter().map(|&key| values[key].clone()));
         return Ok(out);
     }
     for (k, &key) in keys.iter().enumerate() {
@@ -328,6 +326,25 @@ mod tests {
                 Error::IndexOutOfRange {
                     index: 5,
                     len: 5,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn one_element_per_key_is_gathered_in_order_and_the_first_bad_key_named() {
+        let labels = ArcArray::from(ndarray::array![10i64, 11, 12, 13]);
+        let batch = labels.gather(&[3, 0, 3, 2]).unwrap();
+        assert_eq!(batch, ndarray::array![13, 10, 13, 12]);
+        let err = labels.gather(&[1, 7, 4]).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::IndexOutOfRange {
+                    index: 7,
+                    len: 4,
                     ..
                 }
             ),
