@@ -117,6 +117,21 @@ impl<'a> ScatteredBlocks<'a> {
         self.elements
     }
 
+    /// The table's bytes, the row keys of the run, the keys from the
+    /// run's first to the batch's end (those ahead to prefetch), and how
+    /// many blocks ahead it prefetches: for a loop over the run that
+    /// checks its keys once.
+    #[inline]
+    pub(crate) fn parts(&self) -> (&'a [u8], &'a [usize], &'a [usize], usize) {
+        let from = self.keys.get(self.start..).unwrap_or(&[]);
+        (
+            self.table,
+            &from[..self.len.min(from.len())],
+            from,
+            self.ahead,
+        )
+    }
+
     /// The bytes of a block by its row key, if it lies in the table.
     #[inline]
     fn find(&self, key: usize) -> Option<&'a [u8]> {
