@@ -319,7 +319,14 @@ fn stack<'py>(py: Python<'py>, samples: &[Bound<'py, PyAny>]) -> PyResult<Bound<
             return Err(unsupported(&sample.get_type().repr()?.to_string()));
         };
         // C order, so that a sample's bytes are one run (`asarray`, which
-        // keeps a 0-d array 0-d, where `ascontiguousarray` makes it 1-d).
+        // keeps a 0-d array 0-d, where `ascontiguousarray` makes it 1-d);
+        // an array in C order already is taken as it is, with no call
+        // into Python (W6's 64 samples of four arrays: 123 us a batch
+        // with the calls).
+        if array.is_c_contiguous() {
+            arrays.push(array.clone());
+            continue;
+        }
         let kwargs = PyDict::new(py);
         kwargs.set_item("order", "C")?;
         let contiguous = numpy
@@ -354,7 +361,8 @@ fn stack<'py>(py: Python<'py>, samples: &[Bound<'py, PyAny>]) -> PyResult<Bound<
     let bytes = shape.iter().product::<usize>() * dtype.itemsize();
     let target = out.as_array_ptr();
     for (k, array) in arrays.iter().enumerate() {
-        // SAFETY: `array` is C-contiguous (from `asarray(order="C")`) with
+        // SAFETY: `array` is C-contiguous (checked, or from
+        // `asarray(order="C")`) with
         // `bytes` bytes (its shape and dtype were checked equal to the
         // first's above, and its dtype is not an object dtype, so the bytes
         // are plain data), and `out` is C-contiguous (from `empty`) with one
