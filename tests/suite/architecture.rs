@@ -221,12 +221,23 @@ fn trait_methods(file: &str, name: &str) -> Vec<String> {
 /// `storage()` (origins, hints, reads ahead: `adl::storage`) and
 /// `get_fetched()` (a `get` handed what was read ahead for it, a value,
 /// so that nothing is parked in a sensor): a wrapper forwards or routes
-/// them, and `storage`'s tests check every wrapper does both.
+/// them, and `storage`'s tests check every wrapper does both. A dataset
+/// has two more, `get_many()` and `reads_many()` (a batch's samples in
+/// one call, where that is cheaper: `tests/suite/read_many.rs`), which a
+/// wrapper may leave at their defaults (one `get` each), always right.
 #[test]
 fn the_spec_traits_carry_their_engine_hooks() {
     assert_eq!(
         trait_methods("dataset.rs", "Dataset"),
-        ["len", "is_empty", "get", "get_fetched", "storage"]
+        [
+            "len",
+            "is_empty",
+            "get",
+            "get_fetched",
+            "get_many",
+            "reads_many",
+            "storage"
+        ]
     );
     let sensor = trait_methods("sensor.rs", "Sensor");
     let engine: Vec<&String> = sensor
