@@ -18,8 +18,8 @@
 //!   Beside the Rust suite's tests, once their build is done
 //!   (`beside.rs`), the docs are checked (`docs.rs`: `cargo doc` with
 //!   rustdoc's warnings denied, and every Rust path the Markdown names
-//!   looked up in what it made), then the Python package is built and the
-//!   Ray tests started.
+//!   looked up in what it made), then the Python package is built, the
+//!   Ray tests started and the other two Python packages built.
 //! - `cargo xtask docs`: only that check.
 //! - `cargo xtask python`: only the Python package's tests.
 //! - `cargo xtask fuzz [--seconds N] [--merge] [TARGET...]`: the
@@ -190,9 +190,9 @@ fn main() -> ExitCode {
     let Some(beside) = beside else {
         return ExitCode::SUCCESS;
     };
-    // The rest of the test command: the workloads' digests, the other
-    // builds and the other Python tests, while the Ray tests (started
-    // beside the Rust tests) run on.
+    // The rest of the test command: the workloads' digests and the other
+    // Python tests, while the Ray tests (started beside the Rust tests)
+    // run on.
     let started = std::time::Instant::now();
     let tested = beside.finish().and_then(|(python, ray)| {
         took("waiting for the work beside the Rust tests", started);
@@ -200,7 +200,6 @@ fn main() -> ExitCode {
             let started = std::time::Instant::now();
             verify_workloads(root)?;
             took("the workloads' digests", started);
-            python::install(root, &python, &python::PACKAGES[1..])?;
             python::pytest(root, &python)
         })();
         ray.finish(rest)
