@@ -134,9 +134,9 @@ pub mod exec {
     pub use adl_core::pipeline::Tagged;
     pub use adl_exec::rng;
     pub use adl_exec::{
-        BufferPool, BufferStatistics, Buffers, Context, NodeId, Recycle, Recycler, SampleRng,
-        Sequential, Services, WithServices, join_each, mix64, panic_message, prefetch,
-        sensor_times, timed_sensor,
+        BufferPool, BufferStatistics, Buffers, CACHE_LINE, Context, NodeId, Recycle, Recycler,
+        SampleRng, Sequential, Services, WithServices, join_each, mix64, panic_message, prefetch,
+        prefetch_head, sensor_times, timed_sensor,
     };
 }
 

@@ -222,14 +222,12 @@ fn rows_in_one_pass<L: Lane>(
             rows,
         )));
     }
-    let line = (64 / std::mem::size_of::<L::In>().max(1)).clamp(1, e);
     for (i, (&key, o)) in keys.iter().zip(out.chunks_exact_mut(e)).enumerate() {
         if ahead > 0
             && let Some(&next) = from.get(i + ahead)
             && next < rows
-            && let Some(head) = table.get(next * e..next * e + line)
         {
-            super::prefetch(head);
+            super::prefetch_head(&table[next * e..(next + 1) * e], super::CACHE_LINE);
         }
         map_lanes(&table[key * e..(key + 1) * e], o, |v| lane.apply(v));
     }

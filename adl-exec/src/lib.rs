@@ -91,7 +91,7 @@ pub use launch::{KernelArg, Launch, Op, cl_f32, cl_f32_by_channel};
 pub use node_id::NodeId;
 pub use output::{Output, filled_vec};
 pub use pool::{BufferPool, BufferStatistics};
-pub use prefetch::prefetch;
+pub use prefetch::{CACHE_LINE, prefetch, prefetch_head};
 pub use recycle::Recycle;
 /// What `#[derive(Recycle)]`'s expansion calls (through
 /// `adl::__private`): a field recycled where its type can be, dropped

@@ -123,11 +123,12 @@ pub fn run_blocked(
             // The rows lie apart, so the CPU cannot guess the next ones:
             // the block `ahead` on (some 2 KiB, or the next) is asked for
             // meanwhile, its first `HEAD` bytes: the hardware's own
-            // prefetcher follows a block that goes on in order. Asking for all of a 4 KiB block (W2's
-            // channel planes) filled the CPU's line fill buffers and
-            // stalled on the prefetches: 546 k samples/s against 621 k
-            // with its head alone (7 alternating runs, 2 workers).
-            super::prefetch(&next[..next.len().min(HEAD)]);
+            // prefetcher follows a block that goes on in order. Asking
+            // for all of a 4 KiB block (W2's channel planes) filled the
+            // CPU's line fill buffers and stalled on the prefetches: 546 k
+            // samples/s against 621 k with its head alone (7 alternating
+            // runs, 2 workers).
+            super::prefetch_head(next, HEAD);
         }
         // Which scratch block holds the last step's output (and its bytes);
         // none before the first step, which reads the batch. The last

@@ -2,10 +2,6 @@
 
 use crate::{KernelError, Result};
 
-/// How much of a block ahead [`ScatteredBlocks::prefetch_ahead`] asks
-/// for: one cache line.
-const PREFETCHED: usize = 64;
-
 /// A run of blocks that lie apart in their table, one per sample: the
 /// samples' rows of a batch gathered in place (`adl::collate::Rows`), read
 /// where they lie by [`BlockKernel::run_rows`](super::BlockKernel::run_rows).
@@ -195,7 +191,7 @@ impl<'a> ScatteredBlocks<'a> {
             // after it. Asking for every line of W1's 256-byte rows filled
             // the line fill buffers and stalled on the prefetches (one
             // line: 1.09x on one thread, 1.07x on two; 7 alternating runs).
-            super::prefetch(&bytes[..bytes.len().min(PREFETCHED)]);
+            super::prefetch_head(bytes, super::CACHE_LINE);
         }
     }
 }

@@ -1,6 +1,6 @@
 //! [`Gather`]: collation straight from in-memory arrays into the batch.
 
-use adl_exec::{Buffers, prefetch};
+use adl_exec::{Buffers, CACHE_LINE, prefetch, prefetch_head};
 use ndarray::{ArcArray, Array, Axis, Dimension, RemoveAxis};
 
 use crate::{Collate, Error, Result};
@@ -34,11 +34,6 @@ pub trait RowSource {
 /// How many rows ahead a gather prefetches.
 const AHEAD: usize = 16;
 
-/// How many bytes of a row ahead a gather prefetches: a cache line (the
-/// CPU's own prefetcher brings the lines after it; asking for all of a
-/// row stalls on the prefetches when the line fill buffers are full).
-const PREFETCHED: usize = 64;
-
 /// Copy `len` elements per key, starting at `start(key)`, out of `values`,
 /// into memory from `buffers`.
 fn gather_runs<A: Clone>(
@@ -66,8 +61,8 @@ fn gather_runs<A: Clone>(
         if let Some(&ahead) = keys.get(k + AHEAD)
             && let Some(run) = values.get(ahead * len..(ahead + 1) * len)
         {
-            let line = (PREFETCHED / std::mem::size_of::<A>().max(1)).max(1);
-            prefetch(&run[..run.len().min(line)]);
+            // Its first line: the CPU's own prefetcher brings the rest.
+            prefetch_head(run, CACHE_LINE);
         }
         if key >= limit {
             return Err(Error::out_of_range(what, key, limit));
