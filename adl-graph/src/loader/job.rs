@@ -133,11 +133,7 @@ where
         let raw = match raw {
             Ok(raw) => raw,
             Err(e) => {
-                failure = Some(Error::Sample {
-                    index,
-                    node: "dataset".to_owned(),
-                    cause: Box::new(e),
-                });
+                failure = Some(read_failed(index, e));
                 return;
             }
         };
@@ -260,16 +256,18 @@ where
     (cx.counters).record_many(shared.slot(Slot::Read), indices.len(), read);
     let failed = failed
         .into_iter()
-        .map(|(k, e)| {
-            let e = Error::Sample {
-                index: indices[k],
-                node: "dataset".to_owned(),
-                cause: Box::new(e),
-            };
-            (k, e)
-        })
+        .map(|(k, e)| (k, read_failed(indices[k], e)))
         .collect();
     Some(Piece { samples, failed })
+}
+
+/// The dataset's failure to read sample `index`, as the loader names it.
+fn read_failed(index: usize, cause: Error) -> Error {
+    Error::Sample {
+        index,
+        node: "dataset".to_owned(),
+        cause: Box::new(cause),
+    }
 }
 
 /// `error` of the collate or batch stage of batch `batch`.
