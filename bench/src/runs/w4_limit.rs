@@ -4,8 +4,8 @@
 //! at its DCT scale, the resize, the flip and normalisation, the radar's
 //! and IMU's), and the collate's copy into a batch of 32 (into buffers
 //! that come back when the batch is done with, as the loader's do), with
-//! no queue, read stage, statistics or order between them. The epoch is split by
-//! batches among the threads (batch `k` on thread `k % threads`), in the
+//! no queue, read stage, statistics or order between them. The epoch is
+//! split by batches among the threads (batch `k` on thread `k % threads`), in the
 //! epoch-0 order of the loader's run. A pass warms the page cache, the
 //! second is timed: samples/s over the wall time of all threads. It is
 //! the figure `adl-bench --workload w4` is measured against
