@@ -7,7 +7,9 @@
 //! where it fails), then the Python package built into the tests' venv,
 //! the Ray tests started (they wait mostly on processes starting, and
 //! run on while the rest of the suite does), and the other two Python
-//! packages built.
+//! packages built, the image tests run once more without libjpeg-turbo
+//! (a build of their own, so after `cargo doc` has let the lock go),
+//! and the benchmark workloads' digests checked.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -29,8 +31,9 @@ pub(crate) struct Beside {
     /// Lets the work go; `None` once it has.
     release: Option<Sender<()>>,
     handle: Option<JoinHandle<Result<Started, String>>>,
-    /// `cargo doc` while it runs, killed where the work is dropped
-    /// unfinished (a step before it failed).
+    /// The command it runs (`cargo doc`, the image tests, a workload),
+    /// killed where the work is dropped unfinished (a step before it
+    /// failed).
     child: Arc<Mutex<Option<Child>>>,
     /// Set where the work is dropped unfinished: it starts nothing more.
     cancelled: Arc<AtomicBool>,
@@ -85,6 +88,25 @@ impl Beside {
             let started = Instant::now();
             python::install(&root, &python, &python::PACKAGES[1..])?;
             crate::took("the other Python packages (beside the Rust tests)", started);
+            // And the two steps that ran after the Rust tests (36 s and
+            // 38 s of CI's critical path): each waits for nothing the Rust
+            // tests do, and the test build made the adl-bench the digests
+            // run.
+            if stop.load(Ordering::SeqCst) {
+                return Err("stopped".into());
+            }
+            let started = Instant::now();
+            test_images_without_turbo(&root, &cargo, &running)?;
+            crate::took(
+                "the image tests without libjpeg-turbo (beside the Rust tests)",
+                started,
+            );
+            if stop.load(Ordering::SeqCst) {
+                return Err("stopped".into());
+            }
+            let started = Instant::now();
+            check_workloads(&root, &running)?;
+            crate::took("the workloads' digests (beside the Rust tests)", started);
             Ok((python, ray))
         });
         Beside {
@@ -93,11 +115,6 @@ impl Beside {
             child,
             cancelled,
         }
-    }
-
-    /// Whether the work has been let go.
-    pub(crate) fn released(&self) -> bool {
-        self.release.is_none()
     }
 
     /// Run `command` (`cargo test`), its standard error passed through
@@ -140,8 +157,8 @@ impl Beside {
 impl Drop for Beside {
     fn drop(&mut self) {
         // Unfinished (a step before it failed): the work is not let go, or
-        // it starts nothing after its current step, and `cargo doc` is
-        // killed. Where it has ended, the Ray tests it started stop as
+        // it starts nothing after its current step, and the command it
+        // runs is killed. Where it has ended, the Ray tests it started stop as
         // their handle drops; where it has not (waiting for the venv, say),
         // it is not waited for: the test command fails now.
         self.release.take();
@@ -164,40 +181,94 @@ impl Drop for Beside {
 /// Markdown's paths; `running` holds `cargo doc` while it runs.
 fn check_docs(root: &Path, cargo: &str, running: &Mutex<Option<Child>>) -> Result<(), String> {
     let log = docs::target_dir(root).join("docs-check.log");
-    let file = std::fs::File::create(&log)
-        .map_err(|e| format!("the docs' check: creating {}: {e}", log.display()))?;
+    let (status, printed) = run_logged(
+        &mut docs::doc_command(root, cargo),
+        &log,
+        running,
+        "the docs' check",
+    )?;
+    if !status.success() {
+        return Err(docs::doc_failed(status, &printed));
+    }
+    docs::check_pages(root)
+}
+
+/// The image tests once more without libjpeg-turbo (the workspace run has
+/// it on, for adl-bench): zune-jpeg's decoding and the box downscale.
+/// Their output in `target/images-test.log`, printed where they fail.
+fn test_images_without_turbo(
+    root: &Path,
+    cargo: &str,
+    running: &Mutex<Option<Child>>,
+) -> Result<(), String> {
+    let args = ["test", "-p", "adl-files", "--test", "images"];
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(root)
+        .args(args)
+        .env("ADL_REQUIRE_OPENCL", "1");
+    let log = docs::target_dir(root).join("images-test.log");
+    let (status, printed) = run_logged(&mut command, &log, running, "the image tests")?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`cargo {}` failed ({status}):\n{printed}",
+            args.join(" ")
+        ))
+    }
+}
+
+/// The benchmark workloads' digests ([`crate::verify_workloads`]), each
+/// run's output in `target/workloads-check.log`, printed where one fails.
+fn check_workloads(root: &Path, running: &Mutex<Option<Child>>) -> Result<(), String> {
+    let log = docs::target_dir(root).join("workloads-check.log");
+    crate::verify_workloads(root, |command, what| {
+        let (status, printed) = run_logged(command, &log, running, what)?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("{what} failed ({status}):\n{printed}"))
+        }
+    })
+}
+
+/// Run `command` with its standard output and error in `log` (made anew),
+/// held in `running` while it runs so that a dropped [`Beside`] kills it;
+/// its status and what it printed.
+fn run_logged(
+    command: &mut Command,
+    log: &Path,
+    running: &Mutex<Option<Child>>,
+    what: &str,
+) -> Result<(ExitStatus, String), String> {
+    let file = std::fs::File::create(log)
+        .map_err(|e| format!("{what}: creating {}: {e}", log.display()))?;
     let copy = file
         .try_clone()
-        .map_err(|e| format!("the docs' check: {}: {e}", log.display()))?;
-    let spawned = docs::doc_command(root, cargo)
+        .map_err(|e| format!("{what}: {}: {e}", log.display()))?;
+    let spawned = command
         .stdout(file)
         .stderr(copy)
         .spawn()
-        .map_err(|e| format!("could not run {cargo} doc: {e}"))?;
+        .map_err(|e| format!("{what}: could not run {:?}: {e}", command.get_program()))?;
     *running
         .lock()
-        .map_err(|_| "the docs' check: a lock was poisoned")? = Some(spawned);
+        .map_err(|_| format!("{what}: a lock was poisoned"))? = Some(spawned);
     let status = loop {
         {
             let mut guard = running
                 .lock()
-                .map_err(|_| "the docs' check: a lock was poisoned")?;
+                .map_err(|_| format!("{what}: a lock was poisoned"))?;
             let Some(child) = guard.as_mut() else {
-                return Err("the docs' check was stopped".into());
+                return Err(format!("{what} was stopped"));
             };
-            if let Some(status) = child
-                .try_wait()
-                .map_err(|e| format!("the docs' check: {e}"))?
-            {
+            if let Some(status) = child.try_wait().map_err(|e| format!("{what}: {e}"))? {
                 guard.take();
                 break status;
             }
         }
         std::thread::sleep(Duration::from_millis(200));
     };
-    let printed = std::fs::read_to_string(&log).unwrap_or_default();
-    if !status.success() {
-        return Err(docs::doc_failed(status, &printed));
-    }
-    docs::check_pages(root)
+    Ok((status, std::fs::read_to_string(log).unwrap_or_default()))
 }

@@ -4,8 +4,8 @@
 //! - `cargo xtask test`: run the whole test suite, object storage's tests
 //!   among them (adl-files' feature `store` on; they make Python venvs
 //!   under the target dir with SeaweedFS's S3 server, and with Node and
-//!   Azurite, the Azure Blob emulator), then the image tests without
-//!   libjpeg-turbo (zune-jpeg), then the benchmark
+//!   Azurite, the Azure Blob emulator), the image tests without
+//!   libjpeg-turbo (zune-jpeg), the benchmark
 //!   workloads W1, W2 and W3 at full size with `--verify` (the test
 //!   build's `adl-bench`; their digests), as a run with no flags does them (W2's
 //!   batch kernels on the first GPU, else as Rust kernels), and W2 once
@@ -19,7 +19,8 @@
 //!   (`beside.rs`), the docs are checked (`docs.rs`: `cargo doc` with
 //!   rustdoc's warnings denied, and every Rust path the Markdown names
 //!   looked up in what it made), then the Python package is built, the
-//!   Ray tests started and the other two Python packages built.
+//!   Ray tests started, the other two Python packages built, the image
+//!   tests without libjpeg-turbo run and the workloads' digests checked.
 //! - `cargo xtask docs`: only that check.
 //! - `cargo xtask python`: only the Python package's tests.
 //! - `cargo xtask fuzz [--seconds N] [--merge] [TARGET...]`: the
@@ -73,6 +74,7 @@ const PACKAGES: [&str; 12] = [
 const USAGE: &str = "usage: cargo xtask <example [ARGS...] | test [CARGO TEST ARGS...] | docs | python | fuzz [--seconds N] [--merge] [TARGET...] | setup>";
 
 fn main() -> ExitCode {
+    std::sync::LazyLock::force(&START);
     let mut args = std::env::args().skip(1);
     let Some(task) = args.next() else {
         eprintln!("{USAGE}");
@@ -143,68 +145,50 @@ fn main() -> ExitCode {
     if cargo_args.is_empty() {
         return ExitCode::SUCCESS;
     }
-    let mut runs = vec![cargo_args];
-    if task == "test" {
-        // The image tests once more without libjpeg-turbo (the workspace
-        // run has it on, for adl-bench): zune-jpeg's decoding and the box
-        // downscale.
-        runs.push(
-            ["test", "-p", "adl-files", "--test", "images"]
-                .map(String::from)
-                .to_vec(),
-        );
-    }
     // The Python tests' venv (PyTorch: minutes to fetch) made while the
-    // Rust suite builds; the docs' check, the Python package's build and
-    // the Ray tests beside the Rust tests, once their build is done.
+    // Rust suite builds; the docs' check, the Python package's build, the
+    // Ray tests and the rest of `beside.rs` beside the Rust tests, once
+    // their build is done.
     let mut beside =
         (task == "test").then(|| beside::Beside::start(root, &cargo, python::prepare(root)));
-    for args in runs {
-        let mut command = Command::new(&cargo);
-        command.args(&args);
-        if task == "test" {
-            // The system packages are there: a missing OpenCL device is a
-            // failure, not a skip.
-            command.env("ADL_REQUIRE_OPENCL", "1");
+    let mut command = Command::new(&cargo);
+    command.args(&cargo_args);
+    if task == "test" {
+        // The system packages are there: a missing OpenCL device is a
+        // failure, not a skip.
+        command.env("ADL_REQUIRE_OPENCL", "1");
+    }
+    let started = std::time::Instant::now();
+    let status = match beside.as_mut() {
+        Some(beside) => beside.run_releasing(&mut command),
+        None => command.status(),
+    };
+    if task == "test" {
+        took(&format!("`cargo {}`", cargo_args.join(" ")), started);
+    }
+    match status {
+        Ok(status) if status.success() => {}
+        Ok(status) => {
+            eprintln!("xtask: `cargo {}` failed ({status})", cargo_args.join(" "));
+            return ExitCode::FAILURE;
         }
-        let started = std::time::Instant::now();
-        let status = match beside.as_mut() {
-            Some(beside) if !beside.released() => beside.run_releasing(&mut command),
-            _ => command.status(),
-        };
-        if task == "test" {
-            took(&format!("`cargo {}`", args.join(" ")), started);
-        }
-        match status {
-            Ok(status) if status.success() => {}
-            Ok(status) => {
-                eprintln!("xtask: `cargo {}` failed ({status})", args.join(" "));
-                return ExitCode::FAILURE;
-            }
-            Err(e) => {
-                eprintln!("xtask: could not run {cargo}: {e}");
-                return ExitCode::FAILURE;
-            }
+        Err(e) => {
+            eprintln!("xtask: could not run {cargo}: {e}");
+            return ExitCode::FAILURE;
         }
     }
     let Some(beside) = beside else {
         return ExitCode::SUCCESS;
     };
-    // The rest of the test command: the workloads' digests and the other
-    // Python tests, while the Ray tests (started beside the Rust tests)
-    // run on.
+    // The rest of the test command: the other Python tests, while the Ray
+    // tests (started beside the Rust tests) run on.
     let started = std::time::Instant::now();
     let tested = beside.finish().and_then(|(python, ray)| {
         took("waiting for the work beside the Rust tests", started);
-        let rest = (|| {
-            let started = std::time::Instant::now();
-            verify_workloads(root)?;
-            took("the workloads' digests", started);
-            python::pytest(root, &python)
-        })();
+        let rest = python::pytest(root, &python);
         ray.finish(rest)
     });
-    took("the digests and the Python tests", started);
+    took("the Python tests", started);
     match tested {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -216,12 +200,19 @@ fn main() -> ExitCode {
 
 /// Say how long `what` took since `started`, so that a run's time can be
 /// read from its log (the suite's budget is 20 minutes on CI's 2 cores).
+/// With the time since xtask started, so that the steps beside the Rust
+/// tests can be placed on one time line.
 pub(crate) fn took(what: &str, started: std::time::Instant) {
     eprintln!(
-        "xtask: {what} took {:.0} s",
-        started.elapsed().as_secs_f64()
+        "xtask: {what} took {:.0} s (ended {:.0} s in)",
+        started.elapsed().as_secs_f64(),
+        START.elapsed().as_secs_f64()
     );
 }
+
+/// When xtask started (first asked for at the start of `main`).
+static START: std::sync::LazyLock<std::time::Instant> =
+    std::sync::LazyLock::new(std::time::Instant::now);
 
 /// The benchmark workloads W1-W3 at full size, checked against the digests
 /// of bench/WORKLOADS.md, with the default device and, for W2, with its
@@ -230,8 +221,11 @@ pub(crate) fn took(what: &str, started: std::time::Instant) {
 /// memory and threads flat). They run the `adl-bench` the test build made (a
 /// debug build: the digests are the same in release, and a release build
 /// of the workspace took CI's two cores 2 m 14 s, more than the workloads
-/// take in debug).
-fn verify_workloads(root: &Path) -> Result<(), String> {
+/// take in debug), each command handed to `run` with what it is.
+pub(crate) fn verify_workloads(
+    root: &Path,
+    mut run: impl FnMut(&mut Command, &str) -> Result<(), String>,
+) -> Result<(), String> {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
@@ -244,18 +238,15 @@ fn verify_workloads(root: &Path) -> Result<(), String> {
         &["--workload", "w3", "--soak", "100"],
     ];
     for workload in workloads {
-        let status = Command::new(&bench)
+        let mut command = Command::new(&bench);
+        command
             .args(workload)
             .arg("--verify")
-            .env("ADL_REQUIRE_OPENCL", "1")
-            .status()
-            .map_err(|e| format!("could not run {}: {e}", bench.display()))?;
-        if !status.success() {
-            return Err(format!(
-                "`adl-bench {} --verify` failed ({status})",
-                workload.join(" ")
-            ));
-        }
+            .env("ADL_REQUIRE_OPENCL", "1");
+        run(
+            &mut command,
+            &format!("`adl-bench {} --verify`", workload.join(" ")),
+        )?;
     }
     Ok(())
 }
