@@ -201,13 +201,30 @@ fn main() -> ExitCode {
 /// Say how long `what` took since `started`, so that a run's time can be
 /// read from its log (the suite's budget is 20 minutes on CI's 2 cores).
 /// With the time since xtask started, so that the steps beside the Rust
-/// tests can be placed on one time line.
+/// tests can be placed on one time line, and the processor time its
+/// children that have ended took so far (CI's two cores are full for most
+/// of the suite: what it takes is processor time, more than waits).
 pub(crate) fn took(what: &str, started: std::time::Instant) {
+    let cpu = children_cpu_seconds().map_or(String::new(), |s| format!(", {s:.0} s of CPU"));
     eprintln!(
-        "xtask: {what} took {:.0} s (ended {:.0} s in)",
+        "xtask: {what} took {:.0} s (ended {:.0} s in{cpu})",
         started.elapsed().as_secs_f64(),
         START.elapsed().as_secs_f64()
     );
+}
+
+/// The user and system time of this process's children that have ended
+/// and been waited for (theirs included), in seconds: `cutime` and
+/// `cstime` of `/proc/self/stat`, in clock ticks of 1/100 s (Linux's
+/// `USER_HZ`); `None` where that cannot be read.
+fn children_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command's name, which is in parentheses and
+    // may hold spaces: the 16th and 17th of the whole line.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i)?.parse::<f64>().ok();
+    Some((ticks(13)? + ticks(14)?) / 100.0)
 }
 
 /// When xtask started (first asked for at the start of `main`).
