@@ -108,6 +108,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEER = os.path.join(ROOT, "bench", "peer")
 sys.path.insert(0, PEER)
 import peer_torch  # noqa: E402  (its /proc readers; it imports torch only where it runs a peer)
+import release_wheels  # noqa: E402  (bench/, this script's folder)
 TARGET = os.path.join(ROOT, "target")
 NAMES = {"w1": "tiny", "w2": "image", "w3": "multimodal-sync", "w4": "on-disk-multimodal"}
 # numpy, one thread, one call per batch (PEER.md); the W3 goal is 2x this.
@@ -363,17 +364,8 @@ def adl_python():
             print("compare: making target/bench-venv with numpy and maturin (once)", file=sys.stderr)
             subprocess.run([sys.executable, "-m", "venv", venv], check=True)
             subprocess.run([python, "-m", "pip", "install", "-q", "numpy", "maturin>=1.9,<2"], check=True)
-        wheels = os.path.join(TARGET, "bench-wheels")
-        shutil.rmtree(wheels, ignore_errors=True)
-        for crate in (os.path.join(ROOT, "adl-python"), os.path.join(ROOT, "bench", "python")):
-            print(f"compare: building a release wheel of {os.path.relpath(crate, ROOT)}", file=sys.stderr)
-            subprocess.run([python, "-m", "maturin", "build", "--release", "--auditwheel", "skip", "-q",
-                            "-m", os.path.join(crate, "Cargo.toml"), "-o", wheels], check=True, cwd=ROOT)
-        built = sorted(glob.glob(os.path.join(wheels, "*.whl")))
-        # The wheels over what was there (same version, new build), then
-        # what they depend on.
-        subprocess.run([python, "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", *built], check=True)
-        subprocess.run([python, "-m", "pip", "install", "-q", *built], check=True)
+        release_wheels.install(python, ["adl-python", os.path.join("bench", "python")],
+                               os.path.join(TARGET, "bench-wheels"))
     builds = subprocess.run([python, "-c", "import adl, adl_bench; print(adl.BUILD, adl_bench.BUILD)"],
                             capture_output=True, text=True)
     if builds.returncode != 0 or builds.stdout.split() != ["release", "release"]:

@@ -29,6 +29,8 @@ import statistics
 import subprocess
 import sys
 
+import release_wheels  # bench/, on the path as compare.py's folder
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 WORK = os.path.join(ROOT, "target", "lerobot-bench")
@@ -49,14 +51,7 @@ def python():
     if not os.path.exists(python):
         sys.exit("compare_lerobot: no LEROBOT_PYTHON; make one: python3 -m venv target/lerobot-venv && "
                  "target/lerobot-venv/bin/pip install lerobot==0.4.4 pyulog scikit-image maturin")
-    wheels = os.path.join(WORK, "wheels")
-    subprocess.run([python, "-m", "maturin", "build", "--release", "-m",
-                    os.path.join(ROOT, "adl-python", "Cargo.toml"), "-o", wheels, "--auditwheel", "skip"],
-                   check=True, cwd=ROOT)
-    wheel = max((w for w in os.listdir(wheels) if w.endswith(".whl")),
-                key=lambda w: os.path.getmtime(os.path.join(wheels, w)))
-    subprocess.run([python, "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps",
-                    os.path.join(wheels, wheel)], check=True)
+    release_wheels.install(python, ["adl-python"], os.path.join(WORK, "wheels"))
     return python
 
 

@@ -31,6 +31,8 @@ import sys
 
 import numpy as np
 
+import release_wheels  # bench/, on the path as compare.py's folder
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 WORK = os.path.join(ROOT, "target", "rover-bench")
@@ -42,19 +44,14 @@ def roverd_python():
 
 
 def adl_python():
-    """A venv with NumPy and a release build of adl with libjpeg-turbo."""
+    """A venv with a release build of adl with libjpeg-turbo (and what it
+    depends on), built by roverd's Python's maturin."""
     venv = os.path.join(WORK, "venv")
     python = os.path.join(venv, "bin", "python")
-    wheels = os.path.join(WORK, "wheels")
-    subprocess.run([roverd_python(), "-m", "maturin", "build", "--release", "--features", "libjpeg-turbo",
-                    "-m", os.path.join(ROOT, "adl-python", "Cargo.toml"), "-o", wheels,
-                    "--auditwheel", "skip"], check=True, cwd=ROOT)
     if not os.path.exists(python):
         subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-        subprocess.run([python, "-m", "pip", "install", "-q", "numpy"], check=True)
-    wheel = sorted(w for w in os.listdir(wheels) if w.endswith("linux_x86_64.whl") and "manylinux" not in w)[-1]
-    subprocess.run([python, "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps",
-                    os.path.join(wheels, wheel)], check=True)
+    release_wheels.install(python, ["adl-python"], os.path.join(WORK, "wheels"), features=["libjpeg-turbo"],
+                           maturin=roverd_python())
     return python
 
 
