@@ -52,6 +52,9 @@ pub(crate) struct Args {
     /// reads ahead under (none: 2 batches ahead per worker, the default
     /// read stage).
     pub(crate) memory_budget: Option<u64>,
+    /// `--batches-ahead`: the loader's window of batches ahead (none: 2
+    /// per worker; ignored under `--memory-budget`, which chooses it).
+    pub(crate) batches_ahead: Option<usize>,
     /// `--verify-out`: with `--verify`, W4 writes its image checks here.
     pub(crate) verify_out: Option<std::path::PathBuf>,
     /// `--limit`: W4's work with no loader, on `--workers` threads: the
@@ -65,7 +68,7 @@ pub(crate) struct Args {
 }
 
 /// The flags, for `--help` and the errors.
-const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N] [--soak N] [--memory-budget BYTES]
+const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N] [--soak N] [--memory-budget BYTES | --batches-ahead N]
        adl-bench --workload w4 --data DIR [--data-url URL] [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--memory-budget BYTES] [--verify [--verify-out DIR]] [--stats] [--limit]
        adl-bench --workload order [--samples N] [--ranks N] [--sampler shuffle|sorted-keys] [--workers N]";
 
@@ -92,6 +95,7 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
         read_latency_ms: 0,
         readers: None,
         memory_budget: None,
+        batches_ahead: None,
         verify_out: None,
         limit: false,
         ranks: 8,
@@ -151,6 +155,13 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
                     return Err("--memory-budget takes at least 1 byte".into());
                 }
                 args.memory_budget = Some(bytes as u64);
+            }
+            "--batches-ahead" => {
+                let batches = number(value("--batches-ahead")?, "--batches-ahead")?;
+                if batches == 0 {
+                    return Err("--batches-ahead takes at least 1 batch".into());
+                }
+                args.batches_ahead = Some(batches);
             }
             "--verify-out" => args.verify_out = Some(value("--verify-out")?.into()),
             "--ranks" => args.ranks = number(value("--ranks")?, "--ranks")?,

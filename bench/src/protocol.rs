@@ -104,7 +104,7 @@ where
         .build_while_waiting(args.build_while_waiting);
     match args.memory_budget {
         Some(bytes) => builder.memory_budget(bytes),
-        None => builder.batches_ahead(2 * args.workers.max(1)),
+        None => builder.batches_ahead(args.batches_ahead.unwrap_or(2 * args.workers.max(1))),
     }
 }
 
