@@ -208,9 +208,20 @@ impl S3Server {
         assert_eq!(status, 200, "putting {key}: {body}");
     }
 
-    /// Put `bytes` as the object `key` of [`BUCKET`].
+    /// Put `bytes` as the object `key` of [`BUCKET`]; where the server
+    /// refuses, a panic with the end of its log (a disk too full for a
+    /// volume, say: SeaweedFS then answers every put only after its
+    /// retries' 3 minutes, "no volume server capacity").
     pub fn put(&self, key: &str, bytes: &[u8]) {
-        put(&self.endpoint(), key, bytes);
+        if let Err(e) = put(&self.endpoint(), key, bytes) {
+            let log = self.served.log();
+            let tail: Vec<&str> = log.lines().rev().take(40).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            panic!(
+                "putting {key}: {e}; the end of SeaweedFS's log:\n{}",
+                tail.join("\n")
+            );
+        }
         *self.last_put.lock().unwrap() = Some(key.to_string());
     }
 
@@ -280,7 +291,7 @@ pub fn options_for(endpoint: &str, retry: RetryPolicy) -> StoreOptions {
 
 /// Put `bytes` as the object `key` of [`BUCKET`] at `endpoint`, with
 /// object_store itself (signed as the tests' stores sign).
-fn put(endpoint: &str, key: &str, bytes: &[u8]) {
+fn put(endpoint: &str, key: &str, bytes: &[u8]) -> Result<(), object_store::Error> {
     use object_store::ObjectStoreExt;
     use object_store::aws::AmazonS3Builder;
     // object_store's own HTTP client, outside adl: it takes the process's
@@ -303,7 +314,7 @@ fn put(endpoint: &str, key: &str, bytes: &[u8]) {
     let payload = bytes::Bytes::copy_from_slice(bytes);
     runtime
         .block_on(store.put(&key.into(), payload.into()))
-        .unwrap_or_else(|e| panic!("putting {key}: {e}"));
+        .map(|_| ())
 }
 
 /// SeaweedFS's `weed` in the tests' virtual environment, made (with
