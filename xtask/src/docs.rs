@@ -85,7 +85,7 @@ pub(crate) fn doc_failed(status: std::process::ExitStatus, printed: &str) -> Str
 /// Every Rust path the Markdown names looked up in the pages `cargo doc`
 /// made.
 pub(crate) fn check_pages(root: &Path) -> Result<(), String> {
-    let doc = target_dir(root).join("doc");
+    let doc = crate::target_dir(root).join("doc");
     let aliases = facade_aliases(&root.join("src/lib.rs"))?;
     let mut missing = Vec::new();
     let mut checked = 0usize;
@@ -109,21 +109,6 @@ pub(crate) fn check_pages(root: &Path) -> Result<(), String> {
             missing.join("\n  ")
         ))
     }
-}
-
-/// The target folder: `CARGO_TARGET_DIR` where set, else `target/` at the
-/// root.
-pub(crate) fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|dir| {
-            if dir.is_absolute() {
-                dir
-            } else {
-                root.join(dir)
-            }
-        })
-        .unwrap_or_else(|| root.join("target"))
 }
 
 /// The facade's crate aliases, `pub use adl_graph as graph;`: alias to

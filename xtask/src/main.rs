@@ -40,7 +40,7 @@
 //! `ADL_SKIP_SETUP=1` to skip the check (for systems that provide OpenCL in
 //! another way).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod beside;
@@ -199,11 +199,11 @@ fn main() -> ExitCode {
 }
 
 /// Say how long `what` took since `started`, so that a run's time can be
-/// read from its log (the suite's budget is 20 minutes on CI's 2 cores).
-/// With the time since xtask started, so that the steps beside the Rust
-/// tests can be placed on one time line, and the processor time its
-/// children that have ended took so far (CI's two cores are full for most
-/// of the suite: what it takes is processor time, more than waits).
+/// read from its log (the suite's budget is 20 minutes on CI's 2 cores);
+/// with when it ended since xtask started, so that the steps beside the
+/// Rust tests can be placed on one time line, and the processor time
+/// xtask's ended children took so far (CI's two cores are full for most
+/// of the suite: what a step costs is processor time more than waits).
 pub(crate) fn took(what: &str, started: std::time::Instant) {
     let cpu = children_cpu_seconds().map_or(String::new(), |s| format!(", {s:.0} s of CPU"));
     eprintln!(
@@ -231,41 +231,19 @@ fn children_cpu_seconds() -> Option<f64> {
 static START: std::sync::LazyLock<std::time::Instant> =
     std::sync::LazyLock::new(std::time::Instant::now);
 
-/// The benchmark workloads W1-W3 at full size, checked against the digests
-/// of bench/WORKLOADS.md, with the default device and, for W2, with its
-/// batch stage as OpenCL kernels on POCL's CPU device (named: a CPU device
-/// is never the default); W3 soaked for 100 epochs (`--soak`: resident
-/// memory and threads flat). They run the `adl-bench` the test build made (a
-/// debug build: the digests are the same in release, and a release build
-/// of the workspace took CI's two cores 2 m 14 s, more than the workloads
-/// take in debug), each command handed to `run` with what it is.
-pub(crate) fn verify_workloads(
-    root: &Path,
-    mut run: impl FnMut(&mut Command, &str) -> Result<(), String>,
-) -> Result<(), String> {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let bench = target.join("debug").join("adl-bench");
-    let workloads: [&[&str]; 4] = [
-        &["--workload", "w1"],
-        &["--workload", "w2"],
-        &["--workload", "w2", "--device", "pocl"],
-        // And 100 epochs more, resident memory and threads watched.
-        &["--workload", "w3", "--soak", "100"],
-    ];
-    for workload in workloads {
-        let mut command = Command::new(&bench);
-        command
-            .args(workload)
-            .arg("--verify")
-            .env("ADL_REQUIRE_OPENCL", "1");
-        run(
-            &mut command,
-            &format!("`adl-bench {} --verify`", workload.join(" ")),
-        )?;
-    }
-    Ok(())
+/// The target folder: `CARGO_TARGET_DIR` where set (a relative one from
+/// the root), else `target/` at the root.
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|dir| {
+            if dir.is_absolute() {
+                dir
+            } else {
+                root.join(dir)
+            }
+        })
+        .unwrap_or_else(|| root.join("target"))
 }
 
 /// Install the missing [`PACKAGES`] (as root) or say exactly what to run.

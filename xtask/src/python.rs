@@ -131,7 +131,7 @@ impl RayTests {
     /// Start them with the venv's `python`.
     pub(crate) fn start(root: &Path, python: &Path) -> Result<RayTests, String> {
         let tests = root.join("adl-python").join("tests").join("test_ray.py");
-        let log = target_dir(root).join("ray-tests.log");
+        let log = crate::target_dir(root).join("ray-tests.log");
         let mut ray = Command::new(python);
         ray.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
             .arg(&tests)
@@ -210,19 +210,12 @@ pub(crate) fn pytest(root: &Path, python: &Path) -> Result<(), String> {
     rest
 }
 
-/// The target dir: `CARGO_TARGET_DIR`, or `target` in the workspace.
-fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"))
-}
-
 /// The venv's Python, the venv made with [`REQUIREMENTS`] first where it
 /// is not there or was made with others; with `logged`, the output of
 /// making it goes to `python-venv-pip.log` beside it (printed where a
 /// step fails), else to the terminal.
 fn venv_python(root: &Path, logged: bool) -> Result<PathBuf, String> {
-    let target = target_dir(root);
+    let target = crate::target_dir(root);
     let venv = target.join("python-venv");
     let python = venv.join("bin").join("python");
     let ready = venv.join("adl-ready");
