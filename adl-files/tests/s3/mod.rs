@@ -209,17 +209,15 @@ impl S3Server {
     }
 
     /// Put `bytes` as the object `key` of [`BUCKET`]; where the server
-    /// refuses, a panic with the end of its log (a disk too full for a
-    /// volume, say: SeaweedFS then answers every put only after its
-    /// retries' 3 minutes, "no volume server capacity").
+    /// refuses, a panic with its log, as where it does not start (a disk
+    /// too full for a volume, say: SeaweedFS then fails every put only
+    /// after the retries' 3 minutes; its log says "no volume server
+    /// capacity").
     pub fn put(&self, key: &str, bytes: &[u8]) {
         if let Err(e) = put(&self.endpoint(), key, bytes) {
-            let log = self.served.log();
-            let tail: Vec<&str> = log.lines().rev().take(40).collect();
-            let tail: Vec<&str> = tail.into_iter().rev().collect();
             panic!(
-                "putting {key}: {e}; the end of SeaweedFS's log:\n{}",
-                tail.join("\n")
+                "putting {key}: {e}; SeaweedFS's log:\n{}",
+                self.served.log()
             );
         }
         *self.last_put.lock().unwrap() = Some(key.to_string());
