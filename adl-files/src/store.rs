@@ -412,6 +412,15 @@ impl Store {
                     credentials(scheme)
                 )
             }
+            // GCS: the OAuth token the request needs could not be had (no
+            // credentials given, so the instance's metadata server was
+            // asked; or the token server refused or was not reached).
+            _ if scheme == "gs" && detail.contains("token request") => {
+                format!(
+                    "no access token: check {}; without them the instance's metadata server is asked ({detail})",
+                    credentials(scheme)
+                )
+            }
             _ => match gave_up(error) {
                 Some(gave_up) => format!("unreachable: {gave_up}"),
                 None => detail,
