@@ -222,6 +222,15 @@ def test_without_a_pipeline_samples_are_collated_as_pytorch_collates_them():
     assert batches[1]["name"] == ["s2", "s3"]
 
 
+@pytest.mark.parametrize(("workers", "given", "ahead"), [(0, None, 2), (1, None, 2), (3, None, 6), (3, 5, 5)])
+def test_batches_ahead_are_two_per_worker_unless_given(workers, given, ahead):
+    # As PyTorch's DataLoader keeps prefetch_factor (2) batches per worker.
+    loader = adl.Loader(list(range(12)), batch_size=2, workers=workers, batches_ahead=given, processes=False)
+    assert sum(len(b) for b in loader.epoch(0)) == 12
+    first = loader.statistics().splitlines()[0]
+    assert first.endswith(f"worker{'' if workers == 1 else 's'}, {ahead} batches ahead"), first
+
+
 def test_indices_read_those_samples_in_their_order_each_epoch():
     samples = [{"i": i} for i in range(20)]
     loader = adl.Loader(samples, batch_size=3, indices=[7, 2, 19, 2, 0])

@@ -456,6 +456,7 @@ where
             self.shared.sensor_reads.snapshot(),
         );
         statistics.tuning = self.shared.policy.tuner().and_then(|t| t.last());
+        statistics.batches_ahead = self.shared.policy.batches_ahead();
         statistics
     }
 

@@ -105,7 +105,7 @@ impl NodeStatistics {
 /// two sensors ahead; the workers decode):
 ///
 /// ```text
-/// 17 batches, 540 samples (0 skipped) in 882.8 ms: 611.7 samples/s, 2 workers
+/// 17 batches, 540 samples (0 skipped) in 882.8 ms: 611.7 samples/s, 2 workers, 4 batches ahead
 /// the consumer waited 882.7 ms (100%) for batches
 /// read stage: 540 reads (0 failed), 89.6 MB in 1.85 s on 8 readers; workers waited 2.0 ms for reads; ...
 ///   camera  540 reads (0 failed), 52.0 MB in 1.21 s, 2.2 ms per read
@@ -147,6 +147,9 @@ pub struct Statistics {
     pub batches_built_by_consumer: u64,
     /// Worker threads.
     pub workers: usize,
+    /// Batches built ahead of the consumer at most, as set (or by
+    /// default), or as chosen last under a memory budget.
+    pub batches_ahead: usize,
     /// How batch memory was served: recycled from dropped batches or
     /// freshly allocated.
     pub buffers: BufferStatistics,
@@ -293,6 +296,8 @@ impl Statistics {
             built_by_consumer: totals.built_here,
             batches_built_by_consumer: totals.batches_built_here,
             workers: totals.workers,
+            // The loader's policy says; set by `Loader::statistics`.
+            batches_ahead: 0,
             buffers,
             reads,
             sensors,
@@ -355,7 +360,7 @@ impl fmt::Display for Statistics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{} batches, {} samples ({} skipped) in {}: {}samples/s, {} worker{}",
+            "{} batches, {} samples ({} skipped) in {}: {}samples/s, {} worker{}, {} batch{} ahead",
             self.batches,
             self.samples,
             self.skipped,
@@ -363,6 +368,8 @@ impl fmt::Display for Statistics {
             rate(self.samples_per_second()),
             self.workers,
             if self.workers == 1 { "" } else { "s" },
+            self.batches_ahead,
+            if self.batches_ahead == 1 { "" } else { "es" },
         )?;
         let share = if self.wall.is_zero() {
             0.0
@@ -570,6 +577,7 @@ mod tests {
             built_by_consumer: Duration::ZERO,
             batches_built_by_consumer: 0,
             workers: 2,
+            batches_ahead: 4,
             buffers: BufferStatistics::default(),
             reads,
             sensors: vec![SensorReads {

@@ -307,7 +307,8 @@ class Loader:
     dataset's ``__getitem__``, the pipeline's ``sample`` and ``collate``)
     in ``workers`` worker processes, each making whole batches; ``None``
     (the default, with workers) chooses them after an epoch whose calls
-    into Python held the GIL one at a time. ``batches_ahead`` is 2 unless
+    into Python held the GIL one at a time. ``batches_ahead`` is 2 per
+    worker (at least 2, as PyTorch's ``prefetch_factor``) unless
     ``memory_budget`` (bytes) is given: the loader then sizes the batches
     ahead, the batches built at once and the read stage from what it
     measures (a batch's arrays counted by their ``nbytes``), within the
