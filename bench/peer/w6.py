@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+import plain_loops
 import workloads as wl
 
 N, BATCH, LENGTH, VOCAB, BUCKETS = 20_000, 64, 64, 4096, 16
@@ -122,16 +123,12 @@ def reference() -> str:
 
 def _plain_loop(rank: int, processes: int, barrier, results) -> None:
     """One process of ``limit``: its batches (``k % processes == rank``) by
-    the plain loop, twice; the second pass's samples and seconds."""
+    the plain loop."""
     ds = W6Dataset()
     batches = range(rank, len(ds) // BATCH, processes)
-    for timed in (False, True):
-        barrier.wait()
-        start, samples = time.perf_counter(), 0
-        for b in batches:
-            samples += len(collate([ds[i] for i in range(b * BATCH, (b + 1) * BATCH)])["label"])
-        if timed:
-            results.put((samples, time.perf_counter() - start))
+    plain_loops.timed_twice(
+        lambda: sum(len(collate([ds[i] for i in range(b * BATCH, (b + 1) * BATCH)])["label"]) for b in batches),
+        barrier, results)
 
 
 def limit(processes: int) -> dict:
@@ -139,23 +136,7 @@ def limit(processes: int) -> dict:
     ``collate``, no loader) in ``processes`` processes at once, each over
     its share of the batches, started together; the second of two passes
     timed. ``warm_samples_per_s`` is the sum of the processes' rates."""
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork")
-    barrier, results = context.Barrier(processes), context.Queue()
-    running = [context.Process(target=_plain_loop, args=(r, processes, barrier, results))
-               for r in range(processes)]
-    for p in running:
-        p.start()
-    rates = [results.get() for _ in running]
-    for p in running:
-        p.join()
-        if p.exitcode != 0:
-            raise SystemExit(f"w6: a plain-loop process ended with {p.exitcode}")
-    return {"workload": "w6", "limit": True, "processes": processes,
-            "samples": sum(n for n, _ in rates),
-            "warm_samples_per_s": round(sum(n / s for n, s in rates), 1),
-            "wall_samples_per_s": round(sum(n for n, _ in rates) / max(s for _, s in rates), 1)}
+    return {"workload": "w6", "limit": True, **plain_loops.run(_plain_loop, (), processes, "fork")}
 
 
 if __name__ == "__main__":

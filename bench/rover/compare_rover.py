@@ -18,9 +18,12 @@ not on PyPI: pip install "<red-rover>/format[video]").
 Before timing, the first batch of each side is compared: radar, lidar and
 IMU arrays equal, the camera's mean difference reported (OpenCV's FFmpeg
 decode and INTER_AREA resize against libjpeg-turbo's DCT scaling, and
-roverd's video frame i being the file's frame i - 1). Then adl's profile
-(CPU per sample of each part, one thread) gives the bound of a 2-core
-machine.
+roverd's video frame i being the file's frame i - 1). adl's profile
+(CPU per sample of each part, one thread) says where the time goes; the
+readers' bound is measured in the rounds (`run_adl.py --limit CORES`: the
+same reads, batches and steps with no loader, a process per core at once),
+with and without the camera, and the last lines are `limit rover adl/limit
+R` and `limit rover-no-camera adl/limit R`.
 """
 
 import json
@@ -82,6 +85,7 @@ def run(rounds, monitored, wait_quiet, epochs=2):
     profile = json.loads(subprocess.run([python, adl_run, DATA, "--profile"], check=True,
                                         capture_output=True, text=True).stdout.splitlines()[-1])
 
+    cores = os.cpu_count() or 1
     runs, pss, rss = {}, {}, {}
     for r in range(rounds):
         print(f"rover: round {r + 1} of {rounds}", file=sys.stderr)
@@ -95,6 +99,10 @@ def run(rounds, monitored, wait_quiet, epochs=2):
         configs += [(f"no camera: roverd + DataLoader, {w} workers",
                      [roverd_python(), roverd_run, DATA, str(w), "--epochs", str(epochs + 2), "--without-camera"])
                     for w in (0, 2, 4)]
+        # The readers' bound, measured beside (issue 44).
+        configs += [(f"limit, {cores} processes, no loader", [python, adl_run, DATA, "--limit", str(cores)]),
+                    (f"no camera: limit, {cores} processes, no loader",
+                     [python, adl_run, DATA, "--limit", str(cores), "--without-camera"])]
         for name, cmd in configs:
             wait_quiet()
             for row in monitored(cmd, {"ADL_QUIET": "1"}):
@@ -107,11 +115,9 @@ def run(rounds, monitored, wait_quiet, epochs=2):
     print(f"same samples (first batch): {json.dumps(checked)}")
     parts = profile["profile_s_per_sample"]
     cpu = sum(parts.values())
-    lzma = parts["read lidar"] + parts["read radar"] + parts["read imu"] + parts["radar magnitude (NumPy)"]
-    print(f"without the camera: {lzma * 1e3:.1f} ms, {2 / lzma:.0f} samples/s on 2 cores "
-          f"(the lidar's per-frame lzma {parts['read lidar'] * 1e3:.1f} ms of it)")
     print("adl's CPU per sample, one thread: " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in parts.items())
-          + f"; total {cpu * 1e3:.1f} ms: 2 cores bound it at {2 / cpu:.0f} samples/s")
+          + f"; total {cpu * 1e3:.1f} ms ({cores / cpu:.0f} samples/s on {cores} cores, were the cores free "
+          f"of each other)")
     print("| roverd trace | warm samples/s (runs) | against roverd's best | peak PSS, summed (MiB) | peak RSS, summed (MiB) |")
     print("|---|---|---|---|---|")
     for k, v in runs.items():
@@ -122,14 +128,12 @@ def run(rounds, monitored, wait_quiet, epochs=2):
             against = f"{med[k] / med[best_without]:.1f}x"
         print(f"| {k}{' (best)' if k in (best, best_without) else ''} | {med[k]:.1f} ({', '.join(f'{x:.1f}' for x in v)}) "
               f"| {against} | {statistics.median(pss[k]):.0f} | {statistics.median(rss[k]):.0f} |")
-    # The readers' bound (issue 44): adl's own CPU per sample, one thread
-    # and no loader (`run_adl.py --profile`), on every core; the loader
-    # against it, as compare.py's last lines.
-    cores = os.cpu_count() or 1
+    # The readers' bound (issue 44), measured in the same rounds; the
+    # loader against it, as compare.py's last lines.
     print()
-    for name, adl_run_name, per_sample in (("rover", "adl, 2 workers", cpu),
-                                            ("rover-no-camera", "no camera: adl, 2 workers", lzma)):
-        bound = cores / per_sample
-        print(f"limit {name} adl/limit {med[adl_run_name] / bound:.2f} (adl: {adl_run_name}, "
-              f"{med[adl_run_name]:.1f}/s; its readers' bound on {cores} cores: {bound:.1f}/s, "
-              f"{per_sample * 1e3:.2f} ms a sample on one thread)")
+    for name, adl_run_name, limit_name in (("rover", "adl, 2 workers", f"limit, {cores} processes, no loader"),
+                                           ("rover-no-camera", "no camera: adl, 2 workers",
+                                            f"no camera: limit, {cores} processes, no loader")):
+        print(f"limit {name} adl/limit {med[adl_run_name] / med[limit_name]:.2f} (adl: {adl_run_name}, "
+              f"{med[adl_run_name]:.1f}/s; its readers' bound measured on {cores} cores, no loader: "
+              f"{med[limit_name]:.1f}/s, runs {', '.join(f'{x:.1f}' for x in runs[limit_name])})")

@@ -6,11 +6,13 @@ and IMU steps as the same NumPy functions, once per batch.
 
     python bench/rover/run_adl.py DATA WORKERS [--epochs 4] [--dump FIRST.npz] [--without-camera]
     python bench/rover/run_adl.py DATA --profile
+    python bench/rover/run_adl.py DATA --limit PROCESSES [--without-camera]
 
 Prints one JSON line: the seconds of every epoch and the warm samples/s
 (the median over the epochs after the first). With --profile, the CPU
-seconds per sample of each part of the work, one thread, no loader: what
-bounds a 2-core machine.
+seconds per sample of each part of the work, one thread, no loader. With
+--limit, the readers' bound measured (issue 44): the same reads, batches
+and steps with no loader, in one process per core at once, summed.
 """
 
 import argparse
@@ -27,6 +29,8 @@ from adl import files, generic
 from adl import transforms as T
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "peer"))
+import plain_loops  # noqa: E402
 import workload as W  # noqa: E402
 
 
@@ -100,6 +104,43 @@ def profile(root):
     print(json.dumps({"side": "adl", "profile_s_per_sample": parts, "samples": n}))
 
 
+def _plain_loop(root, camera, rank, processes, barrier, results):
+    """One process of ``limit``: its batches (``k % processes == rank``)
+    read, stacked and through workload.py's steps by a plain loop."""
+    sensor = sensors(root, camera)
+    sync = adl.Trace(sensor, generic.Nearest("lidar", tol=W.SYNC_TOLERANCE))
+    n = len(sync)
+    index = {name: np.asarray(sync.indices[name]) for name in sensor}
+    batches = range(rank, (n + W.BATCH - 1) // W.BATCH, processes)
+
+    def stacked(name, channel, ks):
+        return np.stack([sensor[name][int(index[name][k])][channel] for k in ks])
+
+    def batch(b):
+        ks = range(b * W.BATCH, min((b + 1) * W.BATCH, n))
+        out = {"radar": W.radar_magnitude(stacked("radar", "iq", ks)),
+               "lidar": W.lidar_range(stacked("lidar", "rng", ks)),
+               "imu": W.imu_vector(stacked("imu", "acc", ks), stacked("imu", "avel", ks))}
+        if camera:
+            out["camera"] = W.camera_float(stacked("camera", "video.avi", ks))
+        return len(out["lidar"])
+
+    plain_loops.timed_twice(lambda: sum(batch(b) for b in batches), barrier, results)
+
+
+def limit(root, processes, camera=True):
+    """The readers' bound, measured: what the loader does (each sensor's
+    reads at the synchronized indices, the batch's stacking, workload.py's
+    steps on it, the camera's float conversion) as a plain loop with no
+    loader, in ``processes`` processes at once (no GIL between them), each
+    over its share of the batches, started together; the second of two
+    passes timed. ``warm_samples_per_s`` is the sum of the processes'
+    rates, as W6's limit."""
+    # Spawned, not forked: adl's native threads are not carried into a fork.
+    return {"side": "limit", "camera": camera,
+            **plain_loops.run(_plain_loop, (root, camera), processes, "spawn")}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("data")
@@ -107,6 +148,8 @@ def main():
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--dump")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--limit", type=int, metavar="PROCESSES",
+                    help="the readers' bound: the work with no loader in this many processes at once")
     ap.add_argument("--without-camera", action="store_true",
                     help="radar, lidar and IMU only: the per-frame lzma bound")
     args = ap.parse_args()
@@ -114,6 +157,9 @@ def main():
         profile(args.data)
         return
     camera = not args.without_camera
+    if args.limit:
+        print(json.dumps(limit(args.data, args.limit, camera)))
+        return
     t = trace(args.data, camera)
     # The steps are NumPy functions without state: thread-safe, so their
     # calls may run at once (processes=False).
