@@ -128,8 +128,13 @@ fn refused_credentials_or_a_missing_object_are_named_with_what_to_check() {
 /// Cloud does not have; the error names the object and what to set.
 #[test]
 fn missing_credentials_are_named_with_the_object_and_what_to_set() {
-    let given = ["GOOGLE_SERVICE_ACCOUNT", "GOOGLE_SERVICE_ACCOUNT_PATH", "GOOGLE_SERVICE_ACCOUNT_KEY",
-        "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_BEARER_TOKEN"];
+    let given = [
+        "GOOGLE_SERVICE_ACCOUNT",
+        "GOOGLE_SERVICE_ACCOUNT_PATH",
+        "GOOGLE_SERVICE_ACCOUNT_KEY",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "GOOGLE_BEARER_TOKEN",
+    ];
     let home = std::env::var_os("HOME").unwrap_or_default();
     let gcloud = Path::new(&home).join(".config/gcloud/application_default_credentials.json");
     if given.iter().any(|name| std::env::var_os(name).is_some()) || gcloud.exists() {
@@ -156,10 +161,20 @@ fn missing_credentials_are_named_with_the_object_and_what_to_set() {
 /// `openssl`), the fields object_store reads.
 fn service_account_key() -> String {
     let out = std::process::Command::new("openssl")
-        .args(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"])
+        .args([
+            "genpkey",
+            "-algorithm",
+            "RSA",
+            "-pkeyopt",
+            "rsa_keygen_bits:2048",
+        ])
         .output()
         .expect("openssl, to make a service account's key");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let pem = String::from_utf8(out.stdout).unwrap();
     format!(
         r#"{{"type": "service_account", "project_id": "adl-test", "private_key_id": "1", "private_key": {}, "client_email": "tests@adl-test.iam.gserviceaccount.com", "client_id": "1", "token_uri": "https://oauth2.googleapis.com/token"}}"#,
@@ -171,4 +186,3 @@ fn service_account_key() -> String {
 fn json_string(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('\n', "\\n"))
 }
-

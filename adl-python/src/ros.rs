@@ -58,13 +58,17 @@ impl Bag {
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let made = MadeFrom::class::<Bag>(py, (located(&path.to_string_lossy()),), kwargs!(py))?;
         let shown = path.to_string_lossy().into_owned();
-        let bag = py.detach(|| RustBag::open(&path)).map_err(|error| {
-            if path.exists() {
-                to_python(error)
-            } else {
-                PyFileNotFoundError::new_err(format!("{error:#}"))
-            }
-        })?;
+        // As a string: the URL of an object (`s3://...`) is read from its
+        // store, anything else from the file system.
+        let bag = py
+            .detach(|| RustBag::open(shown.as_str()))
+            .map_err(|error| {
+                if shown.contains("://") || path.exists() {
+                    to_python(error)
+                } else {
+                    PyFileNotFoundError::new_err(format!("{error:#}"))
+                }
+            })?;
         Ok(Bag {
             bag,
             path: shown,

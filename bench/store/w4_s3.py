@@ -57,13 +57,26 @@ def free_port() -> int:
             continue
 
 
+def _killed_with_parent() -> None:
+    """In the server's process before it runs: killed (SIGKILL) when the
+    process that started it ends, however it ends (Linux's
+    PR_SET_PDEATHSIG), so that no server outlives its benchmark or test."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
+
+
 def start_weed(weed: str, folder: Path) -> tuple[subprocess.Popen, int]:
+    """SeaweedFS's `weed mini` on free ports of 127.0.0.1, its data in
+    `folder`, telemetry off; the process and its S3 port once it answers."""
     ports = {name: free_port() for name in ("master", "volume", "filer", "s3", "webdav", "admin")}
     args = [weed, "mini", f"-dir={folder}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
             *(f"-{name}.port={port}" for name, port in ports.items()),
             "-admin.ui=false", "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.telemetry=false"]
     log = open(folder / "weed.log", "wb")
-    server = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    server = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                              preexec_fn=_killed_with_parent)
     deadline = time.monotonic() + 60
     while True:
         try:

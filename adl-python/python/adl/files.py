@@ -28,6 +28,10 @@ array that owns adl's buffer (no copy).
   ``frames(indices)`` decodes many at once (each group of pictures once),
   ``frame_at(time, tolerance)`` finds a frame by its time.
 
+Every path may be the URL of an object instead (``s3://``, ``gs://``,
+``az://``, ``http(s)://``), read through object_store with each cloud's
+standard environment variables (``AWS_*``, ``GOOGLE_*``, ``AZURE_*``).
+
 A folder holds its timestamps as ``ts.npy`` or ``ts.txt`` (a roverd
 sensor's, as its raw ``ts`` channel). A file that
 cannot be read, or is not what it should be, is an ``OSError`` naming the
