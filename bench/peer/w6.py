@@ -19,7 +19,6 @@ Only numpy is needed; every peer imports this module and runs the same
 from __future__ import annotations
 
 import hashlib
-import time
 
 import numpy as np
 
