@@ -2,10 +2,21 @@
 //! server (SeaweedFS's, started by `s3::S3Server`): the same samples and the
 //! same refusals as from local files, and the failures of a network:
 //! missing objects and buckets named, transient failures retried and
-//! counted, nothing hanging.
+//! counted, nothing hanging. Its modules `az` and `gcs` read every reader's
+//! fixtures from Azure's emulator and through the GCS client.
 
+// The `az://` tests against Azurite, and the `gs://` tests against this
+// binary's S3 server, here for the build (and the server) they share with
+// the S3 tests.
+#[cfg(feature = "azure")]
+mod az;
+#[cfg(feature = "azure")]
+mod azure;
 mod common;
+#[cfg(feature = "gcs")]
+mod gcs;
 mod s3;
+mod same_files;
 mod same_logs;
 
 use std::path::{Path, PathBuf};

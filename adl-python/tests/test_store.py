@@ -8,7 +8,7 @@ off, killed with this process however it ends): NumPy sensor folders,
 images, tables, roverd folders, MP4 videos, PX4 logs and ROS bags read
 as the local files, through ``s3://`` and through object_store's GCS
 client with its base URL set to the same server (GCS's XML API, which it
-reads with, is S3's; see adl-files/tests/store_gcs.rs); a missing object
+reads with, is S3's; see adl-files/tests/gcs/mod.rs); a missing object
 and an unreachable server named as ``OSError``s."""
 
 import os

@@ -15,16 +15,15 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-#[path = "../served.rs"]
-mod served;
-
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use served::Served;
+// The server-running helpers, as the S3 server's module (beside this one
+// in the `store` test binary) loads them.
+use crate::s3::served::{self, Served};
 
 use adl::files::{RetryPolicy, StoreOptions};
 

@@ -16,7 +16,7 @@
 
 pub mod flaky;
 #[path = "../served.rs"]
-mod served;
+pub(crate) mod served;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -3,8 +3,9 @@
 //! of server (Azure's, GCS's) check the same way.
 //!
 //! [`fixtures`] lays the files out in a local folder, which each server's
-//! test puts in its bucket or container; the checks then read them through
-//! a [`Store`] of it.
+//! test puts in its bucket or container, under a prefix of its own or none;
+//! the checks then read them through a [`Store`] of it, each key after
+//! that prefix (`under`: `""`, or `"gcs/"`).
 
 #![allow(dead_code)]
 
@@ -17,9 +18,7 @@ use adl::files::rover::{RoverOptions, RoverSensor};
 use adl::files::{Images, Npy, Store, Table, Video};
 use adl::ndarray::Ix2;
 
-#[path = "../same_logs.rs"]
-mod same_logs;
-use same_logs::{same_bag, same_px4_log};
+use crate::same_logs::{same_bag, same_px4_log};
 
 /// The MP4 videos of tests/data/video put in the store.
 pub(crate) const VIDEOS: [&str; 4] = ["h264", "hevc", "av1", "vp9"];
@@ -82,25 +81,26 @@ pub(crate) fn fixtures() -> tempfile::TempDir {
 
 /// A sensor folder of NumPy arrays, a folder of JPEG frames and a CSV
 /// table in `store` read as the local files, with no failed request.
-pub(crate) fn npy_images_and_tables_read_as_the_local_files(store: &Store) {
+pub(crate) fn npy_images_and_tables_read_as_the_local_files(store: &Store, under: &str) {
+    let at = |key: &str| store.at(&format!("{under}{key}"));
     let local: Npy<f32, Ix2> = Npy::open(
         "radar",
         data("radar.npy"),
         adl::files::read_timestamps("radar", data("radar_ts.npy")).unwrap(),
     )
     .unwrap();
-    let remote: Npy<f32, Ix2> = Npy::in_folder(store.at("drive/radar")).unwrap();
+    let remote: Npy<f32, Ix2> = Npy::in_folder(at("drive/radar")).unwrap();
     assert_eq!(remote.metadata().as_slice(), local.metadata().as_slice());
     for i in 0..local.len() {
         assert_eq!(remote.get(i).unwrap(), local.get(i).unwrap(), "radar {i}");
     }
     let local = Images::in_folder(data("camera")).unwrap();
-    let remote = Images::in_folder(store.at("drive/camera")).unwrap();
+    let remote = Images::in_folder(at("drive/camera")).unwrap();
     assert_eq!(remote.len(), local.len());
     for i in 0..local.len() {
         assert_eq!(remote.get(i).unwrap(), local.get(i).unwrap(), "frame {i}");
     }
-    let table = Table::open("imu", store.at("drive/imu.csv"), "t").unwrap();
+    let table = Table::open("imu", at("drive/imu.csv"), "t").unwrap();
     assert_eq!(table.len(), 2);
     assert_eq!(table.metadata().as_slice(), &[0.0, 0.01]);
     let stats = store.stats();
@@ -109,20 +109,21 @@ pub(crate) fn npy_images_and_tables_read_as_the_local_files(store: &Store) {
 
 /// PX4 logs, a ROS 2 bag and roverd sensor folders in `store` read as the
 /// local files: every message and sample equal.
-pub(crate) fn px4_logs_bags_and_rover_folders_read_as_the_local_files(store: &Store) {
+pub(crate) fn px4_logs_bags_and_rover_folders_read_as_the_local_files(store: &Store, under: &str) {
+    let at = |key: &str| store.at(&format!("{under}{key}"));
     for name in ["cube-orange-vtol-small.ulg", "pixhawk4-sample-small.ulg"] {
         let local = Px4Log::open(repo("tests/data/px4").join(name)).unwrap();
-        let remote = Px4Log::open_at(store.at(&format!("px4/{name}"))).unwrap();
+        let remote = Px4Log::open_at(at(&format!("px4/{name}"))).unwrap();
         assert!(same_px4_log(&remote, &local) > 100, "{name}");
     }
     let local = Bag::open(repo("tests/data/ros/flight.mcap")).unwrap();
-    let remote = Bag::open(store.at("ros/flight.mcap")).unwrap();
+    let remote = Bag::open(at("ros/flight.mcap")).unwrap();
     assert_eq!(same_bag(&remote, &local), 308);
     for sensor in ["imu", "lidar", "radar"] {
         let options = RoverOptions::default();
         let local =
             RoverSensor::open(repo("tests/data/rover/trace").join(sensor), &options).unwrap();
-        let remote = RoverSensor::open(store.at(&format!("rover/{sensor}")), &options).unwrap();
+        let remote = RoverSensor::open(at(&format!("rover/{sensor}")), &options).unwrap();
         assert_eq!(remote.metadata(), local.metadata());
         for i in 0..local.len() {
             assert_eq!(
@@ -137,10 +138,11 @@ pub(crate) fn px4_logs_bags_and_rover_folders_read_as_the_local_files(store: &St
 /// The MP4 videos in `store` (H.264, HEVC, AV1, VP9) decode as the local
 /// files: every frame, read all at once in reverse (each group of
 /// pictures decoded once), with no failed request.
-pub(crate) fn videos_decode_as_the_local_files(store: &Store) {
+pub(crate) fn videos_decode_as_the_local_files(store: &Store, under: &str) {
+    let at = |key: &str| store.at(&format!("{under}{key}"));
     for codec in VIDEOS {
         let local = Video::open(data(&format!("video/{codec}.mp4"))).unwrap();
-        let remote = Video::open(store.at(&format!("video/{codec}.mp4"))).unwrap();
+        let remote = Video::open(at(&format!("video/{codec}.mp4"))).unwrap();
         assert_eq!(remote.metadata(), local.metadata(), "{codec}");
         assert_eq!(remote.codec(), local.codec());
         let order: Vec<usize> = (0..local.len()).rev().collect();

@@ -3,18 +3,17 @@
 //! NumPy arrays and sensor folders, image folders, tables, PX4 logs, ROS
 //! bags, roverd folders and MP4 videos (H.264, HEVC, AV1, VP9) read as the
 //! local files; a wrong key refused by the server and named with the
-//! object and what to check.
-
-mod azure;
-mod common;
-mod same_files;
+//! object and what to check. A module of the `store` test binary (one
+//! build fewer than a binary of its own).
 
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use adl::files::{RetryPolicy, Store};
-use azure::{Azurite, CONTAINER, KEY};
-use common::source_error;
+
+use super::azure::{Azurite, CONTAINER, KEY};
+use super::common::source_error;
+use super::same_files;
 
 fn quick() -> RetryPolicy {
     RetryPolicy::new(2, Duration::from_millis(20), Duration::from_millis(100))
@@ -35,17 +34,17 @@ fn store() -> Store {
 
 #[test]
 fn npy_images_and_tables_in_azure_read_as_the_local_files() {
-    same_files::npy_images_and_tables_read_as_the_local_files(&store());
+    same_files::npy_images_and_tables_read_as_the_local_files(&store(), "");
 }
 
 #[test]
 fn px4_logs_bags_and_rover_folders_in_azure_read_as_the_local_files() {
-    same_files::px4_logs_bags_and_rover_folders_read_as_the_local_files(&store());
+    same_files::px4_logs_bags_and_rover_folders_read_as_the_local_files(&store(), "");
 }
 
 #[test]
 fn videos_in_azure_decode_as_the_local_files() {
-    same_files::videos_decode_as_the_local_files(&store());
+    same_files::videos_decode_as_the_local_files(&store(), "");
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! The file-backed sensors and readers over Google Cloud Storage (`gs://`):
 //! object_store's GCS client, as adl opens it for a `gs://` URL, against a
-//! real server on localhost.
+//! real server on localhost. A module of the `store` test binary (one
+//! build and one server fewer than a binary of its own): its fixtures sit
+//! under `gcs/` in the S3 tests' bucket.
 //!
 //! The server is SeaweedFS's (the S3 tests' `s3::S3Server`), with the
 //! client's base URL set to it. No GCS emulator installs from the
@@ -16,28 +18,36 @@
 //! or a JWT it signs with a service account's key, as against GCS; the
 //! server, configured without identities, takes any).
 
-mod common;
-mod s3;
-mod same_files;
-
 use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use adl::Sensor;
 use adl::files::{RetryPolicy, Store, StoreOptions, Table};
-use common::source_error;
-use s3::{BUCKET, S3Server};
+
+use super::common::source_error;
+use super::s3::{BUCKET, S3Server};
+use super::same_files;
+
+/// Where the fixtures are in the bucket.
+const UNDER: &str = "gcs/";
 
 fn quick() -> RetryPolicy {
     RetryPolicy::new(2, Duration::from_millis(20), Duration::from_millis(100))
 }
 
-/// The server, its bucket holding [`same_files::fixtures`].
+/// The server, its bucket holding [`same_files::fixtures`] under
+/// [`UNDER`].
 fn server() -> &'static S3Server {
     static FIXTURES: OnceLock<()> = OnceLock::new();
     let server = S3Server::shared();
-    FIXTURES.get_or_init(|| server.put_tree("", same_files::fixtures().path(), |_| false));
+    FIXTURES.get_or_init(|| {
+        server.put_tree(
+            UNDER.trim_end_matches('/'),
+            same_files::fixtures().path(),
+            |_| false,
+        )
+    });
     server
 }
 
@@ -57,17 +67,17 @@ fn store() -> Store {
 
 #[test]
 fn npy_images_and_tables_in_gcs_read_as_the_local_files() {
-    same_files::npy_images_and_tables_read_as_the_local_files(&store());
+    same_files::npy_images_and_tables_read_as_the_local_files(&store(), UNDER);
 }
 
 #[test]
 fn px4_logs_bags_and_rover_folders_in_gcs_read_as_the_local_files() {
-    same_files::px4_logs_bags_and_rover_folders_read_as_the_local_files(&store());
+    same_files::px4_logs_bags_and_rover_folders_read_as_the_local_files(&store(), UNDER);
 }
 
 #[test]
 fn videos_in_gcs_decode_as_the_local_files() {
-    same_files::videos_decode_as_the_local_files(&store());
+    same_files::videos_decode_as_the_local_files(&store(), UNDER);
 }
 
 #[test]
@@ -75,13 +85,16 @@ fn urls_of_objects_and_folders_in_gcs_are_read_through_the_shared_store() {
     // What a user's script does: the store of the bucket made the one that
     // `gs://` URLs are read through, then sensors opened from URLs.
     let _ = store().share();
-    let remote = Table::open("imu", format!("gs://{BUCKET}/drive/imu.csv"), "t").unwrap();
+    let remote = Table::open("imu", format!("gs://{BUCKET}/{UNDER}drive/imu.csv"), "t").unwrap();
     assert_eq!(remote.metadata().as_slice(), &[0.0, 0.01]);
-    let shared = Store::shared(&format!("gs://{BUCKET}/drive")).unwrap();
+    let shared = Store::shared(&format!("gs://{BUCKET}/{UNDER}drive")).unwrap();
     assert_eq!(shared.root(), format!("gs://{BUCKET}"));
     assert_eq!(
-        shared.list("drive/radar").unwrap(),
-        ["drive/radar/data.npy", "drive/radar/ts.npy"]
+        shared.list(&format!("{UNDER}drive/radar")).unwrap(),
+        [
+            format!("{UNDER}drive/radar/data.npy"),
+            format!("{UNDER}drive/radar/ts.npy")
+        ]
     );
 }
 
@@ -97,7 +110,7 @@ fn a_service_account_key_signs_the_requests() {
         .with_config("google_service_account_key", key)
         .with_config("allow_http", "true");
     let store = Store::open_with(&format!("gs://{BUCKET}"), &options).unwrap();
-    let table = Table::open("imu", store.at("drive/imu.csv"), "t").unwrap();
+    let table = Table::open("imu", store.at(&format!("{UNDER}drive/imu.csv")), "t").unwrap();
     assert_eq!(table.len(), 2);
 }
 
@@ -116,9 +129,9 @@ fn refused_credentials_or_a_missing_object_are_named_with_what_to_check() {
         "{message}"
     );
     assert_eq!(store.stats().retries, 0, "{:?}", store.stats());
-    let message = source_error(self::store().get("drive/nothing.csv"), "drive/nothing.csv");
+    let message = source_error(self::store().get("gcs/nothing.csv"), "gcs/nothing.csv");
     assert!(
-        message.starts_with(&format!("gs://{BUCKET}/drive/nothing.csv: no such object")),
+        message.starts_with(&format!("gs://{BUCKET}/gcs/nothing.csv: no such object")),
         "{message}"
     );
 }
