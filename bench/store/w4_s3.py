@@ -25,10 +25,12 @@ server slowed, for the figures of docs/reliability.md.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import http.client
 import json
 import os
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -57,14 +59,18 @@ def free_port() -> int:
             continue
 
 
+# Linux's prctl, looked up here: the child between fork and exec only calls
+# it (a lookup there could wait on a lock another thread of the parent held
+# at the fork).
+_PRCTL = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)
+
+
 def _killed_with_parent() -> None:
     """In the server's process before it runs: killed (SIGKILL) when the
     process that started it ends, however it ends (Linux's
     PR_SET_PDEATHSIG), so that no server outlives its benchmark or test."""
-    import ctypes
-    import signal
-
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
 
 
 def start_weed(weed: str, folder: Path) -> tuple[subprocess.Popen, int]:
