@@ -53,6 +53,13 @@ def trace(root, camera=True):
     return adl.Trace(sensors(root, camera), generic.Nearest("lidar", tol=W.SYNC_TOLERANCE), name=root)
 
 
+def synchronized(sensor):
+    """The trace's samples over ``sensor`` (a dict of sensors): how many,
+    and each sensor's index for each of them."""
+    sync = adl.Trace(sensor, generic.Nearest("lidar", tol=W.SYNC_TOLERANCE))
+    return len(sync), {name: np.asarray(sync.indices[name]) for name in sensor}
+
+
 def pipeline(camera=True):
     """workload.py's steps, on batches (`[batch, window = 1, ...]`)."""
     steps = {
@@ -80,9 +87,7 @@ def profile(root):
     loader runs them: on one sample at a time they stay in the caches and
     took half the time a sample)."""
     sensor = sensors(root)
-    sync = adl.Trace(sensor, generic.Nearest("lidar", tol=W.SYNC_TOLERANCE))
-    n = len(sync)
-    index = {name: np.asarray(sync.indices[name]) for name in sensor}
+    n, index = synchronized(sensor)
     parts = {}
 
     def clock(name, work):
@@ -108,9 +113,7 @@ def _plain_loop(root, camera, rank, processes, barrier, results):
     """One process of ``limit``: its batches (``k % processes == rank``)
     read, stacked and through workload.py's steps by a plain loop."""
     sensor = sensors(root, camera)
-    sync = adl.Trace(sensor, generic.Nearest("lidar", tol=W.SYNC_TOLERANCE))
-    n = len(sync)
-    index = {name: np.asarray(sync.indices[name]) for name in sensor}
+    n, index = synchronized(sensor)
     batches = range(rank, (n + W.BATCH - 1) // W.BATCH, processes)
 
     def stacked(name, channel, ks):
