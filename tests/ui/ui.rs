@@ -1,11 +1,13 @@
 //! Compile-fail tests of the DSL, one folder per composition rule
 //! (`tests/ui/<rule id>/`, ids from `adl::description::Rule::ALL`), each case with
-//! the `.stderr` a user sees; and a compile-pass set (`tests/ui/pass/`) that
-//! covers every DSL form; `tests/ui/sensor_set/` holds the errors of
+//! the `.stderr` a user sees; `tests/ui/sensor_set/` holds the errors of
 //! `#[derive(SensorSet)]`, `tests/ui/named_batch/` those of a parallel
 //! form's named batch struct (`Frame => FrameBatch { .. }`), and
 //! `tests/ui/name_not_a_node/` rustc's own error where a bare name in a
 //! pipeline is a plain `fn` or a local variable (one error, at the name).
+//! The compile-pass set (`tests/ui/pass/`, every DSL form) is the test
+//! binary `pass.rs`, built with the workspace's tests: with no pass case,
+//! trybuild checks (`cargo check`) where it would build.
 //!
 //! Refresh the expected output after a deliberate change with
 //! `TRYBUILD=overwrite cargo test -p adl-ui`.
@@ -15,7 +17,7 @@ use std::path::Path;
 use adl::description::Rule;
 
 #[test]
-fn every_rule_fails_to_compile_with_our_message_and_every_form_compiles() {
+fn every_rule_fails_to_compile_with_our_message() {
     let t = trybuild::TestCases::new();
     let ui = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut missing = Vec::new();
@@ -47,7 +49,6 @@ fn every_rule_fails_to_compile_with_our_message_and_every_form_compiles() {
     // rustc's own error at the name, once.
     t.compile_fail("name_not_a_node/*.rs");
     t.compile_fail("named_batch/*.rs");
-    t.pass("pass/*.rs");
     assert!(
         missing.is_empty(),
         "rules without a compile-fail test in tests/ui/<id>/: {missing:?}"

@@ -8,7 +8,7 @@ fn double(x: i64) -> i64 {
     x * 2
 }
 
-fn main() {
+pub(crate) fn main() {
     let k = 3;
     let p = pipeline! {
         sample: |x: i64| x + 1 -> double -> move |x| x * k,

@@ -10,7 +10,7 @@ fn double(x: i64) -> i64 {
     x * 2
 }
 
-fn main() {
+pub(crate) fn main() {
     let raw = || BTreeMap::from([("a".to_owned(), 1i64), ("b".to_owned(), 2)]);
 
     let bare = pipeline! { "a": { sample: double, collate: default }, "b": { collate: default } };

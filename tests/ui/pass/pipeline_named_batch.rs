@@ -44,7 +44,7 @@ fn frames() -> Described<
     }
 }
 
-fn main() {
+pub(crate) fn main() {
     let frame = Frame {
         camera: Array1::from(vec![1.0, 2.0]),
         radar: Radar {

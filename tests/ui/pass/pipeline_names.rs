@@ -35,7 +35,7 @@ macro_rules! doubled {
 macro_rules! with_nodes {
     ($e:expr) => {{
         #[allow(unused_imports)]
-        use crate::nodes::*;
+        use self::nodes::*;
         $e
     }};
 }
@@ -70,7 +70,7 @@ mod nodes {
     }
 }
 
-fn main() {
+pub(crate) fn main() {
     assert_eq!(double(1), 2);
     assert_eq!(nodes::doubled_in_nodes(vec![1, 2]), vec![2, 4]);
     assert_eq!(half(4), 2);

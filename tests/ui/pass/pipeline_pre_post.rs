@@ -12,7 +12,7 @@ fn describe(b: ndarray::Array1<i64>) -> String {
     format!("{b}")
 }
 
-fn main() {
+pub(crate) fn main() {
     let p = pipeline! {
         pre: |s: &str| s.trim().to_owned() -> parse,
         sample: |x: i64| x + 1,

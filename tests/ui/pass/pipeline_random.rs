@@ -23,7 +23,7 @@ impl Dropout {
     }
 }
 
-fn main() {
+pub(crate) fn main() {
     let p = pipeline! {
         pre: random(|x: f32, rng: &mut SampleRng| x * rng.unit_f32()),
         sample: jitter -> Dropout { p: 0.0 } -> random(|x, rng| x + rng.unit_f32())

@@ -31,7 +31,7 @@ mod nodes {
     }
 }
 
-fn main() {
+pub(crate) fn main() {
     let p = pipeline! {
         sample: double -> to_f32 -> nodes::negate,
         collate: default,

@@ -36,7 +36,7 @@ fn frame(i: i64) -> Frame {
     }
 }
 
-fn main() {
+pub(crate) fn main() {
     let p = pipeline! {
         pre: |i: i64| frame(i),
         Frame {

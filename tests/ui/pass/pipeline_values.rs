@@ -27,7 +27,7 @@ impl Collate<f32> for Sum {
     }
 }
 
-fn main() {
+pub(crate) fn main() {
     let half = scale(0.5);
     let a = pipeline! {
         sample: scale(2.0) -> Scale { k: 3.0 } -> (half),

@@ -15,7 +15,7 @@ pub struct Flight {
     pub gps: Gps,
 }
 
-fn main() -> adl::Result<()> {
+pub(crate) fn main() -> adl::Result<()> {
     let t = |n: &str, v: Vec<f64>| Timestamps::new(n, v);
     let imu: Imu = Series::new("imu", t("imu", vec![0.0, 0.1, 0.2, 0.3])?, |i| {
         Ok(Array1::from_elem(3, i as f32))

@@ -50,7 +50,7 @@ impl Offset {
     }
 }
 
-fn main() {
+pub(crate) fn main() {
     use adl::Transform;
     assert_eq!(doubled {}.apply(vec![1.0]).unwrap(), vec![2.0]);
     assert_eq!(halved {}.apply(vec![1.0]).unwrap(), vec![0.5]);

@@ -26,7 +26,7 @@ fn text(x: u32) -> Result<u32, &'static str> {
     if x > 0 { Ok(x) } else { Err("zero") }
 }
 
-fn main() {
+pub(crate) fn main() {
     let _: u32 = parse {}.apply("1".into()).unwrap();
     assert!(read {}.apply("/nonexistent".into()).is_err());
     let _: u32 = checked {}.apply(1).unwrap();

@@ -19,7 +19,7 @@ mod inner {
     }
 }
 
-fn main() {
+pub(crate) fn main() {
     assert_eq!(flip(Frame(vec![1, 2])), Frame(vec![2, 1]));
     assert_eq!(flip {}.apply(Frame(vec![1, 2])).unwrap(), Frame(vec![2, 1]));
     assert_eq!(inner::increment {}.info().name, "inc");

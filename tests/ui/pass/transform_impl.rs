@@ -30,7 +30,7 @@ impl RandomCrop {
     }
 }
 
-fn main() {
+pub(crate) fn main() {
     let n = Normalize::new(1.0, 2.0);
     assert_eq!(Transform::apply(&n, vec![3.0]).unwrap(), vec![1.0]);
     assert_eq!(n.info().name, "normalize");
