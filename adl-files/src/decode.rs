@@ -127,10 +127,18 @@ impl Decoding {
                         "the decoder gives {channels} channels ({len} bytes) for RGB"
                     ));
                 }
+                // Which decoder: libjpeg-turbo where the build has it,
+                // unless ADL_JPEG_DECODER says zune-jpeg (or holds a value
+                // it does not take: this frame's error names it).
+                let turbo = crate::jpeg_decoder::chosen()?;
                 #[cfg(feature = "libjpeg-turbo")]
-                if let Some(values) = self.by_libjpeg_turbo(bytes, (height, width), scratch) {
+                if turbo
+                    && let Some(values) = self.by_libjpeg_turbo(bytes, (height, width), scratch)
+                {
                     return Ok(values);
                 }
+                #[cfg(not(feature = "libjpeg-turbo"))]
+                let _ = turbo;
                 if !layout.scan {
                     return Err(
                         "cannot decode it as a JPEG: no scan follows its header's segments as their lengths lay them out (a damaged segment length)"
@@ -246,10 +254,12 @@ impl Decoding {
 /// Whether the JPEG `bytes` may be decoded in part (a region of it, by
 /// libjpeg-turbo): a JPEG whose markers a whole decode would not refuse
 /// (strict: one that reaches its end-of-image marker; either way, one of
-/// one frame). The rest go to a whole decode, whose verdict stands.
+/// one frame), where libjpeg-turbo decodes JPEG in this process
+/// ([`crate::libjpeg_turbo_decodes`]). The rest go to a whole decode,
+/// whose verdict stands.
 #[cfg(feature = "libjpeg-turbo")]
 pub(crate) fn decodes_in_part(bytes: &[u8], strict: bool) -> bool {
-    if sniff(bytes) != Ok(Format::Jpeg) {
+    if !crate::libjpeg_turbo_decodes() || sniff(bytes) != Ok(Format::Jpeg) {
         return false;
     }
     let layout = Layout::of(bytes);

@@ -71,6 +71,7 @@ mod crop_decoder;
 mod decode;
 mod encoded;
 mod images;
+mod jpeg_decoder;
 #[cfg(feature = "libjpeg-turbo")]
 mod jpeg_region;
 mod latency;
@@ -109,6 +110,7 @@ pub mod video;
 pub use crop_decoder::CropDecoder;
 pub use encoded::{EncodedImage, EncodedImages};
 pub use images::{IMAGE_EXTENSIONS, Images};
+pub use jpeg_decoder::{JPEG_DECODER_VARIABLE, libjpeg_turbo_decodes};
 pub use latency::Latency;
 pub use location::Location;
 pub use npy::Npy;

@@ -83,7 +83,7 @@ fn jpeg_frames_decode_in_natural_order_as_pillow_decodes_them() {
     for i in 0..camera.len() {
         let frame = camera.get(i).unwrap();
         let (max, mean) = difference(&frame, &pillow.index_axis(Axis(0), i).to_owned());
-        if cfg!(feature = "libjpeg-turbo") {
+        if adl::files::libjpeg_turbo_decodes() {
             // The same library, with the same defaults, as Pillow's.
             assert_eq!(max, 0, "frame {i}: mean {mean}");
         } else {
@@ -163,7 +163,7 @@ fn downscaling_averages_boxes_or_scales_as_libjpeg_turbo_decodes() {
             let frame = small.get(i).unwrap();
             let planes = small.clone().layout(ImageLayout::Chw).get(i).unwrap();
             assert_eq!(planes, chw(&frame));
-            if cfg!(feature = "libjpeg-turbo") {
+            if adl::files::libjpeg_turbo_decodes() {
                 // Scaled in the DCT domain as it is decoded, as Pillow's
                 // `draft` scales.
                 if factor > 1 {
@@ -563,7 +563,7 @@ fn a_camera_feeds_the_loader_through_crop_and_flip() {
 fn chroma_finer_than_luma_in_parts_is_decoded_by_libjpeg_turbo_or_refused() {
     let fine = Images::from_files("camera", [data("fine_chroma_progressive.jpg")], times(1));
     let read = fine.and_then(|fine| fine.get(0));
-    if cfg!(feature = "libjpeg-turbo") {
+    if adl::files::libjpeg_turbo_decodes() {
         let frame = read.unwrap();
         let djpeg: Array3<u8> = read_npy(data("fine_chroma_djpeg.npy")).unwrap();
         let (most, _) = difference(&frame, &djpeg);

@@ -124,16 +124,20 @@ fn every_array_channel_is_what_roverds_readers_give() {
 /// same JPEG decoded by libjpeg-turbo (OpenCV's `imdecode`): none with
 /// adl's feature `libjpeg-turbo` (the same library, its defaults); with
 /// zune-jpeg, its IDCT and chroma upsampling's few values.
-const FROM_LIBJPEG: i32 = if cfg!(feature = "libjpeg-turbo") {
-    0
-} else {
-    8
-};
+fn from_libjpeg() -> i32 {
+    if adl::files::libjpeg_turbo_decodes() {
+        0
+    } else {
+        8
+    }
+}
 
 /// The largest difference allowed from roverd's video frames: OpenCV's
 /// `VideoCapture` decodes MJPEG with FFmpeg, whose YUV to RGB conversion
 /// is not libjpeg's (11 values at most between the two on this video).
-const FROM_FFMPEG: i32 = FROM_LIBJPEG + 12;
+fn from_ffmpeg() -> i32 {
+    from_libjpeg() + 12
+}
 
 #[test]
 fn video_frames_are_the_files_frames_as_libjpeg_decodes_them() {
@@ -147,12 +151,12 @@ fn video_frames_are_the_files_frames_as_libjpeg_decodes_them() {
         assert_eq!(frame.shape(), &[1, 48, 64, 3]);
         let (max, mean) = difference(&frame, &frames(&libjpeg, i, 1));
         assert!(
-            i32::from(max) <= FROM_LIBJPEG,
+            i32::from(max) <= from_libjpeg(),
             "frame {i}: {max} from libjpeg's (mean {mean})"
         );
         let (max, mean) = difference(&frame, &frames(&stream, i, 1));
         assert!(
-            i32::from(max) <= FROM_FFMPEG && mean < 4.0,
+            i32::from(max) <= from_ffmpeg() && mean < 4.0,
             "frame {i}: {max} from roverd's stream (mean {mean})"
         );
         // roverd's indexed read gives the file's frame i - 1 for i > 0
@@ -172,7 +176,7 @@ fn jpeg_blobs_are_what_roverds_opencv_reads() {
         let frame = channel!(blobs.get(i).unwrap(), "frames", U8);
         let (max, mean) = difference(&frame, &frames(&roverd, i, 1));
         assert!(
-            i32::from(max) <= FROM_LIBJPEG,
+            i32::from(max) <= from_libjpeg(),
             "frame {i}: {max} (mean {mean})"
         );
     }

@@ -3,11 +3,13 @@
 //! same refusals as from local files, and the failures of a network:
 //! missing objects and buckets named, transient failures retried and
 //! counted, nothing hanging. Its modules `az` and `gcs` read every reader's
-//! fixtures from Azure's emulator and through the GCS client.
+//! fixtures from Azure's emulator and through the GCS client;
+//! `lerobot_store` and `rover_store` read LeRobot datasets and a roverd
+//! trace from this binary's S3 server.
 
-// The `az://` tests against Azurite, and the `gs://` tests against this
-// binary's S3 server, here for the build (and the server) they share with
-// the S3 tests.
+// The `az://` tests against Azurite, the `gs://` tests against this
+// binary's S3 server, and the LeRobot and roverd readers' S3 tests, here
+// for the build (and the server) they share with the S3 tests.
 #[cfg(feature = "azure")]
 mod az;
 #[cfg(feature = "azure")]
@@ -15,6 +17,9 @@ mod azure;
 mod common;
 #[cfg(feature = "gcs")]
 mod gcs;
+#[cfg(feature = "lerobot")]
+mod lerobot_store;
+mod rover_store;
 mod s3;
 mod same_files;
 mod same_logs;

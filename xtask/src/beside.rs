@@ -1,17 +1,19 @@
 //! What `cargo xtask test` runs beside the Rust tests. The tests leave
 //! about half of CI's two cores idle (they wait on servers, child
 //! processes and timeouts), and `cargo` needs the target dir's lock,
-//! which `cargo test` holds while it builds and lets go before it runs
-//! the test binaries. So once the tests' first `Running` line is out:
+//! which `cargo test` holds while it builds. So the tests are built first
+//! (`cargo test --no-run`, whose JSON messages name the test executables
+//! it made), and once that build is done, while `cargo test` runs them:
 //! the docs' check (`cargo doc`, its output kept in a log and printed
 //! where it fails), then the Python package built into the tests' venv,
 //! the Ray tests started (they wait mostly on processes starting, and
 //! run on while the rest of the suite does), and the other two Python
-//! packages built, the image tests run once more without libjpeg-turbo
-//! (a build of their own, so after `cargo doc` has let the lock go),
-//! and the benchmark workloads' digests checked.
+//! packages built, adl-files' tests whose expectations depend on the JPEG
+//! decoder run once more with zune-jpeg (`ADL_JPEG_DECODER=zune-jpeg`:
+//! the build has libjpeg-turbo, for adl-bench), and the benchmark
+//! workloads' digests checked.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,12 +28,18 @@ use crate::{docs, python};
 /// the package installed, and the Ray tests running.
 pub(crate) type Started = (PathBuf, python::RayTests);
 
+/// adl-files' test targets whose expectations depend on which decoder
+/// decodes JPEG (libjpeg-turbo or zune-jpeg): run once more with
+/// zune-jpeg, as a build without feature `libjpeg-turbo` decodes.
+const JPEG_TESTS: [&str; 3] = ["images", "crop_decoder", "rover"];
+
 /// The work beside the Rust tests, waiting for their build or running.
 pub(crate) struct Beside {
-    /// Lets the work go; `None` once it has.
-    release: Option<Sender<()>>,
+    /// Lets the work go, with the executables of [`JPEG_TESTS`]; `None`
+    /// once it has.
+    release: Option<Sender<Vec<PathBuf>>>,
     handle: Option<JoinHandle<Result<Started, String>>>,
-    /// The command it runs (`cargo doc`, the image tests, a workload),
+    /// The command it runs (`cargo doc`, a JPEG test, a workload),
     /// killed where the work is dropped unfinished (a step before it
     /// failed).
     child: Arc<Mutex<Option<Child>>>,
@@ -47,18 +55,18 @@ impl Beside {
         cargo: &str,
         venv: JoinHandle<Result<PathBuf, String>>,
     ) -> Beside {
-        let (release, released) = channel::<()>();
+        let (release, released) = channel::<Vec<PathBuf>>();
         let child = Arc::new(Mutex::new(None));
         let cancelled = Arc::new(AtomicBool::new(false));
         let (running, stop) = (Arc::clone(&child), Arc::clone(&cancelled));
         let root = root.to_path_buf();
         let cargo = cargo.to_string();
         let handle = std::thread::spawn(move || {
-            if released.recv().is_err() {
+            let Ok(jpeg_tests) = released.recv() else {
                 return Err(
                     "the docs' check did not run: the Rust tests' build did not finish".into(),
                 );
-            }
+            };
             let started = Instant::now();
             let checked = check_docs(&root, &cargo, &running);
             crate::took("the docs' check (beside the Rust tests)", started);
@@ -96,9 +104,9 @@ impl Beside {
                 return Err("stopped".into());
             }
             let started = Instant::now();
-            test_images_without_turbo(&root, &cargo, &running)?;
+            test_with_zune_jpeg(&root, &jpeg_tests, &running)?;
             crate::took(
-                "the image tests without libjpeg-turbo (beside the Rust tests)",
+                "the JPEG tests with zune-jpeg (beside the Rust tests)",
                 started,
             );
             if stop.load(Ordering::SeqCst) {
@@ -117,34 +125,33 @@ impl Beside {
         }
     }
 
-    /// Run `command` (`cargo test`), its standard error passed through
-    /// line by line, and let the work go at its first `Running` line.
-    pub(crate) fn run_releasing(&mut self, command: &mut Command) -> std::io::Result<ExitStatus> {
-        let mut child = command.stderr(Stdio::piped()).spawn()?;
-        if let Some(stderr) = child.stderr.take() {
-            let mut reader = BufReader::new(stderr);
-            let mut line = Vec::new();
-            let mut out = std::io::stderr();
-            while reader.read_until(b'\n', &mut line)? > 0 {
-                let _ = out.write_all(&line);
-                if String::from_utf8_lossy(&line)
-                    .trim_start()
-                    .starts_with("Running ")
-                    && let Some(release) = self.release.take()
-                {
-                    let _ = release.send(());
-                }
-                line.clear();
+    /// Run `command`, the tests' build (`cargo test --no-run
+    /// --message-format=json-render-diagnostics`: its messages read from
+    /// its standard output, its diagnostics and progress on standard
+    /// error as usual), and let the work go where it succeeds, with the
+    /// executables it made of [`JPEG_TESTS`].
+    pub(crate) fn build(&mut self, command: &mut Command) -> std::io::Result<ExitStatus> {
+        let mut child = command.stdout(Stdio::piped()).spawn()?;
+        let mut jpeg_tests = Vec::new();
+        if let Some(stdout) = child.stdout.take() {
+            for line in BufReader::new(stdout).lines() {
+                jpeg_tests.extend(jpeg_test(&line?));
             }
         }
-        child.wait()
+        let status = child.wait()?;
+        if status.success()
+            && let Some(release) = self.release.take()
+        {
+            let _ = release.send(jpeg_tests);
+        }
+        Ok(status)
     }
 
     /// Wait for the work and give what it started.
     pub(crate) fn finish(mut self) -> Result<Started, String> {
-        // Let go here at the latest (the tests ran no binary).
+        // Let go here at the latest (not built through `build`).
         if let Some(release) = self.release.take() {
-            let _ = release.send(());
+            let _ = release.send(Vec::new());
         }
         match self.handle.take().map(JoinHandle::join) {
             Some(Ok(result)) => result,
@@ -193,30 +200,52 @@ fn check_docs(root: &Path, cargo: &str, running: &Mutex<Option<Child>>) -> Resul
     docs::check_pages(root)
 }
 
-/// The image tests once more without libjpeg-turbo (the workspace run has
-/// it on, for adl-bench): zune-jpeg's decoding and the box downscale.
-/// Their output in `target/images-test.log`, printed where they fail.
-fn test_images_without_turbo(
+/// The executable of one of [`JPEG_TESTS`], where the build's JSON
+/// message `line` says it made one.
+fn jpeg_test(line: &str) -> Option<PathBuf> {
+    let message: serde_json::Value = serde_json::from_str(line).ok()?;
+    let target = &message["target"];
+    let made = message["reason"] == "compiler-artifact"
+        && message["package_id"].as_str()?.contains("/adl-files#")
+        && target["kind"] == serde_json::json!(["test"])
+        && JPEG_TESTS.contains(&target["name"].as_str()?);
+    made.then(|| message["executable"].as_str().map(PathBuf::from))?
+}
+
+/// adl-files' tests whose expectations depend on the JPEG decoder
+/// ([`JPEG_TESTS`], the executables the tests' build made), run once more
+/// with zune-jpeg (`ADL_JPEG_DECODER=zune-jpeg`): zune-jpeg's decoding and
+/// the box downscale, which a build without libjpeg-turbo (the Python
+/// wheel's) uses, with no build of their own. Their output in
+/// `target/jpeg-tests.log`, printed where they fail.
+fn test_with_zune_jpeg(
     root: &Path,
-    cargo: &str,
+    executables: &[PathBuf],
     running: &Mutex<Option<Child>>,
 ) -> Result<(), String> {
-    let args = ["test", "-p", "adl-files", "--test", "images"];
-    let mut command = Command::new(cargo);
-    command
-        .current_dir(root)
-        .args(args)
-        .env("ADL_REQUIRE_OPENCL", "1");
-    let log = crate::target_dir(root).join("images-test.log");
-    let (status, printed) = run_logged(&mut command, &log, running, "the image tests")?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "`cargo {}` failed ({status}):\n{printed}",
-            args.join(" ")
-        ))
+    if executables.len() != JPEG_TESTS.len() {
+        return Err(format!(
+            "the tests' build made {} of adl-files' tests {JPEG_TESTS:?} ({executables:?}): they were to run once more with zune-jpeg",
+            executables.len()
+        ));
     }
+    let log = crate::target_dir(root).join("jpeg-tests.log");
+    let mut printed = String::new();
+    for executable in executables {
+        let what = format!("`ADL_JPEG_DECODER=zune-jpeg {}`", executable.display());
+        let mut command = Command::new(executable);
+        // Where `cargo test` runs them: their package's folder.
+        command
+            .current_dir(root.join("adl-files"))
+            .env("ADL_JPEG_DECODER", "zune-jpeg")
+            .env("ADL_REQUIRE_OPENCL", "1");
+        let (status, output) = run_logged(&mut command, &log, running, &what)?;
+        printed.push_str(&output);
+        if !status.success() {
+            return Err(format!("{what} failed ({status}):\n{printed}"));
+        }
+    }
+    Ok(())
 }
 
 /// The benchmark workloads W1-W3 at full size, checked against the digests

@@ -4,8 +4,8 @@
 //! - `cargo xtask test`: run the whole test suite, object storage's tests
 //!   among them (adl-files' feature `store` on; they make Python venvs
 //!   under the target dir with SeaweedFS's S3 server, and with Node and
-//!   Azurite, the Azure Blob emulator), the image tests without
-//!   libjpeg-turbo (zune-jpeg), the benchmark
+//!   Azurite, the Azure Blob emulator), adl-files' JPEG tests once more
+//!   with zune-jpeg in place of libjpeg-turbo, the benchmark
 //!   workloads W1, W2 and W3 at full size with `--verify` (the test
 //!   build's `adl-bench`; their digests), as a run with no flags does them (W2's
 //!   batch kernels on the first GPU, else as Rust kernels), and W2 once
@@ -19,8 +19,9 @@
 //!   (`beside.rs`), the docs are checked (`docs.rs`: `cargo doc` with
 //!   rustdoc's warnings denied, and every Rust path the Markdown names
 //!   looked up in what it made), then the Python package is built, the
-//!   Ray tests started, the other two Python packages built, the image
-//!   tests without libjpeg-turbo run and the workloads' digests checked.
+//!   Ray tests started, the other two Python packages built, adl-files'
+//!   JPEG tests run once more with zune-jpeg and the workloads' digests
+//!   checked.
 //! - `cargo xtask docs`: only that check.
 //! - `cargo xtask python`: only the Python package's tests.
 //! - `cargo xtask fuzz [--seconds N] [--merge] [TARGET...]`: the
@@ -160,7 +161,19 @@ fn main() -> ExitCode {
     }
     let started = std::time::Instant::now();
     let status = match beside.as_mut() {
-        Some(beside) => beside.run_releasing(&mut command),
+        // The tests built first (`--no-run`, its messages naming the test
+        // executables), the work beside let go, then the tests run.
+        Some(beside) => {
+            let mut build = Command::new(&cargo);
+            build.args(with_flags(
+                &cargo_args,
+                &["--no-run", "--message-format=json-render-diagnostics"],
+            ));
+            match beside.build(&mut build) {
+                Ok(built) if built.success() => command.status(),
+                other => other,
+            }
+        }
         None => command.status(),
     };
     if task == "test" {
@@ -196,6 +209,16 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `args` (cargo's) with `flags` before the `--` that ends cargo's own,
+/// where there is one (what follows it goes to the test binaries).
+fn with_flags(args: &[String], flags: &[&str]) -> Vec<String> {
+    let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    let mut with = args[..end].to_vec();
+    with.extend(flags.iter().map(|f| f.to_string()));
+    with.extend_from_slice(&args[end..]);
+    with
 }
 
 /// Say how long `what` took since `started`, so that a run's time can be

@@ -15,7 +15,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod flaky;
-#[path = "../served.rs"]
+#[path = "../served/mod.rs"]
 pub(crate) mod served;
 
 use std::io::{Read, Write};

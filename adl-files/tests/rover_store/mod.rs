@@ -4,14 +4,12 @@
 //! requests for `raw`, `lzmaf` frames and the AVI's chunks; whole objects
 //! for `lzma`, `ts`, offsets and blobs).
 
-mod common;
-mod s3;
 
 use std::path::{Path, PathBuf};
 
 use adl::Sensor;
 use adl::files::rover::{RoverOptions, RoverSensor};
-use s3::{BUCKET, S3Server};
+use super::s3::{BUCKET, S3Server};
 
 fn trace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/rover/trace")
@@ -45,7 +43,7 @@ fn a_rover_trace_in_s3_reads_as_the_local_one() {
     }
 
     // A missing object is named by its URL.
-    let err = common::source_error(
+    let err = super::common::source_error(
         RoverSensor::open(
             format!("s3://{BUCKET}/rover/nowhere/").as_str(),
             &RoverOptions::default(),

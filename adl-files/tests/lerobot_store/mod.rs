@@ -6,13 +6,12 @@
 //! its URL; and MP4 videos of each codec read from the bucket as the
 //! local files.
 
-mod s3;
 
 use std::path::{Path, PathBuf};
 
 use adl::Dataset;
 use adl::files::lerobot::{Field, LeRobot};
-use s3::{BUCKET, S3Server};
+use super::s3::{BUCKET, S3Server};
 
 fn root(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
