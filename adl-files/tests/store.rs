@@ -48,6 +48,19 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The servers' venvs made where they are not (SeaweedFS's; Azurite's,
+/// with Node and npm's packages: a minute or so of downloads): the tests
+/// that start a server make it first otherwise. `cargo xtask test` runs
+/// this test alone once the tests are built, beside the test binaries
+/// that run before this one, so that this binary's tests do not wait for
+/// the downloads.
+#[test]
+fn the_servers_venvs_are_made() {
+    assert!(s3::venv_weed().is_file());
+    #[cfg(feature = "azure")]
+    assert!(azure::venv().join("azurite/node_modules/azurite").is_dir());
+}
+
 /// The IMU table the tests put beside the radar.
 const IMU: &str = "# an IMU\nt, ax, gz\n0.000, 1.5, -2\n0.005, 2.5, -3\n0.010, 3.5, -4\n";
 

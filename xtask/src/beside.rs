@@ -33,11 +33,64 @@ pub(crate) type Started = (PathBuf, python::RayTests);
 /// zune-jpeg, as a build without feature `libjpeg-turbo` decodes.
 const JPEG_TESTS: [&str; 3] = ["images", "crop_decoder", "rover"];
 
+/// adl-files' object storage tests: their test that makes the servers'
+/// venvs (SeaweedFS's, Azurite's: a minute of downloads) runs alone first,
+/// beside the test binaries before it.
+const STORE_TESTS: &str = "store";
+
+/// The main example, which a test of the suite runs.
+const PX4_EXAMPLE: &str = "px4_trace";
+
+/// The test executables of adl-files the tests' build made that the work
+/// beside uses.
+#[derive(Default)]
+pub(crate) struct Built {
+    /// Those of [`JPEG_TESTS`].
+    jpeg_tests: Vec<PathBuf>,
+    /// That of [`STORE_TESTS`].
+    store_tests: Option<PathBuf>,
+    /// The main example's (`px4_trace`), which the suite runs
+    /// (`ADL_PX4_TRACE_EXAMPLE`; else it runs `cargo run --example`).
+    px4_example: Option<PathBuf>,
+}
+
+impl Built {
+    /// Take the executable the build's JSON message `line` names, where
+    /// it is one of these.
+    fn take(&mut self, line: &str) {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
+            return;
+        };
+        let target = &message["target"];
+        let from_adl_files = message["reason"] == "compiler-artifact"
+            && message["package_id"]
+                .as_str()
+                .is_some_and(|id| id.contains("/adl-files#"))
+            && target["kind"] == serde_json::json!(["test"]);
+        let (Some(name), Some(executable)) =
+            (target["name"].as_str(), message["executable"].as_str())
+        else {
+            return;
+        };
+        if name == PX4_EXAMPLE && target["kind"] == serde_json::json!(["example"]) {
+            self.px4_example = Some(PathBuf::from(executable));
+        }
+        if !from_adl_files {
+            return;
+        }
+        if JPEG_TESTS.contains(&name) {
+            self.jpeg_tests.push(PathBuf::from(executable));
+        } else if name == STORE_TESTS {
+            self.store_tests = Some(PathBuf::from(executable));
+        }
+    }
+}
+
 /// The work beside the Rust tests, waiting for their build or running.
 pub(crate) struct Beside {
-    /// Lets the work go, with the executables of [`JPEG_TESTS`]; `None`
-    /// once it has.
-    release: Option<Sender<Vec<PathBuf>>>,
+    /// Lets the work go, with the executables it uses; `None` once it
+    /// has.
+    release: Option<Sender<Built>>,
     handle: Option<JoinHandle<Result<Started, String>>>,
     /// The command it runs (`cargo doc`, a JPEG test, a workload),
     /// killed where the work is dropped unfinished (a step before it
@@ -55,18 +108,21 @@ impl Beside {
         cargo: &str,
         venv: JoinHandle<Result<PathBuf, String>>,
     ) -> Beside {
-        let (release, released) = channel::<Vec<PathBuf>>();
+        let (release, released) = channel::<Built>();
         let child = Arc::new(Mutex::new(None));
         let cancelled = Arc::new(AtomicBool::new(false));
         let (running, stop) = (Arc::clone(&child), Arc::clone(&cancelled));
         let root = root.to_path_buf();
         let cargo = cargo.to_string();
         let handle = std::thread::spawn(move || {
-            let Ok(jpeg_tests) = released.recv() else {
+            let Ok(built) = released.recv() else {
                 return Err(
                     "the docs' check did not run: the Rust tests' build did not finish".into(),
                 );
             };
+            // The servers' venvs made while the docs are checked (it
+            // waits on downloads, mostly).
+            let servers = ServersVenvs::start(&root, built.store_tests.as_deref())?;
             let started = Instant::now();
             let checked = check_docs(&root, &cargo, &running);
             crate::took("the docs' check (beside the Rust tests)", started);
@@ -104,7 +160,7 @@ impl Beside {
                 return Err("stopped".into());
             }
             let started = Instant::now();
-            test_with_zune_jpeg(&root, &jpeg_tests, &running)?;
+            test_with_zune_jpeg(&root, &built.jpeg_tests, &running)?;
             crate::took(
                 "the JPEG tests with zune-jpeg (beside the Rust tests)",
                 started,
@@ -115,6 +171,7 @@ impl Beside {
             let started = Instant::now();
             check_workloads(&root, &running)?;
             crate::took("the workloads' digests (beside the Rust tests)", started);
+            servers.finish()?;
             Ok((python, ray))
         });
         Beside {
@@ -129,20 +186,28 @@ impl Beside {
     /// --message-format=json-render-diagnostics`: its messages read from
     /// its standard output, its diagnostics and progress on standard
     /// error as usual), and let the work go where it succeeds, with the
-    /// executables it made of [`JPEG_TESTS`].
-    pub(crate) fn build(&mut self, command: &mut Command) -> std::io::Result<ExitStatus> {
+    /// executables it made that the work uses ([`Built`]); `tests` (the
+    /// tests' run) is told where the main example's executable is.
+    pub(crate) fn build(
+        &mut self,
+        command: &mut Command,
+        tests: &mut Command,
+    ) -> std::io::Result<ExitStatus> {
         let mut child = command.stdout(Stdio::piped()).spawn()?;
-        let mut jpeg_tests = Vec::new();
+        let mut built = Built::default();
         if let Some(stdout) = child.stdout.take() {
             for line in BufReader::new(stdout).lines() {
-                jpeg_tests.extend(jpeg_test(&line?));
+                built.take(&line?);
             }
         }
         let status = child.wait()?;
+        if let Some(example) = &built.px4_example {
+            tests.env("ADL_PX4_TRACE_EXAMPLE", example);
+        }
         if status.success()
             && let Some(release) = self.release.take()
         {
-            let _ = release.send(jpeg_tests);
+            let _ = release.send(built);
         }
         Ok(status)
     }
@@ -151,7 +216,7 @@ impl Beside {
     pub(crate) fn finish(mut self) -> Result<Started, String> {
         // Let go here at the latest (not built through `build`).
         if let Some(release) = self.release.take() {
-            let _ = release.send(Vec::new());
+            let _ = release.send(Built::default());
         }
         match self.handle.take().map(JoinHandle::join) {
             Some(Ok(result)) => result,
@@ -200,16 +265,66 @@ fn check_docs(root: &Path, cargo: &str, running: &Mutex<Option<Child>>) -> Resul
     docs::check_pages(root)
 }
 
-/// The executable of one of [`JPEG_TESTS`], where the build's JSON
-/// message `line` says it made one.
-fn jpeg_test(line: &str) -> Option<PathBuf> {
-    let message: serde_json::Value = serde_json::from_str(line).ok()?;
-    let target = &message["target"];
-    let made = message["reason"] == "compiler-artifact"
-        && message["package_id"].as_str()?.contains("/adl-files#")
-        && target["kind"] == serde_json::json!(["test"])
-        && JPEG_TESTS.contains(&target["name"].as_str()?);
-    made.then(|| message["executable"].as_str().map(PathBuf::from))?
+/// The store tests' test that makes the servers' venvs, running alone
+/// (its output in `target/servers-venvs.log`); killed where dropped
+/// unfinished.
+struct ServersVenvs {
+    child: Option<Child>,
+    log: PathBuf,
+}
+
+impl ServersVenvs {
+    /// Start it: `executable`, the store tests' (an error where the build
+    /// made none).
+    fn start(root: &Path, executable: Option<&Path>) -> Result<ServersVenvs, String> {
+        let executable = executable.ok_or_else(|| {
+            format!("the tests' build made no executable of adl-files' `{STORE_TESTS}` tests")
+        })?;
+        let log = crate::target_dir(root).join("servers-venvs.log");
+        let file = std::fs::File::create(&log)
+            .map_err(|e| format!("creating {}: {e}", log.display()))?;
+        let copy = file
+            .try_clone()
+            .map_err(|e| format!("{}: {e}", log.display()))?;
+        let child = Command::new(executable)
+            .args(["--exact", "the_servers_venvs_are_made"])
+            .current_dir(root.join("adl-files"))
+            .stdout(file)
+            .stderr(copy)
+            .spawn()
+            .map_err(|e| format!("could not run {}: {e}", executable.display()))?;
+        Ok(ServersVenvs {
+            child: Some(child),
+            log,
+        })
+    }
+
+    /// Wait for it; its output where it failed.
+    fn finish(mut self) -> Result<(), String> {
+        let Some(mut child) = self.child.take() else {
+            return Ok(());
+        };
+        let status = child
+            .wait()
+            .map_err(|e| format!("making the servers' venvs: {e}"))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "making the servers' venvs (adl-files' `{STORE_TESTS}` tests, `--exact the_servers_venvs_are_made`) failed ({status}):\n{}",
+                std::fs::read_to_string(&self.log).unwrap_or_default()
+            ))
+        }
+    }
+}
+
+impl Drop for ServersVenvs {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 /// adl-files' tests whose expectations depend on the JPEG decoder

@@ -169,7 +169,7 @@ fn main() -> ExitCode {
                 &cargo_args,
                 &["--no-run", "--message-format=json-render-diagnostics"],
             ));
-            match beside.build(&mut build) {
+            match beside.build(&mut build, &mut command) {
                 Ok(built) if built.success() => command.status(),
                 other => other,
             }

@@ -191,7 +191,7 @@ impl Azurite {
 
 /// The venv with Node, npm, the Blob client and Azurite, made where it is
 /// not there (or was made with other versions).
-fn venv() -> PathBuf {
+pub(crate) fn venv() -> PathBuf {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("azure-venv");
     let made = format!("{} {AZURITE}", PYTHON_PACKAGES.join(" "));
     let needs = "The Azure Blob tests run Azurite (npm's azurite) on the Node of PyPI's \

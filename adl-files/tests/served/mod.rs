@@ -175,8 +175,28 @@ impl Drop for Served {
 /// `packages` from PyPI, then `then` run in it, unless it was made so
 /// already (its `adl-ready` file says `made`); `needs` says what this
 /// takes where it fails.
+///
+/// Made under a lock (a file beside it, locked while it is made), so that
+/// two processes that want it at once (the test command makes the
+/// servers' venvs ahead of the tests that start them) make it once.
+// `File::lock` is Rust 1.89's: the tests build with a newer Rust than the
+// libraries' minimum.
+#[allow(clippy::incompatible_msrv)]
 pub fn venv(venv: &Path, packages: &[&str], made: &str, needs: &str, then: impl FnOnce(&Path)) {
     let ready = venv.join("adl-ready");
+    if std::fs::read_to_string(&ready).is_ok_and(|was| was == made) {
+        return;
+    }
+    let lock = venv.with_extension("lock");
+    if let Some(parent) = lock.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    let lock = std::fs::File::create(&lock)
+        .unwrap_or_else(|e| panic!("creating {}: {e}", lock.display()));
+    // Held until it drops at the end: another process waits here, then
+    // finds the venv made.
+    lock.lock()
+        .unwrap_or_else(|e| panic!("locking {}.lock: {e}", venv.display()));
     if std::fs::read_to_string(&ready).is_ok_and(|was| was == made) {
         return;
     }
