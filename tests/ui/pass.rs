@@ -52,7 +52,6 @@ mod transform_fn;
 #[path = "pass/transform_impl.rs"]
 mod transform_impl;
 
-
 #[test]
 fn pipeline_closures_compiles_and_runs() {
     pipeline_closures::main();

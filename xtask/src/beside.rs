@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 
 use crate::{docs, python};
 
-/// What the thread beside the tests hands back: the venv's Python, with
-/// the package installed, and the Ray tests running.
-pub(crate) type Started = (PathBuf, python::RayTests);
+/// What the thread beside the tests hands back: the Python tests running
+/// (the Ray tests in a pytest of their own).
+pub(crate) type Started = Vec<python::Pytest>;
 
 /// adl-files' test targets whose expectations depend on which decoder
 /// decodes JPEG (libjpeg-turbo or zune-jpeg): run once more with
@@ -120,13 +120,15 @@ impl Beside {
                     "the docs' check did not run: the Rust tests' build did not finish".into(),
                 );
             };
-            // The servers' venvs made while the docs are checked (it
-            // waits on downloads, mostly).
+            // The servers' venvs made beside what follows (it waits on
+            // downloads, mostly).
             let servers = ServersVenvs::start(&root, built.store_tests.as_deref())?;
-            let started = Instant::now();
-            let checked = check_docs(&root, &cargo, &running);
-            crate::took("the docs' check (beside the Rust tests)", started);
-            checked?;
+            // The docs' check first where the venv is still being made
+            // (PyTorch's download), else once the Python tests run.
+            let docs_first = !venv.is_finished();
+            if docs_first {
+                docs_check(&root, &cargo, &running)?;
+            }
             let started = Instant::now();
             let python = venv
                 .join()
@@ -139,23 +141,29 @@ impl Beside {
             if stop.load(Ordering::SeqCst) {
                 return Err("stopped".into());
             }
-            let ray = python::RayTests::start(&root, &python)?;
+            let ray = python::Pytest::ray(&root, &python)?;
             if stop.load(Ordering::SeqCst) {
                 // Stopped while they started: dropped, they are killed.
                 return Err("stopped".into());
             }
             // The other two packages (the example crate's and the W2
-            // benchmark's), which the Ray tests do not need: built while
-            // those and the Rust tests run, not after them (47 s and 13 s
-            // of CI's critical path). A failure drops `ray`: they are
-            // killed.
+            // benchmark's), which the Ray tests do not need, then the
+            // other Python tests: while those and the Rust tests run, not
+            // after them (the Rust tests leave much of CI's two cores
+            // idle, waiting on servers and processes). A failure drops
+            // `ray`: they are killed.
             let started = Instant::now();
             python::install(&root, &python, &python::PACKAGES[1..])?;
             crate::took("the other Python packages (beside the Rust tests)", started);
-            // And the two steps that ran after the Rust tests (36 s and
-            // 38 s of CI's critical path): each waits for nothing the Rust
-            // tests do, and the test build made the adl-bench the digests
-            // run.
+            if stop.load(Ordering::SeqCst) {
+                return Err("stopped".into());
+            }
+            let rest = python::Pytest::rest(&root, &python)?;
+            if !docs_first {
+                docs_check(&root, &cargo, &running)?;
+            }
+            // And the two steps that wait for nothing the Rust tests do
+            // (the test build made the executables they run).
             if stop.load(Ordering::SeqCst) {
                 return Err("stopped".into());
             }
@@ -172,7 +180,7 @@ impl Beside {
             check_workloads(&root, &running)?;
             crate::took("the workloads' digests (beside the Rust tests)", started);
             servers.finish()?;
-            Ok((python, ray))
+            Ok(vec![rest, ray])
         });
         Beside {
             release: Some(release),
@@ -249,6 +257,14 @@ impl Drop for Beside {
     }
 }
 
+/// [`check_docs`], timed.
+fn docs_check(root: &Path, cargo: &str, running: &Mutex<Option<Child>>) -> Result<(), String> {
+    let started = Instant::now();
+    let checked = check_docs(root, cargo, running);
+    crate::took("the docs' check (beside the Rust tests)", started);
+    checked
+}
+
 /// `cargo doc` with its output in `target/docs-check.log`, then the
 /// Markdown's paths; `running` holds `cargo doc` while it runs.
 fn check_docs(root: &Path, cargo: &str, running: &Mutex<Option<Child>>) -> Result<(), String> {
@@ -281,8 +297,8 @@ impl ServersVenvs {
             format!("the tests' build made no executable of adl-files' `{STORE_TESTS}` tests")
         })?;
         let log = crate::target_dir(root).join("servers-venvs.log");
-        let file = std::fs::File::create(&log)
-            .map_err(|e| format!("creating {}: {e}", log.display()))?;
+        let file =
+            std::fs::File::create(&log).map_err(|e| format!("creating {}: {e}", log.display()))?;
         let copy = file
             .try_clone()
             .map_err(|e| format!("{}: {e}", log.display()))?;

@@ -193,15 +193,14 @@ fn main() -> ExitCode {
     let Some(beside) = beside else {
         return ExitCode::SUCCESS;
     };
-    // The rest of the test command: the other Python tests, while the Ray
-    // tests (started beside the Rust tests) run on.
+    // The rest of the test command: the Python tests, started beside the
+    // Rust tests, waited for.
     let started = std::time::Instant::now();
-    let tested = beside.finish().and_then(|(python, ray)| {
+    let tested = beside.finish().and_then(|tests| {
         took("waiting for the work beside the Rust tests", started);
-        let rest = python::pytest(root, &python);
-        ray.finish(rest)
+        python::finish_all(tests)
     });
-    took("the Python tests", started);
+    took("the Python tests, after the Rust tests", started);
     match tested {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {

@@ -81,9 +81,9 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
         None => venv_python(root, false)?,
     };
     install(root, &python, &PACKAGES)?;
-    let ray = RayTests::start(root, &python)?;
-    let rest = pytest(root, &python);
-    ray.finish(rest)
+    let ray = Pytest::ray(root, &python)?;
+    let rest = Pytest::rest(root, &python)?;
+    finish_all(vec![rest, ray])
 }
 
 /// The package, the example of a crate of one's own
@@ -119,59 +119,100 @@ pub(crate) fn install(root: &Path, python: &Path, packages: &[&str]) -> Result<(
     Ok(())
 }
 
-/// The Ray tests (a two-node cluster on this machine, Ray Train's
-/// workers), running: they wait mostly on processes starting, so they run
-/// beside the rest of the work (the docs' check, the other builds, the
-/// other tests) in a pytest of their own, their output kept in a log and
-/// printed when they end. Needs `adl-python` installed. Killed where they
-/// are dropped unfinished (another step failed).
-pub(crate) struct RayTests {
+/// A pytest running with its output kept in a log, printed when it ends:
+/// the Ray tests (a two-node cluster on this machine, Ray Train's
+/// workers), which wait mostly on processes starting, in a pytest of their
+/// own; and the other Python tests. Both run beside the rest of the work
+/// (the Rust tests, the docs' check, the other builds). Needs `adl-python`
+/// installed. Killed where dropped unfinished (another step failed).
+pub(crate) struct Pytest {
+    what: &'static str,
     child: Option<std::process::Child>,
     log: PathBuf,
     started: std::time::Instant,
 }
 
-impl RayTests {
-    /// Start them with the venv's `python`.
-    pub(crate) fn start(root: &Path, python: &Path) -> Result<RayTests, String> {
+impl Pytest {
+    /// The Ray tests, started with the venv's `python`.
+    pub(crate) fn ray(root: &Path, python: &Path) -> Result<Pytest, String> {
         let tests = root.join("adl-python").join("tests").join("test_ray.py");
-        let log = crate::target_dir(root).join("ray-tests.log");
         let mut ray = Command::new(python);
         ray.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
             .arg(&tests)
             .current_dir(root);
-        let child = output_to(&mut ray, &log, "the Ray tests")?
+        Pytest::start("the Ray tests", &mut ray, root, "ray-tests.log")
+    }
+
+    /// The Python tests but the Ray tests (the package's, the examples',
+    /// the benchmark module's), started with the venv's `python`.
+    pub(crate) fn rest(root: &Path, python: &Path) -> Result<Pytest, String> {
+        let ray_tests = root.join("adl-python").join("tests").join("test_ray.py");
+        // Two processes at least (CI's two cores), four at most, each
+        // taking the next test as it is free (by whole files instead, the
+        // slowest files kept one busy alone: 246 s against 224 s here).
+        let processes = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .clamp(2, 4)
+            .to_string();
+        let examples = root.join("examples").join("python");
+        let mut pytest = Command::new(python);
+        pytest
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .args(["-n", &processes, "--dist", "load"])
+            // The slowest tests named in the log, for the suite's budget.
+            .arg("--durations=15")
+            .arg("--ignore")
+            .arg(&ray_tests)
+            .arg(root.join("adl-python").join("tests"))
+            .arg(root.join("examples").join("python_px4").join("test_px4.py"))
+            .arg(root.join("bench").join("python").join("test_w2.py"))
+            .arg(examples.join("test_train.py"))
+            .arg(examples.join("test_ros_bag.py"))
+            .arg(examples.join("test_lerobot_policy.py"))
+            .current_dir(root);
+        Pytest::start("the Python tests", &mut pytest, root, "python-tests.log")
+    }
+
+    fn start(
+        what: &'static str,
+        command: &mut Command,
+        root: &Path,
+        log: &str,
+    ) -> Result<Pytest, String> {
+        let log = crate::target_dir(root).join(log);
+        let child = output_to(command, &log, what)?
             .spawn()
-            .map_err(|e| format!("the Ray tests: cannot run {}: {e}", python.display()))?;
-        Ok(RayTests {
+            .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
+        Ok(Pytest {
+            what,
             child: Some(child),
             log,
             started: std::time::Instant::now(),
         })
     }
 
-    /// Wait for them, print their output, and give `rest` (the other
-    /// steps' result) or their failure.
-    pub(crate) fn finish(mut self, rest: Result<(), String>) -> Result<(), String> {
+    /// Wait for them, print their output, and give their failure, if
+    /// they failed.
+    pub(crate) fn finish(mut self) -> Result<(), String> {
         let Some(mut child) = self.child.take() else {
-            return rest;
+            return Ok(());
         };
         let status = child.wait();
-        crate::took("the Ray tests, from their start", self.started);
+        crate::took(&format!("{}, from their start", self.what), self.started);
         let printed = std::fs::read_to_string(&self.log).unwrap_or_default();
-        eprintln!("xtask: the Ray tests ({}):\n{printed}", self.log.display());
-        rest?;
+        eprintln!("xtask: {} ({}):\n{printed}", self.what, self.log.display());
         match status {
             Ok(status) if status.success() => Ok(()),
             Ok(status) => Err(format!(
-                "the Ray tests failed ({status}); their output is above"
+                "{} failed ({status}); their output is above",
+                self.what
             )),
-            Err(e) => Err(format!("the Ray tests: {e}")),
+            Err(e) => Err(format!("{}: {e}", self.what)),
         }
     }
 }
 
-impl Drop for RayTests {
+impl Drop for Pytest {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
@@ -180,38 +221,16 @@ impl Drop for RayTests {
     }
 }
 
-/// The Python tests but the Ray tests: the package's, the examples', the
-/// benchmark module's.
-pub(crate) fn pytest(root: &Path, python: &Path) -> Result<(), String> {
-    let ray_tests = root.join("adl-python").join("tests").join("test_ray.py");
-    // Two processes at least (CI's two cores), four at most, each taking
-    // the next test as it is free (by whole files instead, the slowest
-    // files kept one busy alone: 246 s against 224 s here).
-    let processes = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .clamp(2, 4)
-        .to_string();
-    let mut pytest = Command::new(python);
-    pytest
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .args(["-n", &processes, "--dist", "load"])
-        .arg("--ignore")
-        .arg(&ray_tests)
-        .arg(root.join("adl-python").join("tests"))
-        .arg(root.join("examples").join("python_px4").join("test_px4.py"))
-        .arg(root.join("bench").join("python").join("test_w2.py"))
-        .arg(root.join("examples").join("python").join("test_train.py"))
-        .arg(root.join("examples").join("python").join("test_ros_bag.py"))
-        .arg(
-            root.join("examples")
-                .join("python")
-                .join("test_lerobot_policy.py"),
-        )
-        .current_dir(root);
-    let started = std::time::Instant::now();
-    let rest = run(&mut pytest, "the Python package's tests", "");
-    crate::took("pytest", started);
-    rest
+/// Wait for each of `tests`, in turn, and give the first failure.
+pub(crate) fn finish_all(tests: Vec<Pytest>) -> Result<(), String> {
+    let mut first = Ok(());
+    for test in tests {
+        let finished = test.finish();
+        if first.is_ok() {
+            first = finished;
+        }
+    }
+    first
 }
 
 /// The venv's Python, the venv made with [`REQUIREMENTS`] first where it

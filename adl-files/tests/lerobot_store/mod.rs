@@ -6,12 +6,11 @@
 //! its URL; and MP4 videos of each codec read from the bucket as the
 //! local files.
 
-
 use std::path::{Path, PathBuf};
 
+use super::s3::{BUCKET, S3Server};
 use adl::Dataset;
 use adl::files::lerobot::{Field, LeRobot};
-use super::s3::{BUCKET, S3Server};
 
 fn root(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

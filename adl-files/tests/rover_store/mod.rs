@@ -4,12 +4,11 @@
 //! requests for `raw`, `lzmaf` frames and the AVI's chunks; whole objects
 //! for `lzma`, `ts`, offsets and blobs).
 
-
 use std::path::{Path, PathBuf};
 
+use super::s3::{BUCKET, S3Server};
 use adl::Sensor;
 use adl::files::rover::{RoverOptions, RoverSensor};
-use super::s3::{BUCKET, S3Server};
 
 fn trace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/rover/trace")

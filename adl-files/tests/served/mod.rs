@@ -191,8 +191,8 @@ pub fn venv(venv: &Path, packages: &[&str], made: &str, needs: &str, then: impl 
     if let Some(parent) = lock.parent() {
         std::fs::create_dir_all(parent).unwrap();
     }
-    let lock = std::fs::File::create(&lock)
-        .unwrap_or_else(|e| panic!("creating {}: {e}", lock.display()));
+    let lock =
+        std::fs::File::create(&lock).unwrap_or_else(|e| panic!("creating {}: {e}", lock.display()));
     // Held until it drops at the end: another process waits here, then
     // finds the venv made.
     lock.lock()

@@ -21,11 +21,15 @@ pub(crate) fn main() -> adl::Result<()> {
         Ok(Array1::from_elem(3, i as f32))
     });
     let gps: Gps = Series::new("gps", t("gps", vec![0.1, 0.3])?, |i| Ok(i as f64));
-    let flight = Flight { imu: Window::new(imu, 1, 0)?, gps };
+    let flight = Flight {
+        imu: Window::new(imu, 1, 0)?,
+        gps,
+    };
     let trace = Recording::new("flight", flight, &Nearest::new("gps", 0.01)?)?;
     let fix: Fix = trace.get(1)?;
     let _: (Vec<Array1<f32>>, f64) = (fix.imu.clone(), fix.gps);
-    let batch: FixBatch = adl::pipeline::run(&Stages::new().with_collate(DefaultCollate), vec![fix])?;
+    let batch: FixBatch =
+        adl::pipeline::run(&Stages::new().with_collate(DefaultCollate), vec![fix])?;
     println!("{batch:?}");
     Ok(())
 }

@@ -54,7 +54,10 @@ pub(crate) fn main() {
     use adl::Transform;
     assert_eq!(doubled {}.apply(vec![1.0]).unwrap(), vec![2.0]);
     assert_eq!(halved {}.apply(vec![1.0]).unwrap(), vec![0.5]);
-    assert_eq!(Transform::apply(&Offset(1.0), vec![1.0]).unwrap(), vec![2.0]);
+    assert_eq!(
+        Transform::apply(&Offset(1.0), vec![1.0]).unwrap(),
+        vec![2.0]
+    );
     assert_eq!(sum {}.info().stage, Stage::Batch);
     assert!(sum {}.info().kernel.is_none());
     assert!(negate {}.info().kernel.is_some());

@@ -26,7 +26,9 @@ pub struct RandomCrop {
 #[adl::transform(name = "crop")]
 impl RandomCrop {
     fn apply(&self, v: Vec<u8>) -> Result<Vec<u8>, String> {
-        v.get(..self.size).map(<[u8]>::to_vec).ok_or_else(|| format!("shorter than {}", self.size))
+        v.get(..self.size)
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| format!("shorter than {}", self.size))
     }
 }
 
