@@ -2,16 +2,17 @@
 //! about half of CI's two cores idle (they wait on servers, child
 //! processes and timeouts), and `cargo` needs the target dir's lock,
 //! which `cargo test` holds while it builds. So the tests are built first
-//! (`cargo test --no-run`, whose JSON messages name the test executables
-//! it made), and once that build is done, while `cargo test` runs them:
-//! the docs' check (`cargo doc`, its output kept in a log and printed
-//! where it fails), then the Python package built into the tests' venv,
-//! the Ray tests started (they wait mostly on processes starting, and
-//! run on while the rest of the suite does), and the other two Python
-//! packages built, adl-files' tests whose expectations depend on the JPEG
-//! decoder run once more with zune-jpeg (`ADL_JPEG_DECODER=zune-jpeg`:
-//! the build has libjpeg-turbo, for adl-bench), and the benchmark
-//! workloads' digests checked.
+//! (`cargo test --no-run`, whose JSON messages name the executables it
+//! made), and once that build is done, while `cargo test` runs them: the
+//! servers' venvs made (the store tests' own test, alone), the Python
+//! package built into the tests' venv, the Ray tests started (they wait
+//! mostly on processes starting), the other two Python packages built,
+//! the other Python tests started, the docs' check (`cargo doc`, its
+//! output kept in a log and printed where it fails; first, where the venv
+//! is still being made), adl-files' tests whose expectations depend on
+//! the JPEG decoder run once more with zune-jpeg
+//! (`ADL_JPEG_DECODER=zune-jpeg`: the build has libjpeg-turbo, for
+//! adl-bench), and the benchmark workloads' digests checked.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -10,18 +10,20 @@
 //!   build's `adl-bench`; their digests), as a run with no flags does them (W2's
 //!   batch kernels on the first GPU, else as Rust kernels), and W2 once
 //!   more with its batch stage as OpenCL kernels on POCL's CPU device,
-//!   and last the Python package's tests (`adl-python`, built into a venv
+//!   and the Python package's tests (`adl-python`, built into a venv
 //!   under the target dir with abstract-dataloader 0.4.7 and PyTorch
 //!   beside it, then pytest on two processes or more, and the training
-//!   example; the Ray tests in a pytest of their own beside the rest).
-//!   The venv is made while the Rust suite builds.
-//!   Beside the Rust suite's tests, once their build is done
-//!   (`beside.rs`), the docs are checked (`docs.rs`: `cargo doc` with
-//!   rustdoc's warnings denied, and every Rust path the Markdown names
-//!   looked up in what it made), then the Python package is built, the
-//!   Ray tests started, the other two Python packages built, adl-files'
-//!   JPEG tests run once more with zune-jpeg and the workloads' digests
-//!   checked.
+//!   example; the Ray tests in a pytest of their own).
+//!   The venv is made while the Rust suite builds. The suite is built
+//!   first (`cargo test --no-run`, whose messages name the executables),
+//!   then its tests run, and beside them (`beside.rs`): the servers'
+//!   venvs made, the Python package built, the Ray tests started, the
+//!   other two Python packages built, the other Python tests started, the
+//!   docs checked (`docs.rs`: `cargo doc` with rustdoc's warnings denied,
+//!   and every Rust path the Markdown names looked up in what it made;
+//!   first, where the venv is still being made), adl-files' JPEG tests
+//!   run once more with zune-jpeg and the workloads' digests checked.
+//!   Then the Python tests are waited for.
 //! - `cargo xtask docs`: only that check.
 //! - `cargo xtask python`: only the Python package's tests.
 //! - `cargo xtask fuzz [--seconds N] [--merge] [TARGET...]`: the
