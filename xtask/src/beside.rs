@@ -39,8 +39,18 @@ const JPEG_TESTS: [&str; 3] = ["images", "crop_decoder", "rover"];
 /// beside the test binaries before it.
 const STORE_TESTS: &str = "store";
 
+/// The store tests' test that makes the servers' venvs.
+const SERVERS_VENVS_TEST: &str = "the_servers_venvs_are_made";
+
 /// The main example, which a test of the suite runs.
 const PX4_EXAMPLE: &str = "px4_trace";
+
+/// The UI tests (adl-ui's trybuild test), run beside the others; skipped
+/// (by its name, [`UI_TEST`]) in the tests' run.
+const UI_TESTS: &str = "ui";
+
+/// The one test of [`UI_TESTS`].
+pub(crate) const UI_TEST: &str = "every_rule_fails_to_compile_with_our_message";
 
 /// The test executables of adl-files the tests' build made that the work
 /// beside uses.
@@ -53,6 +63,8 @@ pub(crate) struct Built {
     /// The main example's (`px4_trace`), which the suite runs
     /// (`ADL_PX4_TRACE_EXAMPLE`; else it runs `cargo run --example`).
     px4_example: Option<PathBuf>,
+    /// That of [`UI_TESTS`].
+    ui_tests: Option<PathBuf>,
 }
 
 impl Built {
@@ -75,6 +87,14 @@ impl Built {
         };
         if name == PX4_EXAMPLE && target["kind"] == serde_json::json!(["example"]) {
             self.px4_example = Some(PathBuf::from(executable));
+        }
+        if name == UI_TESTS
+            && target["kind"] == serde_json::json!(["test"])
+            && message["package_id"]
+                .as_str()
+                .is_some_and(|id| id.contains("adl-ui"))
+        {
+            self.ui_tests = Some(PathBuf::from(executable));
         }
         if !from_adl_files {
             return;
@@ -121,14 +141,17 @@ impl Beside {
                     "the docs' check did not run: the Rust tests' build did not finish".into(),
                 );
             };
-            // The servers' venvs made beside what follows (it waits on
-            // downloads, mostly).
-            let servers = ServersVenvs::start(&root, built.store_tests.as_deref())?;
-            // The docs' check first where the venv is still being made
+            // Beside what follows: the servers' venvs made (it waits on
+            // downloads, mostly), and the UI tests (trybuild's `cargo
+            // check` of its project, in a target folder of its own: the
+            // longest test binary, skipped in the tests' run).
+            let servers = Background::servers_venvs(&root, built.store_tests.as_deref())?;
+            let ui = Background::ui_tests(&root, &cargo, built.ui_tests.as_deref())?;
+            // What needs no venv first where the venv is still being made
             // (PyTorch's download), else once the Python tests run.
-            let docs_first = !venv.is_finished();
-            if docs_first {
-                docs_check(&root, &cargo, &running)?;
+            let venv_first = venv.is_finished();
+            if !venv_first {
+                no_venv_steps(&root, &cargo, &built, &running, &stop)?;
             }
             let started = Instant::now();
             let python = venv
@@ -138,50 +161,33 @@ impl Beside {
             if stop.load(Ordering::SeqCst) {
                 return Err("stopped".into());
             }
+            // The package, then its tests and the Ray tests started while
+            // the other two packages (the example crate's and the W2
+            // benchmark's) are built, then theirs: all while the Rust
+            // tests run, not after them. A failure drops what started:
+            // they are killed.
             python::install(&root, &python, &python::PACKAGES[..1])?;
             if stop.load(Ordering::SeqCst) {
                 return Err("stopped".into());
             }
+            let package = python::Pytest::package(&root, &python)?;
             let ray = python::Pytest::ray(&root, &python)?;
             if stop.load(Ordering::SeqCst) {
-                // Stopped while they started: dropped, they are killed.
                 return Err("stopped".into());
             }
-            // The other two packages (the example crate's and the W2
-            // benchmark's), which the Ray tests do not need, then the
-            // other Python tests: while those and the Rust tests run, not
-            // after them (the Rust tests leave much of CI's two cores
-            // idle, waiting on servers and processes). A failure drops
-            // `ray`: they are killed.
             let started = Instant::now();
             python::install(&root, &python, &python::PACKAGES[1..])?;
             crate::took("the other Python packages (beside the Rust tests)", started);
             if stop.load(Ordering::SeqCst) {
                 return Err("stopped".into());
             }
-            let rest = python::Pytest::rest(&root, &python)?;
-            if !docs_first {
-                docs_check(&root, &cargo, &running)?;
+            let modules = python::Pytest::modules(&root, &python)?;
+            if venv_first {
+                no_venv_steps(&root, &cargo, &built, &running, &stop)?;
             }
-            // And the two steps that wait for nothing the Rust tests do
-            // (the test build made the executables they run).
-            if stop.load(Ordering::SeqCst) {
-                return Err("stopped".into());
-            }
-            let started = Instant::now();
-            test_with_zune_jpeg(&root, &built.jpeg_tests, &running)?;
-            crate::took(
-                "the JPEG tests with zune-jpeg (beside the Rust tests)",
-                started,
-            );
-            if stop.load(Ordering::SeqCst) {
-                return Err("stopped".into());
-            }
-            let started = Instant::now();
-            check_workloads(&root, &running)?;
-            crate::took("the workloads' digests (beside the Rust tests)", started);
             servers.finish()?;
-            Ok(vec![rest, ray])
+            ui.finish()?;
+            Ok(vec![package, modules, ray])
         });
         Beside {
             release: Some(release),
@@ -282,37 +288,104 @@ fn check_docs(root: &Path, cargo: &str, running: &Mutex<Option<Child>>) -> Resul
     docs::check_pages(root)
 }
 
-/// The store tests' test that makes the servers' venvs, running alone
-/// (its output in `target/servers-venvs.log`); killed where dropped
-/// unfinished.
-struct ServersVenvs {
-    child: Option<Child>,
-    log: PathBuf,
+/// The steps beside the Rust tests that need no Python venv: the docs'
+/// check, adl-files' JPEG tests with zune-jpeg, the workloads' digests.
+fn no_venv_steps(
+    root: &Path,
+    cargo: &str,
+    built: &Built,
+    running: &Mutex<Option<Child>>,
+    stop: &AtomicBool,
+) -> Result<(), String> {
+    docs_check(root, cargo, running)?;
+    if stop.load(Ordering::SeqCst) {
+        return Err("stopped".into());
+    }
+    let started = Instant::now();
+    test_with_zune_jpeg(root, &built.jpeg_tests, running)?;
+    crate::took(
+        "the JPEG tests with zune-jpeg (beside the Rust tests)",
+        started,
+    );
+    if stop.load(Ordering::SeqCst) {
+        return Err("stopped".into());
+    }
+    let started = Instant::now();
+    check_workloads(root, running)?;
+    crate::took("the workloads' digests (beside the Rust tests)", started);
+    Ok(())
 }
 
-impl ServersVenvs {
-    /// Start it: `executable`, the store tests' (an error where the build
-    /// made none).
-    fn start(root: &Path, executable: Option<&Path>) -> Result<ServersVenvs, String> {
+/// A test executable running beside the rest, its output in a log
+/// (printed where it fails); killed where dropped unfinished.
+struct Background {
+    what: String,
+    child: Option<Child>,
+    log: PathBuf,
+    started: Instant,
+}
+
+impl Background {
+    /// The store tests' test that makes the servers' venvs, alone, from
+    /// `executable` (an error where the build made none).
+    fn servers_venvs(root: &Path, executable: Option<&Path>) -> Result<Background, String> {
         let executable = executable.ok_or_else(|| {
             format!("the tests' build made no executable of adl-files' `{STORE_TESTS}` tests")
         })?;
-        let log = crate::target_dir(root).join("servers-venvs.log");
-        let file =
-            std::fs::File::create(&log).map_err(|e| format!("creating {}: {e}", log.display()))?;
+        let mut command = Command::new(executable);
+        command
+            .args(["--exact", SERVERS_VENVS_TEST])
+            .current_dir(root.join("adl-files"));
+        Background::start(
+            root,
+            format!("making the servers' venvs (`{STORE_TESTS} --exact {SERVERS_VENVS_TEST}`)"),
+            &mut command,
+            "servers-venvs.log",
+        )
+    }
+
+    /// The UI tests (trybuild), from `executable`, as `cargo test` runs
+    /// them (in their package's folder, `CARGO` and `CARGO_MANIFEST_DIR`
+    /// set; trybuild runs `cargo`); an error where the build made none.
+    fn ui_tests(root: &Path, cargo: &str, executable: Option<&Path>) -> Result<Background, String> {
+        let executable = executable
+            .ok_or_else(|| format!("the tests' build made no executable of `{UI_TESTS}`"))?;
+        let folder = root.join("tests").join("ui");
+        let mut command = Command::new(executable);
+        command
+            .current_dir(&folder)
+            .env("CARGO", cargo)
+            .env("CARGO_MANIFEST_DIR", &folder);
+        Background::start(
+            root,
+            format!("the UI tests (`{UI_TESTS}`)"),
+            &mut command,
+            "ui-tests.log",
+        )
+    }
+
+    fn start(
+        root: &Path,
+        what: String,
+        command: &mut Command,
+        log: &str,
+    ) -> Result<Background, String> {
+        let log = crate::target_dir(root).join(log);
+        let file = std::fs::File::create(&log)
+            .map_err(|e| format!("{what}: creating {}: {e}", log.display()))?;
         let copy = file
             .try_clone()
-            .map_err(|e| format!("{}: {e}", log.display()))?;
-        let child = Command::new(executable)
-            .args(["--exact", "the_servers_venvs_are_made"])
-            .current_dir(root.join("adl-files"))
+            .map_err(|e| format!("{what}: {}: {e}", log.display()))?;
+        let child = command
             .stdout(file)
             .stderr(copy)
             .spawn()
-            .map_err(|e| format!("could not run {}: {e}", executable.display()))?;
-        Ok(ServersVenvs {
+            .map_err(|e| format!("{what}: could not run {:?}: {e}", command.get_program()))?;
+        Ok(Background {
+            what,
             child: Some(child),
             log,
+            started: Instant::now(),
         })
     }
 
@@ -321,21 +394,21 @@ impl ServersVenvs {
         let Some(mut child) = self.child.take() else {
             return Ok(());
         };
-        let status = child
-            .wait()
-            .map_err(|e| format!("making the servers' venvs: {e}"))?;
+        let status = child.wait().map_err(|e| format!("{}: {e}", self.what))?;
+        crate::took(&format!("{}, from its start", self.what), self.started);
         if status.success() {
             Ok(())
         } else {
             Err(format!(
-                "making the servers' venvs (adl-files' `{STORE_TESTS}` tests, `--exact the_servers_venvs_are_made`) failed ({status}):\n{}",
+                "{} failed ({status}):\n{}",
+                self.what,
                 std::fs::read_to_string(&self.log).unwrap_or_default()
             ))
         }
     }
 }
 
-impl Drop for ServersVenvs {
+impl Drop for Background {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();

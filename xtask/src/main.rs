@@ -156,6 +156,13 @@ fn main() -> ExitCode {
         (task == "test").then(|| beside::Beside::start(root, &cargo, python::prepare(root)));
     let mut command = Command::new(&cargo);
     command.args(&cargo_args);
+    if beside.is_some() {
+        // The UI tests run beside the others (`beside.rs`), not in turn.
+        if !cargo_args.iter().any(|a| a == "--") {
+            command.arg("--");
+        }
+        command.args(["--skip", beside::UI_TEST]);
+    }
     if task == "test" {
         // The system packages are there: a missing OpenCL device is a
         // failure, not a skip.

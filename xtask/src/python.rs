@@ -82,8 +82,9 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
     };
     install(root, &python, &PACKAGES)?;
     let ray = Pytest::ray(root, &python)?;
-    let rest = Pytest::rest(root, &python)?;
-    finish_all(vec![rest, ray])
+    let package = Pytest::package(root, &python)?;
+    let modules = Pytest::modules(root, &python)?;
+    finish_all(vec![package, modules, ray])
 }
 
 /// The package, the example of a crate of one's own
@@ -143,9 +144,9 @@ impl Pytest {
         Pytest::start("the Ray tests", &mut ray, root, "ray-tests.log")
     }
 
-    /// The Python tests but the Ray tests (the package's, the examples',
-    /// the benchmark module's), started with the venv's `python`.
-    pub(crate) fn rest(root: &Path, python: &Path) -> Result<Pytest, String> {
+    /// The package's tests but the Ray tests, and the Python examples',
+    /// started with the venv's `python` (they need only `adl-python`).
+    pub(crate) fn package(root: &Path, python: &Path) -> Result<Pytest, String> {
         let ray_tests = root.join("adl-python").join("tests").join("test_ray.py");
         // Two processes at least (CI's two cores), four at most, each
         // taking the next test as it is free (by whole files instead, the
@@ -164,13 +165,28 @@ impl Pytest {
             .arg("--ignore")
             .arg(&ray_tests)
             .arg(root.join("adl-python").join("tests"))
-            .arg(root.join("examples").join("python_px4").join("test_px4.py"))
-            .arg(root.join("bench").join("python").join("test_w2.py"))
             .arg(examples.join("test_train.py"))
             .arg(examples.join("test_ros_bag.py"))
             .arg(examples.join("test_lerobot_policy.py"))
             .current_dir(root);
         Pytest::start("the Python tests", &mut pytest, root, "python-tests.log")
+    }
+
+    /// The tests of the other two packages (the example crate's and the
+    /// W2 benchmark's), in one process: a few seconds.
+    pub(crate) fn modules(root: &Path, python: &Path) -> Result<Pytest, String> {
+        let mut pytest = Command::new(python);
+        pytest
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .arg(root.join("examples").join("python_px4").join("test_px4.py"))
+            .arg(root.join("bench").join("python").join("test_w2.py"))
+            .current_dir(root);
+        Pytest::start(
+            "the example crate's and W2's Python tests",
+            &mut pytest,
+            root,
+            "python-modules-tests.log",
+        )
     }
 
     fn start(
