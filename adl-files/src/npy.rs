@@ -144,7 +144,8 @@ impl<T: NpyElement, D: Dimension> Npy<T, D> {
     ///
     /// # let dir = tempfile::tempdir()?;
     /// # let path = dir.path().join("rig.npz");
-    /// # std::fs::write(&path, include_bytes!("../tests/data/rig.npz"))?;
+    /// # let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rig.npz");
+    /// # std::fs::copy(fixture, &path)?;
     /// // rig.npz, from numpy.savez_compressed(path, imu=float32 [3, 2], gps=...)
     /// let times = adl::Timestamps::new("imu", vec![0.0, 0.01, 0.02])?;
     /// let imu: Npy<f32, Ix1> = Npy::from_npz("imu", &path, "imu", times.clone())?;

@@ -62,7 +62,7 @@ pub(crate) fn check(root: &Path, cargo: &str) -> Result<(), String> {
 /// `cargo doc` of the workspace with rustdoc's warnings denied.
 pub(crate) fn doc_command(root: &Path, cargo: &str) -> Command {
     let mut command = Command::new(cargo);
-    command
+    crate::without_incremental_on_ci(&mut command)
         .current_dir(root)
         .args(["doc", "--workspace", "--no-deps", "--features", FEATURES])
         .env("RUSTDOCFLAGS", "-D warnings");

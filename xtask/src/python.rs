@@ -104,7 +104,7 @@ pub(crate) fn install(root: &Path, python: &Path, packages: &[&str]) -> Result<(
     for package in packages {
         let started = std::time::Instant::now();
         let mut install = Command::new(python);
-        install
+        crate::without_incremental_on_ci(&mut install)
             .env("PATH", &path)
             .args(["-m", "pip", "install", "--quiet", "--no-build-isolation"])
             .args(["--force-reinstall", "--no-deps"])
