@@ -7,12 +7,12 @@
 //! servers' venvs made (the store tests' own test, alone), the Python
 //! package built into the tests' venv, the Ray tests started (they wait
 //! mostly on processes starting), the other two Python packages built,
-//! the other Python tests started, the docs' check (`cargo doc`, its
-//! output kept in a log and printed where it fails; first, where the venv
-//! is still being made), adl-files' tests whose expectations depend on
-//! the JPEG decoder run once more with zune-jpeg
-//! (`ADL_JPEG_DECODER=zune-jpeg`: the build has libjpeg-turbo, for
-//! adl-bench), and the benchmark workloads' digests checked.
+//! the other Python tests started, then the steps that need no venv (and
+//! go first where the venv is still being made): the docs' check (`cargo
+//! doc`, its output kept in a log and printed where it fails), adl-files'
+//! tests whose expectations depend on the JPEG decoder run once more with
+//! zune-jpeg (`ADL_JPEG_DECODER=zune-jpeg`: the build has libjpeg-turbo,
+//! for adl-bench), and the benchmark workloads' digests checked.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -23,11 +23,12 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::background::{Background, Shown};
 use crate::{docs, python};
 
 /// What the thread beside the tests hands back: the Python tests running
 /// (the Ray tests in a pytest of their own).
-pub(crate) type Started = Vec<python::Pytest>;
+pub(crate) type Started = Vec<Background>;
 
 /// adl-files' test targets whose expectations depend on which decoder
 /// decodes JPEG (libjpeg-turbo or zune-jpeg): run once more with
@@ -45,13 +46,6 @@ const SERVERS_VENVS_TEST: &str = "the_servers_venvs_are_made";
 /// The main example, which a test of the suite runs.
 const PX4_EXAMPLE: &str = "px4_trace";
 
-/// The UI tests (adl-ui's trybuild test), run beside the others; skipped
-/// (by its name, [`UI_TEST`]) in the tests' run.
-const UI_TESTS: &str = "ui";
-
-/// The one test of [`UI_TESTS`].
-pub(crate) const UI_TEST: &str = "every_rule_fails_to_compile_with_our_message";
-
 /// The test executables of adl-files the tests' build made that the work
 /// beside uses.
 #[derive(Default)]
@@ -63,8 +57,6 @@ pub(crate) struct Built {
     /// The main example's (`px4_trace`), which the suite runs
     /// (`ADL_PX4_TRACE_EXAMPLE`; else it runs `cargo run --example`).
     px4_example: Option<PathBuf>,
-    /// That of [`UI_TESTS`].
-    ui_tests: Option<PathBuf>,
 }
 
 impl Built {
@@ -87,14 +79,6 @@ impl Built {
         };
         if name == PX4_EXAMPLE && target["kind"] == serde_json::json!(["example"]) {
             self.px4_example = Some(PathBuf::from(executable));
-        }
-        if name == UI_TESTS
-            && target["kind"] == serde_json::json!(["test"])
-            && message["package_id"]
-                .as_str()
-                .is_some_and(|id| id.contains("adl-ui"))
-        {
-            self.ui_tests = Some(PathBuf::from(executable));
         }
         if !from_adl_files {
             return;
@@ -141,12 +125,9 @@ impl Beside {
                     "the docs' check did not run: the Rust tests' build did not finish".into(),
                 );
             };
-            // Beside what follows: the servers' venvs made (it waits on
-            // downloads, mostly), and the UI tests (trybuild's `cargo
-            // check` of its project, in a target folder of its own: the
-            // longest test binary, skipped in the tests' run).
-            let servers = Background::servers_venvs(&root, built.store_tests.as_deref())?;
-            let ui = Background::ui_tests(&root, &cargo, built.ui_tests.as_deref())?;
+            // The servers' venvs made beside what follows (it waits on
+            // downloads, mostly).
+            let servers = servers_venvs(&root, built.store_tests.as_deref())?;
             // What needs no venv first where the venv is still being made
             // (PyTorch's download), else once the Python tests run.
             let venv_first = venv.is_finished();
@@ -161,33 +142,31 @@ impl Beside {
             if stop.load(Ordering::SeqCst) {
                 return Err("stopped".into());
             }
-            // The package, then its tests and the Ray tests started while
-            // the other two packages (the example crate's and the W2
-            // benchmark's) are built, then theirs: all while the Rust
-            // tests run, not after them. A failure drops what started:
-            // they are killed.
             python::install(&root, &python, &python::PACKAGES[..1])?;
             if stop.load(Ordering::SeqCst) {
                 return Err("stopped".into());
             }
-            let package = python::Pytest::package(&root, &python)?;
-            let ray = python::Pytest::ray(&root, &python)?;
+            let ray = python::ray_tests(&root, &python)?;
             if stop.load(Ordering::SeqCst) {
+                // Stopped while they started: dropped, they are killed.
                 return Err("stopped".into());
             }
+            // The other two packages (the example crate's and the W2
+            // benchmark's), which the Ray tests do not need, then the
+            // other Python tests: while those and the Rust tests run, not
+            // after them. A failure drops what started: they are killed.
             let started = Instant::now();
             python::install(&root, &python, &python::PACKAGES[1..])?;
             crate::took("the other Python packages (beside the Rust tests)", started);
             if stop.load(Ordering::SeqCst) {
                 return Err("stopped".into());
             }
-            let modules = python::Pytest::modules(&root, &python)?;
+            let rest = python::other_tests(&root, &python)?;
             if venv_first {
                 no_venv_steps(&root, &cargo, &built, &running, &stop)?;
             }
             servers.finish()?;
-            ui.finish()?;
-            Ok(vec![package, modules, ray])
+            Ok(vec![rest, ray])
         });
         Beside {
             release: Some(release),
@@ -316,105 +295,23 @@ fn no_venv_steps(
     Ok(())
 }
 
-/// A test executable running beside the rest, its output in a log
-/// (printed where it fails); killed where dropped unfinished.
-struct Background {
-    what: String,
-    child: Option<Child>,
-    log: PathBuf,
-    started: Instant,
-}
-
-impl Background {
-    /// The store tests' test that makes the servers' venvs, alone, from
-    /// `executable` (an error where the build made none).
-    fn servers_venvs(root: &Path, executable: Option<&Path>) -> Result<Background, String> {
-        let executable = executable.ok_or_else(|| {
-            format!("the tests' build made no executable of adl-files' `{STORE_TESTS}` tests")
-        })?;
-        let mut command = Command::new(executable);
-        command
-            .args(["--exact", SERVERS_VENVS_TEST])
-            .current_dir(root.join("adl-files"));
-        Background::start(
-            root,
-            format!("making the servers' venvs (`{STORE_TESTS} --exact {SERVERS_VENVS_TEST}`)"),
-            &mut command,
-            "servers-venvs.log",
-        )
-    }
-
-    /// The UI tests (trybuild), from `executable`, as `cargo test` runs
-    /// them (in their package's folder, `CARGO` and `CARGO_MANIFEST_DIR`
-    /// set; trybuild runs `cargo`); an error where the build made none.
-    fn ui_tests(root: &Path, cargo: &str, executable: Option<&Path>) -> Result<Background, String> {
-        let executable = executable
-            .ok_or_else(|| format!("the tests' build made no executable of `{UI_TESTS}`"))?;
-        let folder = root.join("tests").join("ui");
-        let mut command = Command::new(executable);
-        command
-            .current_dir(&folder)
-            .env("CARGO", cargo)
-            .env("CARGO_MANIFEST_DIR", &folder);
-        Background::start(
-            root,
-            format!("the UI tests (`{UI_TESTS}`)"),
-            &mut command,
-            "ui-tests.log",
-        )
-    }
-
-    fn start(
-        root: &Path,
-        what: String,
-        command: &mut Command,
-        log: &str,
-    ) -> Result<Background, String> {
-        let log = crate::target_dir(root).join(log);
-        let file = std::fs::File::create(&log)
-            .map_err(|e| format!("{what}: creating {}: {e}", log.display()))?;
-        let copy = file
-            .try_clone()
-            .map_err(|e| format!("{what}: {}: {e}", log.display()))?;
-        let child = command
-            .stdout(file)
-            .stderr(copy)
-            .spawn()
-            .map_err(|e| format!("{what}: could not run {:?}: {e}", command.get_program()))?;
-        Ok(Background {
-            what,
-            child: Some(child),
-            log,
-            started: Instant::now(),
-        })
-    }
-
-    /// Wait for it; its output where it failed.
-    fn finish(mut self) -> Result<(), String> {
-        let Some(mut child) = self.child.take() else {
-            return Ok(());
-        };
-        let status = child.wait().map_err(|e| format!("{}: {e}", self.what))?;
-        crate::took(&format!("{}, from its start", self.what), self.started);
-        if status.success() {
-            Ok(())
-        } else {
-            Err(format!(
-                "{} failed ({status}):\n{}",
-                self.what,
-                std::fs::read_to_string(&self.log).unwrap_or_default()
-            ))
-        }
-    }
-}
-
-impl Drop for Background {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
+/// The store tests' test that makes the servers' venvs, alone, from
+/// `executable` (an error where the build made none), beside the rest.
+fn servers_venvs(root: &Path, executable: Option<&Path>) -> Result<Background, String> {
+    let executable = executable.ok_or_else(|| {
+        format!("the tests' build made no executable of adl-files' `{STORE_TESTS}` tests")
+    })?;
+    let mut command = Command::new(executable);
+    command
+        .args(["--exact", SERVERS_VENVS_TEST])
+        .current_dir(root.join("adl-files"));
+    Background::start(
+        root,
+        format!("making the servers' venvs (`{STORE_TESTS} --exact {SERVERS_VENVS_TEST}`)"),
+        &mut command,
+        "servers-venvs.log",
+        Shown::OnFailure,
+    )
 }
 
 /// adl-files' tests whose expectations depend on the JPEG decoder

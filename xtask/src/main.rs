@@ -20,10 +20,10 @@
 //!   venvs made, the Python package built, the Ray tests started, the
 //!   other two Python packages built, the other Python tests started, the
 //!   docs checked (`docs.rs`: `cargo doc` with rustdoc's warnings denied,
-//!   and every Rust path the Markdown names looked up in what it made;
-//!   first, where the venv is still being made), adl-files' JPEG tests
-//!   run once more with zune-jpeg and the workloads' digests checked.
-//!   Then the Python tests are waited for.
+//!   and every Rust path the Markdown names looked up in what it made),
+//!   adl-files' JPEG tests run once more with zune-jpeg and the
+//!   workloads' digests checked (these three first, where the venv is
+//!   still being made). Then the Python tests are waited for.
 //! - `cargo xtask docs`: only that check.
 //! - `cargo xtask python`: only the Python package's tests.
 //! - `cargo xtask fuzz [--seconds N] [--merge] [TARGET...]`: the
@@ -46,6 +46,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod background;
 mod beside;
 mod docs;
 mod fuzz;
@@ -156,13 +157,6 @@ fn main() -> ExitCode {
         (task == "test").then(|| beside::Beside::start(root, &cargo, python::prepare(root)));
     let mut command = Command::new(&cargo);
     without_incremental_on_ci(&mut command).args(&cargo_args);
-    if beside.is_some() {
-        // The UI tests run beside the others (`beside.rs`), not in turn.
-        if !cargo_args.iter().any(|a| a == "--") {
-            command.arg("--");
-        }
-        command.args(["--skip", beside::UI_TEST]);
-    }
     if task == "test" {
         // The system packages are there: a missing OpenCL device is a
         // failure, not a skip.
@@ -207,7 +201,7 @@ fn main() -> ExitCode {
     let started = std::time::Instant::now();
     let tested = beside.finish().and_then(|tests| {
         took("waiting for the work beside the Rust tests", started);
-        python::finish_all(tests)
+        background::finish_all(tests)
     });
     took("the Python tests, after the Rust tests", started);
     match tested {

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::thread::JoinHandle;
 
+use crate::background::{Background, Shown, finish_all};
+
 /// What the tests need from PyPI; the venv is made again when this
 /// changes. abstract-dataloader is the reference the package is checked
 /// against, at the release it follows.
@@ -81,10 +83,9 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
         None => venv_python(root, false)?,
     };
     install(root, &python, &PACKAGES)?;
-    let ray = Pytest::ray(root, &python)?;
-    let package = Pytest::package(root, &python)?;
-    let modules = Pytest::modules(root, &python)?;
-    finish_all(vec![package, modules, ray])
+    let ray = ray_tests(root, &python)?;
+    let rest = other_tests(root, &python)?;
+    finish_all(vec![rest, ray])
 }
 
 /// The package, the example of a crate of one's own
@@ -120,133 +121,61 @@ pub(crate) fn install(root: &Path, python: &Path, packages: &[&str]) -> Result<(
     Ok(())
 }
 
-/// A pytest running with its output kept in a log, printed when it ends:
-/// the Ray tests (a two-node cluster on this machine, Ray Train's
+/// The Ray tests (a two-node cluster on this machine, Ray Train's
 /// workers), which wait mostly on processes starting, in a pytest of their
-/// own; and the other Python tests. Both run beside the rest of the work
-/// (the Rust tests, the docs' check, the other builds). Needs `adl-python`
-/// installed. Killed where dropped unfinished (another step failed).
-pub(crate) struct Pytest {
-    what: &'static str,
-    child: Option<std::process::Child>,
-    log: PathBuf,
-    started: std::time::Instant,
+/// own, started with the venv's `python` beside the rest of the work (the
+/// Rust tests, the docs' check, the other builds). Needs `adl-python`
+/// installed.
+pub(crate) fn ray_tests(root: &Path, python: &Path) -> Result<Background, String> {
+    let tests = root.join("adl-python").join("tests").join("test_ray.py");
+    let mut ray = Command::new(python);
+    ray.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(&tests)
+        .current_dir(root);
+    Background::start(
+        root,
+        "the Ray tests",
+        &mut ray,
+        "ray-tests.log",
+        Shown::Always,
+    )
 }
 
-impl Pytest {
-    /// The Ray tests, started with the venv's `python`.
-    pub(crate) fn ray(root: &Path, python: &Path) -> Result<Pytest, String> {
-        let tests = root.join("adl-python").join("tests").join("test_ray.py");
-        let mut ray = Command::new(python);
-        ray.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-            .arg(&tests)
-            .current_dir(root);
-        Pytest::start("the Ray tests", &mut ray, root, "ray-tests.log")
-    }
-
-    /// The package's tests but the Ray tests, and the Python examples',
-    /// started with the venv's `python` (they need only `adl-python`).
-    pub(crate) fn package(root: &Path, python: &Path) -> Result<Pytest, String> {
-        let ray_tests = root.join("adl-python").join("tests").join("test_ray.py");
-        // Two processes at least (CI's two cores), four at most, each
-        // taking the next test as it is free (by whole files instead, the
-        // slowest files kept one busy alone: 246 s against 224 s here).
-        let processes = std::thread::available_parallelism()
-            .map_or(2, |n| n.get())
-            .clamp(2, 4)
-            .to_string();
-        let examples = root.join("examples").join("python");
-        let mut pytest = Command::new(python);
-        pytest
-            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-            .args(["-n", &processes, "--dist", "load"])
-            // The slowest tests named in the log, for the suite's budget.
-            .arg("--durations=15")
-            .arg("--ignore")
-            .arg(&ray_tests)
-            .arg(root.join("adl-python").join("tests"))
-            .arg(examples.join("test_train.py"))
-            .arg(examples.join("test_ros_bag.py"))
-            .arg(examples.join("test_lerobot_policy.py"))
-            .current_dir(root);
-        Pytest::start("the Python tests", &mut pytest, root, "python-tests.log")
-    }
-
-    /// The tests of the other two packages (the example crate's and the
-    /// W2 benchmark's), in one process: a few seconds.
-    pub(crate) fn modules(root: &Path, python: &Path) -> Result<Pytest, String> {
-        let mut pytest = Command::new(python);
-        pytest
-            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-            .arg(root.join("examples").join("python_px4").join("test_px4.py"))
-            .arg(root.join("bench").join("python").join("test_w2.py"))
-            .current_dir(root);
-        Pytest::start(
-            "the example crate's and W2's Python tests",
-            &mut pytest,
-            root,
-            "python-modules-tests.log",
-        )
-    }
-
-    fn start(
-        what: &'static str,
-        command: &mut Command,
-        root: &Path,
-        log: &str,
-    ) -> Result<Pytest, String> {
-        let log = crate::target_dir(root).join(log);
-        let child = output_to(command, &log, what)?
-            .spawn()
-            .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
-        Ok(Pytest {
-            what,
-            child: Some(child),
-            log,
-            started: std::time::Instant::now(),
-        })
-    }
-
-    /// Wait for them, print their output, and give their failure, if
-    /// they failed.
-    pub(crate) fn finish(mut self) -> Result<(), String> {
-        let Some(mut child) = self.child.take() else {
-            return Ok(());
-        };
-        let status = child.wait();
-        crate::took(&format!("{}, from their start", self.what), self.started);
-        let printed = std::fs::read_to_string(&self.log).unwrap_or_default();
-        eprintln!("xtask: {} ({}):\n{printed}", self.what, self.log.display());
-        match status {
-            Ok(status) if status.success() => Ok(()),
-            Ok(status) => Err(format!(
-                "{} failed ({status}); their output is above",
-                self.what
-            )),
-            Err(e) => Err(format!("{}: {e}", self.what)),
-        }
-    }
-}
-
-impl Drop for Pytest {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// Wait for each of `tests`, in turn, and give the first failure.
-pub(crate) fn finish_all(tests: Vec<Pytest>) -> Result<(), String> {
-    let mut first = Ok(());
-    for test in tests {
-        let finished = test.finish();
-        if first.is_ok() {
-            first = finished;
-        }
-    }
-    first
+/// The Python tests but the Ray tests: the package's, the examples', the
+/// benchmark module's, started with the venv's `python` (the three
+/// packages installed).
+pub(crate) fn other_tests(root: &Path, python: &Path) -> Result<Background, String> {
+    let ray_tests = root.join("adl-python").join("tests").join("test_ray.py");
+    // Two processes at least (CI's two cores), four at most, each taking
+    // the next test as it is free (by whole files instead, the slowest
+    // files kept one busy alone: 246 s against 224 s here).
+    let processes = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(2, 4)
+        .to_string();
+    let examples = root.join("examples").join("python");
+    let mut pytest = Command::new(python);
+    pytest
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .args(["-n", &processes, "--dist", "load"])
+        // The slowest tests named in the log, for the suite's budget.
+        .arg("--durations=15")
+        .arg("--ignore")
+        .arg(&ray_tests)
+        .arg(root.join("adl-python").join("tests"))
+        .arg(root.join("examples").join("python_px4").join("test_px4.py"))
+        .arg(root.join("bench").join("python").join("test_w2.py"))
+        .arg(examples.join("test_train.py"))
+        .arg(examples.join("test_ros_bag.py"))
+        .arg(examples.join("test_lerobot_policy.py"))
+        .current_dir(root);
+    Background::start(
+        root,
+        "the Python tests",
+        &mut pytest,
+        "python-tests.log",
+        Shown::Always,
+    )
 }
 
 /// The venv's Python, the venv made with [`REQUIREMENTS`] first where it
@@ -310,7 +239,7 @@ fn run_with(
 
 /// `command` with its output and errors going to the file `log` (made
 /// anew); `what` names the command where the file cannot be made.
-fn output_to<'c>(
+pub(crate) fn output_to<'c>(
     command: &'c mut Command,
     log: &Path,
     what: &str,
