@@ -3,8 +3,9 @@
 //! under the target dir and shown when it ends; killed where dropped
 //! unfinished (another step failed).
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
 /// When a [`Background`] command's log is printed.
@@ -38,7 +39,7 @@ impl Background {
     ) -> Result<Background, String> {
         let what = what.into();
         let log = crate::target_dir(root).join(log);
-        let child = crate::python::output_to(command, &log, &what)?
+        let child = output_to(command, &log, &what)?
             .spawn()
             .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
         Ok(Background {
@@ -94,4 +95,18 @@ pub(crate) fn finish_all(commands: Vec<Background>) -> Result<(), String> {
         }
     }
     first
+}
+
+/// `command` with its output and errors going to the file `log` (made
+/// anew); `what` names the command where the file cannot be made.
+pub(crate) fn output_to<'c>(
+    command: &'c mut Command,
+    log: &Path,
+    what: &str,
+) -> Result<&'c mut Command, String> {
+    let file = File::create(log).map_err(|e| format!("{what}: creating {}: {e}", log.display()))?;
+    let copy = file
+        .try_clone()
+        .map_err(|e| format!("{what}: {}: {e}", log.display()))?;
+    Ok(command.stdout(Stdio::from(file)).stderr(Stdio::from(copy)))
 }

@@ -10,12 +10,11 @@
 //! suite builds and runs ([`prepare`]), and joins it before the Python
 //! tests.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::thread::JoinHandle;
 
-use crate::background::{Background, Shown, finish_all};
+use crate::background::{Background, Shown, finish_all, output_to};
 
 /// What the tests need from PyPI; the venv is made again when this
 /// changes. abstract-dataloader is the reference the package is checked
@@ -235,20 +234,6 @@ fn run_with(
         let printed = std::fs::read_to_string(log).unwrap_or_default();
         format!("{message}\n{} says:\n{printed}", log.display())
     })
-}
-
-/// `command` with its output and errors going to the file `log` (made
-/// anew); `what` names the command where the file cannot be made.
-pub(crate) fn output_to<'c>(
-    command: &'c mut Command,
-    log: &Path,
-    what: &str,
-) -> Result<&'c mut Command, String> {
-    let file = File::create(log).map_err(|e| format!("{what}: creating {}: {e}", log.display()))?;
-    let copy = file
-        .try_clone()
-        .map_err(|e| format!("{what}: {}: {e}", log.display()))?;
-    Ok(command.stdout(Stdio::from(file)).stderr(Stdio::from(copy)))
 }
 
 /// Run `command` in the open (its output shown); its failure says what
