@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::background::{Background, Shown};
+use crate::background::{Background, Shown, output_to};
 use crate::{docs, python};
 
 /// What the thread beside the tests hands back: the Python tests running
@@ -394,14 +394,7 @@ fn run_logged(
     running: &Mutex<Option<Child>>,
     what: &str,
 ) -> Result<(ExitStatus, String), String> {
-    let file = std::fs::File::create(log)
-        .map_err(|e| format!("{what}: creating {}: {e}", log.display()))?;
-    let copy = file
-        .try_clone()
-        .map_err(|e| format!("{what}: {}: {e}", log.display()))?;
-    let spawned = command
-        .stdout(file)
-        .stderr(copy)
+    let spawned = output_to(command, log, what)?
         .spawn()
         .map_err(|e| format!("{what}: could not run {:?}: {e}", command.get_program()))?;
     *running
