@@ -1,6 +1,9 @@
 """A training process for test_processes.py: it trains a small torch model
-for one epoch of an adl.Loader, a step per batch, logging each batch's
-indices (fsync'd) and then checkpointing the model, its optimizer and the
+for one epoch of an adl.Loader, a step of plain SGD per batch (written
+out, not ``torch.optim.SGD``: an optimizer's first use imports
+``torch._dynamo``, some 5 s of CPU in each of the test's five processes,
+and plain SGD keeps no state of its own to checkpoint), logging each
+batch's indices (fsync'd) and then checkpointing the model and the
 loader's state with the number of batches logged (written beside,
 fsync'd, renamed over: all or nothing). Started again after being killed,
 it goes back to its last checkpoint: the log is cut to the batches the
@@ -22,6 +25,7 @@ import adl.torch
 # 24 batches: three kills, each 2 to 5 batches after where a run starts,
 # land within the epoch (every checkpoint fsync'd: some 0.1 s a batch).
 N, BATCH, SEED, EPOCH = 144, 6, 17, 3
+LEARNING_RATE = 0.1
 
 
 def fsynced(path, write):
@@ -37,7 +41,6 @@ def main(folder, workers):
     torch.set_num_threads(1)
     torch.manual_seed(0)
     model = torch.nn.Linear(1, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     checkpoint = os.path.join(folder, "checkpoint.pt")
     log = os.path.join(folder, "log.txt")
     loader = adl.Loader(list(range(N)), None, batch_size=BATCH, shuffle=SEED, workers=workers)
@@ -45,7 +48,6 @@ def main(folder, workers):
     if os.path.exists(checkpoint):
         saved = torch.load(checkpoint)
         model.load_state_dict(saved["model"])
-        optimizer.load_state_dict(saved["optimizer"])
         loader.load_state_dict(saved["loader"])
         logged = saved["logged"]
         with open(log) as f:
@@ -58,16 +60,17 @@ def main(folder, workers):
         for batch in adl.torch.batches(loader.epoch(EPOCH)):
             x = batch.float()[:, None] / N
             loss = torch.nn.functional.mse_loss(model(x), 2 * x + 1)
-            optimizer.zero_grad()
+            model.zero_grad()
             loss.backward()
-            optimizer.step()
+            with torch.no_grad():
+                for parameter in model.parameters():
+                    parameter -= LEARNING_RATE * parameter.grad
             f.write(" ".join(str(i) for i in batch.tolist()) + "\n")
             f.flush()
             os.fsync(f.fileno())
             logged += 1
             state = {
                 "model": model.state_dict(),
-                "optimizer": optimizer.state_dict(),
                 "loader": loader.state_dict(),
                 "logged": logged,
             }

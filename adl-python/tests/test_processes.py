@@ -1,6 +1,6 @@
 """adl.Loader across processes: a training process killed with SIGKILL in
 the middle of an epoch, several times, and restarted from its last
-checkpoint (model, optimizer, loader) with other worker counts sees every
+checkpoint (the model and the loader) with other worker counts sees every
 index of the epoch exactly once and ends with the weights of a run never
 interrupted; processes given torchrun's RANK and WORLD_SIZE split an
 epoch between them, and so do torchrun's own (gloo) training DDP."""
