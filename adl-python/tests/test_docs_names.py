@@ -4,7 +4,8 @@ is there to import: a doc that names a class, module or method that was
 renamed or removed fails here under the file and line that names it.
 
 The Rust paths the same Markdown names are checked against rustdoc's
-output by ``cargo xtask docs`` (run by the test command).
+output by ``cargo xtask docs`` (a check before a change lands; see
+docs/layout.md).
 """
 
 import importlib

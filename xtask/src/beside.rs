@@ -8,11 +8,10 @@
 //! package built into the tests' venv, the Ray tests started (they wait
 //! mostly on processes starting), the other two Python packages built,
 //! the other Python tests started, then the steps that need no venv (and
-//! go first where the venv is still being made): the docs' check (`cargo
-//! doc`, its output kept in a log and printed where it fails), adl-files'
-//! tests whose expectations depend on the JPEG decoder run once more with
-//! zune-jpeg (`ADL_JPEG_DECODER=zune-jpeg`: the build has libjpeg-turbo,
-//! for adl-bench), and the benchmark workloads' digests checked.
+//! go first where the venv is still being made): adl-files' tests whose
+//! expectations depend on the JPEG decoder run once more with zune-jpeg
+//! (`ADL_JPEG_DECODER=zune-jpeg`: the build has libjpeg-turbo, for
+//! adl-bench), and the benchmark workloads' digests checked.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -24,7 +23,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::background::{Background, Shown, output_to};
-use crate::{docs, python};
+use crate::python;
 
 /// What the thread beside the tests hands back: the Python tests running
 /// (the Ray tests in a pytest of their own).
@@ -97,7 +96,7 @@ pub(crate) struct Beside {
     /// has.
     release: Option<Sender<Built>>,
     handle: Option<JoinHandle<Result<Started, String>>>,
-    /// The command it runs (`cargo doc`, a JPEG test, a workload),
+    /// The command it runs (a JPEG test, a workload),
     /// killed where the work is dropped unfinished (a step before it
     /// failed).
     child: Arc<Mutex<Option<Child>>>,
@@ -108,21 +107,16 @@ pub(crate) struct Beside {
 impl Beside {
     /// The work, waiting to be let go; `venv` makes the tests' venv (on a
     /// thread of its own since the start).
-    pub(crate) fn start(
-        root: &Path,
-        cargo: &str,
-        venv: JoinHandle<Result<PathBuf, String>>,
-    ) -> Beside {
+    pub(crate) fn start(root: &Path, venv: JoinHandle<Result<PathBuf, String>>) -> Beside {
         let (release, released) = channel::<Built>();
         let child = Arc::new(Mutex::new(None));
         let cancelled = Arc::new(AtomicBool::new(false));
         let (running, stop) = (Arc::clone(&child), Arc::clone(&cancelled));
         let root = root.to_path_buf();
-        let cargo = cargo.to_string();
         let handle = std::thread::spawn(move || {
             let Ok(built) = released.recv() else {
                 return Err(
-                    "the docs' check did not run: the Rust tests' build did not finish".into(),
+                    "the work beside the Rust tests did not run: their build did not finish".into(),
                 );
             };
             // The servers' venvs made beside what follows (it waits on
@@ -132,7 +126,7 @@ impl Beside {
             // (PyTorch's download), else once the Python tests run.
             let venv_first = venv.is_finished();
             if !venv_first {
-                no_venv_steps(&root, &cargo, &built, &running, &stop)?;
+                no_venv_steps(&root, &built, &running, &stop)?;
             }
             let started = Instant::now();
             let python = venv
@@ -163,7 +157,7 @@ impl Beside {
             }
             let rest = python::other_tests(&root, &python)?;
             if venv_first {
-                no_venv_steps(&root, &cargo, &built, &running, &stop)?;
+                no_venv_steps(&root, &built, &running, &stop)?;
             }
             servers.finish()?;
             Ok(vec![rest, ray])
@@ -243,43 +237,14 @@ impl Drop for Beside {
     }
 }
 
-/// [`check_docs`], timed.
-fn docs_check(root: &Path, cargo: &str, running: &Mutex<Option<Child>>) -> Result<(), String> {
-    let started = Instant::now();
-    let checked = check_docs(root, cargo, running);
-    crate::took("the docs' check (beside the Rust tests)", started);
-    checked
-}
-
-/// `cargo doc` with its output in `target/docs-check.log`, then the
-/// Markdown's paths; `running` holds `cargo doc` while it runs.
-fn check_docs(root: &Path, cargo: &str, running: &Mutex<Option<Child>>) -> Result<(), String> {
-    let log = crate::target_dir(root).join("docs-check.log");
-    let (status, printed) = run_logged(
-        &mut docs::doc_command(root, cargo),
-        &log,
-        running,
-        "the docs' check",
-    )?;
-    if !status.success() {
-        return Err(docs::doc_failed(status, &printed));
-    }
-    docs::check_pages(root)
-}
-
-/// The steps beside the Rust tests that need no Python venv: the docs'
-/// check, adl-files' JPEG tests with zune-jpeg, the workloads' digests.
+/// The steps beside the Rust tests that need no Python venv: adl-files'
+/// JPEG tests with zune-jpeg, the workloads' digests.
 fn no_venv_steps(
     root: &Path,
-    cargo: &str,
     built: &Built,
     running: &Mutex<Option<Child>>,
     stop: &AtomicBool,
 ) -> Result<(), String> {
-    docs_check(root, cargo, running)?;
-    if stop.load(Ordering::SeqCst) {
-        return Err("stopped".into());
-    }
     let started = Instant::now();
     test_with_zune_jpeg(root, &built.jpeg_tests, running)?;
     crate::took(

@@ -54,37 +54,26 @@ pub(crate) fn check(root: &Path, cargo: &str) -> Result<(), String> {
         .status()
         .map_err(|e| format!("could not run {cargo} doc: {e}"))?;
     if !status.success() {
-        return Err(doc_failed(status, ""));
+        return Err(format!(
+            "`cargo doc --workspace --no-deps --features {FEATURES}` with rustdoc's warnings denied failed ({status})"
+        ));
     }
     check_pages(root)
 }
 
 /// `cargo doc` of the workspace with rustdoc's warnings denied.
-pub(crate) fn doc_command(root: &Path, cargo: &str) -> Command {
+fn doc_command(root: &Path, cargo: &str) -> Command {
     let mut command = Command::new(cargo);
-    crate::without_incremental_on_ci(&mut command)
+    command
         .current_dir(root)
         .args(["doc", "--workspace", "--no-deps", "--features", FEATURES])
         .env("RUSTDOCFLAGS", "-D warnings");
     command
 }
 
-/// What a failed [`doc_command`] says, with what it `printed` where that
-/// went to a log.
-pub(crate) fn doc_failed(status: std::process::ExitStatus, printed: &str) -> String {
-    let printed = if printed.is_empty() {
-        String::new()
-    } else {
-        format!(":\n{printed}")
-    };
-    format!(
-        "`cargo doc --workspace --no-deps --features {FEATURES}` with rustdoc's warnings denied failed ({status}){printed}"
-    )
-}
-
 /// Every Rust path the Markdown names looked up in the pages `cargo doc`
 /// made.
-pub(crate) fn check_pages(root: &Path) -> Result<(), String> {
+fn check_pages(root: &Path) -> Result<(), String> {
     let doc = crate::target_dir(root).join("doc");
     let aliases = facade_aliases(&root.join("src/lib.rs"))?;
     let mut missing = Vec::new();

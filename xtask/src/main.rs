@@ -18,13 +18,17 @@
 //!   first (`cargo test --no-run`, whose messages name the executables),
 //!   then its tests run, and beside them (`beside.rs`): the servers'
 //!   venvs made, the Python package built, the Ray tests started, the
-//!   other two Python packages built, the other Python tests started, the
-//!   docs checked (`docs.rs`: `cargo doc` with rustdoc's warnings denied,
-//!   and every Rust path the Markdown names looked up in what it made),
+//!   other two Python packages built, the other Python tests started,
 //!   adl-files' JPEG tests run once more with zune-jpeg and the
-//!   workloads' digests checked (these three first, where the venv is
+//!   workloads' digests checked (these two first, where the venv is
 //!   still being made). Then the Python tests are waited for.
-//! - `cargo xtask docs`: only that check.
+//! - `cargo xtask docs`: the docs checked (`docs.rs`: `cargo doc` with
+//!   rustdoc's warnings denied, and every Rust path the Markdown names
+//!   looked up in what it made). A check before a change lands, with
+//!   `cargo fmt` and `cargo clippy`, not part of the test command: its
+//!   `cargo doc` checks every dependency once more (rustdoc does not read
+//!   the test build's artifacts), 160 to 250 s of CPU that the suite's
+//!   20 minutes on CI's two cores do not have room for.
 //! - `cargo xtask python`: only the Python package's tests.
 //! - `cargo xtask fuzz [--seconds N] [--merge] [TARGET...]`: the
 //!   coverage-guided fuzzer over adl's parsers (`fuzz.rs`).
@@ -150,11 +154,9 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     // The Python tests' venv (PyTorch: minutes to fetch) made while the
-    // Rust suite builds; the docs' check, the Python package's build, the
-    // Ray tests and the rest of `beside.rs` beside the Rust tests, once
-    // their build is done.
-    let mut beside =
-        (task == "test").then(|| beside::Beside::start(root, &cargo, python::prepare(root)));
+    // Rust suite builds; the Python package's build, the Ray tests and the
+    // rest of `beside.rs` beside the Rust tests, once their build is done.
+    let mut beside = (task == "test").then(|| beside::Beside::start(root, python::prepare(root)));
     let mut command = Command::new(&cargo);
     without_incremental_on_ci(&mut command).args(&cargo_args);
     if task == "test" {

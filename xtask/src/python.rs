@@ -132,7 +132,7 @@ pub(crate) fn install(root: &Path, python: &Path, packages: &[&str]) -> Result<(
 /// The Ray tests (a two-node cluster on this machine, Ray Train's
 /// workers), which wait mostly on processes starting, in a pytest of their
 /// own, started with the venv's `python` beside the rest of the work (the
-/// Rust tests, the docs' check, the other builds). Needs `adl-python`
+/// Rust tests, the other builds). Needs `adl-python`
 /// installed.
 pub(crate) fn ray_tests(root: &Path, python: &Path) -> Result<Background, String> {
     let tests = root.join("adl-python").join("tests").join("test_ray.py");
