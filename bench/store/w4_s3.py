@@ -16,6 +16,16 @@ round in the other order. Prints each run's JSON line, then
 `ratio w4 s3/disk R` over the medians of `warm_samples_per_s`, and
 stops the server and removes its folder.
 
+`--pinned` runs the server on the machine's last core and `adl-bench`
+(with one worker, both from the disk and from S3) on the others, as a
+loader's machine and a storage server are two: what the loader makes
+from a server that does not take its cores, beside what it makes from
+its own disk on the same cores.
+
+`--memory-budget BYTES` gives both runs' loader a memory budget, under
+which it sizes its window of batches ahead from what it measures (the
+reads' latency among it) instead of 2 batches per worker.
+
 `--latency-ms N` puts a proxy on loopback between the loader and the
 server that holds each request N ms before forwarding it (and
 `--drop-every K` closes every K-th connection at once, unanswered): the
@@ -73,16 +83,31 @@ def _killed_with_parent() -> None:
         _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
 
 
-def start_weed(weed: str, folder: Path) -> tuple[subprocess.Popen, int]:
+def cores() -> tuple[set[int], set[int]]:
+    """`--pinned`'s split of the cores this process may run on: the
+    loader's (all but the last) and the server's (the last)."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        sys.exit("--pinned needs two cores at least: one for the server, the rest for the loader")
+    return set(allowed[:-1]), {allowed[-1]}
+
+
+def start_weed(weed: str, folder: Path, on: set[int] | None = None) -> tuple[subprocess.Popen, int]:
     """SeaweedFS's `weed mini` on free ports of 127.0.0.1, its data in
-    `folder`, telemetry off; the process and its S3 port once it answers."""
+    `folder`, telemetry off, on the cores `on` where given; the process
+    and its S3 port once it answers."""
     ports = {name: free_port() for name in ("master", "volume", "filer", "s3", "webdav", "admin")}
     args = [weed, "mini", f"-dir={folder}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
             *(f"-{name}.port={port}" for name, port in ports.items()),
             "-admin.ui=false", "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.telemetry=false"]
     log = open(folder / "weed.log", "wb")
-    server = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                              preexec_fn=_killed_with_parent)
+
+    def prepare() -> None:
+        _killed_with_parent()
+        if on is not None:
+            os.sched_setaffinity(0, on)
+
+    server = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, preexec_fn=prepare)
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -158,13 +183,20 @@ class SlowProxy:
                     pass
 
 
-def run(bench: str, data: Path, url: str | None, endpoint: str, workers: int) -> dict:
+def run(bench: str, data: Path, url: str | None, endpoint: str, workers: int,
+        on: set[int] | None = None, budget: int | None = None) -> dict:
+    """One `adl-bench` run of W4 (from `url`, else from the disk), on the
+    cores `on` and under the memory budget `budget` where given: its
+    source and warm and cold samples/s."""
     command = [bench, "--workload", "w4", "--data", str(data), "--cold", "none", "--workers", str(workers)]
+    if budget is not None:
+        command += ["--memory-budget", str(budget)]
     if url:
         command += ["--data-url", url]
     env = dict(os.environ, AWS_ENDPOINT_URL=endpoint, AWS_ALLOW_HTTP="true", AWS_ACCESS_KEY_ID="any",
                AWS_SECRET_ACCESS_KEY="any", AWS_REGION="us-east-1")
-    out = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
+    out = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900,
+                         preexec_fn=None if on is None else (lambda: os.sched_setaffinity(0, on)))
     if out.returncode != 0:
         sys.exit(f"{' '.join(command)} failed:\n{out.stderr}")
     line = json.loads(out.stdout.strip().splitlines()[-1])
@@ -181,9 +213,15 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--latency-ms", type=float, default=0.0)
     parser.add_argument("--drop-every", type=int, default=0)
+    parser.add_argument("--pinned", action="store_true",
+                        help="the server on the last core, adl-bench (one worker) on the others")
+    parser.add_argument("--memory-budget", type=int, default=None,
+                        help="adl-bench's --memory-budget, on both sides")
     args = parser.parse_args()
+    loader_cores, server_cores = cores() if args.pinned else (None, None)
+    workers = 1 if args.pinned else args.workers
     folder = Path(tempfile.mkdtemp(prefix="adl-w4-s3-"))
-    server, port = start_weed(args.weed, folder)
+    server, port = start_weed(args.weed, folder, server_cores)
     try:
         files = upload(port, args.data)
         print(f"# {files} files put in s3://{BUCKET}/w4", flush=True)
@@ -195,7 +233,7 @@ def main() -> None:
         for round_ in range(args.rounds + 1):
             order = [None, url] if round_ % 2 == 0 else [url, None]
             for source in order:
-                result = run(args.bench, args.data, source, endpoint, args.workers)
+                result = run(args.bench, args.data, source, endpoint, workers, loader_cores, args.memory_budget)
                 if round_ > 0:  # the first round warms the page cache and the server
                     print(json.dumps(result), flush=True)
                     figures[result["source"]].append(result["warm_samples_per_s"])
