@@ -68,6 +68,18 @@ const REQUIREMENTS: [&str; 17] = [
 /// imports it).
 const INSTALLER: &str = "uv==0.13.9";
 
+/// pip's settings in the environment that uv reads under its own names
+/// (uv reads no `PIP_*` variable and no pip.conf): each passed on where
+/// it is set and uv's is not, so that the venv's packages come from where
+/// pip would take them (a mirror, a folder of wheels, a proxy's
+/// certificate).
+const PIP_TO_UV: [(&str, &str); 4] = [
+    ("PIP_INDEX_URL", "UV_INDEX_URL"),
+    ("PIP_EXTRA_INDEX_URL", "UV_EXTRA_INDEX_URL"),
+    ("PIP_FIND_LINKS", "UV_FIND_LINKS"),
+    ("PIP_CERT", "SSL_CERT_FILE"),
+];
+
 const NEEDS: &str = "The Python package's tests make a virtual environment under the \
                      target dir and install their packages from PyPI: they need Python 3 with \
                      its venv module and pip (Debian: `apt-get install python3 python3-venv \
@@ -230,6 +242,13 @@ fn venv_python(root: &Path, logged: bool) -> Result<PathBuf, String> {
         .args(["-m", "uv", "pip", "install", "--quiet", "--python"])
         .arg(&python)
         .args(REQUIREMENTS);
+    for (pip, uv) in PIP_TO_UV {
+        if let Some(value) = std::env::var_os(pip)
+            && std::env::var_os(uv).is_none()
+        {
+            install.env(uv, value);
+        }
+    }
     run_with(
         &mut install,
         "installing the Python test packages (uv pip install)",
