@@ -17,7 +17,8 @@ round in the other order. Prints each run's JSON line, then
 stops the server and removes its folder.
 
 `--pinned` runs the server on the machine's last core and `adl-bench`
-(with one worker, both from the disk and from S3) on the others, as a
+(from the disk and from S3 alike, with a worker per core it has unless
+`--workers` says otherwise) on the others, as a
 loader's machine and a storage server are two: what the loader makes
 from a server that does not take its cores, beside what it makes from
 its own disk on the same cores.
@@ -210,16 +211,17 @@ def main() -> None:
     parser.add_argument("--weed", required=True)
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=None,
+                        help="adl-bench's workers (2; under --pinned, one per core it has)")
     parser.add_argument("--latency-ms", type=float, default=0.0)
     parser.add_argument("--drop-every", type=int, default=0)
     parser.add_argument("--pinned", action="store_true",
-                        help="the server on the last core, adl-bench (one worker) on the others")
+                        help="the server on the last core, adl-bench on the others")
     parser.add_argument("--memory-budget", type=int, default=None,
                         help="adl-bench's --memory-budget, on both sides")
     args = parser.parse_args()
     loader_cores, server_cores = cores() if args.pinned else (None, None)
-    workers = 1 if args.pinned else args.workers
+    workers = args.workers or (len(loader_cores) if loader_cores else 2)
     folder = Path(tempfile.mkdtemp(prefix="adl-w4-s3-"))
     server, port = start_weed(args.weed, folder, server_cores)
     try:

@@ -27,7 +27,7 @@
 //!   looked up in what it made). A check before a change lands, with
 //!   `cargo fmt` and `cargo clippy`, not part of the test command: its
 //!   `cargo doc` checks every dependency once more (rustdoc does not read
-//!   the test build's artifacts), 160 to 250 s of CPU that the suite's
+//!   the test build's artifacts), 160 to 220 s of CPU that the suite's
 //!   20 minutes on CI's two cores do not have room for.
 //! - `cargo xtask python`: only the Python package's tests.
 //! - `cargo xtask fuzz [--seconds N] [--merge] [TARGET...]`: the
