@@ -109,20 +109,47 @@ pub(crate) fn test_package(root: &Path, venv: Option<PathBuf>) -> Result<(), Str
 }
 
 /// The package, the example of a crate of one's own
-/// (examples/python_px4), and the W2 benchmark's module (bench/python).
-pub(crate) const PACKAGES: [&str; 3] = ["adl-python", "examples/python_px4", "bench/python"];
+/// (examples/python_px4), and the W2 benchmark's module (bench/python),
+/// each with the features its build here asks for on top of its own
+/// (`TEST_FEATURES`).
+pub(crate) const PACKAGES: [(&str, &str); 3] = [
+    ("adl-python", "adl-files/libjpeg-turbo,adl-graph/opencl"),
+    ("examples/python_px4", TEST_FEATURES),
+    ("bench/python", TEST_FEATURES),
+];
+
+/// What the workspace's test build has on in adl and adl-python and the
+/// modules' builds here would not: each Python module is built by maturin
+/// alone, whose feature resolution sees only that module's dependencies,
+/// so adl, adl-files and adl-graph came out with fewer features than the
+/// test build has and were built again, with everything over them (the
+/// `adl-*` crates, FFmpeg's binding): 270 s of CPU for the three
+/// modules after the test build, here. Asked for here, each build reuses
+/// the test build's crates and compiles its own module (and, once, PyO3
+/// and adl-python in maturin's PyO3 settings). adl-files' libjpeg-turbo
+/// and adl-graph's OpenCL are not in the wheel a user builds: the Python
+/// tests run with `ADL_JPEG_DECODER=zune-jpeg` ([`JPEG_DECODER`]), as a
+/// wheel without libjpeg-turbo decodes, and the package runs no kernel.
+const TEST_FEATURES: &str =
+    "adl/default,adl/libjpeg-turbo,adl/lerobot,adl/store-s3,adl-python/default";
+
+/// The JPEG decoder the Python tests ask adl-files for (its variable
+/// `ADL_JPEG_DECODER`): zune-jpeg, which a wheel built without
+/// libjpeg-turbo (a user's) decodes with; the test build's modules have
+/// libjpeg-turbo too ([`TEST_FEATURES`]).
+const JPEG_DECODER: (&str, &str) = ("ADL_JPEG_DECODER", "zune-jpeg");
 
 /// Build and install `packages` (folders of the workspace, each a maturin
-/// project) into the venv of `python`: debug builds that share the
-/// workspace's target dir.
-pub(crate) fn install(root: &Path, python: &Path, packages: &[&str]) -> Result<(), String> {
+/// project, with the features its build asks for) into the venv of
+/// `python`: debug builds that share the workspace's target dir.
+pub(crate) fn install(root: &Path, python: &Path, packages: &[(&str, &str)]) -> Result<(), String> {
     // The venv's scripts first on the PATH: maturin's build hook runs its
     // `maturin` from there.
     let bin = python.parent().unwrap_or(root).to_path_buf();
     let path = std::env::var_os("PATH").unwrap_or_default();
     let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path)))
         .map_err(|e| format!("the PATH with the venv's scripts: {e}"))?;
-    for package in packages {
+    for (package, features) in packages {
         let started = std::time::Instant::now();
         let mut install = Command::new(python);
         crate::without_incremental_on_ci(&mut install)
@@ -130,7 +157,10 @@ pub(crate) fn install(root: &Path, python: &Path, packages: &[&str]) -> Result<(
             .args(["-m", "pip", "install", "--quiet", "--no-build-isolation"])
             .args(["--force-reinstall", "--no-deps"])
             .arg(root.join(package))
-            .env("MATURIN_PEP517_ARGS", "--profile dev");
+            .env(
+                "MATURIN_PEP517_ARGS",
+                format!("--profile dev --features {features}"),
+            );
         run(
             &mut install,
             &format!("building and installing {package}"),
@@ -151,6 +181,7 @@ pub(crate) fn ray_tests(root: &Path, python: &Path) -> Result<Background, String
     let mut ray = Command::new(python);
     ray.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(&tests)
+        .env(JPEG_DECODER.0, JPEG_DECODER.1)
         .current_dir(root);
     Background::start(
         root,
@@ -188,6 +219,7 @@ pub(crate) fn other_tests(root: &Path, python: &Path) -> Result<Background, Stri
         .arg(examples.join("test_train.py"))
         .arg(examples.join("test_ros_bag.py"))
         .arg(examples.join("test_lerobot_policy.py"))
+        .env(JPEG_DECODER.0, JPEG_DECODER.1)
         .current_dir(root);
     Background::start(
         root,
