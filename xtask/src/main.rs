@@ -122,6 +122,9 @@ fn main() -> ExitCode {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap_or(Path::new("."));
+    if matches!(task.as_str(), "test" | "python") {
+        python::keep_bytecode(root);
+    }
     if task == "fuzz" {
         return match fuzz::run(root, &rest) {
             Ok(()) => ExitCode::SUCCESS,
