@@ -182,8 +182,15 @@ def shared(loader):
     return tuple(int(g) for g in found.groups())
 
 
+# Names there when the tests were collected, before this process made any:
+# another process's, whose pid this one may have again (a name left by an
+# earlier run is not this process's).
+STALE = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+
+
 def leftover_blocks():
-    return [f for f in os.listdir("/dev/shm") if f.startswith(f"adl-{os.getpid()}-")]
+    return [f for f in os.listdir("/dev/shm")
+            if f.startswith(f"adl-{os.getpid()}-") and f not in STALE]
 
 
 def test_a_batchs_arrays_come_in_shared_memory_and_its_blocks_are_reused():
@@ -263,6 +270,9 @@ def test_a_loader_killed_while_blocks_are_lent_leaves_no_name_in_dev_shm(after):
     import time
 
     script = os.path.join(os.path.dirname(__file__), "exits", "killed_with_blocks_lent.py")
+    # Names there before the child (another process's, whose pid the child
+    # may have again: a name left by an earlier run is not this child's).
+    before = set(os.listdir("/dev/shm"))
     child = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, text=True)
     try:
         for line in child.stdout:
@@ -275,9 +285,13 @@ def test_a_loader_killed_while_blocks_are_lent_leaves_no_name_in_dev_shm(after):
     # Its worker processes see their sockets close, unlink what they were
     # lent and end.
     prefix = f"adl-{child.pid}-"
+
+    def names_left():
+        return [f for f in os.listdir("/dev/shm") if f.startswith(prefix) and f not in before]
+
     deadline = time.monotonic() + 20
-    left = [f for f in os.listdir("/dev/shm") if f.startswith(prefix)]
+    left = names_left()
     while left and time.monotonic() < deadline:
         time.sleep(0.1)
-        left = [f for f in os.listdir("/dev/shm") if f.startswith(prefix)]
+        left = names_left()
     assert left == []
