@@ -188,9 +188,13 @@ def shared(loader):
 STALE = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
 
 
+def names_in_shm(prefix, stale):
+    """The names in /dev/shm that start with ``prefix``, but those in ``stale``."""
+    return [f for f in os.listdir("/dev/shm") if f.startswith(prefix) and f not in stale]
+
+
 def leftover_blocks():
-    return [f for f in os.listdir("/dev/shm")
-            if f.startswith(f"adl-{os.getpid()}-") and f not in STALE]
+    return names_in_shm(f"adl-{os.getpid()}-", STALE)
 
 
 def test_a_batchs_arrays_come_in_shared_memory_and_its_blocks_are_reused():
@@ -285,13 +289,9 @@ def test_a_loader_killed_while_blocks_are_lent_leaves_no_name_in_dev_shm(after):
     # Its worker processes see their sockets close, unlink what they were
     # lent and end.
     prefix = f"adl-{child.pid}-"
-
-    def names_left():
-        return [f for f in os.listdir("/dev/shm") if f.startswith(prefix) and f not in before]
-
     deadline = time.monotonic() + 20
-    left = names_left()
+    left = names_in_shm(prefix, before)
     while left and time.monotonic() < deadline:
         time.sleep(0.1)
-        left = names_left()
+        left = names_in_shm(prefix, before)
     assert left == []

@@ -96,8 +96,8 @@ const NEEDS: &str = "The Python package's tests make a virtual environment under
 /// each importing adl, NumPy and often PyTorch, Ray and Lightning. The
 /// Python tests but Ray's, from no compiled module each time, 2
 /// alternating pairs here: 301 and 318 s of CPU with them kept against
-/// 445 and 484 s without (0.66-0.68; wall time the same). Called at the
-/// start of `main`, before any thread.
+/// 445 and 484 s without (0.66-0.68; wall time in the same ratio). Called
+/// at the start of `main`, before any thread.
 pub(crate) fn keep_bytecode(root: &Path) {
     let prefix = crate::target_dir(root).join("pycache");
     // SAFETY: called from `main` before xtask starts a thread (the venv's,
@@ -197,6 +197,18 @@ pub(crate) fn install(root: &Path, python: &Path, packages: &[(&str, &str)]) -> 
     Ok(())
 }
 
+/// pytest with the venv's `python`, from the root, quiet, without its
+/// cache, with the JPEG decoder a user's wheel has ([`JPEG_DECODER`]):
+/// what both of the test command's pytest runs share.
+fn pytest(root: &Path, python: &Path) -> Command {
+    let mut pytest = Command::new(python);
+    pytest
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .env(JPEG_DECODER.0, JPEG_DECODER.1)
+        .current_dir(root);
+    pytest
+}
+
 /// The Ray tests (a two-node cluster on this machine, Ray Train's
 /// workers), which wait mostly on processes starting, in a pytest of their
 /// own, started with the venv's `python` beside the rest of the work (the
@@ -204,11 +216,8 @@ pub(crate) fn install(root: &Path, python: &Path, packages: &[(&str, &str)]) -> 
 /// installed.
 pub(crate) fn ray_tests(root: &Path, python: &Path) -> Result<Background, String> {
     let tests = root.join("adl-python").join("tests").join("test_ray.py");
-    let mut ray = Command::new(python);
-    ray.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .arg(&tests)
-        .env(JPEG_DECODER.0, JPEG_DECODER.1)
-        .current_dir(root);
+    let mut ray = pytest(root, python);
+    ray.arg(&tests);
     Background::start(
         root,
         "the Ray tests",
@@ -231,9 +240,8 @@ pub(crate) fn other_tests(root: &Path, python: &Path) -> Result<Background, Stri
         .clamp(2, 4)
         .to_string();
     let examples = root.join("examples").join("python");
-    let mut pytest = Command::new(python);
+    let mut pytest = pytest(root, python);
     pytest
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .args(["-n", &processes, "--dist", "load"])
         // The slowest tests named in the log, for the suite's budget.
         .arg("--durations=15")
@@ -244,9 +252,7 @@ pub(crate) fn other_tests(root: &Path, python: &Path) -> Result<Background, Stri
         .arg(root.join("bench").join("python").join("test_w2.py"))
         .arg(examples.join("test_train.py"))
         .arg(examples.join("test_ros_bag.py"))
-        .arg(examples.join("test_lerobot_policy.py"))
-        .env(JPEG_DECODER.0, JPEG_DECODER.1)
-        .current_dir(root);
+        .arg(examples.join("test_lerobot_policy.py"));
     Background::start(
         root,
         "the Python tests",
