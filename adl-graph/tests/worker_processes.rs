@@ -210,7 +210,15 @@ fn a_batch_s_buffers_come_in_the_block_lent_and_the_block_goes_back_to_its_pool(
     let lease = blocks.lend().unwrap();
     assert!(lease.block.len() >= 3 << 20);
     assert_eq!(blocks.take_forgotten(10), [0]);
+    // A lease dropped before it was sent unlinks its block's name.
+    let name = lease
+        .name
+        .as_deref()
+        .expect("a new block has a name")
+        .to_owned();
+    assert!(name.exists());
     drop(lease);
+    assert!(!name.exists(), "{} is left behind", name.display());
     assert!(
         processes
             .report()

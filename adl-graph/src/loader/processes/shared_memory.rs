@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use memmap2::MmapMut;
+use tempfile::TempPath;
 
 use super::lock;
 
@@ -62,21 +63,21 @@ impl Block {
 
 /// A block lent for one batch: the name to send where it is new to the
 /// process (and to [unlink](Lease::unlink) once the batch is answered:
-/// the asker does, whatever the answer).
+/// the asker does, whatever the answer). A name dropped is unlinked, so a
+/// lease dropped, or a block taken out of it, leaves no file behind.
 pub struct Lease {
     /// The block.
     pub block: Block,
-    /// Its file's name, where the process has not mapped it yet.
-    pub name: Option<PathBuf>,
+    /// Its file's name, where the process has not mapped it yet: unlinked
+    /// when dropped.
+    pub name: Option<TempPath>,
 }
 
 impl Lease {
     /// Unlink its name, if it has one: the process has mapped it, or
     /// never will. Once.
     pub fn unlink(&mut self) {
-        if let Some(name) = self.name.take() {
-            let _ = std::fs::remove_file(name);
-        }
+        self.name = None;
     }
 }
 
@@ -206,7 +207,7 @@ impl Blocks {
                 self.made_bytes.fetch_add(size as u64, Ordering::Relaxed);
                 Some(Lease {
                     block: Block { number, map },
-                    name: Some(path),
+                    name: Some(TempPath::from_path(path)),
                 })
             }
             Err(e) => {
