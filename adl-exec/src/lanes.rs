@@ -193,10 +193,19 @@ pub fn lane_rows<L: Lane>(
     })
 }
 
+/// The longest row [`rows_in_one_pass`] prefetches whole: four cache
+/// lines (W1's 256-byte rows). Whole, W1 through the loader made 1.07x
+/// its rate with the first line alone (median of 19 alternating pairs, 2
+/// workers, 2026-11-30, on a machine whose own prefetcher did not follow
+/// a 4-line row; on the machine before it, the first line alone had been
+/// 1.07x the whole row: `docs/performance.md`).
+const WHOLE_ROW: usize = 4 * super::CACHE_LINE;
+
 /// `lane` over the rows of `blocks` into `output`, none reversed, in one
 /// loop: the table and the output seen as elements once, every key checked
-/// before the first row, then each row read where it lies (the first line
-/// of the one `ahead` further on prefetched) straight into its place. With
+/// before the first row, then each row read where it lies (the one `ahead`
+/// further on prefetched: whole up to [`WHOLE_ROW`] bytes, else its first
+/// line) straight into its place. With
 /// nothing else per row the CPU has more rows in flight at once, as a
 /// plain C loop does. `None` where the table or the output is not a whole
 /// number of aligned elements of the lane's types (the caller's loop, which
@@ -222,12 +231,19 @@ fn rows_in_one_pass<L: Lane>(
             rows,
         )));
     }
+    // A row of up to `WHOLE_ROW` bytes is asked for whole, a longer one
+    // by its first line (the hardware's prefetcher follows a long row).
+    let row_bytes = e * std::mem::size_of::<L::In>();
+    let head = match row_bytes <= WHOLE_ROW {
+        true => WHOLE_ROW,
+        false => super::CACHE_LINE,
+    };
     for (i, (&key, o)) in keys.iter().zip(out.chunks_exact_mut(e)).enumerate() {
         if ahead > 0
             && let Some(&next) = from.get(i + ahead)
             && next < rows
         {
-            super::prefetch_head(&table[next * e..(next + 1) * e], super::CACHE_LINE);
+            super::prefetch_head(&table[next * e..(next + 1) * e], head);
         }
         map_lanes(&table[key * e..(key + 1) * e], o, |v| lane.apply(v));
     }

@@ -37,9 +37,10 @@ pub fn prefetch<T>(values: &[T]) {
 /// [`prefetch`] of the first `bytes` of `values` (at least its first
 /// element): the head of a run read in order, whose rest the CPU's own
 /// prefetcher follows once the first lines arrive. Asking for all of a
-/// row far ahead fills the CPU's line fill buffers, and the loop then
-/// stalls on the prefetch instructions themselves (W1's 256-byte rows,
-/// W2's 4 KiB channel planes: `docs/performance.md`).
+/// long block far ahead fills the CPU's line fill buffers, and the loop
+/// then stalls on the prefetch instructions themselves (W2's 4 KiB
+/// channel planes: `docs/performance.md`); a short row (W1's 256 bytes)
+/// is asked for whole, its `bytes` its length.
 ///
 /// ```
 /// let rows = vec![0f32; 64 * 1000];

@@ -201,13 +201,16 @@ impl Blocks {
             return None;
         }
         let path = self.dir.join(format!("{}{number}", self.prefix));
-        match make(&path, size) {
-            Ok(map) => {
+        // The name is held from the moment the file is made: unlinked
+        // when the lease drops it.
+        let made = make(&path, size).and_then(|map| Ok((map, TempPath::try_from_path(&path)?)));
+        match made {
+            Ok((map, name)) => {
                 self.made.fetch_add(1, Ordering::Relaxed);
                 self.made_bytes.fetch_add(size as u64, Ordering::Relaxed);
                 Some(Lease {
                     block: Block { number, map },
-                    name: Some(TempPath::from_path(path)),
+                    name: Some(name),
                 })
             }
             Err(e) => {
