@@ -31,6 +31,9 @@ pub(crate) struct Args {
     pub(crate) stats: bool,
     /// `--profile-epochs`: untimed warm epochs after the report (0).
     pub(crate) profile_epochs: usize,
+    /// `--later-epochs`: timed epochs of the epoch-0 order after the warm
+    /// one, their median reported (0: none).
+    pub(crate) later_epochs: usize,
     /// `--soak`: epochs after the report, each its own order, resident
     /// memory and threads watched (0).
     pub(crate) soak: usize,
@@ -68,7 +71,7 @@ pub(crate) struct Args {
 }
 
 /// The flags, for `--help` and the errors.
-const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--profile-epochs N] [--soak N] [--memory-budget BYTES | --batches-ahead N]
+const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--later-epochs N] [--profile-epochs N] [--soak N] [--memory-budget BYTES | --batches-ahead N]
        adl-bench --workload w4 --data DIR [--data-url URL] [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--memory-budget BYTES] [--verify [--verify-out DIR]] [--stats] [--limit]
        adl-bench --workload order [--samples N] [--ranks N] [--sampler shuffle|sorted-keys] [--workers N]";
 
@@ -88,6 +91,7 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
         collate: String::new(),
         stats: false,
         profile_epochs: 0,
+        later_epochs: 0,
         soak: 0,
         data: None,
         data_url: None,
@@ -139,6 +143,9 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
             "--collate" => args.collate = value("--collate")?,
             "--profile-epochs" => {
                 args.profile_epochs = number(value("--profile-epochs")?, "--profile-epochs")?;
+            }
+            "--later-epochs" => {
+                args.later_epochs = number(value("--later-epochs")?, "--later-epochs")?;
             }
             "--soak" => args.soak = number(value("--soak")?, "--soak")?,
             "--data" => args.data = Some(value("--data")?.into()),

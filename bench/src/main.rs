@@ -5,7 +5,8 @@
 //! ```text
 //! cargo run --release -p adl-bench -- --workload w1|w2|w3 [--workers N]
 //!     [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--build-while-waiting on|off] [--verify]
-//!     [--collate gather|in-place|samples] [--stats] [--profile-epochs N] [--soak N]
+//!     [--collate gather|in-place|samples] [--stats] [--later-epochs N] [--profile-epochs N]
+//!     [--soak N]
 //! cargo run --release -p adl-bench -- --workload w2 --stage batch [--batches N]
 //! cargo run --release -p adl-bench -- --workload w4 --data DIR [--workers N]
 //!     [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N]
@@ -23,6 +24,14 @@
 //!   it waits).
 //! - `--stats`: the loader's statistics of the warm epoch (per node, the
 //!   bottleneck) on standard error.
+//! - `--later-epochs N`: N more epochs of the epoch-0 order after the warm
+//!   one, timed; the JSON line adds `later_samples_per_s`, their median.
+//!   With 3, these are the passes over the data that `limit_c`'s
+//!   `samples_per_s` times (its 3rd to 5th: the digest's pass and a
+//!   warm-up before them), so that `bench/compare.py` sets adl beside the
+//!   C loop at the same passes as well as at the protocol's warm epoch (on
+//!   a machine whose memory reads grow faster over the first passes, the
+//!   two differ).
 //! - `--profile-epochs N`: N more warm epochs after the report, untimed, so
 //!   that `perf record` on the whole process sees mostly the loader.
 //! - `--soak N`: N more epochs, each its own order (epochs 1 to N), the

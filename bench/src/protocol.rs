@@ -47,19 +47,28 @@ pub(crate) fn time_epoch<B: Recycle>(
     })
 }
 
+/// The median of `rates` (the lower middle of an even count), if any.
+fn median(rates: &mut [f64]) -> Option<f64> {
+    rates.sort_by(f64::total_cmp);
+    rates.get(rates.len().saturating_sub(1) / 2).copied()
+}
+
 /// Print the run's JSON line.
 fn report(
     args: &Args,
     device: &str,
-    cold: &Timed,
-    warm: &Timed,
+    (cold, warm): (&Timed, &Timed),
     build: Duration,
     (rss_cold, rss_warm): (f64, f64),
     warm_faults: u64,
+    later: Option<f64>,
 ) {
     let rate = |t: &Timed| t.samples as f64 / t.wall.as_secs_f64();
+    let later = later.map_or(String::new(), |r| {
+        format!(",\"later_samples_per_s\":{r:.1}")
+    });
     println!(
-        "{{\"workload\":\"{}\",\"build\":\"{}\",\"collate\":\"{}\",\"workers\":{},\"device\":{:?},\"fusion\":{},\"samples\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_batches_per_s\":{:.2},\"first_batch_ms\":{:.3},\"peak_rss_mb\":{:.1},\"rss_after_cold_mb\":{:.1},\"rss_after_warm_mb\":{:.1},\"warm_minor_faults\":{}}}",
+        "{{\"workload\":\"{}\",\"build\":\"{}\",\"collate\":\"{}\",\"workers\":{},\"device\":{:?},\"fusion\":{},\"samples\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_batches_per_s\":{:.2},\"first_batch_ms\":{:.3},\"peak_rss_mb\":{:.1},\"rss_after_cold_mb\":{:.1},\"rss_after_warm_mb\":{:.1},\"warm_minor_faults\":{}{later}}}",
         args.workload,
         crate::BUILD,
         args.collate,
@@ -188,17 +197,25 @@ where
     let faults = minor_faults();
     let warm = time_epoch(loader.epoch(0), &count)?;
     let warm_faults = minor_faults().saturating_sub(faults);
+    let rss_warm = rss_mb();
+    // The statistics are the warm epoch's, taken before any later one.
+    let statistics = args.stats.then(|| loader.statistics().to_string());
+    let mut later = Vec::with_capacity(args.later_epochs);
+    for _ in 0..args.later_epochs {
+        let timed = time_epoch(loader.epoch(0), &count)?;
+        later.push(timed.samples as f64 / timed.wall.as_secs_f64());
+    }
     report(
         args,
         device,
-        &cold,
-        &warm,
+        (&cold, &warm),
         build,
-        (rss_cold, rss_mb()),
+        (rss_cold, rss_warm),
         warm_faults,
+        median(&mut later),
     );
-    if args.stats {
-        eprintln!("{}", loader.statistics());
+    if let Some(statistics) = statistics {
+        eprintln!("{statistics}");
     }
     // Untimed warm epochs after the report, so that a profiler attached to
     // the whole process sees mostly the loader at work.
