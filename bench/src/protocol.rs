@@ -234,3 +234,15 @@ where
     }
     Ok(Some(digests))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn the_median_of_rates_is_the_lower_middle() {
+        assert_eq!(median(&mut []), None);
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&mut [4.0, 1.0]), Some(1.0));
+    }
+}

@@ -44,6 +44,18 @@ fn w1_verifies_through_every_collation_path() {
             ]);
         }
     }
+    // Later epochs timed after the warm one (compare.py's passes beside
+    // the C loop's), then the verify epoch: the same digests.
+    verify(&[
+        "--workload",
+        "w1",
+        "--samples",
+        "3000",
+        "--workers",
+        "2",
+        "--later-epochs",
+        "3",
+    ]);
 }
 
 #[test]
