@@ -21,9 +21,9 @@ the protocol a loader's 2nd (its warm epoch), so adl-bench also times 3
 more epochs (`--later-epochs 3`) and the C loop also reports its 2nd pass
 (`warm_samples_per_s`); the closing `limit` line sets adl's epochs 3 to 5
 beside the C loop's headline. On a machine whose memory reads grow faster
-over the first passes (2026-11-30's: the C loop's W1 made 37 M/s in its
-2nd pass and 57 M/s in its 3rd to 5th) the headline against the warm
-epoch compares different things.
+over the first passes (2026-11-30's: the C loop's W1 made 41 M/s in its
+2nd pass and 56 M/s in its 3rd to 5th, medians of 3 rounds) the headline
+against the warm epoch compares different things.
 
 W4 (bench/W4.md, on disk; not in the default list): each round runs adl (2
 workers) from the local files, adl with 20 ms before every read of every
@@ -676,7 +676,7 @@ def main():
         print("| workload | adl, 2nd pass | C, 2nd pass | ratio | adl, passes 3-5 | C, passes 3-5 | ratio |")
         print("|---|---|---|---|---|---|---|")
         for w in workloads:
-            if w in c and w in adl_later:
+            if w in c:
                 a2, c2 = med(adl[w]), med(c_warm[w])
                 a3, c3 = med(adl_later[w]), med(c[w])
                 print(f"| {w} | {fmt(a2)}/s | {fmt(c2)}/s | {a2 / c2:.2f} | {fmt(a3)}/s | {fmt(c3)}/s | {a3 / c3:.2f} |")
@@ -684,9 +684,7 @@ def main():
     for w in workloads:
         if w in c:
             # adl at the passes the C loop's headline times.
-            rate = med(adl_later[w]) if w in adl_later else med(adl[w])
-            what = "adl-bench, 2 workers, epochs 3 to 5" if w in adl_later else "adl-bench, 2 workers"
-            print(limit_line(w, rate, what, c[w]))
+            print(limit_line(w, med(adl_later[w]), "adl-bench, 2 workers, epochs 3 to 5", c[w]))
 
 
 if __name__ == "__main__":

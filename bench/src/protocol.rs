@@ -24,6 +24,13 @@ pub(crate) struct Timed {
     pub(crate) first: Duration,
 }
 
+impl Timed {
+    /// Its samples per second of wall time.
+    pub(crate) fn rate(&self) -> f64 {
+        self.samples as f64 / self.wall.as_secs_f64()
+    }
+}
+
 /// Run one epoch's `batches` to the end, timing it; `count` gives a
 /// batch's samples.
 pub(crate) fn time_epoch<B: Recycle>(
@@ -63,7 +70,6 @@ fn report(
     warm_faults: u64,
     later: Option<f64>,
 ) {
-    let rate = |t: &Timed| t.samples as f64 / t.wall.as_secs_f64();
     let later = later.map_or(String::new(), |r| {
         format!(",\"later_samples_per_s\":{r:.1}")
     });
@@ -76,7 +82,7 @@ fn report(
         device,
         args.fusion,
         warm.samples,
-        rate(warm),
+        warm.rate(),
         cold.samples as f64 / (cold.wall + build).as_secs_f64(),
         warm.batches as f64 / warm.wall.as_secs_f64(),
         (cold.first + build).as_secs_f64() * 1e3,
@@ -202,8 +208,7 @@ where
     let statistics = args.stats.then(|| loader.statistics().to_string());
     let mut later = Vec::with_capacity(args.later_epochs);
     for _ in 0..args.later_epochs {
-        let timed = time_epoch(loader.epoch(0), &count)?;
-        later.push(timed.samples as f64 / timed.wall.as_secs_f64());
+        later.push(time_epoch(loader.epoch(0), &count)?.rate());
     }
     report(
         args,

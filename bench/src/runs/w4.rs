@@ -179,7 +179,6 @@ fn report<D, P>(
     P::Transformed: Send,
     P::Processed: adl::exec::Recycle + Send + 'static,
 {
-    let rate = |t: &Timed| t.samples as f64 / t.wall.as_secs_f64();
     println!(
         "{{\"workload\":\"w4\",\"build\":\"{}\",\"name\":\"on-disk-multimodal\",\"data\":{:?},\"workers\":{},\"readers\":{},\"read_latency_ms\":{},\"samples\":{},\"batches\":{},\"warm_samples_per_s\":{:.1},\"cold_samples_per_s\":{:.1},\"warm_wall_s\":{:.4},\"cold_wall_s\":{:.4},\"cold_first_batch_s\":{:.4},\"cache_eviction\":{:?},\"resident_before_cold\":{:.4},\"setup_s\":{:.3},\"peak_rss_mb\":{:.1},\"cold_reads\":{},\"warm_reads\":{},\"dataset_len\":{}}}",
         crate::BUILD,
@@ -189,8 +188,8 @@ fn report<D, P>(
         args.read_latency_ms,
         warm.samples,
         warm.batches,
-        rate(warm),
-        rate(cold),
+        warm.rate(),
+        cold.rate(),
         warm.wall.as_secs_f64(),
         cold.wall.as_secs_f64(),
         cold.first.as_secs_f64(),
