@@ -2,6 +2,7 @@
 //! are built in memory that is already mapped (no page faults, no
 //! allocator trims).
 
+use std::collections::VecDeque;
 use std::mem::{needs_drop, size_of};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard};
@@ -45,6 +46,31 @@ struct Held {
     /// The largest batch recycled so far, in bytes of the buffers kept:
     /// what the limit is in.
     largest_batch: usize,
+    /// The buffers handed out last, by address, with the thread each was
+    /// handed to (the one that writes it): at most [`WRITERS`].
+    writers: VecDeque<(usize, u64)>,
+}
+
+impl Held {
+    /// Remember that the buffer at `address` was handed to thread `writer`
+    /// (forgetting the oldest such past [`WRITERS`]).
+    fn lent(&mut self, address: usize, writer: u64) {
+        if self.writers.len() == WRITERS {
+            self.writers.pop_front();
+        }
+        self.writers.push_back((address, writer));
+    }
+}
+
+/// How many buffers handed out a pool remembers the writer of: more than
+/// the batches a loader has in flight hold.
+const WRITERS: usize = 64;
+
+/// This thread's number, as a pool tells threads apart (from 1).
+fn this_thread() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local!(static THREAD: u64 = NEXT.fetch_add(1, Relaxed));
+    THREAD.with(|id| *id)
 }
 
 /// A pool of batch buffers, bounded by a number of batches.
@@ -127,30 +153,37 @@ impl BufferPool {
     }
 
     /// An empty `Vec` with room for at least `capacity` elements: recycled
-    /// memory where the pool has a buffer that fits (the smallest such, and
-    /// of those the one given back last, likeliest still in cache), else a
-    /// fresh allocation.
+    /// memory where the pool has a buffer that fits (the smallest such; of
+    /// those, one this thread wrote last, whose memory is likeliest in its
+    /// core's cache, not another core's; then the one given back last),
+    /// else a fresh allocation.
+    ///
+    /// Which thread wrote a buffer matters where batches are small and
+    /// built on several threads: W1's 64 kB batches, built into buffers
+    /// that the other core had written, made 50 M samples/s on two
+    /// threads of a plain loop, against 60 to 80 M in buffers each thread
+    /// had written itself (`docs/performance.md`).
     pub fn take<A>(&self, capacity: usize) -> Vec<A> {
         if capacity == 0 || needs_drop::<A>() || size_of::<A>() == 0 {
             return Vec::with_capacity(capacity);
         }
         self.taken
             .fetch_add(capacity.saturating_mul(size_of::<A>()) as u64, Relaxed);
+        let me = this_thread();
         let found = {
             let mut held = self.held();
             let best = held
                 .buffers
                 .iter()
                 .enumerate()
-                .filter_map(|(i, b)| b.capacity_for::<A>().map(|c| (i, c, b.stamp)))
+                .filter_map(|(i, b)| b.capacity_for::<A>().map(|c| (i, c, b)))
                 .filter(|&(_, c, _)| c >= capacity)
-                // The smallest that fits; of those, the one given back last,
-                // whose memory is likeliest still in cache.
-                .min_by_key(|&(_, c, stamp)| (c, std::cmp::Reverse(stamp)))
+                .min_by_key(|&(_, c, b)| (c, b.writer != me, std::cmp::Reverse(b.stamp)))
                 .map(|(i, c, _)| (i, c));
             best.map(|(i, c)| {
                 let buffer = held.buffers.swap_remove(i);
                 held.bytes -= buffer.layout.size();
+                held.lent(buffer.address(), me);
                 (buffer, c)
             })
         };
@@ -161,7 +194,9 @@ impl BufferPool {
             }
             None => {
                 self.allocated.fetch_add(1, Relaxed);
-                Vec::with_capacity(capacity)
+                let v = Vec::with_capacity(capacity);
+                self.held().lent(v.as_ptr() as usize, me);
+                v
             }
         }
     }
@@ -184,6 +219,10 @@ impl BufferPool {
         for mut buffer in buffers {
             held.clock += 1;
             buffer.stamp = held.clock;
+            let address = buffer.address();
+            if let Some(at) = held.writers.iter().rposition(|&(a, _)| a == address) {
+                buffer.writer = held.writers.remove(at).map_or(0, |(_, w)| w);
+            }
             held.bytes += buffer.layout.size();
             held.buffers.push(buffer);
         }
@@ -282,6 +321,30 @@ mod tests {
         let more: Vec<i64> = pool.take(4097);
         assert!(more.capacity() >= 4097);
         assert_eq!(pool.statistics().allocated, 2);
+    }
+
+    #[test]
+    fn a_thread_gets_back_the_buffer_it_wrote_before_one_given_back_later() {
+        let pool = Arc::new(BufferPool::new(4));
+        let take_on_another_thread = || {
+            let pool = Arc::clone(&pool);
+            std::thread::spawn(move || pool.take::<f32>(8192))
+                .join()
+                .expect("the thread takes a buffer")
+        };
+        let mine: Vec<f32> = pool.take(8192);
+        let theirs = take_on_another_thread();
+        let (mine_at, theirs_at) = (mine.as_ptr(), theirs.as_ptr());
+        pool.recycle(Array1::from(mine));
+        // Given back last: the pool's first choice but for who wrote it.
+        pool.recycle(Array1::from(theirs));
+        let again: Vec<f32> = pool.take(8192);
+        assert_eq!(again.as_ptr(), mine_at);
+        // A thread that wrote neither gets the one given back last.
+        pool.recycle(Array1::from(again));
+        let fresh_thread = take_on_another_thread();
+        assert_eq!(fresh_thread.as_ptr(), mine_at);
+        assert_ne!(mine_at, theirs_at);
     }
 
     #[test]

@@ -12,6 +12,10 @@ pub(crate) struct RawBuffer {
     /// When it was put in the pool (the pool's clock): the oldest goes first
     /// when the pool is over its limit.
     pub(crate) stamp: u64,
+    /// The thread that last wrote it, as [`BufferPool`](super::BufferPool)
+    /// numbers threads (0: not known): its memory is likeliest in that
+    /// thread's core's cache.
+    pub(crate) writer: u64,
 }
 
 // SAFETY: a RawBuffer owns its allocation alone (the `Vec` it came from was
@@ -43,7 +47,13 @@ impl RawBuffer {
             ptr,
             layout,
             stamp: 0,
+            writer: 0,
         })
+    }
+
+    /// Where the memory starts: the address a `Vec` made of it had.
+    pub(crate) fn address(&self) -> usize {
+        self.ptr.as_ptr() as usize
     }
 
     /// How many `A` fit, if this memory can be a `Vec<A>`: same alignment,
