@@ -46,10 +46,6 @@ pub fn run_blocked(
         }
         data => data,
     };
-    let widest = kernels.iter().map(|k| k.output().size()).max().unwrap_or(1);
-    // Two scratch blocks, 8-byte aligned for any element type.
-    let words = (block * widest).div_ceil(8);
-    let mut scratch = [vec![0u64; words], vec![0u64; words]];
     let in_size = kernels[0].input().size();
     let blocks = n / block;
     let block_bytes = block * in_size;
@@ -104,6 +100,11 @@ pub fn run_blocked(
         }
         return Ok(());
     }
+    let widest = kernels.iter().map(|k| k.output().size()).max().unwrap_or(1);
+    // Two scratch blocks, 8-byte aligned for any element type (made past
+    // the rows' path above, which needs none).
+    let words = (block * widest).div_ceil(8);
+    let mut scratch = [vec![0u64; words], vec![0u64; words]];
     for b in 0..blocks {
         let sample = if shape.len() <= 1 { 0 } else { b / channels };
         let info = BlockInfo {

@@ -91,35 +91,42 @@ pub enum Target {
 ///   runs its Rust body alone. (A chain is linked from its end, so the
 ///   loop is its tail: the nodes before a user's kernel run one by one.)
 pub fn groups(chain: &[Fusion], target: Target, fuse: bool) -> Vec<Range<usize>> {
+    let mut groups = Vec::new();
+    groups_into(chain, target, fuse, &mut groups);
+    groups
+}
+
+/// [`groups`], pushed onto `into` (emptied first): what the executor asks
+/// on every batch, into memory it keeps.
+pub fn groups_into(chain: &[Fusion], target: Target, fuse: bool, into: &mut Vec<Range<usize>>) {
+    into.clear();
     let alone = |range: Range<usize>| range.map(|i| i..i + 1);
     if !fuse {
-        return alone(0..chain.len()).collect();
+        into.extend(alone(0..chain.len()));
+        return;
     }
     match target {
         Target::Device => {
-            let mut groups: Vec<Range<usize>> = Vec::new();
             for (i, &class) in chain.iter().enumerate() {
                 let joins = class == Fusion::Map
-                    && groups
+                    && into
                         .last()
                         .is_some_and(|g| chain[g.clone()].iter().all(|c| c.has_block_form()));
-                match groups.last_mut() {
+                match into.last_mut() {
                     Some(group) if joins => group.end = i + 1,
-                    _ => groups.push(i..i + 1),
+                    _ => into.push(i..i + 1),
                 }
             }
-            groups
         }
         Target::Cpu => {
             let tail = chain
                 .iter()
                 .rposition(|&c| !c.has_block_form())
                 .map_or(0, |own| own + 1);
-            let mut groups: Vec<Range<usize>> = alone(0..tail).collect();
+            into.extend(alone(0..tail));
             if tail < chain.len() {
-                groups.push(tail..chain.len());
+                into.push(tail..chain.len());
             }
-            groups
         }
     }
 }

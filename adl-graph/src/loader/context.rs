@@ -38,14 +38,27 @@ pub(crate) fn since(start: Instant) -> u64 {
     (start.elapsed().as_nanos() as u64).saturating_sub(clock_cost())
 }
 
-/// Counters of every node slot: calls, timed calls, nanoseconds of the
-/// timed calls. A job fills its own and adds them to the loader's at its
-/// end, so the hot path touches no shared cache line.
+/// One node slot's counts: calls, timed calls, nanoseconds of the timed
+/// calls.
+#[derive(Debug, Default)]
+pub(crate) struct SlotCounts {
+    pub(crate) calls: AtomicU64,
+    pub(crate) timed: AtomicU64,
+    pub(crate) nanos: AtomicU64,
+}
+
+impl SlotCounts {
+    fn each(&self) -> [&AtomicU64; 3] {
+        [&self.calls, &self.timed, &self.nanos]
+    }
+}
+
+/// Counters of every node slot, in one allocation (a job makes its own
+/// for every batch). A job fills its own and adds them to the loader's at
+/// its end, so the hot path touches no shared cache line.
 #[derive(Debug)]
 pub(crate) struct Counters {
-    pub(crate) calls: Vec<AtomicU64>,
-    pub(crate) timed: Vec<AtomicU64>,
-    pub(crate) nanos: Vec<AtomicU64>,
+    slots: Box<[SlotCounts]>,
     /// Whether one thread alone counts into these (a worker's piece of a
     /// batch): a count is then a plain load and store, not a locked
     /// read-modify-write.
@@ -55,11 +68,8 @@ pub(crate) struct Counters {
 impl Counters {
     /// Counters that several threads may count into at once.
     pub(crate) fn new(slots: usize) -> Self {
-        let zeros = || (0..slots).map(|_| AtomicU64::new(0)).collect();
         Counters {
-            calls: zeros(),
-            timed: zeros(),
-            nanos: zeros(),
+            slots: (0..slots).map(|_| SlotCounts::default()).collect(),
             local: false,
         }
     }
@@ -70,6 +80,12 @@ impl Counters {
             local: true,
             ..Self::new(slots)
         }
+    }
+
+    /// Slot `slot`'s counts, if there is such a slot.
+    #[inline]
+    pub(crate) fn slot(&self, slot: usize) -> Option<&SlotCounts> {
+        self.slots.get(slot)
     }
 
     /// Add `n` to `counter`, returning its value before.
@@ -86,19 +102,15 @@ impl Counters {
 
     /// Every counter back to zero.
     pub(crate) fn reset(&self) {
-        for counter in self.calls.iter().chain(&self.timed).chain(&self.nanos) {
+        for counter in self.slots.iter().flat_map(SlotCounts::each) {
             counter.store(0, Relaxed);
         }
     }
 
     /// Add `other` into these counters.
     pub(crate) fn absorb(&self, other: &Counters) {
-        for (mine, theirs) in [
-            (&self.calls, &other.calls),
-            (&self.timed, &other.timed),
-            (&self.nanos, &other.nanos),
-        ] {
-            for (a, b) in mine.iter().zip(theirs) {
+        for (mine, theirs) in self.slots.iter().zip(&other.slots) {
+            for (a, b) in mine.each().into_iter().zip(theirs.each()) {
                 let v = b.load(Relaxed);
                 if v != 0 {
                     a.fetch_add(v, Relaxed);
@@ -110,8 +122,8 @@ impl Counters {
     /// Count a call of `slot`; the start time if this call is timed.
     #[inline]
     pub(crate) fn enter(&self, slot: usize) -> Option<Instant> {
-        let calls = self.calls.get(slot)?;
-        if self.add(calls, 1).is_multiple_of(TIME_EVERY) {
+        let counts = self.slots.get(slot)?;
+        if self.add(&counts.calls, 1).is_multiple_of(TIME_EVERY) {
             Some(Instant::now())
         } else {
             None
@@ -121,8 +133,10 @@ impl Counters {
     /// The calls of `slot`, how many were timed, and their time: measured
     /// for the timed ones, estimated from their mean for the others.
     pub(crate) fn estimate(&self, slot: usize) -> (u64, u64, Duration) {
-        let load = |v: &Vec<AtomicU64>| v.get(slot).map_or(0, |c| c.load(Relaxed));
-        let (calls, timed, nanos) = (load(&self.calls), load(&self.timed), load(&self.nanos));
+        let (calls, timed, nanos) = self.slots.get(slot).map_or((0, 0, 0), |c| {
+            let [calls, timed, nanos] = c.each().map(|v| v.load(Relaxed));
+            (calls, timed, nanos)
+        });
         let estimate = if timed == 0 {
             0
         } else {
@@ -134,11 +148,9 @@ impl Counters {
     /// Record the time of a timed call of `slot`.
     #[inline]
     pub(crate) fn leave(&self, slot: usize, entered: Option<Instant>) {
-        if let (Some(start), Some(timed), Some(nanos)) =
-            (entered, self.timed.get(slot), self.nanos.get(slot))
-        {
-            self.add(timed, 1);
-            self.add(nanos, since(start));
+        if let (Some(start), Some(counts)) = (entered, self.slots.get(slot)) {
+            self.add(&counts.timed, 1);
+            self.add(&counts.nanos, since(start));
         }
     }
 
@@ -147,14 +159,10 @@ impl Counters {
     /// many (a dataset's `get_many` of a batch's samples), counted as the
     /// calls it stands for.
     pub(crate) fn record_many(&self, slot: usize, calls: usize, nanos: u64) {
-        if let (Some(counted), Some(timed), Some(total)) = (
-            self.calls.get(slot),
-            self.timed.get(slot),
-            self.nanos.get(slot),
-        ) {
-            self.add(counted, calls as u64);
-            self.add(timed, calls as u64);
-            self.add(total, nanos);
+        if let Some(counts) = self.slots.get(slot) {
+            self.add(&counts.calls, calls as u64);
+            self.add(&counts.timed, calls as u64);
+            self.add(&counts.nanos, nanos);
         }
     }
 
@@ -162,14 +170,10 @@ impl Counters {
     pub(crate) fn time<R>(&self, slot: usize, f: impl FnOnce() -> R) -> R {
         let start = Instant::now();
         let out = f();
-        if let (Some(calls), Some(timed), Some(nanos)) = (
-            self.calls.get(slot),
-            self.timed.get(slot),
-            self.nanos.get(slot),
-        ) {
-            calls.fetch_add(1, Relaxed);
-            timed.fetch_add(1, Relaxed);
-            nanos.fetch_add(since(start), Relaxed);
+        if let Some(counts) = self.slots.get(slot) {
+            self.add(&counts.calls, 1);
+            self.add(&counts.timed, 1);
+            self.add(&counts.nanos, since(start));
         }
         out
     }

@@ -547,7 +547,11 @@ where
                     if shared.policy.retunes_after(self.delivered) {
                         retune(self.loader, self.reads.as_deref(), &self.pace, self.started);
                     }
-                    self.pace.handed = Some(Instant::now());
+                    // The consumer's pace is for a memory budget's tuner
+                    // alone: without one the clock is not read for it.
+                    if shared.policy.tuner().is_some() {
+                        self.pace.handed = Some(Instant::now());
+                    }
                     if let Some(progress) = &mut self.progress {
                         progress.add(1);
                     }

@@ -317,12 +317,14 @@ where
         runs: &shared.runs,
         timeline: shared.timeline.as_deref(),
     };
-    let began = std::time::Instant::now();
+    // The clock is read for the timeline alone (the counters read their
+    // own): a W1 batch takes a few microseconds.
+    let began = cx.timeline.map(|_| std::time::Instant::now());
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         build_in(shared, &cx, k, indices, reads)
     }))
     .unwrap_or_else(|payload| Outcome::Failed(panicked("loader", None, payload.as_ref())));
-    if let Some(timeline) = cx.timeline {
+    if let (Some(timeline), Some(began)) = (cx.timeline, began) {
         let samples = outcome.samples();
         timeline.span(What::Job, About::Batch { batch: k, samples }, began);
     }
@@ -506,26 +508,29 @@ where
         batch: k,
         samples: count,
     };
-    let traced = |what: What, began: std::time::Instant| {
-        if let Some(timeline) = cx.timeline {
+    // Spans on the timeline, where there is one (the clock is read for it
+    // alone: the counters read their own).
+    let began = || cx.timeline.map(|_| std::time::Instant::now());
+    let traced = |what: What, began: Option<std::time::Instant>| {
+        if let (Some(timeline), Some(began)) = (cx.timeline, began) {
             timeline.span(what, about, began);
         }
     };
-    let began = std::time::Instant::now();
+    let began_collate = began();
     let collated = cx.counters.time(shared.slot(Slot::Collate), || {
         catch_unwind(AssertUnwindSafe(|| shared.pipeline.collate_in(cx, samples)))
     });
-    traced(What::Collate, began);
+    traced(What::Collate, began_collate);
     let collated = match collated {
         Ok(Ok(c)) => c,
         Ok(Err(e)) => return fail("collate", e, skipped),
         Err(p) => return fail("collate", panicked("collate", None, p.as_ref()), skipped),
     };
-    let began = std::time::Instant::now();
+    let began_batch = began();
     let batch = cx.counters.time(shared.slot(Slot::Batch), || {
         catch_unwind(AssertUnwindSafe(|| shared.pipeline.batch_in(cx, collated)))
     });
-    traced(What::Batch, began);
+    traced(What::Batch, began_batch);
     match batch {
         Ok(Ok(batch)) => Outcome::Batch {
             batch,

@@ -222,8 +222,9 @@ impl<D, P> Shared<D, P> {
     pub(crate) fn worth_splitting(&self, len: usize) -> bool {
         let per_sample = |slot: Slot| {
             let slot = self.slot(slot);
-            let timed = self.counters.timed[slot].load(std::sync::atomic::Ordering::Relaxed);
-            let nanos = self.counters.nanos[slot].load(std::sync::atomic::Ordering::Relaxed);
+            let counts = self.counters.slot(slot)?;
+            let timed = counts.timed.load(std::sync::atomic::Ordering::Relaxed);
+            let nanos = counts.nanos.load(std::sync::atomic::Ordering::Relaxed);
             (timed > 0).then(|| std::time::Duration::from_nanos(nanos / timed))
         };
         (self.policy).worth_splitting(per_sample(Slot::Read), per_sample(Slot::Sample), len)

@@ -111,6 +111,7 @@ mod data;
 pub(crate) mod lanes;
 pub(crate) mod link;
 pub(crate) mod node;
+mod spare;
 mod tagged;
 
 pub use adl_exec::Accelerator;

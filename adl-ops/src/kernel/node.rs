@@ -2,10 +2,13 @@
 //! context; [`Fused`], consecutive kernel nodes run as one device program.
 
 use adl_exec::{BlockKernel, Element, run_blocked};
-use adl_rules::fusion::{Fusion, Target, groups};
+use adl_rules::fusion::{Fusion, Target, groups_into};
+use std::cell::Cell;
+use std::ops::Range;
 
 use super::Launch;
 use super::data::{KernelInput, KernelOutput};
+use super::spare::Spare;
 use adl_core::description::Device;
 use adl_core::{Error, Result, Transform};
 use adl_exec::{Context, NodeId};
@@ -18,6 +21,14 @@ pub struct Member {
     pub id: Option<NodeId>,
     /// How its kernel combines with its neighbours'.
     pub fusion: Fusion,
+}
+
+thread_local! {
+    /// [`run`]'s spare lists, kept by each thread between batches.
+    static MEMBERS: Cell<Vec<Member>> = const { Cell::new(Vec::new()) };
+    static CLASSES: Cell<Vec<Fusion>> = const { Cell::new(Vec::new()) };
+    static GROUPS: Cell<Vec<Range<usize>>> = const { Cell::new(Vec::new()) };
+    static IDS: Cell<Vec<NodeId>> = const { Cell::new(Vec::new()) };
 }
 
 /// A batch node that runs as a kernel where its context has an
@@ -86,9 +97,10 @@ where
     Out: KernelOutput<Element = N::Out>,
 {
     let shape = input.shape();
-    let mut members = Vec::new();
+    let mut members = Spare::take(&MEMBERS);
     node.members(&mut members);
-    let classes: Vec<Fusion> = members.iter().map(|m| m.fusion).collect();
+    let mut classes = Spare::take(&CLASSES);
+    classes.extend(members.iter().map(|m| m.fusion));
     let services = cx.services();
     let Some(accelerator) = services.accelerator() else {
         return on_cpu(node, cx, input, &shape, &members, &classes, fallback);
@@ -96,7 +108,8 @@ where
     let buffers = services.buffers();
     node.check(&shape)?;
     let launches = node.launches();
-    let groups = groups(&classes, Target::Device, cx.fusion());
+    let mut groups = Spare::take(&GROUPS);
+    groups_into(&classes, Target::Device, cx.fusion(), &mut groups);
     let out = observed(cx, &members, || {
         input.with_host(|host| {
             Out::build(&shape, buffers, |output| {
@@ -114,7 +127,7 @@ where
     }
 }
 
-/// `node` on the CPU. A chain that [`groups`] runs as one group of two or
+/// `node` on the CPU. A chain that [`groups`](adl_rules::fusion::groups) runs as one group of two or
 /// more runs fused, block by block (one read and one write of the batch);
 /// so does one node whose input's rows still lie in their table. Anything
 /// else runs `fallback`, the Rust bodies: a lone node's own, or a chain's
@@ -135,7 +148,8 @@ where
     In: KernelInput<Element = N::In>,
     Out: KernelOutput<Element = N::Out>,
 {
-    let groups = groups(classes, Target::Cpu, cx.fusion());
+    let mut groups = Spare::take(&GROUPS);
+    groups_into(classes, Target::Cpu, cx.fusion(), &mut groups);
     let mut kernels = Vec::new();
     // One group for the whole chain, every node of it with a block form.
     let blocked = groups.len() == 1 && node.block_kernels(&mut kernels);
@@ -174,8 +188,8 @@ where
 /// Tell `cx` that `members` ran on `device`, in `groups`. A lone node
 /// without an id (a kernel node inside a [`Tagged`](adl_core::pipeline::Tagged)
 /// one) is the node the context runs.
-fn report(cx: &dyn Context, members: &[Member], groups: &[std::ops::Range<usize>], device: Device) {
-    let mut ids = Vec::new();
+fn report(cx: &dyn Context, members: &[Member], groups: &[Range<usize>], device: Device) {
+    let mut ids = Spare::take(&IDS);
     for group in groups {
         ids.clear();
         match &members[group.clone()] {

@@ -45,8 +45,14 @@ impl EpochOrder for Epoch {
     }
 
     fn indices_into(&self, first: usize, step: usize, count: usize, into: &mut Vec<usize>) {
-        if let Some(rest) = self.0.get(first..) {
-            into.extend(rest.iter().step_by(step.max(1)).take(count));
+        let Some(rest) = self.0.get(first..) else {
+            return;
+        };
+        if step <= 1 {
+            // One rank: the batch's indices lie together, one copy.
+            into.extend_from_slice(&rest[..count.min(rest.len())]);
+        } else {
+            into.extend(rest.iter().step_by(step).take(count));
         }
     }
 }
