@@ -239,7 +239,8 @@ table_tuple!((0, T0), (1, T1), (2, T2), (3, T3), (4, T4), (5, T5));
 ///
 /// The arrays are [`ArcArray`]s (cheap to share with the workers), a
 /// [`RowWindows`] of one, or a tuple of them; a tuple takes a tuple of keys,
-/// one per array.
+/// one per array, and a [`SameRow`](super::SameRow) tuple one key for all
+/// (sample `i` is row `i` of each).
 ///
 /// ```
 /// use adl::Collate;

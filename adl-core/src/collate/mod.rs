@@ -92,6 +92,7 @@ mod option;
 mod packed;
 mod reading;
 mod rows;
+mod same_row;
 mod scalar;
 mod sequence;
 mod strategy;
@@ -106,6 +107,7 @@ pub use option::OptionBuilder;
 pub use packed::{Packed, PackedBuilder, PackedRows};
 pub use reading::{Reading, StackReadings, Stacked, stack_readings};
 pub use rows::{InPlace, Rows};
+pub use same_row::SameRow;
 pub use scalar::ScalarBuilder;
 pub use sequence::{FixedArrayBuilder, VecBuilder};
 pub use strategy::{

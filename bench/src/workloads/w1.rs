@@ -2,13 +2,19 @@
 
 use std::sync::Arc;
 
-use adl::collate::{Gather, InPlace};
+use adl::collate::{Gather, InPlace, SameRow};
 use adl::prelude::*;
 use adl::storage::{Ahead, Storage};
 use ndarray::{ArcArray, Array1, Ix1, Ix2};
 
 use super::par_fill;
 use crate::spec::{u, unit};
+
+/// W1's features and labels, gathered at each sample's row.
+pub type W1Gather = Gather<SameRow<(ArcArray<f32, Ix2>, ArcArray<i64, Ix1>)>>;
+/// W1's features left in place and its labels, gathered at each sample's
+/// row.
+pub type W1GatherInPlace = Gather<SameRow<(InPlace<f32, Ix2>, ArcArray<i64, Ix1>)>>;
 
 /// W1 "tiny": `n` vectors of 64 floats and a label, batch 256.
 pub struct W1 {
@@ -57,17 +63,17 @@ impl W1 {
         self.y.as_slice().unwrap_or(&[])
     }
 
-    /// W1 gathered straight into batches: samples are `(i, i)`, the
+    /// W1 gathered straight into batches: samples are row keys `i`, the
     /// batch is `(x rows, labels)`.
-    pub fn gather(&self) -> Gather<(ArcArray<f32, Ix2>, ArcArray<i64, Ix1>)> {
-        Gather::new((self.x.clone(), self.y.clone()))
+    pub fn gather(&self) -> W1Gather {
+        Gather::new(SameRow((self.x.clone(), self.y.clone())))
     }
 
-    /// W1 gathered with its features left in place: samples are `(i, i)`,
-    /// the batch is `(rows, labels)`, the rows read by the batch kernel
-    /// straight from the dataset.
-    pub fn gather_in_place(&self) -> Gather<(InPlace<f32, Ix2>, ArcArray<i64, Ix1>)> {
-        Gather::new((InPlace::new(self.x.clone()), self.y.clone()))
+    /// W1 gathered with its features left in place: samples are row keys
+    /// `i`, the batch is `(rows, labels)`, the rows read by the batch
+    /// kernel straight from the dataset.
+    pub fn gather_in_place(&self) -> W1GatherInPlace {
+        Gather::new(SameRow((InPlace::new(self.x.clone()), self.y.clone())))
     }
 }
 

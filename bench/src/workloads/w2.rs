@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use adl::collate::{Gather, InPlace};
+use adl::collate::{Gather, InPlace, SameRow};
 use adl::prelude::*;
 use adl::storage::{Ahead, Storage};
 use ndarray::{ArcArray, Array3, Ix1, Ix4};
@@ -18,6 +18,12 @@ pub const W2_SAMPLES: usize = 20_000;
 pub const W2_MEAN: [f32; 3] = [0.485, 0.456, 0.406];
 /// W2's per-channel standard deviations.
 pub const W2_STD: [f32; 3] = [0.229, 0.224, 0.225];
+
+/// W2's images and flip flags, gathered at each sample's row.
+pub type W2Gather = Gather<SameRow<(ArcArray<u8, Ix4>, ArcArray<bool, Ix1>)>>;
+/// W2's images left in place and its flip flags, gathered at each
+/// sample's row.
+pub type W2GatherInPlace = Gather<SameRow<(InPlace<u8, Ix4>, ArcArray<bool, Ix1>)>>;
 
 /// W2 "image": `n` RGB 64x64 images and a flip flag each, batch 64.
 pub struct W2 {
@@ -53,17 +59,20 @@ impl W2 {
         self.flips.as_slice().unwrap_or(&[])
     }
 
-    /// W2 gathered straight into batches: samples are `(i, i)`, the batch
-    /// is `(images, flags)`, what `FlipByFlag` takes.
-    pub fn gather(&self) -> Gather<(ArcArray<u8, Ix4>, ArcArray<bool, Ix1>)> {
-        Gather::new((self.images.clone(), self.flips.clone()))
+    /// W2 gathered straight into batches: samples are row keys `i`, the
+    /// batch is `(images, flags)`, what `FlipByFlag` takes.
+    pub fn gather(&self) -> W2Gather {
+        Gather::new(SameRow((self.images.clone(), self.flips.clone())))
     }
 
-    /// W2 gathered with its images left in place: samples are `(i, i)`,
-    /// the batch is `(rows, flags)`, the images' rows read by the first
-    /// batch kernel straight from the dataset.
-    pub fn gather_in_place(&self) -> Gather<(InPlace<u8, Ix4>, ArcArray<bool, Ix1>)> {
-        Gather::new((InPlace::new(self.images.clone()), self.flips.clone()))
+    /// W2 gathered with its images left in place: samples are row keys
+    /// `i`, the batch is `(rows, flags)`, the images' rows read by the
+    /// first batch kernel straight from the dataset.
+    pub fn gather_in_place(&self) -> W2GatherInPlace {
+        Gather::new(SameRow((
+            InPlace::new(self.images.clone()),
+            self.flips.clone(),
+        )))
     }
 }
 
