@@ -45,8 +45,13 @@ impl Dataset for IndexRange {
         }
     }
 
-    /// The indices themselves, those in range pushed in one pass.
+    /// The indices themselves: all of them in one copy when all are in
+    /// range, else those in range pushed one by one.
     fn get_many(&self, indices: &[usize], into: &mut Vec<usize>, failed: &mut Vec<(usize, Error)>) {
+        if indices.iter().all(|&index| index < self.len) {
+            into.extend_from_slice(indices);
+            return;
+        }
         into.reserve(indices.len());
         for (k, &index) in indices.iter().enumerate() {
             if index < self.len {

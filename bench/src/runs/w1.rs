@@ -14,7 +14,8 @@ use crate::args::Args;
 use crate::digest::{Digest, bits_sum_f32, bits_sum_i64, check_all};
 use crate::protocol::{loader, measure};
 use crate::spec::spec_order;
-use crate::workloads::{RowKeys, W1, W1_FEATURES, W1_SAMPLES, W1_STD, W1Data, W1Sample};
+use crate::workloads::{W1, W1_FEATURES, W1_SAMPLES, W1_STD, W1Data, W1Sample};
+use adl::IndexRange;
 
 /// W1's batch stage on rows read in place: the standardisation of the
 /// features (a kernel node, run in the loader's context), the labels as
@@ -39,7 +40,7 @@ impl Transform<W1Rows> for StandardizeX {
 /// `(x, y)`, digesting both.
 fn w1_keyed<P>(
     args: &Args,
-    builder: adl::graph::loader::LoaderBuilder<RowKeys, P>,
+    builder: adl::graph::loader::LoaderBuilder<IndexRange, P>,
     build_start: Instant,
 ) -> adl::Result<Option<[Digest; 2]>>
 where
@@ -75,7 +76,11 @@ pub(crate) fn w1(args: &Args) -> adl::Result<bool> {
         let pipeline = Stages::new()
             .with_collate(data.gather_in_place())
             .with_batch(StandardizeX(Normalize::per_channel([1.0], [W1_STD])));
-        w1_keyed(args, loader(RowKeys(n), pipeline, 256, args), build_start)?
+        w1_keyed(
+            args,
+            loader(IndexRange::new(n), pipeline, 256, args),
+            build_start,
+        )?
     } else if args.collate == "gather" {
         // The rows are gathered straight into the batch; the per-sample
         // standardisation, elementwise, runs on the batch (same bits).
@@ -88,7 +93,11 @@ pub(crate) fn w1(args: &Args) -> adl::Result<bool> {
                         Ok::<_, adl::Error>((standardize.apply(x)?, y))
                     },
                 ));
-        w1_keyed(args, loader(RowKeys(n), pipeline, 256, args), build_start)?
+        w1_keyed(
+            args,
+            loader(IndexRange::new(n), pipeline, 256, args),
+            build_start,
+        )?
     } else {
         let pipeline = Stages::new()
             .with_sample(|mut s: W1Sample| {

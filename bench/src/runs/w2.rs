@@ -18,7 +18,8 @@ use crate::digest::{Digest, bits_sum_f32, bits_sum_ordered_f32, check_all};
 use crate::kept_order::Kept;
 use crate::protocol::{loader, measure};
 use crate::spec::spec_order;
-use crate::workloads::{RowKeys, W2, W2_IMAGE, W2_MEAN, W2_SAMPLES, W2_STD, W2Data};
+use crate::workloads::{W2, W2_IMAGE, W2_MEAN, W2_SAMPLES, W2_STD, W2Data};
+use adl::IndexRange;
 
 /// A W2 sample: an image and its flip flag.
 type W2Sample = (ndarray::Array3<u8>, bool);
@@ -48,7 +49,7 @@ pub fn w2_loader(
     workers: usize,
 ) -> adl::Result<
     adl::graph::loader::Loader<
-        RowKeys,
+        IndexRange,
         impl Pipeline<usize, Transformed: Send, Processed = Array4<f32>> + Send + Sync + 'static,
     >,
 > {
@@ -57,7 +58,7 @@ pub fn w2_loader(
         collate: data.gather_in_place(),
         batch: FlipByFlag::new() -> U8ToF32::divide(255.0) -> Normalize::per_channel(W2_MEAN, W2_STD),
     };
-    Loader::new(RowKeys(n), pipeline)
+    Loader::new(IndexRange::new(n), pipeline)
         .batch_size(64)
         .order(Kept::new(EpochPermutation {
             seed: crate::spec::SEED,
@@ -116,7 +117,11 @@ pub(crate) fn w2(args: &Args) -> adl::Result<bool> {
             collate: data.gather_in_place(),
             batch: FlipByFlag::new() -> U8ToF32::divide(255.0) -> Normalize::per_channel(W2_MEAN, W2_STD),
         };
-        w2_measure(args, loader(RowKeys(n), pipeline, 64, args), build_start)?
+        w2_measure(
+            args,
+            loader(IndexRange::new(n), pipeline, 64, args),
+            build_start,
+        )?
     } else if args.collate == "gather" {
         // The images and flags are gathered straight into the batch; flip,
         // conversion and normalisation run fused on it (OpenCL, or block
@@ -125,7 +130,11 @@ pub(crate) fn w2(args: &Args) -> adl::Result<bool> {
             collate: data.gather(),
             batch: FlipByFlag::new() -> U8ToF32::divide(255.0) -> Normalize::per_channel(W2_MEAN, W2_STD),
         };
-        w2_measure(args, loader(RowKeys(n), pipeline, 64, args), build_start)?
+        w2_measure(
+            args,
+            loader(IndexRange::new(n), pipeline, 64, args),
+            build_start,
+        )?
     } else {
         let builder = loader(W2Data(Arc::clone(&data)), w2_pipeline(), 64, args);
         w2_measure(args, builder, build_start)?

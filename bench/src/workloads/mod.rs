@@ -9,8 +9,6 @@ mod w2;
 mod w3;
 mod w4;
 
-use adl::prelude::*;
-
 pub use w1::{W1, W1_FEATURES, W1_SAMPLES, W1_STD, W1Data, W1Gather, W1GatherInPlace, W1Sample};
 pub use w2::{W2, W2_IMAGE, W2_MEAN, W2_SAMPLES, W2_STD, W2Data, W2Gather, W2GatherInPlace};
 pub use w3::{W3, W3_BATCH, W3_WINDOW, W3Data, W3Keys, W3Sample, W3Sensor, W3Tables};
@@ -39,52 +37,4 @@ fn par_fill<T: Send>(out: &mut [T], chunk_len: usize, f: impl Fn(usize, &mut [T]
             });
         }
     });
-}
-
-/// A dataset of row keys for a [`Gather`](adl::collate::Gather) of a
-/// [`SameRow`](adl::collate::SameRow) tuple: sample `i` is `i`, the row
-/// read from every gathered array.
-#[derive(Debug, Clone, Copy)]
-pub struct RowKeys(pub usize);
-
-impl Dataset for RowKeys {
-    type Sample = usize;
-
-    fn len(&self) -> usize {
-        self.0
-    }
-
-    fn get(&self, index: usize) -> adl::Result<usize> {
-        if index < self.0 {
-            Ok(index)
-        } else {
-            Err(adl::Error::out_of_range("row keys", index, self.0))
-        }
-    }
-
-    /// The keys of a batch in one pass.
-    fn get_many(
-        &self,
-        indices: &[usize],
-        into: &mut Vec<usize>,
-        failed: &mut Vec<(usize, adl::Error)>,
-    ) {
-        match indices.iter().position(|&index| index >= self.0) {
-            None => into.extend_from_slice(indices),
-            Some(_) => {
-                into.reserve(indices.len());
-                for (k, &index) in indices.iter().enumerate() {
-                    match self.get(index) {
-                        Ok(key) => into.push(key),
-                        Err(e) => failed.push((k, e)),
-                    }
-                }
-            }
-        }
-    }
-
-    /// A key costs a comparison: the loader reads a batch's in one call.
-    fn reads_many(&self) -> bool {
-        true
-    }
 }
