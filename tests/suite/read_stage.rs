@@ -768,3 +768,94 @@ fn reads_ahead_a_wrapper_drops_unused_are_counted_and_said() {
     );
     assert_eq!(store.held(), 0);
 }
+
+/// Wait (at most 20 s) until `done` holds; whether it did.
+fn settles(done: impl Fn() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !done() {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    true
+}
+
+#[test]
+fn the_next_epochs_first_window_is_read_during_the_epoch_and_taken_over() {
+    let n = 40;
+    let store = Arc::new(SlowStore::new(n, 100, Duration::from_millis(2)));
+    let loader = Loader::new(Arc::clone(&store), sums!())
+        .batch_size(4)
+        .workers(2)
+        .batches_ahead(2)
+        .read_next_epoch(true)
+        .build()
+        .unwrap();
+    let order: Vec<u64> = (0..n).map(|i| expected(i, 100)).collect();
+    assert_eq!(epoch_sums!(loader), order);
+    // Epoch 1's first window (2 batches of 4) is read once epoch 0's reads
+    // are all started, and no more: it waits for epoch 1.
+    assert!(settles(|| store.fetches.load(Ordering::SeqCst) == n + 8));
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(store.fetches.load(Ordering::SeqCst), n + 8);
+    assert_eq!(store.held(), 8, "the window's reads, held for epoch 1");
+    // Counted once epoch 1 takes them over: not yet.
+    assert_eq!(loader.statistics().reads.reads, n as u64);
+    let sums: Vec<u64> = (loader.epoch(1))
+        .flat_map(|b| b.unwrap().into_inner().to_vec())
+        .collect();
+    assert_eq!(sums, order);
+    // Every get of both epochs had its read ahead, each sample read once
+    // an epoch (epoch 2's window read during epoch 1 besides).
+    assert_eq!(*store.own_reads.lock().unwrap(), 0);
+    assert!(settles(|| store.fetches.load(Ordering::SeqCst) == 2 * n + 8));
+    assert_eq!(loader.statistics().reads.reads, 2 * n as u64);
+    // Dropping the loader drops what it read for epoch 2; its readers end.
+    drop(loader);
+    assert!(settles(|| store.held() == 0), "{} reads held", store.held());
+}
+
+#[test]
+fn an_epoch_started_otherwise_drops_the_reads_done_ahead_for_another() {
+    let n = 24;
+    let store = Arc::new(SlowStore::new(n, 10, Duration::from_millis(1)));
+    let loader = Loader::new(Arc::clone(&store), sums!())
+        .batch_size(4)
+        .workers(2)
+        .batches_ahead(2)
+        .shuffle(7)
+        .read_next_epoch(true)
+        .build()
+        .unwrap();
+    let sums = |epoch: u64| -> Vec<u64> {
+        let batches = loader.epoch(epoch);
+        let order: Vec<usize> = batches.indices().iter().collect();
+        let got = batches
+            .flat_map(|b| b.unwrap().into_inner().to_vec())
+            .collect::<Vec<u64>>();
+        assert_eq!(
+            got,
+            order.iter().map(|&i| expected(i, 10)).collect::<Vec<_>>()
+        );
+        got
+    };
+    sums(0);
+    assert!(settles(|| store.fetches.load(Ordering::SeqCst) == n + 8));
+    // Epoch 5, not 1: what was read for epoch 1 is dropped, uncounted, and
+    // epoch 5 reads its own.
+    sums(5);
+    assert_eq!(*store.own_reads.lock().unwrap(), 0);
+    assert_eq!(loader.statistics().reads.reads, 2 * n as u64);
+    // Resumed past its start, epoch 6 does not take what epoch 5 read
+    // for it either: its samples are right all the same.
+    let mut state = loader.epoch(6).state();
+    state.cursor = 4;
+    let resumed: Vec<u64> = (loader.resume(&state).unwrap())
+        .flat_map(|b| b.unwrap().into_inner().to_vec())
+        .collect();
+    assert_eq!(resumed.len(), n - 4);
+    assert_eq!(*store.own_reads.lock().unwrap(), 0);
+    drop(loader);
+    assert!(settles(|| store.held() == 0), "{} reads held", store.held());
+}

@@ -16,6 +16,9 @@ pub(crate) struct Config {
     pub(crate) workers: usize,
     pub(crate) batches_ahead: usize,
     pub(crate) build_while_waiting: bool,
+    /// Whether an epoch's read stage reads the next epoch's first window
+    /// ([`LoaderBuilder::read_next_epoch`]).
+    pub(crate) read_next_epoch: bool,
     pub(crate) shard: Shard,
     pub(crate) on_error: OnError,
     pub(crate) device: Device,
@@ -131,6 +134,7 @@ where
                 workers,
                 batches_ahead: 2 * workers,
                 build_while_waiting: true,
+                read_next_epoch: false,
                 shard: Shard::default(),
                 on_error: OnError::Fail,
                 device: Device::FromEnvironment,
@@ -218,6 +222,38 @@ where
     /// consumer's thread for the consumer alone.
     pub fn build_while_waiting(mut self, build: bool) -> Self {
         self.config.build_while_waiting = build;
+        self
+    }
+
+    /// Whether an epoch's read stage, once its own reads are all started,
+    /// also reads the first window of batches ahead of the next epoch
+    /// (`epoch + 1` from its beginning, as a training loop asks for it),
+    /// within the same bound (default `false`). The next epoch then takes
+    /// the stage over and its first batch does not wait for its reads: an
+    /// epoch behind a store answering in 50 ms otherwise starts by waiting
+    /// that long, and more where the store is busy. The price: after an
+    /// epoch, the loader holds those reads (at most the read stage's
+    /// bound) until the next epoch starts or the loader is dropped, and an
+    /// epoch started otherwise (another number, or resumed past its
+    /// start) drops them unused. Reads done ahead are counted in the
+    /// [statistics](super::ReadStatistics) when the next epoch takes them
+    /// over. No effect without a read stage.
+    ///
+    /// ```
+    /// use adl::graph::loader::Loader;
+    /// use adl::pipeline::Stages;
+    /// use adl::{InMemory, collate::DefaultCollate};
+    ///
+    /// let dataset: InMemory<f32> = (0..8).map(|i| i as f32).collect();
+    /// let pipeline = Stages::new().with_sample(|x: f32| x).with_collate(DefaultCollate);
+    /// let loader = Loader::new(dataset, pipeline).batch_size(4).read_next_epoch(true).build()?;
+    /// for epoch in 0..3 {
+    ///     assert_eq!(loader.epoch(epoch).count(), 2);
+    /// }
+    /// # Ok::<(), adl::Error>(())
+    /// ```
+    pub fn read_next_epoch(mut self, read: bool) -> Self {
+        self.config.read_next_epoch = read;
         self
     }
 

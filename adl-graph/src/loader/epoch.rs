@@ -82,6 +82,9 @@ where
     started: Option<Instant>,
     /// The read stage, where the loader has one.
     reads: Option<Arc<ReadAhead>>,
+    /// Where this epoch's positions start in its read stage (past the
+    /// epoch before's, where it took that epoch's stage over).
+    offset: usize,
     /// What this epoch measured of its consumer, for a memory budget.
     pace: Pace,
     /// Its progress through its batches, where the loader shows it
@@ -222,18 +225,50 @@ where
             local.len().div_ceil(b)
         };
         let (sender, receiver) = channel();
-        let stage = loader.readers.as_ref().map(|readers| {
-            let bound = (shared.plan.schedule().readers()).map_or(1, |(_, bound)| bound);
-            Arc::new(ReadAhead::new(
-                Arc::clone(&local),
-                bound,
-                Arc::clone(&shared.reads),
-                Arc::clone(readers),
-                Arc::clone(&shared.sensor_reads),
-                Arc::clone(&shared.unused_reads),
-                shared.timeline.clone(),
-            ))
-        });
+        // The stage of the epoch before, which read this one's first
+        // positions, where this epoch starts from its beginning; else a
+        // new one.
+        let carried =
+            loader
+                .carried_reads(epoch, cursor)
+                .and_then(|stage| match stage.start_next_epoch() {
+                    Some((start, order)) if order.len() == local.len() => Some((stage, start)),
+                    _ => {
+                        stage.stop();
+                        None
+                    }
+                });
+        let (stage, offset) = match carried {
+            Some((stage, start)) => (Some(stage), start),
+            None => {
+                let stage = loader.readers.as_ref().map(|readers| {
+                    let bound = (shared.plan.schedule().readers()).map_or(1, |(_, bound)| bound);
+                    Arc::new(ReadAhead::new(
+                        Arc::clone(&local),
+                        bound,
+                        Arc::clone(&shared.reads),
+                        Arc::clone(readers),
+                        Arc::clone(&shared.sensor_reads),
+                        Arc::clone(&shared.unused_reads),
+                        shared.timeline.clone(),
+                    ))
+                });
+                (stage, 0)
+            }
+        };
+        // Once this epoch's reads are all started, the next epoch's first
+        // window of batches is read too, so that it does not start by
+        // waiting for its reads.
+        if let Some(stage) = &stage
+            && shared.config.read_next_epoch
+            && failure.is_none()
+            && let Some(next) = epoch.checked_add(1)
+            && let Ok(order) = epoch_order(&*shared.config.order, next, shared.dataset.len())
+        {
+            let positions = shared.policy.batches_ahead().saturating_mul(b);
+            let next_local = ShardOrder::new(order, shared.config.shard, 0);
+            stage.read_into_next(Arc::new(next_local), positions);
+        }
         // Under a memory budget, what earlier epochs measured sizes this
         // one from its start, before its readers start.
         retune(loader, stage.as_deref(), &Pace::default(), None);
@@ -267,6 +302,7 @@ where
             skipped: Vec::new(),
             started: None,
             reads,
+            offset,
             pace: Pace::default(),
             progress: shared.config.progress.then(|| {
                 adl_core::progress::Progress::items(
@@ -339,6 +375,7 @@ where
             let sender = self.sender.clone();
             let cancel = Arc::clone(&self.cancel);
             let stage = self.reads.clone();
+            let offset = self.offset;
             let epoch = self.epoch;
             pool.spawn(move || {
                 if cancel.load(Ordering::Relaxed) {
@@ -349,7 +386,7 @@ where
                     return;
                 };
                 let range = batch_range(&shared, &local, k);
-                let reads = stage.as_deref().map(|s| (s, range.start));
+                let reads = stage.as_deref().map(|s| (s, offset + range.start));
                 let outcome = build(&shared, true, epoch, k, &local.slice(range), reads);
                 // Ended before the batch is sent: the consumer that
                 // receives it may give the pool the next job.
@@ -365,7 +402,10 @@ where
     fn build_here(&self, k: usize) -> Outcome<P::Processed> {
         let shared = &self.loader.shared;
         let range = batch_range(shared, &self.local, k);
-        let reads = self.reads.as_deref().map(|s| (s, range.start));
+        let reads = self
+            .reads
+            .as_deref()
+            .map(|s| (s, self.offset + range.start));
         build(
             shared,
             false,
@@ -594,8 +634,18 @@ where
             progress.finish();
         }
         self.cancel.store(true, Ordering::Relaxed);
-        if let Some(stage) = &self.reads {
-            stage.stop();
+        if let Some(stage) = self.reads.take() {
+            // An epoch read to its end leaves its stage, reading the next
+            // epoch's first positions, to the loader; else it stops.
+            match self.epoch.checked_add(1) {
+                Some(next)
+                    if self.loader.shared.config.read_next_epoch
+                        && self.delivered >= self.batches =>
+                {
+                    self.loader.carry_reads(next, stage)
+                }
+                _ => stage.stop(),
+            }
         }
         if let Some(start) = self.started.take() {
             let mut totals = self.loader.shared.totals();

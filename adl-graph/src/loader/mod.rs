@@ -135,6 +135,7 @@ use context::Counters;
 use fingerprint::Fnv;
 use policy::Policy;
 use policy::readers::Readers;
+use read_ahead::ReadAhead;
 use sensor_reads::PartCounters;
 use state::STATE_VERSION;
 use stats::Totals;
@@ -148,13 +149,56 @@ pub struct Loader<D, P> {
     /// The read stage's reader threads, where the plan has one: how many
     /// each epoch starts, and how many they may grow to.
     readers: Option<Arc<Readers>>,
+    /// The read stage of the epoch that ended last, reading the first
+    /// positions of the next (by its number), for that epoch to take over
+    /// if it starts from its beginning ([`read_ahead`]'s module docs).
+    carried: Mutex<Option<(u64, Arc<ReadAhead>)>>,
 }
 
 impl<D, P> Drop for Loader<D, P> {
-    /// Writes the timeline, where the program asked for one.
+    /// Stops the read stage carried over for a next epoch (its readers
+    /// end, what it read is dropped); writes the timeline, where the
+    /// program asked for one.
     fn drop(&mut self) {
+        if let Some((_, stage)) = self.carried.get_mut().ok().and_then(Option::take) {
+            stage.stop();
+        }
         if let Some(timeline) = &self.shared.timeline {
             timeline.write_or_say();
+        }
+    }
+}
+
+impl<D, P> Loader<D, P> {
+    /// Keep `stage`, which read ahead into epoch `epoch`, for that epoch
+    /// (stopping one kept before).
+    pub(crate) fn carry_reads(&self, epoch: u64, stage: Arc<ReadAhead>) {
+        let before = self
+            .carried
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .replace((epoch, stage));
+        if let Some((_, stage)) = before {
+            stage.stop();
+        }
+    }
+
+    /// The stage kept for epoch `epoch` started at `cursor`, if there is
+    /// one and the epoch starts from its beginning; any other kept stage
+    /// is stopped.
+    pub(crate) fn carried_reads(&self, epoch: u64, cursor: usize) -> Option<Arc<ReadAhead>> {
+        let kept = self
+            .carried
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        match kept {
+            Some((for_epoch, stage)) if for_epoch == epoch && cursor == 0 => Some(stage),
+            Some((_, stage)) => {
+                stage.stop();
+                None
+            }
+            None => None,
         }
     }
 }
@@ -384,6 +428,7 @@ where
             }),
             pool,
             readers: read_threads,
+            carried: Mutex::new(None),
         })
     }
 

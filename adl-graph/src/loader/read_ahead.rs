@@ -25,6 +25,16 @@
 //! worker needs (no deadlock), and a failed fetch keeps nothing (the `get`
 //! reads again and reports the error where it belongs, on its sample).
 //! Stopping the stage drops what it holds.
+//!
+//! Between epochs: an epoch's stage also reads the first positions of the
+//! next epoch's order once its own are all started ([`ReadAhead::read_into_next`]),
+//! within the same bound, so that the next epoch's first batch does not
+//! wait for its reads. The loader keeps such a stage when its epoch ends
+//! and the next epoch, started from its beginning, takes it over
+//! ([`ReadAhead::start_next_epoch`]); any other start stops it, dropping
+//! what it read. Reads done for the next epoch are counted in the
+//! statistics when that epoch takes them over, so an epoch's reads count
+//! its own samples, and reads never used are never counted.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -85,8 +95,34 @@ struct Started {
     reads: Vec<Fetched>,
 }
 
+/// A part's read, as the statistics count it (one done for the next
+/// epoch waits in the stage until that epoch takes the stage over).
+#[derive(Debug)]
+struct Uncounted {
+    part: usize,
+    took: Duration,
+    bytes: u64,
+    /// Whether this part's read failed.
+    failed: bool,
+    /// Where it was its position's last part: whether any part of the
+    /// position failed.
+    position: Option<bool>,
+}
+
 #[derive(Debug, Default)]
 struct State {
+    /// The orders walked, one after the other, each with the position it
+    /// starts at: the epoch's, then the next epoch's while its first
+    /// positions are read ahead (at most two).
+    orders: Vec<(usize, Arc<ShardOrder>)>,
+    /// The position the readers stop before: the end of the epoch's
+    /// order, or past it, into the next epoch's first positions.
+    limit: usize,
+    /// The epoch the readers read for (0, 1, ... as the stage is taken
+    /// over): a reader started for an earlier one ends.
+    generation: u64,
+    /// Reads done for the next epoch, not yet counted.
+    uncounted: Vec<Uncounted>,
     /// The next position to start a part of.
     next: usize,
     /// The next part of `next` to start (0: none started yet).
@@ -103,8 +139,6 @@ struct State {
 
 /// The read stage of one epoch: see the [module docs](self).
 pub(crate) struct ReadAhead {
-    /// The epoch's dataset indices (this rank's), in order.
-    order: Arc<ShardOrder>,
     /// The bound on bytes held (a memory budget may change it while the
     /// epoch runs).
     bound: AtomicU64,
@@ -144,10 +178,14 @@ impl ReadAhead {
             let waited = stats.lock().unwrap_or_else(|p| p.into_inner()).wait;
             Mutex::new(Window::new(waited))
         });
+        let state = State {
+            limit: order.len(),
+            orders: vec![(0, order)],
+            ..State::default()
+        };
         ReadAhead {
-            order,
             bound: AtomicU64::new(bound.max(1)),
-            state: Mutex::new(State::default()),
+            state: Mutex::new(state),
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
             stats,
@@ -160,11 +198,96 @@ impl ReadAhead {
         }
     }
 
-    /// The dataset index at `position`, which is inside the order (a
-    /// position past it, which the stage never starts, would name no
-    /// sample: `usize::MAX`, out of every dataset's range).
-    fn index(&self, position: usize) -> usize {
-        self.order.get(position).unwrap_or(usize::MAX)
+    /// The dataset index at `position`, which is inside one of `state`'s
+    /// orders (a position past them, which the stage never starts, would
+    /// name no sample: `usize::MAX`, out of every dataset's range).
+    fn index(state: &State, position: usize) -> usize {
+        state
+            .orders
+            .iter()
+            .find_map(|(start, order)| order.get(position.checked_sub(*start)?))
+            .unwrap_or(usize::MAX)
+    }
+
+    /// Where the epoch's own order ends (the next epoch's, read ahead,
+    /// starts there).
+    fn epoch_end(state: &State) -> usize {
+        state
+            .orders
+            .first()
+            .map_or(0, |(start, order)| start + order.len())
+    }
+
+    /// Once the epoch's positions are all started, read the first
+    /// `positions` of `next` (the next epoch's order, from its start) too,
+    /// within the same bound: see the [module docs](self). Once only.
+    pub(crate) fn read_into_next(&self, next: Arc<ShardOrder>, positions: usize) {
+        let mut state = self.state();
+        if state.orders.len() != 1 || positions == 0 {
+            return;
+        }
+        let end = Self::epoch_end(&state);
+        state.limit = end + positions.min(next.len());
+        state.orders.push((end, next));
+        drop(state);
+        self.changed.notify_all();
+    }
+
+    /// Take the stage over for the next epoch (whose order it read the
+    /// first positions of): its reads so far are counted now, its
+    /// readers read on to the end of that order (readers started for the
+    /// epoch before end), and its positions start where this returns,
+    /// with the order. `None` where it read nothing ahead or stopped.
+    pub(crate) fn start_next_epoch(&self) -> Option<(usize, Arc<ShardOrder>)> {
+        let mut state = self.state();
+        if self.stop.load(Ordering::Acquire) || state.orders.len() != 2 {
+            return None;
+        }
+        state.orders.remove(0);
+        let (start, order) = state.orders[0].clone();
+        state.limit = start + order.len();
+        state.generation += 1;
+        // What the epoch before read and did not take (the samples past
+        // its last whole batch, under `drop_last`) is dropped, and what it
+        // did not start is passed over.
+        let stale: Vec<usize> = state
+            .started
+            .keys()
+            .copied()
+            .filter(|&p| p < start)
+            .collect();
+        let mut dropped = Vec::with_capacity(stale.len());
+        for position in stale {
+            if let Some(entry) = state.started.remove(&position) {
+                state.held -= entry.bytes;
+                dropped.push(entry);
+            }
+        }
+        if state.next < start {
+            state.next = start;
+            state.next_part = 0;
+        }
+        let uncounted = std::mem::take(&mut state.uncounted);
+        drop(state);
+        drop(dropped);
+        for read in uncounted {
+            self.count(read);
+        }
+        self.changed.notify_all();
+        Some((start, order))
+    }
+
+    /// Count `read` in the loader's statistics and its part's.
+    fn count(&self, read: Uncounted) {
+        self.parts
+            .count(read.part, read.took, read.bytes, read.failed);
+        let mut stats = self.stats();
+        stats.time += read.took;
+        stats.bytes += read.bytes;
+        if let Some(failed) = read.position {
+            stats.reads += 1;
+            stats.failed += u64::from(failed);
+        }
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -196,12 +319,12 @@ impl ReadAhead {
     /// it.
     pub(crate) fn run_reader<D: Dataset>(&self, id: usize, dataset: &D, spawn: &dyn Fn(usize)) {
         let mut done = 0u64;
+        let generation = self.state().generation;
         // A reader past the count (the readers shrank) ends here.
         while !self.readers.retired(id) {
-            let Some((position, part)) = self.start_next(dataset) else {
+            let Some((position, part, index)) = self.start_next(dataset, generation) else {
                 break;
             };
-            let index = self.index(position);
             // Busy time (running, or waiting for a core) on one read in
             // eight: enough to tell reads that block from reads that work.
             let before = (self.window.is_some() && done.is_multiple_of(8))
@@ -226,15 +349,28 @@ impl ReadAhead {
             if let Some(timeline) = &self.timeline {
                 timeline.span(What::Read(part), About::Read { index, bytes }, began);
             }
-            self.parts.count(part, took, bytes, failed);
-            self.stats().time += took;
             let mut state = self.state();
-            if self.stop.load(Ordering::Acquire) {
+            // A read for the next epoch is counted if that epoch takes the
+            // stage over, all of it then; the epoch's own, as it ends.
+            let ahead = position >= Self::epoch_end(&state);
+            let mut read = Uncounted {
+                part,
+                took,
+                bytes,
+                failed,
+                position: None,
+            };
+            let entry = match state.started.get_mut(&position) {
+                Some(entry) if !self.stop.load(Ordering::Acquire) => entry,
                 // Nobody takes it any more: dropped here.
-                continue;
-            }
-            let Some(entry) = state.started.get_mut(&position) else {
-                continue;
+                _ => {
+                    drop(state);
+                    if !ahead {
+                        self.parts.count(part, took, bytes, failed);
+                        self.stats().time += took;
+                    }
+                    continue;
+                }
             };
             entry.left -= 1;
             entry.bytes += bytes;
@@ -242,17 +378,22 @@ impl ReadAhead {
             if let Some(slot) = entry.reads.get_mut(part) {
                 *slot = fetched;
             }
-            let read = (entry.left == 0).then_some(entry.failed);
+            read.position = (entry.left == 0).then_some(entry.failed);
+            let read_whole = read.position.is_some();
             state.held += bytes;
             let held = state.held;
-            drop(state);
-            let mut stats = self.stats();
-            stats.bytes += bytes;
-            stats.peak = stats.peak.max(held);
-            if let Some(failed) = read {
-                stats.reads += 1;
-                stats.failed += u64::from(failed);
-                drop(stats);
+            if ahead {
+                state.uncounted.push(read);
+                drop(state);
+            } else {
+                drop(state);
+                self.count(read);
+            }
+            {
+                let mut stats = self.stats();
+                stats.peak = stats.peak.max(held);
+            }
+            if read_whole {
                 self.changed.notify_all();
             }
         }
@@ -295,19 +436,29 @@ impl ReadAhead {
         }
     }
 
-    /// The next part to read, once the bytes held are under the bound (or
-    /// nothing is held); `None` at the end of the order or when the epoch
-    /// stopped.
-    fn start_next<D: Dataset>(&self, dataset: &D) -> Option<(usize, usize)> {
+    /// The next part to read (its position, its part, its sample's
+    /// dataset index), once the bytes held are under the bound (or
+    /// nothing is held); `None` at the limit (the end of the order, or of
+    /// the next epoch's positions read ahead), when the epoch stopped, or
+    /// for a reader of an earlier `generation`.
+    fn start_next<D: Dataset>(
+        &self,
+        dataset: &D,
+        generation: u64,
+    ) -> Option<(usize, usize, usize)> {
         let mut state = self.state();
         loop {
-            if self.stop.load(Ordering::Acquire) || state.next >= self.order.len() {
+            if self.stop.load(Ordering::Acquire)
+                || state.generation != generation
+                || state.next >= state.limit
+            {
                 return None;
             }
             if state.held < self.bound.load(Ordering::Relaxed) || state.held == 0 {
                 let position = state.next;
+                let index = Self::index(&state, position);
                 if state.next_part == 0 {
-                    let parts = parts(dataset, self.index(position));
+                    let parts = parts(dataset, index);
                     state.parts = parts;
                     state.started.insert(
                         position,
@@ -325,7 +476,7 @@ impl ReadAhead {
                     state.next += 1;
                     state.next_part = 0;
                 }
-                return Some((position, part));
+                return Some((position, part, index));
             }
             state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
         }
@@ -336,12 +487,12 @@ impl ReadAhead {
     /// of the order, after the epoch stopped, or taken already (a batch
     /// built again by a retry: its `get` reads for itself).
     pub(crate) fn take(&self, position: usize) -> Fetched {
-        if position >= self.order.len() {
-            return Fetched::Nothing;
-        }
         let began = Instant::now();
         let mut waited = false;
         let mut state = self.state();
+        if position >= state.limit {
+            return Fetched::Nothing;
+        }
         let reads = loop {
             if self.stop.load(Ordering::Acquire) {
                 return Fetched::Nothing;
@@ -398,6 +549,8 @@ impl ReadAhead {
         let mut state = self.state();
         let held = std::mem::take(&mut state.started);
         state.held = 0;
+        // Reads for a next epoch that will not take them: never counted.
+        state.uncounted.clear();
         drop(state);
         self.changed.notify_all();
         drop(held);
