@@ -18,6 +18,9 @@ pub(crate) struct Args {
     /// `--build-while-waiting`: whether the consumer's thread builds
     /// batches while it waits (on).
     pub(crate) build_while_waiting: bool,
+    /// `--read-next-epoch`: whether W4's read stage reads the next
+    /// epoch's first window once its own reads are all started (off).
+    pub(crate) read_next_epoch: bool,
     /// `--verify`: digest one more epoch and check it.
     pub(crate) verify: bool,
     /// `--stage`: loader (the default) or batch (W2's batch stage alone).
@@ -72,7 +75,7 @@ pub(crate) struct Args {
 
 /// The flags, for `--help` and the errors.
 const USAGE: &str = "usage: adl-bench --workload w1|w2|w3 [--workers N] [--samples N] [--device auto|rust|NAME|P:D] [--fusion on|off] [--verify] [--stage loader|batch] [--batches N] [--collate gather|in-place|samples] [--stats] [--later-epochs N] [--profile-epochs N] [--soak N] [--memory-budget BYTES | --batches-ahead N]
-       adl-bench --workload w4 --data DIR [--data-url URL] [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--memory-budget BYTES] [--verify [--verify-out DIR]] [--stats] [--limit]
+       adl-bench --workload w4 --data DIR [--data-url URL] [--workers N] [--cold fadvise|drop_caches|none] [--read-latency-ms N] [--readers N] [--read-next-epoch on|off] [--memory-budget BYTES] [--verify [--verify-out DIR]] [--stats] [--limit]
        adl-bench --workload order [--samples N] [--ranks N] [--sampler shuffle|sorted-keys] [--workers N]";
 
 /// The arguments (without the program's name), checked; the defaults
@@ -85,6 +88,7 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
         device: DeviceChoice::from_env().map_err(|e| e.to_string())?,
         fusion: true,
         build_while_waiting: true,
+        read_next_epoch: false,
         verify: false,
         stage: "loader".into(),
         batches: 200,
@@ -125,6 +129,15 @@ pub(crate) fn parse(command_line: impl IntoIterator<Item = String>) -> Result<Ar
                         return Err(format!(
                             "--build-while-waiting takes on or off, got {other:?}"
                         ));
+                    }
+                }
+            }
+            "--read-next-epoch" => {
+                args.read_next_epoch = match value("--read-next-epoch")?.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    other => {
+                        return Err(format!("--read-next-epoch takes on or off, got {other:?}"));
                     }
                 }
             }

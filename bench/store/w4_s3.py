@@ -27,6 +27,10 @@ its own disk on the same cores.
 which it sizes its window of batches ahead from what it measures (the
 reads' latency among it) instead of 2 batches per worker.
 
+`--read-next-epoch` runs both with `adl-bench --read-next-epoch on`:
+each epoch's read stage also reads the next epoch's first window, and
+the warm epoch is epoch 1 after epoch 0, as a training loop reads them.
+
 `--latency-ms N` puts a proxy on loopback between the loader and the
 server that holds each request N ms before forwarding it (and
 `--drop-every K` closes every K-th connection at once, unanswered): the
@@ -185,13 +189,16 @@ class SlowProxy:
 
 
 def run(bench: str, data: Path, url: str | None, endpoint: str, workers: int,
-        on: set[int] | None = None, budget: int | None = None) -> dict:
+        on: set[int] | None = None, budget: int | None = None, read_next_epoch: bool = False) -> dict:
     """One `adl-bench` run of W4 (from `url`, else from the disk), on the
-    cores `on` and under the memory budget `budget` where given: its
-    source and warm and cold samples/s."""
+    cores `on` and under the memory budget `budget` where given, reading
+    the next epoch's first window in each epoch where `read_next_epoch`:
+    its source and warm and cold samples/s."""
     command = [bench, "--workload", "w4", "--data", str(data), "--cold", "none", "--workers", str(workers)]
     if budget is not None:
         command += ["--memory-budget", str(budget)]
+    if read_next_epoch:
+        command += ["--read-next-epoch", "on"]
     if url:
         command += ["--data-url", url]
     env = dict(os.environ, AWS_ENDPOINT_URL=endpoint, AWS_ALLOW_HTTP="true", AWS_ACCESS_KEY_ID="any",
@@ -219,6 +226,8 @@ def main() -> None:
                         help="the server on the last core, adl-bench on the others")
     parser.add_argument("--memory-budget", type=int, default=None,
                         help="adl-bench's --memory-budget, on both sides")
+    parser.add_argument("--read-next-epoch", action="store_true",
+                        help="adl-bench's --read-next-epoch on, on both sides")
     args = parser.parse_args()
     loader_cores, server_cores = cores() if args.pinned else (None, None)
     workers = args.workers or (len(loader_cores) if loader_cores else 2)
@@ -235,7 +244,8 @@ def main() -> None:
         for round_ in range(args.rounds + 1):
             order = [None, url] if round_ % 2 == 0 else [url, None]
             for source in order:
-                result = run(args.bench, args.data, source, endpoint, workers, loader_cores, args.memory_budget)
+                result = run(args.bench, args.data, source, endpoint, workers, loader_cores, args.memory_budget,
+                             args.read_next_epoch)
                 if round_ > 0:  # the first round warms the page cache and the server
                     print(json.dumps(result), flush=True)
                     figures[result["source"]].append(result["warm_samples_per_s"])

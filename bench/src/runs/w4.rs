@@ -109,7 +109,8 @@ fn run<R: Reads>(args: &Args, root: &Path, at: &Location, reads: R) -> adl::Resu
         sample: (transform),
         collate: default,
     };
-    let mut builder = loader(dataset, pipeline, W4_BATCH, args);
+    let mut builder =
+        loader(dataset, pipeline, W4_BATCH, args).read_next_epoch(args.read_next_epoch);
     if let Some(readers) = args.readers {
         builder = builder.readers(readers);
     }
@@ -126,10 +127,14 @@ fn run<R: Reads>(args: &Args, root: &Path, at: &Location, reads: R) -> adl::Resu
         (used, resident_fraction(&files))
     };
     let count = |b: &W4SampleBatch| b.t.len();
+    // With the next epoch's reads begun in the epoch before, the epochs
+    // go on as a training loop's do (0, then 1, ...: each its own order,
+    // the same work); else epoch 0 again, as the protocol runs it.
+    let step = u64::from(args.read_next_epoch);
     let cold = time_epoch(loader.epoch(0), count)?;
     let cold_reads = loader.statistics().reads;
     loader.reset_statistics();
-    let warm = time_epoch(loader.epoch(0), count)?;
+    let warm = time_epoch(loader.epoch(step), count)?;
     let statistics = loader.statistics();
     report(
         args,
@@ -143,8 +148,8 @@ fn run<R: Reads>(args: &Args, root: &Path, at: &Location, reads: R) -> adl::Resu
     if args.stats {
         eprintln!("{statistics}");
     }
-    for _ in 0..args.profile_epochs {
-        time_epoch(loader.epoch(0), count)?;
+    for k in 0..args.profile_epochs as u64 {
+        time_epoch(loader.epoch(step * (k + 2)), count)?;
     }
     Ok(true)
 }
