@@ -101,7 +101,16 @@ def start_weed(weed: str, folder: Path, on: set[int] | None = None) -> tuple[sub
     """SeaweedFS's `weed mini` on free ports of 127.0.0.1, its data in
     `folder`, telemetry off, on the cores `on` where given; the process
     and its S3 port once it answers."""
-    ports = {name: free_port() for name in ("master", "volume", "filer", "s3", "webdav", "admin")}
+    # Each part's port and its port + 10000 (its gRPC), none the same as
+    # another part's: SeaweedFS refuses a port that is another's gRPC.
+    ports: dict[str, int] = {}
+    taken: set[int] = set()
+    for name in ("master", "volume", "filer", "s3", "webdav", "admin"):
+        port = free_port()
+        while {port, port + 10000} & taken:
+            port = free_port()
+        taken |= {port, port + 10000}
+        ports[name] = port
     args = [weed, "mini", f"-dir={folder}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
             *(f"-{name}.port={port}" for name, port in ports.items()),
             "-admin.ui=false", "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.telemetry=false"]
