@@ -211,13 +211,29 @@ where
 {
     pub(crate) fn start(loader: &'a Loader<D, P>, epoch: u64, cursor: usize) -> Self {
         let shared = &loader.shared;
-        let (order, failure) = match epoch_order(&*shared.config.order, epoch, shared.dataset.len())
-        {
-            Ok(order) => (order, None),
-            Err(e) => (super::order::nothing(), Some(e)),
+        // The stage of the epoch before, which read this one's first
+        // positions with this epoch's order (made then), where this epoch
+        // starts from its beginning.
+        let carried = loader.carried_reads(epoch, cursor).and_then(|stage| {
+            let Some((start, local)) = stage.start_next_epoch() else {
+                stage.stop();
+                return None;
+            };
+            Some((stage, start, local))
+        });
+        let (local, order_len, failure) = match &carried {
+            Some((_, _, local)) => (Arc::clone(local), local.order_len(), None),
+            None => {
+                let (order, failure) =
+                    match epoch_order(&*shared.config.order, epoch, shared.dataset.len()) {
+                        Ok(order) => (order, None),
+                        Err(e) => (super::order::nothing(), Some(e)),
+                    };
+                let order_len = order.len();
+                let local = Arc::new(ShardOrder::new(order, shared.config.shard, cursor));
+                (local, order_len, failure)
+            }
         };
-        let order_len = order.len();
-        let local = Arc::new(ShardOrder::new(order, shared.config.shard, cursor));
         let b = shared.config.batch_size.max(1);
         let batches = if shared.config.drop_last {
             local.len() / b
@@ -225,21 +241,8 @@ where
             local.len().div_ceil(b)
         };
         let (sender, receiver) = channel();
-        // The stage of the epoch before, which read this one's first
-        // positions, where this epoch starts from its beginning; else a
-        // new one.
-        let carried =
-            loader
-                .carried_reads(epoch, cursor)
-                .and_then(|stage| match stage.start_next_epoch() {
-                    Some((start, order)) if order.len() == local.len() => Some((stage, start)),
-                    _ => {
-                        stage.stop();
-                        None
-                    }
-                });
         let (stage, offset) = match carried {
-            Some((stage, start)) => (Some(stage), start),
+            Some((stage, start, _)) => (Some(stage), start),
             None => {
                 let stage = loader.readers.as_ref().map(|readers| {
                     let bound = (shared.plan.schedule().readers()).map_or(1, |(_, bound)| bound);

@@ -160,7 +160,8 @@ impl<D, P> Drop for Loader<D, P> {
     /// end, what it read is dropped); writes the timeline, where the
     /// program asked for one.
     fn drop(&mut self) {
-        if let Some((_, stage)) = self.carried.get_mut().ok().and_then(Option::take) {
+        let carried = self.carried.get_mut().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, stage)) = carried.take() {
             stage.stop();
         }
         if let Some(timeline) = &self.shared.timeline {

@@ -60,6 +60,12 @@ impl ShardOrder {
         }
     }
 
+    /// The length of the epoch's whole order (all ranks, from its start)
+    /// that this shard is of.
+    pub(crate) fn order_len(&self) -> usize {
+        self.order.len()
+    }
+
     /// How many indices this rank reads.
     pub fn len(&self) -> usize {
         self.len
