@@ -17,9 +17,16 @@ pub(crate) struct Claims {
     pub(crate) jobs: AtomicUsize,
 }
 
-/// One job's count in [`Claims::jobs`], given back when the job ends
-/// (before it sends its batch: the consumer that receives the batch sees
-/// the job ended).
+/// One job's count in [`Claims::jobs`]: a job takes batches until none is
+/// left to take, then gives its count back ([`Job::end`]).
+///
+/// The window's end and the count are read and written in one order
+/// (`SeqCst`) on both sides, so that a batch let in as the last job ends
+/// is never left without one: the consumer raises the window's end, then
+/// reads the count ([`Claims::let_in`]); a job gives its count back, then
+/// reads the window's end. One of the two sees the other's write: the
+/// consumer a job fewer (and gives the pool another), or the job the
+/// batch (and takes it).
 pub(crate) struct Job(Arc<Claims>);
 
 impl Job {
@@ -27,11 +34,38 @@ impl Job {
     pub(crate) fn claims(&self) -> &Claims {
         &self.0
     }
+
+    /// End the job, which found no batch to take; but where a batch was
+    /// let in meanwhile, and fewer than `most` jobs are running, go on:
+    /// the job taken again.
+    pub(crate) fn end(self, most: usize) -> Option<Job> {
+        let claims = Arc::clone(&self.0);
+        drop(self);
+        if !claims.claimable() {
+            return None;
+        }
+        let mut jobs = claims.jobs.load(Ordering::SeqCst);
+        loop {
+            if jobs >= most {
+                // The jobs running take it.
+                return None;
+            }
+            match claims.jobs.compare_exchange_weak(
+                jobs,
+                jobs + 1,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => return Some(Job(claims)),
+                Err(now) => jobs = now,
+            }
+        }
+    }
 }
 
 impl Drop for Job {
     fn drop(&mut self) {
-        self.0.jobs.fetch_sub(1, Ordering::AcqRel);
+        self.0.jobs.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -55,14 +89,115 @@ impl Claims {
         }
     }
 
+    /// Let the batches below `limit` be taken (the window's new end).
+    pub(crate) fn let_in(&self, limit: usize) {
+        self.limit.store(limit, Ordering::SeqCst);
+    }
+
+    /// Whether a batch inside the window is not yet taken.
+    pub(crate) fn claimable(&self) -> bool {
+        self.next.load(Ordering::SeqCst) < self.limit.load(Ordering::SeqCst)
+    }
+
     /// Count a job given to the pool; its [`Job`] ends the count.
     pub(crate) fn job(self: &Arc<Self>) -> Job {
-        self.jobs.fetch_add(1, Ordering::AcqRel);
+        self.jobs.fetch_add(1, Ordering::SeqCst);
         Job(Arc::clone(self))
     }
 
     /// The jobs given to the pool and not yet ended.
     pub(crate) fn jobs(&self) -> usize {
-        self.jobs.load(Ordering::Acquire)
+        self.jobs.load(Ordering::SeqCst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_takes_the_batches_let_in_and_ends_when_none_is_left() {
+        let claims = Arc::new(Claims::default());
+        claims.let_in(2);
+        let job = claims.job();
+        assert_eq!(
+            (job.claims().claim(), job.claims().claim()),
+            (Some(0), Some(1))
+        );
+        assert_eq!(job.claims().claim(), None);
+        assert!(job.end(2).is_none());
+        assert_eq!(claims.jobs(), 0);
+    }
+
+    #[test]
+    fn a_job_ending_as_a_batch_is_let_in_takes_it() {
+        let claims = Arc::new(Claims::default());
+        let job = claims.job();
+        assert_eq!(job.claims().claim(), None);
+        // The consumer lets a batch in and sees the job still counted, so
+        // it gives the pool no other: the ending job must take it.
+        claims.let_in(1);
+        assert_eq!(claims.jobs(), 1);
+        let job = job.end(2).expect("the job goes on for the batch let in");
+        assert_eq!(claims.jobs(), 1);
+        assert_eq!(job.claims().claim(), Some(0));
+        assert!(job.end(2).is_none());
+        assert_eq!(claims.jobs(), 0);
+    }
+
+    #[test]
+    fn a_job_leaves_a_batch_to_the_jobs_running_when_they_are_enough() {
+        let claims = Arc::new(Claims::default());
+        let ending = claims.job();
+        let running = claims.job();
+        claims.let_in(1);
+        assert!(ending.end(1).is_none());
+        assert_eq!(claims.jobs(), 1);
+        assert_eq!(running.claims().claim(), Some(0));
+    }
+
+    /// A consumer letting batches in one at a time, and giving the pool a
+    /// job only while fewer than `most` run, against jobs that end when
+    /// they find nothing: every batch is built once, none is left behind.
+    #[test]
+    fn no_batch_is_left_without_a_job_when_letting_in_and_ending_race() {
+        const BATCHES: usize = 20_000;
+        for most in [1, 2] {
+            let claims = Arc::new(Claims::default());
+            let built = Arc::new(AtomicUsize::new(0));
+            let (send, receive) = std::sync::mpsc::channel();
+            std::thread::scope(|scope| {
+                for limit in 1..=BATCHES {
+                    claims.let_in(limit);
+                    while claims.claimable() && claims.jobs() < most {
+                        let mut job = claims.job();
+                        let (built, send) = (Arc::clone(&built), send.clone());
+                        scope.spawn(move || {
+                            loop {
+                                let Some(k) = job.claims().claim() else {
+                                    match job.end(most) {
+                                        Some(again) => {
+                                            job = again;
+                                            continue;
+                                        }
+                                        None => return,
+                                    }
+                                };
+                                built.fetch_add(1, Ordering::Relaxed);
+                                send.send(k).unwrap();
+                            }
+                        });
+                    }
+                    // Each batch let in arrives: a lost one would hang here
+                    // (the test's time limit), so wait with a bound.
+                    let k = receive
+                        .recv_timeout(std::time::Duration::from_secs(60))
+                        .expect("a batch let in was left without a job");
+                    assert_eq!(k, limit - 1);
+                }
+            });
+            assert_eq!(built.load(Ordering::Relaxed), BATCHES);
+            assert_eq!(claims.jobs(), 0);
+        }
     }
 }

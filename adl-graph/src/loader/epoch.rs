@@ -68,9 +68,6 @@ where
     batches: usize,
     delivered: usize,
     submitted: usize,
-    /// Jobs given to the pool (each builds the lowest batch of the window
-    /// no one has taken, if any is left).
-    spawned: usize,
     ready: BTreeMap<usize, Outcome<P::Processed>>,
     claims: Arc<Claims>,
     sender: Sender<(usize, Outcome<P::Processed>)>,
@@ -294,7 +291,6 @@ where
             batches,
             delivered: 0,
             submitted: 0,
-            spawned: 0,
             ready: BTreeMap::new(),
             claims: Arc::new(Claims::default()),
             sender,
@@ -358,20 +354,21 @@ where
     }
 
     /// Open the window to `prefetch` batches past the last delivered one,
-    /// and give the pool a job for each batch it let in, as many at once
-    /// as the loader builds at once ([`Shared::building`]: every worker,
-    /// but under a memory budget as many as keep up with the consumer);
-    /// a job builds the lowest batch not yet taken, if any is left.
+    /// and give the pool jobs while a batch of the window is left to take,
+    /// as many at once as the loader builds at once ([`Policy::building`](super::policy::Policy::building):
+    /// every worker, but under a memory budget as many as keep up with the
+    /// consumer). A job builds the lowest batch not yet taken, and the next,
+    /// until none is left; so a worker that keeps up stays on its job
+    /// instead of being handed one per batch.
     fn top_up(&mut self, pool: &rayon::ThreadPool) {
         let shared = &self.loader.shared;
         let prefetch = shared.policy.batches_ahead();
         while self.submitted < self.batches && self.submitted - self.delivered < prefetch {
             self.submitted += 1;
         }
-        self.claims.limit.store(self.submitted, Ordering::Release);
-        let building = shared.policy.building();
-        while self.spawned < self.submitted && self.claims.jobs() < building {
-            self.spawned += 1;
+        self.claims.let_in(self.submitted);
+        let most = building(shared, pool.current_num_threads());
+        while self.claims.claimable() && self.claims.jobs() < most {
             let job = self.claims.job();
             let shared = Arc::clone(&self.loader.shared);
             let local = Arc::clone(&self.local);
@@ -381,22 +378,33 @@ where
             let offset = self.offset;
             let epoch = self.epoch;
             pool.spawn(move || {
-                if cancel.load(Ordering::Relaxed) {
-                    return;
+                let mut job = job;
+                loop {
+                    if cancel.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    // The lowest batch no one has taken (the consumer's
+                    // thread takes some too); where none is left, the job
+                    // ends, unless one was let in as it ended.
+                    let Some(k) = job.claims().claim() else {
+                        let most = building(&shared, rayon::current_num_threads());
+                        match job.end(most) {
+                            Some(again) => {
+                                job = again;
+                                continue;
+                            }
+                            None => return,
+                        }
+                    };
+                    let range = batch_range(&shared, &local, k);
+                    let reads = stage.as_deref().map(|s| (s, offset + range.start));
+                    let outcome = build(&shared, true, epoch, k, &local.slice(range), reads);
+                    // The receiver is gone when the epoch was dropped:
+                    // nothing waits for this batch any more.
+                    if sender.send((k, outcome)).is_err() {
+                        return;
+                    }
                 }
-                // The consumer's thread may have taken this job's batch.
-                let Some(k) = job.claims().claim() else {
-                    return;
-                };
-                let range = batch_range(&shared, &local, k);
-                let reads = stage.as_deref().map(|s| (s, offset + range.start));
-                let outcome = build(&shared, true, epoch, k, &local.slice(range), reads);
-                // Ended before the batch is sent: the consumer that
-                // receives it may give the pool the next job.
-                drop(job);
-                // The receiver is gone when the epoch was dropped: nothing
-                // waits for this batch any more.
-                let _ = sender.send((k, outcome));
             });
         }
     }
@@ -526,6 +534,13 @@ where
         totals.built_here += d;
         totals.batches_built_here += 1;
     }
+}
+
+/// How many jobs build batches at once: [`Policy::building`](super::policy::Policy::building)'s choice,
+/// and no more than the pool's `threads` (a job waiting in the pool's
+/// queue while the others take every batch would only end).
+fn building<D, P>(shared: &Shared<D, P>, threads: usize) -> usize {
+    shared.policy.building().min(threads.max(1))
 }
 
 /// The indices (positions in `local`) of batch `k`.
