@@ -18,6 +18,13 @@ use super::timeline::{About, Timeline, What};
 /// as a small node. Node times are estimated from the timed calls.
 pub(crate) const TIME_EVERY: u64 = 64;
 
+/// One batch in this many has its per-batch work timed (its samples'
+/// reads and sample stage where a dataset reads them together, its
+/// collate, its batch stage): the first of an epoch, and each this many
+/// after. A small batch is a few microseconds, and its clock reads would
+/// be some 2% of it; the times of the others are estimated from these.
+pub(crate) const TIME_BATCHES_EVERY: usize = 8;
+
 /// What reading the clock around a call costs on this machine, in
 /// nanoseconds (the least of a few back-to-back reads), taken off every
 /// timed call: a node that does nothing would otherwise be timed at this
@@ -166,8 +173,22 @@ impl Counters {
         }
     }
 
-    /// Time `f` as one call of `slot`, always (for per-batch work).
-    pub(crate) fn time<R>(&self, slot: usize, f: impl FnOnce() -> R) -> R {
+    /// Count `calls` calls of `slot`, none of them timed (their time is
+    /// estimated from the timed ones).
+    pub(crate) fn count_many(&self, slot: usize, calls: usize) {
+        if let Some(counts) = self.slots.get(slot) {
+            self.add(&counts.calls, calls as u64);
+        }
+    }
+
+    /// Run `f` as one call of `slot` (per-batch work), timed where `timed`
+    /// ([`JobContext::times_batch`]).
+    pub(crate) fn time<R>(&self, slot: usize, timed: bool, f: impl FnOnce() -> R) -> R {
+        if !timed {
+            let out = f();
+            self.count_many(slot, 1);
+            return out;
+        }
         let start = Instant::now();
         let out = f();
         if let Some(counts) = self.slots.get(slot) {
@@ -311,6 +332,12 @@ impl<'a> JobContext<'a> {
 }
 
 impl JobContext<'_> {
+    /// Whether this job's per-batch work is timed: one batch in
+    /// [`TIME_BATCHES_EVERY`].
+    pub(crate) fn times_batch(&self) -> bool {
+        self.batch.is_multiple_of(TIME_BATCHES_EVERY)
+    }
+
     /// This context, for the sample of dataset index `index`.
     pub(crate) fn at(&self, index: usize) -> JobContext<'_> {
         JobContext {

@@ -235,7 +235,8 @@ where
 {
     let mut raws = Vec::with_capacity(indices.len());
     let mut failed = Vec::new();
-    let began = std::time::Instant::now();
+    let timed = cx.times_batch();
+    let began = timed.then(std::time::Instant::now);
     let caught = catch_unwind(AssertUnwindSafe(|| {
         shared.dataset.get_many(indices, &mut raws, &mut failed)
     }));
@@ -244,16 +245,26 @@ where
     let places_hold = failed.windows(2).all(|w| w[0].0 < w[1].0)
         && failed.last().is_none_or(|(k, _)| *k < indices.len())
         && raws.len() + failed.len() == indices.len();
-    let read = since(began);
+    let read = began.map(since);
     if caught.is_err() || !places_hold {
         return None;
     }
-    let began = std::time::Instant::now();
+    let began = timed.then(std::time::Instant::now);
     let passed = raws.len();
     let samples = shared.pipeline.sample_unchanged(raws).ok()?;
     // Counted once kept: a call read again one by one counts there.
-    (cx.counters).record_many(shared.slot(Slot::Sample), passed, since(began));
-    (cx.counters).record_many(shared.slot(Slot::Read), indices.len(), read);
+    let counters = cx.counters;
+    let (sample, read_slot) = (shared.slot(Slot::Sample), shared.slot(Slot::Read));
+    match (began.map(since), read) {
+        (Some(sampled), Some(read)) => {
+            counters.record_many(sample, passed, sampled);
+            counters.record_many(read_slot, indices.len(), read);
+        }
+        _ => {
+            counters.count_many(sample, passed);
+            counters.count_many(read_slot, indices.len());
+        }
+    }
     let failed = failed
         .into_iter()
         .map(|(k, e)| (k, read_failed(indices[k], e)))
@@ -517,7 +528,8 @@ where
         }
     };
     let began_collate = began();
-    let collated = cx.counters.time(shared.slot(Slot::Collate), || {
+    let timed = cx.times_batch();
+    let collated = cx.counters.time(shared.slot(Slot::Collate), timed, || {
         catch_unwind(AssertUnwindSafe(|| shared.pipeline.collate_in(cx, samples)))
     });
     traced(What::Collate, began_collate);
@@ -527,7 +539,7 @@ where
         Err(p) => return fail("collate", panicked("collate", None, p.as_ref()), skipped),
     };
     let began_batch = began();
-    let batch = cx.counters.time(shared.slot(Slot::Batch), || {
+    let batch = cx.counters.time(shared.slot(Slot::Batch), timed, || {
         catch_unwind(AssertUnwindSafe(|| shared.pipeline.batch_in(cx, collated)))
     });
     traced(What::Batch, began_batch);

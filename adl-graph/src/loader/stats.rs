@@ -5,7 +5,7 @@ use adl_exec::BufferStatistics;
 use std::fmt;
 use std::time::Duration;
 
-use super::context::{Counters, Runs, TIME_EVERY};
+use super::context::{Counters, Runs, TIME_BATCHES_EVERY, TIME_EVERY};
 use super::read_ahead::ReadStatistics;
 use super::sensor_reads::SensorReads;
 use adl_core::description::Device;
@@ -79,8 +79,9 @@ pub struct NodeStatistics {
     /// How many times it ran (samples for the read and sample rows,
     /// batches for the others).
     pub calls: u64,
-    /// How many of the calls were timed (one in 64 of the per-sample rows,
-    /// every per-batch call).
+    /// How many of the calls were timed: one in 64 of a node's; of the
+    /// collate and batch stages, and of reads and sample stages run on a
+    /// batch's samples together, those of one batch in 8.
     pub timed_calls: u64,
     /// Its time, summed over all threads: measured for every timed call,
     /// estimated for the others from the timed ones' mean.
@@ -508,7 +509,9 @@ impl fmt::Display for Statistics {
             _ => format!("`{}` ({})", n.name, n.measured),
         };
         let total: Duration = self.leaves().map(|n| n.time).sum();
-        let estimated = format!("per-sample times estimated from 1 call in {TIME_EVERY}");
+        let estimated = format!(
+            "per-sample times estimated from 1 call in {TIME_EVERY}, per-batch ones from 1 batch in {TIME_BATCHES_EVERY}"
+        );
         match self.contenders().as_slice() {
             [] => write!(f, "bottleneck: nothing ran yet"),
             [b] => write!(
