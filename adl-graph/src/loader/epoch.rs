@@ -404,6 +404,11 @@ where
                     if sender.send((k, outcome)).is_err() {
                         return;
                     }
+                    // Fewer jobs at once chosen meanwhile (a memory
+                    // budget's): this one ends, the others go on.
+                    if job.claims().jobs() > building(&shared, rayon::current_num_threads()) {
+                        return;
+                    }
                 }
             });
         }
