@@ -384,11 +384,14 @@ impl ReadAhead {
             let held = state.held;
             if ahead {
                 state.uncounted.push(read);
-                drop(state);
             } else {
-                drop(state);
+                // Counted before the state's lock is let go: the sample's
+                // `take` needs that lock to see the read whole, so
+                // statistics taken once an epoch's batches are all
+                // delivered count every read of it.
                 self.count(read);
             }
+            drop(state);
             {
                 let mut stats = self.stats();
                 stats.peak = stats.peak.max(held);
