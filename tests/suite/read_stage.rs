@@ -171,6 +171,8 @@ fn reads_run_ahead_on_their_own_threads_and_the_plan_and_statistics_show_them() 
         .workers(2)
         .shuffle(3)
         .read_bound(16_000)
+        // One epoch's reads are counted: none done ahead for the next.
+        .read_next_epoch(false)
         .build()
         .unwrap();
     // The dataset reads ahead: a read stage by default, in the plan, as
@@ -620,6 +622,8 @@ fn a_memory_budget_bounds_the_reads_held_ahead() {
     let run = |budget: Option<u64>| {
         let store = SlowStore::new(240, 100_000, Duration::from_millis(1));
         let mut builder = Loader::new(store, sums!()).batch_size(4).workers(2);
+        // One epoch's reads held: none ahead for the next.
+        builder = builder.read_next_epoch(false);
         if let Some(budget) = budget {
             builder = builder.memory_budget(budget);
         }
@@ -670,6 +674,8 @@ fn an_epoch_with_every_index_twice_reads_each_position_for_its_own_get() {
         .batch_size(4)
         .workers(2)
         .indices(twice.clone())
+        // One epoch's reads are counted: none done ahead for the next.
+        .read_next_epoch(false)
         .build()
         .unwrap();
     let sums = epoch_sums!(loader);
@@ -691,6 +697,8 @@ fn two_loaders_interleaved_over_one_dataset_each_get_their_own_reads() {
             .batch_size(5)
             .workers(2)
             .shuffle(seed)
+            // One epoch's reads are counted: none done ahead for the next.
+            .read_next_epoch(false)
             .build()
             .unwrap()
     };
@@ -752,6 +760,8 @@ fn reads_ahead_a_wrapper_drops_unused_are_counted_and_said() {
     let loader = Loader::new(Forgetful(Arc::clone(&store)), sums!())
         .batch_size(4)
         .workers(2)
+        // One epoch's reads are counted: none done ahead for the next.
+        .read_next_epoch(false)
         .build()
         .unwrap();
     let sums = epoch_sums!(loader);
@@ -789,7 +799,7 @@ fn the_next_epochs_first_window_is_read_during_the_epoch_and_taken_over() {
         .batch_size(4)
         .workers(2)
         .batches_ahead(2)
-        .read_next_epoch(true)
+        // `read_next_epoch` is on by default.
         .build()
         .unwrap();
     let order: Vec<u64> = (0..n).map(|i| expected(i, 100)).collect();

@@ -55,6 +55,8 @@ fn loader(
         .readers(readers)
         .trace_to(path)
         .trace_events(events)
+        // One epoch's spans: no reads done ahead for the next.
+        .read_next_epoch(false)
         .build()
         .unwrap()
 }
