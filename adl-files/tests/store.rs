@@ -225,6 +225,8 @@ fn an_npy_sensor_in_s3_reads_as_the_local_file_with_a_request_per_sample() {
     )
     .batch_size(5)
     .workers(2)
+    // The requests of one epoch: none for the next one's reads ahead.
+    .read_next_epoch(false)
     .build()
     .unwrap();
     let batch: Array<f32, adl::ndarray::Ix3> =
