@@ -870,3 +870,43 @@ fn an_epoch_started_otherwise_drops_the_reads_done_ahead_for_another() {
     drop(loader);
     assert!(settles(|| store.held() == 0), "{} reads held", store.held());
 }
+
+#[test]
+fn an_epoch_ending_after_the_next_started_carries_nothing_over() {
+    let n = 24;
+    let store = Arc::new(SlowStore::new(n, 10, Duration::from_millis(1)));
+    let loader = Loader::new(Arc::clone(&store), sums!())
+        .batch_size(4)
+        .workers(2)
+        .batches_ahead(2)
+        .build()
+        .unwrap();
+    // Epoch 0's batches all taken, the epoch kept alive, and epoch 1
+    // started meanwhile (as a resumed epoch at its end is, beside the
+    // next): epoch 1 reads for itself, and epoch 0, dropped after, keeps
+    // nothing for it.
+    let mut first = loader.epoch(0);
+    let taken = first.by_ref().take(n / 4).count();
+    assert_eq!(taken, n / 4);
+    let second = loader.epoch(1);
+    drop(first);
+    // Held: epoch 1's reads (the whole epoch fits the bound) and epoch
+    // 2's first window, not epoch 0's reads for epoch 1 besides.
+    assert!(
+        settles(|| store.held() == n + 8),
+        "{} reads held",
+        store.held()
+    );
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(store.held(), n + 8);
+    let sums: Vec<u64> = second
+        .flat_map(|b| b.unwrap().into_inner().to_vec())
+        .collect();
+    assert_eq!(sums, (0..n).map(|i| expected(i, 10)).collect::<Vec<_>>());
+    // Held: epoch 2's first window, read during epoch 1, and no other.
+    assert!(settles(|| store.held() == 8), "{} reads held", store.held());
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(store.held(), 8);
+    drop(loader);
+    assert!(settles(|| store.held() == 0), "{} reads held", store.held());
+}

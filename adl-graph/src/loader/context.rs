@@ -20,10 +20,16 @@ pub(crate) const TIME_EVERY: u64 = 64;
 
 /// One batch in this many has its per-batch work timed (its samples'
 /// reads and sample stage where a dataset reads them together, its
-/// collate, its batch stage): the first of an epoch, and each this many
-/// after. A small batch is a few microseconds, and its clock reads would
-/// be some 2% of it; the times of the others are estimated from these.
+/// collate, its batch stage), besides an epoch's first
+/// [`TIME_BATCHES_FIRST`]: a small batch is a few microseconds, and its
+/// clock reads would be some 2% of it; the times of the others are
+/// estimated from these.
 pub(crate) const TIME_BATCHES_EVERY: usize = 8;
+
+/// An epoch's first batches are all timed, so that a memory budget's
+/// tuner, which sizes the loader from these times after an epoch's first
+/// batches, sees more than its coldest.
+pub(crate) const TIME_BATCHES_FIRST: usize = 4;
 
 /// What reading the clock around a call costs on this machine, in
 /// nanoseconds (the least of a few back-to-back reads), taken off every
@@ -332,10 +338,10 @@ impl<'a> JobContext<'a> {
 }
 
 impl JobContext<'_> {
-    /// Whether this job's per-batch work is timed: one batch in
-    /// [`TIME_BATCHES_EVERY`].
+    /// Whether this job's per-batch work is timed: an epoch's first
+    /// [`TIME_BATCHES_FIRST`] batches, then one in [`TIME_BATCHES_EVERY`].
     pub(crate) fn times_batch(&self) -> bool {
-        self.batch.is_multiple_of(TIME_BATCHES_EVERY)
+        self.batch < TIME_BATCHES_FIRST || self.batch.is_multiple_of(TIME_BATCHES_EVERY)
     }
 
     /// This context, for the sample of dataset index `index`.

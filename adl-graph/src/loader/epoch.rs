@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use adl_core::{Dataset, Error, Pipeline, Result};
 use adl_exec::Recycle;
 
-use super::claims::Claims;
+use super::claims::{Claims, Job};
 use super::job::{Outcome, Skipped, build};
 use super::order::{EpochOrder, Order};
 use super::policy::tuning;
@@ -46,6 +46,95 @@ where
 
 /// How many times the consumer polls for a batch before it sleeps.
 const POLLS: usize = 64;
+
+std::thread_local! {
+    /// Whether this thread runs a [`Worker`]'s job: one that starts while
+    /// it does was picked up by a worker waiting inside that job (for a
+    /// piece of a batch split across the workers), which goes on only
+    /// once the job it picked up returns.
+    static IN_JOB: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// What a worker's job needs of its epoch to build batches.
+struct Worker<D, P>
+where
+    D: Dataset,
+    P: Pipeline<D::Sample>,
+{
+    shared: Arc<Shared<D, P>>,
+    local: Arc<ShardOrder>,
+    sender: Sender<(usize, Outcome<P::Processed>)>,
+    cancel: Arc<AtomicBool>,
+    stage: Option<Arc<ReadAhead>>,
+    offset: usize,
+    epoch: u64,
+}
+
+impl<D, P> Worker<D, P>
+where
+    D: Dataset + Send + Sync + 'static,
+    D::Sample: Send,
+    P: Pipeline<D::Sample> + Send + Sync + 'static,
+    P::Transformed: Send,
+    P::Processed: Recycle + Send + 'static,
+{
+    /// The job: build the lowest batch of the window no one has taken, and
+    /// the next, until none is left (the consumer's thread takes some
+    /// too), and send each. A job picked up inside another (see
+    /// [`IN_JOB`]) builds one batch, then gives its place to a new job, so
+    /// that the one it waits inside is held up by a batch at most.
+    fn run(self, job: Job) {
+        let nested = IN_JOB.with(|j| j.replace(true));
+        self.build_batches(job, nested);
+        IN_JOB.with(|j| j.set(nested));
+    }
+
+    fn build_batches(self, mut job: Job, nested: bool) {
+        let shared = &self.shared;
+        let most = || building(shared, rayon::current_num_threads());
+        loop {
+            if self.cancel.load(Ordering::Relaxed) {
+                return;
+            }
+            // Where none is left, the job ends, unless one was let in as
+            // it ended.
+            let Some(k) = job.claims().claim() else {
+                match job.end(most()) {
+                    Some(again) => {
+                        job = again;
+                        continue;
+                    }
+                    None => return,
+                }
+            };
+            let range = batch_range(shared, &self.local, k);
+            let reads = self
+                .stage
+                .as_deref()
+                .map(|s| (s, self.offset + range.start));
+            let outcome = build(shared, true, self.epoch, k, &self.local.slice(range), reads);
+            // The receiver is gone when the epoch was dropped: nothing
+            // waits for this batch any more.
+            if self.sender.send((k, outcome)).is_err() {
+                return;
+            }
+            if nested {
+                // Back to the job this thread waits inside; a new job, on
+                // the pool, for the batches left.
+                if let Some(again) = job.end(most()) {
+                    rayon::spawn(move || self.run(again));
+                }
+                return;
+            }
+            // Fewer jobs at once chosen meanwhile (a memory budget's):
+            // this one leaves if more than that run, the others go on.
+            match job.leave_if_over(most()) {
+                Some(again) => job = again,
+                None => return,
+            }
+        }
+    }
+}
 
 /// One epoch of a [`Loader`]: an iterator of this rank's batches, in order.
 /// See the [module docs](super) for its promises.
@@ -84,6 +173,9 @@ where
     offset: usize,
     /// What this epoch measured of its consumer, for a memory budget.
     pace: Pace,
+    /// Its number among the loader's epochs started
+    /// ([`Loader::epoch_started`]).
+    started_as: u64,
     /// Its progress through its batches, where the loader shows it
     /// ([`LoaderBuilder::progress`](super::LoaderBuilder::progress)).
     progress: Option<adl_core::progress::Progress>,
@@ -208,6 +300,7 @@ where
 {
     pub(crate) fn start(loader: &'a Loader<D, P>, epoch: u64, cursor: usize) -> Self {
         let shared = &loader.shared;
+        let started_as = loader.epoch_started();
         // The stage of the epoch before, which read this one's first
         // positions with this epoch's order (made then), where this epoch
         // starts from its beginning.
@@ -303,6 +396,7 @@ where
             reads,
             offset,
             pace: Pace::default(),
+            started_as,
             progress: shared.config.progress.then(|| {
                 adl_core::progress::Progress::items(
                     format!("epoch {epoch}"),
@@ -368,49 +462,20 @@ where
         }
         self.claims.let_in(self.submitted);
         let most = building(shared, pool.current_num_threads());
-        while self.claims.claimable() && self.claims.jobs() < most {
-            let job = self.claims.job();
-            let shared = Arc::clone(&self.loader.shared);
-            let local = Arc::clone(&self.local);
-            let sender = self.sender.clone();
-            let cancel = Arc::clone(&self.cancel);
-            let stage = self.reads.clone();
-            let offset = self.offset;
-            let epoch = self.epoch;
-            pool.spawn(move || {
-                let mut job = job;
-                loop {
-                    if cancel.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    // The lowest batch no one has taken (the consumer's
-                    // thread takes some too); where none is left, the job
-                    // ends, unless one was let in as it ended.
-                    let Some(k) = job.claims().claim() else {
-                        let most = building(&shared, rayon::current_num_threads());
-                        match job.end(most) {
-                            Some(again) => {
-                                job = again;
-                                continue;
-                            }
-                            None => return,
-                        }
-                    };
-                    let range = batch_range(&shared, &local, k);
-                    let reads = stage.as_deref().map(|s| (s, offset + range.start));
-                    let outcome = build(&shared, true, epoch, k, &local.slice(range), reads);
-                    // The receiver is gone when the epoch was dropped:
-                    // nothing waits for this batch any more.
-                    if sender.send((k, outcome)).is_err() {
-                        return;
-                    }
-                    // Fewer jobs at once chosen meanwhile (a memory
-                    // budget's): this one ends, the others go on.
-                    if job.claims().jobs() > building(&shared, rayon::current_num_threads()) {
-                        return;
-                    }
-                }
-            });
+        while self.claims.claimable() {
+            let Some(job) = self.claims.try_job(most) else {
+                break;
+            };
+            let worker = Worker {
+                shared: Arc::clone(&self.loader.shared),
+                local: Arc::clone(&self.local),
+                sender: self.sender.clone(),
+                cancel: Arc::clone(&self.cancel),
+                stage: self.reads.clone(),
+                offset: self.offset,
+                epoch: self.epoch,
+            };
+            pool.spawn(move || worker.run(job));
         }
     }
 
@@ -665,7 +730,7 @@ where
                     if self.loader.shared.config.read_next_epoch
                         && self.delivered >= self.batches =>
                 {
-                    self.loader.carry_reads(next, stage)
+                    self.loader.carry_reads(next, stage, self.started_as)
                 }
                 _ => stage.stop(),
             }

@@ -29,10 +29,11 @@
 //!
 //! # How a batch is built
 //!
-//! Each batch is one job on the loader's rayon pool of `workers` threads
-//! (jobs take the lowest batch of the window of batches ahead that no one has
-//! taken; when the batch the consumer asks for is not ready, the
-//! consumer's thread takes one too, unless the batches are worth splitting
+//! Batches are built by jobs on the loader's rayon pool of `workers`
+//! threads (each job takes the lowest batch of the window of batches
+//! ahead that no one has taken, and the next, until none is left; when
+//! the batch the consumer asks for is not ready, the consumer's thread
+//! takes one too, unless the batches are worth splitting
 //! or [`build_while_waiting(false)`](LoaderBuilder::build_while_waiting)):
 //! its samples are read and run through the sample stage in parallel (one
 //! piece per worker, results in order), then collated and run through the
@@ -153,6 +154,9 @@ pub struct Loader<D, P> {
     /// positions of the next (by its number), for that epoch to take over
     /// if it starts from its beginning ([`read_ahead`]'s module docs).
     carried: Mutex<Option<(u64, Arc<ReadAhead>)>>,
+    /// Epochs started so far: an epoch that ends after a later one
+    /// started carries no reads over (that one read its own).
+    epochs_started: std::sync::atomic::AtomicU64,
 }
 
 impl<D, P> Drop for Loader<D, P> {
@@ -171,14 +175,27 @@ impl<D, P> Drop for Loader<D, P> {
 }
 
 impl<D, P> Loader<D, P> {
+    /// Count an epoch started: its number among the loader's epochs, for
+    /// [`Loader::carry_reads`].
+    pub(crate) fn epoch_started(&self) -> u64 {
+        (self.epochs_started).fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
+    }
+
     /// Keep `stage`, which read ahead into epoch `epoch`, for that epoch
-    /// (stopping one kept before).
-    pub(crate) fn carry_reads(&self, epoch: u64, stage: Arc<ReadAhead>) {
-        let before = self
-            .carried
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .replace((epoch, stage));
+    /// (stopping one kept before), where the epoch that read it was the
+    /// last started (`started`, from [`Loader::epoch_started`]); else stop
+    /// it: an epoch started since reads for itself.
+    pub(crate) fn carry_reads(&self, epoch: u64, stage: Arc<ReadAhead>, started: u64) {
+        let mut carried = self.carried.lock().unwrap_or_else(|p| p.into_inner());
+        let last = self
+            .epochs_started
+            .load(std::sync::atomic::Ordering::SeqCst);
+        let before = if last == started {
+            carried.replace((epoch, stage))
+        } else {
+            Some((epoch, stage))
+        };
+        drop(carried);
         if let Some((_, stage)) = before {
             stage.stop();
         }
@@ -430,6 +447,7 @@ where
             pool,
             readers: read_threads,
             carried: Mutex::new(None),
+            epochs_started: std::sync::atomic::AtomicU64::new(0),
         })
     }
 

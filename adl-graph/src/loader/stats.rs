@@ -81,7 +81,8 @@ pub struct NodeStatistics {
     pub calls: u64,
     /// How many of the calls were timed: one in 64 of a node's; of the
     /// collate and batch stages, and of reads and sample stages run on a
-    /// batch's samples together, those of one batch in 8.
+    /// batch's samples together, those of an epoch's first 4 batches and
+    /// of one batch in 8.
     pub timed_calls: u64,
     /// Its time, summed over all threads: measured for every timed call,
     /// estimated for the others from the timed ones' mean.
