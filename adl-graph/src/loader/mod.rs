@@ -103,6 +103,7 @@ mod shard_order;
 mod state;
 mod stats;
 mod timeline;
+mod worker;
 
 use std::sync::{Arc, Mutex};
 
