@@ -154,9 +154,13 @@ loader = adl.Loader(Records(8), workers=1, processes=True)
 """
 
 
-def test_a_script_without_the_main_guard_sees_multiprocessings_own_error(tmp_path):
+# 2,000 records pickle to some 130 kB, more than a pipe holds: given in
+# the process's arguments, they kept the parent writing into `spawn`'s
+# pipe after the worker died, for ever.
+@pytest.mark.parametrize("records", [8, 2000])
+def test_a_script_without_the_main_guard_sees_multiprocessings_own_error(tmp_path, records):
     script = tmp_path / "unguarded.py"
-    script.write_text(UNGUARDED)
+    script.write_text(UNGUARDED.replace("Records(8)", f"Records({records})"))
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.abspath(__file__)))
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode != 0
@@ -165,6 +169,7 @@ def test_a_script_without_the_main_guard_sees_multiprocessings_own_error(tmp_pat
     assert "bootstrapping phase" in out.stderr, out.stderr
     assert "worker process 0" in out.stderr and "could not take the dataset" in out.stderr, out.stderr
     assert "can only join a started process" not in out.stderr, out.stderr
+    assert 'if __name__ == "__main__":' in out.stderr.split("could not take the dataset")[1], out.stderr
 
 
 def block_of(array):

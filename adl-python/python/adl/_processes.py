@@ -43,7 +43,8 @@ block (8 bytes each), then the pickle.
 The processes are started by ``multiprocessing``'s ``spawn`` context (a
 fresh interpreter: no thread of the parent's is copied, and the main
 module is imported as ``multiprocessing`` does for its own workers), get
-the dataset and the pipeline by pickle, say once that they unpickled (an
+the dataset and the pipeline pickled on their socket (two
+``Connection.send_bytes`` messages, once they run), say once that they unpickled (an
 empty message through ``Connection.send_bytes``; else the error's text)
 before the first request, and are daemonic: each ends when
 its socket closes (the loader is gone) or when the interpreter exits.
@@ -100,7 +101,12 @@ def start(dataset: Any, pipeline: Any, count: int, context: str,
         for k in range(count):
             parent, child = ctx.Pipe(duplex=True)
             lent = names[k] if names is not None else None
-            process = ctx.Process(target=serve, args=(child, *pickled, k, lent), daemon=True,
+            # The dataset and pipeline go on the socket once the process
+            # runs, not in its arguments: `spawn` writes those into a pipe
+            # whose reading end the parent holds until the write ends, so a
+            # process that dies before reading them all (a script without
+            # `if __name__ == "__main__":`) would leave the parent blocked.
+            process = ctx.Process(target=serve, args=(child, k, lent), daemon=True,
                                   name=f"adl-loader-worker-{k}")
             started.append((process, parent))
             process.start()
@@ -110,10 +116,13 @@ def start(dataset: Any, pipeline: Any, count: int, context: str,
         # interpreter): the loader learns it here, not at the first batch.
         for k, (process, parent) in enumerate(started):
             try:
+                for payload in pickled:
+                    parent.send_bytes(payload)
                 answer = parent.recv_bytes()
             except (EOFError, OSError):
                 process.join(5)
-                answer = f"it exited with code {process.exitcode} before it was ready".encode()
+                answer = (f"it exited with code {process.exitcode} before it was ready"
+                          f"{_exit_hint(context, process.exitcode)}").encode()
             if answer:
                 raise RuntimeError(
                     f"the loader's worker process {k} (pid {process.pid}) could not take the dataset and "
@@ -259,13 +268,27 @@ def _unlink_lent(names: str | None) -> None:
             pass
 
 
-def serve(conn: Any, pickled_dataset: bytes, pickled_pipeline: bytes, number: int,
-          names: str | None = None) -> None:
-    """A worker process: the dataset and pipeline unpickled, then a batch
-    for each request read, until its socket closes; then the names of the
-    blocks of shared memory lent to it (which start with ``names``) that
-    are left are unlinked."""
+def _exit_hint(context: str, code: int | None) -> str:
+    """What a worker process that exited before it was ready most likely
+    means, where the start method runs the main module again."""
+    if code == 1 and context in ("spawn", "forkserver"):
+        return (f" (its error is on stderr; with the {context!r} start method each worker process imports "
+                f"the main module again, so a script that makes the loader at its top level must do so under "
+                f"`if __name__ == \"__main__\":`)")
+    return ""
+
+
+def serve(conn: Any, number: int, names: str | None = None) -> None:
+    """A worker process: the dataset and pipeline read from its socket and
+    unpickled, then a batch for each request read, until its socket
+    closes; then the names of the blocks of shared memory lent to it
+    (which start with ``names``) that are left are unlinked."""
     try:
+        try:
+            pickled_dataset, pickled_pipeline = conn.recv_bytes(), conn.recv_bytes()
+        except (EOFError, OSError):
+            # The loader is gone before it sent them.
+            return
         _serve(conn, pickled_dataset, pickled_pipeline, number)
     finally:
         _unlink_lent(names)
