@@ -116,11 +116,8 @@ impl Claims {
     /// Count a job given to the pool; its [`Job`] ends the count.
     #[cfg(test)]
     pub(crate) fn job(self: &Arc<Self>) -> Job {
-        self.jobs.fetch_add(1, Ordering::SeqCst);
-        Job {
-            claims: Arc::clone(self),
-            counted: true,
-        }
+        self.try_job(usize::MAX)
+            .expect("fewer than usize::MAX jobs")
     }
 
     /// Count a job, where fewer than `most` are counted (read and added in

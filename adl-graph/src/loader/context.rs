@@ -168,40 +168,26 @@ impl Counters {
     }
 
     /// Count `calls` calls of `slot`, all timed, that took `nanos`
-    /// together ([`since`] their start): one call that did the work of
-    /// many (a dataset's `get_many` of a batch's samples), counted as the
-    /// calls it stands for.
-    pub(crate) fn record_many(&self, slot: usize, calls: usize, nanos: u64) {
+    /// together ([`since`] their start), or none of them timed where
+    /// `nanos` is `None` (their time then estimated from the timed ones):
+    /// one call that did the work of many (a dataset's `get_many` of a
+    /// batch's samples), counted as the calls it stands for.
+    pub(crate) fn record_many(&self, slot: usize, calls: usize, nanos: Option<u64>) {
         if let Some(counts) = self.slots.get(slot) {
             self.add(&counts.calls, calls as u64);
-            self.add(&counts.timed, calls as u64);
-            self.add(&counts.nanos, nanos);
-        }
-    }
-
-    /// Count `calls` calls of `slot`, none of them timed (their time is
-    /// estimated from the timed ones).
-    pub(crate) fn count_many(&self, slot: usize, calls: usize) {
-        if let Some(counts) = self.slots.get(slot) {
-            self.add(&counts.calls, calls as u64);
+            if let Some(nanos) = nanos {
+                self.add(&counts.timed, calls as u64);
+                self.add(&counts.nanos, nanos);
+            }
         }
     }
 
     /// Run `f` as one call of `slot` (per-batch work), timed where `timed`
     /// ([`JobContext::times_batch`]).
     pub(crate) fn time<R>(&self, slot: usize, timed: bool, f: impl FnOnce() -> R) -> R {
-        if !timed {
-            let out = f();
-            self.count_many(slot, 1);
-            return out;
-        }
-        let start = Instant::now();
+        let start = timed.then(Instant::now);
         let out = f();
-        if let Some(counts) = self.slots.get(slot) {
-            self.add(&counts.calls, 1);
-            self.add(&counts.timed, 1);
-            self.add(&counts.nanos, since(start));
-        }
+        self.record_many(slot, 1, start.map(since));
         out
     }
 }

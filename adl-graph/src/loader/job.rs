@@ -253,18 +253,8 @@ where
     let passed = raws.len();
     let samples = shared.pipeline.sample_unchanged(raws).ok()?;
     // Counted once kept: a call read again one by one counts there.
-    let counters = cx.counters;
-    let (sample, read_slot) = (shared.slot(Slot::Sample), shared.slot(Slot::Read));
-    match (began.map(since), read) {
-        (Some(sampled), Some(read)) => {
-            counters.record_many(sample, passed, sampled);
-            counters.record_many(read_slot, indices.len(), read);
-        }
-        _ => {
-            counters.count_many(sample, passed);
-            counters.count_many(read_slot, indices.len());
-        }
-    }
+    (cx.counters).record_many(shared.slot(Slot::Sample), passed, began.map(since));
+    (cx.counters).record_many(shared.slot(Slot::Read), indices.len(), read);
     let failed = failed
         .into_iter()
         .map(|(k, e)| (k, read_failed(indices[k], e)))
