@@ -5,7 +5,7 @@ use adl_exec::BufferStatistics;
 use std::fmt;
 use std::time::Duration;
 
-use super::context::{Counters, Runs, TIME_BATCHES_EVERY, TIME_EVERY};
+use super::context::{Counters, Runs, TIME_BATCHES_EVERY, TIME_BATCHES_FIRST, TIME_EVERY};
 use super::read_ahead::ReadStatistics;
 use super::sensor_reads::SensorReads;
 use adl_core::description::Device;
@@ -511,7 +511,7 @@ impl fmt::Display for Statistics {
         };
         let total: Duration = self.leaves().map(|n| n.time).sum();
         let estimated = format!(
-            "per-sample times estimated from 1 call in {TIME_EVERY}, per-batch ones from 1 batch in {TIME_BATCHES_EVERY}"
+            "per-sample times estimated from 1 call in {TIME_EVERY}, per-batch ones from an epoch's first {TIME_BATCHES_FIRST} batches and 1 in {TIME_BATCHES_EVERY}"
         );
         match self.contenders().as_slice() {
             [] => write!(f, "bottleneck: nothing ran yet"),
