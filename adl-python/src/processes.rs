@@ -94,7 +94,7 @@ impl Processes {
     ) -> PyResult<Processes> {
         // Each process's pool of shared memory first: the process is told
         // its blocks' names, to unlink any left once its loader is gone.
-        let pools: Vec<Arc<Blocks>> = (0..count).map(|w| Blocks::new(w, under_budget)).collect();
+        let pools = Blocks::pools(count, under_budget);
         let names: Vec<String> = pools.iter().map(|b| b.names()).collect();
         let started = py
             .import("adl._processes")?

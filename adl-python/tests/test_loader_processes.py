@@ -240,15 +240,19 @@ def test_under_a_memory_budget_the_processes_batches_are_counted_and_few_blocks_
 
 
 def test_a_batch_too_large_for_its_block_comes_pickled_and_the_next_blocks_fit():
-    data = Frames(64, side=160)  # 300 kB a sample: 2.4 MB a batch
+    data = Frames(128, side=160)  # 300 kB a sample: 2.4 MB a batch
     loader = adl.Loader(data, batch_size=8, workers=2, processes=True)
     threads = adl.Loader(data, batch_size=8, workers=2, processes=False)
     got = batches(loader)
     same(got, batches(threads))
     made, in_shared, blocks = shared(loader)
     # The first blocks lent (1 MiB) were too small: those batches came
-    # pickled whole, and said how much they needed.
-    assert made == 8 and 4 <= in_shared < 8, loader.statistics()
+    # pickled whole, and said how much they needed. The processes' pools
+    # learn that size together, so only the batches asked before the first
+    # reply came pickled: one for each thread that asks (two per process)
+    # and the consumer's, however the machine is loaded.
+    askers = 2 * 2 + 1
+    assert made == 16 and 16 - askers <= in_shared < 16, loader.statistics()
     assert type(block_of(got[-1]["frame"])).__name__ == "SharedBlock"
     pids = {int(p) for b in got for p in b["pid"]}
     del got

@@ -118,8 +118,9 @@ pub struct Blocks {
     forgotten: Mutex<Vec<u32>>,
     next: AtomicU32,
     /// The bytes a batch's buffers needed, the most so far (0: none
-    /// measured).
-    wanted: AtomicUsize,
+    /// measured); shared by the pools of one loader's processes
+    /// ([`Blocks::pools`]), whose batches come from one pipeline.
+    wanted: Arc<AtomicUsize>,
     /// Blocks made, and their bytes.
     made: AtomicU64,
     made_bytes: AtomicU64,
@@ -144,6 +145,33 @@ impl Blocks {
     /// `under_budget` (the loader then counts the blocks lent, which hold
     /// the batches it weighs).
     pub fn new(worker: usize, under_budget: bool) -> Arc<Blocks> {
+        Blocks::sized_by(worker, under_budget, Arc::default())
+    }
+
+    /// The pools of a loader's `count` worker processes (kept small
+    /// `under_budget`, as [`new`](Self::new)), which learn one size: a
+    /// batch too large for its block makes the next blocks of every pool
+    /// that large, so that batches come pickled whole only until the
+    /// first reply, whichever process gives it.
+    ///
+    /// ```
+    /// use adl::graph::loader::processes::Blocks;
+    ///
+    /// let pools = Blocks::pools(2, false);
+    /// pools[0].needed(3 << 20);
+    /// let mut lease = pools[1].lend().expect("/dev/shm or the temporary folder takes a block");
+    /// assert!(lease.block.len() >= 3 << 20);
+    /// lease.unlink();
+    /// ```
+    pub fn pools(count: usize, under_budget: bool) -> Vec<Arc<Blocks>> {
+        let wanted = Arc::<AtomicUsize>::default();
+        (0..count)
+            .map(|worker| Blocks::sized_by(worker, under_budget, Arc::clone(&wanted)))
+            .collect()
+    }
+
+    /// The pool of worker process `worker`, its sizes learned in `wanted`.
+    fn sized_by(worker: usize, under_budget: bool, wanted: Arc<AtomicUsize>) -> Arc<Blocks> {
         let kept = match under_budget {
             true => KEPT_UNDER_BUDGET,
             false => KEPT,
@@ -164,7 +192,7 @@ impl Blocks {
             kept,
             forgotten: Mutex::new(Vec::new()),
             next: AtomicU32::new(0),
-            wanted: AtomicUsize::new(0),
+            wanted,
             made: AtomicU64::new(0),
             made_bytes: AtomicU64::new(0),
             failed: Mutex::new(None),
