@@ -130,8 +130,25 @@ pub(crate) struct Images {
 impl Images {
     /// Frame `index` as an `adl.Pipeline`'s value, read without Python.
     pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
-        let frame = self.sensor.get(index)?;
+        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
+    }
+
+    /// Sample `index`, with what the read stage read ahead for it.
+    pub(crate) fn value_fetched(
+        &self,
+        index: usize,
+        fetched: adl_core::storage::Fetched,
+    ) -> adl_core::Result<Value> {
+        let frame = self.sensor.get_fetched(index, fetched)?;
         Ok(Value::Array(AnyArray::U8(frame.into_dyn())))
+    }
+
+    /// Where its samples are stored, and what it reads ahead (the Rust
+    /// sensor's).
+    pub(crate) fn storage(
+        &self,
+    ) -> Option<&dyn adl_core::storage::Storage<Origin = adl_core::SensorOrigin>> {
+        self.sensor.storage()
     }
 
     /// The number of frames.
@@ -271,7 +288,26 @@ pub(crate) struct EncodedImages {
 impl EncodedImages {
     /// Frame `index` as an `adl.Pipeline`'s value, read without Python.
     pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
-        Ok(Value::Encoded(Encoded(self.sensor.get(index)?)))
+        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
+    }
+
+    /// Sample `index`, with what the read stage read ahead for it.
+    pub(crate) fn value_fetched(
+        &self,
+        index: usize,
+        fetched: adl_core::storage::Fetched,
+    ) -> adl_core::Result<Value> {
+        Ok(Value::Encoded(Encoded(
+            self.sensor.get_fetched(index, fetched)?,
+        )))
+    }
+
+    /// Where its samples are stored, and what it reads ahead (the Rust
+    /// sensor's).
+    pub(crate) fn storage(
+        &self,
+    ) -> Option<&dyn adl_core::storage::Storage<Origin = adl_core::SensorOrigin>> {
+        self.sensor.storage()
     }
 
     /// The number of frames.
@@ -556,15 +592,33 @@ impl Npy {
 impl Npy {
     /// Row `index` as an `adl.Pipeline`'s value, read without Python.
     pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
+        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
+    }
+
+    /// Sample `index`, with what the read stage read ahead for it.
+    pub(crate) fn value_fetched(
+        &self,
+        index: usize,
+        fetched: adl_core::storage::Fetched,
+    ) -> adl_core::Result<Value> {
+        let f = fetched;
         Ok(Value::Array(match &self.sensor {
-            AnyNpy::F32(npy) => AnyArray::F32(npy.get(index)?),
-            AnyNpy::F64(npy) => AnyArray::F64(npy.get(index)?),
-            AnyNpy::U8(npy) => AnyArray::U8(npy.get(index)?),
-            AnyNpy::I16(npy) => AnyArray::I16(npy.get(index)?),
-            AnyNpy::U16(npy) => AnyArray::U16(npy.get(index)?),
-            AnyNpy::I32(npy) => AnyArray::I32(npy.get(index)?),
-            AnyNpy::I64(npy) => AnyArray::I64(npy.get(index)?),
+            AnyNpy::F32(npy) => AnyArray::F32(npy.get_fetched(index, f)?),
+            AnyNpy::F64(npy) => AnyArray::F64(npy.get_fetched(index, f)?),
+            AnyNpy::U8(npy) => AnyArray::U8(npy.get_fetched(index, f)?),
+            AnyNpy::I16(npy) => AnyArray::I16(npy.get_fetched(index, f)?),
+            AnyNpy::U16(npy) => AnyArray::U16(npy.get_fetched(index, f)?),
+            AnyNpy::I32(npy) => AnyArray::I32(npy.get_fetched(index, f)?),
+            AnyNpy::I64(npy) => AnyArray::I64(npy.get_fetched(index, f)?),
         }))
+    }
+
+    /// Where its samples are stored, and what it reads ahead (the Rust
+    /// sensor's).
+    pub(crate) fn storage(
+        &self,
+    ) -> Option<&dyn adl_core::storage::Storage<Origin = adl_core::SensorOrigin>> {
+        each_npy!(&self.sensor, npy => npy.storage())
     }
 
     /// The number of rows.
@@ -595,8 +649,25 @@ pub(crate) struct Table {
 impl Table {
     /// Row `index` as an `adl.Pipeline`'s value.
     pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
-        let row = self.sensor.get(index)?;
+        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
+    }
+
+    /// Sample `index`, with what the read stage read ahead for it.
+    pub(crate) fn value_fetched(
+        &self,
+        index: usize,
+        fetched: adl_core::storage::Fetched,
+    ) -> adl_core::Result<Value> {
+        let row = self.sensor.get_fetched(index, fetched)?;
         Ok(Value::Array(AnyArray::F64(row.into_dyn())))
+    }
+
+    /// Where its samples are stored, and what it reads ahead (the Rust
+    /// sensor's).
+    pub(crate) fn storage(
+        &self,
+    ) -> Option<&dyn adl_core::storage::Storage<Origin = adl_core::SensorOrigin>> {
+        self.sensor.storage()
     }
 
     /// The number of rows.

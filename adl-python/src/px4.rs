@@ -162,7 +162,16 @@ impl Topic {
     /// Sample `index` as an `adl.Pipeline`'s value: a dict of its fields,
     /// read without Python.
     pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
-        let record = self.sensor.get(index)?;
+        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
+    }
+
+    /// Sample `index`, with what the read stage read ahead for it.
+    pub(crate) fn value_fetched(
+        &self,
+        index: usize,
+        fetched: adl_core::storage::Fetched,
+    ) -> adl_core::Result<Value> {
+        let record = self.sensor.get_fetched(index, fetched)?;
         let names: Vec<std::sync::Arc<str>> = record
             .names()
             .iter()
@@ -180,6 +189,14 @@ impl Topic {
     /// The number of samples.
     pub(crate) fn samples(&self) -> usize {
         self.sensor.len()
+    }
+
+    /// Where its samples are stored, and what it reads ahead (the Rust
+    /// sensor's).
+    pub(crate) fn storage(
+        &self,
+    ) -> Option<&dyn adl_core::storage::Storage<Origin = adl_core::SensorOrigin>> {
+        self.sensor.storage()
     }
 
     fn made(py: Python<'_>, sensor: TopicSensor, made: MadeFrom) -> PyResult<Py<Topic>> {

@@ -5,13 +5,16 @@
 
 use std::sync::Arc;
 
-use adl_core::{Dataset, Error, Pipeline, Result};
+use adl_core::storage::{Fetched, Storage};
+use adl_core::{Dataset, Error, Origin, Pipeline, Result};
 use adl_exec::Recycle;
+use adl_value::ValueTraces;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use crate::errors::PythonError;
 use crate::gil::GilTime;
+use crate::native::into_python;
 use crate::processes::Processes;
 
 /// A Python object with `__getitem__` and `__len__` (an `adl.Dataset`,
@@ -27,6 +30,11 @@ pub(crate) struct PyDataset {
     /// Whether it is adl's own (an `adl.Dataset` or `adl.Trace` of adl's
     /// sensors): thread-safe, its calls never one at a time.
     adl_own: bool,
+    /// Where it is adl's own, the same traces read in Rust: their storage
+    /// is the dataset's, so that the loader reads files and objects ahead
+    /// (each sensor's at once, without the GIL), and a sample read ahead
+    /// is made from its reads as `dataset[i]` makes it.
+    native: Option<ValueTraces>,
 }
 
 /// A sample as the loader's threads hold it: the object the dataset gave,
@@ -39,12 +47,14 @@ pub(crate) enum Raw {
 impl PyDataset {
     /// `object`, its length read once; its calls counted in `gil`.
     pub(crate) fn new(object: &Bound<'_, PyAny>, gil: Arc<GilTime>) -> PyResult<Self> {
+        let native = crate::native::native_dataset(object)?;
         Ok(PyDataset {
             len: object.len()?,
             object: object.clone().unbind(),
             gil,
             in_processes: false,
-            adl_own: crate::native::is_adl_dataset(object)?,
+            adl_own: native.is_some(),
+            native,
         })
     }
 
@@ -83,6 +93,35 @@ impl Dataset for PyDataset {
         match self.adl_own {
             true => self.gil.attach_adl(call),
             false => self.gil.attach(call),
+        }
+    }
+
+    /// Sample `index` made from what the read stage read for it: read in
+    /// Rust without the GIL, then given to Python as `dataset[i]` gives
+    /// it (each sensor's arrays, bytes or dicts in a dict). Where nothing
+    /// was read, or that read fails, `dataset[index]` reads again, so
+    /// that its error is the one Python gives.
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Raw> {
+        let native = match (&self.native, &fetched) {
+            (Some(native), Fetched::Read(_) | Fetched::Parts(_)) if !self.in_processes => native,
+            _ => return self.get(index),
+        };
+        match native.get_fetched(index, fetched) {
+            Ok(value) => self.gil.attach_adl(|py| {
+                into_python(py, value)
+                    .map(|o| Raw::Object(o.unbind()))
+                    .map_err(|e| Error::read("the dataset", index, PythonError::new(py, e)))
+            }),
+            Err(_) => self.get(index),
+        }
+    }
+
+    /// adl's own traces' storage, where the samples are made here (not
+    /// by worker processes).
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        match self.in_processes {
+            true => None,
+            false => self.native.as_ref().and_then(|n| n.storage()),
         }
     }
 }

@@ -38,8 +38,25 @@ pub(crate) struct RoverSensor {
 impl RoverSensor {
     /// Sample `index` as an `adl.Pipeline`'s value, read without Python:
     /// a map of channel name to frames.
+    /// Where its samples are stored, and what it reads ahead (the Rust
+    /// sensor's).
+    pub(crate) fn storage(
+        &self,
+    ) -> Option<&dyn adl_core::storage::Storage<Origin = adl_core::SensorOrigin>> {
+        self.sensor.storage()
+    }
+
     pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
-        let sample = self.sensor.get(index)?;
+        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
+    }
+
+    /// Sample `index`, with what the read stage read ahead for it.
+    pub(crate) fn value_fetched(
+        &self,
+        index: usize,
+        fetched: adl_core::storage::Fetched,
+    ) -> adl_core::Result<Value> {
+        let sample = self.sensor.get_fetched(index, fetched)?;
         let mut items = Vec::new();
         for (name, frames) in sample.into_channels() {
             let array = any_array(frames).map_err(|element| {

@@ -40,8 +40,25 @@ pub(crate) struct Video {
 impl Video {
     /// Frame `index` as an `adl.Pipeline`'s value, read without Python.
     pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
-        let frame = self.sensor.get(index)?;
+        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
+    }
+
+    /// Frame `index`, with what the read stage read ahead for it.
+    pub(crate) fn value_fetched(
+        &self,
+        index: usize,
+        fetched: adl_core::storage::Fetched,
+    ) -> adl_core::Result<Value> {
+        let frame = self.sensor.get_fetched(index, fetched)?;
         Ok(Value::Array(AnyArray::U8(frame.into_dyn())))
+    }
+
+    /// Where its samples are stored, and what it reads ahead (the Rust
+    /// sensor's).
+    pub(crate) fn storage(
+        &self,
+    ) -> Option<&dyn adl_core::storage::Storage<Origin = adl_core::SensorOrigin>> {
+        self.sensor.storage()
     }
 
     /// The number of frames.

@@ -152,3 +152,93 @@ def test_a_missing_object_or_an_unreachable_server_is_an_oserror_naming_it(serve
     # the default policy, then named.
     with pytest.raises(OSError, match=r"http://127.0.0.1:9/nothing.csv.*unreachable"):
         files.Table("http://127.0.0.1:9/nothing.csv", "t")
+
+
+class AsTheyAre:
+    """A pipeline that leaves each sample as the dataset gives it: a batch
+    is the list of its samples."""
+
+    def sample(self, data):
+        return data
+
+    def collate(self, data):
+        return list(data)
+
+    def batch(self, data):
+        return data
+
+
+def every_kind(root: str, encoded: bool = True) -> adl.Trace:
+    """A trace of every kind of adl sensor under ``root`` (a folder, or a
+    bucket's URL), each sensor's rows its own (by indices given as they
+    are, the sensors' lengths differing)."""
+    log = px4.Log(f"{root}/px4/cube.ulg")
+    sensors = {
+        "radar": files.Npy.in_folder(f"{root}/drive/radar"),
+        "camera": files.Images(f"{root}/drive/camera"),
+        "imu": files.Table(f"{root}/drive/imu.csv", "t"),
+        "rover": files.RoverSensor(f"{root}/rover/lidar"),
+        "video": files.Video(f"{root}/video/h264.mp4"),
+        "px4": log[log.sensors[0]],
+    }
+    if encoded:
+        sensors["encoded"] = files.Images(f"{root}/drive/camera").encoded()
+    samples = 10
+    indices = {name: (np.arange(samples) * (k + 3)) % len(sensor) for k, (name, sensor) in enumerate(sensors.items())}
+    return adl.Trace(sensors, indices, name="every kind")
+
+
+def identical(a, b, where):
+    """The same value of the same type: dicts with their keys in order,
+    arrays of one dtype and shape, bytes."""
+    assert type(a) is type(b), (where, type(a), type(b))
+    if isinstance(b, dict):
+        assert list(a) == list(b), where
+        for key in b:
+            identical(a[key], b[key], f"{where}.{key}")
+    elif isinstance(b, np.ndarray):
+        assert (a.dtype, a.shape) == (b.dtype, b.shape), where
+        np.testing.assert_array_equal(a, b, err_msg=where)
+    else:
+        assert a == b, where
+
+
+def stacked(samples):
+    """Samples collated as an ``adl.Pipeline`` without steps does: each
+    array stacked along a new first axis, dicts kept."""
+    if isinstance(samples[0], dict):
+        return {key: stacked([s[key] for s in samples]) for key in samples[0]}
+    return np.stack(samples)
+
+
+@pytest.mark.parametrize("where", ["folder", "s3"])
+def test_a_loader_reads_every_kind_of_sensor_ahead_and_gives_what_the_trace_gives(server, local, where):
+    root = str(local) if where == "folder" else f"s3://{BUCKET}/w4"
+    trace, here = every_kind(root), every_kind(str(local))
+    want = [here[i] for i in range(len(here))]
+    # Without an adl.Pipeline, on threads: each sample made from what the
+    # read stage read, as trace[i] makes it (a Python pipeline's own
+    # code sees the same objects).
+    loader = adl.Loader(trace, AsTheyAre(), batch_size=4, workers=2, processes=False)
+    got = [sample for batch in loader.epoch(0) for sample in batch]
+    assert len(got) == len(want) == 10
+    for i, (a, b) in enumerate(zip(got, want)):
+        identical(a, b, f"sample {i}")
+    stats = loader.statistics()
+    assert "read stage: " in stats and "(0 failed)" in stats, stats
+    read = {"camera", "encoded"} | ({"radar", "rover", "video"} if where == "s3" else set())
+    for name in read:
+        assert f"\n  {name}  " in stats, (name, stats)
+    # No pipeline: adl.default_collate of those samples.
+    loader = adl.Loader(trace, batch_size=4, workers=2)
+    for k, batch in enumerate(loader.epoch(0)):
+        same_value(batch, adl.default_collate(want[4 * k: 4 * k + 4]), f"batch {k}")
+    assert "read stage: " in loader.statistics()
+    # With one: read in Rust, its batches the samples stacked.
+    trace = every_kind(root, encoded=False)
+    loader = adl.Loader(trace, adl.Pipeline(), batch_size=4, workers=2)
+    batches = list(loader.epoch(0))
+    assert "read stage: " in loader.statistics()
+    for k, batch in enumerate(batches):
+        samples = [{k: v for k, v in s.items() if k != "encoded"} for s in want[4 * k: 4 * k + 4]]
+        identical(batch, stacked(samples), f"batch {k}")

@@ -51,11 +51,14 @@ def test_an_adl_pipeline_over_adls_sensors_is_traced_per_node_sample_and_batch(t
     batches = sum(1 for _ in loader.epoch(0))
     by_name = spans(path)
     every = list(range(len(dataset)))
-    # Local files are read by the workers' get (no read stage: its reads,
-    # each sensor named, are in the Rust suite's tests/suite/timeline.rs).
-    for name in ("get", "sample stage", "camera/random_flip"):
+    # adl's sensors are read ahead by the read stage, a span per sensor's
+    # read on a reader's track (the next epoch's too), then each sample is
+    # decoded from its reads by a worker.
+    reads = by_name["read"]
+    assert all(s["thread"].startswith("adl-reader-") for s in reads)
+    assert set(every) <= {s["args"]["index"] for s in reads if s["args"]["sensor"] == "camera"}
+    for name in ("decode", "sample stage", "camera/random_flip"):
         assert sorted(s["args"]["index"] for s in by_name[name]) == every, name
-    assert "read" not in by_name
     assert {s["thread"] for s in by_name["camera/random_flip"]} & {"adl-worker-0", "adl-worker-1"}
     # Per batch, under the statistics' names: the collate node and stage,
     # the batch kernel (ToFloat), the batch stage, the job.

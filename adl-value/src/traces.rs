@@ -5,7 +5,8 @@
 
 use std::sync::Arc;
 
-use adl_core::{Dataset, Error, Result};
+use adl_core::storage::{Ahead, Fetched, Route, Routes, Storage};
+use adl_core::{Dataset, Error, Origin, Result, SensorOrigin};
 
 use crate::Value;
 
@@ -22,6 +23,19 @@ pub trait ValueSensor: Send + Sync {
 
     /// Sample `index` (below [`len`](Self::len)).
     fn value(&self, index: usize) -> Result<Value>;
+
+    /// Sample `index`, with what its [`storage`](Self::storage) read ahead
+    /// for it (see `Sensor::get_fetched`); the default reads it again.
+    fn value_fetched(&self, index: usize, fetched: Fetched) -> Result<Value> {
+        let _ = fetched;
+        self.value(index)
+    }
+
+    /// Where its samples are stored, and what it reads ahead of a `value`
+    /// (see [`Storage`]); the default: nothing known.
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+        None
+    }
 }
 
 /// One sensor of a [`ValueTrace`]: its name, the sensor, and its index
@@ -96,10 +110,47 @@ impl ValueTrace {
     /// Sample `index` (below [`len`](Self::len)): an error naming the
     /// sensor and the trace where an index lies outside its sensor.
     pub fn value(&self, index: usize) -> Result<Value> {
+        self.value_fetched(index, Fetched::Nothing)
+    }
+
+    /// Sample `index`, each sensor's sample with its part of `fetched`
+    /// (what [`Storage::fetch`] read for it: a part per sensor).
+    pub fn value_fetched(&self, index: usize, fetched: Fetched) -> Result<Value> {
+        let rows = self.rows(index)?;
+        let mut parts = match fetched {
+            // Nothing read ahead: each sensor reads for itself.
+            Fetched::Nothing => Vec::new(),
+            read => read.split(self.sensors.len()).collect(),
+        }
+        .into_iter();
         let mut items = Vec::with_capacity(self.sensors.len());
-        for TraceSensor { name, sensor, rows } in &self.sensors {
-            let row = match rows {
-                Some(rows) => *rows.get(index).ok_or_else(|| {
+        for (TraceSensor { name, sensor, .. }, row) in self.sensors.iter().zip(rows) {
+            let part = parts.next().unwrap_or(Fetched::Nothing);
+            items.push((Arc::clone(name), sensor.value_fetched(row, part)?));
+        }
+        Ok(Value::Map(items))
+    }
+
+    /// Each sensor's index for sample `index`, in the sensors' order: an
+    /// error naming the trace where `index` is out of range, or the sensor
+    /// and the trace where an index lies outside its sensor.
+    fn rows(&self, index: usize) -> Result<Vec<usize>> {
+        if index >= self.len {
+            return Err(Error::out_of_range(
+                format_args!("trace `{}`", self.name),
+                index,
+                self.len,
+            ));
+        }
+        let mut rows = Vec::with_capacity(self.sensors.len());
+        for TraceSensor {
+            name,
+            sensor,
+            rows: indices,
+        } in &self.sensors
+        {
+            let row = match indices {
+                Some(indices) => *indices.get(index).ok_or_else(|| {
                     Error::out_of_range(format_args!("trace `{}`", self.name), index, self.len)
                 })?,
                 None => index,
@@ -111,9 +162,76 @@ impl ValueTrace {
                     sensor.len(),
                 ));
             }
-            items.push((Arc::clone(name), sensor.value(row)?));
+            rows.push(row);
         }
-        Ok(Value::Map(items))
+        Ok(rows)
+    }
+}
+
+/// A trace is stored where its sensors' samples at their synchronized
+/// rows are, one part per sensor, so that a read stage reads them at once
+/// (as a `Recording` is).
+impl Storage for ValueTrace {
+    type Origin = Origin;
+
+    /// The trace's name, `index`, and each sensor's sample by its name in
+    /// the trace (with its file and row, where the sensor reads files).
+    fn origin(&self, index: usize) -> Option<Origin> {
+        let rows = self.rows(index).ok()?;
+        let sensors = (self.sensors.iter().zip(rows))
+            .map(|(TraceSensor { name, sensor, .. }, row)| {
+                let mut origin = (sensor.storage().and_then(|s| s.origin(row)))
+                    .unwrap_or_else(|| SensorOrigin::new(&**name, row));
+                origin.sensor = name.to_string();
+                origin
+            })
+            .collect();
+        Some(Origin::in_trace(self.name.as_str(), index, sensors))
+    }
+
+    /// The most any sensor does ahead.
+    fn ahead(&self) -> Ahead {
+        (self.sensors.iter())
+            .map(|s| Ahead::of(s.sensor.storage()))
+            .max()
+            .unwrap_or_default()
+    }
+
+    /// Each sensor's sample, at its row.
+    fn prefetch(&self, index: usize) {
+        if let Ok(rows) = self.rows(index) {
+            for (s, row) in self.sensors.iter().zip(rows) {
+                if let Some(storage) = s.sensor.storage() {
+                    storage.prefetch(row);
+                }
+            }
+        }
+    }
+
+    /// Each sensor's sample, at its row, one after another: a part per
+    /// sensor.
+    fn fetch(&self, index: usize) -> Result<Fetched> {
+        (0..self.sensors.len())
+            .map(|part| self.fetch_part(index, part))
+            .collect::<Result<Vec<_>>>()
+            .map(Fetched::parts)
+    }
+
+    /// A read per sensor.
+    fn parts(&self, _index: usize) -> usize {
+        self.sensors.len().max(1)
+    }
+
+    /// Sensor `part`'s sample, at its row.
+    fn fetch_part(&self, index: usize, part: usize) -> Result<Fetched> {
+        let rows = self.rows(index)?;
+        match (self.sensors.get(part), rows.get(part)) {
+            (Some(s), Some(&row)) => match s.sensor.storage() {
+                Some(storage) => storage.fetch(row),
+                None => Ok(Fetched::Nothing),
+            },
+            _ => Ok(Fetched::Nothing),
+        }
     }
 }
 
@@ -161,6 +279,17 @@ impl ValueTraces {
     pub fn traces(&self) -> &[ValueTrace] {
         &self.traces
     }
+
+    /// The trace holding sample `index`, and the sample's index there.
+    fn locate(&self, index: usize) -> Result<(usize, usize)> {
+        let total = self.len();
+        if index >= total {
+            return Err(Error::out_of_range("the dataset", index, total));
+        }
+        let trace = self.ends.partition_point(|&end| end <= index);
+        let start = if trace > 0 { self.ends[trace - 1] } else { 0 };
+        Ok((trace, index - start))
+    }
 }
 
 impl Dataset for ValueTraces {
@@ -171,12 +300,35 @@ impl Dataset for ValueTraces {
     }
 
     fn get(&self, index: usize) -> Result<Value> {
-        let total = self.len();
-        if index >= total {
-            return Err(Error::out_of_range("the dataset", index, total));
+        self.get_fetched(index, Fetched::Nothing)
+    }
+
+    /// Sample `index`, with what its trace's storage read ahead for it.
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Value> {
+        let (trace, local) = self.locate(index)?;
+        self.traces[trace].value_fetched(local, fetched)
+    }
+
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        Some(self)
+    }
+}
+
+/// Sample `i`'s reads: its trace's, at its index there.
+impl Route for ValueTraces {
+    type Origin = Origin;
+
+    fn route(&self, index: usize) -> Routes<'_, Origin> {
+        match self.locate(index) {
+            Ok((trace, local)) => Routes::One(&self.traces[trace], local),
+            Err(_) => Routes::None,
         }
-        let trace = self.ends.partition_point(|&end| end <= index);
-        let start = if trace > 0 { self.ends[trace - 1] } else { 0 };
-        self.traces[trace].value(index - start)
+    }
+
+    fn ahead(&self) -> Ahead {
+        (self.traces.iter())
+            .map(Storage::ahead)
+            .max()
+            .unwrap_or_default()
     }
 }

@@ -3,8 +3,10 @@
 //! and the loader over them.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
-use adl_core::{Dataset, Error, Result};
+use adl_core::storage::{Ahead, Fetched, Storage};
+use adl_core::{Dataset, Error, Result, SensorOrigin};
 use adl_graph::loader::Loader;
 use adl_value::{AnyArray, TraceSensor, Value, ValueSensor, ValueTrace, ValueTraces};
 use ndarray::{ArrayD, IxDyn};
@@ -152,4 +154,152 @@ fn the_loader_reads_every_sample_once_across_the_traces() {
         }
     }
     assert_eq!(radar, [0, 1, 2, 0, 1, 2]);
+}
+
+/// A sensor of `len` samples that reads ahead: its fetch of row `i` is the
+/// number `offset + i` (counted in `fetched`), and a value made from a
+/// read is that number, so that a read handed to another row is seen.
+struct Remote {
+    len: usize,
+    offset: u64,
+    fetched: std::sync::atomic::AtomicUsize,
+    made_from_reads: std::sync::atomic::AtomicUsize,
+}
+
+impl ValueSensor for Remote {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn value(&self, index: usize) -> Result<Value> {
+        Counter {
+            len: self.len,
+            offset: self.offset,
+        }
+        .value(index)
+    }
+
+    fn value_fetched(&self, index: usize, fetched: Fetched) -> Result<Value> {
+        if let Some(read) = fetched.take::<u64>() {
+            assert_eq!(read, self.offset + index as u64, "row {index} got another's read");
+            self.made_from_reads.fetch_add(1, Ordering::Relaxed);
+        }
+        self.value(index)
+    }
+
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+        Some(self)
+    }
+}
+
+impl Storage for Remote {
+    type Origin = SensorOrigin;
+
+    fn origin(&self, index: usize) -> Option<SensorOrigin> {
+        Some(SensorOrigin::new("remote", index).in_file("s3://bucket/radar.npy", Some(index)))
+    }
+
+    fn ahead(&self) -> Ahead {
+        Ahead::Reads
+    }
+
+    fn fetch(&self, index: usize) -> Result<Fetched> {
+        self.fetched.fetch_add(1, Ordering::Relaxed);
+        Ok(Fetched::read(self.offset + index as u64, 8))
+    }
+}
+
+/// A trace whose radar reads ahead (its rows those of `flight`) beside an
+/// IMU that does not.
+fn remote_flight(radar: Arc<Remote>) -> ValueTrace {
+    struct Shared(Arc<Remote>);
+    impl ValueSensor for Shared {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn value(&self, index: usize) -> Result<Value> {
+            self.0.value(index)
+        }
+        fn value_fetched(&self, index: usize, fetched: Fetched) -> Result<Value> {
+            self.0.value_fetched(index, fetched)
+        }
+        fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+            self.0.storage()
+        }
+    }
+    ValueTrace::new(
+        "flight",
+        vec![
+            TraceSensor {
+                name: Arc::from("radar"),
+                sensor: Box::new(Shared(radar)),
+                rows: Some(vec![2, 0, 1]),
+            },
+            sensor("imu", 30, 1000, Some(vec![0, 10, 20])),
+        ],
+    )
+    .unwrap()
+}
+
+fn remote(offset: u64) -> Arc<Remote> {
+    Arc::new(Remote {
+        len: 3,
+        offset,
+        fetched: Default::default(),
+        made_from_reads: Default::default(),
+    })
+}
+
+#[test]
+fn traces_are_stored_where_their_sensors_are_a_read_per_sensor() {
+    let (a, b) = (remote(0), remote(100));
+    let dataset = ValueTraces::new(vec![remote_flight(a.clone()), remote_flight(b.clone())]);
+    let storage = dataset.storage().expect("traces of sensors give a storage");
+    assert_eq!(storage.ahead(), Ahead::Reads);
+    assert_eq!(storage.parts(4), 2);
+    // Sample 4 is the second trace's sample 1: the radar's row 0 there.
+    let origin = storage.origin(4).unwrap();
+    assert_eq!((origin.index, origin.trace.as_deref()), (4, Some("flight")));
+    let sensors: Vec<_> = (origin.sensors.iter())
+        .map(|s| (s.sensor.as_str(), s.index, s.file.as_deref()))
+        .collect();
+    assert_eq!(
+        sensors,
+        [
+            ("radar", 0, Some("s3://bucket/radar.npy")),
+            ("imu", 10, None)
+        ]
+    );
+    let parts = (0..2).map(|p| storage.fetch_part(4, p).unwrap()).collect();
+    let sample = dataset.get_fetched(4, Fetched::parts(parts)).unwrap();
+    assert_eq!((at(&sample, "radar"), at(&sample, "imu")), (100, 1010));
+    assert_eq!(b.made_from_reads.load(Ordering::Relaxed), 1);
+    assert_eq!(a.fetched.load(Ordering::Relaxed), 0);
+}
+
+#[test]
+fn the_loader_reads_value_traces_ahead_and_makes_each_sample_from_its_reads() {
+    let (a, b) = (remote(0), remote(100));
+    let dataset = ValueTraces::new(vec![remote_flight(a.clone()), remote_flight(b.clone())]);
+    let loader = Loader::new(dataset, adl_core::pipeline::Stages::new())
+        .batch_size(2)
+        .workers(2)
+        .read_next_epoch(false)
+        .build()
+        .unwrap();
+    let mut radar = Vec::new();
+    for batch in loader.epoch(0) {
+        for sample in batch.unwrap().into_inner() {
+            radar.push(at(&sample, "radar"));
+        }
+    }
+    assert_eq!(radar, [2, 0, 1, 102, 100, 101]);
+    for sensor in [&a, &b] {
+        assert_eq!(sensor.fetched.load(Ordering::Relaxed), 3);
+        assert_eq!(sensor.made_from_reads.load(Ordering::Relaxed), 3);
+    }
+    let stats = loader.statistics().to_string();
+    // A read per sample, made of a part per sensor.
+    assert!(stats.contains("read stage: 6 reads (0 failed)"), "{stats}");
+    assert!(stats.contains("  radar  6 reads (0 failed)"), "{stats}");
 }

@@ -7,10 +7,11 @@ mod pipeline;
 mod source;
 mod transforms;
 mod value;
+pub(crate) use value::into_python;
 
 pub(crate) use adl_value::{AnyArray, Encoded, Value};
 pub(crate) use pipeline::Pipeline;
-pub(crate) use source::{Source, is_adl_dataset};
+pub(crate) use source::{Source, is_adl_dataset, native_dataset};
 pub(crate) use transforms::{
     Affine, Clamp, Decode, Normalize, RandomFlip, RandomResizedCrop, ToFloat, Transform,
 };

@@ -8,7 +8,8 @@
 
 use std::sync::Arc;
 
-use adl_core::{Dataset, Error, Result};
+use adl_core::storage::{Fetched, Storage};
+use adl_core::{Dataset, Error, Origin, Result, SensorOrigin};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyMapping;
@@ -87,6 +88,30 @@ impl ValueSensor for Sensor {
             Sensor::Topic(s) => s.get().value(index),
             Sensor::Rover(s) => s.get().value(index),
             Sensor::Video(s) => s.get().value(index),
+        }
+    }
+
+    fn value_fetched(&self, index: usize, fetched: Fetched) -> Result<Value> {
+        match self {
+            Sensor::Images(s) => s.get().value_fetched(index, fetched),
+            Sensor::Encoded(s) => s.get().value_fetched(index, fetched),
+            Sensor::Npy(s) => s.get().value_fetched(index, fetched),
+            Sensor::Table(s) => s.get().value_fetched(index, fetched),
+            Sensor::Topic(s) => s.get().value_fetched(index, fetched),
+            Sensor::Rover(s) => s.get().value_fetched(index, fetched),
+            Sensor::Video(s) => s.get().value_fetched(index, fetched),
+        }
+    }
+
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+        match self {
+            Sensor::Images(s) => s.get().storage(),
+            Sensor::Encoded(s) => s.get().storage(),
+            Sensor::Npy(s) => s.get().storage(),
+            Sensor::Table(s) => s.get().storage(),
+            Sensor::Topic(s) => s.get().storage(),
+            Sensor::Rover(s) => s.get().storage(),
+            Sensor::Video(s) => s.get().storage(),
         }
     }
 }
@@ -190,6 +215,14 @@ pub(crate) fn is_adl_dataset(dataset: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(native_traces(dataset)?.is_some())
 }
 
+/// `dataset` read in Rust, where it is an `adl.Dataset` of `adl.Trace`s,
+/// or an `adl.Trace`, of adl's sensors: what a loader without an
+/// `adl.Pipeline` reads ahead through (its samples then made from the
+/// reads as `dataset[i]` makes them).
+pub(crate) fn native_dataset(dataset: &Bound<'_, PyAny>) -> PyResult<Option<ValueTraces>> {
+    Ok(native_traces(dataset)?.map(ValueTraces::new))
+}
+
 /// The native traces of `dataset`, if it is one of adl's datasets of
 /// adl's traces of adl's sensors (or one such trace).
 fn native_traces(dataset: &Bound<'_, PyAny>) -> PyResult<Option<Vec<ValueTrace>>> {
@@ -228,6 +261,24 @@ impl Dataset for Source {
                 let sample = object.bind(py).get_item(index).map_err(failed)?;
                 super::value::from_python(&sample, &Path::root()).map_err(failed)
             }),
+        }
+    }
+
+    /// Sample `index` with what the loader's read stage read ahead for
+    /// it (adl's own sensors only: a Python dataset reads for itself).
+    fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Value> {
+        match self {
+            Source::Native(traces) => traces.get_fetched(index, fetched),
+            Source::Python { .. } => self.get(index),
+        }
+    }
+
+    /// The traces' storage (so that a loader reads files and objects
+    /// ahead, each sensor's at once): adl's own sensors only.
+    fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
+        match self {
+            Source::Native(traces) => traces.storage(),
+            Source::Python { .. } => None,
         }
     }
 }
