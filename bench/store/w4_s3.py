@@ -31,6 +31,12 @@ reads' latency among it) instead of 2 batches per worker.
 each epoch's read stage also reads the next epoch's first window, and
 the warm epoch is epoch 1 after epoch 0, as a training loop reads them.
 
+`--python PYTHON` runs W4's files through Python's `adl.Loader` in
+place of `adl-bench` (bench/store/w4_python.py, with that python, which
+must have a release build of adl: target/bench-venv, see
+bench/compare.py): adl's own sensors from Python, read ahead by the
+loader's read stage.
+
 `--latency-ms N` puts a proxy on loopback between the loader and the
 server that holds each request N ms before forwarding it (and
 `--drop-every K` closes every K-th connection at once, unanswered): the
@@ -198,17 +204,22 @@ class SlowProxy:
 
 
 def run(bench: str, data: Path, url: str | None, endpoint: str, workers: int,
-        on: set[int] | None = None, budget: int | None = None, read_next_epoch: bool = False) -> dict:
+        on: set[int] | None = None, budget: int | None = None, read_next_epoch: bool = False,
+        python: str | None = None) -> dict:
     """One `adl-bench` run of W4 (from `url`, else from the disk), on the
     cores `on` and under the memory budget `budget` where given, reading
-    the next epoch's first window in each epoch where `read_next_epoch`:
-    its source and warm and cold samples/s."""
+    the next epoch's first window in each epoch where `read_next_epoch`
+    (or, with `python`, one run of w4_python.py with it): its source and
+    warm and cold samples/s."""
     command = [bench, "--workload", "w4", "--data", str(data), "--cold", "none", "--workers", str(workers)]
-    if budget is not None:
+    if python:
+        here = os.path.dirname(os.path.abspath(__file__))
+        command = [python, os.path.join(here, "w4_python.py"), url or str(data)]
+    if budget is not None and not python:
         command += ["--memory-budget", str(budget)]
-    if read_next_epoch:
+    if read_next_epoch and not python:
         command += ["--read-next-epoch", "on"]
-    if url:
+    if url and not python:
         command += ["--data-url", url]
     env = dict(os.environ, AWS_ENDPOINT_URL=endpoint, AWS_ALLOW_HTTP="true", AWS_ACCESS_KEY_ID="any",
                AWS_SECRET_ACCESS_KEY="any", AWS_REGION="us-east-1")
@@ -223,7 +234,8 @@ def run(bench: str, data: Path, url: str | None, endpoint: str, workers: int,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bench", required=True)
+    parser.add_argument("--bench", help="adl-bench (target/release/adl-bench); not with --python")
+    parser.add_argument("--python", help="a python with a release build of adl: W4's files through adl.Loader")
     parser.add_argument("--weed", required=True)
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=5)
@@ -238,6 +250,10 @@ def main() -> None:
     parser.add_argument("--read-next-epoch", action="store_true",
                         help="adl-bench's --read-next-epoch on, on both sides")
     args = parser.parse_args()
+    if bool(args.bench) == bool(args.python):
+        parser.error("give one of --bench and --python")
+    if args.python and (args.memory_budget is not None or args.read_next_epoch or args.workers):
+        parser.error("--memory-budget, --read-next-epoch and --workers are adl-bench's, not --python's")
     loader_cores, server_cores = cores() if args.pinned else (None, None)
     workers = args.workers or (len(loader_cores) if loader_cores else 2)
     folder = Path(tempfile.mkdtemp(prefix="adl-w4-s3-"))
@@ -254,7 +270,7 @@ def main() -> None:
             order = [None, url] if round_ % 2 == 0 else [url, None]
             for source in order:
                 result = run(args.bench, args.data, source, endpoint, workers, loader_cores, args.memory_budget,
-                             args.read_next_epoch)
+                             args.read_next_epoch, args.python)
                 if round_ > 0:  # the first round warms the page cache and the server
                     print(json.dumps(result), flush=True)
                     figures[result["source"]].append(result["warm_samples_per_s"])
