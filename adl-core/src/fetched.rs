@@ -131,6 +131,22 @@ impl Fetched {
         }
     }
 
+    /// Drop it without counting its reads unused: the `get` it was read
+    /// for failed before it came to them (a sample with an error, not a
+    /// wrapper that lost its source's reads; see
+    /// [`count_unused`](Fetched::count_unused)).
+    pub fn discard(mut self) {
+        self.stop_counting();
+    }
+
+    fn stop_counting(&mut self) {
+        match self {
+            Fetched::Nothing => {}
+            Fetched::Read(read) => read.unused = None,
+            Fetched::Parts(parts) => parts.iter_mut().for_each(Fetched::stop_counting),
+        }
+    }
+
     /// The bytes it holds, its parts' summed.
     pub fn bytes(&self) -> u64 {
         match self {

@@ -153,14 +153,43 @@ pub trait SensorSet {
 
 /// What each of `sensors` sensors read ahead: `fetched` where it has one
 /// read per sensor, else nothing for each (what the `SensorSet::read` of
-/// `#[derive(SensorSet)]` takes its sensors' reads from).
+/// `#[derive(SensorSet)]` takes its sensors' reads from). The reads of
+/// the sensors not come to when it is dropped (a sensor before them
+/// failed) are [discarded](Fetched::discard), not counted unused.
 pub fn fetched_parts(fetched: Vec<Fetched>, sensors: usize) -> impl Iterator<Item = Fetched> {
     let fetched = match fetched.len() == sensors {
         true => fetched,
         false => Vec::new(),
     };
     let missing = sensors - fetched.len();
-    (fetched.into_iter()).chain(std::iter::repeat_with(Fetched::default).take(missing))
+    FetchedParts {
+        reads: fetched.into_iter(),
+        missing,
+    }
+}
+
+/// [`fetched_parts`]' iterator.
+struct FetchedParts {
+    reads: std::vec::IntoIter<Fetched>,
+    /// Parts of nothing still to give after the reads.
+    missing: usize,
+}
+
+impl Iterator for FetchedParts {
+    type Item = Fetched;
+
+    fn next(&mut self) -> Option<Fetched> {
+        self.reads.next().or_else(|| {
+            self.missing = self.missing.checked_sub(1)?;
+            Some(Fetched::Nothing)
+        })
+    }
+}
+
+impl Drop for FetchedParts {
+    fn drop(&mut self) {
+        self.reads.by_ref().for_each(Fetched::discard);
+    }
 }
 
 /// `rows` has `sensors` entries, or an [`Error::BadIndices`] says not
@@ -286,6 +315,42 @@ mod tests {
     fn series(name: &str, n: usize) -> Series<impl Fn(usize) -> Result<usize>> {
         let times = (0..n).map(|i| i as f64).collect();
         Series::new(name, Timestamps::new(name, times).unwrap(), Ok)
+    }
+
+    /// The reads of the sensors after one that failed are discarded, not
+    /// counted unused (which the loader reports as a wrapper's loss); a
+    /// sample's reads of the wrong shape, dropped whole, still are.
+    #[test]
+    fn reads_not_come_to_are_discarded() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let unused = Arc::new(AtomicU64::new(0));
+        let reads = |n: usize| {
+            (0..n)
+                .map(|k| {
+                    let mut read = Fetched::read(k, 1);
+                    read.count_unused(&unused);
+                    read
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut parts = fetched_parts(reads(3), 3);
+        assert_eq!(parts.next().and_then(Fetched::take::<usize>), Some(0));
+        drop(parts);
+        assert_eq!(unused.load(Ordering::Relaxed), 0);
+        let mut parts = fetched_parts(reads(2), 3);
+        assert!(parts.all(|p| p.is_nothing()));
+        assert_eq!(unused.load(Ordering::Relaxed), 2);
+        // A tuple whose second sensor fails: the third's read is not
+        // counted.
+        let failing = Series::new("b", Timestamps::new("b", vec![0.0]).unwrap(), |_| {
+            Err::<usize, _>(Error::invalid("sensor `b`", "corrupt"))
+        });
+        let set = (series("a", 1), failing, series("c", 1));
+        let names: Arc<[String]> = vec!["a".into(), "b".into(), "c".into()].into();
+        assert!(set.read(&[0, 0, 0], &names, reads(3)).is_err());
+        // The first sensor's read was dropped by its get (a Series takes
+        // none), the failing one's too: two unused more, not three.
+        assert_eq!(unused.load(Ordering::Relaxed), 4);
     }
 
     #[test]

@@ -61,6 +61,8 @@ impl PyDataset {
     /// The same dataset, its samples made by worker processes.
     pub(crate) fn in_processes(mut self) -> Self {
         self.in_processes = true;
+        // The processes read their samples: nothing is read ahead here.
+        self.native = None;
         self
     }
 
@@ -97,13 +99,16 @@ impl Dataset for PyDataset {
     }
 
     /// Sample `index` made from what the read stage read for it: read in
-    /// Rust without the GIL, then given to Python as `dataset[i]` gives
-    /// it (each sensor's arrays, bytes or dicts in a dict). Where nothing
-    /// was read, or that read fails, `dataset[index]` reads again, so
-    /// that its error is the one Python gives.
+    /// Rust without the GIL (a sensor whose part holds nothing reads for
+    /// itself), then given to Python as `dataset[i]` gives it (each
+    /// sensor's arrays, bytes or dicts in a dict). Where nothing at all was
+    /// read ahead, `dataset[index]` reads; where the read in Rust fails,
+    /// `dataset[index]` reads again, so that the error is the one Python
+    /// gives for it (as without a read stage: its notes name the sensor
+    /// and the sample).
     fn get_fetched(&self, index: usize, fetched: Fetched) -> Result<Raw> {
-        let native = match (&self.native, &fetched) {
-            (Some(native), Fetched::Read(_) | Fetched::Parts(_)) if !self.in_processes => native,
+        let native = match &self.native {
+            Some(native) if !fetched.is_nothing() => native,
             _ => return self.get(index),
         };
         match native.get_fetched(index, fetched) {

@@ -36,8 +36,6 @@ pub(crate) struct RoverSensor {
 }
 
 impl RoverSensor {
-    /// Sample `index` as an `adl.Pipeline`'s value, read without Python:
-    /// a map of channel name to frames.
     /// Where its samples are stored, and what it reads ahead (the Rust
     /// sensor's).
     pub(crate) fn storage(
@@ -46,6 +44,8 @@ impl RoverSensor {
         self.sensor.storage()
     }
 
+    /// Sample `index` as an `adl.Pipeline`'s value, read without Python:
+    /// a map of channel name to frames.
     pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
         self.value_fetched(index, adl_core::storage::Fetched::Nothing)
     }

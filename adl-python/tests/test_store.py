@@ -226,6 +226,9 @@ def test_a_loader_reads_every_kind_of_sensor_ahead_and_gives_what_the_trace_give
         identical(a, b, f"sample {i}")
     stats = loader.statistics()
     assert "read stage: " in stats and "(0 failed)" in stats, stats
+    # Each sample made from its reads: none dropped unused (a dataset
+    # that gave the loader its storage but read for itself would).
+    assert "dropped unused" not in stats, stats
     read = {"camera", "encoded"} | ({"radar", "rover", "video"} if where == "s3" else set())
     for name in read:
         assert f"\n  {name}  " in stats, (name, stats)

@@ -114,57 +114,47 @@ impl ValueTrace {
     }
 
     /// Sample `index`, each sensor's sample with its part of `fetched`
-    /// (what [`Storage::fetch`] read for it: a part per sensor).
+    /// (what [`Storage::fetch`] read for it: a part per sensor), the
+    /// sensors read in order. A sensor that fails ends it: the reads of
+    /// those after it are [discarded](Fetched::discard).
     pub fn value_fetched(&self, index: usize, fetched: Fetched) -> Result<Value> {
-        let rows = self.rows(index)?;
-        let mut parts = match fetched {
-            // Nothing read ahead: each sensor reads for itself.
-            Fetched::Nothing => Vec::new(),
-            read => read.split(self.sensors.len()).collect(),
-        }
-        .into_iter();
+        let mut parts = fetched.split(self.sensors.len());
         let mut items = Vec::with_capacity(self.sensors.len());
-        for (TraceSensor { name, sensor, .. }, row) in self.sensors.iter().zip(rows) {
-            let part = parts.next().unwrap_or(Fetched::Nothing);
-            items.push((Arc::clone(name), sensor.value_fetched(row, part)?));
+        for (k, TraceSensor { name, sensor, .. }) in self.sensors.iter().enumerate() {
+            let part = parts.next().unwrap_or_default();
+            let value = self
+                .row(k, index)
+                .and_then(|row| sensor.value_fetched(row, part));
+            match value {
+                Ok(value) => items.push((Arc::clone(name), value)),
+                Err(e) => {
+                    parts.for_each(Fetched::discard);
+                    return Err(e);
+                }
+            }
         }
         Ok(Value::Map(items))
     }
 
-    /// Each sensor's index for sample `index`, in the sensors' order: an
-    /// error naming the trace where `index` is out of range, or the sensor
-    /// and the trace where an index lies outside its sensor.
-    fn rows(&self, index: usize) -> Result<Vec<usize>> {
-        if index >= self.len {
+    /// Sensor `k`'s index for sample `index`: an error naming the trace
+    /// where `index` is out of range, or the sensor and the trace where
+    /// its index lies outside the sensor.
+    fn row(&self, k: usize, index: usize) -> Result<usize> {
+        let out_of_range =
+            || Error::out_of_range(format_args!("trace `{}`", self.name), index, self.len);
+        let TraceSensor { name, sensor, rows } = self.sensors.get(k).ok_or_else(out_of_range)?;
+        let row = match rows {
+            Some(rows) => *rows.get(index).ok_or_else(out_of_range)?,
+            None => index,
+        };
+        if row >= sensor.len() {
             return Err(Error::out_of_range(
-                format_args!("trace `{}`", self.name),
-                index,
-                self.len,
+                format_args!("sensor `{name}` of trace `{}`", self.name),
+                row,
+                sensor.len(),
             ));
         }
-        let mut rows = Vec::with_capacity(self.sensors.len());
-        for TraceSensor {
-            name,
-            sensor,
-            rows: indices,
-        } in &self.sensors
-        {
-            let row = match indices {
-                Some(indices) => *indices.get(index).ok_or_else(|| {
-                    Error::out_of_range(format_args!("trace `{}`", self.name), index, self.len)
-                })?,
-                None => index,
-            };
-            if row >= sensor.len() {
-                return Err(Error::out_of_range(
-                    format_args!("sensor `{name}` of trace `{}`", self.name),
-                    row,
-                    sensor.len(),
-                ));
-            }
-            rows.push(row);
-        }
-        Ok(rows)
+        Ok(row)
     }
 }
 
@@ -177,7 +167,10 @@ impl Storage for ValueTrace {
     /// The trace's name, `index`, and each sensor's sample by its name in
     /// the trace (with its file and row, where the sensor reads files).
     fn origin(&self, index: usize) -> Option<Origin> {
-        let rows = self.rows(index).ok()?;
+        let rows = (0..self.sensors.len())
+            .map(|k| self.row(k, index))
+            .collect::<Result<Vec<_>>>()
+            .ok()?;
         let sensors = (self.sensors.iter().zip(rows))
             .map(|(TraceSensor { name, sensor, .. }, row)| {
                 let mut origin = (sensor.storage().and_then(|s| s.origin(row)))
@@ -199,11 +192,9 @@ impl Storage for ValueTrace {
 
     /// Each sensor's sample, at its row.
     fn prefetch(&self, index: usize) {
-        if let Ok(rows) = self.rows(index) {
-            for (s, row) in self.sensors.iter().zip(rows) {
-                if let Some(storage) = s.sensor.storage() {
-                    storage.prefetch(row);
-                }
+        for (k, s) in self.sensors.iter().enumerate() {
+            if let (Ok(row), Some(storage)) = (self.row(k, index), s.sensor.storage()) {
+                storage.prefetch(row);
             }
         }
     }
@@ -222,11 +213,11 @@ impl Storage for ValueTrace {
         self.sensors.len().max(1)
     }
 
-    /// Sensor `part`'s sample, at its row.
+    /// Sensor `part`'s sample, at its row; nothing where that is out of
+    /// range (the sample's own read then says so).
     fn fetch_part(&self, index: usize, part: usize) -> Result<Fetched> {
-        let rows = self.rows(index)?;
-        match (self.sensors.get(part), rows.get(part)) {
-            (Some(s), Some(&row)) => match s.sensor.storage() {
+        match (self.sensors.get(part), self.row(part, index)) {
+            (Some(s), Ok(row)) => match s.sensor.storage() {
                 Some(storage) => storage.fetch(row),
                 None => Ok(Fetched::Nothing),
             },

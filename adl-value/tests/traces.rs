@@ -181,7 +181,11 @@ impl ValueSensor for Remote {
 
     fn value_fetched(&self, index: usize, fetched: Fetched) -> Result<Value> {
         if let Some(read) = fetched.take::<u64>() {
-            assert_eq!(read, self.offset + index as u64, "row {index} got another's read");
+            assert_eq!(
+                read,
+                self.offset + index as u64,
+                "row {index} got another's read"
+            );
             self.made_from_reads.fetch_add(1, Ordering::Relaxed);
         }
         self.value(index)
@@ -209,24 +213,27 @@ impl Storage for Remote {
     }
 }
 
+/// A [`Remote`] sensor a test keeps a handle on.
+struct Shared(Arc<Remote>);
+
+impl ValueSensor for Shared {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn value(&self, index: usize) -> Result<Value> {
+        self.0.value(index)
+    }
+    fn value_fetched(&self, index: usize, fetched: Fetched) -> Result<Value> {
+        self.0.value_fetched(index, fetched)
+    }
+    fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
+        self.0.storage()
+    }
+}
+
 /// A trace whose radar reads ahead (its rows those of `flight`) beside an
 /// IMU that does not.
 fn remote_flight(radar: Arc<Remote>) -> ValueTrace {
-    struct Shared(Arc<Remote>);
-    impl ValueSensor for Shared {
-        fn len(&self) -> usize {
-            self.0.len()
-        }
-        fn value(&self, index: usize) -> Result<Value> {
-            self.0.value(index)
-        }
-        fn value_fetched(&self, index: usize, fetched: Fetched) -> Result<Value> {
-            self.0.value_fetched(index, fetched)
-        }
-        fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
-            self.0.storage()
-        }
-    }
     ValueTrace::new(
         "flight",
         vec![
@@ -302,4 +309,67 @@ fn the_loader_reads_value_traces_ahead_and_makes_each_sample_from_its_reads() {
     // A read per sample, made of a part per sensor.
     assert!(stats.contains("read stage: 6 reads (0 failed)"), "{stats}");
     assert!(stats.contains("  radar  6 reads (0 failed)"), "{stats}");
+}
+
+/// A sensor whose row `bad` fails.
+struct FailsAt {
+    len: usize,
+    bad: usize,
+}
+
+impl ValueSensor for FailsAt {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn value(&self, index: usize) -> Result<Value> {
+        match index == self.bad {
+            true => Err(Error::invalid("sensor `broken`", "row 1 is corrupt")),
+            false => Counter {
+                len: self.len,
+                offset: 0,
+            }
+            .value(index),
+        }
+    }
+}
+
+#[test]
+fn a_sensor_that_fails_discards_the_reads_after_it_and_the_loader_blames_no_wrapper() {
+    let radar = remote(0);
+    let trace = ValueTrace::new(
+        "flight",
+        vec![
+            TraceSensor {
+                name: Arc::from("broken"),
+                sensor: Box::new(FailsAt { len: 3, bad: 1 }),
+                rows: None,
+            },
+            TraceSensor {
+                name: Arc::from("radar"),
+                sensor: Box::new(Shared(radar.clone())),
+                rows: None,
+            },
+        ],
+    )
+    .unwrap();
+    let loader = Loader::new(
+        ValueTraces::new(vec![trace]),
+        adl_core::pipeline::Stages::new(),
+    )
+    .batch_size(1)
+    .workers(2)
+    .read_next_epoch(false)
+    .on_error(adl_core::OnError::Skip)
+    .build()
+    .unwrap();
+    let kept: usize = loader.epoch(0).map(|b| b.unwrap().into_inner().len()).sum();
+    assert_eq!(kept, 2);
+    // Row 1's radar read was made, and never used: the sample failed
+    // before it, so it is discarded, not counted as a wrapper's loss.
+    assert_eq!(radar.fetched.load(Ordering::Relaxed), 3);
+    assert_eq!(radar.made_from_reads.load(Ordering::Relaxed), 2);
+    let stats = loader.statistics().to_string();
+    assert!(stats.contains("read stage: 3 reads (0 failed)"), "{stats}");
+    assert!(!stats.contains("dropped unused"), "{stats}");
 }
