@@ -98,6 +98,7 @@ mod sequence;
 mod strategy;
 mod text;
 mod tuple;
+mod written;
 
 pub use array::StackBuilder;
 pub use gather::{Gather, RowSource, RowWindows};
@@ -118,6 +119,7 @@ pub use tuple::{
     Tuple1Builder, Tuple2Builder, Tuple3Builder, Tuple4Builder, Tuple5Builder, Tuple6Builder,
     Tuple7Builder, Tuple8Builder,
 };
+pub use written::{WriteRow, WrittenRows, WrittenRowsBuilder};
 
 use adl_exec::Buffers;
 

@@ -319,8 +319,10 @@ impl<R: Reads> Dataset for W4Data<R> {
 #[derive(Debug, Clone, adl::Collate)]
 #[collate(derive(Debug))]
 pub struct W4Sample {
-    /// The image, normalised, `f32 [3, 224, 224]`.
-    pub image: Array3<f32>,
+    /// The image: its crop, normalised into `f32 [3, 224, 224]` in its
+    /// row of the batch.
+    #[collate(with = adl::collate::WrittenRows)]
+    pub image: W4Image,
     /// In verify mode, the sum of the image's `u8` values before
     /// normalisation (0 otherwise).
     pub image_u8_sum: u64,
@@ -405,11 +407,10 @@ pub fn center_u8(frame: &Array3<u8>) -> adl::Result<Array3<u8>> {
 
 /// The normalised `f32 [3, 224, 224]` values of a 224 x 224 RGB image in
 /// [`W4_LAYOUT`] (`pixels`, in standard order), mirrored left to right
-/// where `flip`.
-fn normalise(pixels: &[u8], flip: bool) -> Vec<f32> {
+/// where `flip`, written into `image` (`3 * 224 * 224` values).
+fn normalise_into(pixels: &[u8], flip: bool, image: &mut [f32]) {
     let table = normalise_table();
     let plane = W4_CROP * W4_CROP;
-    let mut image = vec![0f32; 3 * plane];
     let column = |x: usize| if flip { W4_CROP - 1 - x } else { x };
     match W4_LAYOUT {
         ImageLayout::Hwc => {
@@ -439,7 +440,47 @@ fn normalise(pixels: &[u8], flip: bool) -> Vec<f32> {
             }
         }
     }
-    image
+}
+
+/// A sample's image as the transform leaves it: the 224 x 224 crop in
+/// `u8` ([`W4_LAYOUT`]) and whether to mirror it. Its last step, the
+/// normalisation into `f32 [3, 224, 224]` (§2.2), is written by the
+/// collate straight into the sample's row of the batch
+/// ([`WrittenRows`](adl::collate::WrittenRows)): no array of its own, no
+/// copy.
+#[derive(Debug, Clone)]
+pub struct W4Image {
+    /// The crop's pixels.
+    pub pixels: Array3<u8>,
+    /// Whether it is mirrored left to right.
+    pub flip: bool,
+}
+
+impl adl::collate::WriteRow for W4Image {
+    type Elem = f32;
+    type Dim = adl::ndarray::Ix3;
+
+    fn row_shape(&self) -> adl::ndarray::Ix3 {
+        adl::ndarray::Ix3(3, W4_CROP, W4_CROP)
+    }
+
+    fn write_row(&self, row: &mut [f32]) -> adl::Result<()> {
+        let pixels = self
+            .pixels
+            .as_slice()
+            .filter(|p| p.len() == 3 * W4_CROP * W4_CROP)
+            .ok_or_else(|| {
+                adl::Error::invalid(
+                    "W4 image",
+                    format!(
+                        "a crop of shape {:?}, not 224 x 224 x 3 in standard layout",
+                        self.pixels.shape()
+                    ),
+                )
+            })?;
+        normalise_into(pixels, self.flip, row);
+        Ok(())
+    }
 }
 
 impl W4Transform {
@@ -475,17 +516,13 @@ impl W4Transform {
 
     /// The sample `raw`, transformed.
     pub fn transform(&self, raw: W4Raw, rng: &mut SampleRng) -> adl::Result<W4Sample> {
-        let (u8_image, flip) = self.image_u8(&raw.camera, rng)?;
-        let pixels = u8_image
-            .as_slice()
-            .ok_or_else(|| adl::Error::internal("W4Transform", "a standard-layout image"))?;
+        let (pixels, flip) = self.image_u8(&raw.camera, rng)?;
         let image_u8_sum = if self.verify {
             pixels.iter().map(|&v| u64::from(v)).sum()
         } else {
             0
         };
-        let image = Array3::from_shape_vec((3, W4_CROP, W4_CROP), normalise(pixels, flip))
-            .map_err(|e| adl::Error::internal("W4Transform", e))?;
+        let image = W4Image { pixels, flip };
         // ln(1 + |x|) in f64, rounded to f32 (exact for W4's integer
         // radar: see W4.md).
         let radar = raw.radar.mapv(|x| (1.0 + f64::from(x).abs()).ln() as f32);
