@@ -32,10 +32,8 @@ use crate::{Error, Result};
 ///     fn row_shape(&self) -> Ix1 {
 ///         Ix1(self.0.len())
 ///     }
-///     fn write_row(&self, row: &mut [f32]) -> adl::Result<()> {
-///         for (out, &v) in row.iter_mut().zip(&self.0) {
-///             *out = f32::from(v) / 255.0;
-///         }
+///     fn write_row(&self, batch: &mut Vec<f32>) -> adl::Result<()> {
+///         batch.extend(self.0.iter().map(|&v| f32::from(v) / 255.0));
 ///         Ok(())
 ///     }
 /// }
@@ -57,7 +55,7 @@ use crate::{Error, Result};
 /// ```
 pub trait WriteRow {
     /// The batch's element.
-    type Elem: Clone + Default;
+    type Elem: Clone;
     /// The row's dimension: the batch has one axis more, first.
     type Dim: Dimension;
 
@@ -65,10 +63,13 @@ pub trait WriteRow {
     /// is the collate's error, naming the sample).
     fn row_shape(&self) -> Self::Dim;
 
-    /// Write the row, in row-major order, into `row` (as many elements as
-    /// [`row_shape`](Self::row_shape) holds, their values the element's
-    /// default). An error fails the batch, naming the sample.
-    fn write_row(&self, row: &mut [Self::Elem]) -> Result<()>;
+    /// Append the row's elements, in row-major order, to `batch` (the
+    /// batch's memory, its capacity reserved for every row): exactly as
+    /// many as [`row_shape`](Self::row_shape) holds; another count, or an
+    /// error, fails the batch, naming the sample. `Vec::extend` with an
+    /// iterator of known length (a `map` over a range or a slice) writes
+    /// them in place, without a first pass that zeroes the row.
+    fn write_row(&self, batch: &mut Vec<Self::Elem>) -> Result<()>;
 }
 
 /// The strategy of values that write their own rows ([`WriteRow`]): a
@@ -123,8 +124,17 @@ impl<T: WriteRow> BatchBuilder<T> for WrittenRowsBuilder<T> {
             ));
         }
         let start = self.data.len();
-        self.data.resize(start + shape.size(), T::Elem::default());
-        if let Err(e) = item.write_row(&mut self.data[start..]) {
+        let written = item.write_row(&mut self.data).and_then(|()| {
+            let count = self.data.len() - start;
+            match count == shape.size() {
+                true => Ok(()),
+                false => Err(Error::invalid(
+                    "its row",
+                    format!("{count} elements written for a row of {}", shape.size()),
+                )),
+            }
+        });
+        if let Err(e) = written {
             self.data.truncate(start);
             return Err(Error::collate(
                 position,
@@ -149,11 +159,13 @@ mod tests {
     use super::*;
     use ndarray::{Ix2, array};
 
-    /// A `rows x cols` block of `value`, or a failure to write.
+    /// A `rows x cols` block of `value` (`extra` more written), or a
+    /// failure to write.
     struct Block {
         rows: usize,
         cols: usize,
         value: Option<i32>,
+        extra: usize,
     }
 
     impl WriteRow for Block {
@@ -162,13 +174,15 @@ mod tests {
         fn row_shape(&self) -> Ix2 {
             Ix2(self.rows, self.cols)
         }
-        fn write_row(&self, row: &mut [i32]) -> Result<()> {
-            assert_eq!(row.len(), self.rows * self.cols);
-            assert!(row.iter().all(|&v| v == 0), "a row starts at the default");
+        fn write_row(&self, batch: &mut Vec<i32>) -> Result<()> {
+            assert!(batch.capacity() - batch.len() >= self.rows * self.cols);
             let value = self
                 .value
                 .ok_or_else(|| Error::invalid("block", "unwritable"))?;
-            row.fill(value);
+            batch.extend(std::iter::repeat_n(
+                value,
+                self.rows * self.cols + self.extra,
+            ));
             Ok(())
         }
     }
@@ -178,6 +192,7 @@ mod tests {
             rows: 1,
             cols: 2,
             value: Some(value),
+            extra: 0,
         }
     }
 
@@ -201,6 +216,7 @@ mod tests {
             rows: 1,
             cols: 3,
             value: Some(0),
+            extra: 0,
         };
         let error = collate(vec![block(1), wide]).unwrap_err().to_string();
         assert!(
@@ -211,12 +227,24 @@ mod tests {
             rows: 1,
             cols: 2,
             value: None,
+            extra: 0,
         };
         let error = collate(vec![block(1), block(2), broken])
             .unwrap_err()
             .to_string();
         assert!(
             error.contains("sample 2") && error.contains("unwritable"),
+            "{error}"
+        );
+        let long = Block {
+            rows: 1,
+            cols: 2,
+            value: Some(4),
+            extra: 1,
+        };
+        let error = collate(vec![block(1), long]).unwrap_err().to_string();
+        assert!(
+            error.contains("sample 1") && error.contains("3 elements written for a row of 2"),
             "{error}"
         );
     }

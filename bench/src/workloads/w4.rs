@@ -407,35 +407,24 @@ pub fn center_u8(frame: &Array3<u8>) -> adl::Result<Array3<u8>> {
 
 /// The normalised `f32 [3, 224, 224]` values of a 224 x 224 RGB image in
 /// [`W4_LAYOUT`] (`pixels`, in standard order), mirrored left to right
-/// where `flip`, written into `image` (`3 * 224 * 224` values).
-fn normalise_into(pixels: &[u8], flip: bool, image: &mut [f32]) {
+/// where `flip`, appended to `image` (a row of 224 values at a time, each
+/// written once).
+fn normalise_onto(pixels: &[u8], flip: bool, image: &mut Vec<f32>) {
     let table = normalise_table();
     let plane = W4_CROP * W4_CROP;
-    let column = |x: usize| if flip { W4_CROP - 1 - x } else { x };
+    let column = move |x: usize| if flip { W4_CROP - 1 - x } else { x };
     match W4_LAYOUT {
         ImageLayout::Hwc => {
-            for (y, row) in pixels.chunks_exact(3 * W4_CROP).enumerate() {
-                for (c, lut) in table.iter().enumerate() {
-                    let out = &mut image[c * plane + y * W4_CROP..][..W4_CROP];
-                    for (x, o) in out.iter_mut().enumerate() {
-                        *o = lut[usize::from(row[3 * column(x) + c])];
-                    }
+            for (c, lut) in table.iter().enumerate() {
+                for row in pixels.chunks_exact(3 * W4_CROP) {
+                    image.extend((0..W4_CROP).map(|x| lut[usize::from(row[3 * column(x) + c])]));
                 }
             }
         }
         _ => {
-            for ((channel, out), lut) in pixels
-                .chunks_exact(plane)
-                .zip(image.chunks_exact_mut(plane))
-                .zip(table)
-            {
-                for (row, out) in channel
-                    .chunks_exact(W4_CROP)
-                    .zip(out.chunks_exact_mut(W4_CROP))
-                {
-                    for (x, o) in out.iter_mut().enumerate() {
-                        *o = lut[usize::from(row[column(x)])];
-                    }
+            for (channel, lut) in pixels.chunks_exact(plane).zip(table) {
+                for row in channel.chunks_exact(W4_CROP) {
+                    image.extend((0..W4_CROP).map(|x| lut[usize::from(row[column(x)])]));
                 }
             }
         }
@@ -464,7 +453,7 @@ impl adl::collate::WriteRow for W4Image {
         adl::ndarray::Ix3(3, W4_CROP, W4_CROP)
     }
 
-    fn write_row(&self, row: &mut [f32]) -> adl::Result<()> {
+    fn write_row(&self, batch: &mut Vec<f32>) -> adl::Result<()> {
         let pixels = self
             .pixels
             .as_slice()
@@ -478,7 +467,7 @@ impl adl::collate::WriteRow for W4Image {
                     ),
                 )
             })?;
-        normalise_into(pixels, self.flip, row);
+        normalise_onto(pixels, self.flip, batch);
         Ok(())
     }
 }
