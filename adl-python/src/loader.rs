@@ -91,6 +91,13 @@ self_cell::self_cell!(
 /// each array's `nbytes`, in dicts, lists and tuples) and the bytes read
 /// ahead. With worker processes the budget chooses their batches ahead
 /// too, and each process keeps one free block of shared memory (not six).
+///
+/// A dataset of adl's own sensors (an `adl.Dataset` or `adl.Trace` of
+/// `adl.files`, `adl.px4` and roverd sensors) is read ahead by a read
+/// stage, without the GIL, unless worker processes make the batches;
+/// `read_next_epoch` (true) has each epoch's stage read the next epoch's
+/// first batches once its own reads are started (false for a loader read
+/// once, or whose epochs are not read in turn).
 #[pyclass(module = "adl", frozen)]
 pub(crate) struct Loader {
     engine: Engine,
@@ -143,6 +150,9 @@ struct Settings {
     /// Whether each epoch shows a progress bar (`None`: as
     /// `ADL_PROGRESS` says).
     progress: Option<bool>,
+    /// Whether an epoch's read stage reads the next epoch's first window
+    /// once its own reads are started.
+    read_next_epoch: bool,
 }
 
 /// The policy `on_error` names: `"raise"` or `"skip"`.
@@ -170,7 +180,8 @@ impl Settings {
             .batch_size(self.batch_size)
             .workers(self.workers)
             .drop_last(self.drop_last)
-            .on_error(self.on_error);
+            .on_error(self.on_error)
+            .read_next_epoch(self.read_next_epoch);
         builder = match (self.batches_ahead, self.memory_budget) {
             (Some(batches), _) => builder.batches_ahead(batches),
             // Two per worker, as PyTorch's DataLoader keeps `prefetch_factor`
@@ -288,7 +299,7 @@ fn python_inner(
 #[pymethods]
 impl Loader {
     #[new]
-    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, indices = None, workers = 0, batches_ahead = None, memory_budget = None, drop_last = false, on_error = "raise", rank = None, world = None, processes = None, trace = None, trace_events = None, progress = None))]
+    #[pyo3(signature = (dataset, pipeline = None, *, batch_size = 32, shuffle = None, indices = None, workers = 0, batches_ahead = None, memory_budget = None, drop_last = false, on_error = "raise", rank = None, world = None, processes = None, trace = None, trace_events = None, progress = None, read_next_epoch = true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -308,6 +319,7 @@ impl Loader {
         trace: Option<std::path::PathBuf>,
         trace_events: Option<usize>,
         progress: Option<bool>,
+        read_next_epoch: bool,
     ) -> PyResult<Self> {
         let settings = Settings {
             batch_size,
@@ -323,6 +335,7 @@ impl Loader {
             trace,
             trace_events,
             progress,
+            read_next_epoch,
         };
         // A LeRobot dataset without Python transforms: read, decoded and
         // collated in Rust.

@@ -98,3 +98,23 @@ def test_adl_trace_turns_it_on_for_a_script_one_does_not_edit(tmp_path):
 def test_trace_events_without_a_trace_is_refused():
     with pytest.raises(ValueError, match="trace_events"):
         adl.Loader(list(range(4)), None, trace_events=10)
+
+
+def test_read_next_epoch_false_reads_each_epochs_samples_and_no_more(tmp_path):
+    # A trace of adl's own images is read ahead by the read stage. With
+    # read_next_epoch=False, two epochs read each sample twice, once an
+    # epoch, and nothing for a third (the default reads the next epoch's
+    # first batches once an epoch's reads are started: tested in the Rust
+    # suite's read_stage.rs).
+    folder = os.path.join(RECORDING, "drive-1", "camera")
+    trace = adl.Trace({"camera": files.Images(folder)}, None, name="camera")
+    for read_next_epoch, path in ((False, tmp_path / "once.json"), (True, tmp_path / "ahead.json")):
+        loader = adl.Loader(trace, batch_size=2, workers=2, trace=str(path), read_next_epoch=read_next_epoch)
+        for epoch in (0, 1):
+            assert sum(len(b["camera"]) for b in loader.epoch(epoch)) == len(trace)
+        del loader
+        reads = len(spans(path)["read"])
+        if read_next_epoch:
+            assert reads >= 2 * len(trace)
+        else:
+            assert reads == 2 * len(trace)

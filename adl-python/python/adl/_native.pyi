@@ -326,7 +326,13 @@ class Loader:
     ``progress=True`` (or ``ADL_PROGRESS=1``) shows each epoch's progress
     as a bar on a terminal; indexing a bag, reading a log or opening a
     LeRobot dataset shows one once it takes 0.3 s. Neither draws off a
-    terminal, nor with ``ADL_PROGRESS=0``."""
+    terminal, nor with ``ADL_PROGRESS=0``. A dataset of adl's own sensors
+    (an ``adl.Dataset`` or ``adl.Trace`` of ``adl.files``, ``adl.px4``
+    and roverd sensors) is read ahead by a read stage, without the GIL,
+    unless worker processes make the batches; ``read_next_epoch=True``
+    (the default) has each epoch's stage read the next epoch's first
+    batches once its own reads are started (``False`` for a loader read
+    once, or whose epochs are not read in turn)."""
 
     def __new__(
         cls,
@@ -347,6 +353,7 @@ class Loader:
         trace: str | os.PathLike[str] | None = None,
         trace_events: int | None = None,
         progress: bool | None = None,
+        read_next_epoch: bool = True,
     ) -> Self: ...
     def epoch(self, epoch: int) -> Epoch | RustLoaderEpoch:
         """Epoch ``epoch``: an iterator of this rank's batches, in order
