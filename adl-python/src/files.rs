@@ -128,12 +128,8 @@ pub(crate) struct Images {
 }
 
 impl Images {
-    /// Frame `index` as an `adl.Pipeline`'s value, read without Python.
-    pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
-        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
-    }
-
-    /// Sample `index`, with what the read stage read ahead for it.
+    /// Frame `index` as an `adl.Pipeline`'s value, read without Python, with
+    /// what the read stage read ahead for it, where it did.
     pub(crate) fn value_fetched(
         &self,
         index: usize,
@@ -286,12 +282,8 @@ pub(crate) struct EncodedImages {
 }
 
 impl EncodedImages {
-    /// Frame `index` as an `adl.Pipeline`'s value, read without Python.
-    pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
-        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
-    }
-
-    /// Sample `index`, with what the read stage read ahead for it.
+    /// Frame `index` as an `adl.Pipeline`'s value, read without Python, with
+    /// what the read stage read ahead for it, where it did.
     pub(crate) fn value_fetched(
         &self,
         index: usize,
@@ -590,12 +582,8 @@ impl Npy {
 }
 
 impl Npy {
-    /// Row `index` as an `adl.Pipeline`'s value, read without Python.
-    pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
-        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
-    }
-
-    /// Sample `index`, with what the read stage read ahead for it.
+    /// Row `index` as an `adl.Pipeline`'s value, read without Python, with what
+    /// the read stage read ahead for it, where it did.
     pub(crate) fn value_fetched(
         &self,
         index: usize,
@@ -647,12 +635,8 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    /// Row `index` as an `adl.Pipeline`'s value.
-    pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
-        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
-    }
-
-    /// Sample `index`, with what the read stage read ahead for it.
+    /// Row `index` as an `adl.Pipeline`'s value, with what the read stage read
+    /// ahead for it, where it did.
     pub(crate) fn value_fetched(
         &self,
         index: usize,

@@ -159,13 +159,9 @@ pub(crate) struct Topic {
 }
 
 impl Topic {
-    /// Sample `index` as an `adl.Pipeline`'s value: a dict of its fields,
-    /// read without Python.
-    pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
-        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
-    }
-
-    /// Sample `index`, with what the read stage read ahead for it.
+    /// Sample `index` as an `adl.Pipeline`'s value: a dict of its fields, read
+    /// without Python, with what the read stage read ahead for it, where it
+    /// did.
     pub(crate) fn value_fetched(
         &self,
         index: usize,

@@ -44,13 +44,9 @@ impl RoverSensor {
         self.sensor.storage()
     }
 
-    /// Sample `index` as an `adl.Pipeline`'s value, read without Python:
-    /// a map of channel name to frames.
-    pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
-        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
-    }
-
-    /// Sample `index`, with what the read stage read ahead for it.
+    /// Sample `index` as an `adl.Pipeline`'s value, read without Python: a map
+    /// of channel name to frames, with what the read stage read ahead for it,
+    /// where it did.
     pub(crate) fn value_fetched(
         &self,
         index: usize,

@@ -38,12 +38,8 @@ pub(crate) struct Video {
 }
 
 impl Video {
-    /// Frame `index` as an `adl.Pipeline`'s value, read without Python.
-    pub(crate) fn value(&self, index: usize) -> adl_core::Result<Value> {
-        self.value_fetched(index, adl_core::storage::Fetched::Nothing)
-    }
-
-    /// Frame `index`, with what the read stage read ahead for it.
+    /// Frame `index` as an `adl.Pipeline`'s value, read without Python, with
+    /// what the read stage read ahead for it, where it did.
     pub(crate) fn value_fetched(
         &self,
         index: usize,

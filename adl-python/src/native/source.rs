@@ -66,53 +66,37 @@ impl Sensor {
     }
 }
 
+/// `$body` with `$sensor` bound to the sensor's Python object, whichever
+/// of adl's sensors it is.
+macro_rules! each_sensor {
+    ($value:expr, $sensor:ident => $body:expr) => {
+        match $value {
+            Sensor::Images($sensor) => $body,
+            Sensor::Encoded($sensor) => $body,
+            Sensor::Npy($sensor) => $body,
+            Sensor::Table($sensor) => $body,
+            Sensor::Topic($sensor) => $body,
+            Sensor::Rover($sensor) => $body,
+            Sensor::Video($sensor) => $body,
+        }
+    };
+}
+
 impl ValueSensor for Sensor {
     fn len(&self) -> usize {
-        match self {
-            Sensor::Images(s) => s.get().samples(),
-            Sensor::Encoded(s) => s.get().samples(),
-            Sensor::Npy(s) => s.get().samples(),
-            Sensor::Table(s) => s.get().samples(),
-            Sensor::Topic(s) => s.get().samples(),
-            Sensor::Rover(s) => s.get().samples(),
-            Sensor::Video(s) => s.get().samples(),
-        }
+        each_sensor!(self, s => s.get().samples())
     }
 
     fn value(&self, index: usize) -> Result<Value> {
-        match self {
-            Sensor::Images(s) => s.get().value(index),
-            Sensor::Encoded(s) => s.get().value(index),
-            Sensor::Npy(s) => s.get().value(index),
-            Sensor::Table(s) => s.get().value(index),
-            Sensor::Topic(s) => s.get().value(index),
-            Sensor::Rover(s) => s.get().value(index),
-            Sensor::Video(s) => s.get().value(index),
-        }
+        self.value_fetched(index, Fetched::Nothing)
     }
 
     fn value_fetched(&self, index: usize, fetched: Fetched) -> Result<Value> {
-        match self {
-            Sensor::Images(s) => s.get().value_fetched(index, fetched),
-            Sensor::Encoded(s) => s.get().value_fetched(index, fetched),
-            Sensor::Npy(s) => s.get().value_fetched(index, fetched),
-            Sensor::Table(s) => s.get().value_fetched(index, fetched),
-            Sensor::Topic(s) => s.get().value_fetched(index, fetched),
-            Sensor::Rover(s) => s.get().value_fetched(index, fetched),
-            Sensor::Video(s) => s.get().value_fetched(index, fetched),
-        }
+        each_sensor!(self, s => s.get().value_fetched(index, fetched))
     }
 
     fn storage(&self) -> Option<&dyn Storage<Origin = SensorOrigin>> {
-        match self {
-            Sensor::Images(s) => s.get().storage(),
-            Sensor::Encoded(s) => s.get().storage(),
-            Sensor::Npy(s) => s.get().storage(),
-            Sensor::Table(s) => s.get().storage(),
-            Sensor::Topic(s) => s.get().storage(),
-            Sensor::Rover(s) => s.get().storage(),
-            Sensor::Video(s) => s.get().storage(),
-        }
+        each_sensor!(self, s => s.get().storage())
     }
 }
 
