@@ -33,7 +33,9 @@
 //! [`Stack`], [`List`], [`ConcatRows`], [`Pad`], [`Packed`]. Each named one
 //! is a [`Collate`] of its own too, batching the whole sample its way:
 //! what `collate: pad` (`packed`, `list`, `concat`) is in a `pipeline!`
-//! branch over ragged data.
+//! branch over ragged data. [`WrittenRows`] batches values that write
+//! their own rows ([`WriteRow`]): a sample's last step done in the
+//! batch's memory, not in an array of its own that is then copied.
 //!
 //! ```
 //! use adl::Collate;

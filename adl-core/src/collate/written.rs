@@ -64,9 +64,10 @@ pub trait WriteRow {
     fn row_shape(&self) -> Self::Dim;
 
     /// Append the row's elements, in row-major order, to `batch` (the
-    /// batch's memory, its capacity reserved for every row): exactly as
-    /// many as [`row_shape`](Self::row_shape) holds; another count, or an
-    /// error, fails the batch, naming the sample. `Vec::extend` with an
+    /// batch's memory, its capacity reserved for every row, the rows
+    /// before this one in it, to be left as they are): exactly as many as
+    /// [`row_shape`](Self::row_shape) holds; another count, or an error,
+    /// fails the sample's push, naming it (the batch is as before it). `Vec::extend` with an
     /// iterator of known length (a `map` over a range or a slice) writes
     /// them in place, without a first pass that zeroes the row.
     fn write_row(&self, batch: &mut Vec<Self::Elem>) -> Result<()>;
@@ -125,12 +126,15 @@ impl<T: WriteRow> BatchBuilder<T> for WrittenRowsBuilder<T> {
         }
         let start = self.data.len();
         let written = item.write_row(&mut self.data).and_then(|()| {
-            let count = self.data.len() - start;
-            match count == shape.size() {
-                true => Ok(()),
-                false => Err(Error::invalid(
+            match self.data.len().checked_sub(start) {
+                Some(count) if count == shape.size() => Ok(()),
+                Some(count) => Err(Error::invalid(
                     "its row",
                     format!("{count} elements written for a row of {}", shape.size()),
+                )),
+                None => Err(Error::invalid(
+                    "its row",
+                    "the rows before it were shortened: a row is appended, never more",
                 )),
             }
         });
@@ -208,6 +212,23 @@ mod tests {
     fn each_sample_writes_its_row_in_order() {
         let batch = collate(vec![block(1), block(2), block(3)]).unwrap();
         assert_eq!(batch, array![[[1, 1]], [[2, 2]], [[3, 3]]]);
+    }
+
+    /// A push that fails leaves the batch as it was: the rows pushed
+    /// after it follow the rows before.
+    #[test]
+    fn a_failed_push_leaves_the_batch_as_before() {
+        let long = Block {
+            rows: 1,
+            cols: 2,
+            value: Some(9),
+            extra: 3,
+        };
+        let mut builder = WrittenRows::builder(&block(1), 3);
+        builder.push(block(1), 0).unwrap();
+        assert!(builder.push(long, 1).is_err());
+        builder.push(block(2), 2).unwrap();
+        assert_eq!(builder.finish().unwrap(), array![[[1, 1]], [[2, 2]]]);
     }
 
     #[test]

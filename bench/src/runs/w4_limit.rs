@@ -1,9 +1,10 @@
 //! W4's limit (issue 44): its work for every sample done back to back on
 //! each of `--workers` threads at once, with no loader: the sensors' reads
 //! from the page cache (`Dataset::get`), the transform (the crop decoded
-//! at its DCT scale, the resize, the flip and normalisation, the radar's
-//! and IMU's), and the collate's copy into a batch of 32 (into buffers
-//! that come back when the batch is done with, as the loader's do), with
+//! at its DCT scale, the resize, the radar's and IMU's), and the collate
+//! into a batch of 32 (the image flipped and normalised into its row, the
+//! rest copied; into buffers that come back when the batch is done with,
+//! as the loader's do), with
 //! no queue, read stage, statistics or order between them. The epoch is
 //! split by batches among the threads (batch `k` on thread `k % threads`), in the
 //! epoch-0 order of the loader's run. A pass warms the page cache, the

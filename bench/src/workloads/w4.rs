@@ -454,15 +454,17 @@ impl adl::collate::WriteRow for W4Image {
     }
 
     fn write_row(&self, batch: &mut Vec<f32>) -> adl::Result<()> {
-        let pixels = self
-            .pixels
-            .as_slice()
-            .filter(|p| p.len() == 3 * W4_CROP * W4_CROP)
+        let shape = match W4_LAYOUT {
+            ImageLayout::Hwc => [W4_CROP, W4_CROP, 3],
+            _ => [3, W4_CROP, W4_CROP],
+        };
+        let pixels = (self.pixels.as_slice())
+            .filter(|_| self.pixels.shape() == shape)
             .ok_or_else(|| {
                 adl::Error::invalid(
                     "W4 image",
                     format!(
-                        "a crop of shape {:?}, not 224 x 224 x 3 in standard layout",
+                        "a crop of shape {:?}, not {shape:?} in standard layout",
                         self.pixels.shape()
                     ),
                 )
