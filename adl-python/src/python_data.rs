@@ -121,13 +121,11 @@ impl Dataset for PyDataset {
         }
     }
 
-    /// adl's own traces' storage, where the samples are made here (not
-    /// by worker processes).
+    /// adl's own traces' storage, where the samples are made here (worker
+    /// processes read their own: [`in_processes`](Self::in_processes)
+    /// drops the traces).
     fn storage(&self) -> Option<&dyn Storage<Origin = Origin>> {
-        match self.in_processes {
-            true => None,
-            false => self.native.as_ref().and_then(|n| n.storage()),
-        }
+        self.native.as_ref().and_then(|n| n.storage())
     }
 }
 
